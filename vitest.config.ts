@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // e2e tests spawn real processes (hostplane, knotd); two cores cannot run many at once.
+    poolOptions: { forks: { maxForks: 2 } },
+    pool: 'forks',
+  },
+});

@@ -1,0 +1,43 @@
+/**
+ * The zone model shared by the store, the API and the renderer. Names are absolute, lower case,
+ * in punycode (A-labels), written without the trailing dot (`www.example.com`); the apex is the zone name.
+ */
+export const RECORD_TYPES = ['A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'PTR', 'SRV', 'TXT'] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+
+/**
+ * One record's content in the API's form, as Cloudflare users know it:
+ * - A / AAAA: the address (`192.0.2.1`, `2001:db8::1`).
+ * - CNAME / NS / PTR: a host name, absolute, with or without the trailing dot.
+ * - MX: `<preference> <exchange>` (`10 mail.example.com`).
+ * - SRV: `<priority> <weight> <port> <target>` (`10 5 5060 sip.example.com`).
+ * - CAA: `<flags> <tag> "<value>"` or `<flags> <tag> <value>` (`0 issue "letsencrypt.org"`).
+ * - TXT: the raw text itself, unquoted, any UTF-8; the renderer quotes, escapes and splits it.
+ */
+export interface RecordData { content: string }
+
+export interface RRset {
+  name: string;
+  type: RecordType;
+  ttl: number;
+  records: RecordData[];
+}
+
+export interface Soa {
+  /** Primary nameserver host (absolute, no trailing dot). */
+  mname: string;
+  /** Responsible mailbox in DNS form (`hostmaster.example.com`). */
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+  ttl: number;
+}
+
+export interface ZoneSpec {
+  name: string;
+  soa: Soa;
+  rrsets: RRset[];
+}
