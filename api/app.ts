@@ -1,0 +1,92 @@
+/** The public API: Koa with request ids, logs, metrics, one error edge, JSON bodies up to 1 MiB, and the
+ * operations of every group. */
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { randomUUID } from 'node:crypto';
+import client from 'prom-client';
+import { AppError } from '../core/errors';
+import type { Logger } from '../core/log';
+import { auditOps } from './audit';
+import { errors } from './errors';
+import { openApiDocument } from './openapi';
+import { mount, type AnyOp, type Deps } from './ops';
+import { projectOps } from './projects';
+import { secretOps } from './secrets';
+
+/** Every operation of the public API, in the order of the spec's groups. */
+export const allOps: AnyOp[] = [...secretOps, ...projectOps, ...auditOps];
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export interface App {
+  koa: Koa;
+  registry: client.Registry;
+}
+
+export function createApp(deps: Deps, log: Logger, extraOps: AnyOp[] = []): App {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const duration = new client.Histogram({
+    name: 'hostplane_http_request_duration_seconds',
+    help: 'API request duration by operation and status',
+    labelNames: ['operation', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    registers: [registry],
+  });
+
+  const ops = [...allOps, ...extraOps];
+  const spec = openApiDocument(ops, { title: 'hostplane control API', version: '1' });
+  const app = new Koa();
+  app.proxy = false;
+  // Koa's own error event would print stack traces to stderr; our error edge already logged what matters.
+  app.silent = true;
+
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const given = ctx.get('x-request-id');
+    const id = REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.set('X-Request-Id', id);
+    ctx.state.log = log.child({ reqId: id });
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const operation = (ctx.state.operationId as string | undefined) ?? 'none';
+      duration.observe({ operation, status: String(ctx.status) }, seconds);
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, operation, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    }
+  });
+  app.use(errors());
+  app.use(bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: '1mb',
+    encoding: 'utf-8',
+    onError: (err) => {
+      const status = (err as { status?: number }).status;
+      if (status === 413) throw new AppError(413, 'payload_too_large', 'request bodies are limited to 1 MiB');
+      if (status === 415) throw new AppError(415, 'unsupported_media_type', 'unsupported body encoding');
+      throw new AppError(400, 'bad_request', 'request body is not valid JSON');
+    },
+  }));
+
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = spec;
+  });
+  mount(router, ops, deps);
+  app.use(router.routes());
+  app.use(router.allowedMethods({
+    throw: true,
+    methodNotAllowed: () => new AppError(405, 'method_not_allowed', 'method not allowed on this path'),
+    notImplemented: () => new AppError(405, 'method_not_allowed', 'method not implemented'),
+  }));
+  return { koa: app, registry };
+}

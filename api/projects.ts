@@ -1,0 +1,73 @@
+/** Projects group (spec 4.8): listProjects, createProject, getProject. */
+import { z } from 'zod';
+import { createProject, getProjectDetail, listProjects } from '../store/projects';
+import { defineOp, type AnyOp } from './ops';
+import { ErrorSchema, ListQuery, OrgParams, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
+
+export const ProjectName = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a project name is a DNS label: a-z, 0-9 and inner hyphens, at most 63');
+
+const CreateProjectBody = z.strictObject({ name: ProjectName, database: z.boolean().default(false) });
+
+const Project = z.object({ name: z.string(), hostname: z.string(), database: z.boolean(), createdAt: Timestamp }).meta({ id: 'Project' });
+const ProjectDetail = Project.extend({
+  hostnames: z.array(z.object({ name: z.string(), kind: z.enum(['default', 'custom']), status: z.string() })),
+  grants: z.object({ auth: z.boolean(), storage: z.boolean() }),
+  placements: z.array(z.object({ nodeId: z.string(), createdAt: Timestamp })),
+}).meta({ id: 'ProjectDetail' });
+
+const publicProject = <T extends { id: number }>({ id: _id, ...rest }: T): Omit<T, 'id'> => rest;
+
+export const projectOps: AnyOp[] = [
+  defineOp({
+    operationId: 'listProjects',
+    tag: 'projects',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/projects',
+    summary: 'List the organization\'s projects',
+    role: 'viewer',
+    needsCore: false,
+    params: OrgParams,
+    query: ListQuery,
+    responses: { 200: { description: 'the projects, by name', schema: pageOf(Project) }, ...errorResponses() },
+    handler: async ({ deps, org, query }) => {
+      const page = await listProjects(deps.store, org.id, query.limit, query.cursor);
+      return { status: 200, body: { items: page.items.map(publicProject), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineOp({
+    operationId: 'createProject',
+    tag: 'projects',
+    method: 'post',
+    path: '/v1/orgs/{orgSlug}/projects',
+    summary: 'Create a project and issue its default hostname',
+    role: 'member',
+    needsCore: false,
+    params: OrgParams,
+    body: CreateProjectBody,
+    responses: {
+      201: { description: 'created', schema: Project },
+      400: { description: 'invalid body (`bad_request`)', schema: ErrorSchema },
+      ...errorResponses([409, '`project_name_taken`, `hostname_taken` or `project_limit` (details: limit, count, plan)']),
+    },
+    handler: async ({ deps, org, body, actor }) => {
+      const limit = deps.config.plans[org.plan] ?? 0;
+      const p = await createProject(deps.store, {
+        orgId: org.id, plan: org.plan, limit, name: body.name, database: body.database,
+        hostname: `${body.name}.${deps.config.appDomain}`, actor,
+      });
+      return { status: 201, body: publicProject(p) };
+    },
+  }),
+  defineOp({
+    operationId: 'getProject',
+    tag: 'projects',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/projects/{projectName}',
+    summary: 'Read a project with its hostnames and placements',
+    role: 'viewer',
+    needsCore: false,
+    params: ProjectParams,
+    responses: { 200: { description: 'the project', schema: ProjectDetail }, ...errorResponses() },
+    handler: async ({ deps, org, params }) => ({ status: 200, body: publicProject(await getProjectDetail(deps.store, org.id, params.projectName)) }),
+  }),
+];

@@ -1,0 +1,32 @@
+/** Schemas shared by several groups. */
+import { z } from 'zod';
+
+export const ErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+}).meta({ id: 'Error' });
+
+/** `?limit=` (default 100, max 1000) and `?cursor=`, as CONTRACT.md fixes for every list. */
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  cursor: z.string().regex(/^[A-Za-z0-9_-]*$/, 'not a cursor of this API').optional(),
+});
+
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+export const OrgParams = z.object({ orgSlug: z.string() });
+export const ProjectParams = OrgParams.extend({ projectName: z.string() });
+
+export const Timestamp = z.string().meta({ description: 'RFC 3339, UTC', example: '2026-11-26T10:00:00Z' });
+
+/** Error responses common to org-scoped operations; each operation adds its own. */
+export const errorResponses = (...extra: [number, string][]) => {
+  const out: Record<number, { description: string; schema: typeof ErrorSchema }> = {
+    401: { description: 'missing or unknown bearer token (`unauthorized`)', schema: ErrorSchema },
+    403: { description: 'role too low (`forbidden`)', schema: ErrorSchema },
+    404: { description: 'organization or target not found, or not the caller\'s (`not_found`)', schema: ErrorSchema },
+  };
+  for (const [status, description] of extra) out[status] = { description, schema: ErrorSchema };
+  return out;
+};

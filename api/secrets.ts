@@ -1,0 +1,87 @@
+/** Secrets group (spec 4.7): listSecrets, setSecret, deleteSecret. Values go to the core to be sealed and
+ * never come back out through this API. */
+import { z } from 'zod';
+import { AppError } from '../core/errors';
+import { getProject } from '../store/projects';
+import { deleteSecret, listSecrets, setSecret } from '../store/secrets';
+import { defineOp, type AnyOp } from './ops';
+import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf } from './schemas';
+
+/** CONTRACT.md's secret names: upper-case identifiers, at most 64 characters. */
+export const SecretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'a secret name matches ^[A-Z][A-Z0-9_]{0,63}$');
+
+/** `DB` and `ASSETS` are the upper-case twins of the bindings env.db and env.assets; `SERVICE_` is the node's own prefix. */
+export const isReservedSecretName = (name: string): boolean => name === 'DB' || name === 'ASSETS' || name.startsWith('SERVICE_');
+
+const SecretParams = ProjectParams.extend({ secretName: z.string() });
+/** 64 KiB per value: environment bindings, not a blob store. */
+const SetSecretBody = z.strictObject({ value: z.string().max(65_536) });
+const SecretMeta = z.object({ name: z.string(), version: z.number().int(), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
+
+function checkName(name: string): string {
+  const r = SecretName.safeParse(name);
+  if (!r.success) throw new AppError(400, 'bad_request', `invalid secret name: ${r.error.issues[0]?.message}`);
+  if (isReservedSecretName(name)) throw new AppError(400, 'reserved_name', `${name} is reserved (DB, ASSETS and SERVICE_*)`);
+  return name;
+}
+
+/** The sealing context: binds a sealed value to the one row it was sealed for. */
+export const secretContext = (org: string, project: string, name: string): string => `${org}/${project}/${name}`;
+
+export const secretOps: AnyOp[] = [
+  defineOp({
+    operationId: 'listSecrets',
+    tag: 'secrets',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/projects/{projectName}/secrets',
+    summary: 'List secret names and versions (never values)',
+    role: 'member',
+    needsCore: false,
+    params: ProjectParams,
+    query: ListQuery,
+    responses: { 200: { description: 'names and versions', schema: pageOf(SecretMeta) }, ...errorResponses() },
+    handler: async ({ deps, org, params, query }) => {
+      const p = await getProject(deps.store, org.id, params.projectName);
+      return { status: 200, body: await listSecrets(deps.store, p.id, query.limit, query.cursor) };
+    },
+  }),
+  defineOp({
+    operationId: 'setSecret',
+    tag: 'secrets',
+    method: 'put',
+    path: '/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}',
+    summary: 'Set a secret value; every call raises its version',
+    role: 'member',
+    needsCore: true,
+    params: SecretParams,
+    body: SetSecretBody,
+    responses: {
+      200: { description: 'the new version', schema: SecretMeta },
+      400: { description: '`bad_request` (name or body) or `reserved_name`', schema: ErrorSchema },
+      ...errorResponses([503, '`no_core`: the API runs without its core, which seals values']),
+    },
+    handler: async ({ deps, core, org, params, body, actor }) => {
+      const name = checkName(params.secretName);
+      const p = await getProject(deps.store, org.id, params.projectName);
+      const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
+      const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor });
+      return { status: 200, body: meta };
+    },
+  }),
+  defineOp({
+    operationId: 'deleteSecret',
+    tag: 'secrets',
+    method: 'delete',
+    path: '/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}',
+    summary: 'Delete a secret',
+    role: 'member',
+    needsCore: false,
+    params: SecretParams,
+    responses: { 204: { description: 'deleted' }, ...errorResponses() },
+    handler: async ({ deps, org, params, actor }) => {
+      const p = await getProject(deps.store, org.id, params.projectName);
+      await deleteSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name: params.secretName, actor });
+      return { status: 204 };
+    },
+  }),
+];

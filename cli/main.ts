@@ -1,0 +1,67 @@
+/** `hostplane serve | api | core | admin`. */
+import { AppError } from '../core/errors';
+import { createLogger } from '../core/log';
+import { openStore } from '../store/db';
+import { ADMIN_USAGE, runAdmin } from './admin';
+import { parse, plans } from './options';
+import { runApi, runCore, runServe } from './run';
+
+const USAGE = `usage:
+  hostplane serve [--port 8080] [--data ./data] [--dns on|off] [--dns-listen 127.0.0.1:8053]
+                  [--app-domain hostplane.app] [--nameservers ns1,ns2] [--secondaries ip:port,...] [--plans free=3,pro=100]
+  hostplane core  --core-token T [--port N] [--data DIR] [dns flags as serve]
+  hostplane api   [--core-url URL --core-token T] [--port N] [--data DIR] [--app-domain D] [--plans ...]
+  ${ADMIN_USAGE.replace(/\n/g, '\n  ')}`;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (flags.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return flags.help ? 0 : 2;
+  }
+  try {
+    switch (command) {
+      case 'serve':
+        await runServe(flags, createLogger());
+        return -1;
+      case 'api':
+        await runApi(flags, createLogger());
+        return -1;
+      case 'core':
+        await runCore(flags, createLogger());
+        return -1;
+      case 'admin': {
+        const store = openStore(flags.data);
+        try {
+          const out = await runAdmin(store, rest, { plan: flags.plan, plans: plans(flags) });
+          process.stdout.write(`${JSON.stringify(out)}\n`);
+          return 0;
+        } finally {
+          store.close();
+        }
+      }
+      default:
+        process.stderr.write(`unknown command ${command}\n${USAGE}\n`);
+        return 2;
+    }
+  } catch (e) {
+    if (e instanceof AppError) {
+      process.stderr.write(`${JSON.stringify({ code: e.code, message: e.message })}\n`);
+      return e.status === 400 ? 2 : 1;
+    }
+    process.stderr.write(`hostplane: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => {
+  if (code >= 0) process.exitCode = code;
+});

@@ -1,0 +1,11 @@
+import type { Core, DnsInfo, NudgeKind } from './port';
+import type { Sealer } from './sealing';
+
+/** The core in the same process as the API (`hostplane serve`). */
+export function localCore(d: { sealer: Sealer; dns: DnsInfo; nudge: (kind: NudgeKind, key: string) => void }): Core {
+  return {
+    seal: async (context, plaintext) => d.sealer.seal(context, plaintext),
+    dns: async () => d.dns,
+    nudge: d.nudge,
+  };
+}

@@ -1,0 +1,50 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema';
+
+export type Db = BetterSQLite3Database<typeof schema>;
+/** A drizzle transaction handle; store modules take it so one API write can span several tables. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export interface Store {
+  readonly db: Db;
+  readonly clock: () => Date;
+  /** Runs `fn` in one write transaction, taken with the write lock up front (BEGIN IMMEDIATE), so a count
+   * read inside it cannot be passed by a concurrent writer in another process. */
+  write<T>(fn: (tx: Tx) => T): Promise<T>;
+  close(): void;
+}
+
+const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Opens (and migrates) the SQLite store in `dataDir/hostplane.db`; `:memory:` for tests that need no file. */
+export function openStore(dataDir: string | ':memory:', clock: () => Date = () => new Date()): Store {
+  let file = ':memory:';
+  if (dataDir !== ':memory:') {
+    mkdirSync(dataDir, { recursive: true });
+    file = join(dataDir, 'hostplane.db');
+  }
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  // WAL's default NORMAL can lose an acknowledged commit on power loss; FULL fsyncs the WAL on every commit.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  // Another process (api beside core) may hold the write lock for a moment: wait instead of failing.
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema });
+  migrate(db, { migrationsFolder });
+  return {
+    db,
+    clock,
+    write: async (fn) => db.transaction(fn, { behavior: 'immediate' }),
+    close: () => {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}
+
+export const iso = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');

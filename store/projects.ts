@@ -1,0 +1,98 @@
+/** Projects, their hostnames and placements. */
+import { and, asc, count, eq, gt } from 'drizzle-orm';
+import { conflict, notFound } from '../core/errors';
+import { iso, type Store } from './db';
+import { appendAudit, recordChange } from './feed';
+import { decodeCursor, toPage, type Page } from './paging';
+import { authGrants, hostnames, nodes, placements, projects, storageGrants } from './schema';
+
+export interface Project { id: number; name: string; hostname: string; database: boolean; createdAt: string }
+export interface ProjectDetail extends Project {
+  hostnames: { name: string; kind: 'default' | 'custom'; status: string }[];
+  grants: { auth: boolean; storage: boolean };
+  placements: { nodeId: string; createdAt: string }[];
+}
+
+const projectColumns = {
+  id: projects.id,
+  name: projects.name,
+  hostname: hostnames.name,
+  database: projects.database,
+  createdAt: projects.createdAt,
+};
+const withDefaultHostname = and(eq(hostnames.projectId, projects.id), eq(hostnames.kind, 'default'));
+
+export interface CreateProject {
+  orgId: number;
+  plan: string;
+  limit: number;
+  name: string;
+  database: boolean;
+  hostname: string;
+  actor: string;
+}
+
+/**
+ * Creates the project and its default hostname. The count runs inside the write transaction, which holds
+ * SQLite's write lock from its first statement, so concurrent creations can never pass the plan's limit.
+ */
+export async function createProject(s: Store, p: CreateProject): Promise<Project> {
+  const now = s.clock();
+  return s.write((tx) => {
+    if (tx.select({ id: projects.id }).from(projects).where(and(eq(projects.orgId, p.orgId), eq(projects.name, p.name))).get()) {
+      throw conflict('project_name_taken', `project ${p.name} already exists`);
+    }
+    if (tx.select({ name: hostnames.name }).from(hostnames).where(eq(hostnames.name, p.hostname)).get()) {
+      throw conflict('hostname_taken', `hostname ${p.hostname} is held by another project`);
+    }
+    const n = tx.select({ n: count() }).from(projects).where(eq(projects.orgId, p.orgId)).get()?.n ?? 0;
+    if (n >= p.limit) {
+      throw conflict('project_limit', `the ${p.plan} plan allows ${p.limit} projects`, { limit: p.limit, count: n, plan: p.plan });
+    }
+    const createdAt = iso(now);
+    const { id } = tx.insert(projects)
+      .values({ orgId: p.orgId, name: p.name, database: p.database, generation: 1, createdAt })
+      .returning({ id: projects.id }).get();
+    tx.insert(hostnames).values({ name: p.hostname, projectId: id, kind: 'default', status: 'active', createdAt }).run();
+    recordChange(tx, 'project', String(id), now);
+    appendAudit(tx, { orgId: p.orgId, event: 'project.create', actor: p.actor, target: p.name, details: { hostname: p.hostname, database: p.database } }, now);
+    return { id, name: p.name, hostname: p.hostname, database: p.database, createdAt };
+  });
+}
+
+export async function listProjects(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<Project>> {
+  const after = cursor === undefined ? undefined : gt(projects.name, decodeCursor(cursor));
+  const rows = s.db.select(projectColumns).from(projects).innerJoin(hostnames, withDefaultHostname)
+    .where(and(eq(projects.orgId, orgId), after)).orderBy(asc(projects.name)).limit(limit + 1).all();
+  return toPage(rows, limit, (r) => r.name);
+}
+
+/** The project of this org by name; another org's project reads as missing. */
+export async function getProject(s: Store, orgId: number, name: string): Promise<Project> {
+  const row = s.db.select(projectColumns).from(projects).innerJoin(hostnames, withDefaultHostname)
+    .where(and(eq(projects.orgId, orgId), eq(projects.name, name))).get();
+  if (!row) throw notFound(`project ${name}`);
+  return row;
+}
+
+export async function getProjectDetail(s: Store, orgId: number, name: string): Promise<ProjectDetail> {
+  const p = await getProject(s, orgId, name);
+  const names = s.db.select({ name: hostnames.name, kind: hostnames.kind, status: hostnames.status }).from(hostnames)
+    .where(eq(hostnames.projectId, p.id)).orderBy(asc(hostnames.name)).all();
+  const placed = s.db.select({ nodeId: placements.nodeId, createdAt: placements.createdAt }).from(placements)
+    .where(eq(placements.projectId, p.id)).orderBy(asc(placements.nodeId)).all();
+  const auth = s.db.select({ id: authGrants.projectId }).from(authGrants).where(eq(authGrants.projectId, p.id)).get();
+  const storage = s.db.select({ id: storageGrants.projectId }).from(storageGrants).where(eq(storageGrants.projectId, p.id)).get();
+  return { ...p, hostnames: names, grants: { auth: auth !== undefined, storage: storage !== undefined }, placements: placed };
+}
+
+/** Operator placement of a project on a node (the deploy path's job; until then, the CLI's). */
+export async function setPlacement(s: Store, orgId: number, projectName: string, nodeId: string): Promise<void> {
+  const p = await getProject(s, orgId, projectName);
+  const now = s.clock();
+  await s.write((tx) => {
+    if (!tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.id, nodeId)).get()) throw notFound(`node ${nodeId}`);
+    tx.insert(placements).values({ projectId: p.id, nodeId, createdAt: iso(now) }).onConflictDoNothing().run();
+    recordChange(tx, 'placement', nodeId, now);
+  });
+}

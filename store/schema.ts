@@ -1,0 +1,169 @@
+/**
+ * The desired-state store. API handlers write desired rows (each with a `generation` that rises on every
+ * change) and append to `changes`; reconcilers write only the *_status rows. Timestamps are RFC 3339 text.
+ */
+import { sql } from 'drizzle-orm';
+import { integer, primaryKey, sqliteTable, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+export const orgs = sqliteTable('orgs', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  slug: text('slug').notNull().unique(),
+  plan: text('plan').notNull(),
+  createdAt: text('created_at').notNull(),
+});
+
+export const users = sqliteTable('users', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  email: text('email').notNull().unique(),
+  createdAt: text('created_at').notNull(),
+});
+
+export const memberships = sqliteTable(
+  'memberships',
+  {
+    orgId: integer('org_id').notNull().references(() => orgs.id),
+    userId: integer('user_id').notNull().references(() => users.id),
+    role: text('role', { enum: ['viewer', 'member', 'admin'] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.userId] })],
+);
+
+/** Bearer tokens, stored only as the hex SHA-256 of the token. */
+export const tokens = sqliteTable('tokens', {
+  hash: text('hash').primaryKey(),
+  userId: integer('user_id').notNull().references(() => users.id),
+  createdAt: text('created_at').notNull(),
+});
+
+export const nodes = sqliteTable('nodes', {
+  id: text('id').primaryKey(),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdAt: text('created_at').notNull(),
+});
+
+export const projects = sqliteTable(
+  'projects',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    orgId: integer('org_id').notNull().references(() => orgs.id),
+    name: text('name').notNull(),
+    database: integer('database', { mode: 'boolean' }).notNull(),
+    generation: integer('generation').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('projects_org_name').on(t.orgId, t.name)],
+);
+
+/** Every hostname a project holds, default and custom; the primary key makes a name held once, globally. */
+export const hostnames = sqliteTable(
+  'hostnames',
+  {
+    name: text('name').primaryKey(),
+    projectId: integer('project_id').notNull().references(() => projects.id),
+    kind: text('kind', { enum: ['default', 'custom'] }).notNull(),
+    status: text('status').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('hostnames_project').on(t.projectId)],
+);
+
+export const placements = sqliteTable(
+  'placements',
+  {
+    projectId: integer('project_id').notNull().references(() => projects.id),
+    nodeId: text('node_id').notNull().references(() => nodes.id),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.nodeId] })],
+);
+
+/** Secret values exist here only sealed (AES-256-GCM, context `org/project/name` as AAD). */
+export const secrets = sqliteTable(
+  'secrets',
+  {
+    projectId: integer('project_id').notNull().references(() => projects.id),
+    name: text('name').notNull(),
+    version: integer('version').notNull(),
+    sealed: text('sealed').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.name] })],
+);
+
+/** The change feed: one row per desired-state change, `seq` strictly increasing. Reconcilers and nodes follow it. */
+export const changes = sqliteTable('changes', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  kind: text('kind').notNull(),
+  key: text('key').notNull(),
+  at: text('at').notNull(),
+});
+
+/** Append-only: triggers in the migrations make UPDATE and DELETE fail. */
+export const audit = sqliteTable(
+  'audit',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    orgId: integer('org_id').notNull(),
+    at: text('at').notNull(),
+    event: text('event').notNull(),
+    actor: text('actor').notNull(),
+    target: text('target').notNull(),
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+  },
+  (t) => [index('audit_org').on(t.orgId, t.id)],
+);
+
+export const zones = sqliteTable(
+  'zones',
+  {
+    name: text('name').primaryKey(),
+    orgId: integer('org_id').notNull().references(() => orgs.id),
+    dnssec: text('dnssec', { enum: ['off', 'signing', 'ds_pending'] }).notNull(),
+    ds: text('ds', { mode: 'json' }).$type<DsValue[]>().notNull(),
+    serial: integer('serial').notNull(),
+    generation: integer('generation').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('zones_org').on(t.orgId, t.name)],
+);
+
+export interface DsValue { keyTag: number; algorithm: number; digestType: number; digest: string }
+
+export const rrsets = sqliteTable(
+  'rrsets',
+  {
+    zone: text('zone').notNull().references(() => zones.name, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    ttl: integer('ttl').notNull(),
+    records: text('records', { mode: 'json' }).$type<{ content: string }[]>().notNull(),
+    managedBy: text('managed_by'),
+  },
+  (t) => [primaryKey({ columns: [t.zone, t.name, t.type] })],
+);
+
+/** Observed facts about a zone, written only by the zone reconciler. */
+export const zoneStatus = sqliteTable('zone_status', {
+  zone: text('zone').primaryKey(),
+  observedGeneration: integer('observed_generation').notNull(),
+  servedSerial: integer('served_serial'),
+  lastError: text('last_error'),
+  reconciledAt: text('reconciled_at').notNull(),
+  dsObserved: text('ds_observed', { mode: 'json' }).$type<DsValue[]>(),
+  delegated: integer('delegated', { mode: 'boolean' }),
+});
+
+/** Sign-in grant: the row's existence is the grant (spec part 3). Written by the app-auth group. */
+export const authGrants = sqliteTable('auth_grants', {
+  projectId: integer('project_id').primaryKey().references(() => projects.id),
+  settings: text('settings', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  createdAt: text('created_at').notNull(),
+});
+
+/** Storage grant: the prefix is assigned once and kept across repeated grants. Written by the storage group. */
+export const storageGrants = sqliteTable('storage_grants', {
+  projectId: integer('project_id').primaryKey().references(() => projects.id),
+  prefix: text('prefix').notNull().unique(),
+  quotaBytes: integer('quota_bytes').notNull(),
+  createdAt: text('created_at').notNull(),
+});

@@ -1,0 +1,55 @@
+/** Secret rows: name, version, and the value sealed by the core. Plain values never reach this module. */
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { notFound } from '../core/errors';
+import { iso, type Store } from './db';
+import { appendAudit, recordChange } from './feed';
+import { decodeCursor, toPage, type Page } from './paging';
+import { secrets } from './schema';
+
+export interface SecretMeta { name: string; version: number; updatedAt: string }
+
+const metaColumns = { name: secrets.name, version: secrets.version, updatedAt: secrets.updatedAt };
+
+export interface SetSecret { orgId: number; projectId: number; projectName: string; name: string; sealed: string; actor: string }
+
+/** Upserts the sealed value and raises the version by one on every call (setSecret is not idempotent). */
+export async function setSecret(s: Store, p: SetSecret): Promise<SecretMeta> {
+  const now = s.clock();
+  return s.write((tx) => {
+    const updatedAt = iso(now);
+    const row = tx.insert(secrets).values({ projectId: p.projectId, name: p.name, version: 1, sealed: p.sealed, updatedAt })
+      .onConflictDoUpdate({
+        target: [secrets.projectId, secrets.name],
+        set: { sealed: p.sealed, updatedAt, version: sql`${secrets.version} + 1` },
+      })
+      .returning(metaColumns).get();
+    recordChange(tx, 'secret', String(p.projectId), now);
+    appendAudit(tx, { orgId: p.orgId, event: 'secret.set', actor: p.actor, target: `${p.projectName}/${p.name}`, details: { version: row.version } }, now);
+    return row;
+  });
+}
+
+export async function listSecrets(s: Store, projectId: number, limit: number, cursor?: string): Promise<Page<SecretMeta>> {
+  const after = cursor === undefined ? undefined : gt(secrets.name, decodeCursor(cursor));
+  const rows = s.db.select(metaColumns).from(secrets).where(and(eq(secrets.projectId, projectId), after))
+    .orderBy(asc(secrets.name)).limit(limit + 1).all();
+  return toPage(rows, limit, (r) => r.name);
+}
+
+export interface DeleteSecret { orgId: number; projectId: number; projectName: string; name: string; actor: string }
+
+export async function deleteSecret(s: Store, p: DeleteSecret): Promise<void> {
+  const now = s.clock();
+  await s.write((tx) => {
+    const gone = tx.delete(secrets).where(and(eq(secrets.projectId, p.projectId), eq(secrets.name, p.name))).returning({ name: secrets.name }).get();
+    if (!gone) throw notFound(`secret ${p.name}`);
+    recordChange(tx, 'secret', String(p.projectId), now);
+    appendAudit(tx, { orgId: p.orgId, event: 'secret.delete', actor: p.actor, target: `${p.projectName}/${p.name}` }, now);
+  });
+}
+
+/** Sealed values of a project, for the node bundle (the core opens them; the API never does). */
+export async function sealedSecrets(s: Store, projectId: number): Promise<{ name: string; version: number; sealed: string }[]> {
+  return s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
+    .where(eq(secrets.projectId, projectId)).orderBy(asc(secrets.name)).all();
+}

@@ -1,0 +1,127 @@
+import { ZoneValidationError } from './errors';
+import type { RecordType, RRset, ZoneSpec } from './model';
+import { relativeName } from './names';
+import { compareRecords } from './validate';
+
+/** Longest character-string in RDATA (RFC 1035 3.3): one length octet. */
+const MAX_STRING_BYTES = 255;
+
+/** Rrsets of one owner are written in the order of their IANA type codes (NS before MX before TXT). */
+const TYPE_CODE: Record<RecordType, number> = { A: 1, NS: 2, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, CAA: 257 };
+
+// Byte -> presentation text inside a quoted string. Only `"` and `\` need a backslash (RFC 1035 5.1);
+// control bytes and everything >= 0x7f become \DDD so the file is pure printable ASCII and a multi-byte
+// UTF-8 character split between two strings stays exact.
+const ESCAPED: string[] = Array.from({ length: 256 }, (_, b) =>
+  b === 0x22 || b === 0x5c ? `\\${String.fromCharCode(b)}` : b < 0x20 || b >= 0x7f ? `\\${String(b).padStart(3, '0')}` : String.fromCharCode(b),
+);
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * TXT value as one or more quoted character-strings of at most 255 bytes each, split on byte boundaries
+ * of the UTF-8 encoding. The empty value is one empty string (`""`).
+ */
+function renderTxt(text: string): string {
+  if (text.length <= MAX_STRING_BYTES && PLAIN.test(text)) return `"${text}"`;
+  const bytes = Buffer.from(text, 'utf8');
+  const strings: string[] = [];
+  for (let start = 0; start < bytes.length; start += MAX_STRING_BYTES) {
+    const end = Math.min(start + MAX_STRING_BYTES, bytes.length);
+    let s = '"';
+    for (let i = start; i < end; i++) s += ESCAPED[bytes[i] as number];
+    strings.push(`${s}"`);
+  }
+  return strings.join(' ');
+}
+
+function absolute(host: string): string {
+  return host.endsWith('.') ? host : `${host}.`;
+}
+
+/** Replaces the last space-separated field (the target host) with its absolute form. */
+function absoluteLast(content: string): string {
+  const i = content.lastIndexOf(' ');
+  return content.slice(0, i + 1) + absolute(content.slice(i + 1));
+}
+
+/**
+ * RDATA of one record in zone-file presentation form, for a whole-zone file or `knotc zone-set <owner>
+ * <ttl> <type> <rdata>`. `content` is canonical (as {@link validateRRset} returns it): host names become
+ * absolute with a trailing dot, TXT is quoted, escaped and split into 255-byte strings; A, AAAA and CAA
+ * (whose canonical value is already quoted) are written as they are.
+ */
+export function renderRecordData(type: RecordType, content: string): string {
+  switch (type) {
+    case 'TXT':
+      return renderTxt(content);
+    case 'CNAME':
+    case 'NS':
+    case 'PTR':
+      return absolute(content);
+    case 'MX':
+    case 'SRV':
+      return absoluteLast(content);
+    default:
+      return content;
+  }
+}
+
+interface Entry {
+  rrset: RRset;
+  owner: string;
+  /** Relative labels right to left, joined by NUL which sorts below every label character. */
+  key: string;
+  code: number;
+}
+
+function compareEntries(a: Entry, b: Entry): number {
+  if (a.key !== b.key) return a.key < b.key ? -1 : 1;
+  return a.code - b.code;
+}
+
+/**
+ * The zone in RFC 1035 presentation format, byte-identical for the same rrsets in any input order.
+ *
+ * Layout: `$ORIGIN <zone>.`, the SOA, then one line per record: `<owner> <ttl> IN <type> <rdata>`.
+ * Every line carries its TTL, so there is no `$TTL`. Owners are relative (`@` for the apex); targets are
+ * absolute. Order: owners in DNS canonical order (RFC 4034 6.1, so the apex first and a parent before
+ * its children), then type code, then records by {@link compareRecords}.
+ *
+ * Input is trusted to be canonical (each rrset as {@link validateRRset} returns it). Throws
+ * {@link ZoneValidationError} for an owner outside the zone or two rrsets with the same name and type,
+ * since either would make the output depend on the input rather than on the zone.
+ */
+export function renderZone(spec: ZoneSpec): string {
+  const zone = spec.name;
+  const entries: Entry[] = spec.rrsets.map((rrset, i) => {
+    let owner: string;
+    try {
+      owner = relativeName(rrset.name, zone);
+    } catch (e) {
+      if (!(e instanceof ZoneValidationError)) throw e;
+      throw new ZoneValidationError(e.issues.map((issue) => ({ ...issue, path: `rrsets[${i}].${issue.path}` })));
+    }
+    const key = owner === '@' ? '' : owner.split('.').reverse().join('\0');
+    return { rrset, owner, key, code: TYPE_CODE[rrset.type] };
+  });
+  entries.sort(compareEntries);
+
+  const { soa } = spec;
+  const lines: string[] = [
+    `$ORIGIN ${zone}.`,
+    `@ ${soa.ttl} IN SOA ${absolute(soa.mname)} ${absolute(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`,
+  ];
+  for (let i = 0; i < entries.length; i++) {
+    const { rrset, owner } = entries[i] as Entry;
+    const previous = entries[i - 1];
+    if (previous && compareEntries(previous, entries[i] as Entry) === 0) {
+      throw new ZoneValidationError([{ path: 'rrsets', message: `two rrsets for ${rrset.name} ${rrset.type}` }]);
+    }
+    const prefix = `${owner} ${rrset.ttl} IN ${rrset.type} `;
+    const contents = rrset.records.map((r) => r.content);
+    if (contents.length > 1) contents.sort((a, b) => compareRecords(rrset.type, a, b));
+    for (const content of contents) lines.push(prefix + renderRecordData(rrset.type, content));
+  }
+  lines.push('');
+  return lines.join('\n');
+}

@@ -1,0 +1,285 @@
+import { isIPv6 } from 'node:net';
+import { ZoneValidationError, type Issue } from './errors';
+import { RECORD_TYPES, type RecordType, type RRset } from './model';
+import { checkName, isInZone } from './names';
+
+/** Lowest accepted TTL in seconds: one minute, short enough for ACME challenges and failover. */
+export const MIN_TTL = 60;
+/** Highest accepted TTL in seconds: one week; longer caching only delays recovery from mistakes. */
+export const MAX_TTL = 604_800;
+/** Most records in one rrset. */
+export const MAX_RECORDS = 1000;
+/**
+ * Longest TXT value in UTF-8 bytes. Each 255-byte piece costs one length octet and the whole RDATA must
+ * fit in 65535 octets (RFC 1035 3.2.1): 255 full pieces (65280 octets) plus a 254-byte one.
+ */
+export const MAX_TXT_BYTES = 65_279;
+
+/** A record content rejected by a per-type check; `detail` continues `MX record "..."`. */
+class Problem {
+  constructor(readonly detail: string) {}
+}
+
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+const UINT = /^[0-9]{1,10}$/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const CAA = /^(\S+)\s+(\S+)\s+(\S.*)$/s;
+const CAA_TAG = /^[a-z0-9]{1,15}$/;
+// Inside the quotes of a zone-file string only `"` and `\` would need escaping; refusing them (and
+// non-ASCII, which RFC 8659 values never need) keeps CAA values verbatim in every zone-file tool.
+const CAA_VALUE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const ISSUER_DOMAIN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
+const CAA_PARAMETER = /^[a-z0-9]+\s*=\s*[\x21-\x3a\x3c-\x7e]*$/i;
+const MAILTO = /^mailto:[^\s@]+@[^\s@]+$/i;
+
+function uint(text: string, max: number, field: string): number {
+  const n = UINT.test(text) ? Number(text) : NaN;
+  if (!(n <= max)) throw new Problem(`: ${field} "${text}" must be an integer 0-${max}`);
+  return n;
+}
+
+function hostname(text: string, field: string): string {
+  const r = checkName(text, false);
+  if (!r.ok) throw new Problem(`: ${field} "${text}" ${r.reason}`);
+  return r.name;
+}
+
+/** `.` is RFC 7505's null MX and RFC 2782's "service not available" SRV target. */
+function hostnameOrRoot(text: string, field: string): string {
+  return text === '.' ? '.' : hostname(text, field);
+}
+
+function fields(content: string, count: number, shape: string): string[] {
+  const f = content.split(/\s+/);
+  if (f.length !== count) throw new Problem(` must be "${shape}"`);
+  return f;
+}
+
+function caaValue(tag: string, value: string): void {
+  if (tag === 'issue' || tag === 'issuewild') {
+    const semicolon = value.indexOf(';');
+    const domain = (semicolon < 0 ? value : value.slice(0, semicolon)).trim();
+    if (domain !== '' && !ISSUER_DOMAIN.test(domain)) throw new Problem(`: issuer "${domain}" is not a domain name`);
+    const params = semicolon < 0 ? '' : value.slice(semicolon + 1).trim();
+    if (params === '') return;
+    for (const p of params.split(';')) {
+      if (!CAA_PARAMETER.test(p.trim())) throw new Problem(`: parameter "${p.trim()}" must be "<key>=<value>"`);
+    }
+  } else if (tag === 'iodef') {
+    if (MAILTO.test(value)) return;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'https:' || url.hostname === '') {
+      throw new Problem(`: iodef value "${value}" must be a mailto: or https: URL`);
+    }
+  }
+}
+
+/** Per-type checks: each returns the canonical content or throws a {@link Problem}. */
+const CANONICAL: Record<RecordType, (content: string) => string> = {
+  A(c) {
+    const a = c.trim();
+    if (!IPV4.test(a)) throw new Problem(' must be an IPv4 address in dotted-quad form without leading zeros (e.g. 192.0.2.1)');
+    return a;
+  },
+  AAAA(c) {
+    const a = c.trim();
+    // isIPv6 accepts zone ids (`fe80::1%eth0`), which the URL parser refuses; the URL serializer
+    // writes RFC 5952 section 4 form: lower case, no leading zeros, longest zero run as `::`.
+    let canonical: string | undefined;
+    if (isIPv6(a)) {
+      try {
+        canonical = new URL(`http://[${a}]`).hostname.slice(1, -1);
+      } catch {
+        canonical = undefined;
+      }
+    }
+    if (canonical === undefined) throw new Problem(' must be an IPv6 address (e.g. 2001:db8::1)');
+    return canonical;
+  },
+  CAA(c) {
+    const m = CAA.exec(c.trim());
+    if (!m) throw new Problem(' must be "<flags> <tag> <value>"');
+    const flags = uint(m[1] as string, 255, 'flags');
+    // RFC 8659 4.1: tags match case-insensitively, so lower case is canonical.
+    const tag = (m[2] as string).toLowerCase();
+    if (!CAA_TAG.test(tag)) throw new Problem(`: tag "${m[2]}" must be 1-15 letters or digits`);
+    let value = m[3] as string;
+    if (value.startsWith('"')) {
+      if (value.length < 2 || !value.endsWith('"')) throw new Problem(': value has an opening quote but no closing one');
+      value = value.slice(1, -1);
+    }
+    if (!CAA_VALUE.test(value)) throw new Problem(': value must be printable ASCII without " or \\');
+    caaValue(tag, value);
+    return `${flags} ${tag} "${value}"`;
+  },
+  CNAME: (c) => target(c.trim()),
+  MX(c) {
+    const [preference, exchange] = fields(c.trim(), 2, '<preference> <exchange>') as [string, string];
+    const pref = uint(preference, 65535, 'preference');
+    const host = hostnameOrRoot(exchange, 'exchange');
+    if (host === '.' && pref !== 0) throw new Problem(': a null MX (exchange ".") must have preference 0');
+    return `${pref} ${host}`;
+  },
+  NS: (c) => target(c.trim()),
+  PTR: (c) => target(c.trim()),
+  SRV(c) {
+    const [p, w, port, t] = fields(c.trim(), 4, '<priority> <weight> <port> <target>') as [string, string, string, string];
+    return `${uint(p, 65535, 'priority')} ${uint(w, 65535, 'weight')} ${uint(port, 65535, 'port')} ${hostnameOrRoot(t, 'target')}`;
+  },
+  TXT(c) {
+    // A lone surrogate cannot be encoded as UTF-8; Buffer would silently turn it into U+FFFD.
+    if (LONE_SURROGATE.test(c)) throw new Problem(' is not valid Unicode (it has an unpaired surrogate)');
+    const bytes = Buffer.byteLength(c, 'utf8');
+    if (bytes > MAX_TXT_BYTES) throw new Problem(` is ${bytes} bytes long; at most ${MAX_TXT_BYTES} are allowed`);
+    return c;
+  },
+};
+
+function target(c: string): string {
+  const r = checkName(c, false);
+  if (!r.ok) throw new Problem(` ${r.reason}`);
+  return r.name;
+}
+
+function quoted(content: string): string {
+  return JSON.stringify(content.length > 60 ? `${content.slice(0, 60)}…` : content);
+}
+
+/**
+ * Validates an rrset of `zone` (normalized) and returns its canonical form: owner normalized (`@` is the
+ * apex), content canonical (host names lower case without trailing dot, IPv6 per RFC 5952, CAA value
+ * quoted, MX/SRV numbers without leading zeros), duplicate records dropped, records sorted by
+ * {@link canonicalRecordKey}. Throws {@link ZoneValidationError} listing every problem at once; record
+ * problems have the path `records[i].content` and quote the record.
+ *
+ * Rules: owner inside the zone; no CNAME at the apex; a CNAME rrset holds exactly one record; an SRV
+ * owner starts with `_service._proto`; ttl an integer {@link MIN_TTL}..{@link MAX_TTL}; 1..{@link MAX_RECORDS}
+ * records; a null MX (`0 .`) is the only MX record; TXT at most {@link MAX_TXT_BYTES} UTF-8 bytes.
+ */
+export function validateRRset(zone: string, rrset: RRset): RRset {
+  const issues: Issue[] = [];
+  const { type, ttl, records } = rrset;
+
+  let name = zone;
+  if (rrset.name !== '@') {
+    const r = checkName(rrset.name, true);
+    if (!r.ok) issues.push({ path: 'name', message: `name ${quoted(rrset.name)} ${r.reason}` });
+    else if (!isInZone(r.name, zone)) issues.push({ path: 'name', message: `name "${r.name}" is not inside zone "${zone}"` });
+    name = r.ok ? r.name : rrset.name;
+  }
+
+  const known = (RECORD_TYPES as readonly string[]).includes(type);
+  if (!known) issues.push({ path: 'type', message: `type ${quoted(String(type))} is not supported; use one of ${RECORD_TYPES.join(', ')}` });
+  if (type === 'CNAME' && name === zone) issues.push({ path: 'type', message: `CNAME is not allowed at the zone apex "${zone}"` });
+  if (type === 'SRV') {
+    const [service, proto] = name.split('.');
+    if (!(service && service.length > 1 && service[0] === '_' && proto && proto.length > 1 && proto[0] === '_')) {
+      issues.push({ path: 'name', message: `SRV name "${name}" must begin with "_service._proto" labels (e.g. _sip._tcp.${zone})` });
+    }
+  }
+
+  if (!Number.isInteger(ttl) || ttl < MIN_TTL || ttl > MAX_TTL) {
+    issues.push({ path: 'ttl', message: `ttl ${String(ttl)} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds` });
+  }
+
+  const canonical = new Set<string>();
+  if (!Array.isArray(records)) {
+    issues.push({ path: 'records', message: 'records must be a list' });
+  } else if (records.length === 0) {
+    issues.push({ path: 'records', message: 'records must not be empty' });
+  } else if (records.length > MAX_RECORDS) {
+    issues.push({ path: 'records', message: `records has ${records.length} entries; at most ${MAX_RECORDS} are allowed` });
+  } else if (known) {
+    let distinct = 0;
+    let nullMx = -1;
+    records.forEach((record, i) => {
+      const content: unknown = record?.content;
+      const path = `records[${i}].content`;
+      if (typeof content !== 'string') {
+        issues.push({ path, message: `${type} record content must be a string` });
+        return;
+      }
+      try {
+        const c = CANONICAL[type](content);
+        if (!canonical.has(c)) distinct++;
+        canonical.add(c);
+        if (type === 'MX' && c === '0 .') nullMx = i;
+      } catch (e) {
+        if (!(e instanceof Problem)) throw e;
+        distinct++;
+        issues.push({ path, message: `${type} record ${quoted(content)}${e.detail}` });
+      }
+    });
+    if (type === 'CNAME' && distinct > 1) {
+      issues.push({ path: 'records', message: `a CNAME rrset must have exactly one record, got ${distinct}` });
+    }
+    if (nullMx >= 0 && distinct > 1) {
+      issues.push({ path: `records[${nullMx}].content`, message: 'MX record "0 ." is a null MX (RFC 7505) and must be the only MX record' });
+    }
+  }
+
+  if (issues.length > 0) throw new ZoneValidationError(issues);
+  const sorted = [...canonical].sort((a, b) => compareRecords(type, a, b));
+  return { name, type, ttl, records: sorted.map((content) => ({ content })) };
+}
+
+function pad(digits: string, width: number): string {
+  return digits.length >= width ? digits : '0'.repeat(width - digits.length) + digits;
+}
+
+function expandIPv6(address: string): string {
+  const [head = '', tail] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = tail === undefined ? [] : new Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
+  return [...left, ...zeros, ...right].map((g) => pad(g, 4)).join(':');
+}
+
+/**
+ * Sort key of a canonical record content: numbers zero-padded and IPv6 fully expanded, so that plain
+ * code-unit comparison orders addresses and MX/SRV/CAA numerically (`5 b` before `10 a`); other types
+ * sort by their content text.
+ */
+export function canonicalRecordKey(type: RecordType, content: string): string {
+  switch (type) {
+    case 'A':
+      return content.split('.').map((o) => pad(o, 3)).join('.');
+    case 'AAAA':
+      return expandIPv6(content);
+    case 'MX':
+    case 'CAA': {
+      const i = content.indexOf(' ');
+      return pad(content.slice(0, i), type === 'MX' ? 5 : 3) + content.slice(i);
+    }
+    case 'SRV': {
+      const [p = '', w = '', port = '', ...rest] = content.split(' ');
+      return [pad(p, 5), pad(w, 5), pad(port, 5), ...rest].join(' ');
+    }
+    default:
+      return content;
+  }
+}
+
+/** Total order on record contents of one type: {@link canonicalRecordKey}, then the content itself. */
+export function compareRecords(type: RecordType, a: string, b: string): number {
+  const ka = canonicalRecordKey(type, a);
+  const kb = canonicalRecordKey(type, b);
+  if (ka !== kb) return ka < kb ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Whether putting an rrset of `newType` at a name that already holds `existingTypesAtName` breaks the
+ * CNAME rule (RFC 1034 3.6.2: a CNAME owner has no other data): a CNAME joining other types, or another
+ * type joining a CNAME. Replacing a CNAME with a CNAME is not a conflict. The API answers 409 `cname_conflict`.
+ */
+export function checkCnameConflict(existingTypesAtName: RecordType[], newType: RecordType): boolean {
+  if (newType === 'CNAME') return existingTypesAtName.some((t) => t !== 'CNAME');
+  return existingTypesAtName.includes('CNAME');
+}
