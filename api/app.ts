@@ -83,10 +83,7 @@ export function createApp(deps: Deps, log: Logger, extraOps: AnyOp[] = []): App 
   });
   mount(router, ops, deps);
   app.use(router.routes());
-  app.use(router.allowedMethods({
-    throw: true,
-    methodNotAllowed: () => new AppError(405, 'method_not_allowed', 'method not allowed on this path'),
-    notImplemented: () => new AppError(405, 'method_not_allowed', 'method not implemented'),
-  }));
+  // Sets 405 with an Allow header (or 501); the error edge then writes the body.
+  app.use(router.allowedMethods());
   return { koa: app, registry };
 }

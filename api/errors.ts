@@ -42,12 +42,15 @@ export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unex
 export const errors = (): Middleware => async (ctx, next) => {
   try {
     await next();
-    if (ctx.status === 404 && ctx.body === undefined) throw new AppError(404, 'not_found', 'no such route');
+    if (ctx.body === undefined || ctx.body === null) {
+      if (ctx.status === 404) throw new AppError(404, 'not_found', 'no such route');
+      if (ctx.status === 405) throw new AppError(405, 'method_not_allowed', `allowed: ${ctx.response.get('Allow')}`);
+      if (ctx.status === 501) throw new AppError(501, 'not_implemented', 'method not implemented');
+    }
   } catch (e) {
     const { status, body, unexpected } = toErrorBody(e);
     if (unexpected) ctx.state.log?.error({ err: e }, 'unexpected error');
     ctx.status = status;
     ctx.body = body;
-    if (status === 405 && e && typeof e === 'object' && 'headers' in e) ctx.set((e as { headers: Record<string, string> }).headers);
   }
 };

@@ -1,0 +1,98 @@
+/** In-process API for tests: a real Koa app on an ephemeral port over a store in a temp dir, with an org,
+ * users of every role and their tokens already made through the same store functions the admin CLI uses. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createApp } from '../../api/app';
+import type { ApiConfig } from '../../api/ops';
+import { localCore } from '../../core/local';
+import { createLogger } from '../../core/log';
+import type { Core, DnsInfo, NudgeKind } from '../../core/port';
+import { openSealer, type Sealer } from '../../core/sealing';
+import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';
+import { openStore, type Store } from '../../store/db';
+
+export interface TestApi {
+  url: string;
+  store: Store;
+  sealer: Sealer;
+  dir: string;
+  /** Every log line the app wrote, for scans that prove no secret reaches the logs. */
+  logs: string[];
+  nudges: { kind: NudgeKind; key: string }[];
+  tokens: Record<Role | 'stranger', string>;
+  /** A second org with its own admin, for cross-organization checks. */
+  other: { slug: string; token: string };
+  call(method: string, path: string, opts?: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export interface TestApiOptions {
+  config?: Partial<ApiConfig>;
+  /** `null` runs the API without a core (503 no_core). */
+  core?: null;
+  dns?: DnsInfo;
+  plan?: string;
+}
+
+export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
+  const dir = mkdtempSync(join(tmpdir(), 'hostplane-test-'));
+  const store = openStore(dir);
+  const sealer = openSealer(dir);
+  const logs: string[] = [];
+  const nudges: { kind: NudgeKind; key: string }[] = [];
+  const destination = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
+  const log = createLogger({ level: 'debug', destination });
+  const core: Core | null = opts.core === null ? null : localCore({
+    sealer,
+    dns: opts.dns ?? { configured: true, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'] },
+    nudge: (kind, key) => nudges.push({ kind, key }),
+  });
+  const config: ApiConfig = { appDomain: 'hostplane.test', plans: { free: 3, pro: 100 }, ...opts.config };
+  const app = createApp({ store, core, config }, log);
+
+  const org = await createOrg(store, 'acme', opts.plan ?? 'free');
+  const tokens = {} as Record<Role | 'stranger', string>;
+  for (const role of ['viewer', 'member', 'admin'] as Role[]) {
+    await createUser(store, `${role}@acme.test`);
+    await setMembership(store, org.slug, `${role}@acme.test`, role);
+    tokens[role] = await issueToken(store, `${role}@acme.test`);
+  }
+  await createOrg(store, 'globex', 'free');
+  await createUser(store, 'admin@globex.test');
+  await setMembership(store, 'globex', 'admin@globex.test', 'admin');
+  const otherToken = await issueToken(store, 'admin@globex.test');
+  await createUser(store, 'stranger@nowhere.test');
+  tokens.stranger = await issueToken(store, 'stranger@nowhere.test');
+
+  const server: Server = createServer(app.koa.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url, store, sealer, dir, logs, nudges, tokens,
+    other: { slug: 'globex', token: otherToken },
+    async call(method, path, o = {}) {
+      const token = o.token === undefined ? tokens.admin : o.token;
+      const headers: Record<string, string> = { ...o.headers };
+      if (token) headers.authorization = `Bearer ${token}`;
+      let body: string | undefined = o.raw;
+      if (o.body !== undefined) body = JSON.stringify(o.body);
+      if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+      const res = await fetch(url + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try { parsed = text ? JSON.parse(text) : undefined; } catch { /* non-JSON bodies stay text */ }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
