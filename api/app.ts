@@ -8,6 +8,7 @@ import client from 'prom-client';
 import { AppError } from '../core/errors';
 import type { Logger } from '../core/log';
 import { auditOps } from './audit';
+import { dnsOps } from './dns';
 import { errors } from './errors';
 import { openApiDocument } from './openapi';
 import { mount, type AnyOp, type Deps } from './ops';
@@ -15,7 +16,7 @@ import { projectOps } from './projects';
 import { secretOps } from './secrets';
 
 /** Every operation of the public API, in the order of the spec's groups. */
-export const allOps: AnyOp[] = [...secretOps, ...projectOps, ...auditOps];
+export const allOps: AnyOp[] = [...dnsOps, ...secretOps, ...projectOps, ...auditOps];
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 

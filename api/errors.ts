@@ -2,6 +2,7 @@
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { AppError } from '../core/errors';
+import { ZoneValidationError } from '../zonefiles';
 
 export interface ErrorBody { code: string; message: string; details?: Record<string, unknown> }
 
@@ -26,6 +27,9 @@ const CODES: Record<number, string> = {
 export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
   if (e instanceof AppError) {
     return { status: e.status, body: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, unexpected: false };
+  }
+  if (e instanceof ZoneValidationError) {
+    return { status: 400, body: { code: 'bad_request', message: e.message, details: { issues: e.issues } }, unexpected: false };
   }
   const status = typeof e === 'object' && e !== null && 'status' in e ? Number((e as { status: unknown }).status) : 500;
   const code = CODES[status];

@@ -1,0 +1,269 @@
+/** DNS zones group (spec 4.1): eight operations over zones and rrsets on the service's own nameservers.
+ * Handlers write desired rows only; the zone reconciler converges the nameserver and records status. */
+import { z } from 'zod';
+import { AppError, badRequest } from '../core/errors';
+import type { Core } from '../core/port';
+import {
+  createZone, deleteRRset, deleteZone, getZone, listZones, putRRset, setZoneDnssec, setZoneDs, zoneRRsets,
+  type ZoneWithStatus,
+} from '../store/zones';
+import { checkCnameConflict, normalizeHostname, RECORD_TYPES, resolveOwner, validateRRset, type RecordType } from '../zonefiles';
+import { soaContent, soaFor } from '../zonefiles/soa';
+import { defineOp, type AnyOp, type Deps } from './ops';
+import { ErrorSchema, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
+
+const ZoneParams = OrgParams.extend({ zone: z.string() });
+const RRsetParams = ZoneParams.extend({ name: z.string(), type: z.string() });
+
+const DsValue = z.strictObject({
+  keyTag: z.number().int().min(0).max(65_535),
+  algorithm: z.number().int().min(0).max(255),
+  digestType: z.number().int().min(0).max(255),
+  digest: z.string().regex(/^[0-9a-fA-F]{40,128}$/, 'digest is hex, 40 to 128 digits').transform((d) => d.toUpperCase()),
+});
+
+const CreateZoneBody = z.strictObject({ name: z.string().min(1).max(253) });
+const PutRRsetBody = z.strictObject({
+  records: z.array(z.strictObject({ content: z.string().max(70_000) })).min(1).max(1000),
+  ttl: z.number().int().optional(),
+});
+const SetDnssecBody = z.strictObject({ enabled: z.boolean() });
+const SetDsBody = z.strictObject({ ds: z.array(DsValue).max(16) });
+
+const ZoneStatus = z.object({
+  generation: z.number().int(),
+  observedGeneration: z.number().int().nullable(),
+  servedSerial: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  reconciledAt: Timestamp.nullable(),
+  signerDs: z.array(DsValue).meta({ description: 'DS values the signer reports for the parent (observed; record them with setZoneDS)' }),
+});
+const Zone = z.object({
+  name: z.string(),
+  dnssec: z.enum(['off', 'signing', 'ds_pending']),
+  ds: z.array(DsValue),
+  delegated: z.boolean().meta({ description: 'whether the parent delegates the zone to the service\'s nameservers (observed)' }),
+  nameservers: z.array(z.string()),
+  serial: z.number().int(),
+  createdAt: Timestamp,
+  status: ZoneStatus,
+}).meta({ id: 'Zone' });
+const RRset = z.object({
+  name: z.string(),
+  type: z.string(),
+  ttl: z.number().int(),
+  records: z.array(z.object({ content: z.string() })),
+  managedBy: z.enum(['system', 'app', 'acme']).nullable(),
+}).meta({ id: 'RRset' });
+const ZoneDetail = Zone.extend({ rrsets: z.array(RRset) }).meta({ id: 'ZoneDetail' });
+
+const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS) or `no_core`'];
+
+/** DNS operations need the core and a deployment with its own nameservers. */
+async function nameservers(core: Core): Promise<string[]> {
+  const info = await core.dns();
+  if (!info.configured) throw new AppError(503, 'dns_not_configured', 'this deployment runs no DNS of its own');
+  return info.nameservers;
+}
+
+function zoneName(raw: string): string {
+  const name = normalizeHostname(raw);
+  if (!name.includes('.')) throw badRequest(`a zone needs at least two labels: ${name}`);
+  return name;
+}
+
+function zoneBody(zn: ZoneWithStatus, ns: string[]) {
+  return {
+    name: zn.name,
+    dnssec: zn.dnssec,
+    ds: zn.ds,
+    delegated: zn.status?.delegated ?? false,
+    nameservers: ns,
+    serial: zn.serial,
+    createdAt: zn.createdAt,
+    status: {
+      generation: zn.generation,
+      observedGeneration: zn.status?.observedGeneration ?? null,
+      servedSerial: zn.status?.servedSerial ?? null,
+      lastError: zn.status?.lastError ?? null,
+      reconciledAt: zn.status?.reconciledAt ?? null,
+      signerDs: zn.status?.dsObserved ?? [],
+    },
+  };
+}
+
+async function zoneDetail(deps: Deps, zn: ZoneWithStatus, ns: string[]) {
+  const soa = soaFor(zn.name, zn.serial, ns);
+  const stored = await zoneRRsets(deps.store, zn.name);
+  return {
+    ...zoneBody(zn, ns),
+    rrsets: [{ name: zn.name, type: 'SOA', ttl: soa.ttl, records: [{ content: soaContent(soa) }], managedBy: 'system' }, ...stored],
+  };
+}
+
+/** The `{type}` path segment: upper case, one of the supported types; SOA is the service's own. */
+function recordType(raw: string, name: string): RecordType {
+  if (raw === 'SOA') throw new AppError(409, 'managed_rrset', `${name} SOA is managed by the service`);
+  if (!(RECORD_TYPES as readonly string[]).includes(raw)) {
+    throw badRequest(`unsupported record type ${JSON.stringify(raw)}; supported: ${RECORD_TYPES.join(', ')} (upper case)`);
+  }
+  return raw as RecordType;
+}
+
+const base = { tag: 'dns', needsCore: true } as const;
+
+export const dnsOps: AnyOp[] = [
+  defineOp({
+    ...base,
+    operationId: 'listZones',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/dns/zones',
+    summary: 'List the organization\'s zones (without rrsets)',
+    role: 'viewer',
+    params: OrgParams,
+    query: ListQuery,
+    responses: { 200: { description: 'zones by name', schema: pageOf(Zone) }, ...errorResponses(DNS_503) },
+    handler: async ({ deps, core, org, query }) => {
+      const ns = await nameservers(core);
+      const page = await listZones(deps.store, org.id, query.limit, query.cursor);
+      return { status: 200, body: { items: page.items.map((zn) => zoneBody(zn, ns)), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'createZone',
+    method: 'post',
+    path: '/v1/orgs/{orgSlug}/dns/zones',
+    summary: 'Create a zone (idempotent for the same organization)',
+    role: 'admin',
+    params: OrgParams,
+    body: CreateZoneBody,
+    responses: {
+      200: { description: 'the zone, new or existing', schema: ZoneDetail },
+      400: { description: 'invalid zone name (`bad_request`)', schema: ErrorSchema },
+      ...errorResponses([409, '`zone_taken`: another organization holds the zone, or one above or below it'], DNS_503),
+    },
+    handler: async ({ deps, core, org, body, actor }) => {
+      const ns = await nameservers(core);
+      const { zone, created } = await createZone(deps.store, { orgId: org.id, name: zoneName(body.name), nameservers: ns, actor });
+      if (created) core.nudge('zone', zone.name);
+      return { status: 200, body: await zoneDetail(deps, zone, ns) };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'getZone',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}',
+    summary: 'Read a zone with its rrsets and reconcile status',
+    role: 'viewer',
+    params: ZoneParams,
+    responses: { 200: { description: 'the zone', schema: ZoneDetail }, ...errorResponses(DNS_503) },
+    handler: async ({ deps, core, org, params }) => {
+      const ns = await nameservers(core);
+      return { status: 200, body: await zoneDetail(deps, await getZone(deps.store, org.id, zoneName(params.zone)), ns) };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'deleteZone',
+    method: 'delete',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}',
+    summary: 'Delete a zone and all its records (move NS at the registrar first)',
+    role: 'admin',
+    params: ZoneParams,
+    responses: { 204: { description: 'deleted' }, ...errorResponses(DNS_503) },
+    handler: async ({ deps, core, org, params, actor }) => {
+      await nameservers(core);
+      const name = zoneName(params.zone);
+      await deleteZone(deps.store, { orgId: org.id, name, actor });
+      core.nudge('zone', name);
+      return { status: 204 };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'putRRset',
+    method: 'put',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/rrsets/{name}/{type}',
+    summary: 'Replace the whole rrset (name + type); `records` is its entire new content',
+    role: 'member',
+    params: RRsetParams,
+    body: PutRRsetBody,
+    responses: {
+      200: { description: 'the stored rrset', schema: RRset },
+      400: { description: 'invalid name, type, TTL or record content (`bad_request`, `details.issues` names each record)', schema: ErrorSchema },
+      ...errorResponses([409, '`managed_rrset` or `cname_conflict`'], DNS_503),
+    },
+    handler: async ({ deps, core, org, params, body, actor }) => {
+      await nameservers(core);
+      const zone = zoneName(params.zone);
+      const name = resolveOwner(params.name, zone);
+      const type = recordType(params.type, name);
+      const rrset = validateRRset(zone, { name, type, ttl: body.ttl ?? 3600, records: body.records });
+      const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict });
+      core.nudge('zone', zone);
+      return { status: 200, body: stored };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'deleteRRset',
+    method: 'delete',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/rrsets/{name}/{type}',
+    summary: 'Delete an rrset',
+    role: 'member',
+    params: RRsetParams,
+    responses: { 204: { description: 'deleted' }, ...errorResponses([409, '`managed_rrset`'], DNS_503) },
+    handler: async ({ deps, core, org, params, actor }) => {
+      await nameservers(core);
+      const zone = zoneName(params.zone);
+      const name = resolveOwner(params.name, zone);
+      const type = recordType(params.type, name);
+      await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor });
+      core.nudge('zone', zone);
+      return { status: 204 };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'setZoneDNSSEC',
+    method: 'post',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/dnssec',
+    summary: 'Turn DNSSEC signing on (off → signing) or off (deletes the recorded DS values)',
+    role: 'admin',
+    params: ZoneParams,
+    body: SetDnssecBody,
+    responses: {
+      200: { description: 'the zone', schema: Zone },
+      400: { description: 'invalid body', schema: ErrorSchema },
+      ...errorResponses(DNS_503),
+    },
+    handler: async ({ deps, core, org, params, body, actor }) => {
+      const ns = await nameservers(core);
+      const zone = await setZoneDnssec(deps.store, { orgId: org.id, zone: zoneName(params.zone), enabled: body.enabled, actor });
+      core.nudge('zone', zone.name);
+      return { status: 200, body: zoneBody(zone, ns) };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'setZoneDS',
+    method: 'put',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/dnssec/ds',
+    summary: 'Record the DS values present at the parent (signing → ds_pending; an empty list means none yet)',
+    role: 'admin',
+    params: ZoneParams,
+    body: SetDsBody,
+    responses: {
+      200: { description: 'the zone', schema: Zone },
+      400: { description: 'invalid DS values', schema: ErrorSchema },
+      ...errorResponses([409, '`dnssec_off`'], DNS_503),
+    },
+    handler: async ({ deps, core, org, params, body, actor }) => {
+      const ns = await nameservers(core);
+      const zone = await setZoneDs(deps.store, { orgId: org.id, zone: zoneName(params.zone), ds: body.ds, actor });
+      return { status: 200, body: zoneBody(zone, ns) };
+    },
+  }),
+];

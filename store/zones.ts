@@ -1,0 +1,217 @@
+/** DNS zones and their rrsets: the desired state the zone reconciler converges the nameserver to. */
+import { and, asc, eq, gt, inArray, like, or } from 'drizzle-orm';
+import { conflict, notFound } from '../core/errors';
+import { nextSerial, type RecordType, type RRset } from '../zonefiles';
+import { iso, type Store, type Tx } from './db';
+import { appendAudit, recordChange } from './feed';
+import { decodeCursor, toPage, type Page } from './paging';
+import { rrsets, zoneStatus, zones, type DsValue } from './schema';
+
+export type DnssecState = 'off' | 'signing' | 'ds_pending';
+export type ManagedBy = 'system' | 'app' | 'acme' | null;
+
+export interface ZoneRow {
+  name: string;
+  orgId: number;
+  dnssec: DnssecState;
+  ds: DsValue[];
+  serial: number;
+  generation: number;
+  createdAt: string;
+}
+
+export interface StoredRRset extends RRset { managedBy: ManagedBy }
+
+export interface ZoneStatusRow {
+  observedGeneration: number;
+  servedSerial: number | null;
+  lastError: string | null;
+  reconciledAt: string;
+  dsObserved: DsValue[] | null;
+  delegated: boolean | null;
+}
+
+export interface ZoneWithStatus extends ZoneRow { status: ZoneStatusRow | null }
+
+const NS_TTL = 86_400;
+
+function zoneOf(tx: Tx, orgId: number, name: string): ZoneRow {
+  const z = tx.select().from(zones).where(eq(zones.name, name)).get();
+  if (!z || z.orgId !== orgId) throw notFound(`zone ${name}`);
+  return z;
+}
+
+/** Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation. */
+function bump(tx: Tx, z: ZoneRow, now: Date): ZoneRow {
+  const serial = nextSerial(z.serial, now);
+  const generation = z.generation + 1;
+  tx.update(zones).set({ serial, generation }).where(eq(zones.name, z.name)).run();
+  recordChange(tx, 'zone', z.name, now);
+  return { ...z, serial, generation };
+}
+
+const withStatus = (s: Store, z: ZoneRow): ZoneWithStatus => ({
+  ...z,
+  status: s.db.select().from(zoneStatus).where(eq(zoneStatus.zone, z.name)).get() ?? null,
+});
+
+export interface CreateZone { orgId: number; name: string; nameservers: string[]; actor: string }
+
+/**
+ * Idempotent: the same organization gets its existing zone back unchanged (`created: false`). A zone held
+ * by another organization, or nested in or above one, is `zone_taken`: a nested zone would let one tenant
+ * answer for names of another.
+ */
+export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneWithStatus; created: boolean }> {
+  const now = s.clock();
+  const labels = p.name.split('.');
+  const parents = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+  const result = await s.write((tx) => {
+    const clash = tx.select({ name: zones.name, orgId: zones.orgId }).from(zones)
+      .where(or(eq(zones.name, p.name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${p.name}`)))
+      .all();
+    const same = clash.find((z) => z.name === p.name);
+    if (same && same.orgId === p.orgId) return { zone: zoneOf(tx, p.orgId, p.name), created: false };
+    if (clash.some((z) => z.orgId !== p.orgId || z.name !== p.name)) {
+      throw conflict('zone_taken', `zone ${p.name} (or a zone above or below it) belongs to another organization`);
+    }
+    const row: ZoneRow = { name: p.name, orgId: p.orgId, dnssec: 'off', ds: [], serial: nextSerial(0, now), generation: 1, createdAt: iso(now) };
+    tx.insert(zones).values(row).run();
+    tx.insert(rrsets).values({
+      zone: p.name, name: p.name, type: 'NS', ttl: NS_TTL,
+      records: p.nameservers.map((ns) => ({ content: ns })), managedBy: 'system',
+    }).run();
+    recordChange(tx, 'zone', p.name, now);
+    appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
+    return { zone: row, created: true };
+  });
+  return { zone: withStatus(s, result.zone), created: result.created };
+}
+
+export async function listZones(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<ZoneWithStatus>> {
+  const after = cursor === undefined ? undefined : gt(zones.name, decodeCursor(cursor));
+  const rows = s.db.select().from(zones).where(and(eq(zones.orgId, orgId), after)).orderBy(asc(zones.name)).limit(limit + 1).all();
+  const page = toPage(rows, limit, (r) => r.name);
+  return { items: page.items.map((z) => withStatus(s, z)), nextCursor: page.nextCursor };
+}
+
+export async function getZone(s: Store, orgId: number, name: string): Promise<ZoneWithStatus> {
+  return withStatus(s, s.db.transaction((tx) => zoneOf(tx, orgId, name)));
+}
+
+/** The rrsets of a zone in a stable order (by name, then type). */
+export async function zoneRRsets(s: Store, zone: string): Promise<StoredRRset[]> {
+  return s.db.select({ name: rrsets.name, type: rrsets.type, ttl: rrsets.ttl, records: rrsets.records, managedBy: rrsets.managedBy })
+    .from(rrsets).where(eq(rrsets.zone, zone)).orderBy(asc(rrsets.name), asc(rrsets.type)).all() as StoredRRset[];
+}
+
+/** The zone row by name alone, for reconcilers (no organization scope). */
+export async function zoneByName(s: Store, name: string): Promise<ZoneRow | undefined> {
+  return s.db.select().from(zones).where(eq(zones.name, name)).get();
+}
+
+export async function allZoneNames(s: Store): Promise<string[]> {
+  return s.db.select({ name: zones.name }).from(zones).orderBy(asc(zones.name)).all().map((r) => r.name);
+}
+
+export async function deleteZone(s: Store, p: { orgId: number; name: string; actor: string }): Promise<void> {
+  const now = s.clock();
+  await s.write((tx) => {
+    zoneOf(tx, p.orgId, p.name);
+    tx.delete(rrsets).where(eq(rrsets.zone, p.name)).run();
+    tx.delete(zones).where(eq(zones.name, p.name)).run();
+    recordChange(tx, 'zone', p.name, now);
+    appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.delete', actor: p.actor, target: p.name }, now);
+  });
+}
+
+export interface PutRRset { orgId: number; zone: string; rrset: RRset; actor: string; cnameConflict: (existing: RecordType[], type: RecordType) => boolean }
+
+/** Replaces the whole rrset (name + type). Managed rows are locked; the CNAME rule is checked against what is
+ * stored, inside the write transaction, so two concurrent puts cannot both pass it. */
+export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
+  const now = s.clock();
+  const { rrset } = p;
+  return s.write((tx) => {
+    const z = zoneOf(tx, p.orgId, p.zone);
+    const atName = tx.select({ type: rrsets.type, managedBy: rrsets.managedBy }).from(rrsets)
+      .where(and(eq(rrsets.zone, z.name), eq(rrsets.name, rrset.name))).all();
+    if (atName.find((r) => r.type === rrset.type)?.managedBy) {
+      throw conflict('managed_rrset', `${rrset.name} ${rrset.type} is managed by the service and cannot be edited`);
+    }
+    if (p.cnameConflict(atName.map((r) => r.type as RecordType), rrset.type)) {
+      throw conflict('cname_conflict', `a CNAME cannot share the name ${rrset.name} with another type`);
+    }
+    tx.insert(rrsets).values({ zone: z.name, ...rrset, managedBy: null })
+      .onConflictDoUpdate({ target: [rrsets.zone, rrsets.name, rrsets.type], set: { ttl: rrset.ttl, records: rrset.records } }).run();
+    bump(tx, z, now);
+    appendAudit(tx, {
+      orgId: p.orgId, event: 'dns.rrset.set', actor: p.actor, target: `${z.name}/${rrset.name}/${rrset.type}`,
+      details: { ttl: rrset.ttl, records: rrset.records.length },
+    }, now);
+    return { ...rrset, managedBy: null };
+  });
+}
+
+export async function deleteRRset(s: Store, p: { orgId: number; zone: string; name: string; type: string; actor: string }): Promise<void> {
+  const now = s.clock();
+  await s.write((tx) => {
+    const z = zoneOf(tx, p.orgId, p.zone);
+    const where = and(eq(rrsets.zone, z.name), eq(rrsets.name, p.name), eq(rrsets.type, p.type));
+    const row = tx.select({ managedBy: rrsets.managedBy }).from(rrsets).where(where).get();
+    if (!row) throw notFound(`rrset ${p.name} ${p.type}`);
+    if (row.managedBy) throw conflict('managed_rrset', `${p.name} ${p.type} is managed by the service and cannot be deleted`);
+    tx.delete(rrsets).where(where).run();
+    bump(tx, z, now);
+    appendAudit(tx, { orgId: p.orgId, event: 'dns.rrset.delete', actor: p.actor, target: `${z.name}/${p.name}/${p.type}` }, now);
+  });
+}
+
+/**
+ * off → signing on enable (signing and ds_pending stay as they are); any → off on disable, deleting the
+ * recorded DS values. Both raise the serial: turning signing off only takes effect in the nameserver when the
+ * unsigned zone is loaded with a higher serial.
+ */
+export async function setZoneDnssec(s: Store, p: { orgId: number; zone: string; enabled: boolean; actor: string }): Promise<ZoneWithStatus> {
+  const now = s.clock();
+  const row = await s.write((tx) => {
+    const z = zoneOf(tx, p.orgId, p.zone);
+    const next: DnssecState = p.enabled ? (z.dnssec === 'off' ? 'signing' : z.dnssec) : 'off';
+    if (next === z.dnssec) return z;
+    const ds = next === 'off' ? [] : z.ds;
+    tx.update(zones).set({ dnssec: next, ds }).where(eq(zones.name, z.name)).run();
+    const bumped = bump(tx, { ...z, dnssec: next, ds }, now);
+    appendAudit(tx, { orgId: p.orgId, event: p.enabled ? 'dns.dnssec.enable' : 'dns.dnssec.disable', actor: p.actor, target: z.name }, now);
+    return bumped;
+  });
+  return withStatus(s, row);
+}
+
+/**
+ * Records the DS values reported for the parent zone (spec 3): off → 409 `dnssec_off`; a non-empty list
+ * moves signing → ds_pending; an empty list means "none yet": in signing nothing changes, and in ds_pending
+ * it withdraws the values recorded before and goes back to signing.
+ */
+export async function setZoneDs(s: Store, p: { orgId: number; zone: string; ds: DsValue[]; actor: string }): Promise<ZoneWithStatus> {
+  const now = s.clock();
+  const row = await s.write((tx) => {
+    const z = zoneOf(tx, p.orgId, p.zone);
+    if (z.dnssec === 'off') throw conflict('dnssec_off', `DNSSEC is off for ${z.name}; enable it first`);
+    if (p.ds.length === 0 && z.dnssec === 'signing') return z;
+    const dnssec: DnssecState = p.ds.length === 0 ? 'signing' : 'ds_pending';
+    tx.update(zones).set({ dnssec, ds: p.ds }).where(eq(zones.name, z.name)).run();
+    appendAudit(tx, { orgId: p.orgId, event: 'dns.dnssec.ds', actor: p.actor, target: z.name, details: { ds: p.ds.length } }, now);
+    return { ...z, dnssec, ds: p.ds };
+  });
+  return withStatus(s, row);
+}
+
+/** Written only by the zone reconciler. */
+export async function recordZoneStatus(s: Store, zone: string, st: ZoneStatusRow): Promise<void> {
+  await s.write((tx) => tx.insert(zoneStatus).values({ zone, ...st })
+    .onConflictDoUpdate({ target: zoneStatus.zone, set: st }).run());
+}
+
+export async function dropZoneStatus(s: Store, zone: string): Promise<void> {
+  await s.write((tx) => tx.delete(zoneStatus).where(eq(zoneStatus.zone, zone)).run());
+}
