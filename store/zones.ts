@@ -215,3 +215,21 @@ export async function recordZoneStatus(s: Store, zone: string, st: ZoneStatusRow
 export async function dropZoneStatus(s: Store, zone: string): Promise<void> {
   await s.write((tx) => tx.delete(zoneStatus).where(eq(zoneStatus.zone, zone)).run());
 }
+
+export async function zoneStatusOf(s: Store, zone: string): Promise<ZoneStatusRow | undefined> {
+  return s.db.select().from(zoneStatus).where(eq(zoneStatus.zone, zone)).get();
+}
+
+/** Records the delegation fact alone: it is looked up apart from the apply path, which must not wait for it. */
+export async function recordDelegation(s: Store, zone: string, delegated: boolean): Promise<void> {
+  await s.write((tx) => tx.update(zoneStatus).set({ delegated }).where(eq(zoneStatus.zone, zone)).run());
+}
+
+/** Raises the zone's serial above `served` (a signer bumps the served serial on its own) as a new generation. */
+export async function raiseSerial(s: Store, zone: string, served: number): Promise<void> {
+  const now = s.clock();
+  await s.write((tx) => {
+    const z = tx.select().from(zones).where(eq(zones.name, zone)).get();
+    if (z && z.serial <= served) bump(tx, { ...z, serial: served }, now);
+  });
+}

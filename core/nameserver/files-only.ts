@@ -1,0 +1,24 @@
+/**
+ * The nameserver used when Knot DNS is not installed: zone files are still rendered and written, so they
+ * are ready for any server to load, but nothing serves them, and every zone's status says so.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../files';
+import type { Nameserver, NameserverHealth } from './port';
+
+export function filesOnlyNameserver(zonesDir: string, why: string): Nameserver {
+  const health: NameserverHealth = { running: false, lastError: why, pid: null, restarts: 0 };
+  const file = (zone: string): string => join(zonesDir, `${zone}.zone`);
+  return {
+    start: async () => {
+      mkdirSync(zonesDir, { recursive: true });
+    },
+    stop: async () => undefined,
+    applyZone: async (name, zoneText) => writeFileAtomic(file(name), zoneText),
+    removeZone: async (name) => rmSync(file(name), { force: true }),
+    servedSerial: async () => null,
+    ds: async () => [],
+    health: () => health,
+  };
+}
