@@ -1,15 +1,23 @@
 /** The long-running commands: `serve` (everything in one process), `api` and `core` (the split). */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { createApp } from '../api/app';
 import { httpCore } from '../core/client';
 import { badRequest } from '../core/errors';
 import { localCore } from '../core/local';
+import { filesOnlyNameserver } from '../core/nameserver/files-only';
+import { createKnotNameserver, findKnot } from '../core/nameserver/knot';
+import type { Nameserver } from '../core/nameserver/port';
+import { systemResolver } from '../core/resolver';
 import type { Logger } from '../core/log';
 import type { Core, DnsInfo } from '../core/port';
 import { openSealer } from '../core/sealing';
 import { coreServer } from '../core/server';
 import { openStore, type Store } from '../store/db';
+import { allZoneNames, zoneByName } from '../store/zones';
+import { startRunner } from '../reconcilers/runner';
+import { zoneReconciler } from '../reconcilers/zones';
 import { coreToken, list, plans, port, type Flags } from './options';
 
 /** Listens, prints the `{"listening": URL}` line first on stdout, and on SIGTERM/SIGINT stops accepting,
@@ -27,9 +35,18 @@ async function listen(handler: RequestListener | Server, flags: Flags, log: Logg
   log.info({ url }, 'listening');
 
   let stopping = false;
+  // Responses still being worked on: once stopping, each goes out with `Connection: close`, so a keep-alive
+  // client's socket closes after its last answer instead of holding the shutdown until the force timer.
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (stopping && !res.headersSent) res.setHeader('connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => {
       log.warn('in-flight requests did not finish in 10 s; closing them');
@@ -61,11 +78,48 @@ interface CoreRuntime {
   close(): Promise<void>;
 }
 
-/** The core component: sealing key (created with mode 0600 on first start) and, later, the reconcilers. */
-async function startCore(store: Store, flags: Flags, _log: Logger): Promise<CoreRuntime> {
+function createNameserver(flags: Flags, log: Logger): Nameserver {
+  const zonesDir = join(flags.data, 'zones');
+  const knot = findKnot();
+  if (!knot) {
+    log.warn('knotd is not installed: zone files are rendered into the data dir but nothing serves them');
+    return filesOnlyNameserver(zonesDir, 'knotd is not installed: zone files are rendered but nothing serves them');
+  }
+  return createKnotNameserver({
+    dir: join(flags.data, 'knot'),
+    zonesDir,
+    listen: flags['dns-listen'],
+    notify: list(flags.secondaries),
+    knotd: knot.knotd,
+    knotc: knot.knotc,
+    keymgr: knot.keymgr ?? undefined,
+    logger: log.child({ component: 'knotd' }),
+  });
+}
+
+/** The core component: the sealing key (created with mode 0600 on first start), the nameserver it
+ * supervises and the reconcilers converging it. */
+async function startCore(store: Store, flags: Flags, log: Logger): Promise<CoreRuntime> {
   const sealer = openSealer(flags.data);
-  const core = localCore({ sealer, dns: dnsInfo(flags), nudge: () => undefined });
-  return { core, close: async () => undefined };
+  const dns = dnsInfo(flags);
+  if (!dns.configured) {
+    return { core: localCore({ sealer, dns, nudge: () => undefined }), close: async () => undefined };
+  }
+  const nameserver = createNameserver(flags, log);
+  const zones = await Promise.all((await allZoneNames(store)).map(async (name) => ({ name, dnssec: (await zoneByName(store, name))?.dnssec !== 'off' })));
+  await nameserver.start(zones).catch((e: Error) => log.error({ err: e.message }, 'the nameserver did not start; zone status will say so'));
+  const runner = await startRunner({
+    store,
+    log: log.child({ component: 'reconcilers' }),
+    reconcilers: [zoneReconciler({ store, nameserver, resolver: systemResolver(), nameservers: dns.nameservers, log })],
+  });
+  return {
+    core: localCore({ sealer, dns, nudge: (kind, key) => runner.nudge(kind, key) }),
+    close: async () => {
+      await runner.stop();
+      await nameserver.stop();
+    },
+  };
 }
 
 export async function runServe(flags: Flags, log: Logger): Promise<void> {

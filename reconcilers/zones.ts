@@ -31,8 +31,9 @@ const RESYNC_MS = 10 * 60_000;
 const DS_POLL_MS = 2_000;
 
 export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
-  /** The generation this process last made the nameserver serve, per zone. */
-  const applied = new Map<string, number>();
+  /** What this process last made the nameserver serve, per zone, as `generation:serial`: a zone deleted and
+   * created again restarts its generation, never its serial together with the same generation and content. */
+  const applied = new Map<string, string>();
   const checkedAt = new Map<string, number>();
 
   /** Delegation is a slow public-DNS lookup: it runs beside the apply path and records its fact when done. */
@@ -61,7 +62,8 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         return {};
       }
       const prev = await zoneStatusOf(d.store, name);
-      if (applied.get(name) !== z.generation) {
+      const version = `${z.generation}:${z.serial}`;
+      if (applied.get(name) !== version) {
         try {
           const text = renderZone({ name, soa: soaFor(name, z.serial, d.nameservers), rrsets: await zoneRRsets(d.store, name) });
           await d.nameserver.applyZone(name, text, { dnssec: z.dnssec !== 'off' });
@@ -82,7 +84,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
           });
           throw e;
         }
-        applied.set(name, z.generation);
+        applied.set(name, version);
       }
       const signed = z.dnssec !== 'off';
       const [servedSerial, ds] = await Promise.all([d.nameserver.servedSerial(name), signed ? d.nameserver.ds(name) : []]);
