@@ -15,11 +15,16 @@ import { ErrorSchema, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } 
 const ZoneParams = OrgParams.extend({ zone: z.string() });
 const RRsetParams = ZoneParams.extend({ name: z.string(), type: z.string() });
 
+/** Hex digits of the digest per DS digest type (RFC 3658 SHA-1, RFC 4509 SHA-256, RFC 6605 SHA-384). */
+const DIGEST_HEX: Record<number, number> = { 1: 40, 2: 64, 4: 96 };
+
 const DsValue = z.strictObject({
   keyTag: z.number().int().min(0).max(65_535),
   algorithm: z.number().int().min(0).max(255),
   digestType: z.number().int().min(0).max(255),
-  digest: z.string().regex(/^[0-9a-fA-F]{40,128}$/, 'digest is hex, 40 to 128 digits').transform((d) => d.toUpperCase()),
+  digest: z.string().regex(/^(?:[0-9a-fA-F]{2}){20,64}$/, 'digest is hex, 40 to 128 digits, whole bytes').transform((d) => d.toUpperCase()),
+}).refine((v) => DIGEST_HEX[v.digestType] === undefined || v.digest.length === DIGEST_HEX[v.digestType], {
+  message: 'digest length does not match digestType (1: 40, 2: 64, 4: 96 hex digits)', path: ['digest'],
 });
 
 const CreateZoneBody = z.strictObject({ name: z.string().min(1).max(253) });
@@ -199,6 +204,8 @@ export const dnsOps: AnyOp[] = [
       await nameservers(core);
       const zone = zoneName(params.zone);
       const name = resolveOwner(params.name, zone);
+      // SOA is refused without a store lookup; a zone that is not the caller's must still read as 404 first.
+      if (params.type === 'SOA') await getZone(deps.store, org.id, zone);
       const type = recordType(params.type, name);
       const rrset = validateRRset(zone, { name, type, ttl: body.ttl ?? 3600, records: body.records });
       const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict });
@@ -219,6 +226,8 @@ export const dnsOps: AnyOp[] = [
       await nameservers(core);
       const zone = zoneName(params.zone);
       const name = resolveOwner(params.name, zone);
+      // SOA is refused without a store lookup; a zone that is not the caller's must still read as 404 first.
+      if (params.type === 'SOA') await getZone(deps.store, org.id, zone);
       const type = recordType(params.type, name);
       await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor });
       core.nudge('zone', zone);

@@ -34,7 +34,10 @@ export function openSealer(dataDir: string, opts: { rotateAfter?: number } = {})
   const file: KeyFile = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as KeyFile) : { current: '', keys: {} };
   const save = (): void => writeFileAtomic(path, JSON.stringify(file, null, 2), 0o600);
   const addKey = (): void => {
-    const id = `k${Object.keys(file.keys).length + 1}`;
+    // Never an id already in the file (a retired key removed by hand leaves a gap in k1, k2, ...).
+    let n = Object.keys(file.keys).length + 1;
+    while (file.keys[`k${n}`]) n += 1;
+    const id = `k${n}`;
     file.keys[id] = { key: randomBytes(32).toString('base64'), reserved: 0 };
     file.current = id;
   };

@@ -17,7 +17,8 @@ export interface RunnerOptions {
 }
 
 export interface Runner {
-  nudge(kind: Kind, key: string): void;
+  /** Unknown kinds are ignored: a nudge is only a hint. */
+  nudge(kind: string, key: string): void;
   /** Resolves when no reconcile is queued or running (tests, shutdown). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -86,7 +87,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   periodic();
 
   return {
-    nudge: (kind, key) => queues.get(kind)?.add(key),
+    nudge: (kind, key) => queues.get(kind as Kind)?.add(key),
     idle: async () => {
       for (const q of queues.values()) await q.onIdle();
     },

@@ -1,5 +1,5 @@
 /** Organizations, users, memberships, API tokens and node tokens: what the operator CLI bootstraps. */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, notFound } from '../core/errors';
 import { iso, type Store } from './db';
@@ -72,23 +72,23 @@ export async function issueToken(s: Store, email: string): Promise<string> {
 export interface Principal { userId: number; email: string }
 
 export async function principalByToken(s: Store, token: string): Promise<Principal | undefined> {
-  return s.db
+  return s.prepared('principalByToken', (db) => db
     .select({ userId: users.id, email: users.email })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
-    .where(eq(tokens.hash, hashToken(token)))
-    .get();
+    .where(eq(tokens.hash, sql.placeholder('hash')))
+    .prepare()).get({ hash: hashToken(token) });
 }
 
 /** The org and the caller's role in it, or undefined when the org does not exist or the caller is no member:
  * both read the same, so a stranger cannot tell another organization exists. */
 export async function membership(s: Store, slug: string, userId: number): Promise<{ org: Org; role: Role } | undefined> {
-  const row = s.db
+  const row = s.prepared('membership', (db) => db
     .select({ id: orgs.id, slug: orgs.slug, plan: orgs.plan, role: memberships.role })
     .from(orgs)
-    .innerJoin(memberships, and(eq(memberships.orgId, orgs.id), eq(memberships.userId, userId)))
-    .where(eq(orgs.slug, slug))
-    .get();
+    .innerJoin(memberships, and(eq(memberships.orgId, orgs.id), eq(memberships.userId, sql.placeholder('userId'))))
+    .where(eq(orgs.slug, sql.placeholder('slug')))
+    .prepare()).get({ slug, userId });
   return row && { org: { id: row.id, slug: row.slug, plan: row.plan }, role: row.role };
 }
 

@@ -16,6 +16,9 @@ export interface Store {
   /** Runs `fn` in one write transaction, taken with the write lock up front (BEGIN IMMEDIATE), so a count
    * read inside it cannot be passed by a concurrent writer in another process. */
   write<T>(fn: (tx: Tx) => T): Promise<T>;
+  /** Builds a query once per store and reuses it: drizzle otherwise rebuilds the SQL text and SQLite
+   * re-prepares the statement on every call, which dominated the hot read paths. */
+  prepared<T>(key: string, build: (db: Db) => T): T;
   close(): void;
 }
 
@@ -36,11 +39,30 @@ export function openStore(dataDir: string | ':memory:', clock: () => Date = () =
   // Another process (api beside core) may hold the write lock for a moment: wait instead of failing.
   sqlite.pragma('busy_timeout = 5000');
   const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder });
+  // drizzle reads the applied migrations before its BEGIN, so two processes starting on a fresh data dir at
+  // once (`api` beside `core`, or the admin CLI beside `serve`) can both try to apply them, and the loser
+  // fails on "table already exists". Running it again reads the winner's record and applies nothing.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      migrate(db, { migrationsFolder });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+  const statements = new Map<string, unknown>();
   return {
     db,
     clock,
     write: async (fn) => db.transaction(fn, { behavior: 'immediate' }),
+    prepared: <T>(key: string, build: (db: Db) => T): T => {
+      let q = statements.get(key) as T | undefined;
+      if (q === undefined) {
+        q = build(db);
+        statements.set(key, q);
+      }
+      return q;
+    },
     close: () => {
       if (sqlite.open) sqlite.close();
     },

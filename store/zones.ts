@@ -67,9 +67,11 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
   const labels = p.name.split('.');
   const parents = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
   const result = await s.write((tx) => {
+    // LIKE only narrows the search: `_` in a zone name is a LIKE wildcard, so keep true nesting alone.
     const clash = tx.select({ name: zones.name, orgId: zones.orgId }).from(zones)
       .where(or(eq(zones.name, p.name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${p.name}`)))
-      .all();
+      .all()
+      .filter((z) => z.name === p.name || parents.includes(z.name) || z.name.endsWith(`.${p.name}`));
     const same = clash.find((z) => z.name === p.name);
     if (same && same.orgId === p.orgId) return { zone: zoneOf(tx, p.orgId, p.name), created: false };
     if (clash.some((z) => z.orgId !== p.orgId || z.name !== p.name)) {
@@ -120,6 +122,8 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
     zoneOf(tx, p.orgId, p.name);
     tx.delete(rrsets).where(eq(rrsets.zone, p.name)).run();
     tx.delete(zones).where(eq(zones.name, p.name)).run();
+    // The observed status belongs to this zone: a zone created again under the name must not inherit it.
+    tx.delete(zoneStatus).where(eq(zoneStatus.zone, p.name)).run();
     recordChange(tx, 'zone', p.name, now);
     appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.delete', actor: p.actor, target: p.name }, now);
   });

@@ -7,18 +7,21 @@ class LineProblem {
   constructor(readonly message: string) {}
 }
 
-interface Token {
-  /** Bytes after unescaping: `\DDD` is one byte, `\X` is X. */
-  bytes: Buffer;
-  quoted: boolean;
+const SPACE = /[ \t]/;
+const DDD = /^[0-9]{3}$/;
+const HIGH_BYTE = /[\x80-\xff]/;
+
+function isDelimiter(c: string, quoted: boolean): boolean {
+  return quoted ? c === '"' : c === ' ' || c === '\t' || c === ';' || c === '"';
 }
 
-const SPACE = /[ \t]/;
-const DIGIT = /[0-9]/;
-
-/** Splits one line into tokens (RFC 1035 5.1): quoted or bare, `\` escapes, `;` starts a comment. */
-function tokenize(line: string): Token[] {
-  const tokens: Token[] = [];
+/**
+ * Splits one line into tokens (RFC 1035 5.1): quoted or bare, `;` starts a comment. A token is a byte
+ * string, one char per byte (latin1), after unescaping: `\DDD` is one byte, `\X` is X, and a non-ASCII
+ * character is its UTF-8 bytes. Runs of plain characters are copied as slices, which keeps large files fast.
+ */
+function tokenize(line: string): string[] {
+  const tokens: string[] = [];
   let i = 0;
   while (i < line.length) {
     const c = line[i] as string;
@@ -29,45 +32,54 @@ function tokenize(line: string): Token[] {
     if (c === ';') break;
     const quoted = c === '"';
     if (quoted) i++;
-    const bytes: number[] = [];
+    let token = '';
+    let run = i;
     for (;;) {
       if (i >= line.length) {
         if (quoted) throw new LineProblem('a quoted string is not closed');
         break;
       }
       const d = line[i] as string;
-      if (quoted ? d === '"' : SPACE.test(d) || d === ';' || d === '"') {
-        if (quoted) i++;
-        break;
-      }
+      if (isDelimiter(d, quoted)) break;
       if (d === '\\') {
+        token += line.slice(run, i);
         const digits = line.slice(i + 1, i + 4);
-        if (digits.length === 3 && [...digits].every((x) => DIGIT.test(x))) {
+        if (DDD.test(digits)) {
           const value = Number(digits);
           if (value > 255) throw new LineProblem(`escape \\${digits} is not a byte`);
-          bytes.push(value);
+          token += String.fromCharCode(value);
           i += 4;
+          run = i;
           continue;
         }
         i++;
         if (i >= line.length) throw new LineProblem('the line ends with a lone backslash');
+        run = i;
       }
-      const codePoint = line.codePointAt(i) as number;
-      const char = String.fromCodePoint(codePoint);
-      bytes.push(...Buffer.from(char, 'utf8'));
-      i += char.length;
+      if (line.charCodeAt(i) > 0x7f) {
+        token += line.slice(run, i);
+        const char = String.fromCodePoint(line.codePointAt(i) as number);
+        token += Buffer.from(char, 'utf8').toString('latin1');
+        i += char.length;
+        run = i;
+        continue;
+      }
+      i++;
     }
-    tokens.push({ bytes: Buffer.from(bytes), quoted });
+    token += line.slice(run, i);
+    if (quoted) i++;
+    tokens.push(token);
   }
   return tokens;
 }
 
-function text(token: Token | undefined): string {
-  if (!token) throw new LineProblem('the record has too few fields');
-  return token.bytes.toString('utf8');
+/** A token's text: its bytes read as UTF-8. */
+function text(token: string | undefined): string {
+  if (token === undefined) throw new LineProblem('the record has too few fields');
+  return HIGH_BYTE.test(token) ? Buffer.from(token, 'latin1').toString('utf8') : token;
 }
 
-function integer(token: Token | undefined, field: string): number {
+function integer(token: string | undefined, field: string): number {
   const t = text(token);
   if (!/^[0-9]+$/.test(t)) throw new LineProblem(`${field} "${t}" is not a number`);
   return Number(t);
@@ -82,34 +94,34 @@ function absoluteName(written: string, origin: string, wildcard: boolean): strin
   return r.name;
 }
 
-function recordContent(type: RecordType, rdata: Token[], origin: string): string {
-  const host = (token: Token | undefined) => absoluteName(text(token), origin, false);
-  const expect = (n: number) => {
-    if (type !== 'TXT' && rdata.length !== n) throw new LineProblem(`${type} needs ${n} rdata fields, got ${rdata.length}`);
+function recordContent(type: RecordType, rdata: string[], origin: string): string {
+  const host = (token: string | undefined) => absoluteName(text(token), origin, false);
+  const arity = (n: number) => {
+    if (rdata.length !== n) throw new LineProblem(`${type} needs ${n} rdata fields, got ${rdata.length}`);
   };
   switch (type) {
     case 'A':
     case 'AAAA':
-      expect(1);
+      arity(1);
       return text(rdata[0]);
     case 'CNAME':
     case 'NS':
     case 'PTR':
-      expect(1);
+      arity(1);
       return host(rdata[0]);
     case 'MX':
-      expect(2);
+      arity(2);
       return `${text(rdata[0])} ${host(rdata[1])}`;
     case 'SRV':
-      expect(4);
+      arity(4);
       return `${text(rdata[0])} ${text(rdata[1])} ${text(rdata[2])} ${host(rdata[3])}`;
     case 'CAA':
-      expect(3);
+      arity(3);
       return `${text(rdata[0])} ${text(rdata[1]).toLowerCase()} "${text(rdata[2])}"`;
     case 'TXT':
       if (rdata.length === 0) throw new LineProblem('TXT needs at least one string');
       // Pieces are joined as bytes: a UTF-8 character may straddle two of them.
-      return Buffer.concat(rdata.map((t) => t.bytes)).toString('utf8');
+      return text(rdata.join(''));
   }
 }
 

@@ -1,10 +1,12 @@
 import { ZoneValidationError } from './errors';
-import type { RecordType, RRset, ZoneSpec } from './model';
+import type { RecordData, RecordType, RRset, ZoneSpec } from './model';
 import { relativeName } from './names';
 import { compareRecords } from './validate';
 
 /** Longest character-string in RDATA (RFC 1035 3.3): one length octet. */
 const MAX_STRING_BYTES = 255;
+
+const LINES_PER_BATCH = 512;
 
 /** Rrsets of one owner are written in the order of their IANA type codes (NS before MX before TXT). */
 const TYPE_CODE: Record<RecordType, number> = { A: 1, NS: 2, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, CAA: 257 };
@@ -75,8 +77,13 @@ interface Entry {
 }
 
 function compareEntries(a: Entry, b: Entry): number {
-  if (a.key !== b.key) return a.key < b.key ? -1 : 1;
-  return a.code - b.code;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : a.code - b.code;
+}
+
+/** Sort key of a relative owner; most owners are one label, which is its own key. */
+function nameKey(owner: string): string {
+  if (owner === '@') return '';
+  return owner.includes('.') ? owner.split('.').reverse().join('\0') : owner;
 }
 
 /**
@@ -101,27 +108,38 @@ export function renderZone(spec: ZoneSpec): string {
       if (!(e instanceof ZoneValidationError)) throw e;
       throw new ZoneValidationError(e.issues.map((issue) => ({ ...issue, path: `rrsets[${i}].${issue.path}` })));
     }
-    const key = owner === '@' ? '' : owner.split('.').reverse().join('\0');
-    return { rrset, owner, key, code: TYPE_CODE[rrset.type] };
+    return { rrset, owner, key: nameKey(owner), code: TYPE_CODE[rrset.type] };
   });
   entries.sort(compareEntries);
 
   const { soa } = spec;
-  const lines: string[] = [
+  const chunks: string[] = [
     `$ORIGIN ${zone}.`,
     `@ ${soa.ttl} IN SOA ${absolute(soa.mname)} ${absolute(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`,
   ];
+  // Joined in batches: with one array of every line, all line strings survive young-generation GCs
+  // until the end, and copying them made up half the render time of a 100k-rrset zone.
+  let lines: string[] = [];
   for (let i = 0; i < entries.length; i++) {
     const { rrset, owner } = entries[i] as Entry;
     const previous = entries[i - 1];
     if (previous && compareEntries(previous, entries[i] as Entry) === 0) {
       throw new ZoneValidationError([{ path: 'rrsets', message: `two rrsets for ${rrset.name} ${rrset.type}` }]);
     }
-    const prefix = `${owner} ${rrset.ttl} IN ${rrset.type} `;
-    const contents = rrset.records.map((r) => r.content);
-    if (contents.length > 1) contents.sort((a, b) => compareRecords(rrset.type, a, b));
-    for (const content of contents) lines.push(prefix + renderRecordData(rrset.type, content));
+    const { type, records } = rrset;
+    const prefix = `${owner} ${rrset.ttl} IN ${type} `;
+    if (records.length === 1) {
+      lines.push(prefix + renderRecordData(type, (records[0] as RecordData).content));
+    } else {
+      const contents = records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b));
+      for (const content of contents) lines.push(prefix + renderRecordData(type, content));
+    }
+    if (lines.length >= LINES_PER_BATCH) {
+      chunks.push(lines.join('\n'));
+      lines = [];
+    }
   }
-  lines.push('');
-  return lines.join('\n');
+  if (lines.length > 0) chunks.push(lines.join('\n'));
+  chunks.push('');
+  return chunks.join('\n');
 }

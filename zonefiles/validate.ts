@@ -152,11 +152,11 @@ function quoted(content: string): string {
 }
 
 /**
- * Validates an rrset of `zone` (normalized) and returns its canonical form: owner normalized (`@` is the
- * apex), content canonical (host names lower case without trailing dot, IPv6 per RFC 5952, CAA value
- * quoted, MX/SRV numbers without leading zeros), duplicate records dropped, records sorted by
- * {@link canonicalRecordKey}. Throws {@link ZoneValidationError} listing every problem at once; record
- * problems have the path `records[i].content` and quote the record.
+ * Validates an rrset of `zone` (normalized) and returns a new rrset with only the model's fields, in
+ * canonical form: owner normalized (`@` is the apex), content canonical (host names lower case without
+ * trailing dot, IPv6 per RFC 5952, CAA value quoted, MX/SRV numbers without leading zeros), duplicate
+ * records dropped, records sorted by {@link compareRecords}. Throws {@link ZoneValidationError} listing
+ * every problem at once; record problems have the path `records[i].content` and quote the record.
  *
  * Rules: owner inside the zone; no CNAME at the apex; a CNAME rrset holds exactly one record; an SRV
  * owner starts with `_service._proto`; ttl an integer {@link MIN_TTL}..{@link MAX_TTL}; 1..{@link MAX_RECORDS}

@@ -69,7 +69,7 @@ describe.skipIf(!hasKnot())(knotTitle('DNS zones served by Knot DNS through host
     await eventually(() => ask('long.example.com', 'TXT'), (r) => answersOf(r, 'TXT').length === 1);
     const a = await ask('www.example.com', 'A');
     expect(answersOf(a, 'A').map(data).sort()).toEqual(['192.0.2.10', '192.0.2.11']);
-    expect(answersOf(a, 'A')[0]!.ttl).toBe(300);
+    expect((answersOf(a, 'A')[0] as { ttl?: number }).ttl).toBe(300);
     expect(answersOf(await ask('www.example.com', 'AAAA'), 'AAAA').map(data)).toEqual(['2001:db8::10']);
     expect(answersOf(await ask('example.com', 'MX'), 'MX').map(data).sort((x, y) => (x as { preference: number }).preference - (y as { preference: number }).preference))
       .toEqual([{ preference: 10, exchange: 'mail.example.com' }, { preference: 20, exchange: 'backup.example.net' }]);

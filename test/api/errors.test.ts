@@ -1,0 +1,258 @@
+/** The error model (CONTRACT.md conventions, spec part 7) and the operability endpoints: every failure gets its
+ * code and the body {code, message, details?}, never a 500 or a stack trace; X-Request-Id on every response;
+ * /healthz, /metrics and a generated /openapi.json. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allOps } from '../../api/app';
+import { startTestApi, type TestApi } from '../helpers/app';
+
+let t: TestApi;
+beforeAll(async () => {
+  t = await startTestApi({ plan: 'pro' });
+  expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'alpha' } })).status).toBe(201);
+});
+afterAll(async () => { await t.close(); });
+
+interface Raw { status: number; text: string; headers: Headers }
+
+/** A request with full control of headers and body; answers the raw text. */
+async function raw(method: string, path: string, opts: { body?: string; headers?: Record<string, string>; token?: string | null } = {}): Promise<Raw> {
+  const headers: Record<string, string> = { ...opts.headers };
+  const token = opts.token === undefined ? t.tokens.admin : opts.token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(t.url + path, { method, headers, body: opts.body });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
+const json = { 'content-type': 'application/json' };
+
+/** Every error answer of this file, checked for shape and leaks at the end. */
+const errorAnswers: { label: string; r: Raw }[] = [];
+async function expectError(label: string, r: Raw, status: number, code: string): Promise<Record<string, any>> {
+  errorAnswers.push({ label, r });
+  expect(r.status, `${label}: ${r.text}`).toBe(status);
+  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = JSON.parse(r.text) as Record<string, any>;
+  expect(body.code).toBe(code);
+  return body;
+}
+
+const PROJECTS = '/v1/orgs/acme/projects';
+const SECRET = '/v1/orgs/acme/projects/alpha/secrets/ERR_CHECK';
+
+describe('bad bodies', () => {
+  const malformed = ['{"name":', '{name: "x"}', "{'name':'x'}", '{"name":"x",}', 'not json', '{"name":"x"}}'];
+  it.each(malformed)('malformed JSON %j is 400 bad_request', async (body) => {
+    await expectError('malformed', await raw('POST', PROJECTS, { body, headers: json }), 400, 'bad_request');
+  });
+
+  it.each(['null', '"blog"', '42', '[]', '[{"name":"x"}]', 'true'])('JSON that is not an object (%s) is 400 bad_request', async (body) => {
+    await expectError('not an object', await raw('POST', PROJECTS, { body, headers: json }), 400, 'bad_request');
+  });
+
+  const wrongTypes: [string, string, unknown, string][] = [
+    ['createProject name: number', PROJECTS, { name: 1 }, 'body.name'],
+    ['createProject database: string', PROJECTS, { name: 'typed', database: 'true' }, 'body.database'],
+    ['createProject name: object', PROJECTS, { name: { first: 'x' } }, 'body.name'],
+    ['setSecret value: number', SECRET, { value: 7 }, 'body.value'],
+    ['setSecret value: array', SECRET, { value: ['a'] }, 'body.value'],
+  ];
+  it.each(wrongTypes)('wrong type (%s) is 400 with details.issues naming the field', async (label, path, body, field) => {
+    const method = path === PROJECTS ? 'POST' : 'PUT';
+    const b = await expectError(label, await raw(method, path, { body: JSON.stringify(body), headers: json }), 400, 'bad_request');
+    expect(b.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: field })]));
+  });
+
+  it.each([
+    ['createProject', 'POST', PROJECTS, { name: 'extra', owner: 'me' }],
+    ['setSecret', 'PUT', SECRET, { value: 'v', version: 9 }],
+  ] as const)('unknown fields in a %s body are 400 bad_request', async (label, method, path, body) => {
+    const b = await expectError(label, await raw(method, path, { body: JSON.stringify(body), headers: json }), 400, 'bad_request');
+    expect(b.details.issues.length).toBeGreaterThan(0);
+  });
+
+  it('a body over 1 MiB is 413 payload_too_large', async () => {
+    const body = JSON.stringify({ name: 'big', pad: 'x'.repeat(1024 * 1024 + 10) });
+    await expectError('too large', await raw('POST', PROJECTS, { body, headers: json }), 413, 'payload_too_large');
+  });
+
+  it('a body just under 1 MiB is read, not refused for its size', async () => {
+    const body = JSON.stringify({ name: 'big', pad: 'x'.repeat(1024 * 1024 - 100) });
+    expect(body.length).toBeLessThan(1024 * 1024);
+    // Read and then refused for its unknown field: proof that the limit is not lower than 1 MiB.
+    await expectError('under limit', await raw('POST', PROJECTS, { body, headers: json }), 400, 'bad_request');
+  });
+
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x'])(
+    'a %s body is 415 unsupported_media_type',
+    async (type) => {
+      await expectError(type, await raw('POST', PROJECTS, { body: '{"name":"typed-wrong"}', headers: { 'content-type': type } }), 415, 'unsupported_media_type');
+      expect((await t.call('GET', `${PROJECTS}/typed-wrong`)).status).toBe(404);
+    },
+  );
+
+  it('application/json with a charset parameter is accepted', async () => {
+    const r = await raw('POST', PROJECTS, { body: '{"name":"charset"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(r.status).toBe(201);
+  });
+});
+
+describe('routes and methods', () => {
+  it.each(['/', '/nope', '/v1', '/v1/orgs', '/v1/orgs/acme', '/v1/orgs/acme/nothing', '/v2/orgs/acme/projects', '/v1/orgs/acme/projects/alpha/secrets/A/B'])(
+    'unknown route %s is 404 not_found',
+    async (path) => {
+      await expectError(path, await raw('GET', path), 404, 'not_found');
+    },
+  );
+
+  it.each([
+    ['DELETE', PROJECTS, ['GET', 'POST']],
+    ['PATCH', PROJECTS, ['GET', 'POST']],
+    ['PUT', `${PROJECTS}/alpha`, ['GET']],
+    ['POST', '/v1/orgs/acme/projects/alpha/secrets/X', ['PUT', 'DELETE']],
+    ['POST', '/healthz', ['GET']],
+    ['DELETE', '/v1/orgs/acme/audit', ['GET']],
+  ] as const)('%s %s is 405 method_not_allowed with an Allow header', async (method, path, allowed) => {
+    const r = await raw(method, path, method === 'DELETE' ? {} : { body: '{}', headers: json });
+    await expectError(`${method} ${path}`, r, 405, 'method_not_allowed');
+    const allow = (r.headers.get('allow') ?? '').split(/\s*,\s*/);
+    for (const m of allowed) expect(allow).toContain(m);
+    expect(allow).not.toContain(method);
+  });
+
+  it('a path segment with broken percent-encoding is never a 500', async () => {
+    for (const path of ['/v1/orgs/%ZZ/projects', `${PROJECTS}/%E0%A4%A`, `${PROJECTS}/alpha/secrets/%C0`]) {
+      const r = await raw('GET', path);
+      expect(r.status, path).toBeGreaterThanOrEqual(400);
+      expect(r.status, path).toBeLessThan(500);
+      errorAnswers.push({ label: path, r });
+    }
+  });
+});
+
+describe('error bodies', () => {
+  it('every error answer of this file is exactly {code, message, details?} with no stack or internal path', async () => {
+    // A few more kinds, so that the scan covers 401, 403, 404 and 409 too.
+    errorAnswers.push({ label: '401', r: await raw('GET', PROJECTS, { token: null }) });
+    errorAnswers.push({ label: '403', r: await raw('GET', '/v1/orgs/acme/audit', { token: t.tokens.viewer }) });
+    errorAnswers.push({ label: '404', r: await raw('GET', `${PROJECTS}/ghost`) });
+    errorAnswers.push({ label: '409', r: await raw('POST', PROJECTS, { body: '{"name":"alpha"}', headers: json }) });
+    errorAnswers.push({ label: '400 reserved', r: await raw('PUT', '/v1/orgs/acme/projects/alpha/secrets/DB', { body: '{"value":"v"}', headers: json }) });
+    expect(errorAnswers.length).toBeGreaterThan(40);
+    for (const { label, r } of errorAnswers) {
+      expect(r.status, label).toBeGreaterThanOrEqual(400);
+      expect(r.status, label).not.toBe(500);
+      const body = JSON.parse(r.text) as Record<string, unknown>;
+      expect(Object.keys(body).filter((k) => !['code', 'message', 'details'].includes(k)), label).toEqual([]);
+      expect(body.code, label).toMatch(/^[a-z][a-z_]*$/);
+      expect(typeof body.message, label).toBe('string');
+      expect((body.message as string).length, label).toBeGreaterThan(0);
+      if ('details' in body) expect(typeof body.details === 'object' && body.details !== null && !Array.isArray(body.details), label).toBe(true);
+      expect(r.text, label).not.toMatch(/\n\s+at |\bat [\w.<>]+ \(|node:internal|node_modules|\/work\/|\.ts:\d+|stack/);
+    }
+  });
+});
+
+describe('request ids', () => {
+  it('every response carries X-Request-Id, a fresh one per request', async () => {
+    const answers = [
+      await raw('GET', '/healthz'),
+      await raw('GET', PROJECTS),
+      await raw('GET', PROJECTS, { token: null }),
+      await raw('GET', '/nope'),
+      await raw('PATCH', PROJECTS),
+      await raw('POST', PROJECTS, { body: 'x', headers: json }),
+      await raw('POST', PROJECTS, { body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 1) }), headers: json }),
+      await raw('GET', '/metrics'),
+      await raw('GET', '/openapi.json'),
+    ];
+    const ids = answers.map((a) => a.headers.get('x-request-id'));
+    for (const id of ids) expect(id).toMatch(/^\S{8,}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('a request id sent by the client is echoed, on success and on error', async () => {
+    const ok = await raw('GET', PROJECTS, { headers: { 'x-request-id': 'client-req.42:abc' } });
+    expect(ok.headers.get('x-request-id')).toBe('client-req.42:abc');
+    const err = await raw('GET', PROJECTS, { token: null, headers: { 'x-request-id': 'client-req-401' } });
+    expect(err.status).toBe(401);
+    expect(err.headers.get('x-request-id')).toBe('client-req-401');
+  });
+
+  it('the request id reaches the log line of the request', async () => {
+    await raw('GET', PROJECTS, { headers: { 'x-request-id': 'trace-me-5150' } });
+    const line = t.logs.find((l) => l.includes('trace-me-5150'));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line!)).toMatchObject({ operation: 'listProjects', status: 200 });
+  });
+});
+
+describe('operability endpoints', () => {
+  it('/healthz answers 200 without a token', async () => {
+    const r = await raw('GET', '/healthz', { token: null });
+    expect(r.status).toBe(200);
+  });
+
+  it('/metrics is Prometheus text with the request duration histogram by operation', async () => {
+    await raw('GET', PROJECTS);
+    const r = await raw('GET', '/metrics', { token: null });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(r.text).toContain('# TYPE hostplane_http_request_duration_seconds histogram');
+    expect(r.text).toMatch(/^hostplane_http_request_duration_seconds_bucket\{[^}]*operation="listProjects"[^}]*\} \d+$/m);
+    expect(r.text).toMatch(/^hostplane_http_request_duration_seconds_count\{[^}]*status="200"[^}]*\} \d+$/m);
+  });
+
+  describe('/openapi.json', () => {
+    let doc: any;
+    beforeAll(async () => {
+      const r = await raw('GET', '/openapi.json', { token: null });
+      expect(r.status).toBe(200);
+      doc = JSON.parse(r.text);
+    });
+
+    it('is OpenAPI 3.1.0', () => {
+      expect(doc.openapi).toBe('3.1.0');
+      expect(typeof doc.info.title).toBe('string');
+      expect(typeof doc.info.version).toBe('string');
+    });
+
+    it('holds the walking skeleton\'s operations', () => {
+      const ids = allOps.map((o) => o.operationId);
+      for (const id of ['listProjects', 'createProject', 'getProject', 'listSecrets', 'setSecret', 'deleteSecret', 'listAudit']) expect(ids).toContain(id);
+    });
+
+    it.each(allOps.map((o) => [o.operationId, o.method.toUpperCase(), o.path, o] as const))('%s is documented at %s %s', (id, _m, _p, op) => {
+      const entry = doc.paths[op.path]?.[op.method];
+      expect(entry, `${op.method} ${op.path}`).toBeDefined();
+      expect(entry.operationId).toBe(id);
+      for (const name of op.path.match(/\{(\w+)\}/g)?.map((p) => p.slice(1, -1)) ?? []) {
+        expect(entry.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: 'path', required: true })]));
+      }
+      for (const status of Object.keys(op.responses)) expect(entry.responses[status]).toBeDefined();
+      if (op.body) expect(entry.requestBody.content['application/json'].schema).toBeDefined();
+    });
+
+    it('documents exactly the operations of allOps, each operationId once', () => {
+      const documented = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>)
+        .flatMap((methods) => Object.values(methods).map((m) => m.operationId));
+      expect(new Set(documented).size).toBe(documented.length);
+      expect([...documented].sort()).toEqual(allOps.map((o) => o.operationId).sort());
+    });
+
+    it('every $ref points at a schema the document defines', () => {
+      const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+      expect(refs.length).toBeGreaterThan(0);
+      for (const ref of refs) {
+        const target = ref.slice('"$ref":"'.length, -1);
+        expect(target).toMatch(/^#\/components\/schemas\//);
+        expect(doc.components.schemas[target.split('/').pop()!], target).toBeDefined();
+      }
+    });
+
+    it('the request schemas come from the zod schemas: createProject\'s name pattern and strict fields', () => {
+      const schema = doc.paths['/v1/orgs/{orgSlug}/projects'].post.requestBody.content['application/json'].schema;
+      expect(schema.properties.name.pattern).toBe('^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$');
+      expect(schema.additionalProperties).toBe(false);
+      expect(schema.required).toEqual(['name']);
+    });
+  });
+});

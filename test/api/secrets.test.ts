@@ -1,0 +1,233 @@
+/** Secrets (spec 4.7, CONTRACT.md): names, reserved names, versions, values never returned, sealing by the
+ * core with the `org/project/name` context, and the audit records of set and delete. */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { audit, secrets } from '../../store/schema';
+import { startTestApi, type TestApi } from '../helpers/app';
+import { rawSqlite } from '../helpers/sqlite';
+
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const S = '/v1/orgs/acme/projects/alpha/secrets';
+
+let t: TestApi;
+beforeAll(async () => {
+  t = await startTestApi();
+  expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'alpha' } })).status).toBe(201);
+  expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'beta' } })).status).toBe(201);
+});
+afterAll(async () => { await t.close(); });
+
+const sealedRow = (name: string, project = 'alpha') => {
+  const row = t.store.db.select({ sealed: secrets.sealed, version: secrets.version }).from(secrets)
+    .where(and(eq(secrets.name, name), eq(secrets.projectId, projectId(project)))).get();
+  return row;
+};
+const projectId = (name: string): number =>
+  (rawSqlite(t.store).prepare('SELECT id FROM projects WHERE name = ?').get(name) as { id: number }).id;
+
+describe('secret names (CONTRACT: ^[A-Z][A-Z0-9_]{0,63}$)', () => {
+  const good = ['A', 'API_KEY', 'X1', 'DATABASE_URL', 'DB_URL', 'DBX', 'ASSETS_CDN', 'SERVICE', 'SERVICEX', 'A_', `A${'B'.repeat(63)}`, 'Z9_9'];
+  it.each(good)('%s is accepted', async (name) => {
+    const r = await t.call('PUT', `${S}/${name}`, { token: t.tokens.member, body: { value: 'v' } });
+    expect(r.status).toBe(200);
+    expect(r.body.name).toBe(name);
+  });
+
+  const bad = ['a', 'api_key', 'Api', '1ABC', '_A', 'A-B', 'A.B', 'A B', `A${'B'.repeat(64)}`, 'ÄBC', 'A$', 'db', 'service_x', '%20A'];
+  it.each(bad)('%s is 400 bad_request', async (name) => {
+    const r = await t.call('PUT', `${S}/${encodeURIComponent(name)}`, { body: { value: 'v' } });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('bad_request');
+  });
+
+  const reserved = ['DB', 'ASSETS', 'SERVICE_', 'SERVICE_X', 'SERVICE_TOKEN', 'SERVICE__'];
+  it.each(reserved)('%s is 400 reserved_name', async (name) => {
+    const r = await t.call('PUT', `${S}/${name}`, { body: { value: 'v' } });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('reserved_name');
+  });
+
+  it('no refused name was stored', async () => {
+    const names = (await t.call('GET', S)).body.items.map((i: { name: string }) => i.name);
+    for (const n of [...bad, ...reserved]) expect(names).not.toContain(n);
+    expect(names.sort()).toEqual([...good].sort());
+  });
+});
+
+describe('setSecret bodies', () => {
+  const bodies: [string, string | undefined, unknown][] = [
+    ['no value', undefined, {}],
+    ['value not a string', undefined, { value: 42 }],
+    ['value null', undefined, { value: null }],
+    ['an unknown field', undefined, { value: 'v', ttl: 3 }],
+    ['an array', '[]', undefined],
+    ['a value over 64 KiB', undefined, { value: 'x'.repeat(65_537) }],
+  ];
+  it.each(bodies)('%s is 400 bad_request', async (_label, raw, body) => {
+    const r = await t.call('PUT', `${S}/BODY_CHECK`, raw === undefined ? { body } : { raw });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('bad_request');
+    expect((await t.call('GET', S)).body.items.map((i: { name: string }) => i.name)).not.toContain('BODY_CHECK');
+  });
+
+  it('a value of exactly 64 KiB is accepted', async () => {
+    expect((await t.call('PUT', `${S}/BIG`, { body: { value: 'x'.repeat(65_536) } })).status).toBe(200);
+  });
+});
+
+describe('versions and values', () => {
+  it('every set raises the version: 1, 2, 3, and answers exactly {name, version, updatedAt}', async () => {
+    for (const want of [1, 2, 3]) {
+      const r = await t.call('PUT', `${S}/ROTATING`, { token: t.tokens.member, body: { value: `value-${want}` } });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ name: 'ROTATING', version: want, updatedAt: expect.stringMatching(RFC3339_UTC) });
+    }
+  });
+
+  it('setting the same value again still raises the version (not idempotent)', async () => {
+    const a = await t.call('PUT', `${S}/SAME`, { body: { value: 'same' } });
+    const b = await t.call('PUT', `${S}/SAME`, { body: { value: 'same' } });
+    expect(b.body.version).toBe(a.body.version + 1);
+    // A fresh random nonce each time: the stored sealed value changes too.
+    const first = sealedRow('SAME')!.sealed;
+    await t.call('PUT', `${S}/SAME`, { body: { value: 'same' } });
+    expect(sealedRow('SAME')!.sealed).not.toBe(first);
+  });
+
+  it('versions are per project', async () => {
+    const r = await t.call('PUT', '/v1/orgs/acme/projects/beta/secrets/ROTATING', { body: { value: 'b' } });
+    expect(r.body.version).toBe(1);
+  });
+
+  it('listSecrets returns names, versions and updatedAt only, by name', async () => {
+    const r = await t.call('GET', S, { token: t.tokens.member });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body).sort()).toEqual(['items', 'nextCursor']);
+    const items = r.body.items as Record<string, unknown>[];
+    for (const item of items) expect(Object.keys(item).sort()).toEqual(['name', 'updatedAt', 'version']);
+    expect(items.find((i) => i.name === 'ROTATING')).toEqual({ name: 'ROTATING', version: 3, updatedAt: expect.stringMatching(RFC3339_UTC) });
+    const names = items.map((i) => i.name as string);
+    expect(names).toEqual([...names].sort());
+    expect(JSON.stringify(r.body)).not.toContain('value-3');
+  });
+
+  it('listSecrets pages with nextCursor and drops nothing', async () => {
+    const all = (await t.call('GET', S)).body.items.map((i: { name: string }) => i.name);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r = await t.call('GET', `${S}?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(r.body.items.length).toBeLessThanOrEqual(3);
+      seen.push(...r.body.items.map((i: { name: string }) => i.name));
+      cursor = r.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all);
+  });
+
+  it('the stored row holds a sealed value that opens only under its own context org/project/name', async () => {
+    await t.call('PUT', `${S}/SEALED`, { body: { value: 'open sesame' } });
+    const row = sealedRow('SEALED')!;
+    expect(row.sealed).not.toContain('open sesame');
+    expect(row.sealed).not.toContain(Buffer.from('open sesame').toString('base64'));
+    expect(t.sealer.open('acme/alpha/SEALED', row.sealed)).toBe('open sesame');
+    for (const ctx of ['acme/alpha/OTHER', 'acme/beta/SEALED', 'globex/alpha/SEALED', '']) {
+      expect(() => t.sealer.open(ctx, row.sealed)).toThrow();
+    }
+  });
+
+  it('a sealed value copied into another row fails to open there', async () => {
+    await t.call('PUT', `${S}/SOURCE`, { body: { value: 'moved' } });
+    await t.call('PUT', `${S}/TARGET`, { body: { value: 'stays' } });
+    const source = sealedRow('SOURCE')!.sealed;
+    t.store.db.update(secrets).set({ sealed: source }).where(and(eq(secrets.name, 'TARGET'), eq(secrets.projectId, projectId('alpha')))).run();
+    expect(() => t.sealer.open('acme/alpha/TARGET', sealedRow('TARGET')!.sealed)).toThrow();
+  });
+});
+
+describe('deleteSecret', () => {
+  it('deletes with 204 and an empty body; the name leaves the list', async () => {
+    await t.call('PUT', `${S}/GOING`, { body: { value: 'bye' } });
+    const r = await t.call('DELETE', `${S}/GOING`, { token: t.tokens.member });
+    expect(r.status).toBe(204);
+    expect(r.body).toBeUndefined();
+    const names = (await t.call('GET', S)).body.items.map((i: { name: string }) => i.name);
+    expect(names).not.toContain('GOING');
+    expect(sealedRow('GOING')).toBeUndefined();
+  });
+
+  it('a second delete of the same name is 404', async () => {
+    await t.call('PUT', `${S}/TWICE`, { body: { value: 'x' } });
+    expect((await t.call('DELETE', `${S}/TWICE`)).status).toBe(204);
+    const r = await t.call('DELETE', `${S}/TWICE`);
+    expect(r.status).toBe(404);
+    expect(r.body.code).toBe('not_found');
+  });
+
+  it('a name that never existed is 404; so is a name that exists in another project only', async () => {
+    expect((await t.call('DELETE', `${S}/NEVER_SET`)).status).toBe(404);
+    await t.call('PUT', '/v1/orgs/acme/projects/beta/secrets/ONLY_BETA', { body: { value: 'b' } });
+    expect((await t.call('DELETE', `${S}/ONLY_BETA`)).status).toBe(404);
+    expect(sealedRow('ONLY_BETA', 'beta')).toBeDefined();
+  });
+
+  it('on a project that does not exist, list, set and delete are 404', async () => {
+    const base = '/v1/orgs/acme/projects/ghost/secrets';
+    expect((await t.call('GET', base)).status).toBe(404);
+    expect((await t.call('PUT', `${base}/X`, { body: { value: 'v' } })).status).toBe(404);
+    expect((await t.call('DELETE', `${base}/X`)).status).toBe(404);
+  });
+});
+
+describe('audit of secret changes', () => {
+  it('secret.set and secret.delete name the secret and never hold its value', async () => {
+    const value = 'audit-must-not-see-this-7f3a';
+    await t.call('PUT', `${S}/AUDITED`, { token: t.tokens.member, body: { value } });
+    await t.call('PUT', `${S}/AUDITED`, { token: t.tokens.member, body: { value } });
+    await t.call('DELETE', `${S}/AUDITED`, { token: t.tokens.member });
+
+    const rows = t.store.db.select().from(audit).where(eq(audit.target, 'alpha/AUDITED')).orderBy(audit.id).all();
+    expect(rows.map((r) => r.event)).toEqual(['secret.set', 'secret.set', 'secret.delete']);
+    for (const r of rows) {
+      expect(r.actor).toBe('user:member@acme.test');
+      expect(JSON.stringify(r)).not.toContain(value);
+    }
+    expect(rows[0]!.details).toEqual({ version: 1 });
+    expect(rows[1]!.details).toEqual({ version: 2 });
+
+    const api = await t.call('GET', '/v1/orgs/acme/audit?limit=1000');
+    expect(api.status).toBe(200);
+    const events = (api.body.items as { event: string; target: string }[]).filter((i) => i.target === 'alpha/AUDITED').map((i) => i.event);
+    expect(events).toEqual(['secret.delete', 'secret.set', 'secret.set']);
+    expect(JSON.stringify(api.body)).not.toContain(value);
+  });
+
+  it('refused sets write no audit record', async () => {
+    const count = () => t.store.db.select().from(audit).all().length;
+    const before = count();
+    await t.call('PUT', `${S}/DB`, { body: { value: 'v' } });
+    await t.call('PUT', `${S}/lower`, { body: { value: 'v' } });
+    await t.call('PUT', `${S}/OK_NAME`, { token: t.tokens.viewer, body: { value: 'v' } });
+    expect(count()).toBe(before);
+  });
+});
+
+describe('without a core', () => {
+  let bare: TestApi;
+  beforeAll(async () => {
+    bare = await startTestApi({ core: null });
+    await bare.call('POST', '/v1/orgs/acme/projects', { body: { name: 'alpha' } });
+  });
+  afterAll(async () => { await bare.close(); });
+
+  it('setSecret is 503 no_core and stores nothing', async () => {
+    const r = await bare.call('PUT', `${S}/NEEDS_CORE`, { body: { value: 'v' } });
+    expect(r.status).toBe(503);
+    expect(r.body.code).toBe('no_core');
+    expect((await bare.call('GET', S)).body.items).toEqual([]);
+  });
+
+  it('listSecrets and deleteSecret still work', async () => {
+    expect((await bare.call('GET', S)).status).toBe(200);
+    expect((await bare.call('DELETE', `${S}/NOT_THERE`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,135 @@
+/** The operator CLI (CONTRACT.md): `./bin/hostplane admin --data DIR ...` run as a real process. Every command
+ * prints JSON on stdout; bad input exits non-zero with a clear message on stderr and nothing on stdout. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken, principalByToken } from '../../store/accounts';
+import { openStore } from '../../store/db';
+import { createProject, getProjectDetail } from '../../store/projects';
+import { orgs, tokens } from '../../store/schema';
+import { admin, adminJson, cleanup, tempDir } from '../helpers/proc';
+
+afterAll(cleanup);
+
+describe('every command, on one data dir', () => {
+  let dir: string;
+  const out: Record<string, any> = {};
+
+  beforeAll(async () => {
+    dir = tempDir('hostplane-admin-');
+    // Independent commands run side by side; the rest wait for what they need.
+    [out.orgPro, out.orgFree, out.user] = await Promise.all([
+      adminJson(dir, 'org', 'create', 'acme', '--plan', 'pro'),
+      adminJson(dir, 'org', 'create', 'globex'),
+      adminJson(dir, 'user', 'create', 'Ada@Acme.Test'),
+    ]);
+    [out.member, out.token, out.node] = await Promise.all([
+      adminJson(dir, 'member', 'add', 'acme', 'ada@acme.test', 'member'),
+      adminJson(dir, 'token', 'create', 'ada@acme.test'),
+      adminJson(dir, 'node', 'register', 'node-1'),
+    ]);
+    // Projects come from the API; this test makes one through the store the API uses.
+    const s = openStore(dir);
+    try {
+      const org = s.db.select().from(orgs).all().find((o) => o.slug === 'acme')!;
+      await createProject(s, { orgId: org.id, plan: 'pro', limit: 100, name: 'blog', database: false, hostname: 'blog.hostplane.app', actor: 'test' });
+    } finally {
+      s.close();
+    }
+    [out.placement, out.role] = await Promise.all([
+      adminJson(dir, 'placement', 'set', 'acme', 'blog', 'node-1'),
+      adminJson(dir, 'member', 'add', 'globex', 'ada@acme.test', 'viewer'),
+    ]);
+    out.status = await adminJson(dir, 'status');
+  }, 60_000);
+
+  it('org create prints the org, its plan and project limit; --plan defaults to free', () => {
+    expect(out.orgPro).toEqual({ slug: 'acme', plan: 'pro', projectLimit: 100 });
+    expect(out.orgFree).toEqual({ slug: 'globex', plan: 'free', projectLimit: 3 });
+  });
+
+  it('user create prints the user, email in lower case', () => {
+    expect(out.user).toEqual({ email: 'ada@acme.test' });
+  });
+
+  it('member add prints the membership', () => {
+    expect(out.member).toEqual({ org: 'acme', email: 'ada@acme.test', role: 'member' });
+    expect(out.role).toEqual({ org: 'globex', email: 'ada@acme.test', role: 'viewer' });
+  });
+
+  it('token create prints {token}: a working bearer token, stored only as its SHA-256', async () => {
+    expect(Object.keys(out.token)).toEqual(['token']);
+    expect(out.token.token).toMatch(/^\S{32,}$/);
+    const s = openStore(dir);
+    try {
+      expect(await principalByToken(s, out.token.token)).toMatchObject({ email: 'ada@acme.test' });
+      const stored = s.db.select({ hash: tokens.hash }).from(tokens).all().map((r) => r.hash);
+      expect(stored).toContain(hashToken(out.token.token));
+      expect(stored).not.toContain(out.token.token);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('node register prints {nodeId, token}', () => {
+    expect(out.node).toEqual({ nodeId: 'node-1', token: expect.stringMatching(/^\S{32,}$/) });
+    expect(out.node.token).not.toBe(out.token.token);
+  });
+
+  it('placement set prints the placement and the project then reads as placed', async () => {
+    expect(out.placement).toEqual({ org: 'acme', project: 'blog', nodeId: 'node-1' });
+    const s = openStore(dir);
+    try {
+      const org = s.db.select().from(orgs).all().find((o) => o.slug === 'acme')!;
+      expect((await getProjectDetail(s, org.id, 'blog')).placements.map((p) => p.nodeId)).toEqual(['node-1']);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('status prints the reconcile status as JSON, with the change feed position', () => {
+    expect(out.status).toMatchObject({ changeSeq: expect.any(Number) });
+    expect(out.status.changeSeq).toBeGreaterThanOrEqual(2); // the project and the placement
+  });
+});
+
+describe('bad input: non-zero exit, a clear message on stderr, nothing on stdout', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir('hostplane-admin-bad-');
+    await adminJson(dir, 'org', 'create', 'acme');
+    await Promise.all([adminJson(dir, 'user', 'create', 'ada@acme.test'), adminJson(dir, 'node', 'register', 'node-1')]);
+  }, 60_000);
+
+  const cases: [string, string[], RegExp][] = [
+    ['a slug with capitals', ['org', 'create', 'Bad_Slug'], /slug/i],
+    ['an unknown plan', ['org', 'create', 'newco', '--plan', 'gold'], /plan/i],
+    ['an existing org', ['org', 'create', 'acme'], /exists/i],
+    ['a missing slug', ['org', 'create'], /usage/i],
+    ['a malformed email', ['user', 'create', 'not-an-email'], /email/i],
+    ['an unknown role', ['member', 'add', 'acme', 'ada@acme.test', 'owner'], /role/i],
+    ['missing member args', ['member', 'add', 'acme'], /usage/i],
+    ['an unknown org for member add', ['member', 'add', 'nope', 'ada@acme.test', 'admin'], /not found/i],
+    ['a token for an unknown user', ['token', 'create', 'ghost@acme.test'], /not found/i],
+    ['a malformed node id', ['node', 'register', 'Node_1'], /node id/i],
+    ['a placement of an unknown project', ['placement', 'set', 'acme', 'ghost', 'node-1'], /not found/i],
+    ['an unknown command', ['frobnicate'], /unknown|usage/i],
+    ['no command at all', [], /unknown|usage/i],
+    ['an unknown option', ['status', '--bogus'], /bogus|unknown option/i],
+  ];
+
+  it.concurrent.each(cases)('%s', async (_label, args, message) => {
+    const r = await admin(dir, ...args);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at |node:internal|\.ts:\d+/);
+  });
+
+  it('nothing was created by the refused commands', async () => {
+    const s = openStore(dir);
+    try {
+      expect(s.db.select({ slug: orgs.slug }).from(orgs).all()).toEqual([{ slug: 'acme' }]);
+    } finally {
+      s.close();
+    }
+  });
+});

@@ -1,0 +1,222 @@
+/** Sealing of secret values (ARCHITECTURE.md, issue 2 part 6): AES-256-GCM, key id with each value, the
+ * context as additional authenticated data, a 0600 key file, rotation, and seal counts never reused. */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY_FILE, openSealer } from '../../core/sealing';
+
+const dirs: string[] = [];
+const newDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'hostplane-seal-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+interface KeyFile { current: string; keys: Record<string, { key: string; reserved: number }> }
+const keyFile = (dir: string): KeyFile => JSON.parse(readFileSync(join(dir, KEY_FILE), 'utf8')) as KeyFile;
+const keyIdOf = (sealed: string): string => sealed.split('.')[1]!;
+
+/** Flips one bit of the i-th character's byte of the base64url part `part` of a sealed value. */
+function tamper(sealed: string, part: 2 | 3, at: number): string {
+  const parts = sealed.split('.');
+  const bytes = Buffer.from(parts[part]!, 'base64url');
+  const i = at < 0 ? bytes.length + at : at;
+  bytes[i] = bytes[i]! ^ 0x01;
+  parts[part] = bytes.toString('base64url');
+  return parts.join('.');
+}
+
+describe('seal and open', () => {
+  it.each([
+    ['ascii', 'postgres://user:pw@db:5432/app'],
+    ['empty', ''],
+    ['unicode', 'пароль — 密码 — 🔑'],
+    ['64 KiB', 'x'.repeat(65_536)],
+  ])('a %s value round-trips', (_label, value) => {
+    const s = openSealer(newDir());
+    expect(s.open('acme/blog/DB_URL', s.seal('acme/blog/DB_URL', value))).toBe(value);
+  });
+
+  it('the sealed form names the key and hides the value; two seals of one value differ', () => {
+    const s = openSealer(newDir());
+    const a = s.seal('acme/blog/X', 'the-plain-value');
+    const b = s.seal('acme/blog/X', 'the-plain-value');
+    expect(a).toMatch(/^v1\.k1\.[\w-]+\.[\w-]+$/);
+    expect(keyIdOf(a)).toBe(s.currentKeyId);
+    expect(a).not.toContain('the-plain-value');
+    expect(a).not.toBe(b);
+    // 12-byte nonce, ciphertext of the value's length plus a 16-byte tag.
+    expect(Buffer.from(a.split('.')[2]!, 'base64url')).toHaveLength(12);
+    expect(Buffer.from(a.split('.')[3]!, 'base64url')).toHaveLength('the-plain-value'.length + 16);
+  });
+
+  it.each(['acme/blog/Y', 'acme/blog2/X', 'globex/blog/X', 'acme/blog/X ', 'ACME/blog/X', ''])('opening under another context (%j) fails', (ctx) => {
+    const s = openSealer(newDir());
+    const sealed = s.seal('acme/blog/X', 'v');
+    expect(() => s.open(ctx, sealed)).toThrow();
+  });
+
+  it.each([
+    ['first ciphertext byte', 3, 0],
+    ['last tag byte', 3, -1],
+    ['first tag byte', 3, -16],
+    ['nonce', 2, 0],
+  ] as const)('a tampered %s fails to open', (_label, part, at) => {
+    const s = openSealer(newDir());
+    const sealed = s.seal('acme/blog/X', 'some secret value');
+    expect(() => s.open('acme/blog/X', tamper(sealed, part, at))).toThrow();
+  });
+
+  it.each([
+    ['truncated', (x: string) => x.slice(0, -4)],
+    ['unknown key id', (x: string) => x.replace('.k1.', '.k9.')],
+    ['unknown version', (x: string) => x.replace(/^v1\./, 'v2.')],
+    ['garbage', () => 'not-a-sealed-value'],
+    ['empty', () => ''],
+  ] as const)('a %s sealed value fails to open', (_label, mangle) => {
+    const s = openSealer(newDir());
+    expect(() => s.open('acme/blog/X', mangle(s.seal('acme/blog/X', 'value')))).toThrow();
+  });
+
+  it('another data dir\'s key cannot open the value', () => {
+    const sealed = openSealer(newDir()).seal('acme/blog/X', 'v');
+    expect(() => openSealer(newDir()).open('acme/blog/X', sealed)).toThrow();
+  });
+});
+
+describe('the key file', () => {
+  it('is created on first open with mode 0600 and a 256-bit key', () => {
+    const dir = newDir();
+    openSealer(dir);
+    expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
+    const f = keyFile(dir);
+    expect(f.current).toBe('k1');
+    expect(Buffer.from(f.keys.k1!.key, 'base64')).toHaveLength(32);
+  });
+
+  it('keeps mode 0600 after the writes of sealing and rotation, even under a permissive umask', () => {
+    const dir = newDir();
+    const old = process.umask(0o000);
+    try {
+      const s = openSealer(dir, { rotateAfter: 1 });
+      s.seal('c', 'v');
+      s.seal('c', 'v');
+    } finally {
+      process.umask(old);
+    }
+    expect(Object.keys(keyFile(dir).keys).length).toBeGreaterThan(1);
+    expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it('a reopened sealer (a restart) uses the same key', () => {
+    const dir = newDir();
+    const sealed = openSealer(dir).seal('acme/blog/X', 'persisted');
+    expect(openSealer(dir).open('acme/blog/X', sealed)).toBe('persisted');
+  });
+
+  it('an existing key file is not replaced when it is readable', () => {
+    const dir = newDir();
+    openSealer(dir);
+    const key = keyFile(dir).keys.k1!.key;
+    openSealer(dir);
+    expect(keyFile(dir).keys.k1!.key).toBe(key);
+  });
+});
+
+describe('rotation and seal counting', () => {
+  it('after rotateAfter seals a new key id takes over, and values under the old key still open', () => {
+    const dir = newDir();
+    const s = openSealer(dir, { rotateAfter: 3 });
+    const first = [1, 2, 3].map((i) => s.seal(`ctx/${i}`, `v${i}`));
+    expect(first.map(keyIdOf)).toEqual(['k1', 'k1', 'k1']);
+    const fourth = s.seal('ctx/4', 'v4');
+    expect(keyIdOf(fourth)).not.toBe('k1');
+    expect(s.currentKeyId).toBe(keyIdOf(fourth));
+    first.forEach((sealed, i) => expect(s.open(`ctx/${i + 1}`, sealed)).toBe(`v${i + 1}`));
+    expect(s.open('ctx/4', fourth)).toBe('v4');
+    const f = keyFile(dir);
+    expect(f.current).toBe(keyIdOf(fourth));
+    expect(Object.keys(f.keys).sort()).toEqual(['k1', keyIdOf(fourth)].sort());
+    // The new key also takes three seals (the fourth, fifth and sixth); the seventh rotates again.
+    const next = [5, 6].map((i) => s.seal(`ctx/${i}`, 'v'));
+    expect(next.map(keyIdOf)).toEqual([keyIdOf(fourth), keyIdOf(fourth)]);
+    const seventh = s.seal('ctx/7', 'v');
+    expect([keyIdOf(seventh)]).not.toContain(keyIdOf(fourth));
+    expect(keyIdOf(seventh)).not.toBe('k1');
+  });
+
+  it('a reopened sealer can open values of every older key', () => {
+    const dir = newDir();
+    const s = openSealer(dir, { rotateAfter: 1 });
+    const sealed = [1, 2, 3].map((i) => s.seal(`c/${i}`, `v${i}`));
+    expect(new Set(sealed.map(keyIdOf)).size).toBe(3);
+    const again = openSealer(dir, { rotateAfter: 1 });
+    sealed.forEach((x, i) => expect(again.open(`c/${i + 1}`, x)).toBe(`v${i + 1}`));
+  });
+
+  it('seal counts are reserved in the key file before use', () => {
+    const dir = newDir();
+    const s = openSealer(dir);
+    expect(keyFile(dir).keys.k1!.reserved).toBe(0);
+    s.seal('c', 'v');
+    expect(keyFile(dir).keys.k1!.reserved).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a restarted sealer never reuses the reserved count: `reserved` rises with every new process', () => {
+    const dir = newDir();
+    const reservations: number[] = [];
+    for (let restart = 0; restart < 3; restart++) {
+      const s = openSealer(dir); // a new process: the previous one's unused reservation is skipped, never reused
+      s.seal('c', 'v');
+      s.seal('c', 'v');
+      reservations.push(keyFile(dir).keys.k1!.reserved);
+    }
+    expect(keyFile(dir).current).toBe('k1');
+    expect(reservations[1]!).toBeGreaterThan(reservations[0]!);
+    expect(reservations[2]!).toBeGreaterThan(reservations[1]!);
+  });
+
+  it('a process that crashed mid-block still counts: the next rotates at the limit without reusing that block', () => {
+    const dir = newDir();
+    const limit = 100_000;
+    const a = openSealer(dir, { rotateAfter: limit });
+    a.seal('c', 'v'); // reserves a block; the process "crashes" here
+    const afterA = keyFile(dir).keys.k1!.reserved;
+    const b = openSealer(dir, { rotateAfter: limit });
+    b.seal('c', 'v');
+    const afterB = keyFile(dir).keys.k1!.reserved;
+    expect(afterB).toBeGreaterThan(afterA);
+    // The two reserved blocks together pass the limit: a third process starts past it and must rotate.
+    const c = openSealer(dir, { rotateAfter: limit });
+    expect(keyIdOf(c.seal('c', 'v'))).not.toBe('k1');
+  });
+
+  it('rotation never overwrites a key whose id survives a removed older key', () => {
+    const dir = newDir();
+    const s = openSealer(dir, { rotateAfter: 1 });
+    s.seal('c', 'v'); // k1
+    s.seal('c', 'v'); // k2
+    const onK3 = s.seal('c/3', 'kept'); // k3
+    expect(keyIdOf(onK3)).toBe('k3');
+    // An operator retires k2 by hand once nothing uses it.
+    const f = keyFile(dir);
+    delete f.keys.k2;
+    writeFileSync(join(dir, KEY_FILE), JSON.stringify(f));
+    const again = openSealer(dir, { rotateAfter: 1 });
+    const fresh = again.seal('c', 'v');
+    expect(keyIdOf(fresh)).not.toBe('k3');
+    expect(again.open('c/3', onK3)).toBe('kept');
+  });
+
+  it('a key file whose current key is missing is refused rather than silently replaced', () => {
+    const dir = newDir();
+    openSealer(dir);
+    const f = keyFile(dir);
+    writeFileSync(join(dir, KEY_FILE), JSON.stringify({ ...f, current: 'k7' }));
+    expect(() => openSealer(dir).seal('c', 'v')).toThrow();
+  });
+});

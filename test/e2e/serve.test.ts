@@ -1,0 +1,122 @@
+/** `hostplane serve` as a real process: the listening line, bootstrap through the admin CLI, a project and a
+ * sealed secret over HTTP, the 0600 key file, and a graceful SIGTERM that lets in-flight requests finish. */
+import { existsSync, statSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_FILE, openSealer } from '../../core/sealing';
+import { openStore } from '../../store/db';
+import { projects, secrets } from '../../store/schema';
+import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
+
+let dir: string;
+let serve: Running;
+let token: string;
+
+beforeAll(async () => {
+  dir = tempDir('hostplane-serve-');
+  // The CLI bootstraps first (it creates and migrates the store), then serve starts on the same data dir.
+  token = await bootstrapWithCli(dir);
+  serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns', 'off']);
+}, 60_000);
+afterAll(cleanup);
+
+/** A PUT whose body arrives in two parts, `gapMs` apart. It asks for `100 Continue`, which the server sends as it
+ * hands the request to the app: `onInFlight` runs only once the request is provably inside the server. */
+function slowPut(url: string, path: string, body: string, onInFlight: () => void, gapMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), {
+      method: 'PUT',
+      // Keep-alive, as real clients: the server must still close the connection after the answer to exit.
+      agent: new Agent({ keepAlive: true }),
+      headers: {
+        authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue',
+      },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.once('continue', () => {
+      req.write(body.slice(0, 10));
+      onInFlight();
+      setTimeout(() => req.end(body.slice(10)), gapMs);
+    });
+    req.flushHeaders();
+  });
+}
+
+describe('hostplane serve', () => {
+  it('prints {"listening": URL} first and answers /healthz there', async () => {
+    expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Number(new URL(serve.url).port)).toBeGreaterThan(0);
+    expect((await http(serve.url, 'GET', '/healthz')).status).toBe(200);
+  });
+
+  it('creates the sealing key file with mode 0600 on first start', () => {
+    const path = join(dir, KEY_FILE);
+    expect(existsSync(path)).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('creates a project and seals a secret for the token the CLI issued', async () => {
+    const p = await http(serve.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'blog' } });
+    expect(p.status).toBe(201);
+    expect(p.body.hostname).toBe('blog.hostplane.app');
+    const s = await http(serve.url, 'PUT', '/v1/orgs/acme/projects/blog/secrets/API_KEY', { token, body: { value: 'e2e-plain-value' } });
+    expect(s.status).toBe(200);
+    expect(s.body).toMatchObject({ name: 'API_KEY', version: 1 });
+    const list = await http(serve.url, 'GET', '/v1/orgs/acme/projects/blog/secrets', { token });
+    expect(list.body.items.map((i: { name: string }) => i.name)).toEqual(['API_KEY']);
+    expect(list.text).not.toContain('e2e-plain-value');
+  });
+
+  it('answers 401 to a token it never issued and 404 to an org that does not exist', async () => {
+    expect((await http(serve.url, 'GET', '/v1/orgs/acme/projects', { token: 'hp_not-issued' })).status).toBe(401);
+    expect((await http(serve.url, 'GET', '/v1/orgs/nope/projects', { token })).status).toBe(404);
+  });
+
+  it('on SIGTERM finishes the requests in flight with their normal status, refuses new ones, and exits 0', async () => {
+    const value = JSON.stringify({ value: 'second-version' });
+    const inFlight: Promise<{ status: number; text: string }>[] = [];
+    let started = 0;
+    const bothStarted = new Promise<void>((resolve) => {
+      const one = (): void => { if (++started === 2) resolve(); };
+      inFlight.push(
+        slowPut(serve.url, '/v1/orgs/acme/projects/blog/secrets/API_KEY', value, one, 1200),
+        slowPut(serve.url, '/v1/orgs/acme/projects/blog/secrets/OTHER', value, one, 1500),
+      );
+    });
+    await bothStarted;
+    serve.proc.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    // Stopped accepting: a new connection is refused while the old requests are still being answered.
+    await expect(fetch(`${serve.url}/healthz`)).rejects.toThrow();
+    const [a, b] = await Promise.all(inFlight);
+    expect(a!.status).toBe(200);
+    expect(JSON.parse(a!.text)).toMatchObject({ name: 'API_KEY', version: 2 });
+    expect(b!.status).toBe(200);
+    expect(JSON.parse(b!.text)).toMatchObject({ name: 'OTHER', version: 1 });
+    const exit = await Promise.race([serve.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 5000))]);
+    // Exits promptly once the in-flight requests are answered (not only when the 10 s force timer fires).
+    expect(exit).toEqual({ code: 0, signal: null });
+  }, 20_000);
+
+  it('closed the database cleanly: no WAL left behind, and every acknowledged write is there', () => {
+    const wal = join(dir, 'hostplane.db-wal');
+    expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
+    const s = openStore(dir);
+    try {
+      expect(s.db.select({ name: projects.name }).from(projects).all()).toEqual([{ name: 'blog' }]);
+      const rows = s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets).orderBy(secrets.name).all();
+      expect(rows.map((r) => [r.name, r.version])).toEqual([['API_KEY', 2], ['OTHER', 1]]);
+      // The value was sealed with the key serve created in the data dir, under its context.
+      const sealer = openSealer(dir);
+      expect(sealer.open('acme/blog/API_KEY', rows[0]!.sealed)).toBe('second-version');
+      expect(() => sealer.open('acme/blog/OTHER', rows[0]!.sealed)).toThrow();
+    } finally {
+      s.close();
+    }
+  });
+});

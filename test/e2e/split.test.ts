@@ -1,0 +1,148 @@
+/** The core split (issue 2 part 7) with real processes: `hostplane core` plus `hostplane api --core-url`, an
+ * `api` without a core (503 no_core only where the core is needed), an `api` with a wrong core token, and
+ * the project limit held across two `api` processes writing the same store. */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_FILE, openSealer } from '../../core/sealing';
+import { createOrg, createUser, issueToken, setMembership } from '../../store/accounts';
+import { openStore } from '../../store/db';
+import { projects, secrets } from '../../store/schema';
+import { cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
+
+const CORE_TOKEN = 'core-shared-token-for-the-split-test';
+let dir: string;
+let token: string;
+let core: Running;
+let api: Running;
+let bare: Running;
+let wrong: Running;
+
+beforeAll(async () => {
+  dir = tempDir('hostplane-split-');
+  // Bootstrap through the same store functions the admin CLI runs (the CLI itself is covered by its own tests).
+  const s = openStore(dir);
+  try {
+    await createOrg(s, 'acme', 'pro');
+    await createOrg(s, 'limited', 'free');
+    await createUser(s, 'owner@acme.test');
+    await setMembership(s, 'acme', 'owner@acme.test', 'admin');
+    await setMembership(s, 'limited', 'owner@acme.test', 'member');
+    token = await issueToken(s, 'owner@acme.test');
+  } finally {
+    s.close();
+  }
+  core = await startHostplane(['core', '--port', '0', '--data', dir, '--core-token', CORE_TOKEN, '--dns', 'off']);
+  [api, bare, wrong] = await Promise.all([
+    startHostplane(['api', '--port', '0', '--data', dir, '--core-url', core.url, '--core-token', CORE_TOKEN]),
+    startHostplane(['api', '--port', '0', '--data', dir]),
+    startHostplane(['api', '--port', '0', '--data', dir, '--core-url', core.url, '--core-token', 'not-the-core-token']),
+  ]);
+}, 60_000);
+afterAll(cleanup);
+
+const SECRETS = '/v1/orgs/acme/projects/blog/secrets';
+
+describe('api with a core', () => {
+  it('every process printed its own listening URL', () => {
+    const urls = [core.url, api.url, bare.url, wrong.url];
+    for (const u of urls) expect(u).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(new Set(urls).size).toBe(4);
+  });
+
+  it('the core created the sealing key in the data dir with mode 0600', () => {
+    expect(existsSync(join(dir, KEY_FILE))).toBe(true);
+    expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it('creates a project and sets a secret through the core: 200, version 1', async () => {
+    expect((await http(api.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'blog' } })).status).toBe(201);
+    const r = await http(api.url, 'PUT', `${SECRETS}/API_KEY`, { token, body: { value: 'split-plain-value' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ name: 'API_KEY', version: 1 });
+  });
+
+  it('the core refuses internal calls without the shared token', async () => {
+    const bad = await fetch(`${core.url}/internal/seal`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ context: 'a/b/C', plaintext: 'x' }) });
+    expect(bad.status).toBe(401);
+    const wrongToken = await fetch(`${core.url}/internal/seal`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: JSON.stringify({ context: 'a/b/C', plaintext: 'x' }) });
+    expect(wrongToken.status).toBe(401);
+    const good = await fetch(`${core.url}/internal/seal`, { method: 'POST', headers: { authorization: `Bearer ${CORE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ context: 'a/b/C', plaintext: 'x' }) });
+    expect(good.status).toBe(200);
+    expect((await good.json()).sealed).toMatch(/^v1\./);
+  });
+});
+
+describe('api without a core', () => {
+  it('setSecret is 503 no_core', async () => {
+    const r = await http(bare.url, 'PUT', `${SECRETS}/OTHER`, { token, body: { value: 'x' } });
+    expect(r.status).toBe(503);
+    expect(r.body).toEqual({ code: 'no_core', message: expect.any(String) });
+  });
+
+  it('listSecrets, getProject, listProjects and createProject still work, on the shared store', async () => {
+    const list = await http(bare.url, 'GET', SECRETS, { token });
+    expect(list.status).toBe(200);
+    expect(list.body.items).toEqual([{ name: 'API_KEY', version: 1, updatedAt: expect.any(String) }]);
+    expect((await http(bare.url, 'GET', '/v1/orgs/acme/projects/blog', { token })).status).toBe(200);
+    expect((await http(bare.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'from-bare' } })).status).toBe(201);
+    const all = await http(bare.url, 'GET', '/v1/orgs/acme/projects', { token });
+    expect(all.body.items.map((p: { name: string }) => p.name)).toEqual(['blog', 'from-bare']);
+  });
+
+  it('deleteSecret needs no core', async () => {
+    expect((await http(bare.url, 'DELETE', `${SECRETS}/NOT_THERE`, { token })).status).toBe(404);
+  });
+
+  it('the checks before the core still apply: 401, 404 and 400 come first where they should', async () => {
+    expect((await http(bare.url, 'PUT', `${SECRETS}/X`, { body: { value: 'x' } })).status).toBe(401);
+    expect((await http(bare.url, 'PUT', '/v1/orgs/nope/projects/blog/secrets/X', { token, body: { value: 'x' } })).status).toBe(404);
+  });
+});
+
+describe('api with a wrong core token', () => {
+  it('setSecret is 503 with an error body, never a 500, and nothing is stored', async () => {
+    const r = await http(wrong.url, 'PUT', `${SECRETS}/API_KEY`, { token, body: { value: 'should-not-land' } });
+    expect(r.status).toBe(503);
+    expect(Object.keys(r.body).sort()).toEqual(['code', 'message']);
+    expect(r.body.code).toMatch(/^[a-z_]+$/);
+    expect(r.text).not.toContain(CORE_TOKEN);
+    const list = await http(api.url, 'GET', SECRETS, { token });
+    expect(list.body.items).toEqual([expect.objectContaining({ name: 'API_KEY', version: 1 })]);
+  });
+
+  it('operations that need no core work there too', async () => {
+    expect((await http(wrong.url, 'GET', SECRETS, { token })).status).toBe(200);
+  });
+});
+
+describe('project limit across processes', () => {
+  it('20 parallel creations split over two api processes against a limit of 3 give exactly 3 × 201', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => http(i % 2 ? bare.url : wrong.url, 'POST', '/v1/orgs/limited/projects', { token: token, body: { name: `race-${i}` } })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(17);
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body).toMatchObject({ code: 'project_limit', details: { limit: 3, count: 3, plan: 'free' } });
+    const list = await http(api.url, 'GET', '/v1/orgs/limited/projects', { token: token });
+    expect(list.body.items).toHaveLength(3);
+  }, 20_000);
+});
+
+describe('shutdown', () => {
+  it('every process exits 0 on SIGTERM, and the stored value opens with the core\'s key under its context', async () => {
+    const exits = await Promise.all([api.stop(), bare.stop(), wrong.stop(), core.stop()]);
+    for (const e of exits) expect(e).toEqual({ code: 0, signal: null });
+    const s = openStore(dir);
+    try {
+      const row = s.db.select({ sealed: secrets.sealed }).from(secrets).get()!;
+      expect(row.sealed).not.toContain('split-plain-value');
+      const sealer = openSealer(dir);
+      expect(sealer.open('acme/blog/API_KEY', row.sealed)).toBe('split-plain-value');
+      expect(s.db.select().from(projects).all().length).toBe(2 + 3);
+    } finally {
+      s.close();
+    }
+  }, 20_000);
+});

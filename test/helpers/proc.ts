@@ -1,0 +1,128 @@
+/** Real-process helpers for CLI and e2e tests: run `./bin/hostplane`, wait for its `{"listening": URL}` line,
+ * call it over HTTP, and clean up every process and temp dir a test file made. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = join(ROOT, 'bin', 'hostplane');
+
+const dirs: string[] = [];
+const running = new Set<Running>();
+
+/** A fresh temp dir, removed by `cleanup()`. */
+export function tempDir(prefix = 'hostplane-e2e-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+export interface Exit { code: number | null; signal: NodeJS.Signals | null }
+
+export interface Running {
+  proc: ChildProcess;
+  /** The URL of the `{"listening": URL}` line. */
+  url: string;
+  /** Everything the process wrote to stderr so far (its JSON logs). */
+  stderr(): string;
+  /** Resolves when the process has exited. */
+  exited: Promise<Exit>;
+  /** Sends `signal` (SIGTERM by default) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
+
+/** Spawns `hostplane <args>` and resolves once its first stdout line `{"listening": URL}` arrives. */
+export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Running> {
+  const proc = spawn(BIN, args, { cwd: ROOT, env: { ...process.env, HOSTPLANE_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr!.setEncoding('utf8').on('data', (c: string) => { err += c; });
+  const exited = new Promise<Exit>((res) => proc.once('exit', (code, signal) => res({ code, signal })));
+  const lines = createInterface({ input: proc.stdout! });
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => fail(new Error(`hostplane ${args.join(' ')}: no listening line within ${opts.timeoutMs ?? 20_000} ms\n${err}`)), opts.timeoutMs ?? 20_000);
+    const fail = (e: Error): void => {
+      clearTimeout(timer);
+      proc.kill('SIGKILL');
+      rej(e);
+    };
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      try {
+        const parsed = JSON.parse(line) as { listening?: unknown };
+        if (typeof parsed.listening !== 'string') throw new Error('no listening field');
+        res(parsed.listening);
+      } catch {
+        fail(new Error(`hostplane ${args.join(' ')}: first stdout line is not {"listening": URL}: ${line}`));
+      }
+    });
+    void exited.then((e) => fail(new Error(`hostplane ${args.join(' ')} exited (${e.code ?? e.signal}) before listening\n${err}`)));
+  });
+  const r: Running = {
+    proc,
+    url,
+    stderr: () => err,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+  running.add(r);
+  void exited.then(() => running.delete(r));
+  return r;
+}
+
+export interface CliResult { code: number; stdout: string; stderr: string }
+
+/** Runs `hostplane <args>` to completion; never rejects on a non-zero exit. */
+export function runHostplane(args: string[]): Promise<CliResult> {
+  return new Promise((res) => {
+    execFile(BIN, args, { cwd: ROOT, env: { ...process.env }, timeout: 20_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      res({ code, stdout, stderr });
+    });
+  });
+}
+
+/** `hostplane admin --data DIR <args>`. */
+export const admin = (dataDir: string, ...args: string[]): Promise<CliResult> => runHostplane(['admin', '--data', dataDir, ...args]);
+
+/** Parses the JSON an admin command printed, failing with its stderr when it did not succeed. */
+export async function adminJson<T = Record<string, unknown>>(dataDir: string, ...args: string[]): Promise<T> {
+  const r = await admin(dataDir, ...args);
+  if (r.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** Bootstraps an org with an admin user through the operator CLI; returns the admin's bearer token. */
+export async function bootstrapWithCli(dataDir: string, org = 'acme', email = `owner@${org}.test`, plan = 'free'): Promise<string> {
+  await Promise.all([adminJson(dataDir, 'org', 'create', org, '--plan', plan), adminJson(dataDir, 'user', 'create', email)]);
+  const [, { token }] = await Promise.all([
+    adminJson(dataDir, 'member', 'add', org, email, 'admin'),
+    adminJson<{ token: string }>(dataDir, 'token', 'create', email),
+  ]);
+  return token;
+}
+
+export interface HttpResult { status: number; body: any; text: string; headers: Headers }
+
+/** One JSON request; `body` is sent as JSON. */
+export async function http(base: string, method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<HttpResult> {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  let body: unknown = text;
+  try { body = text ? JSON.parse(text) : undefined; } catch { /* stays text */ }
+  return { status: res.status, body, text, headers: res.headers };
+}
+
+/** Kills every process still running (SIGKILL) and removes the temp dirs; call from afterAll. */
+export async function cleanup(): Promise<void> {
+  await Promise.all([...running].map((r) => r.stop('SIGKILL')));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}

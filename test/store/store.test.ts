@@ -1,0 +1,209 @@
+/** The store (issue 2 part 2): durable SQLite settings, the append-only audit log, the change feed, generations,
+ * and migrations that survive processes starting together on a fresh data dir. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { eq } from 'drizzle-orm';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOrg, orgBySlug, registerNode } from '../../store/accounts';
+import { openStore, type Store } from '../../store/db';
+import { appendAudit, changesSince, latestSeq } from '../../store/feed';
+import { createProject, setPlacement } from '../../store/projects';
+import { audit, projects } from '../../store/schema';
+import { deleteSecret, setSecret } from '../../store/secrets';
+import { ROOT } from '../helpers/proc';
+import { rawSqlite } from '../helpers/sqlite';
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+function fresh(): { dir: string; s: Store } {
+  const dir = mkdtempSync(join(tmpdir(), 'hostplane-store-'));
+  dirs.push(dir);
+  const s = openStore(dir);
+  stores.push(s);
+  return { dir, s };
+}
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const newProject = (s: Store, orgId: number, name: string) =>
+  createProject(s, { orgId, plan: 'free', limit: 10, name, database: false, hostname: `${name}.test.example`, actor: 'user:t@test' });
+
+describe('durability settings', () => {
+  it('runs in WAL mode with synchronous=FULL (2): an acknowledged commit survives a power loss', () => {
+    const { s } = fresh();
+    const sqlite = rawSqlite(s);
+    expect(sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(sqlite.pragma('synchronous', { simple: true })).toBe(2);
+    expect(sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(sqlite.pragma('busy_timeout', { simple: true })).toBeGreaterThan(0);
+  });
+
+  it('keeps what was written across close and reopen', async () => {
+    const { dir, s } = fresh();
+    const org = await createOrg(s, 'acme', 'free');
+    await newProject(s, org.id, 'kept');
+    s.close();
+    const again = openStore(dir);
+    stores.push(again);
+    expect(again.db.select({ name: projects.name }).from(projects).all()).toEqual([{ name: 'kept' }]);
+  });
+});
+
+describe('audit log is append-only', () => {
+  async function withRecord(): Promise<Store> {
+    const { s } = fresh();
+    await s.write((tx) => appendAudit(tx, { orgId: 1, event: 'test.event', actor: 'user:a@test', target: 't', details: { n: 1 } }, new Date()));
+    return s;
+  }
+
+  it('an UPDATE fails and leaves the record as it was', async () => {
+    const s = await withRecord();
+    expect(() => rawSqlite(s).prepare("UPDATE audit SET event = 'forged'").run()).toThrow(/append-only/);
+    expect(() => s.db.update(audit).set({ actor: 'user:someone-else@test' }).where(eq(audit.id, 1)).run()).toThrow(/append-only/);
+    expect(s.db.select({ event: audit.event, actor: audit.actor }).from(audit).all()).toEqual([{ event: 'test.event', actor: 'user:a@test' }]);
+  });
+
+  it('a DELETE fails and the record stays', async () => {
+    const s = await withRecord();
+    expect(() => rawSqlite(s).prepare('DELETE FROM audit').run()).toThrow(/append-only/);
+    expect(() => s.db.delete(audit).where(eq(audit.id, 1)).run()).toThrow(/append-only/);
+    expect(s.db.select().from(audit).all()).toHaveLength(1);
+  });
+
+  it('the triggers are in the schema, so they also bind connections that bypass the store module', async () => {
+    const s = await withRecord();
+    const triggers = rawSqlite(s).prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit' ORDER BY name").pluck().all();
+    expect(triggers).toEqual(['audit_no_delete', 'audit_no_update']);
+  });
+
+  it('appending still works after a refused change', async () => {
+    const s = await withRecord();
+    expect(() => rawSqlite(s).prepare('DELETE FROM audit').run()).toThrow();
+    await s.write((tx) => appendAudit(tx, { orgId: 1, event: 'test.second', actor: 'a', target: 't' }, new Date()));
+    expect(s.db.select().from(audit).all()).toHaveLength(2);
+  });
+});
+
+describe('change feed', () => {
+  it('records project, secret and placement changes with a strictly increasing seq', async () => {
+    const { s } = fresh();
+    const org = await createOrg(s, 'acme', 'free');
+    expect(await latestSeq(s)).toBe(0);
+    const p = await newProject(s, org.id, 'blog');
+    await setSecret(s, { orgId: org.id, projectId: p.id, projectName: 'blog', name: 'A', sealed: 'v1.k1.x.y', actor: 'a' });
+    await setSecret(s, { orgId: org.id, projectId: p.id, projectName: 'blog', name: 'A', sealed: 'v1.k1.x.z', actor: 'a' });
+    await deleteSecret(s, { orgId: org.id, projectId: p.id, projectName: 'blog', name: 'A', actor: 'a' });
+    await registerNode(s, 'node-1');
+    await setPlacement(s, org.id, 'blog', 'node-1');
+
+    const feed = await changesSince(s, 0);
+    expect(feed.map((c) => c.kind)).toEqual(['project', 'secret', 'secret', 'secret', 'placement']);
+    expect(feed[0]!.key).toBe(String(p.id));
+    for (let i = 1; i < feed.length; i++) expect(feed[i]!.seq).toBeGreaterThan(feed[i - 1]!.seq);
+    expect(await latestSeq(s)).toBe(feed[feed.length - 1]!.seq);
+    // Following the feed from a seen seq gives only what came after.
+    expect((await changesSince(s, feed[2]!.seq)).map((c) => c.seq)).toEqual(feed.slice(3).map((c) => c.seq));
+  });
+
+  it('a refused change (conflict, missing secret) records nothing, in the feed or the audit log', async () => {
+    const { s } = fresh();
+    const org = await createOrg(s, 'acme', 'free');
+    const p = await newProject(s, org.id, 'blog');
+    const seq = await latestSeq(s);
+    const audits = s.db.select().from(audit).all().length;
+    await expect(newProject(s, org.id, 'blog')).rejects.toMatchObject({ code: 'project_name_taken' });
+    await expect(deleteSecret(s, { orgId: org.id, projectId: p.id, projectName: 'blog', name: 'NOPE', actor: 'a' })).rejects.toMatchObject({ status: 404 });
+    await expect(createProject(s, { orgId: org.id, plan: 'free', limit: 1, name: 'over', database: false, hostname: 'over.test.example', actor: 'a' }))
+      .rejects.toMatchObject({ code: 'project_limit' });
+    expect(await latestSeq(s)).toBe(seq);
+    expect(s.db.select().from(audit).all()).toHaveLength(audits);
+    expect(s.db.select().from(projects).all()).toHaveLength(1);
+  });
+
+  it('seq never goes back, even after the newest change row is gone and the store reopens', async () => {
+    const { dir, s } = fresh();
+    const org = await createOrg(s, 'acme', 'free');
+    await newProject(s, org.id, 'a');
+    await newProject(s, org.id, 'b');
+    const top = await latestSeq(s);
+    rawSqlite(s).prepare('DELETE FROM changes WHERE seq = ?').run(top);
+    s.close();
+    const again = openStore(dir);
+    stores.push(again);
+    const org2 = await orgBySlug(again, 'acme');
+    await newProject(again, org2!.id, 'c');
+    expect(await latestSeq(again)).toBeGreaterThan(top);
+  });
+});
+
+describe('desired rows', () => {
+  it('a new project carries generation 1', async () => {
+    const { s } = fresh();
+    const org = await createOrg(s, 'acme', 'free');
+    await newProject(s, org.id, 'blog');
+    expect(s.db.select({ generation: projects.generation }).from(projects).get()).toEqual({ generation: 1 });
+  });
+});
+
+describe('migrations', () => {
+  it('reopening an existing store applies nothing twice', () => {
+    const { dir, s } = fresh();
+    const count = () => rawSqlite(s).prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get() as number;
+    const before = count();
+    expect(before).toBeGreaterThan(0);
+    stores.push(openStore(dir), openStore(dir));
+    expect(count()).toBe(before);
+  });
+
+  it('a process opening the store while another is midway through migrating it succeeds (no "table already exists")', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostplane-race-'));
+    dirs.push(dir);
+    // Connection A is another process that started on the same fresh dir a moment earlier: it has made the
+    // migrations table (as drizzle does before its BEGIN) and is inside its migration transaction.
+    const a = new Database(join(dir, 'hostplane.db'));
+    a.pragma('journal_mode = WAL');
+    a.exec('CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)');
+    a.exec('BEGIN IMMEDIATE');
+    for (const m of readMigrationFiles({ migrationsFolder: join(ROOT, 'store', 'migrations') })) {
+      for (const stmt of m.sql) a.exec(stmt);
+      a.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)').run(m.hash, m.folderMillis);
+    }
+    // Process B opens the store now: it reads "nothing applied" and then waits for A's write lock.
+    const script = join(dir, 'open.mts');
+    writeFileSync(script, [
+      `import { openStore } from ${JSON.stringify(join(ROOT, 'store', 'db.ts'))};`,
+      "console.log('opening');",
+      `try { openStore(${JSON.stringify(dir)}).close(); console.log('ok'); } catch (e) { console.log('FAIL ' + (e as Error).message.split('\\n')[0]); }`,
+    ].join('\n'));
+    const child = spawn(process.execPath, ['--import', join(ROOT, 'node_modules/tsx/dist/esm/index.mjs'), script], { cwd: ROOT });
+    let out = '';
+    const opening = new Promise<void>((resolve) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += String(c);
+        if (out.includes('opening')) resolve();
+      });
+    });
+    child.stderr.on('data', (c: Buffer) => { out += String(c); });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    try {
+      await opening;
+      await new Promise((r) => setTimeout(r, 400));
+      a.exec('COMMIT');
+      await exited;
+    } finally {
+      if (a.inTransaction) a.exec('ROLLBACK');
+      a.close();
+      child.kill('SIGKILL');
+    }
+    expect(out.trim().split('\n')).toEqual(['opening', 'ok']);
+    const s = openStore(dir);
+    stores.push(s);
+    expect(rawSqlite(s).prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(readMigrationFiles({ migrationsFolder: join(ROOT, 'store', 'migrations') }).length);
+  }, 20_000);
+});

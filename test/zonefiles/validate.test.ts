@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { checkCnameConflict, MAX_RECORDS, MAX_TXT_BYTES, validateRRset, ZoneValidationError, type RecordType, type RRset } from '../../zonefiles';
+
+const ZONE = 'example.com';
+const rrset = (type: string, contents: string[], name = `host.${ZONE}`, ttl = 300): RRset =>
+  ({ name, type, ttl, records: contents.map((content) => ({ content })) }) as RRset;
+
+function issuesOf(r: RRset): ZoneValidationError['issues'] {
+  try {
+    validateRRset(ZONE, r);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ZoneValidationError);
+    return (e as ZoneValidationError).issues;
+  }
+  throw new Error('expected a ZoneValidationError');
+}
+
+describe('validateRRset rejects', () => {
+  const record = (type: string, content: string, message: string, name?: string) =>
+    [`${type} ${JSON.stringify(content)}`, rrset(type, [content], name), 'records[0].content', message] as const;
+
+  it.each([
+    record('A', '192.0.2', 'A record "192.0.2" must be an IPv4 address in dotted-quad form without leading zeros (e.g. 192.0.2.1)'),
+    record('A', '192.0.2.256', 'A record "192.0.2.256" must be an IPv4 address'),
+    record('A', '192.0.02.1', 'A record "192.0.02.1" must be an IPv4 address'),
+    record('A', '192.0.2.1.5', 'A record "192.0.2.1.5" must be an IPv4 address'),
+    record('A', '2001:db8::1', 'A record "2001:db8::1" must be an IPv4 address'),
+    record('A', '', 'A record "" must be an IPv4 address'),
+    record('AAAA', '192.0.2.1', 'AAAA record "192.0.2.1" must be an IPv6 address (e.g. 2001:db8::1)'),
+    record('AAAA', '2001:db8:::1', 'AAAA record "2001:db8:::1" must be an IPv6 address'),
+    record('AAAA', '2001:db8::g', 'AAAA record "2001:db8::g" must be an IPv6 address'),
+    record('AAAA', '1:2:3:4:5:6:7:8:9', 'AAAA record "1:2:3:4:5:6:7:8:9" must be an IPv6 address'),
+    record('AAAA', 'fe80::1%eth0', 'AAAA record "fe80::1%eth0" must be an IPv6 address'),
+    record('MX', 'x 10', 'MX record "x 10": preference "x" must be an integer 0-65535'),
+    record('MX', 'mail.example.com', 'MX record "mail.example.com" must be "<preference> <exchange>"'),
+    record('MX', '10 mail.example.com extra', 'MX record "10 mail.example.com extra" must be "<preference> <exchange>"'),
+    record('MX', '65536 mail.example.com', 'MX record "65536 mail.example.com": preference "65536" must be an integer 0-65535'),
+    record('MX', '-1 mail.example.com', 'MX record "-1 mail.example.com": preference "-1" must be an integer 0-65535'),
+    record('MX', '10 mail..example.com', 'MX record "10 mail..example.com": exchange "mail..example.com" has an empty label'),
+    record('MX', '10 .', 'MX record "10 .": a null MX (exchange ".") must have preference 0'),
+    record('SRV', '10 5 sip.example.com', 'SRV record "10 5 sip.example.com" must be "<priority> <weight> <port> <target>"', `_sip._tcp.${ZONE}`),
+    record('SRV', '10 5 70000 sip.example.com', 'SRV record "10 5 70000 sip.example.com": port "70000" must be an integer 0-65535', `_sip._tcp.${ZONE}`),
+    record('SRV', '1.5 5 5060 sip.example.com', 'SRV record "1.5 5 5060 sip.example.com": priority "1.5" must be an integer 0-65535', `_sip._tcp.${ZONE}`),
+    record('SRV', '10 x 5060 sip.example.com', 'SRV record "10 x 5060 sip.example.com": weight "x" must be an integer 0-65535', `_sip._tcp.${ZONE}`),
+    record('SRV', '10 5 5060 sip_@.example.com', 'SRV record "10 5 5060 sip_@.example.com": target "sip_@.example.com" contains "@"', `_sip._tcp.${ZONE}`),
+    record('CAA', '0 issue', 'CAA record "0 issue" must be "<flags> <tag> <value>"'),
+    record('CAA', '256 issue "letsencrypt.org"', 'CAA record "256 issue \\"letsencrypt.org\\"": flags "256" must be an integer 0-255'),
+    record('CAA', '0 is-sue "letsencrypt.org"', 'CAA record "0 is-sue \\"letsencrypt.org\\"": tag "is-sue" must be 1-15 letters or digits'),
+    record('CAA', '0 abcdefghijklmnop "x"', 'tag "abcdefghijklmnop" must be 1-15 letters or digits'),
+    record('CAA', '0 issue "letsencrypt.org', 'CAA record "0 issue \\"letsencrypt.org": value has an opening quote but no closing one'),
+    record('CAA', '0 issue "lets"encrypt.org"', 'value must be printable ASCII without " or \\'),
+    record('CAA', '0 issue "lets_encrypt.org"', 'CAA record "0 issue \\"lets_encrypt.org\\"": issuer "lets_encrypt.org" is not a domain name'),
+    record('CAA', '0 issue "ca.example; account"', 'CAA record "0 issue \\"ca.example; account\\"": parameter "account" must be "<key>=<value>"'),
+    record('CAA', '0 issuewild "-ca.example"', 'issuer "-ca.example" is not a domain name'),
+    record('CAA', '0 iodef "http://example.com/report"', 'CAA record "0 iodef \\"http://example.com/report\\"": iodef value "http://example.com/report" must be a mailto: or https: URL'),
+    record('CAA', '0 iodef "security@example.com"', 'iodef value "security@example.com" must be a mailto: or https: URL'),
+    record('CNAME', 'target..example.net', 'CNAME record "target..example.net" has an empty label'),
+    record('CNAME', '*.example.net', 'CNAME record "*.example.net" is a host name and must not contain the wildcard "*"'),
+    record('CNAME', 'exa mple.net', 'CNAME record "exa mple.net" contains " "; only letters, digits, "-" and "_" are allowed'),
+    record('NS', 'ns1.example.net..', 'NS record "ns1.example.net.." has an empty label'),
+    record('NS', `${'a'.repeat(64)}.example.net`, `has the label "${'a'.repeat(64)}" of 64 bytes; at most 63 are allowed`),
+    record('PTR', '', 'PTR record "" is empty'),
+    record('TXT', '\ud800', 'TXT record "\\ud800" is not valid Unicode (it has an unpaired surrogate)'),
+    record('TXT', 'x'.repeat(MAX_TXT_BYTES + 1), `is ${MAX_TXT_BYTES + 1} bytes long; at most ${MAX_TXT_BYTES} are allowed`),
+    record('TXT', '€'.repeat(Math.ceil((MAX_TXT_BYTES + 1) / 3)), `bytes long; at most ${MAX_TXT_BYTES} are allowed`),
+    ['content that is not a string', { name: `host.${ZONE}`, type: 'A', ttl: 300, records: [{ content: 7 }] } as unknown as RRset, 'records[0].content', 'A record content must be a string'],
+    ['an owner outside the zone', rrset('A', ['192.0.2.1'], 'www.example.org'), 'name', 'name "www.example.org" is not inside zone "example.com"'],
+    ['an owner that only ends like the zone', rrset('A', ['192.0.2.1'], 'notexample.com'), 'name', 'name "notexample.com" is not inside zone "example.com"'],
+    ['an owner with an empty label', rrset('A', ['192.0.2.1'], `a..${ZONE}`), 'name', 'name "a..example.com" has an empty label'],
+    ['an owner with a wildcard below the leftmost label', rrset('A', ['192.0.2.1'], `a.*.${ZONE}`), 'name', 'name "a.*.example.com" has "*" as a label other than the leftmost one'],
+    ['an owner with a forbidden character', rrset('A', ['192.0.2.1'], `a+b.${ZONE}`), 'name', 'contains "+"'],
+    ['an owner longer than 253 characters', rrset('A', ['192.0.2.1'], `${'a.'.repeat(125)}${ZONE}`), 'name', 'is 261 characters long; at most 253 are allowed'],
+    ['a CNAME at the apex', rrset('CNAME', ['target.example.net'], ZONE), 'type', 'CNAME is not allowed at the zone apex "example.com"'],
+    ['a CNAME given as "@"', rrset('CNAME', ['target.example.net'], '@'), 'type', 'CNAME is not allowed at the zone apex'],
+    ['a CNAME rrset with two records', rrset('CNAME', ['a.example.net', 'b.example.net']), 'records', 'a CNAME rrset must have exactly one record, got 2'],
+    ['an SRV owner without _service._proto', rrset('SRV', ['10 5 5060 sip.example.com'], `sip.${ZONE}`), 'name', 'SRV name "sip.example.com" must begin with "_service._proto" labels'],
+    ['an SRV owner with only _service', rrset('SRV', ['10 5 5060 sip.example.com'], `_sip.${ZONE}`), 'name', 'must begin with "_service._proto"'],
+    ['a null MX next to another MX', rrset('MX', ['0 .', '10 mail.example.com']), 'records[0].content', 'MX record "0 ." is a null MX (RFC 7505) and must be the only MX record'],
+    ['an unsupported type', rrset('SPF', ['v=spf1 -all']), 'type', 'type "SPF" is not supported; use one of A, AAAA, CAA, CNAME, MX, NS, PTR, SRV, TXT'],
+    ['a ttl below 60', rrset('A', ['192.0.2.1'], undefined, 59), 'ttl', 'ttl 59 must be an integer from 60 to 604800 seconds'],
+    ['a ttl above one week', rrset('A', ['192.0.2.1'], undefined, 604801), 'ttl', 'ttl 604801 must be an integer from 60 to 604800 seconds'],
+    ['a fractional ttl', rrset('A', ['192.0.2.1'], undefined, 300.5), 'ttl', 'ttl 300.5 must be an integer'],
+    ['no records', rrset('A', []), 'records', 'records must not be empty'],
+    ['too many records', rrset('TXT', Array.from({ length: MAX_RECORDS + 1 }, (_, i) => `r${i}`)), 'records', `records has ${MAX_RECORDS + 1} entries; at most ${MAX_RECORDS} are allowed`],
+  ] as const)('%s', (_, input, path, message) => {
+    expect(issuesOf(input)).toContainEqual({ path, message: expect.stringContaining(message) });
+  });
+
+  it('names the offending record by index', () => {
+    const issues = issuesOf(rrset('A', ['192.0.2.1', '192.0.2.2', '192.0.2.x']));
+    expect(issues).toEqual([{ path: 'records[2].content', message: expect.stringContaining('A record "192.0.2.x"') }]);
+  });
+
+  it('collects every problem before throwing', () => {
+    const issues = issuesOf(rrset('MX', ['x 10', '10 mail.example.com', '10 a..b'], 'www.example.org', 1));
+    expect(issues.map((i) => i.path)).toEqual(['name', 'ttl', 'records[0].content', 'records[2].content']);
+  });
+
+  it('puts every issue into the error message', () => {
+    expect(() => validateRRset(ZONE, rrset('A', ['x'], undefined, 1))).toThrow(
+      'ttl: ttl 1 must be an integer from 60 to 604800 seconds; records[0].content: A record "x" must be an IPv4 address',
+    );
+  });
+
+  it('shortens a long record in the message', () => {
+    const [issue] = issuesOf(rrset('TXT', ['y'.repeat(MAX_TXT_BYTES + 1)]));
+    expect(issue?.message).toBe(`TXT record "${'y'.repeat(60)}…" is ${MAX_TXT_BYTES + 1} bytes long; at most ${MAX_TXT_BYTES} are allowed`);
+  });
+});
+
+describe('validateRRset canonicalizes', () => {
+  it.each([
+    ['A', ' 192.0.2.1 ', '192.0.2.1'],
+    ['AAAA', '2001:DB8:0:0:0:0:0:1', '2001:db8::1'],
+    ['AAAA', '2001:0db8:0000:0001:0000:0000:0000:0001', '2001:db8:0:1::1'],
+    ['AAAA', '2001:db8:0:1:1:1:1:1', '2001:db8:0:1:1:1:1:1'],
+    ['AAAA', '::ffff:192.0.2.1', '::ffff:c000:201'],
+    ['CNAME', 'Target.Example.NET.', 'target.example.net'],
+    ['CNAME', 'bücher.example', 'xn--bcher-kva.example'],
+    ['NS', 'NS1.example.net.', 'ns1.example.net'],
+    ['PTR', 'host.example.net.', 'host.example.net'],
+    ['MX', '010   Mail.Example.com.', '10 mail.example.com'],
+    ['MX', '0 .', '0 .'],
+    ['SRV', '10 5 5060 SIP.example.com.', '10 5 5060 sip.example.com'],
+    ['SRV', '0 0 0 .', '0 0 0 .'],
+    ['CAA', '0 ISSUE letsencrypt.org', '0 issue "letsencrypt.org"'],
+    ['CAA', '128 issue "letsencrypt.org; validationmethods=dns-01"', '128 issue "letsencrypt.org; validationmethods=dns-01"'],
+    ['CAA', '0 issue ";"', '0 issue ";"'],
+    ['CAA', '0 issue ""', '0 issue ""'],
+    ['CAA', '0 iodef mailto:security@example.com', '0 iodef "mailto:security@example.com"'],
+    ['CAA', '0 iodef "https://example.com/caa"', '0 iodef "https://example.com/caa"'],
+    ['CAA', '0 contactemail "x@example.com"', '0 contactemail "x@example.com"'],
+    ['TXT', '  spaces kept  ', '  spaces kept  '],
+    ['TXT', '', ''],
+  ] as const)('%s %j to %j', (type, content, canonical) => {
+    const name = type === 'SRV' ? `_sip._tcp.${ZONE}` : `host.${ZONE}`;
+    expect(validateRRset(ZONE, rrset(type, [content], name)).records).toEqual([{ content: canonical }]);
+  });
+
+  it('resolves "@" and normalizes the owner to lower-case punycode', () => {
+    expect(validateRRset(ZONE, rrset('A', ['192.0.2.1'], '@')).name).toBe(ZONE);
+    expect(validateRRset(ZONE, rrset('A', ['192.0.2.1'], 'Café.Example.COM.')).name).toBe('xn--caf-dma.example.com');
+  });
+
+  it('accepts wildcard and underscore owners', () => {
+    expect(validateRRset(ZONE, rrset('TXT', ['x'], `*.${ZONE}`)).name).toBe(`*.${ZONE}`);
+    expect(validateRRset(ZONE, rrset('TXT', ['x'], `_acme-challenge.www.${ZONE}`)).name).toBe(`_acme-challenge.www.${ZONE}`);
+  });
+
+  it('drops duplicate records, also those equal only after canonicalization', () => {
+    expect(validateRRset(ZONE, rrset('CNAME', ['a.example.net', 'A.example.net.'])).records).toEqual([{ content: 'a.example.net' }]);
+    expect(validateRRset(ZONE, rrset('AAAA', ['2001:db8::1', '2001:DB8:0::1'])).records).toEqual([{ content: '2001:db8::1' }]);
+  });
+
+  it('sorts records numerically where the content is numeric', () => {
+    expect(validateRRset(ZONE, rrset('A', ['192.0.2.10', '192.0.2.9', '10.1.1.1'])).records.map((r) => r.content)).toEqual([
+      '10.1.1.1',
+      '192.0.2.9',
+      '192.0.2.10',
+    ]);
+    expect(validateRRset(ZONE, rrset('MX', ['20 b.example.net', '5 c.example.net', '10 a.example.net'])).records.map((r) => r.content)).toEqual([
+      '5 c.example.net',
+      '10 a.example.net',
+      '20 b.example.net',
+    ]);
+  });
+
+  it('returns only name, type, ttl and records', () => {
+    const input = { ...rrset('A', ['192.0.2.1']), managedBy: 'system' } as RRset;
+    expect(Object.keys(validateRRset(ZONE, input))).toEqual(['name', 'type', 'ttl', 'records']);
+  });
+});
+
+describe('checkCnameConflict', () => {
+  it.each([
+    [[], 'CNAME', false],
+    [[], 'A', false],
+    [['CNAME'], 'CNAME', false],
+    [['A'], 'A', false],
+    [['A', 'TXT'], 'MX', false],
+    [['CNAME'], 'A', true],
+    [['CNAME'], 'TXT', true],
+    [['A'], 'CNAME', true],
+    [['TXT', 'MX'], 'CNAME', true],
+  ] as [RecordType[], RecordType, boolean][])('existing %j, putting %s: %s', (existing, type, conflict) => {
+    expect(checkCnameConflict(existing, type)).toBe(conflict);
+  });
+});
