@@ -1,0 +1,161 @@
+/** Shared pieces of the benchmarks: child servers that print `{"listening": URL}`, CLI calls with JSON on
+ * stdout, and one bounded autocannon measurement with sub-millisecond latency percentiles. */
+import autocannon from 'autocannon';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const REPO = resolve(BENCH_DIR, '..');
+/** The tsx loader, as `./bin/hostplane` uses it: `node --import TSX file.ts`. */
+export const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
+
+export interface ChildServer {
+  name: string;
+  child: ChildProcess;
+  /** The URL from the first stdout line; rejects if the child exits or stays silent past the timeout. */
+  ready: Promise<string>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** How much of a child's stderr (its logs) is kept to explain a failed start. */
+const STDERR_TAIL = 4096;
+
+/**
+ * Spawns a server child whose first stdout line is `{"listening": URL}`. Its stderr (hostplane's JSON logs)
+ * is a pipe drained here, as a supervisor (systemd, a container runtime) would take it: a log file on the
+ * database's disk would be flushed by every WAL fsync (ext4 data=ordered) and tax the writes twice.
+ */
+export function spawnServer(name: string, cmd: string, args: string[], o: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): ChildServer {
+  const child = spawn(cmd, args, { cwd: REPO, env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL);
+  });
+  const tail = (): string => (stderr ? `\n--- ${name} stderr (tail) ---\n${stderr}` : '');
+  const exited = new Promise<void>((res) => child.once('exit', () => res()));
+  const ready = new Promise<string>((res, rej) => {
+    let buf = '';
+    const fail = (why: string): void => {
+      clearTimeout(timer);
+      rej(new Error(`${name} failed to start: ${why}${tail()}`));
+    };
+    const timer = setTimeout(() => fail(`no listening line in ${o.timeoutMs ?? 20_000} ms`), o.timeoutMs ?? 20_000);
+    child.once('error', (e) => fail(e.message));
+    child.once('close', (code, signal) => fail(`exited (${signal ?? code}) before listening`));
+    child.stdout!.setEncoding('utf8');
+    const onData = (chunk: string): void => {
+      buf += chunk;
+      const nl = buf.indexOf('\n');
+      if (nl < 0) return;
+      child.stdout!.off('data', onData);
+      child.stdout!.resume(); // keep draining anything else it prints
+      clearTimeout(timer);
+      try {
+        const url = (JSON.parse(buf.slice(0, nl)) as { listening?: unknown }).listening;
+        if (typeof url !== 'string') throw new Error('no "listening" field');
+        res(url);
+      } catch (e) {
+        rej(new Error(`${name} printed an unexpected first line ${JSON.stringify(buf.slice(0, nl))}: ${(e as Error).message}`));
+      }
+    };
+    child.stdout!.on('data', onData);
+  });
+  ready.catch(() => undefined); // awaited later; never an unhandled rejection meanwhile
+  const stop = async (graceMs = 5000): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(t);
+  };
+  return { name, child, ready, stop };
+}
+
+/** Runs a CLI command that prints one JSON value on stdout; throws with its stderr on a non-zero exit. */
+export function runJson(cmd: string, args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((res, rej) => {
+    execFile(cmd, args, { cwd: REPO, timeout: 20_000 }, (err, stdout, stderr) => {
+      if (err) return rej(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stderr}`));
+      try {
+        res(JSON.parse(stdout) as Record<string, unknown>);
+      } catch {
+        rej(new Error(`${cmd} ${args.join(' ')} printed no JSON: ${stdout}`));
+      }
+    });
+  });
+}
+
+export interface Load {
+  url: string;
+  method: 'GET' | 'PUT' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+}
+
+export interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  responses: number;
+  non2xx: number;
+  /** Connection errors and timeouts: requests that got no response at all. */
+  errors: number;
+}
+
+/** What one autocannon run saw: 2xx latencies in fractional ms, failures, and its wall time. */
+export interface Slice { latencies: number[]; non2xx: number; errors: number; seconds: number }
+
+/** One autocannon run on `load`. Latencies come from the per-response event (fractional ms), because
+ * autocannon's own histogram has 1 ms resolution, too coarse for loopback. */
+export async function run(load: Load): Promise<Slice> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const result = await new Promise<autocannon.Result>((res, rej) => {
+    const inst = autocannon({
+      url: `${load.url}${load.path}`,
+      method: load.method,
+      headers: load.headers,
+      ...(load.body === undefined ? {} : { body: load.body }),
+      connections: load.connections,
+      pipelining: 1,
+      duration: load.seconds,
+      timeout: 10,
+    }, (err, r) => (err ? rej(err) : res(r)));
+    inst.on('response', (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) latencies.push(ms);
+      else non2xx += 1;
+    });
+  });
+  // result.errors counts connection errors including timeouts: requests that got no response at all.
+  return { latencies, non2xx: Math.max(non2xx, result.non2xx), errors: result.errors, seconds: result.duration };
+}
+
+const percentile = (sorted: Float64Array, p: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+/** Throughput and latency percentiles over one or more slices of the same load. */
+export function summarize(slices: Slice[]): Measured {
+  const sorted = Float64Array.from(slices.flatMap((s) => s.latencies)).sort();
+  const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
+  const seconds = slices.reduce((a, s) => a + s.seconds, 0);
+  const responses = sorted.length + non2xx;
+  return {
+    rps: seconds > 0 ? responses / seconds : 0,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    responses,
+    non2xx,
+    errors: slices.reduce((a, s) => a + s.errors, 0),
+  };
+}
+
+export const failed = (m: Measured): boolean => m.non2xx > 0 || m.errors > 0 || m.responses === 0;
+
+export const fmt = (m: Measured): string =>
+  `${Math.round(m.rps)} req/s p50=${m.p50.toFixed(2)}ms p99=${m.p99.toFixed(2)}ms non2xx=${m.non2xx} errors=${m.errors}`;

@@ -1,0 +1,20 @@
+/** `npm run bench`: runs every benchmark's main in turn; a bench is added by importing its main into BENCHES.
+ * Exits non-zero if any bench fails (a server that does not start, failed requests). */
+import { main as api } from './api';
+import { main as dns } from './dns';
+
+const BENCHES: [name: string, main: () => Promise<number>][] = [
+  ['api', api],
+  ['dns', dns],
+];
+
+let code = 0;
+for (const [name, main] of BENCHES) {
+  try {
+    if ((await main()) !== 0) code = 1;
+  } catch (e) {
+    process.stderr.write(`bench ${name}: ${(e as Error).message}\n`);
+    code = 1;
+  }
+}
+process.exitCode = code;
