@@ -59,18 +59,6 @@ export function createApp(deps: Deps, log: Logger, extraOps: AnyOp[] = []): App 
     }
   });
   app.use(errors());
-  app.use(bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: '1mb',
-    encoding: 'utf-8',
-    onError: (err) => {
-      const status = (err as { status?: number }).status;
-      if (status === 413) throw new AppError(413, 'payload_too_large', 'request bodies are limited to 1 MiB');
-      if (status === 415) throw new AppError(415, 'unsupported_media_type', 'unsupported body encoding');
-      throw new AppError(400, 'bad_request', 'request body is not valid JSON');
-    },
-  }));
-
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
@@ -82,7 +70,20 @@ export function createApp(deps: Deps, log: Logger, extraOps: AnyOp[] = []): App 
   router.get('/openapi.json', (ctx) => {
     ctx.body = spec;
   });
-  mount(router, ops, deps);
+  // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
+  // oversized or malformed body gets 401, never a parse error.
+  const parser = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: '1mb',
+    encoding: 'utf-8',
+    onError: (err) => {
+      const status = (err as { status?: number }).status;
+      if (status === 413) throw new AppError(413, 'payload_too_large', 'request bodies are limited to 1 MiB');
+      if (status === 415) throw new AppError(415, 'unsupported_media_type', 'unsupported body encoding');
+      throw new AppError(400, 'bad_request', 'request body is not valid JSON');
+    },
+  });
+  mount(router, ops, deps, (ctx) => parser(ctx, async () => undefined));
   app.use(router.routes());
   // Sets 405 with an Allow header (or 501); the error edge then writes the body.
   app.use(router.allowedMethods());

@@ -62,7 +62,7 @@ const RRset = z.object({
 }).meta({ id: 'RRset' });
 const ZoneDetail = Zone.extend({ rrsets: z.array(RRset) }).meta({ id: 'ZoneDetail' });
 
-const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS) or `no_core`'];
+const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS), `no_core` or `core_unavailable`'];
 
 /** DNS operations need the core and a deployment with its own nameservers. */
 async function nameservers(core: Core): Promise<string[]> {

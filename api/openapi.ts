@@ -1,6 +1,7 @@
 /** OpenAPI 3.1 generated from the operations' zod schemas (JSON Schema 2020-12, which 3.1 uses as is). */
 import { z } from 'zod';
 import type { AnyOp } from './ops';
+import { ErrorSchema } from './schemas';
 
 type Json = Record<string, unknown>;
 
@@ -31,7 +32,10 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       }
     }
     const responses: Json = {};
-    for (const [status, r] of Object.entries(op.responses)) {
+    const documented = op.needsCore && !op.responses[503]
+      ? { ...op.responses, 503: { description: '`no_core` (no core configured) or `core_unavailable` (the core does not answer)', schema: ErrorSchema } }
+      : op.responses;
+    for (const [status, r] of Object.entries(documented)) {
       responses[status] = r.schema ? { description: r.description, content: { 'application/json': { schema: schema(r.schema, 'output') } } } : { description: r.description };
     }
     (paths[op.path] ??= {})[op.method] = {

@@ -98,7 +98,7 @@ const koaPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 /** Registers every operation on the router, wrapping its handler in authentication, the org and role check
  * (non-member reads as 404, a too-low role is 403, both before any lookup of the target), the core check
  * (503 `no_core`) and input validation. */
-export function mount(router: Router, ops: AnyOp[], deps: Deps): void {
+export function mount(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx: Context) => Promise<unknown>): void {
   for (const op of ops) {
     router[op.method](op.operationId, koaPath(op.path), async (ctx: Context) => {
       ctx.state.operationId = op.operationId;
@@ -115,8 +115,11 @@ export function mount(router: Router, ops: AnyOp[], deps: Deps): void {
         }
       }
       if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
-      if (op.body && ctx.request.length && !ctx.is('application/json')) {
-        throw new AppError(415, 'unsupported_media_type', 'request bodies must be application/json');
+      if (op.body) {
+        if (ctx.request.length && !ctx.is('application/json')) {
+          throw new AppError(415, 'unsupported_media_type', 'request bodies must be application/json');
+        }
+        await parseBody(ctx);
       }
       const reply = await op.handler({
         params: parse(op.params, ctx.params, 'path'),

@@ -167,3 +167,10 @@ export const storageGrants = sqliteTable('storage_grants', {
   quotaBytes: integer('quota_bytes').notNull(),
   createdAt: text('created_at').notNull(),
 });
+
+/** The last serial a deleted zone had, so a zone created again under its name never serves a lower serial:
+ * secondaries that kept the old copy would otherwise ignore the new zone. */
+export const zoneTombstones = sqliteTable('zone_tombstones', {
+  name: text('name').primaryKey(),
+  serial: integer('serial').notNull(),
+});

@@ -5,7 +5,7 @@ import { nextSerial, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
-import { rrsets, zoneStatus, zones, type DsValue } from './schema';
+import { rrsets, zoneStatus, zoneTombstones, zones, type DsValue } from './schema';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
 export type ManagedBy = 'system' | 'app' | 'acme' | null;
@@ -72,12 +72,16 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
       .where(or(eq(zones.name, p.name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${p.name}`)))
       .all()
       .filter((z) => z.name === p.name || parents.includes(z.name) || z.name.endsWith(`.${p.name}`));
+    // An organization may split its own zones (delegation inside one account); only another's is in the way.
     const same = clash.find((z) => z.name === p.name);
     if (same && same.orgId === p.orgId) return { zone: zoneOf(tx, p.orgId, p.name), created: false };
-    if (clash.some((z) => z.orgId !== p.orgId || z.name !== p.name)) {
+    if (clash.some((z) => z.orgId !== p.orgId)) {
       throw conflict('zone_taken', `zone ${p.name} (or a zone above or below it) belongs to another organization`);
     }
-    const row: ZoneRow = { name: p.name, orgId: p.orgId, dnssec: 'off', ds: [], serial: nextSerial(0, now), generation: 1, createdAt: iso(now) };
+    const before = tx.select({ serial: zoneTombstones.serial }).from(zoneTombstones).where(eq(zoneTombstones.name, p.name)).get();
+    const row: ZoneRow = {
+      name: p.name, orgId: p.orgId, dnssec: 'off', ds: [], serial: nextSerial(before?.serial ?? 0, now), generation: 1, createdAt: iso(now),
+    };
     tx.insert(zones).values(row).run();
     tx.insert(rrsets).values({
       zone: p.name, name: p.name, type: 'NS', ttl: NS_TTL,
@@ -119,7 +123,10 @@ export async function allZoneNames(s: Store): Promise<string[]> {
 export async function deleteZone(s: Store, p: { orgId: number; name: string; actor: string }): Promise<void> {
   const now = s.clock();
   await s.write((tx) => {
-    zoneOf(tx, p.orgId, p.name);
+    const z = zoneOf(tx, p.orgId, p.name);
+    const served = tx.select({ serial: zoneStatus.servedSerial }).from(zoneStatus).where(eq(zoneStatus.zone, p.name)).get()?.serial ?? 0;
+    const last = Math.max(z.serial, served);
+    tx.insert(zoneTombstones).values({ name: p.name, serial: last }).onConflictDoUpdate({ target: zoneTombstones.name, set: { serial: last } }).run();
     tx.delete(rrsets).where(eq(rrsets.zone, p.name)).run();
     tx.delete(zones).where(eq(zones.name, p.name)).run();
     // The observed status belongs to this zone: a zone created again under the name must not inherit it.

@@ -103,6 +103,23 @@ describe('createZone', () => {
     expect((await create(t, stored)).createdAt).toBe(z.createdAt);
   });
 
+  it('lets an organization nest zones of its own, above and below', async () => {
+    await create(t, 'own.nest.example');
+    expect((await create(t, 'sub.own.nest.example')).name).toBe('sub.own.nest.example');
+    expect((await create(t, 'nest2.own.nest.example')).name).toBe('nest2.own.nest.example');
+  });
+
+  it('gives a zone deleted and created again a serial above every serial it had', async () => {
+    const z = await create(t, 'again.example');
+    for (const ip of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) {
+      expect((await put(t, 'again.example', '@', 'A', { records: records(ip) })).status).toBe(200);
+    }
+    const last = (await get(t, 'again.example')).serial;
+    expect(last).toBeGreaterThan(z.serial);
+    expect((await t.call('DELETE', zonePath('again.example'))).status).toBe(204);
+    expect((await create(t, 'again.example')).serial).toBeGreaterThan(last);
+  });
+
   describe('another organization', () => {
     beforeAll(async () => {
       await create(t, 'held.nest.example', t.other.token, 'globex');

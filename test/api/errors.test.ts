@@ -69,6 +69,15 @@ describe('bad bodies', () => {
     expect(b.details.issues.length).toBeGreaterThan(0);
   });
 
+  it.each([
+    ['malformed JSON', '{"name":'],
+    ['a body over 1 MiB', JSON.stringify({ name: 'big', pad: 'x'.repeat(1024 * 1024 + 10) })],
+  ])('%s from a caller without a valid token is 401: bodies are read only after authentication', async (_label, body) => {
+    await expectError('no token', await raw('POST', PROJECTS, { body, headers: json, token: null }), 401, 'unauthorized');
+    await expectError('stranger', await raw('POST', PROJECTS, { body, headers: json, token: t.tokens.stranger }), 404, 'not_found');
+    await expectError('viewer', await raw('POST', PROJECTS, { body, headers: json, token: t.tokens.viewer }), 403, 'forbidden');
+  });
+
   it('a body over 1 MiB is 413 payload_too_large', async () => {
     const body = JSON.stringify({ name: 'big', pad: 'x'.repeat(1024 * 1024 + 10) });
     await expectError('too large', await raw('POST', PROJECTS, { body, headers: json }), 413, 'payload_too_large');
