@@ -1,5 +1,5 @@
 /** Projects, their hostnames and placements. */
-import { and, asc, count, eq, gt } from 'drizzle-orm';
+import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../core/errors';
 import { iso, type Store } from './db';
 import { appendAudit, recordChange } from './feed';
@@ -69,21 +69,32 @@ export async function listProjects(s: Store, orgId: number, limit: number, curso
 
 /** The project of this org by name; another org's project reads as missing. */
 export async function getProject(s: Store, orgId: number, name: string): Promise<Project> {
-  const row = s.db.select(projectColumns).from(projects).innerJoin(hostnames, withDefaultHostname)
-    .where(and(eq(projects.orgId, orgId), eq(projects.name, name))).get();
+  const row = s.prepared('getProject', (db) => db.select(projectColumns).from(projects).innerJoin(hostnames, withDefaultHostname)
+    .where(and(eq(projects.orgId, sql.placeholder('orgId')), eq(projects.name, sql.placeholder('name')))).prepare())
+    .get({ orgId, name });
   if (!row) throw notFound(`project ${name}`);
   return row;
 }
 
+const byProject = sql.placeholder('projectId');
+
 export async function getProjectDetail(s: Store, orgId: number, name: string): Promise<ProjectDetail> {
   const p = await getProject(s, orgId, name);
-  const names = s.db.select({ name: hostnames.name, kind: hostnames.kind, status: hostnames.status }).from(hostnames)
-    .where(eq(hostnames.projectId, p.id)).orderBy(asc(hostnames.name)).all();
-  const placed = s.db.select({ nodeId: placements.nodeId, createdAt: placements.createdAt }).from(placements)
-    .where(eq(placements.projectId, p.id)).orderBy(asc(placements.nodeId)).all();
-  const auth = s.db.select({ id: authGrants.projectId }).from(authGrants).where(eq(authGrants.projectId, p.id)).get();
-  const storage = s.db.select({ id: storageGrants.projectId }).from(storageGrants).where(eq(storageGrants.projectId, p.id)).get();
-  return { ...p, hostnames: names, grants: { auth: auth !== undefined, storage: storage !== undefined }, placements: placed };
+  const q = s.prepared('projectDetail', (db) => ({
+    names: db.select({ name: hostnames.name, kind: hostnames.kind, status: hostnames.status }).from(hostnames)
+      .where(eq(hostnames.projectId, byProject)).orderBy(asc(hostnames.name)).prepare(),
+    placed: db.select({ nodeId: placements.nodeId, createdAt: placements.createdAt }).from(placements)
+      .where(eq(placements.projectId, byProject)).orderBy(asc(placements.nodeId)).prepare(),
+    auth: db.select({ id: authGrants.projectId }).from(authGrants).where(eq(authGrants.projectId, byProject)).prepare(),
+    storage: db.select({ id: storageGrants.projectId }).from(storageGrants).where(eq(storageGrants.projectId, byProject)).prepare(),
+  }));
+  const args = { projectId: p.id };
+  return {
+    ...p,
+    hostnames: q.names.all(args),
+    grants: { auth: q.auth.get(args) !== undefined, storage: q.storage.get(args) !== undefined },
+    placements: q.placed.all(args),
+  };
 }
 
 /** Operator placement of a project on a node (the deploy path's job; until then, the CLI's). */
