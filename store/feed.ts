@@ -1,13 +1,18 @@
 /** The change feed and the audit log: both append-only, both written inside the transaction of the change. */
-import { and, desc, eq, gt, lt, max } from 'drizzle-orm';
-import { iso, type Store, type Tx } from './db';
+import { and, desc, eq, gt, lt, max, sql } from 'drizzle-orm';
+import { iso, type Store } from './db';
 import { audit, changes } from './schema';
 
 export type ChangeKind = 'project' | 'secret' | 'zone' | 'placement' | 'hostname';
 
-/** Records that the desired state of (kind, key) changed; returns the new feed sequence number. */
-export function recordChange(tx: Tx, kind: ChangeKind, key: string, at: Date): number {
-  return tx.insert(changes).values({ kind, key, at: iso(at) }).returning({ seq: changes.seq }).get().seq;
+/**
+ * Records that the desired state of (kind, key) changed; returns the new feed sequence number. Call it inside
+ * `s.write`: the statement runs on the store's one connection, so it joins that transaction.
+ */
+export function recordChange(s: Store, kind: ChangeKind, key: string, at: Date): number {
+  return s.prepared('recordChange', (db) => db.insert(changes)
+    .values({ kind: sql.placeholder('kind'), key: sql.placeholder('key'), at: sql.placeholder('at') })
+    .returning({ seq: changes.seq }).prepare()).get({ kind, key, at: iso(at) })!.seq;
 }
 
 export async function changesSince(s: Store, seq: number, limit = 1000): Promise<{ seq: number; kind: string; key: string }[]> {
@@ -28,8 +33,12 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-export function appendAudit(tx: Tx, e: AuditEntry, at: Date): void {
-  tx.insert(audit).values({ ...e, details: e.details ?? {}, at: iso(at) }).run();
+/** Appends an audit record; like `recordChange`, call it inside `s.write`. */
+export function appendAudit(s: Store, e: AuditEntry, at: Date): void {
+  s.prepared('appendAudit', (db) => db.insert(audit).values({
+    orgId: sql.placeholder('orgId'), event: sql.placeholder('event'), actor: sql.placeholder('actor'),
+    target: sql.placeholder('target'), details: sql.placeholder('details'), at: sql.placeholder('at'),
+  }).prepare()).run({ ...e, details: e.details ?? {}, at: iso(at) });
 }
 
 export interface AuditRecord { id: string; at: string; event: string; actor: string; target: string; details: Record<string, unknown> }

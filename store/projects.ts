@@ -54,8 +54,8 @@ export async function createProject(s: Store, p: CreateProject): Promise<Project
       .values({ orgId: p.orgId, name: p.name, database: p.database, generation: 1, createdAt })
       .returning({ id: projects.id }).get();
     tx.insert(hostnames).values({ name: p.hostname, projectId: id, kind: 'default', status: 'active', createdAt }).run();
-    recordChange(tx, 'project', String(id), now);
-    appendAudit(tx, { orgId: p.orgId, event: 'project.create', actor: p.actor, target: p.name, details: { hostname: p.hostname, database: p.database } }, now);
+    recordChange(s, 'project', String(id), now);
+    appendAudit(s, { orgId: p.orgId, event: 'project.create', actor: p.actor, target: p.name, details: { hostname: p.hostname, database: p.database } }, now);
     return { id, name: p.name, hostname: p.hostname, database: p.database, createdAt };
   });
 }
@@ -104,6 +104,6 @@ export async function setPlacement(s: Store, orgId: number, projectName: string,
   await s.write((tx) => {
     if (!tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.id, nodeId)).get()) throw notFound(`node ${nodeId}`);
     tx.insert(placements).values({ projectId: p.id, nodeId, createdAt: iso(now) }).onConflictDoNothing().run();
-    recordChange(tx, 'placement', nodeId, now);
+    recordChange(s, 'placement', nodeId, now);
   });
 }

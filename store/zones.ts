@@ -42,11 +42,11 @@ function zoneOf(tx: Tx, orgId: number, name: string): ZoneRow {
 }
 
 /** Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation. */
-function bump(tx: Tx, z: ZoneRow, now: Date): ZoneRow {
+function bump(s: Store, tx: Tx, z: ZoneRow, now: Date): ZoneRow {
   const serial = nextSerial(z.serial, now);
   const generation = z.generation + 1;
   tx.update(zones).set({ serial, generation }).where(eq(zones.name, z.name)).run();
-  recordChange(tx, 'zone', z.name, now);
+  recordChange(s, 'zone', z.name, now);
   return { ...z, serial, generation };
 }
 
@@ -87,8 +87,8 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
       zone: p.name, name: p.name, type: 'NS', ttl: NS_TTL,
       records: p.nameservers.map((ns) => ({ content: ns })), managedBy: 'system',
     }).run();
-    recordChange(tx, 'zone', p.name, now);
-    appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
+    recordChange(s, 'zone', p.name, now);
+    appendAudit(s, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
     return { zone: row, created: true };
   });
   return { zone: withStatus(s, result.zone), created: result.created };
@@ -131,8 +131,8 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
     tx.delete(zones).where(eq(zones.name, p.name)).run();
     // The observed status belongs to this zone: a zone created again under the name must not inherit it.
     tx.delete(zoneStatus).where(eq(zoneStatus.zone, p.name)).run();
-    recordChange(tx, 'zone', p.name, now);
-    appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.delete', actor: p.actor, target: p.name }, now);
+    recordChange(s, 'zone', p.name, now);
+    appendAudit(s, { orgId: p.orgId, event: 'dns.zone.delete', actor: p.actor, target: p.name }, now);
   });
 }
 
@@ -155,8 +155,8 @@ export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
     }
     tx.insert(rrsets).values({ zone: z.name, ...rrset, managedBy: null })
       .onConflictDoUpdate({ target: [rrsets.zone, rrsets.name, rrsets.type], set: { ttl: rrset.ttl, records: rrset.records } }).run();
-    bump(tx, z, now);
-    appendAudit(tx, {
+    bump(s, tx, z, now);
+    appendAudit(s, {
       orgId: p.orgId, event: 'dns.rrset.set', actor: p.actor, target: `${z.name}/${rrset.name}/${rrset.type}`,
       details: { ttl: rrset.ttl, records: rrset.records.length },
     }, now);
@@ -173,8 +173,8 @@ export async function deleteRRset(s: Store, p: { orgId: number; zone: string; na
     if (!row) throw notFound(`rrset ${p.name} ${p.type}`);
     if (row.managedBy) throw conflict('managed_rrset', `${p.name} ${p.type} is managed by the service and cannot be deleted`);
     tx.delete(rrsets).where(where).run();
-    bump(tx, z, now);
-    appendAudit(tx, { orgId: p.orgId, event: 'dns.rrset.delete', actor: p.actor, target: `${z.name}/${p.name}/${p.type}` }, now);
+    bump(s, tx, z, now);
+    appendAudit(s, { orgId: p.orgId, event: 'dns.rrset.delete', actor: p.actor, target: `${z.name}/${p.name}/${p.type}` }, now);
   });
 }
 
@@ -191,8 +191,8 @@ export async function setZoneDnssec(s: Store, p: { orgId: number; zone: string; 
     if (next === z.dnssec) return z;
     const ds = next === 'off' ? [] : z.ds;
     tx.update(zones).set({ dnssec: next, ds }).where(eq(zones.name, z.name)).run();
-    const bumped = bump(tx, { ...z, dnssec: next, ds }, now);
-    appendAudit(tx, { orgId: p.orgId, event: p.enabled ? 'dns.dnssec.enable' : 'dns.dnssec.disable', actor: p.actor, target: z.name }, now);
+    const bumped = bump(s, tx, { ...z, dnssec: next, ds }, now);
+    appendAudit(s, { orgId: p.orgId, event: p.enabled ? 'dns.dnssec.enable' : 'dns.dnssec.disable', actor: p.actor, target: z.name }, now);
     return bumped;
   });
   return withStatus(s, row);
@@ -211,7 +211,7 @@ export async function setZoneDs(s: Store, p: { orgId: number; zone: string; ds: 
     if (p.ds.length === 0 && z.dnssec === 'signing') return z;
     const dnssec: DnssecState = p.ds.length === 0 ? 'signing' : 'ds_pending';
     tx.update(zones).set({ dnssec, ds: p.ds }).where(eq(zones.name, z.name)).run();
-    appendAudit(tx, { orgId: p.orgId, event: 'dns.dnssec.ds', actor: p.actor, target: z.name, details: { ds: p.ds.length } }, now);
+    appendAudit(s, { orgId: p.orgId, event: 'dns.dnssec.ds', actor: p.actor, target: z.name, details: { ds: p.ds.length } }, now);
     return { ...z, dnssec, ds: p.ds };
   });
   return withStatus(s, row);
@@ -241,6 +241,6 @@ export async function raiseSerial(s: Store, zone: string, served: number): Promi
   const now = s.clock();
   await s.write((tx) => {
     const z = tx.select().from(zones).where(eq(zones.name, zone)).get();
-    if (z && z.serial <= served) bump(tx, { ...z, serial: served }, now);
+    if (z && z.serial <= served) bump(s, tx, { ...z, serial: served }, now);
   });
 }

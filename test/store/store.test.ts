@@ -58,7 +58,7 @@ describe('durability settings', () => {
 describe('audit log is append-only', () => {
   async function withRecord(): Promise<Store> {
     const { s } = fresh();
-    await s.write((tx) => appendAudit(tx, { orgId: 1, event: 'test.event', actor: 'user:a@test', target: 't', details: { n: 1 } }, new Date()));
+    await s.write(() => appendAudit(s, { orgId: 1, event: 'test.event', actor: 'user:a@test', target: 't', details: { n: 1 } }, new Date()));
     return s;
   }
 
@@ -85,7 +85,7 @@ describe('audit log is append-only', () => {
   it('appending still works after a refused change', async () => {
     const s = await withRecord();
     expect(() => rawSqlite(s).prepare('DELETE FROM audit').run()).toThrow();
-    await s.write((tx) => appendAudit(tx, { orgId: 1, event: 'test.second', actor: 'a', target: 't' }, new Date()));
+    await s.write(() => appendAudit(s, { orgId: 1, event: 'test.second', actor: 'a', target: 't' }, new Date()));
     expect(s.db.select().from(audit).all()).toHaveLength(2);
   });
 });
