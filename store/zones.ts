@@ -1,5 +1,5 @@
 /** DNS zones and their rrsets: the desired state the zone reconciler converges the nameserver to. */
-import { and, asc, eq, gt, inArray, like, or } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../core/errors';
 import { nextSerial, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Store, type Tx } from './db';
@@ -35,17 +35,20 @@ export interface ZoneWithStatus extends ZoneRow { status: ZoneStatusRow | null }
 
 const NS_TTL = 86_400;
 
-function zoneOf(tx: Tx, orgId: number, name: string): ZoneRow {
-  const z = tx.select().from(zones).where(eq(zones.name, name)).get();
+/** The zone of this organization; another's reads as missing. Inside `s.write` it joins the transaction. */
+function zoneOf(s: Store, orgId: number, name: string): ZoneRow {
+  const z = s.prepared('zoneOf', (db) => db.select().from(zones).where(eq(zones.name, sql.placeholder('name'))).prepare()).get({ name });
   if (!z || z.orgId !== orgId) throw notFound(`zone ${name}`);
   return z;
 }
 
 /** Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation. */
-function bump(s: Store, tx: Tx, z: ZoneRow, now: Date): ZoneRow {
+function bump(s: Store, z: ZoneRow, now: Date): ZoneRow {
   const serial = nextSerial(z.serial, now);
   const generation = z.generation + 1;
-  tx.update(zones).set({ serial, generation }).where(eq(zones.name, z.name)).run();
+  s.prepared('bumpZone', (db) => db.update(zones)
+    .set({ serial: sql`${sql.placeholder('serial')}`, generation: sql`${sql.placeholder('generation')}` })
+    .where(eq(zones.name, sql.placeholder('name'))).prepare()).run({ serial, generation, name: z.name });
   recordChange(s, 'zone', z.name, now);
   return { ...z, serial, generation };
 }
@@ -74,7 +77,7 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
       .filter((z) => z.name === p.name || parents.includes(z.name) || z.name.endsWith(`.${p.name}`));
     // An organization may split its own zones (delegation inside one account); only another's is in the way.
     const same = clash.find((z) => z.name === p.name);
-    if (same && same.orgId === p.orgId) return { zone: zoneOf(tx, p.orgId, p.name), created: false };
+    if (same && same.orgId === p.orgId) return { zone: zoneOf(s, p.orgId, p.name), created: false };
     if (clash.some((z) => z.orgId !== p.orgId)) {
       throw conflict('zone_taken', `zone ${p.name} (or a zone above or below it) belongs to another organization`);
     }
@@ -102,7 +105,7 @@ export async function listZones(s: Store, orgId: number, limit: number, cursor?:
 }
 
 export async function getZone(s: Store, orgId: number, name: string): Promise<ZoneWithStatus> {
-  return withStatus(s, s.db.transaction((tx) => zoneOf(tx, orgId, name)));
+  return withStatus(s, s.db.transaction((tx) => zoneOf(s, orgId, name)));
 }
 
 /** The rrsets of a zone in a stable order (by name, then type). */
@@ -123,7 +126,7 @@ export async function allZoneNames(s: Store): Promise<string[]> {
 export async function deleteZone(s: Store, p: { orgId: number; name: string; actor: string }): Promise<void> {
   const now = s.clock();
   await s.write((tx) => {
-    const z = zoneOf(tx, p.orgId, p.name);
+    const z = zoneOf(s, p.orgId, p.name);
     const served = tx.select({ serial: zoneStatus.servedSerial }).from(zoneStatus).where(eq(zoneStatus.zone, p.name)).get()?.serial ?? 0;
     const last = Math.max(z.serial, served);
     tx.insert(zoneTombstones).values({ name: p.name, serial: last }).onConflictDoUpdate({ target: zoneTombstones.name, set: { serial: last } }).run();
@@ -143,19 +146,22 @@ export interface PutRRset { orgId: number; zone: string; rrset: RRset; actor: st
 export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
   const now = s.clock();
   const { rrset } = p;
-  return s.write((tx) => {
-    const z = zoneOf(tx, p.orgId, p.zone);
-    const atName = tx.select({ type: rrsets.type, managedBy: rrsets.managedBy }).from(rrsets)
-      .where(and(eq(rrsets.zone, z.name), eq(rrsets.name, rrset.name))).all();
+  return s.write(() => {
+    const z = zoneOf(s, p.orgId, p.zone);
+    const atName = s.prepared('rrsetTypesAtName', (db) => db.select({ type: rrsets.type, managedBy: rrsets.managedBy }).from(rrsets)
+      .where(and(eq(rrsets.zone, sql.placeholder('zone')), eq(rrsets.name, sql.placeholder('name')))).prepare())
+      .all({ zone: z.name, name: rrset.name });
     if (atName.find((r) => r.type === rrset.type)?.managedBy) {
       throw conflict('managed_rrset', `${rrset.name} ${rrset.type} is managed by the service and cannot be edited`);
     }
     if (p.cnameConflict(atName.map((r) => r.type as RecordType), rrset.type)) {
       throw conflict('cname_conflict', `a CNAME cannot share the name ${rrset.name} with another type`);
     }
-    tx.insert(rrsets).values({ zone: z.name, ...rrset, managedBy: null })
-      .onConflictDoUpdate({ target: [rrsets.zone, rrsets.name, rrsets.type], set: { ttl: rrset.ttl, records: rrset.records } }).run();
-    bump(s, tx, z, now);
+    s.prepared('upsertRRset', (db) => db.insert(rrsets)
+      .values({ zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'), records: sql.placeholder('records'), managedBy: null })
+      .onConflictDoUpdate({ target: [rrsets.zone, rrsets.name, rrsets.type], set: { ttl: sql`excluded.ttl`, records: sql`excluded.records` } })
+      .prepare()).run({ zone: z.name, ...rrset });
+    bump(s, z, now);
     appendAudit(s, {
       orgId: p.orgId, event: 'dns.rrset.set', actor: p.actor, target: `${z.name}/${rrset.name}/${rrset.type}`,
       details: { ttl: rrset.ttl, records: rrset.records.length },
@@ -167,13 +173,13 @@ export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
 export async function deleteRRset(s: Store, p: { orgId: number; zone: string; name: string; type: string; actor: string }): Promise<void> {
   const now = s.clock();
   await s.write((tx) => {
-    const z = zoneOf(tx, p.orgId, p.zone);
+    const z = zoneOf(s, p.orgId, p.zone);
     const where = and(eq(rrsets.zone, z.name), eq(rrsets.name, p.name), eq(rrsets.type, p.type));
     const row = tx.select({ managedBy: rrsets.managedBy }).from(rrsets).where(where).get();
     if (!row) throw notFound(`rrset ${p.name} ${p.type}`);
     if (row.managedBy) throw conflict('managed_rrset', `${p.name} ${p.type} is managed by the service and cannot be deleted`);
     tx.delete(rrsets).where(where).run();
-    bump(s, tx, z, now);
+    bump(s, z, now);
     appendAudit(s, { orgId: p.orgId, event: 'dns.rrset.delete', actor: p.actor, target: `${z.name}/${p.name}/${p.type}` }, now);
   });
 }
@@ -186,12 +192,12 @@ export async function deleteRRset(s: Store, p: { orgId: number; zone: string; na
 export async function setZoneDnssec(s: Store, p: { orgId: number; zone: string; enabled: boolean; actor: string }): Promise<ZoneWithStatus> {
   const now = s.clock();
   const row = await s.write((tx) => {
-    const z = zoneOf(tx, p.orgId, p.zone);
+    const z = zoneOf(s, p.orgId, p.zone);
     const next: DnssecState = p.enabled ? (z.dnssec === 'off' ? 'signing' : z.dnssec) : 'off';
     if (next === z.dnssec) return z;
     const ds = next === 'off' ? [] : z.ds;
     tx.update(zones).set({ dnssec: next, ds }).where(eq(zones.name, z.name)).run();
-    const bumped = bump(s, tx, { ...z, dnssec: next, ds }, now);
+    const bumped = bump(s, { ...z, dnssec: next, ds }, now);
     appendAudit(s, { orgId: p.orgId, event: p.enabled ? 'dns.dnssec.enable' : 'dns.dnssec.disable', actor: p.actor, target: z.name }, now);
     return bumped;
   });
@@ -206,7 +212,7 @@ export async function setZoneDnssec(s: Store, p: { orgId: number; zone: string; 
 export async function setZoneDs(s: Store, p: { orgId: number; zone: string; ds: DsValue[]; actor: string }): Promise<ZoneWithStatus> {
   const now = s.clock();
   const row = await s.write((tx) => {
-    const z = zoneOf(tx, p.orgId, p.zone);
+    const z = zoneOf(s, p.orgId, p.zone);
     if (z.dnssec === 'off') throw conflict('dnssec_off', `DNSSEC is off for ${z.name}; enable it first`);
     if (p.ds.length === 0 && z.dnssec === 'signing') return z;
     const dnssec: DnssecState = p.ds.length === 0 ? 'signing' : 'ds_pending';
@@ -241,6 +247,6 @@ export async function raiseSerial(s: Store, zone: string, served: number): Promi
   const now = s.clock();
   await s.write((tx) => {
     const z = tx.select().from(zones).where(eq(zones.name, zone)).get();
-    if (z && z.serial <= served) bump(s, tx, { ...z, serial: served }, now);
+    if (z && z.serial <= served) bump(s, { ...z, serial: served }, now);
   });
 }
