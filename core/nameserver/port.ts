@@ -1,0 +1,106 @@
+/**
+ * The nameserver port: what the zone reconciler needs from the hidden primary that serves rendered zone
+ * files (Knot DNS in `serve`, see `knot.ts`). Zone names are absolute, lower case A-labels written without
+ * the trailing dot (`example.com`), as in `zonefiles/model.ts`.
+ */
+
+/** A DS record for the parent zone, as the signer computed it from its KSK. */
+export interface DsRecord {
+  keyTag: number;
+  /** 13 = ECDSAP256SHA256. */
+  algorithm: number;
+  /** 2 = SHA-256, 4 = SHA-384. */
+  digestType: number;
+  /** Upper-case hex. */
+  digest: string;
+}
+
+/** The nameserver process as the supervisor sees it. */
+export interface NameserverHealth {
+  /** True while the server process is up and was seen answering. */
+  running: boolean;
+  /** Why the process last exited unexpectedly or failed to start; kept after a successful restart. */
+  lastError: string | null;
+  pid: number | null;
+  /** Unexpected exits recovered from since start(). */
+  restarts: number;
+}
+
+/** A zone the server is configured with. */
+export interface ZoneConfig {
+  name: string;
+  dnssec: boolean;
+}
+
+/**
+ * An incremental change to a served zone, one resource record per line in zone-file presentation format
+ * (rdata as the zone file has it, e.g. from `renderRecordData`), owners absolute (trailing dot optional)
+ * or `@`:
+ * - `remove`: `owner type` drops the whole rrset, `owner [ttl] type rdata` one record (ttl ignored).
+ *   SOA lines are ignored: the SOA in `add` replaces the served one.
+ * - `add`: `owner ttl type rdata`. Must hold the new apex SOA, with the serial of the zone text that comes
+ *   with the change.
+ * A change that does not fit the served zone (removing what is not there, adding what is) is refused as a
+ * whole: the caller's idea of the served zone is wrong, and only a full applyZone is safe then.
+ */
+export interface ZoneChanges {
+  remove: string[];
+  add: string[];
+}
+
+/**
+ * The zone text's serial cannot be served: secondaries follow by serial, so serving it would leave them
+ * on old data (or, for a serial below the served one, break their IXFR history). Re-render the zone with
+ * a serial above `served` and apply again.
+ */
+export class StaleSerialError extends Error {
+  override name = 'StaleSerialError';
+  constructor(
+    readonly zone: string,
+    readonly serial: number,
+    readonly served: number,
+  ) {
+    super(`zone ${zone}: serial ${serial} is not above the served serial ${served}`);
+  }
+}
+
+/**
+ * The hidden primary. Every operation is idempotent; concurrent calls for one zone run one after another.
+ * applyZone, applyChanges, removeZone and servedSerial throw while the server process is down (the
+ * supervisor restarts it; retry later).
+ */
+export interface Nameserver {
+  /** Configures exactly these zones (their files are served as they are on disk), starts the server and
+   * resolves once it answers queries. When that fails it rejects, and keeps trying in the background (with
+   * backoff, reported by health()) until stop(). */
+  start(zones: ZoneConfig[]): Promise<void>;
+  /** Stops the server and waits until its process has exited. */
+  stop(): Promise<void>;
+  /**
+   * Makes the server serve `zoneText` (a complete zone file with its SOA) for `name`, signed or not. When it
+   * resolves, the new data is served and the file and configuration on disk bring it back after a restart.
+   * Applying what is already served does nothing. A zone text the server rejects throws and leaves the
+   * previous data served.
+   *
+   * Serials: unsigned, the text's serial must be above the served one; signed, at least the served one
+   * (the signer serves text serial + 1 or more: read it back with servedSerial). Otherwise StaleSerialError.
+   * Turning DNSSEC off removes keys and signatures from the answers; its zone text must therefore carry a
+   * serial above the served (signed) one.
+   */
+  applyZone(name: string, zoneText: string, opts: { dnssec: boolean }): Promise<void>;
+  /**
+   * Optional fast path for a small change to a large served zone: applies `changes` (the difference between
+   * the served zone and `zoneText`) as one atomic transaction without re-reading the zone file, then stores
+   * `zoneText` as the zone file. The text's serial must be above the served one, signed or not
+   * (StaleSerialError otherwise); fall back to applyZone when this throws.
+   */
+  applyChanges?(name: string, changes: ZoneChanges, zoneText: string): Promise<void>;
+  /** Stops serving the zone (queries get REFUSED) and forgets it: file, journal and DNSSEC keys. Re-adding
+   * the zone later signs it with new keys, so its DS at the parent must go first. */
+  removeZone(name: string): Promise<void>;
+  /** The SOA serial the server answers now; null when it does not serve the zone. */
+  servedSerial(name: string): Promise<number | null>;
+  /** DS records of the zone's KSKs for the parent; [] when the zone is not signed or has no keys yet. */
+  ds(name: string): Promise<DsRecord[]>;
+  health(): NameserverHealth;
+}

@@ -1,0 +1,330 @@
+/**
+ * The Knot DNS adapter against a real knotd: each test starts its own in a temp dir on its own loopback
+ * port, writes zones through the adapter and checks what a resolver (or a secondary) gets back over DNS.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import dnsPacket, { type Answer } from 'dns-packet';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createKnotNameserver, findKnot, type KnotNameserver, type KnotNameserverOptions } from '../../../core/nameserver/knot';
+import { StaleSerialError, type ZoneConfig } from '../../../core/nameserver/port';
+import { query, txtValue, type Server } from '../../helpers/dns';
+import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
+
+const ZONE = 'example.test';
+const TXT_PARTS = ['a'.repeat(255), 'b'.repeat(255), 'c'.repeat(100)];
+
+function zoneText(serial: number, opts: { www?: string; extra?: string[] } = {}): string {
+  return [
+    `$ORIGIN ${ZONE}.`,
+    `@ 300 IN SOA ns1.${ZONE}. hostmaster.${ZONE}. ${serial} 3600 600 604800 300`,
+    `@ 300 IN NS ns1.${ZONE}.`,
+    'ns1 300 IN A 192.0.2.53',
+    `www 300 IN A ${opts.www ?? '192.0.2.1'}`,
+    `txt 300 IN TXT ${TXT_PARTS.map((p) => `"${p}"`).join(' ')}`,
+    ...(opts.extra ?? []),
+    '',
+  ].join('\n');
+}
+
+interface Started {
+  ns: KnotNameserver;
+  server: Server;
+  dir: string;
+  opts: KnotNameserverOptions;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hostplane-knot-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function startKnot(zones: ZoneConfig[] = [], extra: Partial<KnotNameserverOptions> = {}): Promise<Started> {
+  const dir = tempDir();
+  const port = await freePort();
+  const opts = { dir: join(dir, 'knot'), zonesDir: join(dir, 'zones'), listen: `127.0.0.1:${port}`, ...extra };
+  const ns = createKnotNameserver(opts);
+  cleanups.push(() => ns.stop());
+  await ns.start(zones);
+  return { ns, server: { host: '127.0.0.1', port }, dir, opts };
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The RDATA of any answer but OPT (which has none). */
+const rdata = (a: Answer | undefined): unknown => (a && 'data' in a ? a.data : undefined);
+
+async function aRecords(server: Server, name: string): Promise<string[]> {
+  const response = await query(server, name, 'A');
+  return (response.answers ?? []).filter((a) => a.type === 'A').map((a) => rdata(a) as string);
+}
+
+describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
+  it('serves an applied zone: A, NS and a TXT of three strings', async () => {
+    const { ns, server } = await startKnot();
+    expect(await ns.servedSerial(ZONE)).toBeNull();
+
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+
+    expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.1']);
+    const nsAnswer = await query(server, ZONE, 'NS');
+    expect(nsAnswer.flag_aa).toBe(true);
+    expect(nsAnswer.answers?.map(rdata)).toEqual([`ns1.${ZONE}`]);
+    const txt = await query(server, `txt.${ZONE}`, 'TXT');
+    expect(txt.flag_tc).toBe(false);
+    const [answer] = txt.answers ?? [];
+    expect(rdata(answer)).toHaveLength(3);
+    expect(txtValue(answer!).toString()).toBe(TXT_PARTS.join(''));
+    expect(await ns.servedSerial(ZONE)).toBe(1);
+    // Without secondaries nobody may transfer the zone.
+    expect((await query(server, ZONE, 'AXFR', { tcp: true })).rcode).not.toBe('NOERROR');
+  });
+
+  it('serves a changed zone as soon as applyZone resolves; applying it again changes nothing', async () => {
+    const { ns, server, opts } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+
+    await ns.applyZone(ZONE, zoneText(2, { www: '192.0.2.2' }), { dnssec: false });
+    expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.2']);
+    expect(await ns.servedSerial(ZONE)).toBe(2);
+
+    await ns.applyZone(ZONE, zoneText(2, { www: '192.0.2.2' }), { dnssec: false });
+    expect(await ns.servedSerial(ZONE)).toBe(2);
+    expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(zoneText(2, { www: '192.0.2.2' }));
+  });
+
+  it('refuses a changed zone whose serial is not above the served one', async () => {
+    const { ns, server } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(5), { dnssec: false });
+
+    for (const serial of [5, 4]) {
+      const err = await ns.applyZone(ZONE, zoneText(serial, { www: '192.0.2.9' }), { dnssec: false }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StaleSerialError);
+      expect(err).toMatchObject({ zone: ZONE, serial, served: 5 });
+    }
+    expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.1']);
+  });
+
+  it('rejects a zone text knotd cannot load, with its reason, and keeps serving the previous one', async () => {
+    const { ns, server, opts } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+
+    const bad = zoneText(2, { www: 'not-an-address' });
+    await expect(ns.applyZone(ZONE, bad, { dnssec: false })).rejects.toThrow(/zone-reload.*failed.*knotd:.*line 5/);
+
+    expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.1']);
+    expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(zoneText(1));
+    // A new zone that fails to load is not left configured, nor its file on disk.
+    await expect(ns.applyZone('other.test', bad.replaceAll(ZONE, 'other.test'), { dnssec: false })).rejects.toThrow(/line 5/);
+    expect(readFileSync(join(opts.dir, 'knot.conf'), 'utf8')).not.toContain('other.test');
+    expect(() => readFileSync(join(opts.zonesDir, 'other.test.zone'))).toThrow(/ENOENT/);
+    await expect(ns.applyZone('other.test', 'no soa here\n', { dnssec: false })).rejects.toThrow(/no SOA/);
+  });
+
+  it('signs a zone (DNSKEY, RRSIG, DS) and unsigns it again with a higher serial', async () => {
+    const { ns, server } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    expect(await ns.ds(ZONE)).toEqual([]);
+
+    await ns.applyZone(ZONE, zoneText(2), { dnssec: true });
+    const soa = await query(server, ZONE, 'SOA', { dnssecOk: true });
+    expect(soa.answers?.map((a) => a.type)).toEqual(['SOA', 'RRSIG']);
+    const dnskey = await query(server, ZONE, 'DNSKEY', { dnssecOk: true });
+    expect(dnskey.answers?.filter((a) => a.type === 'DNSKEY').length).toBeGreaterThanOrEqual(2);
+    expect(dnskey.answers?.some((a) => a.type === 'RRSIG')).toBe(true);
+    const served = await ns.servedSerial(ZONE);
+    expect(served).toBeGreaterThan(2);
+    const ds = await ns.ds(ZONE);
+    expect(ds.length).toBeGreaterThanOrEqual(1);
+    for (const d of ds) expect(d).toMatchObject({ algorithm: 13, digest: expect.stringMatching(/^[0-9A-F]{64,96}$/) });
+
+    // The same text again is a no-op, even though knotd serves a higher serial than the text's.
+    await ns.applyZone(ZONE, zoneText(2), { dnssec: true });
+    expect(await ns.servedSerial(ZONE)).toBe(served);
+
+    // A transaction on a signed zone is signed as it commits, and keeps the serial it sets.
+    const changed = zoneText(served! + 1, { extra: ['new 300 IN A 192.0.2.99'] });
+    const soaLine = (serial: number): string => `@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. ${serial} 3600 600 604800 300`;
+    await ns.applyChanges(ZONE, { remove: [], add: [soaLine(served! + 1), `new.${ZONE} 300 A 192.0.2.99`] }, changed);
+    expect((await query(server, `new.${ZONE}`, 'A', { dnssecOk: true })).answers?.map((a) => a.type)).toEqual(['A', 'RRSIG']);
+    expect(await ns.servedSerial(ZONE)).toBe(served! + 1);
+
+    // Unsigned, knotd would replay its signing changeset onto a text with the old serial.
+    await expect(ns.applyZone(ZONE, zoneText(served! + 1), { dnssec: false })).rejects.toBeInstanceOf(StaleSerialError);
+    await ns.applyZone(ZONE, zoneText(served! + 2), { dnssec: false });
+    const unsigned = await query(server, ZONE, 'SOA', { dnssecOk: true });
+    expect(unsigned.answers?.map((a) => a.type)).toEqual(['SOA']);
+    expect((await query(server, ZONE, 'DNSKEY', { dnssecOk: true })).answers).toEqual([]);
+    expect((await query(server, `www.${ZONE}`, 'A', { dnssecOk: true })).answers?.map((a) => a.type)).toEqual(['A']);
+    expect(await ns.servedSerial(ZONE)).toBe(served! + 2);
+    expect(await ns.ds(ZONE)).toEqual([]);
+  });
+
+  it('applies a change as one transaction, keeps the zone file in step, and a restart serves the same', async () => {
+    const { ns, server, opts } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    // Quotes, an apostrophe and a semicolon: knotc's command line must pass them through untouched.
+    const quoted = '"two words" "it\'s a \\"quote\\"; \\065"';
+    const next = zoneText(2, { www: '192.0.2.7', extra: [`note 300 IN TXT ${quoted}`] });
+
+    await ns.applyChanges(
+      ZONE,
+      {
+        remove: [`www.${ZONE} A`, `${ZONE}. 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. 1 3600 600 604800 300`],
+        add: [`@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. 2 3600 600 604800 300`, `www.${ZONE} 300 A 192.0.2.7`, `note.${ZONE}. 300 TXT ${quoted}`],
+      },
+      next,
+    );
+
+    const check = async (served: KnotNameserver): Promise<void> => {
+      expect(await served.servedSerial(ZONE)).toBe(2);
+      expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.7']);
+      const note = (await query(server, `note.${ZONE}`, 'TXT')).answers?.[0];
+      expect(rdata(note)).toEqual([Buffer.from('two words'), Buffer.from('it\'s a "quote"; A')]);
+    };
+    await check(ns);
+    expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(next);
+
+    // Applying it again, or the full text, is a no-op; a change that does not match the served zone aborts.
+    await ns.applyChanges(ZONE, { remove: [], add: [`@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. 2 3600 600 604800 300`] }, next);
+    await ns.applyZone(ZONE, next, { dnssec: false });
+    const third = zoneText(3, { www: '192.0.2.7', extra: [`note 300 IN TXT ${quoted}`] });
+    await expect(
+      ns.applyChanges(ZONE, { remove: [`missing.${ZONE} A 192.0.2.1`], add: [`@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. 3 3600 600 604800 300`] }, third),
+    ).rejects.toThrow(/no such/);
+    await check(ns);
+
+    await ns.stop();
+    const again = createKnotNameserver(opts);
+    cleanups.push(() => again.stop());
+    await again.start([{ name: ZONE, dnssec: false }]);
+    await check(again);
+  });
+
+  it('removes a zone: knotd stops answering for it, and removing again is fine', async () => {
+    const { ns, server, opts } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: true });
+    await ns.applyZone('other.test', zoneText(1).replaceAll(ZONE, 'other.test'), { dnssec: false });
+
+    await ns.removeZone(ZONE);
+
+    expect(['REFUSED', 'NOTAUTH']).toContain((await query(server, `www.${ZONE}`, 'A')).rcode);
+    expect(await ns.servedSerial(ZONE)).toBeNull();
+    expect(await ns.ds(ZONE)).toEqual([]);
+    expect(await ns.servedSerial('other.test')).toBe(1);
+    expect(readFileSync(join(opts.dir, 'knot.conf'), 'utf8')).not.toContain(`domain: ${ZONE}.`);
+    expect(() => readFileSync(join(opts.zonesDir, `${ZONE}.zone`))).toThrow(/ENOENT/);
+    await ns.removeZone(ZONE);
+
+    // Added again, it starts from its new text alone.
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    expect(await ns.servedSerial(ZONE)).toBe(1);
+  });
+
+  it('restarts knotd after a crash and serves the same zones again; health() tells', async () => {
+    const { ns, server } = await startKnot([{ name: 'boot.test', dnssec: false }]);
+    await ns.applyZone('boot.test', zoneText(7).replaceAll(ZONE, 'boot.test'), { dnssec: false });
+    await ns.applyZone(ZONE, zoneText(3), { dnssec: true });
+    const signedSerial = await ns.servedSerial(ZONE);
+    const before = ns.health();
+    expect(before).toMatchObject({ running: true, restarts: 0, lastError: null });
+
+    process.kill(before.pid!, 'SIGKILL');
+    await eventually('health to report the crash', async () => (ns.health().running ? undefined : true), 2000);
+    expect(ns.health().lastError).toMatch(/SIGKILL/);
+    await expect(ns.applyZone(ZONE, zoneText(9), { dnssec: true })).rejects.toThrow(/not running/);
+
+    await eventually('knotd to be back', async () => (ns.health().running ? true : undefined));
+    const after = ns.health();
+    expect(after).toMatchObject({ running: true, restarts: 1 });
+    expect(after.pid).not.toBe(before.pid);
+    expect(await ns.servedSerial('boot.test')).toBe(7);
+    expect(await ns.servedSerial(ZONE)).toBe(signedSerial);
+    expect((await query(server, ZONE, 'SOA', { dnssecOk: true })).answers?.map((a) => a.type)).toEqual(['SOA', 'RRSIG']);
+  });
+
+  it('stop() leaves no knotd behind', async () => {
+    const { ns, server } = await startKnot();
+    const { pid } = ns.health();
+    expect(pid && alive(pid)).toBe(true);
+
+    await ns.stop();
+
+    expect(alive(pid!)).toBe(false);
+    expect(ns.health()).toMatchObject({ running: false, pid: null });
+    await expect(query(server, ZONE, 'SOA', { timeoutMs: 300 })).rejects.toThrow(/no answer/);
+  });
+
+  it('sends NOTIFY to the secondaries and lets them transfer the zone', async () => {
+    // A stand-in secondary that only records NOTIFY questions. Knot 3.2 sends NOTIFY over TCP.
+    const notifies: string[] = [];
+    const secondary = createServer((conn) => {
+      conn.on('data', (wire) => {
+        const packet = dnsPacket.decode(wire.subarray(2)) as dnsPacket.DecodedPacket & { opcode: string };
+        if (packet.opcode !== 'NOTIFY') return;
+        notifies.push(packet.questions?.[0]?.name ?? '');
+        // The opcode travels in the flags field.
+        conn.end(dnsPacket.streamEncode({ type: 'response', id: packet.id, flags: (packet.flags ?? 0) | dnsPacket.AUTHORITATIVE_ANSWER, questions: packet.questions }));
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => secondary.listen(port, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => secondary.close(() => resolve())));
+    const { ns, server } = await startKnot([], { notify: [`127.0.0.1:${port}`] });
+
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+
+    await eventually('a NOTIFY', async () => (notifies.includes(ZONE) ? true : undefined));
+    const axfr = await query(server, ZONE, 'AXFR', { tcp: true });
+    expect(axfr.rcode).toBe('NOERROR');
+    expect(axfr.answers?.[0]?.type).toBe('SOA');
+    expect(axfr.answers?.some((a) => a.type === 'TXT')).toBe(true);
+  });
+
+  it('start() takes over from a knotd left running on its directory', async () => {
+    const first = await startKnot([{ name: ZONE, dnssec: false }]);
+    await first.ns.applyZone(ZONE, zoneText(4), { dnssec: false });
+    await first.ns.stop();
+    // What a crash of the parent would leave without a parent-death signal: a knotd nobody supervises.
+    const orphan = spawn(findKnot()!.knotd, ['-c', join(first.opts.dir, 'knot.conf')], { stdio: 'ignore' });
+    const orphanExit = new Promise((resolve) => orphan.once('exit', resolve));
+    cleanups.push(async () => {
+      orphan.kill('SIGKILL');
+    });
+    await eventually('the orphan to serve', async () => ((await query(first.server, ZONE, 'SOA', { timeoutMs: 200 })).rcode === 'NOERROR' ? true : undefined));
+
+    const second = createKnotNameserver(first.opts);
+    cleanups.push(() => second.stop());
+    await second.start([{ name: ZONE, dnssec: false }]);
+
+    await orphanExit;
+    expect(second.health().pid).not.toBe(orphan.pid);
+    expect(await second.servedSerial(ZONE)).toBe(4);
+  });
+});

@@ -1,0 +1,101 @@
+/** A DNS client for tests: what a resolver or a secondary would see from our nameserver. */
+import { createSocket } from 'node:dgram';
+import { connect, isIPv6 } from 'node:net';
+import dnsPacket, { type Answer, type DecodedPacket, type Packet, type RecordType } from 'dns-packet';
+
+/** dns-packet decodes the RCODE but its type declarations leave it out. */
+export type DnsResponse = DecodedPacket & { rcode: string };
+
+export interface Server {
+  host: string;
+  port: number;
+}
+
+export interface QueryOptions {
+  /** Sets the DO bit, asking for RRSIGs. */
+  dnssecOk?: boolean;
+  /** Skips UDP. */
+  tcp?: boolean;
+  /** Per transport attempt; default 2000. */
+  timeoutMs?: number;
+}
+
+function withTimeout<T>(ms: number, what: string, start: (settle: (err: Error | null, value?: T) => void) => () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let cleanup: () => void = () => undefined;
+    const timer = setTimeout(() => settle(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    function settle(err: Error | null, value?: T): void {
+      clearTimeout(timer);
+      cleanup();
+      if (err) reject(err);
+      else resolve(value as T);
+    }
+    cleanup = start(settle);
+  });
+}
+
+function overUdp(server: Server, packet: Packet, timeoutMs: number): Promise<DnsResponse> {
+  return withTimeout(timeoutMs, `UDP ${server.host}:${server.port}`, (settle) => {
+    const socket = createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');
+    socket.on('error', (err) => settle(err));
+    socket.on('message', (msg) => {
+      const response = dnsPacket.decode(msg) as DnsResponse;
+      if (response.id === packet.id) settle(null, response);
+    });
+    socket.send(dnsPacket.encode(packet), server.port, server.host);
+    return () => socket.close();
+  });
+}
+
+function overTcp(server: Server, packet: Packet, timeoutMs: number): Promise<DnsResponse> {
+  return withTimeout(timeoutMs, `TCP ${server.host}:${server.port}`, (settle) => {
+    const socket = connect(server.port, server.host);
+    let received = Buffer.alloc(0);
+    socket.on('error', (err) => settle(err));
+    socket.on('connect', () => socket.write(dnsPacket.streamEncode(packet)));
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length < 2) return;
+      const length = received.readUInt16BE(0);
+      if (received.length >= 2 + length) settle(null, dnsPacket.decode(received.subarray(2, 2 + length)) as DnsResponse);
+    });
+    return () => socket.destroy();
+  });
+}
+
+/**
+ * Asks `server` one question (no recursion) and returns the decoded response. Over UDP it sends EDNS0 with
+ * a 4096-byte payload size, and asks again over TCP when the answer comes back truncated anyway.
+ */
+export async function query(server: Server, name: string, type: RecordType, opts: QueryOptions = {}): Promise<DnsResponse> {
+  const packet: Packet = {
+    type: 'query',
+    id: Math.floor(Math.random() * 0x10000),
+    questions: [{ type, name }],
+    additionals: [
+      {
+        type: 'OPT',
+        name: '.',
+        udpPayloadSize: 4096,
+        extendedRcode: 0,
+        ednsVersion: 0,
+        flags: opts.dnssecOk ? dnsPacket.DNSSEC_OK : 0,
+        flag_do: opts.dnssecOk ?? false,
+        options: [],
+      },
+    ],
+  };
+  const timeoutMs = opts.timeoutMs ?? 2000;
+  if (!opts.tcp) {
+    const response = await overUdp(server, packet, timeoutMs);
+    if (!response.flag_tc) return response;
+  }
+  return overTcp(server, packet, timeoutMs);
+}
+
+/** The character-strings of a TXT answer joined into one value, as a TXT-reading verifier sees it. */
+export function txtValue(answer: Answer): Buffer {
+  if (answer.type !== 'TXT') throw new Error(`expected a TXT answer, got ${answer.type}`);
+  const strings = Array.isArray(answer.data) ? answer.data : [answer.data];
+  return Buffer.concat(strings.map((s) => (typeof s === 'string' ? Buffer.from(s) : s)));
+}
