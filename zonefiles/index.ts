@@ -12,6 +12,6 @@ export {
   MAX_RECORDS,
   MAX_TXT_BYTES,
 } from './validate';
-export { renderZone, renderRecordData } from './render';
+export { renderZone, renderRecordData, ZoneImage } from './render';
 export { parseZone } from './parse';
 export { nextSerial } from './serial';

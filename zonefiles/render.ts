@@ -1,5 +1,5 @@
 import { ZoneValidationError } from './errors';
-import type { RecordData, RecordType, RRset, ZoneSpec } from './model';
+import type { RecordData, RecordType, RRset, Soa, ZoneSpec } from './model';
 import { relativeName } from './names';
 import { compareRecords } from './validate';
 
@@ -69,11 +69,14 @@ export function renderRecordData(type: RecordType, content: string): string {
 }
 
 interface Entry {
-  rrset: RRset;
+  name: string;
+  type: RecordType;
   owner: string;
   /** Relative labels right to left, joined by NUL which sorts below every label character. */
   key: string;
   code: number;
+  /** The rrset's record lines, rendered once: `<owner> <ttl> IN <type> <rdata>`. */
+  lines: string[];
 }
 
 function compareEntries(a: Entry, b: Entry): number {
@@ -84,6 +87,105 @@ function compareEntries(a: Entry, b: Entry): number {
 function nameKey(owner: string): string {
   if (owner === '@') return '';
   return owner.includes('.') ? owner.split('.').reverse().join('\0') : owner;
+}
+
+function recordLines(owner: string, rrset: RRset): string[] {
+  const { type, records } = rrset;
+  const prefix = `${owner} ${rrset.ttl} IN ${type} `;
+  if (records.length === 1) return [prefix + renderRecordData(type, (records[0] as RecordData).content)];
+  return records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b)).map((c) => prefix + renderRecordData(type, c));
+}
+
+const soaLine = (soa: Soa): string =>
+  `@ ${soa.ttl} IN SOA ${absolute(soa.mname)} ${absolute(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
+
+/**
+ * A zone kept rendered in memory, so that a change to a few rrsets of a large zone re-renders those rrsets
+ * only: the zone reconciler holds one per zone and `renderZone` is a one-shot use of it. Its text is
+ * byte-identical to rendering the same rrsets from scratch.
+ */
+export class ZoneImage {
+  private readonly entries = new Map<string, Entry>();
+  private sorted: Entry[] = [];
+  private order = true;
+
+  constructor(readonly zone: string, rrsets: Iterable<RRset> = []) {
+    let i = 0;
+    for (const rrset of rrsets) {
+      if (this.entries.has(`${rrset.name} ${rrset.type}`)) {
+        throw new ZoneValidationError([{ path: 'rrsets', message: `two rrsets for ${rrset.name} ${rrset.type}` }]);
+      }
+      this.set(rrset, `rrsets[${i++}].`);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(name: string, type: RecordType): boolean {
+    return this.entries.has(`${name} ${type}`);
+  }
+
+  /** Adds or replaces the rrset (name + type). Throws {@link ZoneValidationError} for an owner outside the zone. */
+  set(rrset: RRset, path = ''): void {
+    let owner: string;
+    try {
+      owner = relativeName(rrset.name, this.zone);
+    } catch (e) {
+      if (!(e instanceof ZoneValidationError)) throw e;
+      throw new ZoneValidationError(e.issues.map((issue) => ({ ...issue, path: `${path}${issue.path}` })));
+    }
+    const id = `${rrset.name} ${rrset.type}`;
+    const entry: Entry = { name: rrset.name, type: rrset.type, owner, key: nameKey(owner), code: TYPE_CODE[rrset.type], lines: recordLines(owner, rrset) };
+    const old = this.entries.get(id);
+    this.entries.set(id, entry);
+    if (old) this.sorted[this.sorted.indexOf(old)] = entry;
+    else {
+      this.sorted.push(entry);
+      this.order = false;
+    }
+  }
+
+  delete(name: string, type: RecordType): void {
+    const id = `${name} ${type}`;
+    const old = this.entries.get(id);
+    if (!old) return;
+    this.entries.delete(id);
+    this.sorted.splice(this.sorted.indexOf(old), 1);
+  }
+
+  /** The rrset's record lines with the owner written absolute, as `knotc zone-set` takes them. */
+  absoluteLines(name: string, type: RecordType): string[] {
+    const e = this.entries.get(`${name} ${type}`);
+    if (!e) return [];
+    return e.lines.map((l) => `${name}.${l.slice(e.owner.length)}`);
+  }
+
+  /** The whole zone file with this SOA. */
+  text(soa: Soa): string {
+    if (!this.order) {
+      this.sorted.sort(compareEntries);
+      this.order = true;
+    }
+    const chunks: string[] = [`$ORIGIN ${this.zone}.`, soaLine(soa)];
+    let lines: string[] = [];
+    for (const e of this.sorted) {
+      for (const l of e.lines) lines.push(l);
+      if (lines.length >= LINES_PER_BATCH) {
+        chunks.push(lines.join('\n'));
+        lines = [];
+      }
+    }
+    if (lines.length > 0) chunks.push(lines.join('\n'));
+    chunks.push('');
+    return chunks.join('\n');
+  }
+
+  /** The SOA as an absolute record line, for an incremental change. */
+  static soaLine(zone: string, soa: Soa): string {
+    return `${zone}.${soaLine(soa).slice(1)}`;
+  }
 }
 
 /**
@@ -99,47 +201,5 @@ function nameKey(owner: string): string {
  * since either would make the output depend on the input rather than on the zone.
  */
 export function renderZone(spec: ZoneSpec): string {
-  const zone = spec.name;
-  const entries: Entry[] = spec.rrsets.map((rrset, i) => {
-    let owner: string;
-    try {
-      owner = relativeName(rrset.name, zone);
-    } catch (e) {
-      if (!(e instanceof ZoneValidationError)) throw e;
-      throw new ZoneValidationError(e.issues.map((issue) => ({ ...issue, path: `rrsets[${i}].${issue.path}` })));
-    }
-    return { rrset, owner, key: nameKey(owner), code: TYPE_CODE[rrset.type] };
-  });
-  entries.sort(compareEntries);
-
-  const { soa } = spec;
-  const chunks: string[] = [
-    `$ORIGIN ${zone}.`,
-    `@ ${soa.ttl} IN SOA ${absolute(soa.mname)} ${absolute(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`,
-  ];
-  // Joined in batches: with one array of every line, all line strings survive young-generation GCs
-  // until the end, and copying them made up half the render time of a 100k-rrset zone.
-  let lines: string[] = [];
-  for (let i = 0; i < entries.length; i++) {
-    const { rrset, owner } = entries[i] as Entry;
-    const previous = entries[i - 1];
-    if (previous && compareEntries(previous, entries[i] as Entry) === 0) {
-      throw new ZoneValidationError([{ path: 'rrsets', message: `two rrsets for ${rrset.name} ${rrset.type}` }]);
-    }
-    const { type, records } = rrset;
-    const prefix = `${owner} ${rrset.ttl} IN ${type} `;
-    if (records.length === 1) {
-      lines.push(prefix + renderRecordData(type, (records[0] as RecordData).content));
-    } else {
-      const contents = records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b));
-      for (const content of contents) lines.push(prefix + renderRecordData(type, content));
-    }
-    if (lines.length >= LINES_PER_BATCH) {
-      chunks.push(lines.join('\n'));
-      lines = [];
-    }
-  }
-  if (lines.length > 0) chunks.push(lines.join('\n'));
-  chunks.push('');
-  return chunks.join('\n');
+  return new ZoneImage(spec.name, spec.rrsets).text(spec.soa);
 }
