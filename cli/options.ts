@@ -17,6 +17,7 @@ export const OPTIONS = {
   'dns-listen': { type: 'string', default: '127.0.0.1:8053' },
   nameservers: { type: 'string', default: 'ns1.hostplane.net,ns2.hostplane.net' },
   secondaries: { type: 'string', default: '' },
+  'incremental-from': { type: 'string', default: '5000' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -52,3 +53,10 @@ export function coreToken(flags: Flags): string | undefined {
 }
 
 export const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+/** `--incremental-from N`: zones with at least N rrsets are changed in the nameserver incrementally. */
+export function incrementalFrom(flags: Flags): number {
+  const n = Number(flags['incremental-from']);
+  if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid --incremental-from ${flags['incremental-from']}`);
+  return n;
+}

@@ -18,7 +18,7 @@ import { openStore, type Store } from '../store/db';
 import { allZoneNames, zoneByName } from '../store/zones';
 import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
-import { coreToken, list, plans, port, type Flags } from './options';
+import { coreToken, incrementalFrom, list, plans, port, type Flags } from './options';
 
 /** Listens, prints the `{"listening": URL}` line first on stdout, and on SIGTERM/SIGINT stops accepting,
  * lets in-flight requests finish, then runs `close` (reconcilers, knotd, the database) and exits. */
@@ -111,7 +111,9 @@ async function startCore(store: Store, flags: Flags, log: Logger): Promise<CoreR
   const runner = await startRunner({
     store,
     log: log.child({ component: 'reconcilers' }),
-    reconcilers: [zoneReconciler({ store, nameserver, resolver: systemResolver(), nameservers: dns.nameservers, log })],
+    reconcilers: [zoneReconciler({
+      store, nameserver, resolver: systemResolver(), nameservers: dns.nameservers, log, incrementalFrom: incrementalFrom(flags),
+    })],
   });
   return {
     core: localCore({ sealer, dns, nudge: (kind, key) => runner.nudge(kind, key) }),

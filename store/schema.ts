@@ -138,6 +138,21 @@ export const rrsets = sqliteTable(
     ttl: integer('ttl').notNull(),
     records: text('records', { mode: 'json' }).$type<{ content: string }[]>().notNull(),
     managedBy: text('managed_by'),
+    /** The zone generation that last wrote this rrset: the zone reconciler re-reads only what changed. */
+    changedGen: integer('changed_gen').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.zone, t.name, t.type] }), index('rrsets_zone_changed').on(t.zone, t.changedGen)],
+);
+
+/** Deleted rrsets, with the zone generation that deleted them, so the reconciler sees deletions without
+ * re-reading the whole zone. Dropped with the zone. */
+export const rrsetTombstones = sqliteTable(
+  'rrset_tombstones',
+  {
+    zone: text('zone').notNull(),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    gen: integer('gen').notNull(),
   },
   (t) => [primaryKey({ columns: [t.zone, t.name, t.type] })],
 );

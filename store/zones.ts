@@ -5,7 +5,7 @@ import { nextSerial, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
-import { rrsets, zoneStatus, zoneTombstones, zones, type DsValue } from './schema';
+import { rrsetTombstones, rrsets, zoneStatus, zoneTombstones, zones, type DsValue } from './schema';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
 export type ManagedBy = 'system' | 'app' | 'acme' | null;
@@ -88,7 +88,7 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     tx.insert(zones).values(row).run();
     tx.insert(rrsets).values({
       zone: p.name, name: p.name, type: 'NS', ttl: NS_TTL,
-      records: p.nameservers.map((ns) => ({ content: ns })), managedBy: 'system',
+      records: p.nameservers.map((ns) => ({ content: ns })), managedBy: 'system', changedGen: 1,
     }).run();
     recordChange(s, 'zone', p.name, now);
     appendAudit(s, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
@@ -131,6 +131,7 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
     const last = Math.max(z.serial, served);
     tx.insert(zoneTombstones).values({ name: p.name, serial: last }).onConflictDoUpdate({ target: zoneTombstones.name, set: { serial: last } }).run();
     tx.delete(rrsets).where(eq(rrsets.zone, p.name)).run();
+    tx.delete(rrsetTombstones).where(eq(rrsetTombstones.zone, p.name)).run();
     tx.delete(zones).where(eq(zones.name, p.name)).run();
     // The observed status belongs to this zone: a zone created again under the name must not inherit it.
     tx.delete(zoneStatus).where(eq(zoneStatus.zone, p.name)).run();
@@ -157,11 +158,17 @@ export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
     if (p.cnameConflict(atName.map((r) => r.type as RecordType), rrset.type)) {
       throw conflict('cname_conflict', `a CNAME cannot share the name ${rrset.name} with another type`);
     }
+    const { generation } = bump(s, z, now);
     s.prepared('upsertRRset', (db) => db.insert(rrsets)
-      .values({ zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'), records: sql.placeholder('records'), managedBy: null })
-      .onConflictDoUpdate({ target: [rrsets.zone, rrsets.name, rrsets.type], set: { ttl: sql`excluded.ttl`, records: sql`excluded.records` } })
-      .prepare()).run({ zone: z.name, ...rrset });
-    bump(s, z, now);
+      .values({
+        zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'),
+        records: sql.placeholder('records'), managedBy: null, changedGen: sql.placeholder('changedGen'),
+      })
+      .onConflictDoUpdate({
+        target: [rrsets.zone, rrsets.name, rrsets.type],
+        set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen` },
+      })
+      .prepare()).run({ zone: z.name, ...rrset, changedGen: generation });
     appendAudit(s, {
       orgId: p.orgId, event: 'dns.rrset.set', actor: p.actor, target: `${z.name}/${rrset.name}/${rrset.type}`,
       details: { ttl: rrset.ttl, records: rrset.records.length },
@@ -179,7 +186,9 @@ export async function deleteRRset(s: Store, p: { orgId: number; zone: string; na
     if (!row) throw notFound(`rrset ${p.name} ${p.type}`);
     if (row.managedBy) throw conflict('managed_rrset', `${p.name} ${p.type} is managed by the service and cannot be deleted`);
     tx.delete(rrsets).where(where).run();
-    bump(s, z, now);
+    const { generation } = bump(s, z, now);
+    tx.insert(rrsetTombstones).values({ zone: z.name, name: p.name, type: p.type, gen: generation })
+      .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } }).run();
     appendAudit(s, { orgId: p.orgId, event: 'dns.rrset.delete', actor: p.actor, target: `${z.name}/${p.name}/${p.type}` }, now);
   });
 }
@@ -248,5 +257,40 @@ export async function raiseSerial(s: Store, zone: string, served: number): Promi
   await s.write((tx) => {
     const z = tx.select().from(zones).where(eq(zones.name, zone)).get();
     if (z && z.serial <= served) bump(s, { ...z, serial: served }, now);
+  });
+}
+
+interface RawRRset { name: string; type: string; ttl: number; records: string; managed_by: string | null }
+const fromRaw = (r: RawRRset): StoredRRset => ({
+  name: r.name, type: r.type as RecordType, ttl: r.ttl, records: JSON.parse(r.records) as RRset['records'], managedBy: r.managed_by as ManagedBy,
+});
+
+/** The zone row and all its rrsets, read in one transaction so they belong to one generation. The rows are
+ * read on the driver directly: for a zone of 100,000 rrsets the generic row mapping was most of the time. */
+export async function zoneSnapshot(s: Store, name: string): Promise<{ zone: ZoneRow; rrsets: StoredRRset[] } | undefined> {
+  const q = s.prepared('zoneSnapshot', (_db, sqlite) =>
+    sqlite.prepare<[string], RawRRset>('SELECT name, type, ttl, records, managed_by FROM rrsets WHERE zone = ? ORDER BY name, type'));
+  return s.db.transaction(() => {
+    const zone = s.db.select().from(zones).where(eq(zones.name, name)).get();
+    return zone && { zone, rrsets: q.all(name).map(fromRaw) };
+  });
+}
+
+/** What changed in a zone after generation `since`: the zone row, rrsets written since, and the keys of
+ * rrsets deleted since (a key both deleted and written again is in `changed` only). One transaction. */
+export async function zoneChangesSince(s: Store, name: string, since: number): Promise<{
+  zone: ZoneRow; changed: StoredRRset[]; removed: { name: string; type: RecordType }[];
+} | undefined> {
+  const q = s.prepared('zoneChangesSince', (_db, sqlite) => ({
+    changed: sqlite.prepare<[string, number], RawRRset>('SELECT name, type, ttl, records, managed_by FROM rrsets WHERE zone = ? AND changed_gen > ?'),
+    removed: sqlite.prepare<[string, number], { name: string; type: string }>('SELECT name, type FROM rrset_tombstones WHERE zone = ? AND gen > ?'),
+  }));
+  return s.db.transaction(() => {
+    const zone = s.db.select().from(zones).where(eq(zones.name, name)).get();
+    if (!zone) return undefined;
+    const changed = q.changed.all(name, since).map(fromRaw);
+    const written = new Set(changed.map((r) => `${r.name} ${r.type}`));
+    const removed = q.removed.all(name, since).filter((r) => !written.has(`${r.name} ${r.type}`)) as { name: string; type: RecordType }[];
+    return { zone, changed, removed };
   });
 }

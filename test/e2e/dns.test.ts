@@ -23,7 +23,12 @@ async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, ms 
 const data = (a: Answer): unknown => (a as { data: unknown }).data;
 const answersOf = (r: DnsResponse, type: string): Answer[] => (r.answers ?? []).filter((a) => a.type === type);
 
-describe.skipIf(!hasKnot())(knotTitle('DNS zones served by Knot DNS through hostplane serve'), () => {
+// The same behaviour through both paths of the zone reconciler: whole-zone reloads, and incremental
+// transactions (forced here for every zone size with --incremental-from 1).
+describe.skipIf(!hasKnot()).each([
+  ['whole-zone reloads', '5000'],
+  ['incremental changes', '1'],
+])(knotTitle('DNS zones served by Knot DNS through hostplane serve (%s)'), (_path, incrementalFrom) => {
   let serve: Running;
   let token: string;
   let dns: { host: string; port: number };
@@ -36,7 +41,7 @@ describe.skipIf(!hasKnot())(knotTitle('DNS zones served by Knot DNS through host
     const dir = tempDir();
     token = await bootstrapWithCli(dir);
     dns = { host: '127.0.0.1', port: await freePort() };
-    serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dns.port}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test']);
+    serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dns.port}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test', '--incremental-from', incrementalFrom]);
     const created = await http(serve.url, 'POST', '/v1/orgs/acme/dns/zones', { token, body: { name: 'example.com' } });
     expect(created.status).toBe(200);
   });
@@ -98,6 +103,8 @@ describe.skipIf(!hasKnot())(knotTitle('DNS zones served by Knot DNS through host
       (b) => b.status.observedGeneration === b.status.generation,
     );
     expect(z.status).toMatchObject({ lastError: null, servedSerial: z.serial });
+    // Neither path fell back: an incremental change the nameserver refused would be logged.
+    expect(serve.stderr()).not.toContain('incremental change refused');
   });
 
   it('signs the zone when DNSSEC is enabled, shows the signer DS, and stops signing when disabled', async () => {

@@ -1,7 +1,10 @@
 import { soaSerial } from '../../core/nameserver/zone-text';
-import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth } from '../../core/nameserver/port';
+import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges } from '../../core/nameserver/port';
 
-export type Action = { op: 'applyZone'; zone: string; dnssec: boolean } | { op: 'removeZone'; zone: string };
+export type Action =
+  | { op: 'applyZone'; zone: string; dnssec: boolean }
+  | { op: 'applyChanges'; zone: string; remove: string[]; add: string[] }
+  | { op: 'removeZone'; zone: string };
 
 /** A nameserver that records what it was asked to do (sample-controller style) and serves from memory. */
 export class FakeNameserver implements Nameserver {
@@ -26,6 +29,15 @@ export class FakeNameserver implements Nameserver {
     }
     this.actions.push({ op: 'applyZone', zone: name, dnssec: opts.dnssec });
     this.served.set(name, { text: zoneText, serial: serial + (opts.dnssec ? this.signerBump : 0), dnssec: opts.dnssec });
+  }
+  async applyChanges(name: string, changes: ZoneChanges, zoneText: string): Promise<void> {
+    if (this.failWith) throw new Error(this.failWith);
+    const cur = this.served.get(name);
+    const serial = soaSerial(zoneText);
+    if (!cur) throw new Error(`zone ${name} is not served`);
+    if (serial <= cur.serial) throw new StaleSerialError(name, serial, cur.serial);
+    this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort() });
+    this.served.set(name, { text: zoneText, serial, dnssec: cur.dnssec });
   }
   async removeZone(name: string): Promise<void> {
     this.actions.push({ op: 'removeZone', zone: name });

@@ -3,9 +3,10 @@ import { createLogger } from '../../core/log';
 import type { Resolver } from '../../core/resolver';
 import { createOrg } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
-import { createZone, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneStatusOf } from '../../store/zones';
+import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, zoneStatusOf } from '../../store/zones';
 import { zoneReconciler } from '../../reconcilers/zones';
-import { checkCnameConflict } from '../../zonefiles';
+import { checkCnameConflict, renderZone } from '../../zonefiles';
+import { soaFor } from '../../zonefiles/soa';
 import { FakeNameserver } from '../helpers/fake-nameserver';
 import { Writable } from 'node:stream';
 
@@ -19,7 +20,13 @@ describe('zone reconciler', () => {
   let orgId: number;
   let delegatedTo: string[];
   const resolver: Resolver = { ns: async () => delegatedTo };
-  const reconciler = () => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent });
+  const reconciler = (incrementalFrom?: number) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom });
+  const putA = (name: string, ip: string) => putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict,
+    rrset: { name, type: 'A', ttl: 300, records: [{ content: ip }] } });
+  const rendered = async () => {
+    const snap = (await zoneSnapshot(store, 'example.com'))!;
+    return renderZone({ name: 'example.com', soa: soaFor('example.com', snap.zone.serial, NS), rrsets: snap.rrsets });
+  };
 
   beforeEach(async () => {
     store = openStore(':memory:');
@@ -86,6 +93,49 @@ describe('zone reconciler', () => {
     await reconciler().reconcile('example.com', noAbort);
     expect(ns.actions).toEqual([{ op: 'applyZone', zone: 'example.com', dnssec: true }]);
     expect((await zoneStatusOf(store, 'example.com'))!.dsObserved).toEqual(ns.dsRecords);
+  });
+
+  it('sends a large zone only what changed, and serves the same text as a whole render', async () => {
+    const r = reconciler(2);
+    await putA('a.example.com', '192.0.2.1');
+    await putA('b.example.com', '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
+    await putA('a.example.com', '192.0.2.9');
+    await putA('c.example.com', '192.0.2.3');
+    await deleteRRset(store, { orgId, zone: 'example.com', name: 'b.example.com', type: 'A', actor: 't' });
+    await r.reconcile('example.com', noAbort);
+    const serial = (await zoneByName(store, 'example.com'))!.serial;
+    expect(ns.actions[1]).toEqual({
+      op: 'applyChanges', zone: 'example.com',
+      remove: ['a.example.com. A', 'b.example.com. A'],
+      add: [
+        'a.example.com. 300 IN A 192.0.2.9',
+        'c.example.com. 300 IN A 192.0.2.3',
+        `example.com. 3600 IN SOA ns1.hostplane.test. hostmaster.example.com. ${serial} 10800 3600 1209600 300`,
+      ],
+    });
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+    ns.actions.length = 0;
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions).toEqual([]);
+  });
+
+  it('loads a small zone whole, and falls back to a whole load when the incremental change is refused', async () => {
+    await putA('a.example.com', '192.0.2.1');
+    const small = reconciler();
+    await small.reconcile('example.com', noAbort);
+    await putA('a.example.com', '192.0.2.2');
+    await small.reconcile('example.com', noAbort);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone']);
+
+    const big = reconciler(1);
+    await big.reconcile('example.com', noAbort);
+    ns.applyChanges = async () => { throw new Error('knotc: zone-commit failed'); };
+    await putA('a.example.com', '192.0.2.3');
+    await big.reconcile('example.com', noAbort);
+    expect(ns.actions.at(-1)).toEqual({ op: 'applyZone', zone: 'example.com', dnssec: false });
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
   it('records delegation when public DNS points at the service nameservers', async () => {
