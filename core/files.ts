@@ -1,5 +1,12 @@
+/**
+ * Crash-safe file replacement, in two forms: synchronous for small files written at start-up or rarely
+ * (the sealing key file), asynchronous for zone files that reach megabytes while `serve` answers API
+ * requests on the same thread.
+ */
+import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 /** Write to a temp file, fsync it, rename over the target and fsync the directory: readers see the old
  * or the new content, never a torn file, and the rename survives a crash. */
@@ -20,4 +27,40 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   } finally {
     closeSync(dir);
   }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes a hidden temp file beside `path`, fsyncs it, renames it over `path` and fsyncs the directory:
+ * a reader (knotd) sees the old or the new file, never a torn one, and the rename survives a crash. */
+export async function writeFileDurably(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+  // Hidden and randomized: never a name knotd would take for a zone file, never shared by two writers.
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'wx', mode);
+  try {
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await syncDir(dirname(path));
+}
+
+/** Deletes `path` if it exists and makes the deletion durable. */
+export async function removeFileDurably(path: string): Promise<void> {
+  await rm(path, { force: true });
+  await syncDir(dirname(path));
 }

@@ -2,9 +2,9 @@
  * The nameserver used when Knot DNS is not installed: zone files are still rendered and written, so they
  * are ready for any server to load, but nothing serves them, and every zone's status says so.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../files';
+import { removeFileDurably, writeFileDurably } from '../files';
 import type { Nameserver, NameserverHealth } from './port';
 
 export function filesOnlyNameserver(zonesDir: string, why: string): Nameserver {
@@ -15,8 +15,8 @@ export function filesOnlyNameserver(zonesDir: string, why: string): Nameserver {
       mkdirSync(zonesDir, { recursive: true });
     },
     stop: async () => undefined,
-    applyZone: async (name, zoneText) => writeFileAtomic(file(name), zoneText),
-    removeZone: async (name) => rmSync(file(name), { force: true }),
+    applyZone: (name, zoneText) => writeFileDurably(file(name), zoneText),
+    removeZone: (name) => removeFileDurably(file(name)),
     servedSerial: async () => null,
     ds: async () => [],
     health: () => health,

@@ -22,7 +22,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { Logger } from '../log';
 import { soaSerialServed, udpQuery } from './dns-query';
-import { removeFileDurably, writeFileDurably } from './durable-files';
+import { removeFileDurably, writeFileDurably } from '../files';
 import { knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, zoneFilePath, zoneFqdn } from './knot-config';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from './zone-text';
