@@ -17,7 +17,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { Logger } from '../log';
@@ -131,7 +131,12 @@ class Knot implements KnotNameserver {
   private readonly configChange = serializer();
   private readonly zoneQueues = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly opts: KnotNameserverOptions) {
+  private readonly opts: KnotNameserverOptions;
+
+  constructor(given: KnotNameserverOptions) {
+    // knotd resolves relative paths in its config against its rundir, not our working directory.
+    const opts = { ...given, dir: resolve(given.dir), zonesDir: resolve(given.zonesDir) };
+    this.opts = opts;
     this.paths = knotPaths(opts.dir);
     const listen = parseHostPort(opts.listen);
     // knotd may listen on the wildcard address; we ask it over loopback.

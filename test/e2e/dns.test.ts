@@ -6,7 +6,8 @@ import type { Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, txtValue, type DnsResponse } from '../helpers/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
-import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
+import { relative } from 'node:path';
+import { bootstrapWithCli, cleanup, http, ROOT, startHostplane, tempDir, type Running } from '../helpers/proc';
 
 /** Polls until `check` passes: convergence is asynchronous by design (the API only writes desired state). */
 async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, ms = 5_000): Promise<T> {
@@ -142,5 +143,20 @@ describe.skipIf(!hasKnot()).each([
     expect(() => process.kill(pid, 0)).toThrow();
     const r = await query(dns, 'example.com', 'SOA', { timeoutMs: 300 }).catch((e: Error) => e);
     expect(r).toBeInstanceOf(Error);
+  });
+});
+
+describe.skipIf(!hasKnot())(knotTitle('serve with a relative --data path'), () => {
+  afterAll(cleanup);
+
+  it('serves zones (knotd gets absolute paths, whatever the working directory)', async () => {
+    const dir = relative(ROOT, tempDir());
+    expect(dir.startsWith('/')).toBe(false);
+    const token = await bootstrapWithCli(dir);
+    const dns = { host: '127.0.0.1', port: await freePort() };
+    const serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dns.port}`]);
+    expect((await http(serve.url, 'POST', '/v1/orgs/acme/dns/zones', { token, body: { name: 'relative.test' } })).status).toBe(200);
+    const soa = await eventually(() => query(dns, 'relative.test', 'SOA'), (r) => answersOf(r, 'SOA').length === 1);
+    expect(answersOf(soa, 'SOA')).toHaveLength(1);
   });
 });
