@@ -8,5 +8,7 @@ export default defineConfig({
     // e2e tests spawn real processes (hostplane, knotd); two cores cannot run many at once.
     poolOptions: { forks: { maxForks: 2 } },
     pool: 'forks',
+    // CI also keeps a machine-readable report, from which .ci/run prints its one-line summary.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.tmp/vitest-report.json' }]] : ['default'],
   },
 });
