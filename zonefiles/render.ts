@@ -69,14 +69,13 @@ export function renderRecordData(type: RecordType, content: string): string {
 }
 
 interface Entry {
-  name: string;
-  type: RecordType;
+  rrset: RRset;
   owner: string;
   /** Relative labels right to left, joined by NUL which sorts below every label character. */
   key: string;
   code: number;
-  /** The rrset's record lines, rendered once: `<owner> <ttl> IN <type> <rdata>`. */
-  lines: string[];
+  /** The rrset's record lines, `<owner> <ttl> IN <type> <rdata>`, kept by a ZoneImage so they are rendered once. */
+  lines?: string[];
 }
 
 function compareEntries(a: Entry, b: Entry): number {
@@ -89,15 +88,59 @@ function nameKey(owner: string): string {
   return owner.includes('.') ? owner.split('.').reverse().join('\0') : owner;
 }
 
-function recordLines(owner: string, rrset: RRset): string[] {
+function pushLines(out: string[], owner: string, rrset: RRset): void {
   const { type, records } = rrset;
   const prefix = `${owner} ${rrset.ttl} IN ${type} `;
-  if (records.length === 1) return [prefix + renderRecordData(type, (records[0] as RecordData).content)];
-  return records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b)).map((c) => prefix + renderRecordData(type, c));
+  if (records.length === 1) {
+    out.push(prefix + renderRecordData(type, (records[0] as RecordData).content));
+    return;
+  }
+  for (const c of records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b))) out.push(prefix + renderRecordData(type, c));
 }
 
 const soaLine = (soa: Soa): string =>
   `@ ${soa.ttl} IN SOA ${absolute(soa.mname)} ${absolute(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
+
+/** `$ORIGIN`, the SOA, then the entries' lines in the given (sorted) order, joined in batches to keep
+ * garbage low on large zones. */
+function emit(zone: string, soa: Soa, entries: Iterable<Entry>): string {
+  const chunks: string[] = [`$ORIGIN ${zone}.`, soaLine(soa)];
+  let lines: string[] = [];
+  for (const e of entries) {
+    if (e.lines) for (const l of e.lines) lines.push(l);
+    else pushLines(lines, e.owner, e.rrset);
+    if (lines.length >= LINES_PER_BATCH) {
+      chunks.push(lines.join('\n'));
+      lines = [];
+    }
+  }
+  if (lines.length > 0) chunks.push(lines.join('\n'));
+  chunks.push('');
+  return chunks.join('\n');
+}
+
+/** The entry of one rrset; throws {@link ZoneValidationError} (at `path`) for an owner outside the zone. */
+function entryOf(zone: string, rrset: RRset, path: string): Entry {
+  let owner: string;
+  try {
+    owner = relativeName(rrset.name, zone);
+  } catch (e) {
+    if (!(e instanceof ZoneValidationError)) throw e;
+    throw new ZoneValidationError(e.issues.map((issue) => ({ ...issue, path: `${path}${issue.path}` })));
+  }
+  return { rrset, owner, key: nameKey(owner), code: TYPE_CODE[rrset.type] };
+}
+
+/** The entry with its lines rendered and kept. */
+function keptEntryOf(zone: string, rrset: RRset, path: string): Entry {
+  const e = entryOf(zone, rrset, path);
+  e.lines = [];
+  pushLines(e.lines, e.owner, rrset);
+  return e;
+}
+
+const twoRRsets = (e: Entry): ZoneValidationError =>
+  new ZoneValidationError([{ path: 'rrsets', message: `two rrsets for ${e.rrset.name} ${e.rrset.type}` }]);
 
 /**
  * A zone kept rendered in memory, so that a change to a few rrsets of a large zone re-renders those rrsets
@@ -112,11 +155,13 @@ export class ZoneImage {
   constructor(readonly zone: string, rrsets: Iterable<RRset> = []) {
     let i = 0;
     for (const rrset of rrsets) {
-      if (this.entries.has(`${rrset.name} ${rrset.type}`)) {
-        throw new ZoneValidationError([{ path: 'rrsets', message: `two rrsets for ${rrset.name} ${rrset.type}` }]);
-      }
-      this.set(rrset, `rrsets[${i++}].`);
+      const entry = keptEntryOf(zone, rrset, `rrsets[${i++}].`);
+      const id = `${rrset.name} ${rrset.type}`;
+      if (this.entries.has(id)) throw twoRRsets(entry);
+      this.entries.set(id, entry);
+      this.sorted.push(entry);
     }
+    this.order = this.sorted.length === 0;
   }
 
   get size(): number {
@@ -128,16 +173,9 @@ export class ZoneImage {
   }
 
   /** Adds or replaces the rrset (name + type). Throws {@link ZoneValidationError} for an owner outside the zone. */
-  set(rrset: RRset, path = ''): void {
-    let owner: string;
-    try {
-      owner = relativeName(rrset.name, this.zone);
-    } catch (e) {
-      if (!(e instanceof ZoneValidationError)) throw e;
-      throw new ZoneValidationError(e.issues.map((issue) => ({ ...issue, path: `${path}${issue.path}` })));
-    }
+  set(rrset: RRset): void {
     const id = `${rrset.name} ${rrset.type}`;
-    const entry: Entry = { name: rrset.name, type: rrset.type, owner, key: nameKey(owner), code: TYPE_CODE[rrset.type], lines: recordLines(owner, rrset) };
+    const entry = keptEntryOf(this.zone, rrset, '');
     const old = this.entries.get(id);
     this.entries.set(id, entry);
     if (old) this.sorted[this.sorted.indexOf(old)] = entry;
@@ -159,7 +197,7 @@ export class ZoneImage {
   absoluteLines(name: string, type: RecordType): string[] {
     const e = this.entries.get(`${name} ${type}`);
     if (!e) return [];
-    return e.lines.map((l) => `${name}.${l.slice(e.owner.length)}`);
+    return (e.lines ?? []).map((l) => `${name}.${l.slice(e.owner.length)}`);
   }
 
   /** The whole zone file with this SOA. */
@@ -168,18 +206,7 @@ export class ZoneImage {
       this.sorted.sort(compareEntries);
       this.order = true;
     }
-    const chunks: string[] = [`$ORIGIN ${this.zone}.`, soaLine(soa)];
-    let lines: string[] = [];
-    for (const e of this.sorted) {
-      for (const l of e.lines) lines.push(l);
-      if (lines.length >= LINES_PER_BATCH) {
-        chunks.push(lines.join('\n'));
-        lines = [];
-      }
-    }
-    if (lines.length > 0) chunks.push(lines.join('\n'));
-    chunks.push('');
-    return chunks.join('\n');
+    return emit(this.zone, soa, this.sorted);
   }
 
   /** The SOA as an absolute record line, for an incremental change. */
@@ -201,5 +228,11 @@ export class ZoneImage {
  * since either would make the output depend on the input rather than on the zone.
  */
 export function renderZone(spec: ZoneSpec): string {
-  return new ZoneImage(spec.name, spec.rrsets).text(spec.soa);
+  // One-shot: a sorted array is all it needs; ZoneImage's index would only cost time and memory here.
+  const entries = spec.rrsets.map((rrset, i) => entryOf(spec.name, rrset, `rrsets[${i}].`));
+  entries.sort(compareEntries);
+  for (let i = 1; i < entries.length; i++) {
+    if (compareEntries(entries[i - 1] as Entry, entries[i] as Entry) === 0) throw twoRRsets(entries[i] as Entry);
+  }
+  return emit(spec.name, spec.soa, entries);
 }
