@@ -13,8 +13,12 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export interface Store {
   readonly db: Db;
   readonly clock: () => Date;
-  /** Runs `fn` in one write transaction, taken with the write lock up front (BEGIN IMMEDIATE), so a count
-   * read inside it cannot be passed by a concurrent writer in another process. */
+  /**
+   * Runs `fn` atomically with the write lock taken up front (BEGIN IMMEDIATE), so a count read inside it
+   * cannot be passed by a concurrent writer. Writes that arrive in the same turn of the event loop share one
+   * commit (group commit), each in a savepoint of its own: one that throws rolls back alone, and each
+   * promise settles only after the commit is on disk.
+   */
   write<T>(fn: (tx: Tx) => T): Promise<T>;
   /** Builds a query once per store and reuses it: drizzle otherwise rebuilds the SQL text and SQLite
    * re-prepares the statement on every call, which dominated the hot read paths. Bulk reads whose row
@@ -52,10 +56,41 @@ export function openStore(dataDir: string | ':memory:', clock: () => Date = () =
     }
   }
   const statements = new Map<string, unknown>();
+  // With synchronous=FULL every commit waits for the disk; one commit per batch of concurrent writes is what
+  // lets throughput grow with concurrency instead of queueing behind one fsync per request.
+  type Pending = { fn: (tx: Tx) => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  let pending: Pending[] = [];
+  const flush = (): void => {
+    const batch = pending;
+    pending = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      db.transaction((tx) => {
+        for (const item of batch) {
+          try {
+            outcomes.push({ ok: true, value: tx.transaction(item.fn) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      }, { behavior: 'immediate' });
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) item.resolve(o.value);
+      else item.reject(o.error);
+    });
+  };
   return {
     db,
     clock,
-    write: async (fn) => db.transaction(fn, { behavior: 'immediate' }),
+    write: <T>(fn: (tx: Tx) => T) => new Promise<T>((resolve, reject) => {
+      pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (pending.length === 1) setImmediate(flush);
+    }),
     prepared: <T>(key: string, build: (db: Db, sqlite: Database.Database) => T): T => {
       let q = statements.get(key) as T | undefined;
       if (q === undefined) {

@@ -207,3 +207,32 @@ describe('migrations', () => {
     expect(rawSqlite(s).prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(readMigrationFiles({ migrationsFolder: join(ROOT, 'store', 'migrations') }).length);
   }, 20_000);
 });
+
+describe('group commit', () => {
+  it('writes of one turn share one commit, each in its own savepoint: one that throws rolls back alone', async () => {
+    const { s } = fresh();
+    const results = await Promise.allSettled([
+      createOrg(s, 'one', 'free'),
+      s.write((tx) => {
+        tx.insert(audit).values({ orgId: 1, at: 'x', event: 'half.done', actor: 'a', target: 't', details: {} }).run();
+        throw new Error('changed my mind');
+      }),
+      createOrg(s, 'two', 'free'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe('changed my mind');
+    expect(await orgBySlug(s, 'one')).toBeDefined();
+    expect(await orgBySlug(s, 'two')).toBeDefined();
+    expect(s.db.select().from(audit).where(eq(audit.event, 'half.done')).all()).toEqual([]);
+    // Settled means committed: a second connection, which sees only committed data, has both orgs.
+    const other = new Database(rawSqlite(s).name, { readonly: true });
+    expect(other.prepare('SELECT count(*) AS n FROM orgs').get()).toEqual({ n: 2 });
+    other.close();
+  });
+
+  it('a write issued in a later turn is its own transaction and sees the earlier ones', async () => {
+    const { s } = fresh();
+    await createOrg(s, 'first', 'free');
+    await expect(createOrg(s, 'first', 'free')).rejects.toMatchObject({ code: 'org_exists' });
+  });
+});
