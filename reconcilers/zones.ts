@@ -30,6 +30,8 @@ export interface ZoneReconcilerDeps {
   /** Zones with at least this many rrsets take the incremental path: below it a whole reload is faster
    * than the nameserver's transaction (measured with Knot: 13 ms against 35 ms at 1,000 rrsets). */
   incrementalFrom?: number;
+  /** More changed rrsets than this at once load the whole zone instead. */
+  maxIncremental?: number;
 }
 
 /** Periodic drift check for a converged zone. */
@@ -50,6 +52,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   const served = new Map<string, Served>();
   const checkedAt = new Map<string, number>();
   const incrementalFrom = d.incrementalFrom ?? 5_000;
+  const maxIncremental = d.maxIncremental ?? 40;
 
   /** Delegation is a slow public-DNS lookup: it runs beside the apply path and records its fact when done. */
   const refreshDelegation = (zone: string): void => {
@@ -84,6 +87,9 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     if (!apply || prev.dnssec || prev.image.size < incrementalFrom) return undefined;
     const delta = await zoneChangesSince(d.store, name, prev.generation);
     if (!delta || delta.zone.createdAt !== prev.createdAt || (delta.zone.dnssec !== 'off') !== prev.dnssec) return undefined;
+    // Each changed rrset costs the nameserver a few milliseconds in a transaction; past a few dozen a whole
+    // reload of even a large zone is faster (Knot: ~4 ms per command against ~150 ms for 100,000 rrsets).
+    if (delta.changed.length + delta.removed.length > maxIncremental) return undefined;
     const image = prev.image;
     const changes: ZoneChanges = { remove: [], add: [] };
     for (const r of [...delta.removed, ...delta.changed]) {

@@ -121,6 +121,19 @@ describe('zone reconciler', () => {
     expect(ns.actions).toEqual([]);
   });
 
+  it('loads a large zone whole when too many rrsets changed at once for an incremental change to pay', async () => {
+    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom: 1, maxIncremental: 2 });
+    await putA('a.example.com', '192.0.2.1');
+    await r.reconcile('example.com', noAbort);
+    for (const n of ['b', 'c', 'd']) await putA(`${n}.example.com`, '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone']);
+    await putA('e.example.com', '192.0.2.5');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone', 'applyChanges']);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
   it('loads a small zone whole, and falls back to a whole load when the incremental change is refused', async () => {
     await putA('a.example.com', '192.0.2.1');
     const small = reconciler();
