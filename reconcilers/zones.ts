@@ -1,10 +1,11 @@
 /**
  * The zone reconciler: makes the nameserver serve exactly the stored zone. It keeps each zone rendered in
- * memory (a ZoneImage) together with the generation it reflects. A large zone whose image is current but for
- * a few rrsets gets only those re-read, re-rendered and sent as one incremental transaction; any other case
- * (first sight, a small zone, signing toggled, the fast path refused) renders the whole zone from the store
- * and has the nameserver load it. Then it reads back the served serial and the signer's DS values and records
- * them with the generation it converged.
+ * memory (a ZoneImage) with the generation it reflects, and on a change re-reads and re-renders only the
+ * rrsets written or deleted since. A large unsigned zone with a few changes gets them as one incremental
+ * transaction; otherwise the nameserver reloads the whole text. The image is built from a full read of the
+ * store the first time and whenever it may be stale (a failed apply, a re-created zone, a restart). Then the
+ * reconciler reads back the served serial and the signer's DS values and records them with the generation
+ * it converged.
  */
 import type { Logger } from '../core/log';
 import { StaleSerialError, type Nameserver, type ZoneChanges } from '../core/nameserver/port';
@@ -69,7 +70,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     served.set(z.name, { image, createdAt: z.createdAt, generation: z.generation, serial: z.serial, dnssec: z.dnssec !== 'off' });
   };
 
-  /** The whole zone from the store, loaded by the nameserver. */
+  /** The whole zone from the store, loaded by the nameserver: the first time, or when the image is not current. */
   const applyWhole = async (name: string): Promise<ZoneRow | undefined> => {
     const snap = await zoneSnapshot(d.store, name);
     if (!snap) return undefined;
@@ -79,18 +80,22 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     return snap.zone;
   };
 
-  /** Only what changed since the served generation, as one nameserver transaction. Undefined when the fast
-   * path does not apply; the caller then loads the whole zone. */
-  const applyIncrement = async (name: string, prev: Served): Promise<ZoneRow | undefined> => {
-    const apply = d.nameserver.applyChanges?.bind(d.nameserver);
-    // A signer serves its own serial above ours, which an incremental change must exceed: signed zones load whole.
-    if (!apply || prev.dnssec || prev.image.size < incrementalFrom) return undefined;
+  /**
+   * Brings the image up to date from what changed since the served generation (no full re-read), then has
+   * the nameserver take it: as one incremental transaction for a large zone with a few changes, else as a
+   * whole reload. Undefined when the image cannot be updated (the zone was re-created): load it whole.
+   */
+  const applyDelta = async (name: string, prev: Served): Promise<ZoneRow | undefined> => {
     const delta = await zoneChangesSince(d.store, name, prev.generation);
-    if (!delta || delta.zone.createdAt !== prev.createdAt || (delta.zone.dnssec !== 'off') !== prev.dnssec) return undefined;
-    // Each changed rrset costs the nameserver a few milliseconds in a transaction; past a few dozen a whole
-    // reload of even a large zone is faster (Knot: ~4 ms per command against ~150 ms for 100,000 rrsets).
-    if (delta.changed.length + delta.removed.length > maxIncremental) return undefined;
-    const image = prev.image;
+    if (!delta || delta.zone.createdAt !== prev.createdAt) return undefined;
+    const { image } = prev;
+    const dnssec = delta.zone.dnssec !== 'off';
+    const apply = d.nameserver.applyChanges?.bind(d.nameserver);
+    // A signer serves its own serial above ours, which an incremental change must exceed: signed zones load
+    // whole. Each changed rrset costs the nameserver a few milliseconds in a transaction; past a few dozen a
+    // whole reload of even a large zone is faster (Knot: ~4 ms per command against ~150 ms for 100,000 rrsets).
+    const incremental = apply && !dnssec && !prev.dnssec && image.size >= incrementalFrom
+      && delta.changed.length + delta.removed.length <= maxIncremental;
     const changes: ZoneChanges = { remove: [], add: [] };
     for (const r of [...delta.removed, ...delta.changed]) {
       if (image.has(r.name, r.type)) changes.remove.push(`${r.name}. ${r.type}`);
@@ -98,19 +103,24 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     for (const r of delta.removed) image.delete(r.name, r.type);
     for (const r of delta.changed) {
       image.set(r);
-      changes.add.push(...image.absoluteLines(r.name, r.type));
+      if (incremental) changes.add.push(...image.absoluteLines(r.name, r.type));
     }
+    // From here the image holds the new state, not what is served: forget it unless the nameserver takes it.
+    served.delete(name);
     const soa = soaFor(name, delta.zone.serial, d.nameservers);
-    changes.add.push(ZoneImage.soaLine(name, soa));
-    try {
-      await apply(name, changes, image.text(soa));
-    } catch (e) {
-      // The image already holds the new rrsets; it no longer matches what is served.
-      served.delete(name);
-      if (e instanceof StaleSerialError) throw e;
-      d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
-      return undefined;
+    const text = image.text(soa);
+    if (incremental) {
+      changes.add.push(ZoneImage.soaLine(name, soa));
+      try {
+        await apply(name, changes, text);
+        remember(delta.zone, image);
+        return delta.zone;
+      } catch (e) {
+        if (e instanceof StaleSerialError) throw e;
+        d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
+      }
     }
+    await d.nameserver.applyZone(name, text, { dnssec });
     remember(delta.zone, image);
     return delta.zone;
   };
@@ -133,7 +143,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       const prev = served.get(name);
       if (!prev || prev.generation !== z.generation || prev.serial !== z.serial || prev.createdAt !== z.createdAt) {
         try {
-          const applied = (prev && (await applyIncrement(name, prev))) || (await applyWhole(name));
+          const applied = (prev && (await applyDelta(name, prev))) || (await applyWhole(name));
           if (!applied) return this.reconcile(name, new AbortController().signal);
           z = applied;
         } catch (e) {
