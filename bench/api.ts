@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BASELINE_ORG, BASELINE_PROJECT } from './baseline-server';
-import { BENCH_DIR, failed, fmt, REPO, run, runJson, spawnServer, summarize, TSX, type ChildServer, type Load, type Slice } from './lib';
+import { BENCH_DIR, failed, guard, fmt, REPO, run, runJson, spawnServer, summarize, TSX, type ChildServer, type Load, type Slice } from './lib';
 
 const HOSTPLANE = join(REPO, 'bin', 'hostplane');
 const ORG = BASELINE_ORG;
@@ -81,23 +81,7 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
   mkdirSync(hpData);
   mkdirSync(baseData);
   const servers: ChildServer[] = [];
-  // Last resort if the bench is interrupted or dies: no server and no temp dir left behind.
-  const onExit = (): void => {
-    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-    rmSync(tmp, { recursive: true, force: true });
-  };
-  const onSignal = (): void => {
-    onExit();
-    process.exit(130);
-  };
-  process.once('exit', onExit);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const watchdog = setTimeout(() => {
-    process.stderr.write(`bench api: still running after ${WATCHDOG_MS / 1000} s, aborting\n`);
-    process.exit(1);
-  }, WATCHDOG_MS);
-  watchdog.unref();
+  const release = guard('api', tmp, () => servers.map((x) => x.child), WATCHDOG_MS);
 
   try {
     // The baseline starts while hostplane is bootstrapped through its operator CLI.
@@ -172,12 +156,9 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
     }
     return ok ? 0 : 1;
   } finally {
-    clearTimeout(watchdog);
     await Promise.all(servers.map((s) => s.stop(opts.cpuProfDir ? 15_000 : 5000)));
     rmSync(tmp, { recursive: true, force: true });
-    process.off('exit', onExit);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    release();
   }
 }
 

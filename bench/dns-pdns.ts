@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_DIR } from './lib';
+import { BENCH_DIR, stopChild } from './lib';
 import { findExecutable, sleep } from './dns-lib';
 import { DnsProbe } from './dns-query';
 
@@ -115,13 +115,7 @@ export async function startPowerDns(o: PowerDnsOptions): Promise<PowerDns> {
     if (res.status !== expect) throw new Error(`pdns ${method} ${path}: expected ${expect}, got ${res.status} ${text.slice(0, 300)}`);
     return text ? (JSON.parse(text) as unknown) : null;
   };
-  const stop = async (graceMs = 5000): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(t);
-  };
+  const stop = (graceMs?: number): Promise<void> => stopChild(child, exited, graceMs);
 
   const dns = { host: '127.0.0.1', port: o.dnsPort };
   const tail = (): string => {

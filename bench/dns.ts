@@ -34,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { assertLoopback, freePorts, ms, sleep, stats } from './dns-lib';
 import { bulkLoadPowerDns, ensurePowerDns, pdnsRRset, startPowerDns, type PowerDns } from './dns-pdns';
 import { DnsProbe } from './dns-query';
-import { BENCH_DIR, REPO, runJson, spawnServer, TSX, type ChildServer } from './lib';
+import { BENCH_DIR, guard, REPO, runJson, spawnServer, TSX, type ChildServer } from './lib';
 
 const HOSTPLANE = join(REPO, 'bin', 'hostplane');
 const ORG = 'bench';
@@ -353,24 +353,7 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
   mkdirSync(pdnsDir);
   const servers: ChildServer[] = [];
   let pdns: PowerDns | null = null;
-  // Last resort if the bench is interrupted or dies: no server and no temp dir left behind.
-  const onExit = (): void => {
-    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-    if (pdns && pdns.child.exitCode === null && pdns.child.signalCode === null) pdns.child.kill('SIGKILL');
-    rmSync(tmp, { recursive: true, force: true });
-  };
-  const onSignal = (): void => {
-    onExit();
-    process.exit(130);
-  };
-  process.once('exit', onExit);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const watchdog = setTimeout(() => {
-    process.stderr.write(`bench dns: still running after ${WATCHDOG_MS / 1000} s, aborting\n`);
-    process.exit(1);
-  }, WATCHDOG_MS);
-  watchdog.unref();
+  const release = guard('dns', tmp, () => [...servers.map((x) => x.child), pdns?.child], WATCHDOG_MS);
 
   let ok = true;
   try {
@@ -505,12 +488,9 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
     out(`context: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
     return ok ? 0 : 1;
   } finally {
-    clearTimeout(watchdog);
     await Promise.all([...servers.map((s) => s.stop(opts.cpuProfDir ? 20_000 : 5000)), pdns?.stop()]);
     rmSync(tmp, { recursive: true, force: true });
-    process.off('exit', onExit);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    release();
   }
 }
 

@@ -2,6 +2,7 @@
  * stdout, and one bounded autocannon measurement with sub-millisecond latency percentiles. */
 import autocannon from 'autocannon';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,14 +65,48 @@ export function spawnServer(name: string, cmd: string, args: string[], o: { env?
     child.stdout!.on('data', onData);
   });
   ready.catch(() => undefined); // awaited later; never an unhandled rejection meanwhile
-  const stop = async (graceMs = 5000): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(t);
+  return { name, child, ready, stop: (graceMs?: number) => stopChild(child, exited, graceMs) };
+}
+
+const running = (c: ChildProcess): boolean => c.exitCode === null && c.signalCode === null;
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once `exited` does. */
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>, graceMs = 5000): Promise<void> {
+  if (!running(child)) return;
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(t);
+}
+
+/**
+ * Last resort for a bench that is interrupted, dies or overruns: kills the children `children()` names at that
+ * moment, removes `tmp`, and aborts the bench after `watchdogMs`. Nothing is left behind in any case.
+ * Returns the release to call once the bench has cleaned up by itself.
+ */
+export function guard(name: string, tmp: string, children: () => (ChildProcess | undefined)[], watchdogMs: number): () => void {
+  const onExit = (): void => {
+    for (const c of children()) if (c && running(c)) c.kill('SIGKILL');
+    rmSync(tmp, { recursive: true, force: true });
   };
-  return { name, child, ready, stop };
+  const onSignal = (): void => {
+    onExit();
+    process.exit(130);
+  };
+  process.once('exit', onExit);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const watchdog = setTimeout(() => {
+    process.stderr.write(`bench ${name}: still running after ${watchdogMs / 1000} s, aborting\n`);
+    process.exit(1);
+  }, watchdogMs);
+  watchdog.unref();
+  return () => {
+    clearTimeout(watchdog);
+    process.off('exit', onExit);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
 }
 
 /** Runs a CLI command that prints one JSON value on stdout; throws with its stderr on a non-zero exit. */
