@@ -1,0 +1,71 @@
+/** The control protocol client against a stand-in server that speaks libknot's wire format. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { control, CtlError } from '../../../core/nameserver/knot-ctl';
+
+const DATA = 1;
+const BLOCK = 3;
+const item = (code: number, text: string): Buffer => {
+  const b = Buffer.from(text);
+  const head = Buffer.alloc(3);
+  head.writeUInt8(code, 0);
+  head.writeUInt16BE(b.length, 1);
+  return Buffer.concat([head, b]);
+};
+
+describe('knot control protocol', () => {
+  let dir: string;
+  let server: Server;
+  const received: Buffer[] = [];
+  const path = () => join(dir, 'knot.sock');
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hp-ctl-'));
+    server = createServer((sock) => {
+      sock.on('data', (chunk) => {
+        received.push(chunk);
+        if (chunk[chunk.length - 1] !== BLOCK) return;
+        // zone-reload of "bad." fails; anything else answers one data unit, split over two writes.
+        if (chunk.includes(Buffer.from('bad.'))) sock.write(Buffer.concat([Buffer.of(DATA), item(16 + 2, 'no such zone found'), Buffer.of(BLOCK)]));
+        else {
+          const answer = Buffer.concat([Buffer.of(DATA), item(16 + 6, 'example.com.'), item(16 + 10, 'é ok'), Buffer.of(BLOCK)]);
+          sock.write(answer.subarray(0, 5));
+          setTimeout(() => sock.write(answer.subarray(5)), 5);
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(path(), r));
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends each command as a DATA unit of coded items closed by BLOCK, and reads answers split across packets', async () => {
+    received.length = 0;
+    const [units] = await control(path(), [{ cmd: 'zone-reload', zone: 'example.com.', flags: 'B' }], 2000);
+    expect(units).toEqual([{ zone: 'example.com.', data: 'é ok' }]);
+    // The session ends with END after the last command; it may land a moment after the answer.
+    for (let i = 0; i < 100 && Buffer.concat(received).at(-1) !== 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const sent = Buffer.concat(received);
+    expect(sent.subarray(0, sent.length - 1)).toEqual(Buffer.concat([
+      Buffer.of(DATA), item(16, 'zone-reload'), item(17, 'B'), item(22, 'example.com.'), Buffer.of(BLOCK),
+    ]));
+    expect(sent[sent.length - 1]).toBe(0);
+  });
+
+  it('turns an error item into a CtlError naming the command and zone, and stops there', async () => {
+    received.length = 0;
+    const err = await control(path(), [{ cmd: 'zone-reload', zone: 'bad.' }, { cmd: 'zone-reload', zone: 'never.' }], 2000).catch((e) => e);
+    expect(err).toBeInstanceOf(CtlError);
+    expect(err.message).toBe('zone-reload bad.: no such zone found');
+    expect(Buffer.concat(received).includes(Buffer.from('never.'))).toBe(false);
+  });
+
+  it('fails clearly when nothing listens on the socket', async () => {
+    await expect(control(join(dir, 'missing.sock'), [{ cmd: 'status' }], 500)).rejects.toThrow(/ENOENT|connect/);
+  });
+});
