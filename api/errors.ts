@@ -1,5 +1,6 @@
 /** The one place where failures become HTTP answers with the spec's body `{code, message, details?}`. */
 import type { Middleware } from 'koa';
+import type { Logger } from '../core/log';
 import { z } from 'zod';
 import { AppError } from '../core/errors';
 import { ZoneValidationError } from '../zonefiles';
@@ -53,7 +54,7 @@ export const errors = (): Middleware => async (ctx, next) => {
     }
   } catch (e) {
     const { status, body, unexpected } = toErrorBody(e);
-    if (unexpected) ctx.state.log?.error({ err: e }, 'unexpected error');
+    if (unexpected) (ctx as { log?: Logger }).log?.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
     ctx.status = status;
     ctx.body = body;
   }
