@@ -79,6 +79,9 @@ export class KnotControl {
       socket.once('connect', () => {
         clearTimeout(timer);
         socket.removeAllListeners('error');
+        // A reset between or after calls (knotd stopping or crashing) must not become an uncaught exception:
+        // a call in flight learns of it through its own listeners, and nothing else is waiting.
+        socket.on('error', () => undefined);
         resolve(new KnotControl(socket));
       });
     });

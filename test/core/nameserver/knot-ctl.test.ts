@@ -69,3 +69,26 @@ describe('knot control protocol', () => {
     await expect(control(join(dir, 'missing.sock'), [{ cmd: 'status' }], 500)).rejects.toThrow(/ENOENT|connect/);
   });
 });
+
+describe('knot control protocol when the server goes away', () => {
+  // An uncaught error here fails the whole run: vitest reports it as an unhandled error.
+  it('a reset after the answer is no uncaught error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-reset-'));
+    const path = join(dir, 'knot.sock');
+    const server = createServer((sock) => {
+      sock.on('data', (chunk) => {
+        if (chunk[chunk.length - 1] !== BLOCK) return;
+        sock.write(Buffer.of(BLOCK));
+        sock.destroy();
+      });
+    });
+    await new Promise<void>((r) => server.listen(path, r));
+    try {
+      await expect(control(path, [{ cmd: 'status' }], 2000)).resolves.toEqual([[]]);
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await new Promise((r) => server.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
