@@ -144,7 +144,8 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       if (!prev || prev.generation !== z.generation || prev.serial !== z.serial || prev.createdAt !== z.createdAt) {
         try {
           const applied = (prev && (await applyDelta(name, prev))) || (await applyWhole(name));
-          if (!applied) return this.reconcile(name, new AbortController().signal);
+          // Deleted meanwhile: the next pass sees it gone and removes it from the nameserver.
+          if (!applied) return { requeueAfterMs: 0 };
           z = applied;
         } catch (e) {
           if (e instanceof StaleSerialError) {
