@@ -25,8 +25,8 @@ export interface App {
   registry: client.Registry;
 }
 
-export function createApp(deps: Deps, log: Logger, extraOps: AnyOp[] = []): App {
-  const registry = new client.Registry();
+/** `registry` may be shared with the reconcilers of the same process (`serve`), so that /metrics shows both. */
+export function createApp(deps: Deps, log: Logger, registry = new client.Registry()): App {
   client.collectDefaultMetrics({ register: registry });
   const duration = new client.Histogram({
     name: 'hostplane_http_request_duration_seconds',
@@ -36,8 +36,7 @@ export function createApp(deps: Deps, log: Logger, extraOps: AnyOp[] = []): App 
     registers: [registry],
   });
 
-  const ops = [...allOps, ...extraOps];
-  const spec = openApiDocument(ops, { title: 'hostplane control API', version: '1' });
+  const spec = openApiDocument(allOps, { title: 'hostplane control API', version: '1' });
   const app = new Koa();
   app.proxy = false;
   // Koa's own error event would print stack traces to stderr; our error edge already logged what matters.
@@ -84,7 +83,7 @@ export function createApp(deps: Deps, log: Logger, extraOps: AnyOp[] = []): App 
       throw new AppError(400, 'bad_request', 'request body is not valid JSON');
     },
   });
-  mount(router, ops, deps, (ctx) => parser(ctx, async () => undefined));
+  mount(router, allOps, deps, (ctx) => parser(ctx, async () => undefined));
   app.context.log = log;
   app.use(router.routes());
   // Sets 405 with an Allow header (or 501); the error edge then writes the body.

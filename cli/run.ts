@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import client from 'prom-client';
 import { createApp } from '../api/app';
 import { httpCore } from '../core/client';
 import { badRequest } from '../core/errors';
@@ -99,7 +100,7 @@ function createNameserver(flags: Flags, log: Logger): Nameserver {
 
 /** The core component: the sealing key (created with mode 0600 on first start), the nameserver it
  * supervises and the reconcilers converging it. */
-async function startCore(store: Store, flags: Flags, log: Logger): Promise<CoreRuntime> {
+async function startCore(store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
   const sealer = openSealer(flags.data);
   const dns = dnsInfo(flags);
   if (!dns.configured) {
@@ -111,6 +112,7 @@ async function startCore(store: Store, flags: Flags, log: Logger): Promise<CoreR
   const runner = await startRunner({
     store,
     log: log.child({ component: 'reconcilers' }),
+    registry,
     reconcilers: [zoneReconciler({
       store, nameserver, resolver: systemResolver(), nameservers: dns.nameservers, log, incrementalFrom: incrementalFrom(flags),
     })],
@@ -126,8 +128,9 @@ async function startCore(store: Store, flags: Flags, log: Logger): Promise<CoreR
 
 export async function runServe(flags: Flags, log: Logger): Promise<void> {
   const store = openStore(flags.data);
-  const rt = await startCore(store, flags, log);
-  const app = createApp({ store, core: rt.core, config: apiConfig(flags) }, log);
+  const registry = new client.Registry();
+  const rt = await startCore(store, flags, log, registry);
+  const app = createApp({ store, core: rt.core, config: apiConfig(flags) }, log, registry);
   await listen(app.koa.callback(), flags, log, async () => {
     await rt.close();
     store.close();

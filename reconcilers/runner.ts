@@ -1,4 +1,5 @@
 /** Runs the reconcilers: wakes them from the change feed, from nudges and from timers, retries with backoff. */
+import client from 'prom-client';
 import type { Logger } from '../core/log';
 import type { Store } from '../store/db';
 import { changesSince, latestSeq } from '../store/feed';
@@ -14,6 +15,8 @@ export interface RunnerOptions {
   /** Full resync of every key, the level-triggered safety net. */
   resyncMs?: number;
   concurrency?: number;
+  /** Where reconcile metrics go (the API's /metrics in `serve`). */
+  registry?: client.Registry;
 }
 
 export interface Runner {
@@ -41,16 +44,26 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     timers.add(t);
   };
 
+  const duration = new client.Histogram({
+    name: 'hostplane_reconcile_duration_seconds',
+    help: 'Reconcile passes by kind and outcome (ok, retry, terminal)',
+    labelNames: ['kind', 'outcome'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: o.registry ? [o.registry] : [],
+  });
   const queues = new Map<Kind, ReturnType<typeof keyedQueue>>();
   for (const r of o.reconcilers) {
     const queue = keyedQueue(o.concurrency ?? 4, async (key) => {
       if (abort.signal.aborted) return;
       const id = `${r.kind}/${key}`;
+      const done = duration.startTimer({ kind: r.kind });
       try {
         const res = await r.reconcile(key, abort.signal);
+        done({ outcome: 'ok' });
         failures.delete(id);
         if (res.requeueAfterMs !== undefined) later(res.requeueAfterMs, () => queue.add(key));
       } catch (e) {
+        done({ outcome: e instanceof TerminalError ? 'terminal' : 'retry' });
         if (e instanceof TerminalError) {
           o.log.warn({ kind: r.kind, key, err: e.message }, 'reconcile failed for good; waiting for a new desired state');
           return;
