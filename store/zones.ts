@@ -2,7 +2,7 @@
 import { and, asc, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../core/errors';
 import { nextSerial, type RecordType, type RRset } from '../zonefiles';
-import { iso, type Store, type Tx } from './db';
+import { iso, type Store } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { rrsetTombstones, rrsets, zoneStatus, zoneTombstones, zones, type DsValue } from './schema';
@@ -105,7 +105,7 @@ export async function listZones(s: Store, orgId: number, limit: number, cursor?:
 }
 
 export async function getZone(s: Store, orgId: number, name: string): Promise<ZoneWithStatus> {
-  return withStatus(s, s.db.transaction((tx) => zoneOf(s, orgId, name)));
+  return withStatus(s, zoneOf(s, orgId, name));
 }
 
 /** The rrsets of a zone in a stable order (by name, then type). */
