@@ -115,6 +115,15 @@ function recordType(raw: string, name: string): RecordType {
   return raw as RecordType;
 }
 
+/** The zone, owner and type an rrset path names. SOA is the service's own (409 `managed_rrset`), but only once
+ * the zone is known to be the caller's: another organization's zone must read as 404 first. */
+async function rrsetKey(deps: Deps, orgId: number, p: { zone: string; name: string; type: string }): Promise<{ zone: string; name: string; type: RecordType }> {
+  const zone = zoneName(p.zone);
+  const name = resolveOwner(p.name, zone);
+  if (p.type === 'SOA') await getZone(deps.store, orgId, zone);
+  return { zone, name, type: recordType(p.type, name) };
+}
+
 const base = { tag: 'dns', needsCore: true } as const;
 
 export const dnsOps: AnyOp[] = [
@@ -202,11 +211,7 @@ export const dnsOps: AnyOp[] = [
     },
     handler: async ({ deps, core, org, params, body, actor }) => {
       await nameservers(core);
-      const zone = zoneName(params.zone);
-      const name = resolveOwner(params.name, zone);
-      // SOA is refused without a store lookup; a zone that is not the caller's must still read as 404 first.
-      if (params.type === 'SOA') await getZone(deps.store, org.id, zone);
-      const type = recordType(params.type, name);
+      const { zone, name, type } = await rrsetKey(deps, org.id, params);
       const rrset = validateRRset(zone, { name, type, ttl: body.ttl ?? 3600, records: body.records });
       const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict });
       core.nudge('zone', zone);
@@ -224,11 +229,7 @@ export const dnsOps: AnyOp[] = [
     responses: { 204: { description: 'deleted' }, ...errorResponses([409, '`managed_rrset`'], DNS_503) },
     handler: async ({ deps, core, org, params, actor }) => {
       await nameservers(core);
-      const zone = zoneName(params.zone);
-      const name = resolveOwner(params.name, zone);
-      // SOA is refused without a store lookup; a zone that is not the caller's must still read as 404 first.
-      if (params.type === 'SOA') await getZone(deps.store, org.id, zone);
-      const type = recordType(params.type, name);
+      const { zone, name, type } = await rrsetKey(deps, org.id, params);
       await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor });
       core.nudge('zone', zone);
       return { status: 204 };

@@ -108,12 +108,6 @@ export async function getZone(s: Store, orgId: number, name: string): Promise<Zo
   return withStatus(s, zoneOf(s, orgId, name));
 }
 
-/** The rrsets of a zone in a stable order (by name, then type). */
-export async function zoneRRsets(s: Store, zone: string): Promise<StoredRRset[]> {
-  return s.db.select({ name: rrsets.name, type: rrsets.type, ttl: rrsets.ttl, records: rrsets.records, managedBy: rrsets.managedBy })
-    .from(rrsets).where(eq(rrsets.zone, zone)).orderBy(asc(rrsets.name), asc(rrsets.type)).all() as StoredRRset[];
-}
-
 /** The zone row by name alone, for reconcilers (no organization scope). */
 export async function zoneByName(s: Store, name: string): Promise<ZoneRow | undefined> {
   return s.db.select().from(zones).where(eq(zones.name, name)).get();
@@ -265,14 +259,23 @@ const fromRaw = (r: RawRRset): StoredRRset => ({
   name: r.name, type: r.type as RecordType, ttl: r.ttl, records: JSON.parse(r.records) as RRset['records'], managedBy: r.managed_by as ManagedBy,
 });
 
-/** The zone row and all its rrsets, read in one transaction so they belong to one generation. The rows are
- * read on the driver directly: for a zone of 100,000 rrsets the generic row mapping was most of the time. */
+/** The rrsets of a zone in a stable order (by name, then type). Read on the driver directly: for a zone of
+ * 100,000 rrsets the generic row mapping was most of the time. */
+export async function zoneRRsets(s: Store, zone: string): Promise<StoredRRset[]> {
+  return readRRsets(s, zone);
+}
+
+function readRRsets(s: Store, zone: string): StoredRRset[] {
+  return s.prepared('zoneRRsets', (_db, sqlite) =>
+    sqlite.prepare<[string], RawRRset>('SELECT name, type, ttl, records, managed_by FROM rrsets WHERE zone = ? ORDER BY name, type'))
+    .all(zone).map(fromRaw);
+}
+
+/** The zone row and all its rrsets, read in one transaction so they belong to one generation. */
 export async function zoneSnapshot(s: Store, name: string): Promise<{ zone: ZoneRow; rrsets: StoredRRset[] } | undefined> {
-  const q = s.prepared('zoneSnapshot', (_db, sqlite) =>
-    sqlite.prepare<[string], RawRRset>('SELECT name, type, ttl, records, managed_by FROM rrsets WHERE zone = ? ORDER BY name, type'));
   return s.db.transaction(() => {
     const zone = s.db.select().from(zones).where(eq(zones.name, name)).get();
-    return zone && { zone, rrsets: q.all(name).map(fromRaw) };
+    return zone && { zone, rrsets: readRRsets(s, name) };
   });
 }
 
