@@ -1,13 +1,12 @@
 /** The public API: Koa with request ids, logs, metrics, one error edge, JSON bodies up to 1 MiB, and the
  * operations of every group. */
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import client from 'prom-client';
-import { AppError } from '../core/errors';
 import type { Logger } from '../core/log';
 import { auditOps } from './audit';
+import { readJsonBody } from './body';
 import { dnsOps } from './dns';
 import { errors } from './errors';
 import { openApiDocument } from './openapi';
@@ -25,7 +24,8 @@ export interface App {
   registry: client.Registry;
 }
 
-/** `registry` may be shared with the reconcilers of the same process (`serve`), so that /metrics shows both. */
+/** `registry` may be shared with the reconcilers of the same process (`serve`), so that /metrics shows both;
+ * it is served on its own listener (--metrics-listen), never on the public port. */
 export function createApp(deps: Deps, log: Logger, registry = new client.Registry()): App {
   client.collectDefaultMetrics({ register: registry });
   const duration = new client.Histogram({
@@ -63,27 +63,12 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });
-  router.get('/metrics', async (ctx) => {
-    ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
-  });
   router.get('/openapi.json', (ctx) => {
     ctx.body = spec;
   });
   // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
   // oversized or malformed body gets 401, never a parse error.
-  const parser = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: '1mb',
-    encoding: 'utf-8',
-    onError: (err) => {
-      const status = (err as { status?: number }).status;
-      if (status === 413) throw new AppError(413, 'payload_too_large', 'request bodies are limited to 1 MiB');
-      if (status === 415) throw new AppError(415, 'unsupported_media_type', 'unsupported body encoding');
-      throw new AppError(400, 'bad_request', 'request body is not valid JSON');
-    },
-  });
-  mount(router, allOps, deps, (ctx) => parser(ctx, async () => undefined));
+  mount(router, allOps, deps, readJsonBody);
   app.context.log = log;
   app.use(router.routes());
   // Sets 405 with an Allow header (or 501); the error edge then writes the body.

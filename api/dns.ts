@@ -3,16 +3,38 @@
 import { z } from 'zod';
 import { AppError, badRequest } from '../core/errors';
 import type { Core } from '../core/port';
+import { zoneNameRefusal } from '../lib/domains';
+import { planOf } from '../lib/plans';
 import {
-  createZone, deleteRRset, deleteZone, getZone, listZones, putRRset, setZoneDnssec, setZoneDs, zoneRRsets,
-  type ZoneWithStatus,
+  createZone, deleteRRset, deleteZone, getZone, listZones, putRRset, setZoneDnssec, setZoneDs, zoneRRsetPage,
+  type RRsetCursor, type ZoneWithStatus,
 } from '../store/zones';
-import { checkCnameConflict, normalizeHostname, RECORD_TYPES, resolveOwner, validateRRset, type RecordType } from '../zonefiles';
+import {
+  checkCnameConflict, normalizeHostname, normalizeZoneName, RECORD_TYPES, resolveOwner, validateRRset, type RecordType,
+} from '../zonefiles';
 import { soaContent, soaFor } from '../zonefiles/soa';
 import { defineOp, type AnyOp, type Deps } from './ops';
-import { ErrorSchema, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
+import { ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
 const ZoneParams = OrgParams.extend({ zone: z.string() });
+/** getZone pages its rrsets (CONTRACT.md): at most 1,000 per answer, and about 1 MiB of zone file. */
+const RRSETS_PER_PAGE = 1000;
+const PAGE_BYTES = 1024 * 1024;
+const RRsetCursorText = z.string().transform((c, ctx): RRsetCursor => {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return { name: v[0], type: v[1] };
+  } catch {
+    // not JSON: reported below
+  }
+  ctx.addIssue({ code: 'custom', message: 'not a cursor of this API' });
+  return z.NEVER;
+});
+const GetZoneQuery = z.strictObject({
+  limit: Limit(RRSETS_PER_PAGE, RRSETS_PER_PAGE),
+  cursor: RRsetCursorText.optional(),
+});
+const encodeRRsetCursor = (c: RRsetCursor): string => Buffer.from(JSON.stringify([c.name, c.type])).toString('base64url');
 const RRsetParams = ZoneParams.extend({ name: z.string(), type: z.string() });
 
 /** Hex digits of the digest per DS digest type (RFC 3658 SHA-1, RFC 4509 SHA-256, RFC 6605 SHA-384). */
@@ -39,7 +61,8 @@ const ZoneStatus = z.object({
   generation: z.number().int(),
   observedGeneration: z.number().int().nullable(),
   servedSerial: z.number().int().nullable(),
-  lastError: z.string().nullable(),
+  reason: z.string().nullable().meta({ description: 'why the zone is not converged (`nameserver_down`, `apply_failed`, `invalid_zone_name`), null when it is' }),
+  lastError: z.string().nullable().meta({ description: 'what went wrong, for people; null when converged' }),
   reconciledAt: Timestamp.nullable(),
   signerDs: z.array(DsValue).meta({ description: 'DS values the signer reports for the parent (observed; record them with setZoneDS)' }),
 });
@@ -60,7 +83,10 @@ const RRset = z.object({
   records: z.array(z.object({ content: z.string() })),
   managedBy: z.enum(['system', 'app', 'acme']).nullable(),
 }).meta({ id: 'RRset' });
-const ZoneDetail = Zone.extend({ rrsets: z.array(RRset) }).meta({ id: 'ZoneDetail' });
+const ZoneDetail = Zone.extend({
+  rrsets: z.array(RRset).meta({ description: 'one page of rrsets: the first holds the SOA and every apex rrset' }),
+  nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page of rrsets; null on the last page' }),
+}).meta({ id: 'ZoneDetail' });
 
 const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS), `no_core` or `core_unavailable`'];
 
@@ -71,6 +97,7 @@ async function nameservers(core: Core): Promise<string[]> {
   return info.nameservers;
 }
 
+/** An existing zone's name in a path: looser than a new zone's rule, so zones made before it stay reachable. */
 function zoneName(raw: string): string {
   const name = normalizeHostname(raw);
   if (!name.includes('.')) throw badRequest(`a zone needs at least two labels: ${name}`);
@@ -90,19 +117,23 @@ function zoneBody(zn: ZoneWithStatus, ns: string[]) {
       generation: zn.generation,
       observedGeneration: zn.status?.observedGeneration ?? null,
       servedSerial: zn.status?.servedSerial ?? null,
-      lastError: zn.status?.lastError ?? null,
+      reason: zn.status?.reason ?? null,
+      lastError: zn.status?.message ?? null,
       reconciledAt: zn.status?.reconciledAt ?? null,
       signerDs: zn.status?.dsObserved ?? [],
     },
   };
 }
 
-async function zoneDetail(deps: Deps, zn: ZoneWithStatus, ns: string[]) {
+/** The zone with one page of its rrsets; the first page starts with the SOA, which counts toward `limit`. */
+async function zoneDetail(deps: Deps, zn: ZoneWithStatus, ns: string[], page: { limit: number; cursor?: RRsetCursor } = { limit: RRSETS_PER_PAGE }) {
+  const first = page.cursor === undefined;
+  const { items, next } = await zoneRRsetPage(deps.store, zn.name, first ? page.limit - 1 : page.limit, PAGE_BYTES, page.cursor);
   const soa = soaFor(zn.name, zn.serial, ns);
-  const stored = await zoneRRsets(deps.store, zn.name);
   return {
     ...zoneBody(zn, ns),
-    rrsets: [{ name: zn.name, type: 'SOA', ttl: soa.ttl, records: [{ content: soaContent(soa) }], managedBy: 'system' }, ...stored],
+    rrsets: first ? [{ name: zn.name, type: 'SOA', ttl: soa.ttl, records: [{ content: soaContent(soa) }], managedBy: 'system' }, ...items] : items,
+    nextCursor: next && encodeRRsetCursor(next),
   };
 }
 
@@ -154,12 +185,16 @@ export const dnsOps: AnyOp[] = [
     body: CreateZoneBody,
     responses: {
       200: { description: 'the zone, new or existing', schema: ZoneDetail },
-      400: { description: 'invalid zone name (`bad_request`)', schema: ErrorSchema },
-      ...errorResponses([409, '`zone_taken`: another organization holds the zone, or one above or below it'], DNS_503),
+      400: { description: 'invalid zone name, a public suffix, or a domain of this service (`bad_request`)', schema: ErrorSchema },
+      ...errorResponses([409, '`zone_taken`: another organization holds the zone, or one above or below it; `quota_exceeded`: the plan\'s zone quota'], DNS_503),
     },
     handler: async ({ deps, core, org, body, actor }) => {
       const ns = await nameservers(core);
-      const { zone, created } = await createZone(deps.store, { orgId: org.id, name: zoneName(body.name), nameservers: ns, actor });
+      const name = normalizeZoneName(body.name);
+      const refusal = zoneNameRefusal(name, { appDomain: deps.config.appDomain, nameservers: ns, serviceDomains: deps.config.serviceDomains });
+      if (refusal) throw badRequest(refusal);
+      const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).zones };
+      const { zone, created } = await createZone(deps.store, { orgId: org.id, name, nameservers: ns, actor, quota });
       if (created) core.nudge('zone', zone.name);
       return { status: 200, body: await zoneDetail(deps, zone, ns) };
     },
@@ -169,13 +204,18 @@ export const dnsOps: AnyOp[] = [
     operationId: 'getZone',
     method: 'get',
     path: '/v1/orgs/{orgSlug}/dns/zones/{zone}',
-    summary: 'Read a zone with its rrsets and reconcile status',
+    summary: 'Read a zone with one page of its rrsets (`limit` up to 1,000, `cursor`) and its reconcile status',
     role: 'viewer',
     params: ZoneParams,
-    responses: { 200: { description: 'the zone', schema: ZoneDetail }, ...errorResponses(DNS_503) },
-    handler: async ({ deps, core, org, params }) => {
+    query: GetZoneQuery,
+    responses: {
+      200: { description: 'the zone and a page of rrsets; a page may hold fewer than `limit` when its rrsets are large', schema: ZoneDetail },
+      400: { description: 'invalid `limit` or `cursor` (`bad_request`)', schema: ErrorSchema },
+      ...errorResponses(DNS_503),
+    },
+    handler: async ({ deps, core, org, params, query }) => {
       const ns = await nameservers(core);
-      return { status: 200, body: await zoneDetail(deps, await getZone(deps.store, org.id, zoneName(params.zone)), ns) };
+      return { status: 200, body: await zoneDetail(deps, await getZone(deps.store, org.id, zoneName(params.zone)), ns, query) };
     },
   }),
   defineOp({
@@ -207,13 +247,15 @@ export const dnsOps: AnyOp[] = [
     responses: {
       200: { description: 'the stored rrset', schema: RRset },
       400: { description: 'invalid name, type, TTL or record content (`bad_request`, `details.issues` names each record)', schema: ErrorSchema },
-      ...errorResponses([409, '`managed_rrset` or `cname_conflict`'], DNS_503),
+      ...errorResponses([409, '`managed_rrset`, `cname_conflict`, or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
     },
     handler: async ({ deps, core, org, params, body, actor }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
       const rrset = validateRRset(zone, { name, type, ttl: body.ttl ?? 3600, records: body.records });
-      const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict });
+      const plan = planOf(deps.config.plans, org.plan);
+      const quota = { plan: org.plan, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes };
+      const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota });
       core.nudge('zone', zone);
       return { status: 200, body: stored };
     },

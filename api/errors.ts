@@ -56,6 +56,6 @@ export const errors = (): Middleware => async (ctx, next) => {
     const { status, body, unexpected } = toErrorBody(e);
     if (unexpected) (ctx as { log?: Logger }).log?.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
     ctx.status = status;
-    ctx.body = body;
+    ctx.body = { ...body, requestId: ctx.state.reqId as string };
   }
 };

@@ -10,13 +10,16 @@ import { AppError } from '../core/errors';
 import type { Core } from '../core/port';
 import { membership, principalByToken, roleAtLeast, type Org, type Principal, type Role } from '../store/accounts';
 import type { Store } from '../store/db';
+import type { Plans } from '../lib/plans';
 import { fromZod } from './errors';
 
 export interface ApiConfig {
   /** Default hostnames are `<project>.<appDomain>`. */
   appDomain: string;
-  /** Project-count limit per plan. */
-  plans: Record<string, number>;
+  /** The plan table: project, zone and per-zone limits. */
+  plans: Plans;
+  /** Domains the service itself uses besides the app domain and the nameservers' (`--service-domains`). */
+  serviceDomains: string[];
 }
 
 export interface Deps {
@@ -115,16 +118,17 @@ export function mount(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx:
         }
       }
       if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
+      let body: unknown;
       if (op.body) {
         if (ctx.request.length && !ctx.is('application/json')) {
           throw new AppError(415, 'unsupported_media_type', 'request bodies must be application/json');
         }
-        await parseBody(ctx);
+        body = await parseBody(ctx);
       }
       const reply = await op.handler({
         params: parse(op.params, ctx.params, 'path'),
         query: parse(op.query, ctx.query, 'query'),
-        body: parse(op.body, (ctx.request as { body?: unknown }).body ?? {}, 'body'),
+        body: parse(op.body, body ?? {}, 'body'),
         principal,
         actor: `user:${principal.email}`,
         org,

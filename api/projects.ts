@@ -1,6 +1,7 @@
 /** Projects group (spec 4.8): listProjects, createProject, getProject. */
 import { z } from 'zod';
 import { createProject, getProjectDetail, listProjects } from '../store/projects';
+import { planOf } from '../lib/plans';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, OrgParams, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
 
@@ -50,7 +51,7 @@ export const projectOps: AnyOp[] = [
       ...errorResponses([409, '`project_name_taken`, `hostname_taken` or `project_limit` (details: limit, count, plan)']),
     },
     handler: async ({ deps, org, body, actor }) => {
-      const limit = deps.config.plans[org.plan] ?? 0;
+      const limit = planOf(deps.config.plans, org.plan).projects;
       const p = await createProject(deps.store, {
         orgId: org.id, plan: org.plan, limit, name: body.name, database: body.database,
         hostname: `${body.name}.${deps.config.appDomain}`, actor,

@@ -5,11 +5,19 @@ export const ErrorSchema = z.object({
   code: z.string(),
   message: z.string(),
   details: z.record(z.string(), z.unknown()).optional(),
+  requestId: z.string().meta({ description: 'the `X-Request-Id` of this answer, for support requests' }),
 }).meta({ id: 'Error' });
+
+/** `?limit=`: decimal digits only (`0x10`, `1e1` and ` 10 ` are not limits), 1..max. */
+export const Limit = (max: number, fallback: number) => z.string()
+  .regex(/^[1-9][0-9]*$/, `limit is a whole number from 1 to ${max}`)
+  .transform(Number)
+  .pipe(z.number().max(max, `limit is at most ${max}`))
+  .default(fallback);
 
 /** `?limit=` (default 100, max 1000) and `?cursor=`, as CONTRACT.md fixes for every list. */
 export const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: Limit(1000, 100),
   cursor: z.string().regex(/^[A-Za-z0-9_-]*$/, 'not a cursor of this API').optional(),
 });
 

@@ -2,7 +2,10 @@
 import { AppError, badRequest } from '../core/errors';
 import { createOrg, createUser, issueToken, orgBySlug, registerNode, ROLES, setMembership, type Role } from '../store/accounts';
 import type { Store } from '../store/db';
+import type { Plans } from '../lib/plans';
 import { setPlacement } from '../store/projects';
+import { createZone } from '../store/zones';
+import { checkZoneName } from '../zonefiles';
 import { readStatus } from '../store/status';
 
 export const ADMIN_USAGE = `hostplane admin --data DIR <command>
@@ -12,6 +15,7 @@ export const ADMIN_USAGE = `hostplane admin --data DIR <command>
   token create <email>
   node register <nodeId>
   placement set <org> <project> <nodeId>
+  zone create <org> <name>      (the platform's own zones: no reserved-name or quota check)
   status`;
 
 const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -29,7 +33,14 @@ function check(value: string, re: RegExp, what: string): string {
 }
 
 /** Runs one admin command and returns what it prints as JSON. */
-export async function runAdmin(s: Store, args: string[], opts: { plan?: string; plans: Record<string, number> }): Promise<unknown> {
+export interface AdminOptions {
+  plan?: string;
+  plans: Plans;
+  /** The public nameservers: a zone's apex NS. */
+  nameservers: string[];
+}
+
+export async function runAdmin(s: Store, args: string[], opts: AdminOptions): Promise<unknown> {
   const [noun, verb, ...rest] = args;
   switch (`${noun} ${verb}`) {
     case 'org create': {
@@ -37,7 +48,7 @@ export async function runAdmin(s: Store, args: string[], opts: { plan?: string; 
       const plan = opts.plan ?? 'free';
       if (!(plan in opts.plans)) throw badRequest(`unknown plan ${plan}; plans: ${Object.keys(opts.plans).join(', ')}`);
       const org = await createOrg(s, check(slug!, SLUG, 'organization slug'), plan);
-      return { slug: org.slug, plan: org.plan, projectLimit: opts.plans[plan] };
+      return { slug: org.slug, plan: org.plan, projectLimit: opts.plans[plan]!.projects };
     }
     case 'user create': {
       const [email] = need(rest, 1, 'user create <email>');
@@ -64,6 +75,17 @@ export async function runAdmin(s: Store, args: string[], opts: { plan?: string; 
       if (!org) throw new AppError(404, 'not_found', `organization ${slug} not found`);
       await setPlacement(s, org.id, project!, nodeId!);
       return { org: slug, project, nodeId };
+    }
+    case 'zone create': {
+      const [slug, name] = need(rest, 2, 'zone create <org> <name>');
+      const org = await orgBySlug(s, slug!);
+      if (!org) throw new AppError(404, 'not_found', `organization ${slug} not found`);
+      const checked = checkZoneName(name!);
+      if (!checked.ok) throw badRequest(`invalid zone name ${JSON.stringify(name)}: it ${checked.reason}`);
+      const { zone, created } = await createZone(s, {
+        orgId: org.id, name: checked.name, nameservers: opts.nameservers, actor: 'operator', quota: null,
+      });
+      return { org: slug, zone: zone.name, created };
     }
     default:
       if (noun === 'status' && verb === undefined) return readStatus(s);

@@ -3,12 +3,15 @@ import { AppError } from '../core/errors';
 import { createLogger } from '../core/log';
 import { openStore } from '../store/db';
 import { ADMIN_USAGE, runAdmin } from './admin';
-import { parse, plans } from './options';
+import { list, parse, plans } from './options';
 
 const USAGE = `usage:
   hostplane serve [--port 8080] [--data ./data] [--dns on|off] [--dns-listen 127.0.0.1:8053]
-                  [--app-domain hostplane.app] [--nameservers ns1,ns2] [--secondaries ip:port,...] [--plans free=3,pro=100]
-  hostplane core  --core-token T [--port N] [--data DIR] [dns flags as serve]
+                  [--app-domain hostplane.app] [--nameservers ns1,ns2] [--secondaries ip:port,...] [--plans plans.json]
+                  [--service-domains d1,d2] [--metrics-listen 127.0.0.1:9464|off]
+                  [--max-connections N] [--max-connections-per-address N] [--max-waiting-connections-per-address N]
+                  [--headers-timeout-ms 10000] [--request-timeout-ms 30000]
+  hostplane core  --core-token T [--port N] [--data DIR] [dns, metrics and connection flags as serve]
   hostplane api   [--core-url URL --core-token T] [--port N] [--data DIR] [--app-domain D] [--plans ...]
   ${ADMIN_USAGE.replace(/\n/g, '\n  ')}`;
 
@@ -42,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
       case 'admin': {
         const store = openStore(flags.data);
         try {
-          const out = await runAdmin(store, rest, { plan: flags.plan, plans: plans(flags) });
+          const out = await runAdmin(store, rest, { plan: flags.plan, plans: plans(flags), nameservers: list(flags.nameservers) });
           process.stdout.write(`${JSON.stringify(out)}\n`);
           return 0;
         } finally {

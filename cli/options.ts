@@ -1,8 +1,8 @@
 /** Flags shared by the `serve`, `api`, `core` and `admin` commands, with their defaults. */
 import { parseArgs } from 'node:util';
 import { badRequest } from '../core/errors';
-
-export const DEFAULT_PLANS: Record<string, number> = { free: 3, pro: 100 };
+import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, type HardeningOptions } from '../lib/http-server';
+import { DEFAULT_PLANS, readPlans, type Plans } from '../lib/plans';
 
 export const OPTIONS = {
   port: { type: 'string', default: '8080' },
@@ -17,7 +17,14 @@ export const OPTIONS = {
   'dns-listen': { type: 'string', default: '127.0.0.1:8053' },
   nameservers: { type: 'string', default: 'ns1.hostplane.net,ns2.hostplane.net' },
   secondaries: { type: 'string', default: '' },
+  'service-domains': { type: 'string', default: '' },
   'incremental-from': { type: 'string', default: '5000' },
+  'metrics-listen': { type: 'string', default: '127.0.0.1:9464' },
+  'max-connections': { type: 'string' },
+  'max-connections-per-address': { type: 'string' },
+  'max-waiting-connections-per-address': { type: 'string' },
+  'headers-timeout-ms': { type: 'string', default: String(DEFAULT_HEADERS_TIMEOUT_MS) },
+  'request-timeout-ms': { type: 'string', default: String(DEFAULT_REQUEST_TIMEOUT_MS) },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -34,17 +41,14 @@ export function port(flags: Flags): number {
   return n;
 }
 
-/** `--plans free=3,pro=100` overrides the project limits per plan. */
-export function plans(flags: Flags): Record<string, number> {
+/** `--plans FILE`: a JSON plan table replacing the default one as a whole. */
+export function plans(flags: Flags): Plans {
   if (!flags.plans) return DEFAULT_PLANS;
-  const out: Record<string, number> = {};
-  for (const part of flags.plans.split(',')) {
-    const [name, limit] = part.split('=');
-    const n = Number(limit);
-    if (!name || !Number.isInteger(n) || n < 0) throw badRequest(`invalid --plans entry ${part}; expected name=limit`);
-    out[name] = n;
+  try {
+    return readPlans(flags.plans);
+  } catch (e) {
+    throw badRequest((e as Error).message);
   }
-  return out;
 }
 
 /** The shared secret between `api` and `core`: `--core-token` or HOSTPLANE_CORE_TOKEN. */
@@ -59,4 +63,39 @@ export function incrementalFrom(flags: Flags): number {
   const n = Number(flags['incremental-from']);
   if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid --incremental-from ${flags['incremental-from']}`);
   return n;
+}
+
+type HardeningFlag = 'max-connections' | 'max-connections-per-address' | 'max-waiting-connections-per-address' | 'headers-timeout-ms' | 'request-timeout-ms';
+
+function positive(flags: Flags, name: HardeningFlag): number | undefined {
+  const given = flags[name];
+  if (given === undefined) return undefined;
+  const n = Number(given);
+  if (!/^\d+$/.test(given) || !Number.isSafeInteger(n) || n < 1) throw badRequest(`invalid --${name} ${given}; expected a positive integer`);
+  return n;
+}
+
+/** Timeouts and connection caps of the HTTP listeners: the caps not given derive from the descriptor limit. */
+export function serverHardening(flags: Flags, descriptors = descriptorLimit()): HardeningOptions {
+  const headersTimeoutMs = positive(flags, 'headers-timeout-ms') ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeoutMs = positive(flags, 'request-timeout-ms') ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw badRequest(`--headers-timeout-ms ${headersTimeoutMs} exceeds --request-timeout-ms ${requestTimeoutMs}: headers are part of the request`);
+  }
+  const limits = connectionLimits(descriptors, {
+    maxConnections: positive(flags, 'max-connections'),
+    maxConnectionsPerAddress: positive(flags, 'max-connections-per-address'),
+    maxWaitingConnectionsPerAddress: positive(flags, 'max-waiting-connections-per-address'),
+  });
+  return { ...limits, headersTimeoutMs, requestTimeoutMs };
+}
+
+/** `--metrics-listen HOST:PORT` (`[v6]:PORT` for IPv6), or null for `off`. */
+export function metricsListen(flags: Flags): { host: string; port: number } | null {
+  const given = flags['metrics-listen'];
+  if (given === 'off') return null;
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(given);
+  const port = Number(m?.[3]);
+  if (!m || port > 65535) throw badRequest(`invalid --metrics-listen ${given}; expected HOST:PORT, [IPv6]:PORT or off`);
+  return { host: (m[1] ?? m[2])!, port };
 }

@@ -1,9 +1,11 @@
 /** The long-running commands: `serve` (everything in one process), `api` and `core` (the split). */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
+import type { ApiConfig } from '../api/ops';
 import { httpCore } from '../core/client';
 import { badRequest } from '../core/errors';
 import { localCore } from '../core/local';
@@ -19,21 +21,73 @@ import { openStore, type Store } from '../store/db';
 import { allZoneNames, zoneByName } from '../store/zones';
 import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
-import { coreToken, incrementalFrom, list, plans, port, type Flags } from './options';
+import { harden } from '../lib/http-server';
+import { coreToken, incrementalFrom, list, metricsListen, plans, port, serverHardening, type Flags } from './options';
 
-/** Listens, prints the `{"listening": URL}` line first on stdout, and on SIGTERM/SIGINT stops accepting,
- * lets in-flight requests finish, then runs `close` (reconcilers, knotd, the database) and exits. */
-async function listen(handler: RequestListener | Server, flags: Flags, log: Logger, close: () => Promise<void>): Promise<void> {
-  const server = typeof handler === 'function' ? createServer(handler) : handler;
-  server.keepAliveTimeout = 65_000;
+/** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
+ * that the API's caps leave (lib/http-server.ts). */
+const METRICS_LIMITS = { maxConnections: 16, maxConnectionsPerAddress: 16, maxWaitingConnectionsPerAddress: 8 };
+
+/** The metrics listener's only route: Prometheus text of `registry`. */
+function metricsHandler(registry: client.Registry): RequestListener {
+  return async (req, res) => {
+    const requestId = randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    const error = (status: number, code: string, message: string): void => {
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ code, message, requestId }));
+    };
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') return error(404, 'not_found', 'no such route');
+    try {
+      const text = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType }).end(text);
+    } catch {
+      error(500, 'internal', 'internal error');
+    }
+  };
+}
+
+/** Listens on `host:port` and answers the URL it listens on. */
+async function bind(server: Server, at: { host: string; port: number }): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port(flags), flags.host, resolve);
+    server.listen(at.port, at.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const { port: actual } = server.address() as AddressInfo;
-  const url = `http://${flags.host.includes(':') ? `[${flags.host}]` : flags.host}:${actual}`;
-  process.stdout.write(`${JSON.stringify({ listening: url })}\n`);
-  log.info({ url }, 'listening');
+  return `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${actual}`;
+}
+
+/** Listens on the API port and on --metrics-listen, both hardened against slow and flooding clients, prints the
+ * `{"listening": URL, "metrics": URL | null}` line first on stdout, and on SIGTERM/SIGINT stops accepting,
+ * lets in-flight requests finish, then runs `close` (reconcilers, knotd, the database) and exits. */
+async function listen(handler: RequestListener | Server, registry: client.Registry, flags: Flags, log: Logger, close: () => Promise<void>): Promise<void> {
+  const server = typeof handler === 'function' ? createServer(handler) : handler;
+  server.keepAliveTimeout = 65_000;
+  let metrics: Server | null = null;
+  let url: string;
+  let metricsUrl: string | null = null;
+  try {
+    const hardening = serverHardening(flags);
+    harden(server, hardening, log.child({ listener: 'api' }));
+    const metricsAt = metricsListen(flags);
+    if (metricsAt) {
+      metrics = createServer(metricsHandler(registry));
+      harden(metrics, { ...hardening, ...METRICS_LIMITS }, log.child({ listener: 'metrics' }));
+    }
+    url = await bind(server, { host: flags.host, port: port(flags) });
+    if (metrics && metricsAt) metricsUrl = `${await bind(metrics, metricsAt)}/metrics`;
+    log.info({ url, metrics: metricsUrl, ...hardening }, 'listening');
+  } catch (e) {
+    // A bad flag or a taken port: what already runs (knotd, the reconcilers) would otherwise keep alive a
+    // process that serves nothing.
+    server.close();
+    metrics?.close();
+    await close();
+    throw e;
+  }
+  process.stdout.write(`${JSON.stringify({ listening: url, metrics: metricsUrl })}\n`);
 
   let stopping = false;
   // Responses still being worked on: once stopping, each goes out with `Connection: close`, so a keep-alive
@@ -49,6 +103,8 @@ async function listen(handler: RequestListener | Server, flags: Flags, log: Logg
     stopping = true;
     for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
     log.info({ signal }, 'shutting down: finishing in-flight requests');
+    metrics?.close();
+    metrics?.closeAllConnections();
     const force = setTimeout(() => {
       log.warn('in-flight requests did not finish in 10 s; closing them');
       server.closeAllConnections();
@@ -72,7 +128,11 @@ function dnsInfo(flags: Flags): DnsInfo {
   return { configured: flags.dns === 'on', nameservers: list(flags.nameservers) };
 }
 
-const apiConfig = (flags: Flags) => ({ appDomain: flags['app-domain'].toLowerCase(), plans: plans(flags) });
+const apiConfig = (flags: Flags): ApiConfig => ({
+  appDomain: flags['app-domain'].toLowerCase(),
+  plans: plans(flags),
+  serviceDomains: list(flags['service-domains']).map((d) => d.toLowerCase()),
+});
 
 interface CoreRuntime {
   core: Core;
@@ -131,7 +191,7 @@ export async function runServe(flags: Flags, log: Logger): Promise<void> {
   const registry = new client.Registry();
   const rt = await startCore(store, flags, log, registry);
   const app = createApp({ store, core: rt.core, config: apiConfig(flags) }, log, registry);
-  await listen(app.koa.callback(), flags, log, async () => {
+  await listen(app.koa.callback(), registry, flags, log, async () => {
     await rt.close();
     store.close();
   });
@@ -148,15 +208,17 @@ export async function runApi(flags: Flags, log: Logger): Promise<void> {
     log.warn('no --core-url: operations that need the core answer 503 no_core');
   }
   const app = createApp({ store, core, config: apiConfig(flags) }, log);
-  await listen(app.koa.callback(), flags, log, async () => store.close());
+  await listen(app.koa.callback(), app.registry, flags, log, async () => store.close());
 }
 
 export async function runCore(flags: Flags, log: Logger): Promise<void> {
   const token = coreToken(flags);
   if (!token) throw badRequest('core needs --core-token or HOSTPLANE_CORE_TOKEN (shared with the api process)');
   const store = openStore(flags.data);
-  const rt = await startCore(store, flags, log);
-  await listen(coreServer(rt.core, token), flags, log, async () => {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const rt = await startCore(store, flags, log, registry);
+  await listen(coreServer(rt.core, token), registry, flags, log, async () => {
     await rt.close();
     store.close();
   });

@@ -15,7 +15,7 @@ export interface RunnerOptions {
   /** Full resync of every key, the level-triggered safety net. */
   resyncMs?: number;
   concurrency?: number;
-  /** Where reconcile metrics go (the API's /metrics in `serve`). */
+  /** Where reconcile metrics go (the process's /metrics on `--metrics-listen`). */
   registry?: client.Registry;
 }
 

@@ -8,16 +8,16 @@
  * it converged.
  */
 import type { Logger } from '../core/log';
-import { StaleSerialError, type Nameserver, type ZoneChanges } from '../core/nameserver/port';
+import { StaleSerialError, UnservableZoneError, type Nameserver, type ZoneChanges } from '../core/nameserver/port';
 import type { Resolver } from '../core/resolver';
 import { iso, type Store } from '../store/db';
 import {
   allZoneNames, dropZoneStatus, raiseSerial, recordDelegation, recordZoneStatus, zoneByName, zoneChangesSince, zoneSnapshot,
-  zoneStatusOf, type ZoneRow,
+  zoneStatusOf, type ZoneRow, type ZoneStatusRow,
 } from '../store/zones';
-import { ZoneImage } from '../zonefiles';
+import { isZoneName, ZoneImage } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
-import type { Reconciler, Result } from './types';
+import { TerminalError, type Reconciler, type Result } from './types';
 
 export interface ZoneReconcilerDeps {
   store: Store;
@@ -125,7 +125,29 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     return delta.zone;
   };
 
-  const notRunning = (why: string | null): string => `nameserver not running: ${why ?? 'not started'}`;
+  /**
+   * What went wrong, twice: `lastError` for operators (admin status, logs) with the nameserver's own words,
+   * and a reason with a message for the tenant, which never carries a server path or raw nameserver output.
+   */
+  const failure = (e: unknown): Pick<ZoneStatusRow, 'lastError' | 'reason' | 'message'> => {
+    const health = d.nameserver.health();
+    if (e instanceof UnservableZoneError) {
+      return { lastError: e.message, reason: 'invalid_zone_name', message: 'this zone name breaks the zone name rule and is not served; delete the zone' };
+    }
+    if (!health.running) {
+      return {
+        lastError: `nameserver not running: ${health.lastError ?? 'not started'}`,
+        reason: 'nameserver_down',
+        message: 'the nameserver is not running; the zone is served once it runs',
+      };
+    }
+    if (e === null) return { lastError: null, reason: null, message: null };
+    return {
+      lastError: (e as Error).message,
+      reason: 'apply_failed',
+      message: 'the nameserver did not take this version of the zone and serves the last one it took; retrying',
+    };
+  };
 
   return {
     kind: 'zone',
@@ -133,7 +155,8 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     async reconcile(name): Promise<Result> {
       let z = await zoneByName(d.store, name);
       if (!z) {
-        await d.nameserver.removeZone(name);
+        // A name that breaks the rule never reached the nameserver.
+        if (isZoneName(name)) await d.nameserver.removeZone(name);
         served.delete(name);
         checkedAt.delete(name);
         await dropZoneStatus(d.store, name);
@@ -153,25 +176,23 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
             await raiseSerial(d.store, name, e.served);
             return { requeueAfterMs: 0 };
           }
-          const health = d.nameserver.health();
           await recordZoneStatus(d.store, name, {
             observedGeneration: prevStatus?.observedGeneration ?? 0,
             servedSerial: prevStatus?.servedSerial ?? null,
             dsObserved: prevStatus?.dsObserved ?? null,
             delegated: prevStatus?.delegated ?? null,
-            lastError: health.running ? (e as Error).message : notRunning(health.lastError),
+            ...failure(e),
             reconciledAt: iso(d.store.clock()),
           });
-          throw e;
+          throw e instanceof UnservableZoneError ? new TerminalError(e.message) : e;
         }
       }
       const signed = z.dnssec !== 'off';
       const [servedSerial, ds] = await Promise.all([d.nameserver.servedSerial(name), signed ? d.nameserver.ds(name) : []]);
-      const health = d.nameserver.health();
       await recordZoneStatus(d.store, name, {
         observedGeneration: z.generation,
         servedSerial,
-        lastError: health.running ? null : notRunning(health.lastError),
+        ...failure(null),
         reconciledAt: iso(d.store.clock()),
         dsObserved: ds,
         delegated: prevStatus?.delegated ?? null,

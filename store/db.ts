@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runDataMigrations } from './data-migrations';
 import * as schema from './schema';
 
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -33,8 +34,14 @@ const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migratio
 export function openStore(dataDir: string | ':memory:', clock: () => Date = () => new Date()): Store {
   let file = ':memory:';
   if (dataDir !== ':memory:') {
-    mkdirSync(dataDir, { recursive: true });
+    // The store holds emails, token hashes and the audit log: only the service's user may read it. Modes are
+    // set on existing paths too, for data dirs made before this rule.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
     file = join(dataDir, 'hostplane.db');
+    closeSync(openSync(file, 'a', 0o600));
+    // SQLite gives the -wal and -shm files the database file's mode.
+    chmodSync(file, 0o600);
   }
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
@@ -55,6 +62,7 @@ export function openStore(dataDir: string | ':memory:', clock: () => Date = () =
       if (attempt >= 3) throw e;
     }
   }
+  runDataMigrations(sqlite);
   const statements = new Map<string, unknown>();
   // With synchronous=FULL every commit waits for the disk; one commit per batch of concurrent writes is what
   // lets throughput grow with concurrency instead of queueing behind one fsync per request.

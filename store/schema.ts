@@ -123,6 +123,9 @@ export const zones = sqliteTable(
     serial: integer('serial').notNull(),
     generation: integer('generation').notNull(),
     createdAt: text('created_at').notNull(),
+    /** Stored rrsets and the sum of their rendered bytes, kept by every rrset write: the plan's per-zone quotas. */
+    rrsetCount: integer('rrset_count').notNull().default(0),
+    bytes: integer('bytes').notNull().default(0),
   },
   (t) => [index('zones_org').on(t.orgId, t.name)],
 );
@@ -140,6 +143,8 @@ export const rrsets = sqliteTable(
     managedBy: text('managed_by'),
     /** The zone generation that last wrote this rrset: the zone reconciler re-reads only what changed. */
     changedGen: integer('changed_gen').notNull().default(0),
+    /** Bytes of the rrset's lines in the zone file (`renderedBytes`); summed into `zones.bytes`. */
+    bytes: integer('bytes').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.zone, t.name, t.type] }), index('rrsets_zone_changed').on(t.zone, t.changedGen)],
 );
@@ -162,7 +167,11 @@ export const zoneStatus = sqliteTable('zone_status', {
   zone: text('zone').primaryKey(),
   observedGeneration: integer('observed_generation').notNull(),
   servedSerial: integer('served_serial'),
+  /** The failure as the reconciler saw it, for operators (admin status, logs): may name paths and knotd's output. */
   lastError: text('last_error'),
+  /** What a tenant reads: a machine reason and a message without server paths or raw nameserver output. */
+  reason: text('reason'),
+  message: text('message'),
   reconciledAt: text('reconciled_at').notNull(),
   dsObserved: text('ds_observed', { mode: 'json' }).$type<DsValue[]>(),
   delegated: integer('delegated', { mode: 'boolean' }),

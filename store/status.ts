@@ -11,7 +11,11 @@ export interface ZoneReconcileStatus {
   converged: boolean;
   servedSerial: number | null;
   desiredSerial: number;
+  /** The whole failure, paths and the nameserver's words included: operators only. */
   lastError: string | null;
+  /** What the tenant reads. */
+  reason: string | null;
+  message: string | null;
   reconciledAt: string | null;
 }
 
@@ -32,6 +36,8 @@ export async function readStatus(s: Store): Promise<{ changeSeq: number; zones: 
       servedSerial: r.st?.servedSerial ?? null,
       desiredSerial: r.serial,
       lastError: r.st?.lastError ?? null,
+      reason: r.st?.reason ?? null,
+      message: r.st?.message ?? null,
       reconciledAt: r.st?.reconciledAt ?? null,
     })),
   };

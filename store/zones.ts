@@ -1,7 +1,8 @@
 /** DNS zones and their rrsets: the desired state the zone reconciler converges the nameserver to. */
-import { and, asc, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../core/errors';
-import { nextSerial, type RecordType, type RRset } from '../zonefiles';
+import { quotaExceeded } from '../lib/plans';
+import { nextSerial, renderedBytes, serialGreater, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Store } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
@@ -18,6 +19,8 @@ export interface ZoneRow {
   serial: number;
   generation: number;
   createdAt: string;
+  rrsetCount: number;
+  bytes: number;
 }
 
 export interface StoredRRset extends RRset { managedBy: ManagedBy }
@@ -25,7 +28,11 @@ export interface StoredRRset extends RRset { managedBy: ManagedBy }
 export interface ZoneStatusRow {
   observedGeneration: number;
   servedSerial: number | null;
+  /** For operators: may carry paths and the nameserver's own words. */
   lastError: string | null;
+  /** For tenants: a machine reason and a message without server paths. */
+  reason: string | null;
+  message: string | null;
   reconciledAt: string;
   dsObserved: DsValue[] | null;
   delegated: boolean | null;
@@ -53,17 +60,31 @@ function bump(s: Store, z: ZoneRow, now: Date): ZoneRow {
   return { ...z, serial, generation };
 }
 
+function addToZoneSize(s: Store, zone: string, rrsets: number, bytes: number): void {
+  s.prepared('addToZoneSize', (db) => db.update(zones)
+    .set({ rrsetCount: sql`${zones.rrsetCount} + ${sql.placeholder('rrsets')}`, bytes: sql`${zones.bytes} + ${sql.placeholder('bytes')}` })
+    .where(eq(zones.name, sql.placeholder('name'))).prepare()).run({ rrsets, bytes, name: zone });
+}
+
 const withStatus = (s: Store, z: ZoneRow): ZoneWithStatus => ({
   ...z,
   status: s.db.select().from(zoneStatus).where(eq(zoneStatus.zone, z.name)).get() ?? null,
 });
 
-export interface CreateZone { orgId: number; name: string; nameservers: string[]; actor: string }
+export interface CreateZone {
+  orgId: number;
+  name: string;
+  nameservers: string[];
+  actor: string;
+  /** The organization's zone quota (plan name and limit); the operator's own zones have none. */
+  quota: { plan: string; limit: number } | null;
+}
 
 /**
  * Idempotent: the same organization gets its existing zone back unchanged (`created: false`). A zone held
  * by another organization, or nested in or above one, is `zone_taken`: a nested zone would let one tenant
- * answer for names of another.
+ * answer for names of another. A new zone beyond the quota is `quota_exceeded`, counted inside the write
+ * transaction so that concurrent creations cannot pass it.
  */
 export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneWithStatus; created: boolean }> {
   const now = s.clock();
@@ -81,15 +102,19 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     if (clash.some((z) => z.orgId !== p.orgId)) {
       throw conflict('zone_taken', `zone ${p.name} (or a zone above or below it) belongs to another organization`);
     }
+    if (p.quota) {
+      const n = tx.select({ n: count() }).from(zones).where(eq(zones.orgId, p.orgId)).get()?.n ?? 0;
+      if (n >= p.quota.limit) throw quotaExceeded('zones', p.quota.limit, n, p.quota.plan, 'zones');
+    }
     const before = tx.select({ serial: zoneTombstones.serial }).from(zoneTombstones).where(eq(zoneTombstones.name, p.name)).get();
+    const ns: RRset = { name: p.name, type: 'NS', ttl: NS_TTL, records: p.nameservers.map((h) => ({ content: h })) };
+    const bytes = renderedBytes(p.name, ns);
     const row: ZoneRow = {
       name: p.name, orgId: p.orgId, dnssec: 'off', ds: [], serial: nextSerial(before?.serial ?? 0, now), generation: 1, createdAt: iso(now),
+      rrsetCount: 1, bytes,
     };
     tx.insert(zones).values(row).run();
-    tx.insert(rrsets).values({
-      zone: p.name, name: p.name, type: 'NS', ttl: NS_TTL,
-      records: p.nameservers.map((ns) => ({ content: ns })), managedBy: 'system', changedGen: 1,
-    }).run();
+    tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes }).run();
     recordChange(s, 'zone', p.name, now);
     appendAudit(s, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
     return { zone: row, created: true };
@@ -121,8 +146,9 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
   const now = s.clock();
   await s.write((tx) => {
     const z = zoneOf(s, p.orgId, p.name);
-    const served = tx.select({ serial: zoneStatus.servedSerial }).from(zoneStatus).where(eq(zoneStatus.zone, p.name)).get()?.serial ?? 0;
-    const last = Math.max(z.serial, served);
+    const served = tx.select({ serial: zoneStatus.servedSerial }).from(zoneStatus).where(eq(zoneStatus.zone, p.name)).get()?.serial ?? null;
+    // The later one in RFC 1982 terms: near 2^32 the later serial may be the smaller number.
+    const last = served !== null && serialGreater(served, z.serial) ? served : z.serial;
     tx.insert(zoneTombstones).values({ name: p.name, serial: last }).onConflictDoUpdate({ target: zoneTombstones.name, set: { serial: last } }).run();
     tx.delete(rrsets).where(eq(rrsets.zone, p.name)).run();
     tx.delete(rrsetTombstones).where(eq(rrsetTombstones.zone, p.name)).run();
@@ -134,35 +160,52 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
   });
 }
 
-export interface PutRRset { orgId: number; zone: string; rrset: RRset; actor: string; cnameConflict: (existing: RecordType[], type: RecordType) => boolean }
+export interface PutRRset {
+  orgId: number;
+  zone: string;
+  rrset: RRset;
+  actor: string;
+  cnameConflict: (existing: RecordType[], type: RecordType) => boolean;
+  /** The plan's per-zone limits: rrsets, and the zone file's bytes. */
+  quota: { plan: string; rrsets: number; bytes: number };
+}
 
-/** Replaces the whole rrset (name + type). Managed rows are locked; the CNAME rule is checked against what is
- * stored, inside the write transaction, so two concurrent puts cannot both pass it. */
+/** Replaces the whole rrset (name + type). Managed rows are locked; the CNAME rule and the zone's quotas are
+ * checked against what is stored, inside the write transaction, so two concurrent puts cannot both pass them. */
 export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
   const now = s.clock();
   const { rrset } = p;
   return s.write(() => {
     const z = zoneOf(s, p.orgId, p.zone);
-    const atName = s.prepared('rrsetTypesAtName', (db) => db.select({ type: rrsets.type, managedBy: rrsets.managedBy }).from(rrsets)
-      .where(and(eq(rrsets.zone, sql.placeholder('zone')), eq(rrsets.name, sql.placeholder('name')))).prepare())
+    const atName = s.prepared('rrsetTypesAtName', (db) => db.select({ type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes })
+      .from(rrsets).where(and(eq(rrsets.zone, sql.placeholder('zone')), eq(rrsets.name, sql.placeholder('name')))).prepare())
       .all({ zone: z.name, name: rrset.name });
-    if (atName.find((r) => r.type === rrset.type)?.managedBy) {
+    const old = atName.find((r) => r.type === rrset.type);
+    if (old?.managedBy) {
       throw conflict('managed_rrset', `${rrset.name} ${rrset.type} is managed by the service and cannot be edited`);
     }
     if (p.cnameConflict(atName.map((r) => r.type as RecordType), rrset.type)) {
       throw conflict('cname_conflict', `a CNAME cannot share the name ${rrset.name} with another type`);
     }
+    const bytes = renderedBytes(z.name, rrset);
+    const { quota } = p;
+    if (!old && z.rrsetCount >= quota.rrsets) throw quotaExceeded('rrsets_per_zone', quota.rrsets, z.rrsetCount, quota.plan, 'rrsets per zone');
+    const grow = bytes - (old?.bytes ?? 0);
+    if (grow > 0 && z.bytes + grow > quota.bytes) {
+      throw quotaExceeded('zone_bytes', quota.bytes, z.bytes, quota.plan, 'bytes of zone file per zone');
+    }
     const { generation } = bump(s, z, now);
+    addToZoneSize(s, z.name, old ? 0 : 1, grow);
     s.prepared('upsertRRset', (db) => db.insert(rrsets)
       .values({
         zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'),
-        records: sql.placeholder('records'), managedBy: null, changedGen: sql.placeholder('changedGen'),
+        records: sql.placeholder('records'), managedBy: null, changedGen: sql.placeholder('changedGen'), bytes: sql.placeholder('bytes'),
       })
       .onConflictDoUpdate({
         target: [rrsets.zone, rrsets.name, rrsets.type],
-        set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen` },
+        set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen`, bytes: sql`excluded.bytes` },
       })
-      .prepare()).run({ zone: z.name, ...rrset, changedGen: generation });
+      .prepare()).run({ zone: z.name, ...rrset, changedGen: generation, bytes });
     appendAudit(s, {
       orgId: p.orgId, event: 'dns.rrset.set', actor: p.actor, target: `${z.name}/${rrset.name}/${rrset.type}`,
       details: { ttl: rrset.ttl, records: rrset.records.length },
@@ -176,11 +219,12 @@ export async function deleteRRset(s: Store, p: { orgId: number; zone: string; na
   await s.write((tx) => {
     const z = zoneOf(s, p.orgId, p.zone);
     const where = and(eq(rrsets.zone, z.name), eq(rrsets.name, p.name), eq(rrsets.type, p.type));
-    const row = tx.select({ managedBy: rrsets.managedBy }).from(rrsets).where(where).get();
+    const row = tx.select({ managedBy: rrsets.managedBy, bytes: rrsets.bytes }).from(rrsets).where(where).get();
     if (!row) throw notFound(`rrset ${p.name} ${p.type}`);
     if (row.managedBy) throw conflict('managed_rrset', `${p.name} ${p.type} is managed by the service and cannot be deleted`);
     tx.delete(rrsets).where(where).run();
     const { generation } = bump(s, z, now);
+    addToZoneSize(s, z.name, -1, -row.bytes);
     tx.insert(rrsetTombstones).values({ zone: z.name, name: p.name, type: p.type, gen: generation })
       .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } }).run();
     appendAudit(s, { orgId: p.orgId, event: 'dns.rrset.delete', actor: p.actor, target: `${z.name}/${p.name}/${p.type}` }, now);
@@ -250,7 +294,7 @@ export async function raiseSerial(s: Store, zone: string, served: number): Promi
   const now = s.clock();
   await s.write((tx) => {
     const z = tx.select().from(zones).where(eq(zones.name, zone)).get();
-    if (z && z.serial <= served) bump(s, { ...z, serial: served }, now);
+    if (z && !serialGreater(z.serial, served)) bump(s, { ...z, serial: served }, now);
   });
 }
 
@@ -261,14 +305,50 @@ const fromRaw = (r: RawRRset): StoredRRset => ({
 
 /** The rrsets of a zone in a stable order (by name, then type). Read on the driver directly: for a zone of
  * 100,000 rrsets the generic row mapping was most of the time. */
-export async function zoneRRsets(s: Store, zone: string): Promise<StoredRRset[]> {
-  return readRRsets(s, zone);
-}
-
 function readRRsets(s: Store, zone: string): StoredRRset[] {
   return s.prepared('zoneRRsets', (_db, sqlite) =>
     sqlite.prepare<[string], RawRRset>('SELECT name, type, ttl, records, managed_by FROM rrsets WHERE zone = ? ORDER BY name, type'))
     .all(zone).map(fromRaw);
+}
+
+/** Where a page of a zone's rrsets starts: after this rrset, in page order. */
+export interface RRsetCursor { name: string; type: string }
+
+/**
+ * One page of a zone's stored rrsets: the first page starts with every apex rrset (at most one per type,
+ * even beyond `limit`), then come the others by name and type, the primary key's order, so a page reads a
+ * range of the index however large the zone is. A page ends at `limit` rrsets or once their rendered bytes
+ * reach `maxBytes`, so no answer grows with the zone; `next` is where the following page starts, null
+ * after the last.
+ */
+export async function zoneRRsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{
+  items: StoredRRset[]; next: RRsetCursor | null;
+}> {
+  type Row = RawRRset & { bytes: number };
+  const q = s.prepared('zoneRRsetPage', (_db, sqlite) => ({
+    apex: sqlite.prepare<[{ zone: string }], Row>('SELECT name, type, ttl, records, managed_by, bytes FROM rrsets WHERE zone = @zone AND name = @zone ORDER BY type'),
+    rest: sqlite.prepare<[{ zone: string; name: string; type: string }], Row>(`SELECT name, type, ttl, records, managed_by, bytes FROM rrsets
+      WHERE zone = @zone AND name <> @zone AND (name, type) > (@name, @type) ORDER BY name, type`),
+  }));
+  return s.db.transaction(() => {
+    const items: StoredRRset[] = [];
+    let bytes = 0;
+    const take = (r: Row): void => {
+      items.push(fromRaw(r));
+      bytes += r.bytes;
+    };
+    if (!after) for (const r of q.apex.iterate({ zone })) take(r);
+    // The apex comes first, so the place after it is the start of the other names (some sort before it).
+    const from = after && after.name !== zone ? after : { name: '', type: '' };
+    for (const r of q.rest.iterate({ zone, ...from })) {
+      if (items.length >= limit || (items.length > 0 && bytes >= maxBytes)) {
+        const last = items.at(-1)!;
+        return { items, next: last.name === zone ? { name: '', type: '' } : { name: last.name, type: last.type } };
+      }
+      take(r);
+    }
+    return { items, next: null };
+  });
 }
 
 /** The zone row and all its rrsets, read in one transaction so they belong to one generation. */

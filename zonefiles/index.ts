@@ -1,7 +1,7 @@
 /** Pure zone-file functions: names, rrset validation, rendering, parsing and SOA serials. No I/O. */
 export * from './model';
 export { ZoneValidationError, type Issue } from './errors';
-export { normalizeName, normalizeHostname, isInZone, relativeName, resolveOwner } from './names';
+export { checkZoneName, isZoneName, normalizeName, normalizeHostname, normalizeZoneName, isInZone, relativeName, resolveOwner } from './names';
 export {
   validateRRset,
   checkCnameConflict,
@@ -12,6 +12,20 @@ export {
   MAX_RECORDS,
   MAX_TXT_BYTES,
 } from './validate';
-export { renderZone, renderRecordData, ZoneImage } from './render';
+export { renderZone, renderRecordData, renderedBytes, ZoneImage } from './render';
 export { parseZone } from './parse';
-export { nextSerial } from './serial';
+export { nextSerial, serialGreater } from './serial';
+export {
+  answerBytes,
+  answerReserveBytes,
+  maxTxtValueBytes,
+  nameBytes,
+  rdataBytes,
+  recordBytes,
+  EDNS_OPTION_BYTES,
+  MAX_MESSAGE_BYTES,
+  MAX_RDATA_BYTES,
+  SIGNATURE_BYTES,
+  SIGNATURES_PER_RRSET,
+  type AnswerBytes,
+} from './wire';

@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { ZoneValidationError } from './errors';
 
 /** Text form without the trailing dot: 253 characters is the 255-octet wire limit (RFC 1035 2.3.4). */
@@ -50,6 +50,52 @@ export function checkName(input: string, wildcard: boolean): NameCheck {
   return { ok: true, name };
 }
 
+// A host-name label (RFC 952/1123): letters, digits and inner hyphens.
+const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+// A service label (RFC 8552) such as `_domainkey`: an underscore, then an LDH label.
+const UNDERSCORE_LABEL = /^_[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/** Why `label` cannot be a label of a zone name, or null. `last`: the top-level label. */
+function zoneLabelProblem(label: string, last: boolean): string | null {
+  if (UNDERSCORE_LABEL.test(label)) return last ? `ends in the label "${label}"; a top-level label has no underscore` : null;
+  if (!LDH_LABEL.test(label)) {
+    return `has the label "${label}"; a zone name's labels are letters, digits and inner hyphens (or "_" then those, like "_domainkey")`;
+  }
+  // RFC 5891 4.2.3.1: hyphens in the third and fourth position are reserved for A-labels ("xn--"), and an
+  // A-label must be the exact punycode of a valid IDNA name, or resolvers and browsers disagree on the name.
+  if (label.slice(2, 4) === '--') {
+    const unicode = label.startsWith('xn--') ? domainToUnicode(label) : '';
+    if (unicode === '' || unicode === label || domainToASCII(unicode) !== label) {
+      return `has the label "${label}", which is not a valid internationalized (punycode "xn--") label`;
+    }
+  }
+  if (last && /^[0-9]+$/.test(label)) return `ends in the all-numeric label "${label}"; top-level labels are never numeric`;
+  return null;
+}
+
+/**
+ * The rule every zone name meets, at the API and in the nameserver's configuration alike, so that any zone
+ * the API accepts is one knotd serves: a host name of at least two labels, each LDH or an underscore label
+ * (not the last), A-labels valid punycode, the last label not numeric. Normalized like {@link normalizeHostname}.
+ */
+export function checkZoneName(input: string): NameCheck {
+  const r = checkName(input, false);
+  if (!r.ok) return r;
+  const labels = r.name.split('.');
+  if (labels.length < 2) return { ok: false, reason: 'has one label; a zone name needs at least two (example.com)' };
+  for (let i = 0; i < labels.length; i++) {
+    const problem = zoneLabelProblem(labels[i] as string, i === labels.length - 1);
+    if (problem) return { ok: false, reason: problem };
+  }
+  return r;
+}
+
+/** Whether `name` is a zone name in normalized form: what the nameserver's configuration may hold. */
+export function isZoneName(name: string): boolean {
+  const r = checkZoneName(name);
+  return r.ok && r.name === name;
+}
+
 function normalized(input: string, wildcard: boolean): string {
   const r = checkName(input, wildcard);
   if (!r.ok) throw new ZoneValidationError([{ path: 'name', message: `name ${JSON.stringify(input)} ${r.reason}` }]);
@@ -66,7 +112,7 @@ export function normalizeName(input: string): string {
   return normalized(input, true);
 }
 
-/** Like {@link normalizeName} for host names (record targets, zone names): the wildcard label is rejected. */
+/** Like {@link normalizeName} for host names (record targets, existing zones' names): the wildcard label is rejected. */
 export function normalizeHostname(input: string): string {
   return normalized(input, false);
 }
@@ -100,4 +146,11 @@ export function resolveOwner(pathName: string, zone: string): string {
 
 function outsideZone(name: string, zone: string): ZoneValidationError {
   return new ZoneValidationError([{ path: 'name', message: `name "${name}" is not inside zone "${zone}"` }]);
+}
+
+/** Normalizes a new zone's name by {@link checkZoneName}; throws {@link ZoneValidationError} (path `name`). */
+export function normalizeZoneName(input: string): string {
+  const r = checkZoneName(input);
+  if (!r.ok) throw new ZoneValidationError([{ path: 'name', message: `zone name ${JSON.stringify(input)} ${r.reason}` }]);
+  return r.name;
 }

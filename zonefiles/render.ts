@@ -98,6 +98,14 @@ function pushLines(out: string[], owner: string, rrset: RRset): void {
   for (const c of records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b))) out.push(prefix + renderRecordData(type, c));
 }
 
+/** Bytes the rrset's lines take in the zone file (each with its newline): what the plan's zone-size quota counts. */
+export function renderedBytes(zone: string, rrset: RRset): number {
+  const lines: string[] = [];
+  pushLines(lines, relativeName(rrset.name, zone), rrset);
+  // Lines are printable ASCII (everything else is escaped), so characters are bytes.
+  return lines.reduce((n, l) => n + l.length + 1, 0);
+}
+
 const soaLine = (soa: Soa): string =>
   `@ ${soa.ttl} IN SOA ${absolute(soa.mname)} ${absolute(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
 

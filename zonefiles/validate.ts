@@ -2,6 +2,7 @@ import { isIPv6 } from 'node:net';
 import { ZoneValidationError, type Issue } from './errors';
 import { RECORD_TYPES, type RecordType, type RRset } from './model';
 import { checkName, isInZone } from './names';
+import { answerBytes, answerReserveBytes, MAX_MESSAGE_BYTES, MAX_RDATA_BYTES, maxTxtValueBytes, rdataBytes, recordBytes } from './wire';
 
 /** Lowest accepted TTL in seconds: one minute, short enough for ACME challenges and failover. */
 export const MIN_TTL = 60;
@@ -10,8 +11,9 @@ export const MAX_TTL = 604_800;
 /** Most records in one rrset. */
 export const MAX_RECORDS = 1000;
 /**
- * Longest TXT value in UTF-8 bytes. Each 255-byte piece costs one length octet and the whole RDATA must
- * fit in 65535 octets (RFC 1035 3.2.1): 255 full pieces (65280 octets) plus a 254-byte one.
+ * Longest TXT value in UTF-8 bytes one record can encode. Each 255-byte piece costs one length octet and
+ * the whole RDATA must fit in 65535 octets (RFC 1035 3.2.1): 255 full pieces (65280 octets) plus a 254-byte
+ * one. An answer needs room beside it, so the longest value accepted is shorter (see {@link validateRRset}).
  */
 export const MAX_TXT_BYTES = 65_279;
 
@@ -136,7 +138,7 @@ const CANONICAL: Record<RecordType, (content: string) => string> = {
     // A lone surrogate cannot be encoded as UTF-8; Buffer would silently turn it into U+FFFD.
     if (LONE_SURROGATE.test(c)) throw new Problem(' is not valid Unicode (it has an unpaired surrogate)');
     const bytes = Buffer.byteLength(c, 'utf8');
-    if (bytes > MAX_TXT_BYTES) throw new Problem(` is ${bytes} bytes long; at most ${MAX_TXT_BYTES} are allowed`);
+    if (bytes > MAX_TXT_BYTES) throw new Problem(` is ${bytes} bytes long; a TXT record holds at most ${MAX_TXT_BYTES}`);
     return c;
   },
 };
@@ -161,6 +163,15 @@ function quoted(content: string): string {
  * Rules: owner inside the zone; no CNAME at the apex; a CNAME rrset holds exactly one record; an SRV
  * owner starts with `_service._proto`; ttl an integer {@link MIN_TTL}..{@link MAX_TTL}; 1..{@link MAX_RECORDS}
  * records; a null MX (`0 .`) is the only MX record; TXT at most {@link MAX_TXT_BYTES} UTF-8 bytes.
+ *
+ * Size: whatever is accepted can be served, signed, in one DNS message, so that the nameserver never
+ * refuses the zone and enabling DNSSEC later never fails for size. Each record's RDATA is at most
+ * {@link MAX_RDATA_BYTES} octets; the rrset's records together with the room any answer needs beside them
+ * (`answerReserveBytes` in wire.ts: header, the longest question, DNSSEC signatures of a larger algorithm
+ * during a rollover, one CNAME, a wildcard proof, EDNS) fit {@link MAX_MESSAGE_BYTES}; and so do the records
+ * each with its full owner, the form a signer hashes. A record too large by itself is named
+ * (`records[i].content`); records too large together are `records`. The answer's limit depends on the
+ * zone's name (every RRSIG carries it), the signer's on the owner's.
  */
 export function validateRRset(zone: string, rrset: RRset): RRset {
   const issues: Issue[] = [];
@@ -207,6 +218,7 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
       }
       try {
         const c = CANONICAL[type](content);
+        checkSize(zone, type, c);
         if (!canonical.has(c)) distinct++;
         canonical.add(c);
         if (type === 'MX' && c === '0 .') nullMx = i;
@@ -224,9 +236,36 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
     }
   }
 
+  if (issues.length === 0 && canonical.size > 1) {
+    const { worstCase, signedData } = answerBytes(zone, { name, type, ttl, records: [...canonical].map((content) => ({ content })) });
+    const n = canonical.size;
+    if (worstCase > MAX_MESSAGE_BYTES) {
+      issues.push({
+        path: 'records',
+        message: `the ${n} records need ${worstCase} octets in an answer with room for DNSSEC signatures; one DNS message holds ${MAX_MESSAGE_BYTES}`,
+      });
+    } else if (signedData > MAX_MESSAGE_BYTES) {
+      issues.push({
+        path: 'records',
+        message: `the ${n} records, each with the name "${name}", take ${signedData} octets in the form DNSSEC signs; a signer takes at most ${MAX_MESSAGE_BYTES}`,
+      });
+    }
+  }
+
   if (issues.length > 0) throw new ZoneValidationError(issues);
   const sorted = [...canonical].sort((a, b) => compareRecords(type, a, b));
   return { name, type, ttl, records: sorted.map((content) => ({ content })) };
+}
+
+/** Throws a {@link Problem} when one canonical record cannot be encoded, or cannot be answered by itself. */
+function checkSize(zone: string, type: RecordType, content: string): void {
+  const rdata = rdataBytes(type, content);
+  if (rdata > MAX_RDATA_BYTES) throw new Problem(` is ${rdata} octets of record data; a record holds at most ${MAX_RDATA_BYTES}`);
+  const answer = answerReserveBytes(zone) + recordBytes(type, content);
+  if (answer > MAX_MESSAGE_BYTES) {
+    const txt = type === 'TXT' ? ` (a TXT value in this zone has at most ${maxTxtValueBytes(zone)} bytes)` : '';
+    throw new Problem(` needs ${answer} octets in an answer with room for DNSSEC signatures; one DNS message holds ${MAX_MESSAGE_BYTES}${txt}`);
+  }
 }
 
 function pad(digits: string, width: number): string {

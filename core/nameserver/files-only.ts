@@ -3,13 +3,13 @@
  * are ready for any server to load, but nothing serves them, and every zone's status says so.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { removeFileDurably, writeFileDurably } from '../files';
+import { zoneFilePath } from './knot-config';
 import type { Nameserver, NameserverHealth } from './port';
 
 export function filesOnlyNameserver(zonesDir: string, why: string): Nameserver {
   const health: NameserverHealth = { running: false, lastError: why, pid: null, restarts: 0 };
-  const file = (zone: string): string => join(zonesDir, `${zone}.zone`);
+  const file = (zone: string): string => zoneFilePath(zonesDir, zone);
   return {
     start: async () => {
       mkdirSync(zonesDir, { recursive: true });

@@ -1,19 +1,18 @@
 /** knotd's generated configuration and the names and addresses that go into it. Pure functions, no I/O. */
 import { join } from 'node:path';
-import type { ZoneConfig } from './port';
+import { isZoneName } from '../../zonefiles/names';
+import { UnservableZoneError, type ZoneConfig } from './port';
 
 /** The DNSSEC policy signed zones reference (`dnssec-policy`). */
 export const POLICY_ID = 'hostplane';
 
-const LABEL = '[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?';
-const ZONE_NAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})*$`);
-
 /**
  * `example.com` → `example.com.`. Zone names end up in knotd's configuration, in knotc arguments and in a
- * file name, so anything but lower-case LDH labels (and `_`) is refused rather than escaped.
+ * file name: only names of the API's zone name rule (`checkZoneName`) get there, never escaped ones.
+ * Throws {@link UnservableZoneError} for any other.
  */
 export function zoneFqdn(name: string): string {
-  if (!ZONE_NAME.test(name)) throw new Error(`invalid zone name ${JSON.stringify(name)}`);
+  if (!isZoneName(name)) throw new UnservableZoneError(name);
   return `${name}.`;
 }
 
@@ -56,6 +55,7 @@ const knotAddress = ({ host, port }: { host: string; port: number }): string => 
 
 /**
  * knotd's whole configuration. Zones are sorted so that the same zone set always renders the same text.
+ * A zone whose name breaks the rule is left out, so that no one zone can keep knotd from starting.
  * - `zonefile-sync: -1`: knotd never writes into our zone files; ours are the only writer.
  * - `zonefile-load: whole` + `journal-content: changes`: each load replaces the zone, and knotd stores the
  *   difference in its journal, from which secondaries get IXFR.
@@ -104,11 +104,23 @@ export function renderKnotConfig(input: KnotConfigInput): string {
   if (secondaries.length > 0) {
     lines.push(`    notify: [${secondaries.map((_, i) => `secondary${i + 1}`).join(', ')}]`, '    acl: [secondaries]');
   }
-  const zones = [...input.zones].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const zones = input.zones.filter((z) => isZoneName(z.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (zones.length > 0) lines.push('zone:');
   for (const z of zones) {
     lines.push(`  - domain: ${zoneFqdn(z.name)}`);
     if (z.dnssec) lines.push('    dnssec-signing: on', `    dnssec-policy: ${POLICY_ID}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The zones of a configuration {@link renderKnotConfig} wrote, with their signing: what knotd last accepted. */
+export function configuredZones(config: string): Map<string, boolean> {
+  const zones = new Map<string, boolean>();
+  let current: string | null = null;
+  for (const line of config.slice(config.indexOf('\nzone:\n') + 1).split('\n')) {
+    const domain = /^ {2}- domain: (\S+)\.$/.exec(line);
+    if (domain) zones.set((current = domain[1]!), false);
+    else if (current && line === '    dnssec-signing: on') zones.set(current, true);
+  }
+  return zones;
 }

@@ -25,9 +25,10 @@ import type { Logger } from '../log';
 import { soaSerialServed, udpQuery } from './dns-query';
 import { removeFileDurably, writeFileDurably } from '../files';
 import { control, type CtlData } from './knot-ctl';
-import { knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, zoneFilePath, zoneFqdn } from './knot-config';
+import { configuredZones, knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, zoneFilePath, zoneFqdn } from './knot-config';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from './zone-text';
+import { isZoneName } from '../../zonefiles/names';
 
 const run = promisify(execFile);
 
@@ -157,7 +158,14 @@ class Knot implements KnotNameserver {
 
   async start(zones: ZoneConfig[]): Promise<void> {
     if (this.wanted) throw new Error('knotd is already started');
-    this.zones = new Map(zones.map((z) => [z.name, z.dnssec]));
+    // A zone whose name knotd could not take must not keep it from serving every other zone.
+    const [servable, unservable] = [zones.filter((z) => isZoneName(z.name)), zones.filter((z) => !isZoneName(z.name))];
+    if (unservable.length > 0) this.log.warn({ zones: unservable.map((z) => z.name) }, 'knot: zones with names that break the zone name rule are not served');
+    // Signing as knotd last accepted it (knot.conf keeps that): a zone whose signing was refused, say for an
+    // rrset it cannot sign, would otherwise come back signed and answer SERVFAIL. The reconciler then moves
+    // each zone to what is desired, and a refusal leaves it serving.
+    const accepted = configuredZones((await readFileOrNull(this.paths.config))?.toString('utf8') ?? '');
+    this.zones = new Map(servable.map((z) => [z.name, accepted.get(z.name) ?? z.dnssec]));
     await mkdir(this.paths.rundir, { recursive: true });
     await mkdir(this.paths.db, { recursive: true, mode: 0o700 });
     await mkdir(this.opts.zonesDir, { recursive: true });

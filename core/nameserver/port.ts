@@ -64,6 +64,15 @@ export class StaleSerialError extends Error {
   }
 }
 
+/** The zone's name is not one the nameserver can be configured with (a zone stored before the name rule
+ * was strict): nothing about it reaches the server, and other zones are served as usual. Permanent. */
+export class UnservableZoneError extends Error {
+  override name = 'UnservableZoneError';
+  constructor(readonly zone: string) {
+    super(`zone name ${JSON.stringify(zone)} cannot be served: it breaks the zone name rule`);
+  }
+}
+
 /**
  * The hidden primary. Every operation is idempotent; concurrent calls for one zone run one after another.
  * applyZone, applyChanges, removeZone and servedSerial throw while the server process is down (the

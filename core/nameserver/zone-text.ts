@@ -13,10 +13,8 @@ export function soaSerial(zoneText: string): number {
   return serial;
 }
 
-/** RFC 1982 serial arithmetic: true when `a` is newer than `b`. */
-export function serialAbove(a: number, b: number): boolean {
-  return a !== b && (a - b) >>> 0 < 0x8000_0000;
-}
+/** RFC 1982 serial arithmetic: true when `a` is newer than `b`; the store raises serials by the same rule. */
+export { serialGreater as serialAbove } from '../../zonefiles/serial';
 
 /** One resource record line as `ZoneChanges` carries it. */
 export interface RecordLine {

@@ -52,7 +52,7 @@ const tokenOf = (t: TestApi, caller: Caller): string | null =>
   caller === 'noToken' ? null : caller === 'otherOrgAdmin' ? t.other.token : t.tokens[caller];
 
 let t: TestApi;
-beforeAll(async () => { t = await startTestApi(); });
+beforeAll(async () => { t = await startTestApi({ plan: 'pro' }); });
 afterAll(async () => { await t.close(); });
 
 /** Everything the caller could have changed, read as admin: acme's zones with their content, and the audit log. */

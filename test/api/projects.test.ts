@@ -2,6 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orgBySlug, registerNode } from '../../store/accounts';
 import { setPlacement } from '../../store/projects';
+import { DEFAULT_PLANS } from '../../lib/plans';
 import { startTestApi, type TestApi, type TestApiOptions } from '../helpers/app';
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -70,7 +71,7 @@ describe('createProject', () => {
   });
 
   it('the limit follows the configured plans', async () => {
-    const t = await fresh({ plan: 'pro', config: { plans: { free: 3, pro: 1 } } });
+    const t = await fresh({ plan: 'pro', config: { plans: { ...DEFAULT_PLANS, pro: { ...DEFAULT_PLANS.pro!, projects: 1 } } } });
     expect((await t.call('POST', P, { body: { name: 'one' } })).status).toBe(201);
     const r = await t.call('POST', P, { body: { name: 'two' } });
     expect(r.status).toBe(409);
@@ -95,7 +96,7 @@ describe('createProject', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     expect(statuses.filter((s) => s === 409)).toHaveLength(17);
     for (const r of results.filter((x) => x.status === 409)) {
-      expect(r.body).toEqual({ code: 'project_limit', message: expect.any(String), details: { limit: 3, count: 3, plan: 'free' } });
+      expect(r.body).toEqual({ code: 'project_limit', message: expect.any(String), details: { limit: 3, count: 3, plan: 'free' }, requestId: expect.any(String) });
     }
     const list = await t.call('GET', P);
     expect(list.body.items).toHaveLength(3);

@@ -85,6 +85,11 @@ describe('every command, on one data dir', () => {
     }
   });
 
+  it('zone create makes the platform\'s own zones, which the API refuses to tenants; again is no change', async () => {
+    expect(await adminJson(dir, 'zone', 'create', 'acme', 'Hostplane.App')).toEqual({ org: 'acme', zone: 'hostplane.app', created: true });
+    expect(await adminJson(dir, 'zone', 'create', 'acme', 'hostplane.app')).toEqual({ org: 'acme', zone: 'hostplane.app', created: false });
+  });
+
   it('status prints the reconcile status as JSON, with the change feed position', () => {
     expect(out.status).toMatchObject({ changeSeq: expect.any(Number) });
     expect(out.status.changeSeq).toBeGreaterThanOrEqual(2); // the project and the placement
@@ -114,6 +119,8 @@ describe('bad input: non-zero exit, a clear message on stderr, nothing on stdout
     ['an unknown command', ['frobnicate'], /unknown|usage/i],
     ['no command at all', [], /unknown|usage/i],
     ['an unknown option', ['status', '--bogus'], /bogus|unknown option/i],
+    ['a zone name against the rule', ['zone', 'create', 'acme', 'trail-.test'], /invalid zone name/i],
+    ['a zone for an unknown org', ['zone', 'create', 'nope', 'example.test'], /not found/i],
   ];
 
   it.concurrent.each(cases)('%s', async (_label, args, message) => {

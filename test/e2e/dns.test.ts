@@ -105,7 +105,7 @@ describe.skipIf(!hasKnot()).each([
     );
     expect(z.status).toMatchObject({ lastError: null, servedSerial: z.serial });
     // Operators see the reconciler at work on /metrics, beside the API's own metrics.
-    const metrics = (await http(serve.url, 'GET', '/metrics')).text;
+    const metrics = await (await fetch(serve.metrics!)).text();
     expect(metrics).toMatch(/hostplane_reconcile_duration_seconds_count\{kind="zone",outcome="ok"\} [1-9]/);
     expect(metrics).toContain('hostplane_http_request_duration_seconds');
     // Neither path fell back: an incremental change the nameserver refused would be logged.

@@ -77,7 +77,7 @@ describe('api without a core', () => {
   it('setSecret is 503 no_core', async () => {
     const r = await http(bare.url, 'PUT', `${SECRETS}/OTHER`, { token, body: { value: 'x' } });
     expect(r.status).toBe(503);
-    expect(r.body).toEqual({ code: 'no_core', message: expect.any(String) });
+    expect(r.body).toEqual({ code: 'no_core', message: expect.any(String), requestId: r.headers.get('x-request-id') });
   });
 
   it('listSecrets, getProject, listProjects and createProject still work, on the shared store', async () => {
@@ -104,7 +104,7 @@ describe('api with a wrong core token', () => {
   it('setSecret is 503 with an error body, never a 500, and nothing is stored', async () => {
     const r = await http(wrong.url, 'PUT', `${SECRETS}/API_KEY`, { token, body: { value: 'should-not-land' } });
     expect(r.status).toBe(503);
-    expect(Object.keys(r.body).sort()).toEqual(['code', 'message']);
+    expect(Object.keys(r.body).sort()).toEqual(['code', 'message', 'requestId']);
     expect(r.body.code).toMatch(/^[a-z_]+$/);
     expect(r.text).not.toContain(CORE_TOKEN);
     const list = await http(api.url, 'GET', SECRETS, { token });

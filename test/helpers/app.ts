@@ -14,6 +14,7 @@ import type { Core, DnsInfo, NudgeKind } from '../../core/port';
 import { openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
+import { DEFAULT_PLANS } from '../../lib/plans';
 
 export interface TestApi {
   url: string;
@@ -51,7 +52,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     dns: opts.dns ?? { configured: true, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'] },
     nudge: (kind, key) => nudges.push({ kind, key }),
   });
-  const config: ApiConfig = { appDomain: 'hostplane.test', plans: { free: 3, pro: 100 }, ...opts.config };
+  const config: ApiConfig = { appDomain: 'hostplane.test', plans: DEFAULT_PLANS, serviceDomains: [], ...opts.config };
   const app = createApp({ store, core, config }, log);
 
   const org = await createOrg(store, 'acme', opts.plan ?? 'free');

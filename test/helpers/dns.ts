@@ -3,8 +3,9 @@ import { createSocket } from 'node:dgram';
 import { connect, isIPv6 } from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type Packet, type RecordType } from 'dns-packet';
 
-/** dns-packet decodes the RCODE but its type declarations leave it out. */
-export type DnsResponse = DecodedPacket & { rcode: string };
+/** dns-packet decodes the RCODE but its type declarations leave it out; `messageBytes` is the length of the
+ * message as it came (without TCP's length prefix). */
+export type DnsResponse = DecodedPacket & { rcode: string; messageBytes: number };
 
 export interface Server {
   host: string;
@@ -16,6 +17,8 @@ export interface QueryOptions {
   dnssecOk?: boolean;
   /** Skips UDP. */
   tcp?: boolean;
+  /** Sends no OPT record (default: EDNS0 with a 4096-byte payload size), as the plainest client asks. */
+  noEdns?: boolean;
   /** Per transport attempt; default 2000. */
   timeoutMs?: number;
 }
@@ -34,12 +37,16 @@ function withTimeout<T>(ms: number, what: string, start: (settle: (err: Error | 
   });
 }
 
+function decode(message: Buffer): DnsResponse {
+  return Object.assign(dnsPacket.decode(message) as DnsResponse, { messageBytes: message.length });
+}
+
 function overUdp(server: Server, packet: Packet, timeoutMs: number): Promise<DnsResponse> {
   return withTimeout(timeoutMs, `UDP ${server.host}:${server.port}`, (settle) => {
     const socket = createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');
     socket.on('error', (err) => settle(err));
     socket.on('message', (msg) => {
-      const response = dnsPacket.decode(msg) as DnsResponse;
+      const response = decode(msg);
       if (response.id === packet.id) settle(null, response);
     });
     socket.send(dnsPacket.encode(packet), server.port, server.host);
@@ -57,7 +64,7 @@ function overTcp(server: Server, packet: Packet, timeoutMs: number): Promise<Dns
       received = Buffer.concat([received, chunk]);
       if (received.length < 2) return;
       const length = received.readUInt16BE(0);
-      if (received.length >= 2 + length) settle(null, dnsPacket.decode(received.subarray(2, 2 + length)) as DnsResponse);
+      if (received.length >= 2 + length) settle(null, decode(received.subarray(2, 2 + length)));
     });
     return () => socket.destroy();
   });
@@ -65,14 +72,14 @@ function overTcp(server: Server, packet: Packet, timeoutMs: number): Promise<Dns
 
 /**
  * Asks `server` one question (no recursion) and returns the decoded response. Over UDP it sends EDNS0 with
- * a 4096-byte payload size, and asks again over TCP when the answer comes back truncated anyway.
+ * a 4096-byte payload size (unless `noEdns`), and asks again over TCP when the answer comes back truncated.
  */
 export async function query(server: Server, name: string, type: RecordType, opts: QueryOptions = {}): Promise<DnsResponse> {
   const packet: Packet = {
     type: 'query',
     id: Math.floor(Math.random() * 0x10000),
     questions: [{ type, name }],
-    additionals: [
+    additionals: opts.noEdns ? [] : [
       {
         type: 'OPT',
         name: '.',

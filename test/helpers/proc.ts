@@ -26,6 +26,8 @@ export interface Running {
   proc: ChildProcess;
   /** The URL of the `{"listening": URL}` line. */
   url: string;
+  /** Its `metrics` URL (the separate metrics listener), null when off. */
+  metrics: string | null;
   /** Everything the process wrote to stderr so far (its JSON logs). */
   stderr(): string;
   /** Resolves when the process has exited. */
@@ -34,14 +36,18 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<Exit>;
 }
 
-/** Spawns `hostplane <args>` and resolves once its first stdout line `{"listening": URL}` arrives. */
-export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Running> {
-  const proc = spawn(BIN, args, { cwd: ROOT, env: { ...process.env, HOSTPLANE_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns `hostplane <args>` and resolves once its first stdout line `{"listening": URL}` arrives. The metrics
+ * listener gets a free port unless `args` choose one, so that processes started together do not collide on the
+ * default. `prefix` runs it through another command (e.g. `prlimit --nofile=1024 --`). */
+export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; prefix?: string[] } = {}): Promise<Running> {
+  if (!args.some((a) => a.startsWith('--metrics-listen'))) args = [...args, '--metrics-listen', '127.0.0.1:0'];
+  const [cmd, ...cmdArgs] = [...(opts.prefix ?? []), BIN, ...args];
+  const proc = spawn(cmd!, cmdArgs, { cwd: ROOT, env: { ...process.env, HOSTPLANE_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr!.setEncoding('utf8').on('data', (c: string) => { err += c; });
   const exited = new Promise<Exit>((res) => proc.once('exit', (code, signal) => res({ code, signal })));
   const lines = createInterface({ input: proc.stdout! });
-  const url = await new Promise<string>((res, rej) => {
+  const first = await new Promise<{ listening: string; metrics: string | null }>((res, rej) => {
     const timer = setTimeout(() => fail(new Error(`hostplane ${args.join(' ')}: no listening line within ${opts.timeoutMs ?? 20_000} ms\n${err}`)), opts.timeoutMs ?? 20_000);
     const fail = (e: Error): void => {
       clearTimeout(timer);
@@ -51,9 +57,9 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
     lines.once('line', (line) => {
       clearTimeout(timer);
       try {
-        const parsed = JSON.parse(line) as { listening?: unknown };
+        const parsed = JSON.parse(line) as { listening?: unknown; metrics?: unknown };
         if (typeof parsed.listening !== 'string') throw new Error('no listening field');
-        res(parsed.listening);
+        res({ listening: parsed.listening, metrics: typeof parsed.metrics === 'string' ? parsed.metrics : null });
       } catch {
         fail(new Error(`hostplane ${args.join(' ')}: first stdout line is not {"listening": URL}: ${line}`));
       }
@@ -62,7 +68,8 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
   });
   const r: Running = {
     proc,
-    url,
+    url: first.listening,
+    metrics: first.metrics,
     stderr: () => err,
     exited,
     stop: async (signal = 'SIGTERM') => {

@@ -8,6 +8,11 @@ import { zoneReconciler } from '../../reconcilers/zones';
 import { checkCnameConflict, renderZone } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
 import { FakeNameserver } from '../helpers/fake-nameserver';
+import { UnservableZoneError } from '../../core/nameserver/port';
+import { TerminalError } from '../../reconcilers/types';
+import { zones } from '../../store/schema';
+import { readStatus } from '../../store/status';
+import { eq } from 'drizzle-orm';
 import { Writable } from 'node:stream';
 
 const NS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
@@ -21,7 +26,7 @@ describe('zone reconciler', () => {
   let delegatedTo: string[];
   const resolver: Resolver = { ns: async () => delegatedTo };
   const reconciler = (incrementalFrom?: number) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom });
-  const putA = (name: string, ip: string) => putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict,
+  const putA = (name: string, ip: string) => putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
     rrset: { name, type: 'A', ttl: 300, records: [{ content: ip }] } });
   const rendered = async () => {
     const snap = (await zoneSnapshot(store, 'example.com'))!;
@@ -33,7 +38,7 @@ describe('zone reconciler', () => {
     ns = new FakeNameserver();
     orgId = (await createOrg(store, 'acme', 'free')).id;
     delegatedTo = [];
-    await createZone(store, { orgId, name: 'example.com', nameservers: NS, actor: 'test' });
+    await createZone(store, { orgId, name: 'example.com', nameservers: NS, actor: 'test', quota: null });
   });
   afterEach(() => store.close());
 
@@ -50,7 +55,7 @@ describe('zone reconciler', () => {
   });
 
   it('serves the stored rrsets with the stored serial', async () => {
-    await putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict,
+    await putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
       rrset: { name: 'www.example.com', type: 'A', ttl: 300, records: [{ content: '192.0.2.7' }] } });
     await reconciler().reconcile('example.com', noAbort);
     const text = ns.served.get('example.com')!.text;
@@ -63,6 +68,34 @@ describe('zone reconciler', () => {
     await expect(reconciler().reconcile('example.com', noAbort)).rejects.toThrow('connection refused');
     const st = await zoneStatusOf(store, 'example.com');
     expect(st).toMatchObject({ observedGeneration: 0, lastError: 'knotc: connection refused' });
+  });
+
+  it('tells the tenant a reason and a message without server paths; operators keep the whole error', async () => {
+    ns.failWith = "[example.com.] zone parser failed, file '/srv/hostplane/data/zones/example.com.zone' (RDATA overflow)";
+    await expect(reconciler().reconcile('example.com', noAbort)).rejects.toThrow('zone parser failed');
+    const st = (await zoneStatusOf(store, 'example.com'))!;
+    expect(st).toMatchObject({ reason: 'apply_failed', lastError: ns.failWith });
+    expect(st.message).not.toMatch(/\/|knot|parser|\.zone/);
+    const admin = (await readStatus(store)).zones.find((z) => z.zone === 'example.com');
+    expect(admin).toMatchObject({ reason: 'apply_failed', lastError: ns.failWith, converged: false });
+  });
+
+  it('a stored zone whose name breaks the rule never reaches the nameserver: terminal status, others unaffected', async () => {
+    store.db.insert(zones).values({ name: '-evil.test', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' }).run();
+    const knotLike = new FakeNameserver();
+    // What the Knot adapter does with such a name: its configuration writer refuses it.
+    knotLike.applyZone = async (name) => {
+      throw new UnservableZoneError(name);
+    };
+    const r = zoneReconciler({ store, nameserver: knotLike, resolver, nameservers: NS, log: silent });
+    await expect(r.reconcile('-evil.test', noAbort)).rejects.toBeInstanceOf(TerminalError);
+    expect(await zoneStatusOf(store, '-evil.test')).toMatchObject({ reason: 'invalid_zone_name', observedGeneration: 0 });
+    await reconciler().reconcile('example.com', noAbort);
+    expect(ns.served.has('example.com')).toBe(true);
+    // Deleting it needs nothing from the nameserver.
+    store.db.delete(zones).where(eq(zones.name, '-evil.test')).run();
+    await r.reconcile('-evil.test', noAbort);
+    expect(knotLike.actions).toEqual([]);
   });
 
   it('removes a deleted zone from the nameserver and drops its status', async () => {
@@ -79,7 +112,7 @@ describe('zone reconciler', () => {
     await r.reconcile('example.com', noAbort);
     const before = (await zoneByName(store, 'example.com'))!.serial;
     ns.served.get('example.com')!.serial = before + 5;
-    await putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict,
+    await putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
       rrset: { name: 'a.example.com', type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] } });
     expect(await r.reconcile('example.com', noAbort)).toEqual({ requeueAfterMs: 0 });
     const raised = (await zoneByName(store, 'example.com'))!.serial;

@@ -1,7 +1,7 @@
 /** The store (issue 2 part 2): durable SQLite settings, the append-only audit log, the change feed, generations,
  * and migrations that survive processes starting together on a fresh data dir. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -14,6 +14,7 @@ import { appendAudit, changesSince, latestSeq } from '../../store/feed';
 import { createProject, setPlacement } from '../../store/projects';
 import { audit, projects } from '../../store/schema';
 import { deleteSecret, setSecret } from '../../store/secrets';
+import { createZone, putRRset, zoneByName } from '../../store/zones';
 import { ROOT } from '../helpers/proc';
 import { rawSqlite } from '../helpers/sqlite';
 
@@ -234,5 +235,41 @@ describe('group commit', () => {
     const { s } = fresh();
     await createOrg(s, 'first', 'free');
     await expect(createOrg(s, 'first', 'free')).rejects.toMatchObject({ code: 'org_exists' });
+  });
+});
+
+describe('what the data dir lets others read', () => {
+  it('creates the data dir 0700 and the store 0600 (its WAL too), and tightens ones made before the rule', async () => {
+    const { dir, s } = fresh();
+    await createOrg(s, 'perm', 'free');
+    const mode = (p: string) => statSync(p).mode & 0o777;
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(join(dir, 'hostplane.db'))).toBe(0o600);
+    expect(mode(join(dir, 'hostplane.db-wal'))).toBe(0o600);
+    s.close();
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'hostplane.db'), 0o644);
+    stores.push(openStore(dir));
+    expect([mode(dir), mode(join(dir, 'hostplane.db'))]).toEqual([0o700, 0o600]);
+  });
+});
+
+describe('data migrations', () => {
+  it('fill the rendered size of rrsets stored before zones counted it, once', async () => {
+    const { dir, s } = fresh();
+    const org = await createOrg(s, 'sized', 'free');
+    await createZone(s, { orgId: org.id, name: 'sized.example', nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    const rrset = { name: 'www.sized.example', type: 'TXT' as const, ttl: 300, records: [{ content: 'v'.repeat(300) }] };
+    await putRRset(s, { orgId: org.id, zone: 'sized.example', rrset, actor: 't', cnameConflict: () => false, quota: { plan: 'free', rrsets: 10, bytes: 1 << 20 } });
+    const sized = (await zoneByName(s, 'sized.example'))!;
+    expect(sized.bytes).toBeGreaterThan(300);
+    s.close();
+    // As a store migrated before the sizes existed: columns at their default, user_version 0.
+    const raw = new Database(join(dir, 'hostplane.db'));
+    raw.exec("UPDATE rrsets SET bytes = 0; UPDATE zones SET bytes = 0; PRAGMA user_version = 0");
+    raw.close();
+    const again = openStore(dir);
+    stores.push(again);
+    expect((await zoneByName(again, 'sized.example'))!.bytes).toBe(sized.bytes);
   });
 });

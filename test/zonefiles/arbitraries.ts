@@ -1,5 +1,7 @@
 import fc from 'fast-check';
-import { MAX_TTL, MIN_TTL, validateRRset, type RecordType, type RRset, type ZoneSpec } from '../../zonefiles';
+import {
+  answerReserveBytes, MAX_MESSAGE_BYTES, MAX_RECORDS, MAX_TTL, maxTxtValueBytes, MIN_TTL, validateRRset, type RecordType, type RRset, type ZoneSpec,
+} from '../../zonefiles';
 import { testSoa } from './fixtures';
 
 /** Zone of the generated specs. */
@@ -44,4 +46,108 @@ export function shuffled(spec: ZoneSpec): fc.Arbitrary<ZoneSpec> {
   return all(spec.rrsets)
     .chain((rrsets) => fc.tuple(...rrsets.map((r) => all(r.records).map((records) => ({ ...r, records })))))
     .map((rrsets) => ({ ...spec, rrsets }));
+}
+
+/** An rrset in raw API form whose owner the caller completes: `prefix` is the owner's labels above the
+ * caller's part ('' for none), `wildcard` asks for a `*` label in front. */
+export interface HostileRRset {
+  prefix: string;
+  wildcard: boolean;
+  type: RecordType;
+  ttl: number;
+  records: { content: string }[];
+}
+
+const longLabel = fc.stringMatching(/^[a-z0-9]{40,63}$/);
+/** Absolute host names, some long enough (up to 4 × 64 octets) to pass 253 characters. */
+const anyHost = fc.oneof(
+  { weight: 3, arbitrary: host },
+  { weight: 1, arbitrary: fc.array(longLabel, { minLength: 1, maxLength: 4 }).map((ls) => `${ls.join('.')}.example.net`) },
+);
+/** `count` distinct host names of exactly `length` characters (≤ 253), in labels of at most 63. */
+function distinctHosts(count: number, length: number): string[] {
+  const tail = '.example.net';
+  let middle = '';
+  for (let rest = length - 5 - tail.length; rest > 0;) {
+    let label = Math.min(63, rest - 1);
+    if (rest - label - 1 === 1) label--;
+    middle += `.${'n'.repeat(label)}`;
+    rest -= label + 1;
+  }
+  return Array.from({ length: count }, (_, i) => `h${String(i).padStart(4, '0')}${middle}${tail}`);
+}
+
+/** A value of exactly `bytes` UTF-8 bytes, mostly of `char`. */
+function ofBytes(bytes: number, char: string): string {
+  const w = Buffer.byteLength(char);
+  return 'x'.repeat(bytes % w) + char.repeat(Math.floor(bytes / w));
+}
+
+/** An integer within `spread` of one of `limits`: where off-by-one mistakes live. */
+const near = (limits: number[], spread: number): fc.Arbitrary<number> =>
+  fc.tuple(fc.constantFrom(...limits), fc.integer({ min: -spread, max: spread })).map(([l, d]) => Math.max(0, l + d));
+
+const TXT_CHARS = ['"', '\\', ';', '(', ')', '$', '@', '\n', '\t', '\0', '\x7f', ' ', 'a', 'é', '€', '😀', '\u{10ffff}'];
+
+/**
+ * Hostile rrsets for `zone`: record contents aimed at what a nameserver cannot take (sizes around the limits
+ * of one record and of one answer in this zone, multibyte text, zone-file metacharacters, names near 255
+ * octets, many records, CAA edge cases) beside ordinary ones. Many are invalid on purpose.
+ */
+export function hostileRRset(zone: string): fc.Arbitrary<HostileRRset> {
+  const reserve = answerReserveBytes(zone);
+  const budget = MAX_MESSAGE_BYTES - reserve;
+  const maxTxt = maxTxtValueBytes(zone);
+  // The longest CAA value of tag `tbs` one record of this zone takes: RR fixed part, flags, tag length, tag.
+  const maxCaa = budget - 12 - 2 - 3;
+
+  const txt = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 600 }),
+    fc.string({ unit: fc.constantFrom(...TXT_CHARS), maxLength: 600 }),
+    fc.tuple(near([maxTxt, 65_279, 255, 256], 3), fc.constantFrom('x', 'é', '€', '😀')).map(([n, c]) => ofBytes(n, c)),
+    fc.constantFrom('', '\ud800 lone surrogate', '"quoted"', 'back\\slash', '$ORIGIN evil.example.', 'a;comment', '\\065'),
+  );
+  const caa = fc.oneof(
+    fc.tuple(fc.integer({ min: 0, max: 255 }), fc.constantFrom('issue "letsencrypt.org"', 'issuewild ;', 'Issue "ca.example; account=1"',
+      'iodef "mailto:a@example.com"', 'iodef "https://example.com/r"', 'tbs ""', 'x23456789012345 "v"')).map(([f, rest]) => `${f} ${rest}`),
+    near([maxCaa, 65_531 - 3], 2).map((n) => `0 tbs "${'v'.repeat(n)}"`),
+    fc.constantFrom('0 issue "a"b"', '0 issue "\\"', '256 issue "x"', '0 abcdefghijklmnop "x"', '0 tbs "é"', '0 issue', '128 tbs unquoted'),
+  );
+
+  type Parts = Pick<HostileRRset, 'type' | 'records'>;
+  const one = (type: RecordType, content: fc.Arbitrary<string>): fc.Arbitrary<Parts> =>
+    fc.array(content, { minLength: 1, maxLength: 4 }).map((cs) => ({ type, records: cs.map((c) => ({ content: c })) }));
+  const many = (type: RecordType, contents: (count: number) => string[], perRecord: number): fc.Arbitrary<Parts> =>
+    near([Math.floor(budget / perRecord)], 2).map((count) => ({ type, records: contents(Math.max(1, count)).map((c) => ({ content: c })) }));
+  const txtRecords = (size: number) => (count: number): string[] =>
+    Array.from({ length: count }, (_, i) => `${String(i).padStart(4, '0')}${'t'.repeat(size - 4)}`);
+
+  const parts: fc.Arbitrary<Parts> = fc.oneof(
+    one('A', fc.oneof(fc.ipV4(), fc.constantFrom('256.1.1.1', '01.2.3.4', ' 192.0.2.1 ', ''))),
+    one('AAAA', fc.oneof(fc.ipV6(), fc.constantFrom('fe80::1%eth0', '::ffff:192.0.2.1', '2001:DB8::1'))),
+    fc.integer({ min: MAX_RECORDS - 2, max: MAX_RECORDS + 1 }).map((n): Parts =>
+      ({ type: 'A', records: Array.from({ length: n }, (_, i) => ({ content: `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}` })) })),
+    one('CAA', caa),
+    one('CNAME', anyHost).map((p) => ({ ...p, records: p.records.slice(0, 1) })),
+    one('MX', fc.oneof(fc.tuple(u16, anyHost).map(([p, h]) => `${p} ${h}`), fc.constant('0 .'))),
+    many('MX', (n) => distinctHosts(n, 253).map((h, i) => `${i} ${h}`), 12 + 2 + 255),
+    one('NS', anyHost),
+    many('NS', (n) => distinctHosts(n, 253), 12 + 255),
+    one('PTR', anyHost),
+    one('SRV', fc.tuple(u16, u16, u16, fc.oneof(anyHost, fc.constant('.'))).map((f) => f.join(' '))),
+    one('TXT', txt),
+    fc.integer({ min: 20, max: 400 }).chain((size) => many('TXT', txtRecords(size), 12 + size + Math.ceil(size / 255))),
+  );
+  const prefix = fc.oneof(
+    { weight: 3, arbitrary: fc.array(label, { maxLength: 2 }) },
+    { weight: 1, arbitrary: fc.array(longLabel, { minLength: 1, maxLength: 4 }) },
+  ).map((ls) => ls.join('.'));
+  const ttl = fc.oneof({ weight: 9, arbitrary: fc.constant(300) }, { weight: 1, arbitrary: fc.constantFrom(59, 604_801, 300.5, 604_800, 60) });
+  return fc.record({ prefix, wildcard: fc.boolean(), ttl, parts }).map(({ prefix: p, wildcard, ttl: t, parts: x }) => ({
+    prefix: x.type === 'SRV' ? ['_sip._tcp', p].filter(Boolean).join('.') : p,
+    wildcard: wildcard && x.type !== 'SRV',
+    type: x.type,
+    ttl: t,
+    records: x.records,
+  }));
 }

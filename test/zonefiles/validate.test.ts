@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkCnameConflict, MAX_RECORDS, MAX_TXT_BYTES, validateRRset, ZoneValidationError, type RecordType, type RRset } from '../../zonefiles';
+import {
+  answerReserveBytes, checkCnameConflict, MAX_MESSAGE_BYTES, MAX_RECORDS, MAX_TXT_BYTES, maxTxtValueBytes, validateRRset, ZoneValidationError,
+  type RecordType, type RRset,
+} from '../../zonefiles';
 
 const ZONE = 'example.com';
 const rrset = (type: string, contents: string[], name = `host.${ZONE}`, ttl = 300): RRset =>
@@ -61,8 +64,8 @@ describe('validateRRset rejects', () => {
     record('NS', `${'a'.repeat(64)}.example.net`, `has the label "${'a'.repeat(64)}" of 64 bytes; at most 63 are allowed`),
     record('PTR', '', 'PTR record "" is empty'),
     record('TXT', '\ud800', 'TXT record "\\ud800" is not valid Unicode (it has an unpaired surrogate)'),
-    record('TXT', 'x'.repeat(MAX_TXT_BYTES + 1), `is ${MAX_TXT_BYTES + 1} bytes long; at most ${MAX_TXT_BYTES} are allowed`),
-    record('TXT', '€'.repeat(Math.ceil((MAX_TXT_BYTES + 1) / 3)), `bytes long; at most ${MAX_TXT_BYTES} are allowed`),
+    record('TXT', 'x'.repeat(MAX_TXT_BYTES + 1), `is ${MAX_TXT_BYTES + 1} bytes long; a TXT record holds at most ${MAX_TXT_BYTES}`),
+    record('TXT', '€'.repeat(Math.ceil((MAX_TXT_BYTES + 1) / 3)), `bytes long; a TXT record holds at most ${MAX_TXT_BYTES}`),
     ['content that is not a string', { name: `host.${ZONE}`, type: 'A', ttl: 300, records: [{ content: 7 }] } as unknown as RRset, 'records[0].content', 'A record content must be a string'],
     ['an owner outside the zone', rrset('A', ['192.0.2.1'], 'www.example.org'), 'name', 'name "www.example.org" is not inside zone "example.com"'],
     ['an owner that only ends like the zone', rrset('A', ['192.0.2.1'], 'notexample.com'), 'name', 'name "notexample.com" is not inside zone "example.com"'],
@@ -104,7 +107,7 @@ describe('validateRRset rejects', () => {
 
   it('shortens a long record in the message', () => {
     const [issue] = issuesOf(rrset('TXT', ['y'.repeat(MAX_TXT_BYTES + 1)]));
-    expect(issue?.message).toBe(`TXT record "${'y'.repeat(60)}…" is ${MAX_TXT_BYTES + 1} bytes long; at most ${MAX_TXT_BYTES} are allowed`);
+    expect(issue?.message).toBe(`TXT record "${'y'.repeat(60)}…" is ${MAX_TXT_BYTES + 1} bytes long; a TXT record holds at most ${MAX_TXT_BYTES}`);
   });
 });
 
@@ -184,5 +187,69 @@ describe('checkCnameConflict', () => {
     [['TXT', 'MX'], 'CNAME', true],
   ] as [RecordType[], RecordType, boolean][])('existing %j, putting %s: %s', (existing, type, conflict) => {
     expect(checkCnameConflict(existing, type)).toBe(conflict);
+  });
+});
+
+describe('validateRRset refuses what one DNS message cannot carry with its signatures', () => {
+  const maxTxt = maxTxtValueBytes(ZONE);
+  // RR fixed part (12), flags and tag length (2), tag "tbs" (3).
+  const maxCaa = MAX_MESSAGE_BYTES - answerReserveBytes(ZONE) - 12 - 2 - 3;
+  const accepts = (r: RRset) => expect(() => validateRRset(ZONE, r)).not.toThrow();
+
+  it('takes a TXT value of the longest length, in any script, and refuses one byte more, naming the record', () => {
+    expect(maxTxt).toBe(60_307);
+    accepts(rrset('TXT', ['x'.repeat(maxTxt)]));
+    accepts(rrset('TXT', [`${'x'.repeat(maxTxt % 3)}${'€'.repeat(Math.floor(maxTxt / 3))}`]));
+    const issues = issuesOf(rrset('TXT', ['a', 'x'.repeat(maxTxt + 1)]));
+    expect(issues).toEqual([{
+      path: 'records[1].content',
+      message: `TXT record "${'x'.repeat(60)}…" needs 65536 octets in an answer with room for DNSSEC signatures; one DNS message holds 65535 (a TXT value in this zone has at most ${maxTxt} bytes)`,
+    }]);
+  });
+
+  it('takes a CAA value of the longest length and refuses one byte more; a value past 65531 bytes cannot even be a record', () => {
+    accepts(rrset('CAA', [`0 tbs "${'v'.repeat(maxCaa)}"`]));
+    expect(issuesOf(rrset('CAA', [`0 tbs "${'v'.repeat(maxCaa + 1)}"`]))).toEqual([
+      { path: 'records[0].content', message: expect.stringContaining('needs 65536 octets in an answer with room for DNSSEC signatures; one DNS message holds 65535') },
+    ]);
+    expect(issuesOf(rrset('CAA', [`0 issue "${'a'.repeat(65_527)}.com"`]))).toEqual([
+      { path: 'records[0].content', message: expect.stringContaining('is 65538 octets of record data; a record holds at most 65535') },
+    ]);
+  });
+
+  it('refuses records that fit one by one but not together, naming the rrset', () => {
+    const contents = (n: number) => Array.from({ length: n }, (_, i) => `${String(i).padStart(4, '0')}${'t'.repeat(196)}`);
+    // Each record: 12 octets of RR, 201 of RDATA.
+    const fit = Math.floor((MAX_MESSAGE_BYTES - answerReserveBytes(ZONE)) / 213);
+    accepts(rrset('TXT', contents(fit)));
+    expect(issuesOf(rrset('TXT', contents(fit + 1)))).toEqual([{
+      path: 'records',
+      message: `the ${fit + 1} records need ${answerReserveBytes(ZONE) + (fit + 1) * 213} octets in an answer with room for DNSSEC signatures; one DNS message holds 65535`,
+    }]);
+    const longHosts = Array.from({ length: MAX_RECORDS }, (_, i) => `ns${String(i).padStart(4, '0')}.${'n'.repeat(63)}.${'n'.repeat(63)}.${'n'.repeat(63)}.example.net`);
+    expect(issuesOf(rrset('NS', longHosts))).toEqual([{ path: 'records', message: expect.stringContaining(`the ${MAX_RECORDS} records need`) }]);
+  });
+
+  it('refuses more records at a long name than a signer can hash, naming the rrset', () => {
+    // 253 characters: 255 octets, which each record repeats in the form DNSSEC signs (with 10 + 4 more).
+    const owner = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(49)}.${ZONE}`;
+    const a = (n: number) => Array.from({ length: n }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
+    expect(owner).toHaveLength(253);
+    accepts(rrset('A', a(243), owner));
+    expect(issuesOf(rrset('A', a(244), owner))).toEqual([{
+      path: 'records',
+      message: `the 244 records, each with the name "${owner}", take ${244 * 269} octets in the form DNSSEC signs; a signer takes at most 65535`,
+    }]);
+    accepts(rrset('A', a(MAX_RECORDS), `host.${ZONE}`));
+  });
+
+  it('counts duplicate records once, as they are stored', () => {
+    accepts(rrset('TXT', ['x'.repeat(maxTxt), 'x'.repeat(maxTxt)]));
+  });
+
+  it('leaves less room in a zone with a longer name, whose name every signature carries', () => {
+    const zone = `${'z'.repeat(63)}.${'z'.repeat(63)}.example.com`;
+    expect(maxTxtValueBytes(zone)).toBeLessThan(maxTxt);
+    expect(() => validateRRset(zone, rrset('TXT', ['x'.repeat(maxTxt)], `host.${zone}`))).toThrow(ZoneValidationError);
   });
 });

@@ -23,7 +23,7 @@ describe('without knotd: the files-only nameserver', () => {
     const ns = filesOnlyNameserver(join(dir, 'zones'), 'knotd is not installed: zone files are rendered but nothing serves them');
     await ns.start([]);
     const { id } = await createOrg(store, 'acme', 'free');
-    await createZone(store, { orgId: id, name: 'example.com', nameservers: ['ns1.hostplane.test'], actor: 't' });
+    await createZone(store, { orgId: id, name: 'example.com', nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
     const r = zoneReconciler({ store, nameserver: ns, resolver: { ns: async () => [] }, nameservers: ['ns1.hostplane.test'], log: silent });
     await r.reconcile('example.com', new AbortController().signal);
     const file = join(dir, 'zones', 'example.com.zone');
@@ -31,6 +31,7 @@ describe('without knotd: the files-only nameserver', () => {
     const st = await zoneStatusOf(store, 'example.com');
     expect(st).toMatchObject({ servedSerial: null });
     expect(st!.lastError).toMatch(/nameserver not running: knotd is not installed/);
+    expect(st).toMatchObject({ reason: 'nameserver_down', message: expect.not.stringMatching(/\//) });
     await deleteZone(store, { orgId: id, name: 'example.com', actor: 't' });
     await r.reconcile('example.com', new AbortController().signal);
     expect(existsSync(file)).toBe(false);

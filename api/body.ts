@@ -1,0 +1,38 @@
+/** JSON request bodies: read whole up to a limit, strictly UTF-8, then parsed. */
+import type { Context } from 'koa';
+import getRawBody from 'raw-body';
+import { AppError, badRequest } from '../core/errors';
+
+/** Bodies are limited to 1 MiB (CONTRACT.md). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+// `fatal`: a byte sequence that is not UTF-8 is refused, where a lenient decoder would turn it into U+FFFD and
+// silently change a secret or a TXT value.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads and parses the request's JSON body (undefined when empty). Throws 400, 413 or 415 as AppError. */
+export async function readJsonBody(ctx: Context): Promise<unknown> {
+  const encoding = ctx.get('content-encoding').toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') throw new AppError(415, 'unsupported_media_type', 'compressed request bodies are not accepted');
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw new AppError(415, 'unsupported_media_type', 'request bodies must be UTF-8');
+  let raw: Buffer;
+  try {
+    raw = await getRawBody(ctx.req, { length: ctx.get('content-length') || undefined, limit: MAX_BODY_BYTES });
+  } catch (e) {
+    if ((e as { type?: string }).type === 'entity.too.large') throw new AppError(413, 'payload_too_large', 'request bodies are limited to 1 MiB');
+    throw badRequest('the request body could not be read whole');
+  }
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw badRequest('request body is not valid UTF-8');
+  }
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('request body is not valid JSON');
+  }
+}

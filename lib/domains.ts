@@ -1,0 +1,29 @@
+/** Which names a tenant may not take as a zone: the platform's own domains and public suffixes. */
+import { getDomain, getPublicSuffix } from 'tldts';
+import { isInZone } from '../zonefiles';
+
+// The Public Suffix List's private section too: `github.io` is as much a shared suffix as `co.uk`.
+const PSL = { allowPrivateDomains: true } as const;
+
+export interface PlatformDomains {
+  /** Default hostnames live under it (`<project>.<appDomain>`). */
+  appDomain: string;
+  /** The public nameservers; their registrable domain is the platform's. */
+  nameservers: string[];
+  /** Further domains the service itself uses (`--service-domains`). */
+  serviceDomains: string[];
+}
+
+/** The domains at or under which only the operator creates zones (normalized, deduplicated). */
+export function reservedDomains(p: PlatformDomains): string[] {
+  const ns = p.nameservers.map((h) => getDomain(h, PSL) ?? h);
+  return [...new Set([p.appDomain, ...ns, ...p.serviceDomains].map((d) => d.toLowerCase().replace(/\.$/, '')))];
+}
+
+/** Why a tenant cannot create the zone `name` (normalized by `normalizeZoneName`), or null when it can. */
+export function zoneNameRefusal(name: string, p: PlatformDomains): string | null {
+  const reserved = reservedDomains(p).find((d) => isInZone(name, d));
+  if (reserved) return `${name} is ${name === reserved ? '' : 'under '}${reserved}, a domain of this service`;
+  if (getPublicSuffix(name, PSL) === name) return `${name} is a public suffix; create a zone for a domain registered under it`;
+  return null;
+}
