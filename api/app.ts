@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import client from 'prom-client';
-import type { Logger } from '../core/log';
+import type { Logger } from '../lib/log';
 import { auditOps } from './audit';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';

@@ -1,6 +1,6 @@
 /** Audit read (CONTRACT.md): the organization's audit records, newest first. */
 import { z } from 'zod';
-import { AppError } from '../core/errors';
+import { AppError } from '../lib/errors';
 import { listAudit } from '../store/feed';
 import { decodeCursor, toPage } from '../store/paging';
 import { defineOp, type AnyOp } from './ops';

@@ -1,7 +1,7 @@
 /** JSON request bodies: read whole up to a limit, strictly UTF-8, then parsed. */
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { AppError, badRequest } from '../core/errors';
+import { AppError, badRequest } from '../lib/errors';
 
 /** Bodies are limited to 1 MiB (CONTRACT.md). */
 export const MAX_BODY_BYTES = 1024 * 1024;

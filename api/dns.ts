@@ -1,7 +1,7 @@
 /** DNS zones group (spec 4.1): eight operations over zones and rrsets on the service's own nameservers.
  * Handlers write desired rows only; the zone reconciler converges the nameserver and records status. */
 import { z } from 'zod';
-import { AppError, badRequest } from '../core/errors';
+import { AppError, badRequest } from '../lib/errors';
 import type { Core } from '../core/port';
 import { zoneNameRefusal } from '../lib/domains';
 import { planOf } from '../lib/plans';

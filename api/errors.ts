@@ -1,8 +1,8 @@
 /** The one place where failures become HTTP answers with the spec's body `{code, message, details?}`. */
 import type { Middleware } from 'koa';
-import type { Logger } from '../core/log';
+import type { Logger } from '../lib/log';
 import { z } from 'zod';
-import { AppError } from '../core/errors';
+import { AppError } from '../lib/errors';
 import { ZoneValidationError } from '../zonefiles';
 
 export interface ErrorBody { code: string; message: string; details?: Record<string, unknown> }

@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { AppError } from '../core/errors';
+import { AppError } from '../lib/errors';
 import type { Core } from '../core/port';
 import { membership, principalByToken, roleAtLeast, type Org, type Principal, type Role } from '../store/accounts';
 import type { Store } from '../store/db';

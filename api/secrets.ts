@@ -1,7 +1,7 @@
 /** Secrets group (spec 4.7): listSecrets, setSecret, deleteSecret. Values go to the core to be sealed and
  * never come back out through this API. */
 import { z } from 'zod';
-import { AppError } from '../core/errors';
+import { AppError } from '../lib/errors';
 import { getProject } from '../store/projects';
 import { deleteSecret, listSecrets, setSecret } from '../store/secrets';
 import { defineOp, type AnyOp } from './ops';

@@ -1,5 +1,5 @@
 /** `hostplane admin --data DIR ...`: the operator CLI that bootstraps what the API does not. JSON on stdout. */
-import { AppError, badRequest } from '../core/errors';
+import { AppError, badRequest } from '../lib/errors';
 import { createOrg, createUser, issueToken, orgBySlug, registerNode, ROLES, setMembership, type Role } from '../store/accounts';
 import type { Store } from '../store/db';
 import type { Plans } from '../lib/plans';

@@ -1,6 +1,6 @@
 /** `hostplane serve | api | core | admin`. */
-import { AppError } from '../core/errors';
-import { createLogger } from '../core/log';
+import { AppError } from '../lib/errors';
+import { createLogger } from '../lib/log';
 import { openStore } from '../store/db';
 import { ADMIN_USAGE, runAdmin } from './admin';
 import { list, parse, plans } from './options';

@@ -1,6 +1,6 @@
 /** Flags shared by the `serve`, `api`, `core` and `admin` commands, with their defaults. */
 import { parseArgs } from 'node:util';
-import { badRequest } from '../core/errors';
+import { badRequest } from '../lib/errors';
 import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, type HardeningOptions } from '../lib/http-server';
 import { DEFAULT_PLANS, readPlans, type Plans } from '../lib/plans';
 

@@ -1,5 +1,5 @@
 /** The Core port over HTTP, for `hostplane api --core-url URL`: a separate `core` process serves it. */
-import { AppError } from './errors';
+import { AppError } from '../lib/errors';
 import type { Core, DnsInfo } from './port';
 
 export function httpCore(baseUrl: string, token: string): Core {

@@ -1,7 +1,7 @@
 /** The plan table (CONTRACT.md, "Plans, quotas and conventions"): one table, replaced as a whole by a JSON file. */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { conflict } from '../core/errors';
+import { conflict } from './errors';
 
 const count = z.number().int().min(0);
 export const PlanSchema = z.strictObject({

@@ -1,6 +1,6 @@
 /** Runs the reconcilers: wakes them from the change feed, from nudges and from timers, retries with backoff. */
 import client from 'prom-client';
-import type { Logger } from '../core/log';
+import type { Logger } from '../lib/log';
 import type { Store } from '../store/db';
 import { changesSince, latestSeq } from '../store/feed';
 import { keyedQueue } from './queue';

@@ -7,9 +7,9 @@
  * reconciler reads back the served serial and the signer's DS values and records them with the generation
  * it converged.
  */
-import type { Logger } from '../core/log';
-import { StaleSerialError, UnservableZoneError, type Nameserver, type ZoneChanges } from '../core/nameserver/port';
-import type { Resolver } from '../core/resolver';
+import type { Logger } from '../lib/log';
+import { StaleSerialError, UnservableZoneError, type Nameserver, type ZoneChanges } from '../providers/nameserver/port';
+import type { Resolver } from '../providers/resolver';
 import { iso, type Store } from '../store/db';
 import {
   allZoneNames, dropZoneStatus, raiseSerial, recordDelegation, recordZoneStatus, zoneByName, zoneChangesSince, zoneSnapshot,

@@ -1,7 +1,7 @@
 /** Organizations, users, memberships, API tokens and node tokens: what the operator CLI bootstraps. */
 import { and, eq, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
-import { conflict, notFound } from '../core/errors';
+import { conflict, notFound } from '../lib/errors';
 import { iso, type Store } from './db';
 import { memberships, nodes, orgs, tokens, users } from './schema';
 

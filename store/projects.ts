@@ -1,6 +1,6 @@
 /** Projects, their hostnames and placements. */
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
-import { conflict, notFound } from '../core/errors';
+import { conflict, notFound } from '../lib/errors';
 import { iso, type Store } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';

@@ -1,6 +1,6 @@
 /** Secret rows: name, version, and the value sealed by the core. Plain values never reach this module. */
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import { notFound } from '../core/errors';
+import { notFound } from '../lib/errors';
 import { iso, type Store } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';

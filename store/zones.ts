@@ -1,6 +1,6 @@
 /** DNS zones and their rrsets: the desired state the zone reconciler converges the nameserver to. */
 import { and, asc, count, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
-import { conflict, notFound } from '../core/errors';
+import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../lib/plans';
 import { nextSerial, renderedBytes, serialGreater, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Store } from './db';

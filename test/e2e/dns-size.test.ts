@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/log';
-import { createKnotNameserver, type KnotNameserver, type KnotNameserverOptions } from '../../core/nameserver/knot';
-import type { ZoneConfig } from '../../core/nameserver/port';
+import { createLogger } from '../../lib/log';
+import { createKnotNameserver, type KnotNameserver, type KnotNameserverOptions } from '../../providers/nameserver/knot';
+import type { ZoneConfig } from '../../providers/nameserver/port';
 import { zoneReconciler } from '../../reconcilers/zones';
 import { putRRset, zoneByName, zoneStatusOf } from '../../store/zones';
 import {

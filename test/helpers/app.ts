@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { createApp } from '../../api/app';
 import type { ApiConfig } from '../../api/ops';
 import { localCore } from '../../core/local';
-import { createLogger } from '../../core/log';
+import { createLogger } from '../../lib/log';
 import type { Core, DnsInfo, NudgeKind } from '../../core/port';
 import { openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';

@@ -1,5 +1,5 @@
-import { soaSerial } from '../../core/nameserver/zone-text';
-import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges } from '../../core/nameserver/port';
+import { soaSerial } from '../../providers/nameserver/zone-text';
+import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges } from '../../providers/nameserver/port';
 
 export type Action =
   | { op: 'applyZone'; zone: string; dnssec: boolean }

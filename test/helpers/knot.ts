@@ -1,7 +1,7 @@
 /** For tests that run a real Knot DNS: whether it is installed, and loopback ports for it. */
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
-import { findKnot } from '../../core/nameserver/knot';
+import { findKnot } from '../../providers/nameserver/knot';
 
 /** True when knotd and knotc are installed (on PATH or in /usr/sbin). */
 export function hasKnot(): boolean {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/log';
-import type { Resolver } from '../../core/resolver';
+import { createLogger } from '../../lib/log';
+import type { Resolver } from '../../providers/resolver';
 import { createOrg } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
 import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, zoneStatusOf } from '../../store/zones';
@@ -8,7 +8,7 @@ import { zoneReconciler } from '../../reconcilers/zones';
 import { checkCnameConflict, renderZone } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
 import { FakeNameserver } from '../helpers/fake-nameserver';
-import { UnservableZoneError } from '../../core/nameserver/port';
+import { UnservableZoneError } from '../../providers/nameserver/port';
 import { TerminalError } from '../../reconcilers/types';
 import { zones } from '../../store/schema';
 import { readStatus } from '../../store/status';

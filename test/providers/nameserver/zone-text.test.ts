@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from '../../../core/nameserver/zone-text';
+import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from '../../../providers/nameserver/zone-text';
 
 describe('soaSerial', () => {
   it('reads the serial of a rendered zone', () => {

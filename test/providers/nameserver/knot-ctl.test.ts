@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { control, CtlError } from '../../../core/nameserver/knot-ctl';
+import { control, CtlError } from '../../../providers/nameserver/knot-ctl';
 
 const DATA = 1;
 const BLOCK = 3;

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket, { type Answer } from 'dns-packet';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createKnotNameserver, findKnot, type KnotNameserver, type KnotNameserverOptions } from '../../../core/nameserver/knot';
-import { StaleSerialError, type ZoneConfig } from '../../../core/nameserver/port';
+import { createKnotNameserver, findKnot, type KnotNameserver, type KnotNameserverOptions } from '../../../providers/nameserver/knot';
+import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver/port';
 import { query, txtValue, type Server } from '../../helpers/dns';
 import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
 

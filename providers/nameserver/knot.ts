@@ -1,7 +1,7 @@
 /**
  * The nameserver port on Knot DNS: `knotd` runs as our child process (the hidden primary) with a generated
  * configuration in `dir`, serving the zone files we write to `zonesDir`. Knot facts: the design notes'
- * KNOT.md; what this adapter relies on is exercised in `test/core/nameserver/knot.test.ts`.
+ * KNOT.md; what this adapter relies on is exercised in `test/providers/nameserver/knot.test.ts`.
  *
  * Run-time changes go to the control socket. The zone set: a `knotc` configuration transaction (constant
  * cost, where `knotc reload` re-reads every zone's configuration: 40 ms against 510 ms with 10,000 zones),
@@ -21,9 +21,9 @@ import { connect } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import type { Logger } from '../log';
+import type { Logger } from '../../lib/log';
 import { soaSerialServed, udpQuery } from './dns-query';
-import { removeFileDurably, writeFileDurably } from '../files';
+import { removeFileDurably, writeFileDurably } from '../../lib/files';
 import { control, type CtlData } from './knot-ctl';
 import { configuredZones, knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, zoneFilePath, zoneFqdn } from './knot-config';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges, type ZoneConfig } from './port';

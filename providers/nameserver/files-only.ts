@@ -3,7 +3,7 @@
  * are ready for any server to load, but nothing serves them, and every zone's status says so.
  */
 import { mkdirSync } from 'node:fs';
-import { removeFileDurably, writeFileDurably } from '../files';
+import { removeFileDurably, writeFileDurably } from '../../lib/files';
 import { zoneFilePath } from './knot-config';
 import type { Nameserver, NameserverHealth } from './port';
 

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findKnot } from '../../../core/nameserver/knot';
-import { parseHostPort, renderKnotConfig, zoneFilePath, zoneFqdn } from '../../../core/nameserver/knot-config';
-import { UnservableZoneError } from '../../../core/nameserver/port';
+import { findKnot } from '../../../providers/nameserver/knot';
+import { parseHostPort, renderKnotConfig, zoneFilePath, zoneFqdn } from '../../../providers/nameserver/knot-config';
+import { UnservableZoneError } from '../../../providers/nameserver/port';
 import { hasKnot, knotTitle } from '../../helpers/knot';
 
 const input = {
