@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AppError, badRequest } from '../lib/errors';
 import type { Core } from '../core/port';
+import { conditionOf, isReady } from '../lib/conditions';
 import { zoneNameRefusal } from '../lib/domains';
 import { planOf } from '../lib/plans';
 import {
@@ -14,7 +15,7 @@ import {
 } from '../zonefiles';
 import { soaContent, soaFor } from '../zonefiles/soa';
 import { defineOp, type AnyOp, type Deps } from './ops';
-import { ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
+import { ConditionSchema, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
 const ZoneParams = OrgParams.extend({ zone: z.string() });
 /** getZone pages its rrsets (CONTRACT.md): at most 1,000 per answer, and about 1 MiB of zone file. */
@@ -60,10 +61,13 @@ const SetDsBody = z.strictObject({ ds: z.array(DsValue).max(16) });
 const ZoneStatus = z.object({
   generation: z.number().int(),
   observedGeneration: z.number().int().nullable(),
-  servedSerial: z.number().int().nullable(),
-  reason: z.string().nullable().meta({ description: 'why the zone is not converged (`nameserver_down`, `apply_failed`, `invalid_zone_name`), null when it is' }),
-  lastError: z.string().nullable().meta({ description: 'what went wrong, for people; null when converged' }),
-  reconciledAt: Timestamp.nullable(),
+  ready: z.boolean().meta({ description: 'the nameserver was checked to serve this generation (the Ready condition is True at it)' }),
+  conditions: z.array(ConditionSchema).meta({
+    description: '`Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`) and, with DNSSEC on, `Signed` (`KeysPublished`, `KeysPending`)',
+  }),
+  servedSerial: z.number().int().nullable().meta({ description: 'the SOA serial the nameserver answered with (a signer may serve more than `serial`)' }),
+  lastError: z.string().nullable().meta({ description: 'the Ready condition\'s message while it is not True, else null' }),
+  reconciledAt: Timestamp.nullable().meta({ description: 'when the reconciler last recorded a change of this status' }),
   signerDs: z.array(DsValue).meta({ description: 'DS values the signer reports for the parent (observed; record them with setZoneDS)' }),
 });
 const Zone = z.object({
@@ -105,22 +109,25 @@ function zoneName(raw: string): string {
 }
 
 function zoneBody(zn: ZoneWithStatus, ns: string[]) {
+  const conditions = zn.status?.conditions ?? [];
+  const ready = conditionOf(conditions, 'Ready');
   return {
     name: zn.name,
     dnssec: zn.dnssec,
     ds: zn.ds,
-    delegated: zn.status?.delegated ?? false,
+    delegated: zn.status?.facts.delegated ?? false,
     nameservers: ns,
     serial: zn.serial,
     createdAt: zn.createdAt,
     status: {
       generation: zn.generation,
       observedGeneration: zn.status?.observedGeneration ?? null,
-      servedSerial: zn.status?.servedSerial ?? null,
-      reason: zn.status?.reason ?? null,
-      lastError: zn.status?.message ?? null,
+      ready: isReady(conditions, zn.generation),
+      conditions,
+      servedSerial: zn.status?.facts.servedSerial ?? null,
+      lastError: ready && ready.status !== 'True' ? ready.message : null,
       reconciledAt: zn.status?.reconciledAt ?? null,
-      signerDs: zn.status?.dsObserved ?? [],
+      signerDs: zn.status?.facts.signerDs ?? [],
     },
   };
 }

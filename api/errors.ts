@@ -2,10 +2,8 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../lib/log';
 import { z } from 'zod';
-import { AppError } from '../lib/errors';
+import { AppError, type ErrorBody } from '../lib/errors';
 import { ZoneValidationError } from '../zonefiles';
-
-export interface ErrorBody { code: string; message: string; details?: Record<string, unknown> }
 
 /** Turns a zod failure into 400 `bad_request` with the invalid fields listed (`details.issues`). */
 export function fromZod(e: z.ZodError, where: 'path' | 'query' | 'body'): AppError {
@@ -27,7 +25,7 @@ const CODES: Record<number, string> = {
 
 export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
   if (e instanceof AppError) {
-    return { status: e.status, body: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, unexpected: false };
+    return { status: e.status, body: e.toBody(), unexpected: false };
   }
   if (e instanceof ZoneValidationError) {
     return { status: 400, body: { code: 'bad_request', message: e.message, details: { issues: e.issues } }, unexpected: false };
@@ -56,6 +54,8 @@ export const errors = (): Middleware => async (ctx, next) => {
     const { status, body, unexpected } = toErrorBody(e);
     if (unexpected) (ctx as { log?: Logger }).log?.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
     ctx.status = status;
+    // RFC 6750: a 401 names the scheme that would be accepted.
+    if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
     ctx.body = { ...body, requestId: ctx.state.reqId as string };
   }
 };

@@ -1,14 +1,17 @@
 /**
- * Declarative operations: one `defineOp` per operationId carries its path, minimum role, need of the core,
- * zod schemas and handler. The same list registers the Koa routes and generates the OpenAPI document, so
- * the two cannot drift apart.
+ * Declarative operations: one `defineOp` per operationId carries its path, who may call it (`auth`, and the
+ * minimum role in `{orgSlug}`), its need of the core, zod schemas and handler; the handler's context holds
+ * what that scope resolved, an org only for operations in one. The same list registers the Koa routes and
+ * generates the OpenAPI document, so the two cannot drift apart.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import type { Core } from '../core/port';
-import { membership, principalByToken, roleAtLeast, type Org, type Principal, type Role } from '../store/accounts';
+import {
+  membership, nodePrincipalByToken, principalByToken, roleAtLeast, type NodePrincipal, type Org, type Principal, type Role,
+} from '../store/accounts';
 import type { Store } from '../store/db';
 import type { Plans } from '../lib/plans';
 import { fromZod } from './errors';
@@ -32,61 +35,108 @@ export interface Deps {
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
+/** Who may call: a user's API token, a node's token (`admin node register`), or anyone. */
+export type AuthMode = 'user' | 'node' | 'none';
+
 export interface ResponseSpec { description: string; schema?: z.ZodType }
 
-export interface OpSpec<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, C extends boolean> {
+export interface OpSpec<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, C extends boolean, A extends AuthMode, R extends Role | null> {
   operationId: string;
   tag: string;
   method: Method;
   /** OpenAPI form: `/v1/orgs/{orgSlug}/projects`. */
   path: string;
   summary: string;
-  /** Minimum role in `{orgSlug}`; the path must then have an `orgSlug` parameter. Null: any signed-in user. */
-  role: Role | null;
+  /** Default `user`. */
+  auth?: A;
+  /** For user operations: the minimum role in `{orgSlug}`, which the path then has; absent or null for a
+   * user-level operation, whose path has no `{orgSlug}`. Node and open operations have none. */
+  role?: R;
   needsCore: C;
   params?: P;
   query?: Q;
   body?: B;
   responses: Record<number, ResponseSpec>;
-  handler: (c: OpContext<z.output<P>, z.output<Q>, z.output<B>, C>) => Promise<Reply>;
+  handler: (c: OpContext<z.output<P>, z.output<Q>, z.output<B>, C, A, R>) => Promise<Reply>;
 }
 
-export interface OpContext<P, Q, B, C extends boolean> {
+interface BaseContext<P, Q, B, C extends boolean> {
   params: P;
   query: Q;
   body: B;
-  principal: Principal;
-  /** `user:<email>`, the actor written to audit records. */
-  actor: string;
-  org: Org;
-  role: Role;
   core: C extends true ? Core : Core | null;
   deps: Deps;
   koa: Context;
 }
 
+/** A user operation: the caller, and its actor in audit records, `user:<email>`. */
+export interface UserScope { principal: Principal; actor: string }
+/** An operation in `{orgSlug}`: also the org and the caller's role in it. */
+export interface OrgScope extends UserScope { org: Org; role: Role }
+/** A node operation: the node of the token (the one of `{nodeId}` if the path has it); actor `node:<id>`. */
+export interface NodeScope { node: NodePrincipal; actor: string }
+
+type ScopeOf<A extends AuthMode, R> = A extends 'node' ? NodeScope : A extends 'none' ? unknown : R extends Role ? OrgScope : UserScope;
+
+export type OpContext<P, Q, B, C extends boolean, A extends AuthMode, R extends Role | null> =
+  BaseContext<P, Q, B, C> & ScopeOf<A, R>;
+
 export interface Reply { status: number; body?: unknown; headers?: Record<string, string> }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyOp = OpSpec<any, any, any, any>;
+export type AnyOp = OpSpec<any, any, any, any, any, any>;
 
-export function defineOp<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, const C extends boolean>(
-  spec: OpSpec<P, Q, B, C>,
-): OpSpec<P, Q, B, C> {
+// The result is NoInfer: op lists are typed AnyOp, and inferring from that would type every handler's context
+// as `any` parameters with no scope.
+export function defineOp<
+  P extends AnyObject, Q extends AnyObject, B extends z.ZodType, const C extends boolean, const A extends AuthMode = 'user', const R extends Role | null = null,
+>(spec: OpSpec<P, Q, B, C, A, R>): NoInfer<OpSpec<P, Q, B, C, A, R>> {
   return spec;
 }
 
-const bearer = (ctx: Context): string | undefined => {
-  const h = ctx.get('authorization');
-  return h.startsWith('Bearer ') ? h.slice(7).trim() : undefined;
-};
+/** The token of an `Authorization: Bearer <token>` header; the scheme is case-insensitive (RFC 9110 11.1). */
+const bearer = (header: string): string | undefined => /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
 
-/** Resolves the caller. 401 before anything else: no lookup of any resource happens for a stranger. */
-async function authenticate(deps: Deps, ctx: Context): Promise<Principal> {
-  const token = bearer(ctx);
+const unauthorized = (token: string): AppError => new AppError(401, 'unauthorized', `a valid ${token} is required`);
+
+const paramOf = (path: string, name: string): boolean => path.includes(`{${name}}`);
+
+/** How an operation's path and its auth fit together, checked once at mount: a handler's scope is then always
+ * the one its type promises (an org for exactly the operations in `{orgSlug}`). */
+function checkScope(op: AnyOp): void {
+  const auth: AuthMode = op.auth ?? 'user';
+  const inOrg = paramOf(op.path, 'orgSlug');
+  const hasRole = op.role !== undefined && op.role !== null;
+  const wrong = auth === 'user'
+    ? inOrg !== hasRole && (inOrg ? 'has {orgSlug} but no role' : 'has a role but no {orgSlug} in its path')
+    : (inOrg || hasRole) && `is a ${auth} operation: it can have neither {orgSlug} nor a role`;
+  if (wrong) throw new Error(`operation ${op.operationId} ${wrong}`);
+}
+
+/**
+ * The caller's scope, before any lookup of the target: a missing or unknown token, or one of the other kind
+ * (a user's on a node operation, a node's on a user operation), is 401. In `{orgSlug}` a non-member reads
+ * as 404 and a too-low role is 403; in `{nodeId}` another node reads as 404, whether or not it exists.
+ */
+async function authorize(op: AnyOp, deps: Deps, ctx: Context): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
+  const auth: AuthMode = op.auth ?? 'user';
+  if (auth === 'none') return {};
+  const token = bearer(ctx.get('authorization'));
+  const path = ctx.params as Record<string, string>;
+  if (auth === 'node') {
+    const node = token ? await nodePrincipalByToken(deps.store, token) : undefined;
+    if (!node) throw unauthorized('node token');
+    if (path.nodeId !== undefined && path.nodeId !== node.nodeId) throw new AppError(404, 'not_found', `node ${path.nodeId} not found`);
+    return { node, actor: `node:${node.nodeId}` };
+  }
   const principal = token ? await principalByToken(deps.store, token) : undefined;
-  if (!principal) throw new AppError(401, 'unauthorized', 'a valid bearer token is required');
-  return principal;
+  if (!principal) throw unauthorized('bearer token');
+  const user: UserScope = { principal, actor: `user:${principal.email}` };
+  if (!op.role) return user;
+  const m = await membership(deps.store, path.orgSlug!, principal.userId);
+  if (!m) throw new AppError(404, 'not_found', `organization ${path.orgSlug} not found`);
+  if (!roleAtLeast(m.role, op.role)) throw new AppError(403, 'forbidden', `${op.operationId} needs the ${op.role} role or above`);
+  return { ...user, org: m.org, role: m.role };
 }
 
 function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: 'path' | 'query' | 'body'): z.output<T> {
@@ -98,25 +148,15 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
 
 const koaPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** Registers every operation on the router, wrapping its handler in authentication, the org and role check
- * (non-member reads as 404, a too-low role is 403, both before any lookup of the target), the core check
- * (503 `no_core`) and input validation. */
+/** Registers every operation on the router, wrapping its handler in authentication and scope (see
+ * `authorize`), the core check (503 `no_core`) and input validation. Throws for an operation whose path and
+ * auth do not fit together. */
 export function mount(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx: Context) => Promise<unknown>): void {
+  for (const op of ops) checkScope(op);
   for (const op of ops) {
     router[op.method](op.operationId, koaPath(op.path), async (ctx: Context) => {
       ctx.state.operationId = op.operationId;
-      const principal = await authenticate(deps, ctx);
-      const slug = (ctx.params as Record<string, string>).orgSlug;
-      let org: Org = { id: 0, slug: '', plan: '' };
-      let role: Role = 'viewer';
-      if (slug !== undefined) {
-        const m = await membership(deps.store, slug, principal.userId);
-        if (!m) throw new AppError(404, 'not_found', `organization ${slug} not found`);
-        ({ org, role } = m);
-        if (op.role && !roleAtLeast(role, op.role)) {
-          throw new AppError(403, 'forbidden', `${op.operationId} needs the ${op.role} role or above`);
-        }
-      }
+      const scope = await authorize(op, deps, ctx);
       if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
       let body: unknown;
       if (op.body) {
@@ -129,13 +169,10 @@ export function mount(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx:
         params: parse(op.params, ctx.params, 'path'),
         query: parse(op.query, ctx.query, 'query'),
         body: parse(op.body, body ?? {}, 'body'),
-        principal,
-        actor: `user:${principal.email}`,
-        org,
-        role,
         core: deps.core,
         deps,
         koa: ctx,
+        ...scope,
       });
       ctx.status = reply.status;
       if (reply.headers) ctx.set(reply.headers);

@@ -28,6 +28,16 @@ export const ProjectParams = OrgParams.extend({ projectName: z.string() });
 
 export const Timestamp = z.string().meta({ description: 'RFC 3339, UTC', example: '2026-11-26T10:00:00Z' });
 
+/** One condition of a reconciled resource's status, in the shape Kubernetes users know. */
+export const ConditionSchema = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string().meta({ description: 'CamelCase, for programs' }),
+  message: z.string().meta({ description: 'for people; never carries a server path' }),
+  observedGeneration: z.number().int().meta({ description: 'the generation the condition was judged at' }),
+  lastTransitionTime: Timestamp.meta({ description: 'when `status` last changed' }),
+}).meta({ id: 'Condition' });
+
 /** Error responses common to org-scoped operations; each operation adds its own. */
 export const errorResponses = (...extra: [number, string][]) => {
   const out: Record<number, { description: string; schema: typeof ErrorSchema }> = {

@@ -91,7 +91,9 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
     });
     servers.push(baseline);
 
-    await admin(hpData, 'org', 'create', ORG); // also creates and migrates the database
+    // The store the other admin commands need; serve, started beside them, would make it too.
+    await admin(hpData, 'init');
+    await admin(hpData, 'org', 'create', ORG);
     const serveArgs = ['serve', '--port', '0', '--data', hpData, '--dns', 'off'];
     const serve = opts.cpuProfDir
       ? spawnServer('hostplane', process.execPath, ['--cpu-prof', '--cpu-prof-dir', resolve(opts.cpuProfDir), '--import', TSX, join(REPO, 'cli', 'main.ts'), ...serveArgs])

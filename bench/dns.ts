@@ -27,19 +27,19 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { assertLoopback, freePorts, ms, sleep, stats } from './dns-lib';
-import { bulkLoadPowerDns, ensurePowerDns, pdnsRRset, startPowerDns, type PowerDns } from './dns-pdns';
+import { assertLoopback, freePorts, ms, stats } from './dns-lib';
+import { bulkLoadPowerDns, ensurePowerDns, startPowerDns, type PowerDns } from './dns-pdns';
 import { DnsProbe } from './dns-query';
-import { BENCH_DIR, guard, REPO, runJson, spawnServer, TSX, type ChildServer } from './lib';
+import {
+  addressOf, bootstrap, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, pdnsSide, servedAfter, setupWrite, startServe,
+  waitServed, write, type Side, type WriteRequest,
+} from './dns-sides';
+import { BENCH_DIR, guard, REPO, TSX, type ChildServer } from './lib';
 
-const HOSTPLANE = join(REPO, 'bin', 'hostplane');
-const ORG = 'bench';
-const EMAIL = 'bench@example.com';
-const NAMESERVERS = ['ns1.hostplane.net', 'ns2.hostplane.net'];
 const ZONE = { writes: 'writes.test', small: 'small.test', big: 'big.test' } as const;
 /** Rrsets per zone in (b), counting the SOA and the apex NS: the changed A rrset `c.<zone>` plus fill. */
 const SIZES = { small: 10, big: 100_000 } as const;
@@ -61,84 +61,6 @@ const LOAD_TIMEOUT_MS = 90_000;
 const WATCHDOG_MS = 295_000;
 
 const AIM = { writesPerSec: 2000, smallP99: 25, bigP99: 250, renderMs: 300 };
-
-type SideName = 'hostplane' | 'pdns';
-
-interface WriteRequest { method: 'PUT' | 'PATCH'; path: string; body: string }
-
-interface Side {
-  name: SideName;
-  url: string;
-  headers: Record<string, string>;
-  dns: { host: string; port: number };
-  writeRequest(zone: string, fqdn: string, address: string): WriteRequest;
-}
-
-const out = (line: string): void => void process.stdout.write(`${line}\n`);
-const note = (line: string): void => void process.stderr.write(`# ${line}\n`);
-
-/** 10.x.y.z for the i-th address: distinct for every i below 2^24. */
-const addressOf = (i: number, net = 10): string => `${net}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-
-function hostplaneSide(url: string, token: string, dnsPort: number): Side {
-  return {
-    name: 'hostplane',
-    url,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    dns: { host: '127.0.0.1', port: dnsPort },
-    writeRequest: (zone, fqdn, address) => ({
-      method: 'PUT',
-      path: `/v1/orgs/${ORG}/dns/zones/${zone}/rrsets/${fqdn}/A`,
-      body: JSON.stringify({ records: [{ content: address }], ttl: 300 }),
-    }),
-  };
-}
-
-function pdnsSide(p: PowerDns): Side {
-  return {
-    name: 'pdns',
-    url: p.apiUrl,
-    headers: { 'x-api-key': p.apiKey, 'content-type': 'application/json' },
-    dns: p.dns,
-    writeRequest: (zone, fqdn, address) => ({
-      method: 'PATCH',
-      path: `/api/v1/servers/localhost/zones/${zone}.`,
-      body: JSON.stringify({ rrsets: [pdnsRRset(fqdn, address)] }),
-    }),
-  };
-}
-
-/** One write through fetch; throws unless it answered 2xx. */
-async function write(side: Side, zone: string, fqdn: string, address: string): Promise<void> {
-  const r = side.writeRequest(zone, fqdn, address);
-  const res = await fetch(`${side.url}${r.path}`, { method: r.method, headers: side.headers, body: r.body });
-  const text = await res.text();
-  if (res.status < 200 || res.status > 299) throw new Error(`${side.name} ${r.method} ${r.path}: ${res.status} ${text.slice(0, 300)}`);
-}
-
-/** A write that is setup, not measurement: retried a few times (PowerDNS answers 500 "database is locked"
- * now and then). */
-async function setupWrite(side: Side, zone: string, fqdn: string, address: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write(side, zone, fqdn, address);
-    } catch (e) {
-      if (attempt >= 5) throw e;
-      await sleep(100 * attempt);
-    }
-  }
-}
-
-/** Waits until `fqdn` is answered with exactly `address`; the time it took, or null after `timeoutMs`. */
-async function servedAfter(probe: DnsProbe, fqdn: string, address: string, since: number, timeoutMs: number): Promise<number | null> {
-  for (;;) {
-    const got = await probe.addresses(fqdn, 250);
-    const now = performance.now();
-    if (got.length === 1 && got[0] === address) return now - since;
-    if (now - since > timeoutMs) return null;
-    await sleep(1);
-  }
-}
 
 interface WriteRun { rps: number; p50: number; p99: number; ok: number; failed: number; statuses: Map<number, number>; errors: number }
 
@@ -253,17 +175,6 @@ async function settle(side: Side, zone: string, tag: string): Promise<number> {
   }
 }
 
-async function waitServed(side: Side, fqdn: string, address: string, what: string): Promise<number> {
-  const probe = new DnsProbe(side.dns);
-  try {
-    const took = await servedAfter(probe, fqdn, address, performance.now(), LOAD_TIMEOUT_MS);
-    if (took === null) throw new Error(`${side.name}: ${what} not served within ${LOAD_TIMEOUT_MS / 1000} s`);
-    return took;
-  } finally {
-    probe.close();
-  }
-}
-
 const fillName = (zone: string, i: number): [string, string] => [`r${i}.${zone}`, addressOf(i)];
 
 /** hostplane's 100k zone, set up (not measured) by inserting rows into its store while serve is stopped:
@@ -367,20 +278,8 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
     const pdnsStarting = startPowerDns({ dir: pdnsDir, dnsPort: pdnsDnsPort, apiPort: pdnsApiPort, ...installed, logFile: join(tmp, 'pdns.log') });
     pdnsStarting.catch(() => undefined);
 
-    const admin = (...args: string[]) => runJson(HOSTPLANE, ['admin', '--data', hpData, ...args]);
-    let serveCount = 0;
-    const startServe = (): ChildServer => {
-      serveCount++;
-      const args = [
-        ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(opts.cpuProfDir)] : []),
-        '--import', TSX, '--import', join(BENCH_DIR, 'dns-loopback-resolver.ts'),
-        join(REPO, 'cli', 'main.ts'), 'serve', '--port', '0', '--data', hpData, '--dns-listen', `127.0.0.1:${hpDnsPort}`,
-        '--nameservers', NAMESERVERS.join(','),
-      ];
-      const s = spawnServer('hostplane', process.execPath, args, {
-        env: { ...process.env, BENCH_DNS_RESOLVER: `127.0.0.1:${hpDnsPort}` },
-        timeoutMs: 60_000,
-      });
+    const serveOf = (): ChildServer => {
+      const s = startServe({ data: hpData, dnsPort: hpDnsPort, cpuProfDir: opts.cpuProfDir });
       servers.push(s);
       return s;
     };
@@ -389,12 +288,8 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
       servers.splice(servers.indexOf(s), 1);
     };
 
-    await admin('org', 'create', ORG, '--plan', 'pro'); // also creates and migrates the store
-    let serve = startServe();
-    await admin('user', 'create', EMAIL);
-    const [, issued] = await Promise.all([admin('member', 'add', ORG, EMAIL, 'admin'), admin('token', 'create', EMAIL)]);
-    if (typeof issued.token !== 'string') throw new Error(`token create printed no token: ${JSON.stringify(issued)}`);
-    const token = issued.token;
+    const token = await bootstrap(hpData, 'pro');
+    let serve = serveOf();
     const hp = hostplaneSide(await serve.ready, token, hpDnsPort);
     pdns = await pdnsStarting;
     const pd = pdnsSide(pdns);
@@ -403,18 +298,14 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
     note(`hostplane ${hp.url} dns 127.0.0.1:${hpDnsPort}; pdns ${pd.url} dns 127.0.0.1:${pdnsDnsPort}`);
 
     // Zones: the same three on both sides; the small one with its 10 rrsets.
-    const hpCall = async (method: string, path: string, body: unknown): Promise<void> => {
-      const res = await fetch(`${hp.url}${path}`, { method, headers: hp.headers, body: JSON.stringify(body) });
-      if (res.status !== 200) throw new Error(`hostplane ${method} ${path}: ${res.status} ${await res.text()}`);
-    };
     for (const zone of Object.values(ZONE)) {
-      await hpCall('POST', `/v1/orgs/${ORG}/dns/zones`, { name: zone });
+      await hostplaneCall(hp, 'POST', `/v1/orgs/${ORG}/dns/zones`, { name: zone });
       await pdns.api('POST', '/api/v1/servers/localhost/zones', { name: `${zone}.`, kind: 'Native', nameservers: NAMESERVERS.map((n) => `${n}.`) }, 201);
     }
     for (const side of sides) {
       for (let i = 0; i < FILL.small; i++) await setupWrite(side, ZONE.small, `s${i}.${ZONE.small}`, addressOf(i));
       await setupWrite(side, ZONE.small, `c.${ZONE.small}`, '192.0.2.1');
-      await waitServed(side, `c.${ZONE.small}`, '192.0.2.1', ZONE.small);
+      await waitServed(side, `c.${ZONE.small}`, '192.0.2.1', ZONE.small, LOAD_TIMEOUT_MS);
     }
 
     // (a) rrset writes. hostplane's zone reconciler keeps working after the last write returns; it is let
@@ -462,18 +353,18 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
     let t = performance.now();
     await stopServe(serve);
     bulkLoadHostplane(hpData, ZONE.big, FILL.big);
-    serve = startServe();
+    serve = serveOf();
     hp.url = await serve.ready;
     assertLoopback(hp.url);
-    await waitServed(hp, `r${FILL.big - 1}.${ZONE.big}`, addressOf(FILL.big - 1), `${ZONE.big} after the bulk load`);
+    await waitServed(hp, `r${FILL.big - 1}.${ZONE.big}`, addressOf(FILL.big - 1), `${ZONE.big} after the bulk load`, LOAD_TIMEOUT_MS);
     await setupWrite(hp, ZONE.big, `c.${ZONE.big}`, '192.0.2.1');
-    await waitServed(hp, `c.${ZONE.big}`, '192.0.2.1', `c.${ZONE.big}`);
+    await waitServed(hp, `c.${ZONE.big}`, '192.0.2.1', `c.${ZONE.big}`, LOAD_TIMEOUT_MS);
     note(`hostplane: ${SIZES.big} rrsets inserted into the store, serve restarted and the zone served in ${ms(performance.now() - t)}`);
     t = performance.now();
     await bulkLoadPowerDns(pdns, ZONE.big, (i) => fillName(ZONE.big, i), FILL.big);
-    await waitServed(pd, `r${FILL.big - 1}.${ZONE.big}`, addressOf(FILL.big - 1), `${ZONE.big} after the bulk load`);
+    await waitServed(pd, `r${FILL.big - 1}.${ZONE.big}`, addressOf(FILL.big - 1), `${ZONE.big} after the bulk load`, LOAD_TIMEOUT_MS);
     await setupWrite(pd, ZONE.big, `c.${ZONE.big}`, '192.0.2.1');
-    await waitServed(pd, `c.${ZONE.big}`, '192.0.2.1', `c.${ZONE.big}`);
+    await waitServed(pd, `c.${ZONE.big}`, '192.0.2.1', `c.${ZONE.big}`, LOAD_TIMEOUT_MS);
     note(`pdns: ${SIZES.big} rrsets inserted into its records table, rectified and served in ${ms(performance.now() - t)}`);
     for (const side of sides) {
       reportChanges(side, '100k', await changeSeries(side, ZONE.big, changes, 1, seriesBudget(--seriesLeft)), AIM.bigP99);

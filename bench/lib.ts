@@ -2,7 +2,7 @@
  * stdout, and one bounded autocannon measurement with sub-millisecond latency percentiles. */
 import autocannon from 'autocannon';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +16,8 @@ export interface ChildServer {
   child: ChildProcess;
   /** The URL from the first stdout line; rejects if the child exits or stays silent past the timeout. */
   ready: Promise<string>;
+  /** The `metrics` URL of that line (serve's /metrics listener), null when it has none. */
+  metrics: Promise<string | null>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child is gone. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -37,7 +39,7 @@ export function spawnServer(name: string, cmd: string, args: string[], o: { env?
   });
   const tail = (): string => (stderr ? `\n--- ${name} stderr (tail) ---\n${stderr}` : '');
   const exited = new Promise<void>((res) => child.once('exit', () => res()));
-  const ready = new Promise<string>((res, rej) => {
+  const first = new Promise<{ listening: string; metrics: string | null }>((res, rej) => {
     let buf = '';
     const fail = (why: string): void => {
       clearTimeout(timer);
@@ -55,17 +57,21 @@ export function spawnServer(name: string, cmd: string, args: string[], o: { env?
       child.stdout!.resume(); // keep draining anything else it prints
       clearTimeout(timer);
       try {
-        const url = (JSON.parse(buf.slice(0, nl)) as { listening?: unknown }).listening;
-        if (typeof url !== 'string') throw new Error('no "listening" field');
-        res(url);
+        const line = JSON.parse(buf.slice(0, nl)) as { listening?: unknown; metrics?: unknown };
+        if (typeof line.listening !== 'string') throw new Error('no "listening" field');
+        res({ listening: line.listening, metrics: typeof line.metrics === 'string' ? line.metrics : null });
       } catch (e) {
         rej(new Error(`${name} printed an unexpected first line ${JSON.stringify(buf.slice(0, nl))}: ${(e as Error).message}`));
       }
     };
     child.stdout!.on('data', onData);
   });
-  ready.catch(() => undefined); // awaited later; never an unhandled rejection meanwhile
-  return { name, child, ready, stop: (graceMs?: number) => stopChild(child, exited, graceMs) };
+  first.catch(() => undefined); // awaited later; never an unhandled rejection meanwhile
+  const ready = first.then((f) => f.listening);
+  const metrics = first.then((f) => f.metrics);
+  ready.catch(() => undefined);
+  metrics.catch(() => undefined);
+  return { name, child, ready, metrics, stop: (graceMs?: number) => stopChild(child, exited, graceMs) };
 }
 
 const running = (c: ChildProcess): boolean => c.exitCode === null && c.signalCode === null;
@@ -194,3 +200,55 @@ export const failed = (m: Measured): boolean => m.non2xx > 0 || m.errors > 0 || 
 
 export const fmt = (m: Measured): string =>
   `${Math.round(m.rps)} req/s p50=${m.p50.toFixed(2)}ms p99=${m.p99.toFixed(2)}ms non2xx=${m.non2xx} errors=${m.errors}`;
+
+export interface ProcessRss { pid: number; name: string; rssBytes: number; peakBytes: number }
+
+/** A process and its descendants, each with its RSS and its own peak (VmHWM), from /proc (Linux): what the
+ * memory benches count, a supervised knotd included. */
+export function processTree(root: number): ProcessRss[] {
+  const out: ProcessRss[] = [];
+  const visit = (pid: number): void => {
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    } catch {
+      return; // exited meanwhile
+    }
+    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    out.push({ pid, name: /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '?', rssBytes: kb('VmRSS'), peakBytes: kb('VmHWM') });
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return;
+    }
+    for (const task of tasks) {
+      let children = '';
+      try {
+        children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const child of children.split(' ')) if (child.trim()) visit(Number(child));
+    }
+  };
+  visit(root);
+  return out;
+}
+
+/** Samples the summed RSS of a process tree every `everyMs` and keeps the highest sum seen, with the
+ * processes that made it up. */
+export function sampleTreeRss(root: number, everyMs = 20): { peak(): { bytes: number; processes: ProcessRss[] }; stop(): void } {
+  let best = { bytes: 0, processes: [] as ProcessRss[] };
+  const sample = (): void => {
+    const processes = processTree(root);
+    const bytes = processes.reduce((n, p) => n + p.rssBytes, 0);
+    if (bytes > best.bytes) best = { bytes, processes };
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    peak: () => best,
+    stop: () => clearInterval(timer),
+  };
+}

@@ -1,7 +1,9 @@
 /** `hostplane admin --data DIR ...`: the operator CLI that bootstraps what the API does not. JSON on stdout. */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { AppError, badRequest } from '../lib/errors';
 import { createOrg, createUser, issueToken, orgBySlug, registerNode, ROLES, setMembership, type Role } from '../store/accounts';
-import type { Store } from '../store/db';
+import { openStore, STORE_FILE, type Store } from '../store/db';
 import type { Plans } from '../lib/plans';
 import { setPlacement } from '../store/projects';
 import { createZone } from '../store/zones';
@@ -9,6 +11,7 @@ import { checkZoneName } from '../zonefiles';
 import { readStatus } from '../store/status';
 
 export const ADMIN_USAGE = `hostplane admin --data DIR <command>
+  init                          (creates an empty store, as serve does on first start; the others need one)
   org create <slug> [--plan free|pro]
   user create <email>
   member add <org> <email> <viewer|member|admin>
@@ -32,7 +35,6 @@ function check(value: string, re: RegExp, what: string): string {
   return value;
 }
 
-/** Runs one admin command and returns what it prints as JSON. */
 export interface AdminOptions {
   plan?: string;
   plans: Plans;
@@ -40,7 +42,24 @@ export interface AdminOptions {
   nameservers: string[];
 }
 
-export async function runAdmin(s: Store, args: string[], opts: AdminOptions): Promise<unknown> {
+/** Runs one admin command on the store in `dataDir` and returns what it prints as JSON. Only `init` creates
+ * a store: with a mistyped --data, a command would otherwise succeed on a new, empty store that nothing serves. */
+export async function runAdmin(dataDir: string, args: string[], opts: AdminOptions): Promise<unknown> {
+  if (args[0] === 'init') {
+    need(args, 1, 'init');
+    const created = !existsSync(resolve(dataDir, STORE_FILE));
+    openStore(dataDir).close();
+    return { store: resolve(dataDir, STORE_FILE), created };
+  }
+  const s = openStore(dataDir, { create: false });
+  try {
+    return await command(s, args, opts);
+  } finally {
+    s.close();
+  }
+}
+
+async function command(s: Store, args: string[], opts: AdminOptions): Promise<unknown> {
   const [noun, verb, ...rest] = args;
   switch (`${noun} ${verb}`) {
     case 'org create': {

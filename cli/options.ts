@@ -1,8 +1,11 @@
 /** Flags shared by the `serve`, `api`, `core` and `admin` commands, with their defaults. */
+import { lookup } from 'node:dns/promises';
 import { parseArgs } from 'node:util';
 import { badRequest } from '../lib/errors';
 import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, type HardeningOptions } from '../lib/http-server';
 import { DEFAULT_PLANS, readPlans, type Plans } from '../lib/plans';
+import { parseHostPort } from '../providers/nameserver/knot-config';
+import { checkName } from '../zonefiles/names';
 
 export const OPTIONS = {
   port: { type: 'string', default: '8080' },
@@ -98,4 +101,58 @@ export function metricsListen(flags: Flags): { host: string; port: number } | nu
   const port = Number(m?.[3]);
   if (!m || port > 65535) throw badRequest(`invalid --metrics-listen ${given}; expected HOST:PORT, [IPv6]:PORT or off`);
   return { host: (m[1] ?? m[2])!, port };
+}
+
+export type ServerCommand = 'serve' | 'api' | 'core';
+
+function hostNames(flag: 'app-domain' | 'nameservers' | 'service-domains', given: string[]): void {
+  for (const name of given) {
+    const r = checkName(name, false);
+    if (!r.ok) throw badRequest(`invalid --${flag} ${JSON.stringify(name)}: it ${r.reason}`);
+  }
+}
+
+function hostPorts(flag: 'dns-listen' | 'secondaries', given: string[]): void {
+  for (const value of given) {
+    try {
+      parseHostPort(value);
+    } catch (e) {
+      throw badRequest(`invalid --${flag}: ${(e as Error).message}`);
+    }
+  }
+}
+
+/** Checks every flag of a long-running command before it starts anything: a mistake found once knotd, the
+ * store or the reconcilers are up leaves a half-started process to tear down, and files in the data dir.
+ * Throws a bad request naming the first bad flag. The API host is resolved here too; whether its port is free
+ * is only known by listening. */
+export async function checkServerFlags(command: ServerCommand, flags: Flags): Promise<void> {
+  port(flags);
+  if (!flags.data) throw badRequest('--data must name a directory');
+  hostNames('app-domain', [flags['app-domain']]);
+  plans(flags);
+  hostNames('service-domains', list(flags['service-domains']));
+  metricsListen(flags);
+  serverHardening(flags);
+  if (command === 'api') {
+    const url = flags['core-url'];
+    if (url !== undefined) {
+      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw badRequest(`invalid --core-url ${url}; expected an http or https URL`);
+      if (!coreToken(flags)) throw badRequest('--core-url needs --core-token or HOSTPLANE_CORE_TOKEN');
+    }
+  } else {
+    if (command === 'core' && !coreToken(flags)) throw badRequest('core needs --core-token or HOSTPLANE_CORE_TOKEN (shared with the api process)');
+    if (flags.dns !== 'on' && flags.dns !== 'off') throw badRequest(`--dns takes on or off, not ${flags.dns}`);
+    hostPorts('dns-listen', [flags['dns-listen']]);
+    hostPorts('secondaries', list(flags.secondaries));
+    const nameservers = list(flags.nameservers);
+    if (nameservers.length === 0) throw badRequest('--nameservers needs at least one name: zones get them as NS and SOA MNAME');
+    hostNames('nameservers', nameservers);
+    incrementalFrom(flags);
+  }
+  try {
+    await lookup(flags.host);
+  } catch (e) {
+    throw badRequest(`invalid --host ${flags.host}: ${(e as NodeJS.ErrnoException).code === 'ENOTFOUND' ? 'no such host' : (e as Error).message}`);
+  }
 }

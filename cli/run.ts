@@ -7,7 +7,6 @@ import client from 'prom-client';
 import { createApp } from '../api/app';
 import type { ApiConfig } from '../api/ops';
 import { httpCore } from '../core/client';
-import { badRequest } from '../lib/errors';
 import { localCore } from '../core/local';
 import { filesOnlyNameserver } from '../providers/nameserver/files-only';
 import { createKnotNameserver, findKnot } from '../providers/nameserver/knot';
@@ -18,11 +17,13 @@ import type { Core, DnsInfo } from '../core/port';
 import { openSealer } from '../core/sealing';
 import { coreServer } from '../core/server';
 import { openStore, type Store } from '../store/db';
-import { allZoneNames, zoneByName } from '../store/zones';
+import { startFeedPruning } from '../store/feed';
+import { zoneConfigs } from '../store/zones';
 import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden } from '../lib/http-server';
-import { coreToken, incrementalFrom, list, metricsListen, plans, port, serverHardening, type Flags } from './options';
+import { lockDataDir } from '../lib/datadir-lock';
+import { checkServerFlags, coreToken, incrementalFrom, list, metricsListen, plans, port, serverHardening, type Flags } from './options';
 
 /** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
  * that the API's caps leave (lib/http-server.ts). */
@@ -46,12 +47,21 @@ function metricsHandler(registry: client.Registry): RequestListener {
   };
 }
 
-/** Listens on `host:port` and answers the URL it listens on. */
-async function bind(server: Server, at: { host: string; port: number }): Promise<string> {
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the port is in use',
+  EADDRNOTAVAIL: 'the address is not one of this machine\'s',
+  EACCES: 'permission denied',
+};
+
+/** Listens on `host:port` and answers the URL it listens on; `flag` names what set the address, for the error. */
+async function bind(server: Server, at: { host: string; port: number }, flag: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const fail = (e: NodeJS.ErrnoException): void => {
+      reject(new Error(`cannot listen on ${at.host}:${at.port} (${flag}): ${LISTEN_ERRORS[e.code ?? ''] ?? e.message}`, { cause: e }));
+    };
+    server.once('error', fail);
     server.listen(at.port, at.host, () => {
-      server.off('error', reject);
+      server.off('error', fail);
       resolve();
     });
   });
@@ -61,7 +71,8 @@ async function bind(server: Server, at: { host: string; port: number }): Promise
 
 /** Listens on the API port and on --metrics-listen, both hardened against slow and flooding clients, prints the
  * `{"listening": URL, "metrics": URL | null}` line first on stdout, and on SIGTERM/SIGINT stops accepting,
- * lets in-flight requests finish, then runs `close` (reconcilers, knotd, the database) and exits. */
+ * lets in-flight requests finish, then runs `close` (reconcilers, knotd, the database) and exits. When it
+ * cannot listen it throws, and the caller stops what it started. */
 async function listen(handler: RequestListener | Server, registry: client.Registry, flags: Flags, log: Logger, close: () => Promise<void>): Promise<void> {
   const server = typeof handler === 'function' ? createServer(handler) : handler;
   server.keepAliveTimeout = 65_000;
@@ -76,15 +87,12 @@ async function listen(handler: RequestListener | Server, registry: client.Regist
       metrics = createServer(metricsHandler(registry));
       harden(metrics, { ...hardening, ...METRICS_LIMITS }, log.child({ listener: 'metrics' }));
     }
-    url = await bind(server, { host: flags.host, port: port(flags) });
-    if (metrics && metricsAt) metricsUrl = `${await bind(metrics, metricsAt)}/metrics`;
+    url = await bind(server, { host: flags.host, port: port(flags) }, '--host, --port');
+    if (metrics && metricsAt) metricsUrl = `${await bind(metrics, metricsAt, '--metrics-listen')}/metrics`;
     log.info({ url, metrics: metricsUrl, ...hardening }, 'listening');
   } catch (e) {
-    // A bad flag or a taken port: what already runs (knotd, the reconcilers) would otherwise keep alive a
-    // process that serves nothing.
     server.close();
     metrics?.close();
-    await close();
     throw e;
   }
   process.stdout.write(`${JSON.stringify({ listening: url, metrics: metricsUrl })}\n`);
@@ -123,10 +131,7 @@ async function listen(handler: RequestListener | Server, registry: client.Regist
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
-function dnsInfo(flags: Flags): DnsInfo {
-  if (flags.dns !== 'on' && flags.dns !== 'off') throw badRequest(`--dns takes on or off, not ${flags.dns}`);
-  return { configured: flags.dns === 'on', nameservers: list(flags.nameservers) };
-}
+const dnsInfo = (flags: Flags): DnsInfo => ({ configured: flags.dns === 'on', nameservers: list(flags.nameservers) });
 
 const apiConfig = (flags: Flags): ApiConfig => ({
   appDomain: flags['app-domain'].toLowerCase(),
@@ -155,6 +160,9 @@ function createNameserver(flags: Flags, log: Logger): Nameserver {
     knotc: knot.knotc,
     keymgr: knot.keymgr ?? undefined,
     logger: log.child({ component: 'knotd' }),
+    // serve and core hold the data dir lock before they get here: a knotd still running on its directory
+    // can only be one a previous holder left behind.
+    takeOver: true,
   });
 }
 
@@ -167,8 +175,7 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
     return { core: localCore({ sealer, dns, nudge: () => undefined }), close: async () => undefined };
   }
   const nameserver = createNameserver(flags, log);
-  const zones = await Promise.all((await allZoneNames(store)).map(async (name) => ({ name, dnssec: (await zoneByName(store, name))?.dnssec !== 'off' })));
-  await nameserver.start(zones).catch((e: Error) => log.error({ err: e.message }, 'the nameserver did not start; zone status will say so'));
+  await nameserver.start(await zoneConfigs(store)).catch((e: Error) => log.error({ err: e.message }, 'the nameserver did not start; zone status will say so'));
   const runner = await startRunner({
     store,
     log: log.child({ component: 'reconcilers' }),
@@ -186,40 +193,78 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
   };
 }
 
+type Stop = () => void | Promise<void>;
+
+/** Starts a long-running command: `start` pushes how to stop each thing it starts, and its request handler is
+ * then served by listen(). If any step fails, what was started stops again, last first, before the error
+ * propagates: a supervised knotd or a reconciler timer would otherwise keep alive a process that serves
+ * nothing. A started command stops the same way on SIGTERM. */
+async function startServer(
+  flags: Flags,
+  log: Logger,
+  start: (stops: Stop[]) => Promise<{ handler: RequestListener | Server; registry: client.Registry }>,
+): Promise<void> {
+  const stops: Stop[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (e) {
+        log.error({ err: (e as Error).message }, 'could not stop cleanly');
+      }
+    }
+  };
+  try {
+    const { handler, registry } = await start(stops);
+    await listen(handler, registry, flags, log, stopAll);
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}
+
 export async function runServe(flags: Flags, log: Logger): Promise<void> {
-  const store = openStore(flags.data);
-  const registry = new client.Registry();
-  const rt = await startCore(store, flags, log, registry);
-  const app = createApp({ store, core: rt.core, config: apiConfig(flags) }, log, registry);
-  await listen(app.koa.callback(), registry, flags, log, async () => {
-    await rt.close();
-    store.close();
+  await checkServerFlags('serve', flags);
+  await startServer(flags, log, async (stops) => {
+    const lock = lockDataDir(flags.data);
+    stops.push(() => lock.release());
+    const store = openStore(flags.data);
+    stops.push(() => store.close());
+    stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
+    const registry = new client.Registry();
+    const rt = await startCore(store, flags, log, registry);
+    stops.push(() => rt.close());
+    const app = createApp({ store, core: rt.core, config: apiConfig(flags) }, log, registry);
+    return { handler: app.koa.callback(), registry };
   });
 }
 
 export async function runApi(flags: Flags, log: Logger): Promise<void> {
-  const store = openStore(flags.data);
-  let core: Core | null = null;
-  if (flags['core-url']) {
-    const token = coreToken(flags);
-    if (!token) throw badRequest('--core-url needs --core-token or HOSTPLANE_CORE_TOKEN');
-    core = httpCore(flags['core-url'], token);
-  } else {
-    log.warn('no --core-url: operations that need the core answer 503 no_core');
-  }
-  const app = createApp({ store, core, config: apiConfig(flags) }, log);
-  await listen(app.koa.callback(), app.registry, flags, log, async () => store.close());
+  await checkServerFlags('api', flags);
+  await startServer(flags, log, async (stops) => {
+    // The api shares the data dir with a core (the split deployment): it takes no lock.
+    const store = openStore(flags.data);
+    stops.push(() => store.close());
+    const url = flags['core-url'];
+    if (!url) log.warn('no --core-url: operations that need the core answer 503 no_core');
+    const core = url ? httpCore(url, coreToken(flags)!) : null;
+    const app = createApp({ store, core, config: apiConfig(flags) }, log);
+    return { handler: app.koa.callback(), registry: app.registry };
+  });
 }
 
 export async function runCore(flags: Flags, log: Logger): Promise<void> {
-  const token = coreToken(flags);
-  if (!token) throw badRequest('core needs --core-token or HOSTPLANE_CORE_TOKEN (shared with the api process)');
-  const store = openStore(flags.data);
-  const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry });
-  const rt = await startCore(store, flags, log, registry);
-  await listen(coreServer(rt.core, token), registry, flags, log, async () => {
-    await rt.close();
-    store.close();
+  await checkServerFlags('core', flags);
+  await startServer(flags, log, async (stops) => {
+    const lock = lockDataDir(flags.data);
+    stops.push(() => lock.release());
+    const store = openStore(flags.data);
+    stops.push(() => store.close());
+    stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
+    const registry = new client.Registry();
+    client.collectDefaultMetrics({ register: registry });
+    const rt = await startCore(store, flags, log, registry);
+    stops.push(() => rt.close());
+    return { handler: coreServer(rt.core, coreToken(flags)!), registry };
   });
 }

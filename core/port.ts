@@ -2,7 +2,13 @@
  * The Core port: everything `api/` needs from the core component. In `serve` it is the in-process core;
  * in `api --core-url` an HTTP client of a separate `core` process; without a core URL it is absent and the
  * operations that need it answer 503 `no_core`.
+ *
+ * A method fails with an AppError, which reaches the API's caller as it was thrown in the core (status, code,
+ * message, details), in-process or over HTTP; over HTTP a core that does not answer is 503 `core_unavailable`,
+ * and a call is never run twice for one call of a method (`core/routes.ts`). A new method needs its route there.
  */
+import type { ChangeKind } from '../store/feed';
+
 export interface DnsInfo {
   /** False when the deployment runs no own DNS (`serve --dns off`): DNS operations answer 503 `dns_not_configured`. */
   configured: boolean;
@@ -10,13 +16,14 @@ export interface DnsInfo {
   nameservers: string[];
 }
 
-export type NudgeKind = 'zone' | 'node';
+/** A nudge names a change: the reconcilers that watch its kind wake as they would for it in the feed. */
+export type NudgeKind = ChangeKind;
 
 export interface Core {
   /** Seals a secret value under the current key, with `context` bound as additional authenticated data. */
   seal(context: string, plaintext: string): Promise<string>;
   dns(): Promise<DnsInfo>;
-  /** Wakes the reconciler of (kind, key) now instead of at its next resync. Never throws: a lost nudge only
-   * delays convergence until the change feed poll picks the change up. */
-  nudge(kind: NudgeKind, key: string): void;
+  /** Wakes the reconcilers watching a change of (kind, key) now instead of at the next poll of the feed.
+   * Never throws: a lost nudge only delays convergence until the poll picks the change up. */
+  nudge(kind: ChangeKind, key: string): void;
 }

@@ -1,50 +1,158 @@
-/** The core component's internal HTTP face, used by a separate `api` process through `core/client.ts`. */
+/** The core component's internal HTTP face, used by a separate `api` process through `core/client.ts`; the
+ * wire is `core/routes.ts`. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { z } from 'zod';
+import { AppError } from '../lib/errors';
+import type { Logger } from '../lib/log';
 import type { Core } from './port';
+import { CORE_ROUTES, ERROR_HEADER, isCoreMethod, REQUEST_KEY_HEADER, RequestKey, type ErrorSource } from './routes';
 
-const SealBody = z.strictObject({ context: z.string().min(1), plaintext: z.string() });
-const NudgeBody = z.strictObject({ kind: z.enum(['zone', 'node']), key: z.string().min(1) });
+const MAX_BODY = 2 * 1024 * 1024;
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+interface Answer { status: number; body: unknown; source?: ErrorSource }
+
+/**
+ * Answers by request key, for the time within which a call may be retried. Entries leave oldest first (by
+ * when the call arrived), after `ttlMs` or once more than `max` are held: a key matters only to the retries
+ * of its one call, so how recently it was replayed says nothing about how long to keep it.
+ */
+export class ReplayCache<T> {
+  private readonly entries = new Map<string, { at: number; value: T }>();
+
+  constructor(private readonly opts: { max: number; ttlMs: number; now?: () => number }) {}
+
+  private now(): number {
+    return this.opts.now?.() ?? Date.now();
+  }
+
+  get(key: string): T | undefined {
+    this.expire();
+    return this.entries.get(key)?.value;
+  }
+
+  set(key: string, value: T): void {
+    this.entries.delete(key);
+    this.entries.set(key, { at: this.now(), value });
+    this.expire();
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.opts.max) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  private expire(): void {
+    const before = this.now() - this.opts.ttlMs;
+    for (const [key, e] of this.entries) {
+      if (e.at > before) break;
+      this.entries.delete(key);
+    }
+  }
+}
+
+/** The call a key was first used for (method and body), and its answer: one still running is shared. */
+export interface Replay { call: Buffer; answer: Promise<Answer> }
+
+const REPLAY_TTL_MS = 10 * 60_000;
+const REPLAY_MAX = 10_000;
+
+export interface CoreServerOptions {
+  /** Where unexpected failures of a core operation are logged; the caller only learns `internal`. */
+  log?: Logger;
+  replays?: ReplayCache<Replay>;
+}
+
+class CallRefused extends AppError {}
+
+async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > 2 * 1024 * 1024) throw new Error('body too large');
+    if (size > MAX_BODY) throw new CallRefused(413, 'payload_too_large', 'core call body too large');
     chunks.push(c as Buffer);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Serves the Core port; every call must carry the shared core token (compared as fixed-length digests). */
-export function coreServer(core: Core, token: string): Server {
+const errorAnswer = (e: AppError, source: ErrorSource): Answer => ({ status: e.status, body: { status: e.status, ...e.toBody() }, source });
+
+/**
+ * Serves the Core port. Every call must carry the shared core token (compared as fixed-length digests) and a
+ * request key: a call whose key was seen within REPLAY_TTL_MS gets the first call's answer again, and one whose
+ * first call is still running waits for it, so a client retrying a call whose answer it lost never makes the
+ * core act twice. Answers of 5xx are not kept: the operation did not complete, and its retry may run it again.
+ */
+export function coreServer(core: Core, token: string, opts: CoreServerOptions = {}): Server {
   const expected = digest(token);
-  return createServer(async (req, res) => {
-    const send = (status: number, body: unknown): void => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    };
-    if (req.url === '/healthz') return send(200, { ok: true });
-    const auth = req.headers.authorization ?? '';
-    const given = auth.startsWith('Bearer ') ? auth.slice(7) : '';
-    if (!timingSafeEqual(digest(given), expected)) return send(401, { code: 'unauthorized', message: 'core token required' });
+  const replays = opts.replays ?? new ReplayCache<Replay>({ max: REPLAY_MAX, ttlMs: REPLAY_TTL_MS });
+
+  const run = async (method: keyof Core, body: unknown): Promise<Answer> => {
     try {
-      if (req.method === 'POST' && req.url === '/internal/seal') {
-        const b = SealBody.parse(await readJson(req));
-        return send(200, { sealed: await core.seal(b.context, b.plaintext) });
-      }
-      if (req.method === 'GET' && req.url === '/internal/dns') return send(200, await core.dns());
-      if (req.method === 'POST' && req.url === '/internal/nudge') {
-        const b = NudgeBody.parse(await readJson(req));
-        core.nudge(b.kind, b.key);
-        return send(202, {});
-      }
-      return send(404, { code: 'not_found', message: 'no such core call' });
-    } catch {
-      return send(400, { code: 'bad_request', message: 'invalid core call' });
+      return { status: 200, body: { result: await CORE_ROUTES[method].run(core, body) } };
+    } catch (e) {
+      if (e instanceof AppError) return errorAnswer(e, 'operation');
+      opts.log?.error({ err: e, method }, 'core operation failed unexpectedly');
+      return errorAnswer(new AppError(500, 'internal', 'internal error'), 'operation');
     }
+  };
+
+  const answer = async (req: IncomingMessage): Promise<Answer> => {
+    const auth = /^bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    if (!timingSafeEqual(digest(auth), expected)) throw new CallRefused(401, 'unauthorized', 'core token required');
+    const method = req.method === 'POST' ? /^\/internal\/(\w+)$/.exec(req.url ?? '')?.[1] : undefined;
+    if (method === undefined || !isCoreMethod(method)) throw new CallRefused(404, 'not_found', 'no such core call');
+    const key = RequestKey.safeParse(req.headers[REQUEST_KEY_HEADER]);
+    if (!key.success) throw new CallRefused(400, 'bad_request', `core calls carry a request key (${REQUEST_KEY_HEADER})`);
+    const text = await readBody(req);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new CallRefused(400, 'bad_request', 'core call body is not JSON');
+    }
+    const body = CORE_ROUTES[method].body.safeParse(json);
+    if (!body.success) {
+      const issues = body.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+      throw new CallRefused(400, 'bad_request', `invalid body for core call ${method}`, { issues });
+    }
+    const call = digest(`${method}\n${text}`);
+    const seen = replays.get(key.data);
+    if (seen) {
+      if (!seen.call.equals(call)) throw new CallRefused(422, 'request_key_reused', 'this request key was used for another core call');
+      return seen.answer;
+    }
+    const running = run(method, body.data);
+    replays.set(key.data, { call, answer: running });
+    const a = await running;
+    if (a.status >= 500) replays.delete(key.data);
+    return a;
+  };
+
+  const refused = (e: unknown, req: IncomingMessage): Answer | undefined => {
+    if (e instanceof CallRefused) return errorAnswer(e, 'call');
+    // The client went away while its call was read: there is no one to answer, and nothing went wrong here.
+    if (req.socket.destroyed) return undefined;
+    opts.log?.error({ err: e }, 'core call failed unexpectedly');
+    return errorAnswer(new AppError(500, 'internal', 'internal error'), 'call');
+  };
+
+  return createServer((req, res) => {
+    const send = (a: Answer | undefined): void => {
+      if (!a) return;
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (a.source) headers[ERROR_HEADER] = a.source;
+      res.writeHead(a.status, headers).end(JSON.stringify(a.body));
+    };
+    if (req.url === '/healthz') return send({ status: 200, body: { ok: true } });
+    answer(req)
+      .catch((e: unknown) => refused(e, req))
+      .then(send)
+      .catch((e: unknown) => opts.log?.error({ err: e }, 'core answer could not be sent'));
   });
 }

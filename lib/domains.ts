@@ -1,4 +1,5 @@
 /** Which names a tenant may not take as a zone: the platform's own domains and public suffixes. */
+import { domainToASCII } from 'node:url';
 import { getDomain, getPublicSuffix } from 'tldts';
 import { isInZone } from '../zonefiles';
 
@@ -17,13 +18,17 @@ export interface PlatformDomains {
 /** The domains at or under which only the operator creates zones (normalized, deduplicated). */
 export function reservedDomains(p: PlatformDomains): string[] {
   const ns = p.nameservers.map((h) => getDomain(h, PSL) ?? h);
-  return [...new Set([p.appDomain, ...ns, ...p.serviceDomains].map((d) => d.toLowerCase().replace(/\.$/, '')))];
+  // In the form zone names are stored in (punycode, lower case), however the operator wrote them.
+  return [...new Set([p.appDomain, ...ns, ...p.serviceDomains].map((d) => domainToASCII(d.replace(/\.$/, '')) || d.toLowerCase()))];
 }
 
 /** Why a tenant cannot create the zone `name` (normalized by `normalizeZoneName`), or null when it can. */
 export function zoneNameRefusal(name: string, p: PlatformDomains): string | null {
   const reserved = reservedDomains(p).find((d) => isInZone(name, d));
-  if (reserved) return `${name} is ${name === reserved ? '' : 'under '}${reserved}, a domain of this service`;
+  if (reserved) {
+    const where = name === reserved ? `${name} is` : `${name} is under ${reserved},`;
+    return `${where} a domain this service uses itself; create a zone for a domain you own`;
+  }
   if (getPublicSuffix(name, PSL) === name) return `${name} is a public suffix; create a zone for a domain registered under it`;
   return null;
 }

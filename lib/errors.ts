@@ -1,6 +1,10 @@
+/** The body of every error answer (`details` optional): the API's, and the Core port's besides its status. */
+export interface ErrorBody { code: string; message: string; details?: Record<string, unknown> }
+
 /**
- * The one typed error of the service. Store, core and API code throw it; only `api/errors.ts` turns it into
- * an HTTP answer, so the status travels with the error instead of being decided in each handler.
+ * The one typed error of the service. Store, core and API code throw it; only the edges turn it into an HTTP
+ * answer (`api/errors.ts`, and `core/server.ts`, whose client throws it again whole on the API's side), so the
+ * status travels with the error instead of being decided in each handler.
  */
 export class AppError extends Error {
   override name = 'AppError';
@@ -11,6 +15,10 @@ export class AppError extends Error {
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * Crash-safe file replacement, in two forms: synchronous for small files written at start-up or rarely
- * (the sealing key file), asynchronous for zone files that reach megabytes while `serve` answers API
- * requests on the same thread.
+ * Atomic file replacement: synchronous and durable for small files written at start-up or rarely (the
+ * sealing key file); asynchronous for files that reach megabytes while `serve` answers API requests on the
+ * same thread, durable (knot.conf) or not (zone files, derived state rebuilt at every start).
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs';
@@ -40,14 +40,26 @@ async function syncDir(dir: string): Promise<void> {
 
 /** Writes a hidden temp file beside `path`, fsyncs it, renames it over `path` and fsyncs the directory:
  * a reader (knotd) sees the old or the new file, never a torn one, and the rename survives a crash. */
-export async function writeFileDurably(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+export function writeFileDurably(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+  return replace(path, data, mode, true);
+}
+
+/** Like {@link writeFileDurably} (a reader sees the old or the new file, never a torn one) but without the
+ * fsyncs, which cost milliseconds on a busy disk: after a crash of the machine the old content, or none, may
+ * come back. Only for derived files that whoever depends on them rebuilds and checks after a restart (zone
+ * files: the zone reconciler renders and compares every zone at start). */
+export function replaceFile(path: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+  return replace(path, data, mode, false);
+}
+
+async function replace(path: string, data: string | Uint8Array, mode: number, durable: boolean): Promise<void> {
   // Hidden and randomized: never a name knotd would take for a zone file, never shared by two writers.
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(tmp, 'wx', mode);
   try {
     try {
       await handle.writeFile(data);
-      await handle.sync();
+      if (durable) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -56,7 +68,7 @@ export async function writeFileDurably(path: string, data: string | Uint8Array, 
     await rm(tmp, { force: true });
     throw err;
   }
-  await syncDir(dirname(path));
+  if (durable) await syncDir(dirname(path));
 }
 
 /** Deletes `path` if it exists and makes the deletion durable. */

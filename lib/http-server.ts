@@ -21,7 +21,8 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** Open connections from one address (IPv6: one /64). */
   maxConnectionsPerAddress: number;
-  /** Connections from one address with no request being answered: waiting for headers, or idle keep-alive. */
+  /** Connections from one address with no request being answered: waiting for headers or a body, or idle
+   * keep-alive. */
   maxWaitingConnectionsPerAddress: number;
 }
 
@@ -116,7 +117,8 @@ function rawError(status: number, code: string, message: string, extra: Record<s
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines}\r\n${body}`;
 }
 
-type Reason = 'max_connections' | 'max_connections_per_address' | 'max_waiting_connections_per_address' | 'request_timeout' | 'request_header_fields_too_large' | 'bad_request';
+type Reason = 'max_connections' | 'max_connections_per_address' | 'max_waiting_connections_per_address' | 'evicted_waiting'
+  | 'request_timeout' | 'request_header_fields_too_large' | 'bad_request';
 
 /** Node's client errors and the answer to each; anything else from the parser is a malformed request. */
 const CLIENT_ERRORS: Record<string, [number, Reason, string]> = {
@@ -135,13 +137,14 @@ const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 interface Counts {
   all: number;
-  waiting: number;
+  /** This address's waiting connections, longest waiting first. */
+  waiting: Set<Duplex>;
 }
 
 interface Connection {
   key: string;
   counts: Counts;
-  /** Responses of this connection not yet finished: none means it is waiting. */
+  /** Requests of this connection received whole and not yet answered: none means it is waiting. */
   answering: Set<ServerResponse>;
   closed: boolean;
   /** Its client error has been answered (Node may report more than one for the same input). */
@@ -207,13 +210,29 @@ export function harden(server: Server, opts: HardeningOptions, log?: Logger): vo
     answerAndClose(socket, rawError(503, 'overloaded', 'too many connections; retry later', { 'Retry-After': retryAfter }));
   };
 
+  /**
+   * With every connection taken, the longest-waiting connection of the address that holds the most waiting
+   * ones makes room: clients that send nothing (or a body at a trickle) from many addresses cannot keep a
+   * new client out, while requests being answered (long-polls) are never cut.
+   */
+  const evictWaiting = (): boolean => {
+    let most: Counts | undefined;
+    for (const counts of perAddress.values()) if (counts.waiting.size > (most?.waiting.size ?? 0)) most = counts;
+    const victim = most?.waiting.values().next().value;
+    if (!victim) return false;
+    count('evicted_waiting', connections.get(victim)?.key ?? 'unknown');
+    most!.waiting.delete(victim);
+    victim.destroy();
+    return true;
+  };
+
   const admit = (socket: Socket, key: string): Reason | null => {
-    const counts = perAddress.get(key) ?? { all: 0, waiting: 0 };
-    if (connections.size >= opts.maxConnections) return 'max_connections';
+    const counts = perAddress.get(key) ?? { all: 0, waiting: new Set<Duplex>() };
     if (counts.all >= opts.maxConnectionsPerAddress) return 'max_connections_per_address';
-    if (counts.waiting >= opts.maxWaitingConnectionsPerAddress) return 'max_waiting_connections_per_address';
+    if (counts.waiting.size >= opts.maxWaitingConnectionsPerAddress) return 'max_waiting_connections_per_address';
+    if (connections.size >= opts.maxConnections && !evictWaiting()) return 'max_connections';
     counts.all++;
-    counts.waiting++;
+    counts.waiting.add(socket);
     perAddress.set(key, counts);
     const conn: Connection = { key, counts, answering: new Set(), closed: false, failed: false };
     connections.set(socket, conn);
@@ -221,7 +240,7 @@ export function harden(server: Server, opts: HardeningOptions, log?: Logger): vo
       conn.closed = true;
       connections.delete(socket);
       counts.all--;
-      if (conn.answering.size === 0) counts.waiting--;
+      counts.waiting.delete(socket);
       if (counts.all === 0) perAddress.delete(key);
     });
     return null;
@@ -247,12 +266,25 @@ export function harden(server: Server, opts: HardeningOptions, log?: Logger): vo
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const conn = connections.get(req.socket);
     if (!conn) return;
-    if (conn.answering.size === 0) conn.counts.waiting--;
-    conn.answering.add(res);
+    const socket = req.socket;
+    let answering = false;
+    // A request counts as being answered once it has been received whole: a body sent at a trickle is what
+    // slow clients hold connections with, and is capped and evicted like waiting for headers.
+    const received = (): void => {
+      if (answering || conn.closed) return;
+      answering = true;
+      conn.answering.add(res);
+      conn.counts.waiting.delete(socket);
+    };
     const done = (): void => {
       if (!conn.answering.delete(res) || conn.closed) return;
-      if (conn.answering.size === 0) conn.counts.waiting++;
+      if (conn.answering.size === 0) conn.counts.waiting.add(socket);
     };
+    // Node emits 'request' before it has parsed the end of even a bodiless message, and 'end' only once
+    // someone reads the body: a request without one is received whole with its headers.
+    const length = req.headers['content-length'];
+    if (req.complete || (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0'))) received();
+    else req.once('end', received);
     res.once('finish', done);
     res.once('close', done);
   });

@@ -1,10 +1,15 @@
-/** Runs the reconcilers: wakes them from the change feed, from nudges and from timers, retries with backoff. */
+/**
+ * Runs the reconcilers. A change wakes the reconcilers that watch its kind, for the keys their watches map it
+ * to: this process's commits at once (store/feed.ts `onChanges`), other processes' from a poll of the feed,
+ * and nudges (a change seen early) likewise. Deadlines (requeue, retry with backoff) keep one timer per key,
+ * and a periodic resync of every key is the level-triggered safety net.
+ */
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
 import type { Store } from '../store/db';
-import { changesSince, latestSeq } from '../store/feed';
-import { keyedQueue } from './queue';
-import { TerminalError, type Kind, type Reconciler } from './types';
+import { changesSince, latestSeq, onChanges, type ChangeKind } from '../store/feed';
+import { deadlines, keyedQueue } from './queue';
+import { TerminalError, type Reconciler } from './types';
 
 export interface RunnerOptions {
   store: Store;
@@ -20,97 +25,195 @@ export interface RunnerOptions {
 }
 
 export interface Runner {
-  /** Unknown kinds are ignored: a nudge is only a hint. */
-  nudge(kind: string, key: string): void;
-  /** Resolves when no reconcile is queued or running (tests, shutdown). */
+  /** A change made elsewhere, told before the feed poll would find it: woken like a change from the feed. */
+  nudge(kind: ChangeKind, key: string): void;
+  /** Keys waiting for a deadline (requeue, retry), over all reconcilers: at most one per key. */
+  pending(): number;
+  /** Resolves when no reconcile is queued or running and no change is being mapped to keys (tests, shutdown). */
   idle(): Promise<void>;
+  /** Leaves no timer, no subscription and no running reconcile behind. */
   stop(): Promise<void>;
 }
 
+const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
-const backoff = (failures: number): number => Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 8)) * (0.8 + Math.random() * 0.4);
+/** After the n-th failure in a row: doubling, jittered so that keys failing together spread out, capped. */
+const backoff = (failures: number): number =>
+  Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (failures - 1) * (0.8 + Math.random() * 0.4));
+const POLL_BATCH = 1000;
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+interface Worker {
+  r: Reconciler;
+  queue: ReturnType<typeof keyedQueue>;
+  /** Failures in a row per key; a success or a terminal error forgets them. */
+  failures: Map<string, number>;
+  resyncFailures: number;
+}
 
 export async function startRunner(o: RunnerOptions): Promise<Runner> {
   const abort = new AbortController();
-  const timers = new Set<NodeJS.Timeout>();
-  const failures = new Map<string, number>();
-  const later = (ms: number, fn: () => void): void => {
-    if (abort.signal.aborted) return;
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    t.unref();
-    timers.add(t);
+  const stopped = (): boolean => abort.signal.aborted;
+  const pollMs = o.pollMs ?? 500;
+  const resyncMs = o.resyncMs ?? 10 * 60_000;
+  /** The poll's and each reconciler's resync deadline. */
+  const timers = deadlines();
+  /** Resyncs, polls and asynchronous watch mappings under way: none rejects. */
+  const inflight = new Set<Promise<void>>();
+  const track = (p: Promise<void>): void => {
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
   };
 
+  const registers = o.registry ? [o.registry] : [];
   const duration = new client.Histogram({
     name: 'hostplane_reconcile_duration_seconds',
     help: 'Reconcile passes by kind and outcome (ok, retry, terminal)',
     labelNames: ['kind', 'outcome'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
-    registers: o.registry ? [o.registry] : [],
+    registers,
   });
-  const queues = new Map<Kind, ReturnType<typeof keyedQueue>>();
-  for (const r of o.reconcilers) {
-    const queue = keyedQueue(o.concurrency ?? 4, async (key) => {
-      if (abort.signal.aborted) return;
-      const id = `${r.kind}/${key}`;
-      const done = duration.startTimer({ kind: r.kind });
-      try {
-        const res = await r.reconcile(key, abort.signal);
-        done({ outcome: 'ok' });
-        failures.delete(id);
-        if (res.requeueAfterMs !== undefined) later(res.requeueAfterMs, () => queue.add(key));
-      } catch (e) {
-        done({ outcome: e instanceof TerminalError ? 'terminal' : 'retry' });
-        if (e instanceof TerminalError) {
-          o.log.warn({ kind: r.kind, key, err: e.message }, 'reconcile failed for good; waiting for a new desired state');
-          return;
-        }
-        const n = (failures.get(id) ?? 0) + 1;
-        failures.set(id, n);
-        const delay = backoff(n);
-        o.log.warn({ kind: r.kind, key, attempt: n, retryInMs: Math.round(delay), err: (e as Error).message }, 'reconcile failed; retrying');
-        later(delay, () => queue.add(key));
+
+  const pass = async (w: Worker, key: string): Promise<void> => {
+    if (stopped()) return;
+    const done = duration.startTimer({ kind: w.r.kind });
+    try {
+      const res = await w.r.reconcile(key, abort.signal);
+      done({ outcome: 'ok' });
+      w.failures.delete(key);
+      if (res.requeueAfterMs !== undefined && !stopped()) w.queue.addAfter(key, res.requeueAfterMs);
+    } catch (e) {
+      const terminal = e instanceof TerminalError;
+      done({ outcome: terminal ? 'terminal' : 'retry' });
+      if (stopped()) return;
+      if (terminal) {
+        w.failures.delete(key);
+        o.log.warn({ kind: w.r.kind, key, err: message(e) }, 'reconcile failed for good; waiting for a new desired state');
+        return;
       }
-    });
-    queues.set(r.kind, queue);
-  }
-
-  const resync = async (): Promise<void> => {
-    for (const r of o.reconcilers) for (const key of await r.keys()) queues.get(r.kind)!.add(key);
+      const n = (w.failures.get(key) ?? 0) + 1;
+      w.failures.set(key, n);
+      const delay = backoff(n);
+      o.log.warn({ kind: w.r.kind, key, attempt: n, retryInMs: Math.round(delay), err: message(e) }, 'reconcile failed; retrying');
+      w.queue.addAfter(key, delay);
+    }
   };
-  let seq = await latestSeq(o.store);
-  await resync();
+  const workers = o.reconcilers.map((r): Worker => {
+    const w: Worker = { r, queue: keyedQueue(o.concurrency ?? 4, (key) => pass(w, key)), failures: new Map(), resyncFailures: 0 };
+    return w;
+  });
 
+  new client.Gauge({
+    name: 'hostplane_reconcile_deadlines',
+    help: 'Keys waiting for a requeue or retry deadline, by kind',
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      for (const w of workers) this.set({ kind: w.r.kind }, w.queue.waiting());
+    },
+  });
+
+  const scheduleResync = (w: Worker, ms: number): void => {
+    if (!stopped()) timers.at(`resync ${w.r.kind}`, ms, () => track(resync(w)));
+  };
+  const resync = async (w: Worker): Promise<void> => {
+    try {
+      const keys = await w.r.keys();
+      w.resyncFailures = 0;
+      if (!stopped()) for (const k of keys) w.queue.add(k);
+      scheduleResync(w, resyncMs);
+    } catch (e) {
+      w.resyncFailures++;
+      const delay = backoff(w.resyncFailures);
+      o.log.error({ kind: w.r.kind, attempt: w.resyncFailures, retryInMs: Math.round(delay), err: message(e) }, 'listing keys to resync failed; retrying');
+      scheduleResync(w, delay);
+    }
+  };
+
+  /** A change whose keys are unknown may concern any key: only a resync is sure to cover it. */
+  const mappingFailed = (w: Worker, kind: ChangeKind, changeKey: string, e: unknown): void => {
+    o.log.error({ kind: w.r.kind, changeKind: kind, changeKey, err: message(e) }, 'mapping a change to keys failed; resyncing');
+    scheduleResync(w, backoff(1));
+  };
+  const route = (kind: ChangeKind, changeKey: string): void => {
+    if (stopped()) return;
+    for (const w of workers) {
+      for (const watch of w.r.watches) {
+        if (watch.kind !== kind) continue;
+        let keys: Promise<string[]> | string[];
+        try {
+          keys = watch.keys(changeKey);
+        } catch (e) {
+          mappingFailed(w, kind, changeKey, e);
+          continue;
+        }
+        if (Array.isArray(keys)) {
+          for (const k of keys) w.queue.add(k);
+          continue;
+        }
+        track(keys.then(
+          (ks) => {
+            if (!stopped()) for (const k of ks) w.queue.add(k);
+          },
+          (e: unknown) => mappingFailed(w, kind, changeKey, e),
+        ));
+      }
+    }
+  };
+
+  let polled = await latestSeq(o.store);
+  /** Seqs already routed from this process's commits, for the poll to skip when it reaches them. */
+  const announced = new Set<number>();
+  const unsubscribe = onChanges(o.store, (batch) => {
+    for (const c of batch) {
+      announced.add(c.seq);
+      route(c.kind, c.key);
+    }
+  });
+  let pollFailures = 0;
+  const schedulePoll = (ms: number): void => {
+    if (!stopped()) timers.at('poll', ms, () => track(poll()));
+  };
   const poll = async (): Promise<void> => {
     try {
-      for (const c of await changesSince(o.store, seq)) {
-        seq = c.seq;
-        queues.get(c.kind as Kind)?.add(c.key);
+      for (;;) {
+        const batch = await changesSince(o.store, polled, POLL_BATCH);
+        for (const c of batch) {
+          polled = c.seq;
+          if (!announced.delete(c.seq)) route(c.kind, c.key);
+        }
+        if (batch.length < POLL_BATCH || stopped()) break;
       }
+      pollFailures = 0;
+      schedulePoll(pollMs);
     } catch (e) {
-      o.log.error({ err: (e as Error).message }, 'reading the change feed failed');
+      pollFailures++;
+      const delay = Math.max(pollMs, backoff(pollFailures));
+      o.log.error({ attempt: pollFailures, retryInMs: Math.round(delay), err: message(e) }, 'reading the change feed failed; retrying');
+      schedulePoll(delay);
     }
-    later(o.pollMs ?? 500, () => void poll());
   };
-  later(o.pollMs ?? 500, () => void poll());
-  const periodic = (): void => later(o.resyncMs ?? 10 * 60_000, () => void resync().finally(periodic));
-  periodic();
+
+  for (const w of workers) await resync(w);
+  schedulePoll(pollMs);
 
   return {
-    nudge: (kind, key) => queues.get(kind as Kind)?.add(key),
+    nudge: route,
+    pending: () => workers.reduce((n, w) => n + w.queue.waiting(), 0),
     idle: async () => {
-      for (const q of queues.values()) await q.onIdle();
+      for (;;) {
+        await Promise.all(inflight);
+        await Promise.all(workers.map((w) => w.queue.onIdle()));
+        if (inflight.size === 0 && workers.every((w) => !w.queue.busy())) return;
+      }
     },
     stop: async () => {
       abort.abort();
-      for (const t of timers) clearTimeout(t);
-      for (const q of queues.values()) {
-        q.clear();
-        await q.onIdle();
-      }
+      unsubscribe();
+      timers.clear();
+      for (const w of workers) w.queue.clear();
+      await Promise.all(inflight);
+      await Promise.all(workers.map((w) => w.queue.onIdle()));
     },
   };
 }

@@ -4,12 +4,25 @@
  * (optionally check again later); throwing means retry with backoff; `TerminalError` means record and stop
  * until the desired state changes.
  */
-export type Kind = 'zone';
+import type { ChangeKind } from '../store/feed';
 
 export interface Result { requeueAfterMs?: number }
 
+/** Which changes wake a reconciler, and which of its keys each one concerns. */
+export interface Watch {
+  kind: ChangeKind;
+  /** The reconciler's keys that a change of `kind` at `changeKey` may affect (a secret of a project: the
+   * bundles of the nodes the project is placed on). A failure here costs a resync of the reconciler. */
+  keys(changeKey: string): Promise<string[]> | string[];
+}
+
+/** A watch for a reconciler whose keys are the change keys of `kind` themselves (a zone change: that zone). */
+export const identityWatch = (kind: ChangeKind): Watch => ({ kind, keys: (changeKey) => [changeKey] });
+
 export interface Reconciler {
-  readonly kind: Kind;
+  /** The reconciler's name, in logs and metric labels ("zone", "bundle"). */
+  readonly kind: string;
+  readonly watches: readonly Watch[];
   /** Every key that may need work: run at start and on each resync. */
   keys(): Promise<string[]>;
   /** Level-triggered and idempotent: a second run over converged state changes nothing. */

@@ -1,23 +1,30 @@
 /**
- * The zone reconciler: makes the nameserver serve exactly the stored zone. It keeps each zone rendered in
- * memory (a ZoneImage) with the generation it reflects, and on a change re-reads and re-renders only the
- * rrsets written or deleted since. A large unsigned zone with a few changes gets them as one incremental
- * transaction; otherwise the nameserver reloads the whole text. The image is built from a full read of the
- * store the first time and whenever it may be stale (a failed apply, a re-created zone, a restart). Then the
- * reconciler reads back the served serial and the signer's DS values and records them with the generation
- * it converged.
+ * The zone reconciler: makes the nameserver serve exactly the stored zone, and says so only once it has
+ * checked. Per zone name, one pass:
+ * 1. Finalize: a deleted lifetime of the zone (a finalizer row) is purged from the nameserver (data, journal,
+ *    DNSSEC keys) before anything else, so a zone created again, by anyone, never gets the old owner's records
+ *    or keys; a zone the nameserver holds that the store does not have is removed the same way.
+ * 2. Apply: the zone is kept rendered in memory (a ZoneImage) per lifetime; a change re-reads and re-renders
+ *    only the rrsets written or deleted since. A large unsigned zone with a few changes gets them as one
+ *    incremental transaction, otherwise the nameserver reloads the whole text.
+ * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
+ *    Drift drops the image and applies again.
+ * The zone's own serial is the customer's desired state and is never rewritten here: when a signer has
+ * served a serial past it, the zone text carries one above the served serial (kept in status facts).
  */
 import type { Logger } from '../lib/log';
+import { setCondition, type Condition } from '../lib/conditions';
 import { StaleSerialError, UnservableZoneError, type Nameserver, type ZoneChanges } from '../providers/nameserver/port';
 import type { Resolver } from '../providers/resolver';
 import { iso, type Store } from '../store/db';
+import { dropStatus, recordFact, recordStatus } from '../store/status';
 import {
-  allZoneNames, dropZoneStatus, raiseSerial, recordDelegation, recordZoneStatus, zoneByName, zoneChangesSince, zoneSnapshot,
-  zoneStatusOf, type ZoneRow, type ZoneStatusRow,
+  allZoneNames, finishZoneFinalizers, zoneByName, zoneChangesSince, zoneFinalizersOf, zoneSnapshot, zoneStatusOf,
+  type ZoneFacts, type ZoneRow, type ZoneStatus,
 } from '../store/zones';
-import { isZoneName, ZoneImage } from '../zonefiles';
+import { isZoneName, nextSerial, serialGreater, ZoneImage } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
-import { TerminalError, type Reconciler, type Result } from './types';
+import { identityWatch, TerminalError, type Reconciler, type Result } from './types';
 
 export interface ZoneReconcilerDeps {
   store: Store;
@@ -33,62 +40,115 @@ export interface ZoneReconcilerDeps {
   incrementalFrom?: number;
   /** More changed rrsets than this at once load the whole zone instead. */
   maxIncremental?: number;
+  /** Memory the kept zone images may take together; the least recently used are dropped beyond it. */
+  imageBudgetBytes?: number;
 }
 
 /** Periodic drift check for a converged zone. */
 const RESYNC_MS = 10 * 60_000;
 /** A freshly signed zone has no keys for a moment; look for its DS values again soon. */
 const DS_POLL_MS = 2_000;
+/** While the nameserver is down, how often a zone looks whether it is served again. */
+const DOWN_POLL_MS = 5_000;
 
 interface Served {
-  image: ZoneImage;
-  /** Identifies one life of the zone: a zone deleted and created again starts over. */
-  createdAt: string;
+  /** Kept for large zones only, within the byte budget: a small zone is read and rendered whole in about
+   * a millisecond, and a thousand of them would hold the process's memory for nothing. */
+  image?: ZoneImage;
+  /** The lifetime the zone's served state belongs to. */
+  uid: string;
   generation: number;
+  /** The serial of the zone text applied. */
   serial: number;
   dnssec: boolean;
 }
 
+type Failure = { lastError: string | null; reason: string; message: string };
+
+/** The served serial shows the applied text: equal, or later when a signer adds its own increments. */
+const serves = (served: number | null, applied: number, signed: boolean): boolean =>
+  served !== null && (served === applied || (signed && serialGreater(served, applied)));
+
 export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   const served = new Map<string, Served>();
+  const imageBudget = d.imageBudgetBytes ?? 128 * 1024 * 1024;
+  /** Zones whose image is kept, least recently used first, with the bytes each took when kept. */
+  const kept = new Map<string, number>();
+  let keptBytes = 0;
+  const forget = (name: string): void => {
+    forgetImage(name);
+    served.delete(name);
+  };
+  const forgetImage = (name: string): void => {
+    keptBytes -= kept.get(name) ?? 0;
+    kept.delete(name);
+    const s = served.get(name);
+    if (s) delete s.image;
+  };
+  /** Records what the nameserver now serves; keeps its image when that pays and fits. */
+  const remember = (name: string, s: Served): void => {
+    keptBytes -= kept.get(name) ?? 0;
+    kept.delete(name);
+    served.set(name, s);
+    if (!s.image || s.image.size < incrementalFrom || s.image.bytes > imageBudget) {
+      delete s.image;
+      return;
+    }
+    kept.set(name, s.image.bytes);
+    keptBytes += s.image.bytes;
+    for (const [lru] of kept) {
+      if (keptBytes <= imageBudget) break;
+      forgetImage(lru);
+    }
+  };
   const checkedAt = new Map<string, number>();
   const incrementalFrom = d.incrementalFrom ?? 5_000;
   const maxIncremental = d.maxIncremental ?? 40;
 
   /** Delegation is a slow public-DNS lookup: it runs beside the apply path and records its fact when done. */
-  const refreshDelegation = (zone: string): void => {
-    const at = checkedAt.get(zone);
+  const refreshDelegation = (z: ZoneRow): void => {
+    const at = checkedAt.get(z.name);
     if (at !== undefined && Date.now() - at < (d.delegationTtlMs ?? RESYNC_MS)) return;
-    checkedAt.set(zone, Date.now());
+    checkedAt.set(z.name, Date.now());
     const ours = new Set(d.nameservers);
-    d.resolver.ns(zone)
-      .then((ns) => recordDelegation(d.store, zone, ns.length > 0 && ns.every((h) => ours.has(h))))
-      .catch((e: Error) => d.log.debug({ zone, err: e.message }, 'delegation lookup failed'));
+    d.resolver.ns(z.name)
+      .then((ns) => recordFact(d.store, 'zone', z.name, z.uid, 'delegated', ns.length > 0 && ns.every((h) => ours.has(h))))
+      .catch((e: Error) => d.log.debug({ zone: z.name, err: e.message }, 'delegation lookup failed'));
   };
 
-  const remember = (z: ZoneRow, image: ZoneImage): void => {
-    served.set(z.name, { image, createdAt: z.createdAt, generation: z.generation, serial: z.serial, dnssec: z.dnssec !== 'off' });
+  /**
+   * The serial of the zone text for generation `z.generation`: the zone's own, unless a signer has served
+   * a serial at or past it, then one above the served one. Stable while the generation is: a second pass
+   * renders the same text.
+   */
+  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined): number => {
+    const facts = st?.facts;
+    if (st && st.observedGeneration === z.generation && facts?.renderedSerial != null) return facts.renderedSerial;
+    const floor = facts?.servedSerial ?? null;
+    return floor === null || serialGreater(z.serial, floor) ? z.serial : nextSerial(floor, d.store.clock());
   };
 
   /** The whole zone from the store, loaded by the nameserver: the first time, or when the image is not current. */
-  const applyWhole = async (name: string): Promise<ZoneRow | undefined> => {
+  const applyWhole = async (name: string, serialOf: (z: ZoneRow) => number): Promise<Served | undefined> => {
     const snap = await zoneSnapshot(d.store, name);
     if (!snap) return undefined;
     const image = new ZoneImage(name, snap.rrsets);
-    await d.nameserver.applyZone(name, image.text(soaFor(name, snap.zone.serial, d.nameservers)), { dnssec: snap.zone.dnssec !== 'off' });
-    remember(snap.zone, image);
-    return snap.zone;
+    const serial = serialOf(snap.zone);
+    const dnssec = snap.zone.dnssec !== 'off';
+    await d.nameserver.applyZone(name, image.text(soaFor(name, serial, d.nameservers)), { dnssec });
+    return { image, uid: snap.zone.uid, generation: snap.zone.generation, serial, dnssec };
   };
 
   /**
    * Brings the image up to date from what changed since the served generation (no full re-read), then has
    * the nameserver take it: as one incremental transaction for a large zone with a few changes, else as a
-   * whole reload. Undefined when the image cannot be updated (the zone was re-created): load it whole.
+   * whole reload. Undefined when the image cannot be updated (another lifetime): load it whole.
    */
-  const applyDelta = async (name: string, prev: Served): Promise<ZoneRow | undefined> => {
+  const applyDelta = async (name: string, prev: Served, serialOf: (z: ZoneRow) => number): Promise<Served | undefined> => {
     const delta = await zoneChangesSince(d.store, name, prev.generation);
-    if (!delta || delta.zone.createdAt !== prev.createdAt) return undefined;
+    if (!delta || delta.zone.uid !== prev.uid) return undefined;
     const { image } = prev;
+    if (!image) return undefined;
     const dnssec = delta.zone.dnssec !== 'off';
     const apply = d.nameserver.applyChanges?.bind(d.nameserver);
     // A signer serves its own serial above ours, which an incremental change must exceed: signed zones load
@@ -106,99 +166,162 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       if (incremental) changes.add.push(...image.absoluteLines(r.name, r.type));
     }
     // From here the image holds the new state, not what is served: forget it unless the nameserver takes it.
-    served.delete(name);
-    const soa = soaFor(name, delta.zone.serial, d.nameservers);
+    forget(name);
+    const serial = serialOf(delta.zone);
+    const soa = soaFor(name, serial, d.nameservers);
     const text = image.text(soa);
+    const next: Served = { image, uid: delta.zone.uid, generation: delta.zone.generation, serial, dnssec };
     if (incremental) {
       changes.add.push(ZoneImage.soaLine(name, soa));
       try {
         await apply(name, changes, text);
-        remember(delta.zone, image);
-        return delta.zone;
+        return next;
       } catch (e) {
         if (e instanceof StaleSerialError) throw e;
         d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       }
     }
     await d.nameserver.applyZone(name, text, { dnssec });
-    remember(delta.zone, image);
-    return delta.zone;
+    return next;
   };
 
-  /**
-   * What went wrong, twice: `lastError` for operators (admin status, logs) with the nameserver's own words,
-   * and a reason with a message for the tenant, which never carries a server path or raw nameserver output.
-   */
-  const failure = (e: unknown): Pick<ZoneStatusRow, 'lastError' | 'reason' | 'message'> => {
+  /** What went wrong, for the tenant (a reason and a message without server paths or the nameserver's own
+   * words) and for operators (`lastError`, the whole failure). */
+  const failure = (e: unknown, st?: ZoneStatus): Failure => {
     const health = d.nameserver.health();
     if (e instanceof UnservableZoneError) {
-      return { lastError: e.message, reason: 'invalid_zone_name', message: 'this zone name breaks the zone name rule and is not served; delete the zone' };
+      return { lastError: e.message, reason: 'InvalidZoneName', message: 'this zone name breaks the zone name rule and is not served; delete the zone' };
     }
     if (!health.running) {
       return {
-        lastError: `nameserver not running: ${health.lastError ?? 'not started'}`,
-        reason: 'nameserver_down',
+        lastError: `nameserver not running: ${health.lastError ?? 'not started'}${e ? `; ${(e as Error).message}` : ''}`,
+        reason: 'NameserverDown',
         message: 'the nameserver is not running; the zone is served once it runs',
       };
     }
-    if (e === null) return { lastError: null, reason: null, message: null };
     return {
       lastError: (e as Error).message,
-      reason: 'apply_failed',
-      message: 'the nameserver did not take this version of the zone and serves the last one it took; retrying',
+      reason: 'ApplyFailed',
+      message: st?.facts.servedSerial != null
+        ? 'the nameserver did not take this version of the zone and serves the last one it took; retrying'
+        : 'the nameserver did not take the zone, which is not served yet; retrying',
     };
+  };
+
+  const record = async (z: ZoneRow, prev: ZoneStatus | undefined, p: {
+    observedGeneration: number; facts: Partial<ZoneFacts>; ready: Omit<Condition, 'lastTransitionTime' | 'type'>; lastError: string | null;
+  }): Promise<void> => {
+    const now = iso(d.store.clock());
+    let conditions = setCondition(prev?.conditions ?? [], { type: 'Ready', ...p.ready }, now);
+    const ds = p.facts.signerDs ?? prev?.facts.signerDs ?? [];
+    if (z.dnssec === 'off') conditions = conditions.filter((c) => c.type !== 'Signed');
+    else {
+      conditions = setCondition(conditions, ds.length > 0
+        ? { type: 'Signed', status: 'True', reason: 'KeysPublished', message: 'the zone is signed; signerDs holds the DS values for the parent', observedGeneration: p.observedGeneration }
+        : { type: 'Signed', status: 'False', reason: 'KeysPending', message: 'the signer has no keys for the zone yet', observedGeneration: p.observedGeneration }, now);
+    }
+    const next: ZoneStatus = {
+      uid: z.uid,
+      observedGeneration: p.observedGeneration,
+      conditions,
+      facts: {
+        servedSerial: prev?.facts.servedSerial ?? null,
+        renderedSerial: prev?.facts.renderedSerial ?? null,
+        signerDs: prev?.facts.signerDs ?? [],
+        delegated: prev?.facts.delegated ?? null,
+        ...p.facts,
+      },
+      lastError: p.lastError,
+      reconciledAt: now,
+    };
+    // A pass that observed nothing new writes nothing: resyncs of thousands of zones cost no commits.
+    if (prev && JSON.stringify({ ...prev, reconciledAt: '' }) === JSON.stringify({ ...next, reconciledAt: '' })) return;
+    await recordStatus<ZoneFacts>(d.store, 'zone', z.name, next);
+  };
+
+  /** Purges whatever the nameserver holds under `name` (data, journal, keys). A name that breaks the rule
+   * never reached it. */
+  const purge = async (name: string): Promise<void> => {
+    if (isZoneName(name)) await d.nameserver.removeZone(name);
+    forget(name);
+    checkedAt.delete(name);
   };
 
   return {
     kind: 'zone',
-    keys: () => allZoneNames(d.store),
+    watches: [identityWatch('zone')],
+    async keys() {
+      // The nameserver's own zones too: one the store never had (or lost track of) is removed.
+      const held = await d.nameserver.zones().catch(() => []);
+      return [...new Set([...(await allZoneNames(d.store)), ...held])].sort();
+    },
     async reconcile(name): Promise<Result> {
+      const finalizers = await zoneFinalizersOf(d.store, name);
       let z = await zoneByName(d.store, name);
-      if (!z) {
-        // A name that breaks the rule never reached the nameserver.
-        if (isZoneName(name)) await d.nameserver.removeZone(name);
-        served.delete(name);
-        checkedAt.delete(name);
-        await dropZoneStatus(d.store, name);
-        return {};
-      }
-      const prevStatus = await zoneStatusOf(d.store, name);
       const prev = served.get(name);
-      if (!prev || prev.generation !== z.generation || prev.serial !== z.serial || prev.createdAt !== z.createdAt) {
+      if (finalizers.length > 0 || !z || (prev && prev.uid !== z.uid)) {
+        await purge(name);
+        await finishZoneFinalizers(d.store, finalizers.map((f) => f.uid));
+        if (!z) {
+          await dropStatus(d.store, 'zone', name);
+          return {};
+        }
+      }
+      const st = await zoneStatusOf(d.store, z);
+      const image = served.get(name);
+      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z!.uid ? st : undefined);
+      let applied: Served;
+      if (image && image.generation === z.generation && image.dnssec === (z.dnssec !== 'off')) applied = image;
+      else {
         try {
-          const applied = (prev && (await applyDelta(name, prev))) || (await applyWhole(name));
-          // Deleted meanwhile: the next pass sees it gone and removes it from the nameserver.
-          if (!applied) return { requeueAfterMs: 0 };
-          z = applied;
+          const taken = (image && (await applyDelta(name, image, serialOf))) || (await applyWhole(name, serialOf));
+          // Deleted meanwhile: the next pass finalizes it.
+          if (!taken) return { requeueAfterMs: 0 };
+          applied = taken;
+          z = (await zoneByName(d.store, name)) ?? z;
         } catch (e) {
-          if (e instanceof StaleSerialError) {
-            // The signer moved the served serial past ours; ours must rise above it, never go back.
-            await raiseSerial(d.store, name, e.served);
-            return { requeueAfterMs: 0 };
-          }
-          await recordZoneStatus(d.store, name, {
-            observedGeneration: prevStatus?.observedGeneration ?? 0,
-            servedSerial: prevStatus?.servedSerial ?? null,
-            dsObserved: prevStatus?.dsObserved ?? null,
-            delegated: prevStatus?.delegated ?? null,
-            ...failure(e),
-            reconciledAt: iso(d.store.clock()),
+          const f = failure(e, st);
+          // The signer served a serial past the text's: recorded as the floor the next text goes above.
+          const facts = e instanceof StaleSerialError ? { servedSerial: e.served } : {};
+          await record(z, st, {
+            observedGeneration: st?.observedGeneration ?? 0,
+            facts,
+            ready: { status: 'False', reason: f.reason, message: f.message, observedGeneration: z.generation },
+            lastError: f.lastError,
           });
+          if (e instanceof StaleSerialError) return { requeueAfterMs: 0 };
           throw e instanceof UnservableZoneError ? new TerminalError(e.message) : e;
         }
       }
-      const signed = z.dnssec !== 'off';
-      const [servedSerial, ds] = await Promise.all([d.nameserver.servedSerial(name), signed ? d.nameserver.ds(name) : []]);
-      await recordZoneStatus(d.store, name, {
-        observedGeneration: z.generation,
-        servedSerial,
-        ...failure(null),
-        reconciledAt: iso(d.store.clock()),
-        dsObserved: ds,
-        delegated: prevStatus?.delegated ?? null,
+      const signed = applied.dnssec;
+      const [servedSerial, signerDs] = await Promise.all([
+        d.nameserver.servedSerial(name).catch(() => null),
+        signed ? d.nameserver.ds(name) : [],
+      ]);
+      remember(name, applied);
+      if (!serves(servedSerial, applied.serial, signed)) {
+        // A nameserver that is down serves the applied files once it runs again: look again later. One that
+        // runs but serves something else (it lost the zone, or restarted on an older file) drifted: apply again.
+        const down = !d.nameserver.health().running;
+        if (!down) forget(name);
+        const f = down ? failure(null) : { lastError: `served serial ${servedSerial} is not the applied ${applied.serial}`, reason: 'NotServed', message: 'the nameserver does not serve this version of the zone; applying it again' };
+        await record(z, st, {
+          observedGeneration: st?.observedGeneration ?? 0,
+          facts: { servedSerial },
+          ready: { status: 'False', reason: f.reason, message: f.message, observedGeneration: z.generation },
+          lastError: f.lastError,
+        });
+        if (down) return { requeueAfterMs: DOWN_POLL_MS };
+        throw new Error(`zone ${name}: ${f.lastError}`);
+      }
+      await record(z, st, {
+        observedGeneration: applied.generation,
+        facts: { servedSerial, renderedSerial: applied.serial, signerDs },
+        ready: { status: 'True', reason: 'Served', message: `the nameserver serves generation ${applied.generation} (serial ${servedSerial})`, observedGeneration: applied.generation },
+        lastError: null,
       });
-      refreshDelegation(name);
-      return { requeueAfterMs: signed && ds.length === 0 ? DS_POLL_MS : RESYNC_MS };
+      refreshDelegation(z);
+      return { requeueAfterMs: signed && signerDs.length === 0 ? DS_POLL_MS : RESYNC_MS };
     },
   };
 }

@@ -2,7 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, notFound } from '../lib/errors';
-import { iso, type Store } from './db';
+import { isUniqueViolation, iso, type Store } from './db';
 import { memberships, nodes, orgs, tokens, users } from './schema';
 
 export type Role = 'viewer' | 'member' | 'admin';
@@ -15,27 +15,28 @@ export interface Org { id: number; slug: string; plan: string }
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 const newToken = (prefix: string): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
 
-const isUnique = (e: unknown): boolean =>
-  e instanceof Error && 'code' in e && String((e as { code: unknown }).code).startsWith('SQLITE_CONSTRAINT');
-
 export async function createOrg(s: Store, slug: string, plan: string): Promise<Org> {
   try {
-    return await s.write((tx) =>
-      tx.insert(orgs).values({ slug, plan, createdAt: iso(s.clock()) }).returning({ id: orgs.id, slug: orgs.slug, plan: orgs.plan }).get(),
-    );
+    const createdAt = iso(s.clock());
+    return await s.write(async (tx) => {
+      const [org] = await tx.insert(orgs).values({ slug, plan, createdAt }).returning({ id: orgs.id, slug: orgs.slug, plan: orgs.plan });
+      return org!;
+    });
   } catch (e) {
-    if (isUnique(e)) throw conflict('org_exists', `organization ${slug} already exists`);
+    if (isUniqueViolation(e)) throw conflict('org_exists', `organization ${slug} already exists`);
     throw e;
   }
 }
 
 export async function createUser(s: Store, email: string): Promise<{ id: number; email: string }> {
   try {
-    return await s.write((tx) =>
-      tx.insert(users).values({ email, createdAt: iso(s.clock()) }).returning({ id: users.id, email: users.email }).get(),
-    );
+    const createdAt = iso(s.clock());
+    return await s.write(async (tx) => {
+      const [user] = await tx.insert(users).values({ email, createdAt }).returning({ id: users.id, email: users.email });
+      return user!;
+    });
   } catch (e) {
-    if (isUnique(e)) throw conflict('user_exists', `user ${email} already exists`);
+    if (isUniqueViolation(e)) throw conflict('user_exists', `user ${email} already exists`);
     throw e;
   }
 }
@@ -55,17 +56,20 @@ export async function setMembership(s: Store, orgSlug: string, email: string, ro
   const org = await orgBySlug(s, orgSlug);
   if (!org) throw notFound(`organization ${orgSlug}`);
   const user = await userByEmail(s, email);
-  await s.write((tx) =>
-    tx.insert(memberships).values({ orgId: org.id, userId: user.id, role })
-      .onConflictDoUpdate({ target: [memberships.orgId, memberships.userId], set: { role } }).run(),
-  );
+  await s.write(async (tx) => {
+    await tx.insert(memberships).values({ orgId: org.id, userId: user.id, role })
+      .onConflictDoUpdate({ target: [memberships.orgId, memberships.userId], set: { role } });
+  });
 }
 
 /** Issues a bearer token for the user; the token is returned here only, and stored as its hash. */
 export async function issueToken(s: Store, email: string): Promise<string> {
   const user = await userByEmail(s, email);
   const token = newToken('hp');
-  await s.write((tx) => tx.insert(tokens).values({ hash: hashToken(token), userId: user.id, createdAt: iso(s.clock()) }).run());
+  const createdAt = iso(s.clock());
+  await s.write(async (tx) => {
+    await tx.insert(tokens).values({ hash: hashToken(token), userId: user.id, createdAt });
+  });
   return token;
 }
 
@@ -95,16 +99,26 @@ export async function membership(s: Store, slug: string, userId: number): Promis
 export async function registerNode(s: Store, nodeId: string): Promise<string> {
   const token = newToken('hpn');
   try {
-    await s.write((tx) => tx.insert(nodes).values({ id: nodeId, tokenHash: hashToken(token), createdAt: iso(s.clock()) }).run());
+    const createdAt = iso(s.clock());
+    await s.write(async (tx) => {
+      await tx.insert(nodes).values({ id: nodeId, tokenHash: hashToken(token), createdAt });
+    });
   } catch (e) {
-    if (isUnique(e)) throw conflict('node_exists', `node ${nodeId} already registered`);
+    if (isUniqueViolation(e)) throw conflict('node_exists', `node ${nodeId} already registered`);
     throw e;
   }
   return token;
 }
 
-export async function nodeByToken(s: Store, token: string): Promise<string | undefined> {
-  return s.db.select({ id: nodes.id }).from(nodes).where(eq(nodes.tokenHash, hashToken(token))).get()?.id;
+/** A node authenticated by its token: what node operations act for. */
+export interface NodePrincipal { nodeId: string }
+
+export async function nodePrincipalByToken(s: Store, token: string): Promise<NodePrincipal | undefined> {
+  return s.prepared('nodePrincipalByToken', (db) => db
+    .select({ nodeId: nodes.id })
+    .from(nodes)
+    .where(eq(nodes.tokenHash, sql.placeholder('hash')))
+    .prepare()).get({ hash: hashToken(token) });
 }
 
 export async function nodeExists(s: Store, nodeId: string): Promise<boolean> {

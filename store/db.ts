@@ -1,44 +1,177 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runDataMigrations } from './data-migrations';
 import * as schema from './schema';
 
 export type Db = BetterSQLite3Database<typeof schema>;
-/** A drizzle transaction handle; store modules take it so one API write can span several tables. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/**
+ * What a write function runs on, and its only way into the store (docs/store.md): drizzle queries, statements
+ * prepared once per store, and named locks, all inside the write's transaction. It is live only while its
+ * write function runs; used later (a callback, a forgotten promise), every statement through it throws.
+ */
+export interface Tx extends Db {
+  /** Builds a statement once per store and reuses it. It belongs to the write side: it runs only inside a write. */
+  prepared<T>(key: string, build: (db: Db) => T): T;
+  /**
+   * Serializes this write with every other write that locks `name`, until it commits. Take it before reading
+   * what a counted limit or a read-modify-write depends on. SQLite needs nothing more (every write holds the
+   * database's write lock, BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped advisory lock.
+   */
+  lock(name: string): Promise<void>;
+}
+
+export interface WriteStats {
+  /** Transactions committed: one per group of writes. */
+  commits: number;
+  /** Writes whose function ran in a transaction that committed (those that threw included). */
+  writes: number;
+  /** Transactions rolled back whole: every write of them failed. */
+  aborts: number;
+}
 
 export interface Store {
+  /** Reads outside writes. Inside a write function it throws: there the write's handle is the way in. */
   readonly db: Db;
   readonly clock: () => Date;
   /**
    * Runs `fn` atomically with the write lock taken up front (BEGIN IMMEDIATE), so a count read inside it
-   * cannot be passed by a concurrent writer. Writes that arrive in the same turn of the event loop share one
-   * commit (group commit), each in a savepoint of its own: one that throws rolls back alone, and each
-   * promise settles only after the commit is on disk.
+   * cannot be passed by a concurrent writer. `fn` may await its handle and nothing else: it must settle
+   * before the microtask queue drains, or it fails with WriteContractError and its changes roll back. Writes
+   * that arrive in the same turn of the event loop share one commit (group commit, GROUP_LIMIT at most), each
+   * in a savepoint of its own: one that throws rolls back alone, and each promise settles only after the
+   * commit is on disk. When the database rolls back the whole transaction (disk full, I/O error, a deferred
+   * constraint at COMMIT), every write of the group fails with WriteAbortedError and nothing of it commits.
    */
-  write<T>(fn: (tx: Tx) => T): Promise<T>;
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Builds a query once per store and reuses it: drizzle otherwise rebuilds the SQL text and SQLite
    * re-prepares the statement on every call, which dominated the hot read paths. Bulk reads whose row
-   * mapping is the cost (a zone of 100,000 rrsets) may prepare on the driver itself. */
+   * mapping is the cost (a zone of 100,000 rrsets) may prepare on the driver itself. Read side, like `db`. */
   prepared<T>(key: string, build: (db: Db, sqlite: Database.Database) => T): T;
+  /** Calls `listener` after each commit of `write`, synchronously: the change feed announces this process's
+   * changes through it (store/feed.ts `onChanges`). A listener must not throw. Returns the unsubscribe. */
+  onCommit(listener: () => void): () => void;
+  /** Counts since the store opened. */
+  stats(): WriteStats;
   close(): void;
 }
 
+/** Writes per transaction at most; the rest wait for the next one. It bounds how long a commit holds the write
+ * lock, and how many requests one transaction the database rolls back takes with it. */
+export const GROUP_LIMIT = 256;
+
+/** A write function broke the write contract: it awaited something other than its handle, or used the store
+ * itself instead of its handle. */
+export class WriteContractError extends Error {
+  override name = 'WriteContractError';
+}
+
+/** The database rolled back the whole transaction this write was part of: nothing of it committed. */
+export class WriteAbortedError extends Error {
+  override name = 'WriteAbortedError';
+  constructor(cause: unknown) {
+    super(`the store rolled back the transaction of this write: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** A unique or primary key violation, as this store's driver reports it. */
+export const isUniqueViolation = (e: unknown): boolean => {
+  const code = e instanceof Error && 'code' in e ? e.code : undefined;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+};
+
+const EXECUTES = new Set<PropertyKey>(['run', 'get', 'all', 'iterate']);
+
+/** The connection with `check` run before every statement executes through it. */
+function guarded(sqlite: Database.Database, check: () => void): Database.Database {
+  const statement = (stmt: Database.Statement): Database.Statement => {
+    const methods = new Map<PropertyKey, unknown>();
+    const proxy: Database.Statement = new Proxy(stmt, {
+      get(target, prop) {
+        const v: unknown = Reflect.get(target, prop, target);
+        if (typeof v !== 'function') return v;
+        let m = methods.get(prop);
+        if (m === undefined) {
+          const f = v as (...args: unknown[]) => unknown;
+          // raw(), pluck() and bind() answer the statement itself: keep answering the checked one.
+          m = EXECUTES.has(prop)
+            ? (...args: unknown[]) => {
+              check();
+              return f.apply(target, args);
+            }
+            : (...args: unknown[]) => {
+              const r = f.apply(target, args);
+              return r === target ? proxy : r;
+            };
+          methods.set(prop, m);
+        }
+        return m;
+      },
+    });
+    return proxy;
+  };
+  const methods = new Map<PropertyKey, unknown>();
+  const proxy: Database.Database = new Proxy(sqlite, {
+    get(target, prop) {
+      if (prop === 'prepare') return (source: string) => statement(target.prepare(source));
+      if (prop === 'exec') {
+        return (source: string) => {
+          check();
+          target.exec(source);
+          return proxy;
+        };
+      }
+      const v: unknown = Reflect.get(target, prop, target);
+      if (typeof v !== 'function' || prop === 'constructor') return v;
+      let m = methods.get(prop);
+      if (m === undefined) {
+        m = (v as (...args: unknown[]) => unknown).bind(target);
+        methods.set(prop, m);
+      }
+      return m;
+    },
+  });
+  return proxy;
+}
+
+/**
+ * Resolves once the microtask queue has drained. Node runs a process.nextTick callback queued from a microtask
+ * only after the queue is empty, and from then on nothing but the event loop can settle a pending promise.
+ */
+const drained = (): Promise<void> => new Promise((resolve) => queueMicrotask(() => process.nextTick(resolve)));
+
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** Opens (and migrates) the SQLite store in `dataDir/hostplane.db`; `:memory:` for tests that need no file. */
-export function openStore(dataDir: string | ':memory:', clock: () => Date = () => new Date()): Store {
+/** The store's file in a data dir. */
+export const STORE_FILE = 'hostplane.db';
+
+export interface OpenStoreOptions {
+  /** false: a data dir without a store is an error, and nothing is created (the admin CLI). Default true. */
+  create?: boolean;
+  clock?: () => Date;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Pending = { fn: (tx: Tx) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+
+/** Opens (and migrates) the SQLite store in `dataDir/hostplane.db`, creating it unless `create` is false;
+ * `:memory:` for tests that need no file. */
+export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions = {}): Store {
+  const clock = opts.clock ?? (() => new Date());
   let file = ':memory:';
   if (dataDir !== ':memory:') {
+    file = join(dataDir, STORE_FILE);
+    if (opts.create === false && !existsSync(file)) {
+      throw new Error(`no store in ${dataDir} (${file} does not exist): \`hostplane admin --data ${dataDir} init\` creates an empty one, and serve creates one on first start`);
+    }
     // The store holds emails, token hashes and the audit log: only the service's user may read it. Modes are
     // set on existing paths too, for data dirs made before this rule.
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     chmodSync(dataDir, 0o700);
-    file = join(dataDir, 'hostplane.db');
     closeSync(openSync(file, 'a', 0o600));
     // SQLite gives the -wal and -shm files the database file's mode.
     chmodSync(file, 0o600);
@@ -50,7 +183,21 @@ export function openStore(dataDir: string | ':memory:', clock: () => Date = () =
   sqlite.pragma('foreign_keys = ON');
   // Another process (api beside core) may hold the write lock for a moment: wait instead of failing.
   sqlite.pragma('busy_timeout = 5000');
-  const db = drizzle(sqlite, { schema });
+
+  /** Whether a write function runs now. A group runs within one turn of the event loop, so nothing else does. */
+  let running = false;
+  // On SQLite the read side and the write side share the connection, so a write function reading through
+  // `s.db` would see its own transaction; on PostgreSQL it would read outside it. Both sides refuse the other's
+  // moment, so that mistake fails here, in tests, and not first on PostgreSQL.
+  const readSide = guarded(sqlite, () => {
+    if (running) throw new WriteContractError('a write function used the store itself: inside a write, queries go through its transaction handle');
+  });
+  const writeSide = guarded(sqlite, () => {
+    if (!running) throw new WriteContractError('a transaction handle was used outside its write function (after an await of something else, or after it settled)');
+    // A statement run after the database rolled the transaction back would commit on its own.
+    if (!sqlite.inTransaction) throw new WriteAbortedError('the transaction is no longer open');
+  });
+  const db = drizzle(readSide, { schema });
   // drizzle reads the applied migrations before its BEGIN, so two processes starting on a fresh data dir at
   // once (`api` beside `core`, or the admin CLI beside `serve`) can both try to apply them, and the loser
   // fails on "table already exists". Running it again reads the winner's record and applies nothing.
@@ -63,50 +210,124 @@ export function openStore(dataDir: string | ':memory:', clock: () => Date = () =
     }
   }
   runDataMigrations(sqlite);
+
   const statements = new Map<string, unknown>();
-  // With synchronous=FULL every commit waits for the disk; one commit per batch of concurrent writes is what
-  // lets throughput grow with concurrency instead of queueing behind one fsync per request.
-  type Pending = { fn: (tx: Tx) => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
-  let pending: Pending[] = [];
-  const flush = (): void => {
-    const batch = pending;
-    pending = [];
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  const writeStatements = new Map<string, unknown>();
+  const cached = <T>(cache: Map<string, unknown>, key: string, build: () => T): T => {
+    let q = cache.get(key) as T | undefined;
+    if (q === undefined) {
+      q = build();
+      cache.set(key, q);
+    }
+    return q;
+  };
+  const wdb = drizzle(writeSide, { schema });
+  const tx: Tx = Object.assign(wdb, {
+    prepared: <T>(key: string, build: (db: Db) => T): T => cached(writeStatements, key, () => build(wdb)),
+    lock: async (): Promise<void> => {
+      if (!running) throw new WriteContractError('a lock was taken outside a write function');
+    },
+  });
+
+  const commitListeners = new Set<() => void>();
+  const stats: WriteStats = { commits: 0, writes: 0, aborts: 0 };
+  const begin = sqlite.prepare('BEGIN IMMEDIATE');
+  const commit = sqlite.prepare('COMMIT');
+  const rollback = sqlite.prepare('ROLLBACK');
+  const savepoint = sqlite.prepare('SAVEPOINT write');
+  const release = sqlite.prepare('RELEASE write');
+  const rollbackTo = sqlite.prepare('ROLLBACK TO write');
+
+  /** Runs one write in its savepoint; when the database has rolled the whole transaction back meanwhile, there is
+   * no savepoint left to release, and the caller fails the group. */
+  const runOne = async (w: Pending): Promise<Outcome> => {
+    savepoint.run();
+    running = true;
+    let outcome: Outcome | undefined;
     try {
-      db.transaction((tx) => {
-        for (const item of batch) {
-          try {
-            outcomes.push({ ok: true, value: tx.transaction(item.fn) });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
-        }
-      }, { behavior: 'immediate' });
+      Promise.resolve(w.fn(tx)).then((value) => { outcome = { ok: true, value }; }, (error: unknown) => { outcome = { ok: false, error }; });
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      outcome = { ok: false, error };
+    }
+    await drained();
+    running = false;
+    if (!outcome) {
+      // Whatever it waits for would resume it outside the transaction; its handle already refuses that.
+      outcome = { ok: false, error: new WriteContractError('the write function awaited something other than its transaction handle; it was rolled back') };
+    }
+    if (!sqlite.inTransaction) return outcome;
+    if (!outcome.ok) rollbackTo.run();
+    release.run();
+    return outcome;
+  };
+
+  /** One transaction: each write in turn, then one commit; a failure of the transaction itself fails them all. */
+  const runGroup = async (group: Pending[]): Promise<void> => {
+    const outcomes: Outcome[] = [];
+    let failure: { error: unknown } | undefined;
+    try {
+      begin.run();
+      for (const w of group) {
+        const o = await runOne(w);
+        // SQLite rolls the whole transaction back on some errors (SQLITE_FULL, SQLITE_IOERR): what the writes
+        // before did is gone, and a SAVEPOINT would open a transaction of its own.
+        if (!sqlite.inTransaction) {
+          failure = { error: o.ok ? new Error('the database rolled the transaction back') : o.error };
+          break;
+        }
+        outcomes.push(o);
+      }
+      if (!failure) commit.run();
+    } catch (error) {
+      failure = { error };
+    }
+    if (failure) {
+      stats.aborts++;
+      const error = new WriteAbortedError(failure.error);
+      for (const w of group) w.reject(error);
+      // A failed COMMIT (a deferred foreign key) leaves the transaction open.
+      if (sqlite.inTransaction) rollback.run();
       return;
     }
-    batch.forEach((item, i) => {
+    stats.commits++;
+    stats.writes += group.length;
+    group.forEach((w, i) => {
       const o = outcomes[i]!;
-      if (o.ok) item.resolve(o.value);
-      else item.reject(o.error);
+      if (o.ok) w.resolve(o.value);
+      else w.reject(o.error);
+    });
+    for (const l of commitListeners) l();
+  };
+
+  // With synchronous=FULL every commit waits for the disk; one commit per batch of concurrent writes is what
+  // lets throughput grow with concurrency instead of queueing behind one fsync per request.
+  const queue: Pending[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    void runGroup(queue.splice(0, GROUP_LIMIT)).finally(() => {
+      if (queue.length > 0) setImmediate(flush);
+      else scheduled = false;
     });
   };
+
   return {
     db,
     clock,
-    write: <T>(fn: (tx: Tx) => T) => new Promise<T>((resolve, reject) => {
-      pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (pending.length === 1) setImmediate(flush);
-    }),
-    prepared: <T>(key: string, build: (db: Db, sqlite: Database.Database) => T): T => {
-      let q = statements.get(key) as T | undefined;
-      if (q === undefined) {
-        q = build(db, sqlite);
-        statements.set(key, q);
+    write: <T>(fn: (tx: Tx) => Promise<T>) => new Promise<T>((resolve, reject) => {
+      queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
       }
-      return q;
+    }),
+    prepared: <T>(key: string, build: (db: Db, sqlite: Database.Database) => T): T => cached(statements, key, () => build(db, readSide)),
+    onCommit: (listener: () => void) => {
+      commitListeners.add(listener);
+      return () => {
+        commitListeners.delete(listener);
+      };
     },
+    stats: () => ({ ...stats }),
     close: () => {
       if (sqlite.open) sqlite.close();
     },

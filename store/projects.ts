@@ -33,29 +33,30 @@ export interface CreateProject {
 }
 
 /**
- * Creates the project and its default hostname. The count runs inside the write transaction, which holds
- * SQLite's write lock from its first statement, so concurrent creations can never pass the plan's limit.
+ * Creates the project and its default hostname. The count runs inside the write transaction, under the
+ * organization's lock, so concurrent creations can never pass the plan's limit.
  */
 export async function createProject(s: Store, p: CreateProject): Promise<Project> {
   const now = s.clock();
-  return s.write((tx) => {
-    if (tx.select({ id: projects.id }).from(projects).where(and(eq(projects.orgId, p.orgId), eq(projects.name, p.name))).get()) {
-      throw conflict('project_name_taken', `project ${p.name} already exists`);
-    }
-    if (tx.select({ name: hostnames.name }).from(hostnames).where(eq(hostnames.name, p.hostname)).get()) {
-      throw conflict('hostname_taken', `hostname ${p.hostname} is held by another project`);
-    }
-    const n = tx.select({ n: count() }).from(projects).where(eq(projects.orgId, p.orgId)).get()?.n ?? 0;
+  return s.write(async (tx) => {
+    await tx.lock(`org/${p.orgId}`);
+    const [named] = await tx.select({ id: projects.id }).from(projects).where(and(eq(projects.orgId, p.orgId), eq(projects.name, p.name)));
+    if (named) throw conflict('project_name_taken', `project ${p.name} already exists`);
+    const [held] = await tx.select({ name: hostnames.name }).from(hostnames).where(eq(hostnames.name, p.hostname));
+    if (held) throw conflict('hostname_taken', `hostname ${p.hostname} is held by another project`);
+    const [counted] = await tx.select({ n: count() }).from(projects).where(eq(projects.orgId, p.orgId));
+    const n = counted?.n ?? 0;
     if (n >= p.limit) {
       throw conflict('project_limit', `the ${p.plan} plan allows ${p.limit} projects`, { limit: p.limit, count: n, plan: p.plan });
     }
     const createdAt = iso(now);
-    const { id } = tx.insert(projects)
+    const [created] = await tx.insert(projects)
       .values({ orgId: p.orgId, name: p.name, database: p.database, generation: 1, createdAt })
-      .returning({ id: projects.id }).get();
-    tx.insert(hostnames).values({ name: p.hostname, projectId: id, kind: 'default', status: 'active', createdAt }).run();
-    recordChange(s, 'project', String(id), now);
-    appendAudit(s, { orgId: p.orgId, event: 'project.create', actor: p.actor, target: p.name, details: { hostname: p.hostname, database: p.database } }, now);
+      .returning({ id: projects.id });
+    const { id } = created!;
+    await tx.insert(hostnames).values({ name: p.hostname, projectId: id, kind: 'default', status: 'active', createdAt });
+    await recordChange(s, tx, 'project', String(id), now);
+    await appendAudit(tx, { orgId: p.orgId, event: 'project.create', actor: p.actor, target: p.name, details: { hostname: p.hostname, database: p.database } }, now);
     return { id, name: p.name, hostname: p.hostname, database: p.database, createdAt };
   });
 }
@@ -101,9 +102,10 @@ export async function getProjectDetail(s: Store, orgId: number, name: string): P
 export async function setPlacement(s: Store, orgId: number, projectName: string, nodeId: string): Promise<void> {
   const p = await getProject(s, orgId, projectName);
   const now = s.clock();
-  await s.write((tx) => {
-    if (!tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.id, nodeId)).get()) throw notFound(`node ${nodeId}`);
-    tx.insert(placements).values({ projectId: p.id, nodeId, createdAt: iso(now) }).onConflictDoNothing().run();
-    recordChange(s, 'placement', nodeId, now);
+  await s.write(async (tx) => {
+    const [node] = await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.id, nodeId));
+    if (!node) throw notFound(`node ${nodeId}`);
+    await tx.insert(placements).values({ projectId: p.id, nodeId, createdAt: iso(now) }).onConflictDoNothing();
+    await recordChange(s, tx, 'placement', nodeId, now);
   });
 }

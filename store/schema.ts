@@ -98,6 +98,14 @@ export const changes = sqliteTable('changes', {
   at: text('at').notNull(),
 });
 
+/** Where each follower of the change feed has read up to, and when it last said so: the feed is pruned no
+ * further than the slowest follower seen lately (store/feed.ts `pruneFeed`). */
+export const feedConsumers = sqliteTable('feed_consumers', {
+  id: text('id').primaryKey(),
+  seq: integer('seq').notNull(),
+  seenAt: text('seen_at').notNull(),
+});
+
 /** Append-only: triggers in the migrations make UPDATE and DELETE fail. */
 export const audit = sqliteTable(
   'audit',
@@ -117,6 +125,8 @@ export const zones = sqliteTable(
   'zones',
   {
     name: text('name').primaryKey(),
+    /** The zone's lifetime: a zone deleted and created again under the name gets a new one. */
+    uid: text('uid').notNull(),
     orgId: integer('org_id').notNull().references(() => orgs.id),
     dnssec: text('dnssec', { enum: ['off', 'signing', 'ds_pending'] }).notNull(),
     ds: text('ds', { mode: 'json' }).$type<DsValue[]>().notNull(),
@@ -162,20 +172,46 @@ export const rrsetTombstones = sqliteTable(
   (t) => [primaryKey({ columns: [t.zone, t.name, t.type] })],
 );
 
-/** Observed facts about a zone, written only by the zone reconciler. */
-export const zoneStatus = sqliteTable('zone_status', {
-  zone: text('zone').primaryKey(),
-  observedGeneration: integer('observed_generation').notNull(),
-  servedSerial: integer('served_serial'),
-  /** The failure as the reconciler saw it, for operators (admin status, logs): may name paths and knotd's output. */
-  lastError: text('last_error'),
-  /** What a tenant reads: a machine reason and a message without server paths or raw nameserver output. */
-  reason: text('reason'),
-  message: text('message'),
-  reconciledAt: text('reconciled_at').notNull(),
-  dsObserved: text('ds_observed', { mode: 'json' }).$type<DsValue[]>(),
-  delegated: integer('delegated', { mode: 'boolean' }),
-});
+/**
+ * The status of every reconciled resource, one model for every kind (ARCHITECTURE.md): the lifetime it
+ * describes, the generation it observed, conditions in the shape Kubernetes users know, and the kind's
+ * observed facts. Written only by reconcilers. `last_error` is the whole failure for operators (admin
+ * status, logs); tenants read the conditions, whose messages carry no server paths.
+ */
+export const resourceStatus = sqliteTable(
+  'resource_status',
+  {
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    uid: text('uid').notNull(),
+    observedGeneration: integer('observed_generation').notNull(),
+    conditions: text('conditions', { mode: 'json' }).$type<Condition[]>().notNull(),
+    facts: text('facts', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    lastError: text('last_error'),
+    reconciledAt: text('reconciled_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] })],
+);
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration: number;
+  lastTransitionTime: string;
+}
+
+/**
+ * A deleted zone whose cleanup in the nameserver (purge of its data, journal and DNSSEC keys) is not done
+ * yet: the zone reconciler lists it until it is, also across a crash, and purges it before it serves a
+ * zone created again under the name (by anyone) from scratch.
+ */
+export const zoneFinalizers = sqliteTable('zone_finalizers', {
+  uid: text('uid').primaryKey(),
+  name: text('name').notNull(),
+  deletedAt: text('deleted_at').notNull(),
+}, (t) => [index('zone_finalizers_name').on(t.name)]);
 
 /** Sign-in grant: the row's existence is the grant (spec part 3). Written by the app-auth group. */
 export const authGrants = sqliteTable('auth_grants', {

@@ -15,18 +15,18 @@ export interface SetSecret { orgId: number; projectId: number; projectName: stri
 /** Upserts the sealed value and raises the version by one on every call (setSecret is not idempotent). */
 export async function setSecret(s: Store, p: SetSecret): Promise<SecretMeta> {
   const now = s.clock();
-  return s.write(() => {
-    const upsert = s.prepared('setSecret', (db) => db.insert(secrets)
+  return s.write(async (tx) => {
+    const upsert = tx.prepared('setSecret', (db) => db.insert(secrets)
       .values({ projectId: sql.placeholder('projectId'), name: sql.placeholder('name'), version: 1, sealed: sql.placeholder('sealed'), updatedAt: sql.placeholder('updatedAt') })
       .onConflictDoUpdate({
         target: [secrets.projectId, secrets.name],
         set: { sealed: sql`excluded.sealed`, updatedAt: sql`excluded.updated_at`, version: sql`${secrets.version} + 1` },
       })
       .returning(metaColumns).prepare());
-    const row = upsert.get({ projectId: p.projectId, name: p.name, sealed: p.sealed, updatedAt: iso(now) })!;
-    recordChange(s, 'secret', String(p.projectId), now);
-    appendAudit(s, { orgId: p.orgId, event: 'secret.set', actor: p.actor, target: `${p.projectName}/${p.name}`, details: { version: row.version } }, now);
-    return row;
+    const [row] = await upsert.execute({ projectId: p.projectId, name: p.name, sealed: p.sealed, updatedAt: iso(now) });
+    await recordChange(s, tx, 'secret', String(p.projectId), now);
+    await appendAudit(tx, { orgId: p.orgId, event: 'secret.set', actor: p.actor, target: `${p.projectName}/${p.name}`, details: { version: row!.version } }, now);
+    return row!;
   });
 }
 
@@ -41,11 +41,11 @@ export interface DeleteSecret { orgId: number; projectId: number; projectName: s
 
 export async function deleteSecret(s: Store, p: DeleteSecret): Promise<void> {
   const now = s.clock();
-  await s.write((tx) => {
-    const gone = tx.delete(secrets).where(and(eq(secrets.projectId, p.projectId), eq(secrets.name, p.name))).returning({ name: secrets.name }).get();
+  await s.write(async (tx) => {
+    const [gone] = await tx.delete(secrets).where(and(eq(secrets.projectId, p.projectId), eq(secrets.name, p.name))).returning({ name: secrets.name });
     if (!gone) throw notFound(`secret ${p.name}`);
-    recordChange(s, 'secret', String(p.projectId), now);
-    appendAudit(s, { orgId: p.orgId, event: 'secret.delete', actor: p.actor, target: `${p.projectName}/${p.name}` }, now);
+    await recordChange(s, tx, 'secret', String(p.projectId), now);
+    await appendAudit(tx, { orgId: p.orgId, event: 'secret.delete', actor: p.actor, target: `${p.projectName}/${p.name}` }, now);
   });
 }
 

@@ -1,29 +1,73 @@
-/** Reconcile status of everything, for operators (`hostplane admin status`). */
-import { eq } from 'drizzle-orm';
+/** The status of reconciled resources (one model for every kind) and what operators read of it. */
+import { and, eq, sql } from 'drizzle-orm';
+import { isReady } from '../lib/conditions';
 import type { Store } from './db';
 import { latestSeq } from './feed';
-import { zoneStatus, zones } from './schema';
+import { resourceStatus, zones, type Condition } from './schema';
+
+export interface ResourceStatus<F = Record<string, unknown>> {
+  /** The lifetime of the resource this status describes. */
+  uid: string;
+  observedGeneration: number;
+  conditions: Condition[];
+  facts: F;
+  /** The whole failure, for operators only: it may carry server paths and a provider's own words. */
+  lastError: string | null;
+  reconciledAt: string;
+}
+
+/** Written only by reconcilers. */
+export async function recordStatus<F>(s: Store, kind: string, key: string, st: ResourceStatus<F>): Promise<void> {
+  const row = { ...st, facts: st.facts as Record<string, unknown> };
+  await s.write(async (tx) => {
+    await tx.insert(resourceStatus).values({ kind, key, ...row })
+      .onConflictDoUpdate({ target: [resourceStatus.kind, resourceStatus.key], set: row });
+  });
+}
+
+/** The status of this lifetime of the resource; a status left by an earlier lifetime reads as none. */
+export async function statusOf<F>(s: Store, kind: string, key: string, uid?: string): Promise<ResourceStatus<F> | undefined> {
+  const row = s.prepared('statusOf', (db) => db.select().from(resourceStatus)
+    .where(and(eq(resourceStatus.kind, sql.placeholder('kind')), eq(resourceStatus.key, sql.placeholder('key')))).prepare())
+    .get({ kind, key });
+  if (!row || (uid !== undefined && row.uid !== uid)) return undefined;
+  return { uid: row.uid, observedGeneration: row.observedGeneration, conditions: row.conditions, facts: row.facts as F, lastError: row.lastError, reconciledAt: row.reconciledAt };
+}
+
+export async function dropStatus(s: Store, kind: string, key: string): Promise<void> {
+  await s.write(async (tx) => {
+    await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key)));
+  });
+}
+
+/** Records one observed fact alone (a slow lookup beside the apply path), for the lifetime `uid` only. */
+export async function recordFact(s: Store, kind: string, key: string, uid: string, fact: string, value: unknown): Promise<void> {
+  await s.write(async (tx) => {
+    await tx.update(resourceStatus)
+      .set({ facts: sql`json_set(${resourceStatus.facts}, ${`$.${fact}`}, json(${JSON.stringify(value)}))` })
+      .where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key), eq(resourceStatus.uid, uid)));
+  });
+}
 
 export interface ZoneReconcileStatus {
   zone: string;
   generation: number;
   observedGeneration: number | null;
-  converged: boolean;
-  servedSerial: number | null;
+  /** Ready at the desired generation: what the nameserver serves was checked against it. */
+  ready: boolean;
+  conditions: Condition[];
   desiredSerial: number;
+  servedSerial: number | null;
   /** The whole failure, paths and the nameserver's words included: operators only. */
   lastError: string | null;
-  /** What the tenant reads. */
-  reason: string | null;
-  message: string | null;
   reconciledAt: string | null;
 }
 
 export async function readStatus(s: Store): Promise<{ changeSeq: number; zones: ZoneReconcileStatus[] }> {
   const rows = s.db
-    .select({ zone: zones.name, generation: zones.generation, serial: zones.serial, st: zoneStatus })
+    .select({ zone: zones.name, uid: zones.uid, generation: zones.generation, serial: zones.serial, st: resourceStatus })
     .from(zones)
-    .leftJoin(zoneStatus, eq(zoneStatus.zone, zones.name))
+    .leftJoin(resourceStatus, and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, zones.name), eq(resourceStatus.uid, zones.uid)))
     .orderBy(zones.name)
     .all();
   return {
@@ -32,12 +76,11 @@ export async function readStatus(s: Store): Promise<{ changeSeq: number; zones: 
       zone: r.zone,
       generation: r.generation,
       observedGeneration: r.st?.observedGeneration ?? null,
-      converged: r.st?.observedGeneration === r.generation && !r.st?.lastError,
-      servedSerial: r.st?.servedSerial ?? null,
+      ready: isReady(r.st?.conditions ?? [], r.generation),
+      conditions: r.st?.conditions ?? [],
       desiredSerial: r.serial,
+      servedSerial: (r.st?.facts as { servedSerial?: number | null } | undefined)?.servedSerial ?? null,
       lastError: r.st?.lastError ?? null,
-      reason: r.st?.reason ?? null,
-      message: r.st?.message ?? null,
       reconciledAt: r.st?.reconciledAt ?? null,
     })),
   };

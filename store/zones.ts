@@ -2,17 +2,21 @@
 import { and, asc, count, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../lib/plans';
-import { nextSerial, renderedBytes, serialGreater, type RecordType, type RRset } from '../zonefiles';
-import { iso, type Store } from './db';
+import { checkCnameConflict, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
+import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
-import { rrsetTombstones, rrsets, zoneStatus, zoneTombstones, zones, type DsValue } from './schema';
+import { randomUUID } from 'node:crypto';
+import { resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneTombstones, zones, type DsValue } from './schema';
+import { statusOf, type ResourceStatus } from './status';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
 export type ManagedBy = 'system' | 'app' | 'acme' | null;
 
 export interface ZoneRow {
   name: string;
+  /** This lifetime of the zone: a zone created again under the name gets another. */
+  uid: string;
   orgId: number;
   dnssec: DnssecState;
   ds: DsValue[];
@@ -25,51 +29,63 @@ export interface ZoneRow {
 
 export interface StoredRRset extends RRset { managedBy: ManagedBy }
 
-export interface ZoneStatusRow {
-  observedGeneration: number;
+/** What the zone reconciler observes of a zone, besides its conditions. */
+export interface ZoneFacts {
+  /** The SOA serial the nameserver answered with; a signer may serve more than the zone's own. */
   servedSerial: number | null;
-  /** For operators: may carry paths and the nameserver's own words. */
-  lastError: string | null;
-  /** For tenants: a machine reason and a message without server paths. */
-  reason: string | null;
-  message: string | null;
-  reconciledAt: string;
-  dsObserved: DsValue[] | null;
+  /** The serial of the zone text last applied: the zone's own, or one above a served serial the signer raised. */
+  renderedSerial: number | null;
+  /** DS values the signer reports for the parent. */
+  signerDs: DsValue[];
+  /** Whether the parent delegates to the service's nameservers (looked up apart from the apply path). */
   delegated: boolean | null;
 }
 
-export interface ZoneWithStatus extends ZoneRow { status: ZoneStatusRow | null }
+export type ZoneStatus = ResourceStatus<ZoneFacts>;
+
+export interface ZoneWithStatus extends ZoneRow { status: ZoneStatus | null }
 
 const NS_TTL = 86_400;
 
-/** The zone of this organization; another's reads as missing. Inside `s.write` it joins the transaction. */
-function zoneOf(s: Store, orgId: number, name: string): ZoneRow {
-  const z = s.prepared('zoneOf', (db) => db.select().from(zones).where(eq(zones.name, sql.placeholder('name'))).prepare()).get({ name });
-  if (!z || z.orgId !== orgId) throw notFound(`zone ${name}`);
+/** The zone of this organization; another's reads as missing. Null: of whichever organization holds it, for
+ * the service's own records (a project's hostname may have one in a platform zone the operator holds). Read
+ * through the store, or through a write's handle. */
+async function zoneOf(q: Pick<Tx, 'prepared'>, orgId: number | null, name: string): Promise<ZoneRow> {
+  const [z] = await q.prepared('zoneOf', (db) => db.select().from(zones).where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ name });
+  if (!z || (orgId !== null && z.orgId !== orgId)) throw notFound(`zone ${name}`);
   return z;
 }
 
+/** The zone a write changes, read under the zone's lock: its serial, generation and sizes are read, then
+ * written back. */
+async function zoneToChange(tx: Tx, orgId: number | null, name: string): Promise<ZoneRow> {
+  await tx.lock(`zone/${name}`);
+  return zoneOf(tx, orgId, name);
+}
+
 /** Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation. */
-function bump(s: Store, z: ZoneRow, now: Date): ZoneRow {
+async function bump(s: Store, tx: Tx, z: ZoneRow, now: Date): Promise<ZoneRow> {
   const serial = nextSerial(z.serial, now);
   const generation = z.generation + 1;
-  s.prepared('bumpZone', (db) => db.update(zones)
+  await tx.prepared('bumpZone', (db) => db.update(zones)
     .set({ serial: sql`${sql.placeholder('serial')}`, generation: sql`${sql.placeholder('generation')}` })
-    .where(eq(zones.name, sql.placeholder('name'))).prepare()).run({ serial, generation, name: z.name });
-  recordChange(s, 'zone', z.name, now);
+    .where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ serial, generation, name: z.name });
+  await recordChange(s, tx, 'zone', z.name, now);
   return { ...z, serial, generation };
 }
 
-function addToZoneSize(s: Store, zone: string, rrsets: number, bytes: number): void {
-  s.prepared('addToZoneSize', (db) => db.update(zones)
+async function addToZoneSize(tx: Tx, zone: string, rrsets: number, bytes: number): Promise<void> {
+  await tx.prepared('addToZoneSize', (db) => db.update(zones)
     .set({ rrsetCount: sql`${zones.rrsetCount} + ${sql.placeholder('rrsets')}`, bytes: sql`${zones.bytes} + ${sql.placeholder('bytes')}` })
-    .where(eq(zones.name, sql.placeholder('name'))).prepare()).run({ rrsets, bytes, name: zone });
+    .where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ rrsets, bytes, name: zone });
 }
 
-const withStatus = (s: Store, z: ZoneRow): ZoneWithStatus => ({
-  ...z,
-  status: s.db.select().from(zoneStatus).where(eq(zoneStatus.zone, z.name)).get() ?? null,
-});
+const withStatus = async (s: Store, z: ZoneRow): Promise<ZoneWithStatus> => ({ ...z, status: (await zoneStatusOf(s, z)) ?? null });
+
+/** The status of this lifetime of the zone. */
+export function zoneStatusOf(s: Store, z: { name: string; uid: string }): Promise<ZoneStatus | undefined> {
+  return statusOf<ZoneFacts>(s, 'zone', z.name, z.uid);
+}
 
 export interface CreateZone {
   orgId: number;
@@ -84,53 +100,55 @@ export interface CreateZone {
  * Idempotent: the same organization gets its existing zone back unchanged (`created: false`). A zone held
  * by another organization, or nested in or above one, is `zone_taken`: a nested zone would let one tenant
  * answer for names of another. A new zone beyond the quota is `quota_exceeded`, counted inside the write
- * transaction so that concurrent creations cannot pass it.
+ * transaction so that concurrent creations cannot pass it. Both checks read zones of any organization: zone
+ * creations take one lock, `zones`.
  */
 export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneWithStatus; created: boolean }> {
   const now = s.clock();
   const labels = p.name.split('.');
   const parents = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
-  const result = await s.write((tx) => {
+  const result = await s.write(async (tx) => {
+    await tx.lock('zones');
     // LIKE only narrows the search: `_` in a zone name is a LIKE wildcard, so keep true nesting alone.
-    const clash = tx.select({ name: zones.name, orgId: zones.orgId }).from(zones)
-      .where(or(eq(zones.name, p.name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${p.name}`)))
-      .all()
+    const clash = (await tx.select({ name: zones.name, orgId: zones.orgId }).from(zones)
+      .where(or(eq(zones.name, p.name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${p.name}`))))
       .filter((z) => z.name === p.name || parents.includes(z.name) || z.name.endsWith(`.${p.name}`));
     // An organization may split its own zones (delegation inside one account); only another's is in the way.
     const same = clash.find((z) => z.name === p.name);
-    if (same && same.orgId === p.orgId) return { zone: zoneOf(s, p.orgId, p.name), created: false };
+    if (same && same.orgId === p.orgId) return { zone: await zoneOf(tx, p.orgId, p.name), created: false };
     if (clash.some((z) => z.orgId !== p.orgId)) {
       throw conflict('zone_taken', `zone ${p.name} (or a zone above or below it) belongs to another organization`);
     }
     if (p.quota) {
-      const n = tx.select({ n: count() }).from(zones).where(eq(zones.orgId, p.orgId)).get()?.n ?? 0;
+      const [counted] = await tx.select({ n: count() }).from(zones).where(eq(zones.orgId, p.orgId));
+      const n = counted?.n ?? 0;
       if (n >= p.quota.limit) throw quotaExceeded('zones', p.quota.limit, n, p.quota.plan, 'zones');
     }
-    const before = tx.select({ serial: zoneTombstones.serial }).from(zoneTombstones).where(eq(zoneTombstones.name, p.name)).get();
+    const [before] = await tx.select({ serial: zoneTombstones.serial }).from(zoneTombstones).where(eq(zoneTombstones.name, p.name));
     const ns: RRset = { name: p.name, type: 'NS', ttl: NS_TTL, records: p.nameservers.map((h) => ({ content: h })) };
     const bytes = renderedBytes(p.name, ns);
     const row: ZoneRow = {
-      name: p.name, orgId: p.orgId, dnssec: 'off', ds: [], serial: nextSerial(before?.serial ?? 0, now), generation: 1, createdAt: iso(now),
+      name: p.name, uid: randomUUID(), orgId: p.orgId, dnssec: 'off', ds: [], serial: nextSerial(before?.serial ?? 0, now), generation: 1, createdAt: iso(now),
       rrsetCount: 1, bytes,
     };
-    tx.insert(zones).values(row).run();
-    tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes }).run();
-    recordChange(s, 'zone', p.name, now);
-    appendAudit(s, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
+    await tx.insert(zones).values(row);
+    await tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes });
+    await recordChange(s, tx, 'zone', p.name, now);
+    await appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
     return { zone: row, created: true };
   });
-  return { zone: withStatus(s, result.zone), created: result.created };
+  return { zone: await withStatus(s, result.zone), created: result.created };
 }
 
 export async function listZones(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<ZoneWithStatus>> {
   const after = cursor === undefined ? undefined : gt(zones.name, decodeCursor(cursor));
   const rows = s.db.select().from(zones).where(and(eq(zones.orgId, orgId), after)).orderBy(asc(zones.name)).limit(limit + 1).all();
   const page = toPage(rows, limit, (r) => r.name);
-  return { items: page.items.map((z) => withStatus(s, z)), nextCursor: page.nextCursor };
+  return { items: await Promise.all(page.items.map((z) => withStatus(s, z))), nextCursor: page.nextCursor };
 }
 
 export async function getZone(s: Store, orgId: number, name: string): Promise<ZoneWithStatus> {
-  return withStatus(s, zoneOf(s, orgId, name));
+  return await withStatus(s, await zoneOf(s, orgId, name));
 }
 
 /** The zone row by name alone, for reconcilers (no organization scope). */
@@ -138,25 +156,50 @@ export async function zoneByName(s: Store, name: string): Promise<ZoneRow | unde
   return s.db.select().from(zones).where(eq(zones.name, name)).get();
 }
 
+/** Every stored zone with whether it is signed: what the nameserver starts with. */
+export async function zoneConfigs(s: Store): Promise<{ name: string; dnssec: boolean }[]> {
+  return s.db.select({ name: zones.name, dnssec: zones.dnssec }).from(zones).all().map((z) => ({ name: z.name, dnssec: z.dnssec !== 'off' }));
+}
+
+/** Every zone name the zone reconciler may have work for: zones, and deleted zones not finalized yet. */
 export async function allZoneNames(s: Store): Promise<string[]> {
-  return s.db.select({ name: zones.name }).from(zones).orderBy(asc(zones.name)).all().map((r) => r.name);
+  const names = s.db.select({ name: zones.name }).from(zones).all().map((r) => r.name);
+  const finalizing = s.db.selectDistinct({ name: zoneFinalizers.name }).from(zoneFinalizers).all().map((r) => r.name);
+  return [...new Set([...names, ...finalizing])].sort();
+}
+
+/** Deleted lifetimes of zones under `name` whose cleanup in the nameserver is not done. */
+export async function zoneFinalizersOf(s: Store, name: string): Promise<{ uid: string; deletedAt: string }[]> {
+  return s.db.select({ uid: zoneFinalizers.uid, deletedAt: zoneFinalizers.deletedAt }).from(zoneFinalizers).where(eq(zoneFinalizers.name, name)).all();
+}
+
+/** The nameserver no longer holds anything of these lifetimes. */
+export async function finishZoneFinalizers(s: Store, uids: string[]): Promise<void> {
+  if (uids.length === 0) return;
+  await s.write(async (tx) => {
+    await tx.delete(zoneFinalizers).where(inArray(zoneFinalizers.uid, uids));
+  });
 }
 
 export async function deleteZone(s: Store, p: { orgId: number; name: string; actor: string }): Promise<void> {
   const now = s.clock();
-  await s.write((tx) => {
-    const z = zoneOf(s, p.orgId, p.name);
-    const served = tx.select({ serial: zoneStatus.servedSerial }).from(zoneStatus).where(eq(zoneStatus.zone, p.name)).get()?.serial ?? null;
+  await s.write(async (tx) => {
+    const z = await zoneToChange(tx, p.orgId, p.name);
+    const [st] = await tx.select({ facts: resourceStatus.facts }).from(resourceStatus)
+      .where(and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, p.name), eq(resourceStatus.uid, z.uid)));
+    const served = (st?.facts as ZoneFacts | undefined)?.servedSerial ?? null;
     // The later one in RFC 1982 terms: near 2^32 the later serial may be the smaller number.
     const last = served !== null && serialGreater(served, z.serial) ? served : z.serial;
-    tx.insert(zoneTombstones).values({ name: p.name, serial: last }).onConflictDoUpdate({ target: zoneTombstones.name, set: { serial: last } }).run();
-    tx.delete(rrsets).where(eq(rrsets.zone, p.name)).run();
-    tx.delete(rrsetTombstones).where(eq(rrsetTombstones.zone, p.name)).run();
-    tx.delete(zones).where(eq(zones.name, p.name)).run();
-    // The observed status belongs to this zone: a zone created again under the name must not inherit it.
-    tx.delete(zoneStatus).where(eq(zoneStatus.zone, p.name)).run();
-    recordChange(s, 'zone', p.name, now);
-    appendAudit(s, { orgId: p.orgId, event: 'dns.zone.delete', actor: p.actor, target: p.name }, now);
+    await tx.insert(zoneTombstones).values({ name: p.name, serial: last }).onConflictDoUpdate({ target: zoneTombstones.name, set: { serial: last } });
+    await tx.delete(rrsets).where(eq(rrsets.zone, p.name));
+    await tx.delete(rrsetTombstones).where(eq(rrsetTombstones.zone, p.name));
+    await tx.delete(zones).where(eq(zones.name, p.name));
+    // The observed status belongs to this lifetime: a zone created again under the name must not inherit it.
+    await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, p.name)));
+    // Deletion is level-triggered: the reconciler lists this row until the nameserver has purged the zone.
+    await tx.insert(zoneFinalizers).values({ uid: z.uid, name: p.name, deletedAt: iso(now) });
+    await recordChange(s, tx, 'zone', p.name, now);
+    await appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.delete', actor: p.actor, target: p.name }, now);
   });
 }
 
@@ -170,64 +213,147 @@ export interface PutRRset {
   quota: { plan: string; rrsets: number; bytes: number };
 }
 
-/** Replaces the whole rrset (name + type). Managed rows are locked; the CNAME rule and the zone's quotas are
- * checked against what is stored, inside the write transaction, so two concurrent puts cannot both pass them. */
-export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
-  const now = s.clock();
-  const { rrset } = p;
-  return s.write(() => {
-    const z = zoneOf(s, p.orgId, p.zone);
-    const atName = s.prepared('rrsetTypesAtName', (db) => db.select({ type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes })
-      .from(rrsets).where(and(eq(rrsets.zone, sql.placeholder('zone')), eq(rrsets.name, sql.placeholder('name')))).prepare())
-      .all({ zone: z.name, name: rrset.name });
-    const old = atName.find((r) => r.type === rrset.type);
-    if (old?.managedBy) {
-      throw conflict('managed_rrset', `${rrset.name} ${rrset.type} is managed by the service and cannot be edited`);
-    }
-    if (p.cnameConflict(atName.map((r) => r.type as RecordType), rrset.type)) {
-      throw conflict('cname_conflict', `a CNAME cannot share the name ${rrset.name} with another type`);
-    }
-    const bytes = renderedBytes(z.name, rrset);
-    const { quota } = p;
+/** Who writes an rrset: a customer through the API (`managedBy` null), or the service for one of its owners. */
+interface RRsetWriter {
+  managedBy: ManagedBy;
+  cnameConflict: PutRRset['cnameConflict'];
+  /** Null for the service's own records (see putManagedRRset). */
+  quota: PutRRset['quota'] | null;
+}
+
+/** Each writer changes only the rrsets it owns: customers theirs, each owner of the service its own. */
+function checkOwner(owner: string | null, writer: ManagedBy, name: string, type: string, verb: 'edited' | 'deleted'): void {
+  if (owner === writer) return;
+  if (writer === null) throw conflict('managed_rrset', `${name} ${type} is managed by the service and cannot be ${verb}`);
+  if (owner === null) throw conflict('customer_rrset', `${name} ${type} is the customer's: the service leaves it as it is`);
+  throw conflict('managed_rrset', `${name} ${type} is managed by ${owner}, not ${writer}`);
+}
+
+const auditRRset = (tx: Tx, event: string, z: ZoneRow, r: { name: string; type: string }, actor: string, now: Date, details?: Record<string, unknown>) =>
+  appendAudit(tx, { orgId: z.orgId, event, actor, target: `${z.name}/${r.name}/${r.type}`, ...(details ? { details } : {}) }, now);
+
+/**
+ * Replaces the whole rrset (name + type) of a zone read under its lock, for the writer that owns it. The CNAME
+ * rule and the writer's quotas are checked against what is stored, inside the write transaction, so two
+ * concurrent puts cannot both pass them. Answers whether anything changed: the same rrset again (records are
+ * canonical and sorted, so any order compares equal) changes nothing: no generation, no serial, no reload.
+ * A declarative client re-applying its zone must not use up serials.
+ */
+async function setRRset(s: Store, tx: Tx, z: ZoneRow, rrset: RRset, w: RRsetWriter, now: Date): Promise<boolean> {
+  const atName = await tx.prepared('rrsetTypesAtName', (db) => db.select({
+    type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes, ttl: rrsets.ttl, records: rrsets.records,
+  })
+    .from(rrsets).where(and(eq(rrsets.zone, sql.placeholder('zone')), eq(rrsets.name, sql.placeholder('name')))).prepare())
+    .execute({ zone: z.name, name: rrset.name });
+  const old = atName.find((r) => r.type === rrset.type);
+  if (old) checkOwner(old.managedBy, w.managedBy, rrset.name, rrset.type, 'edited');
+  if (w.cnameConflict(atName.map((r) => r.type as RecordType), rrset.type)) {
+    throw conflict('cname_conflict', `a CNAME cannot share the name ${rrset.name} with another type`);
+  }
+  if (old && old.ttl === rrset.ttl && JSON.stringify(old.records) === JSON.stringify(rrset.records)) return false;
+  const bytes = renderedBytes(z.name, rrset);
+  const grow = bytes - (old?.bytes ?? 0);
+  const { quota } = w;
+  if (quota) {
     if (!old && z.rrsetCount >= quota.rrsets) throw quotaExceeded('rrsets_per_zone', quota.rrsets, z.rrsetCount, quota.plan, 'rrsets per zone');
-    const grow = bytes - (old?.bytes ?? 0);
     if (grow > 0 && z.bytes + grow > quota.bytes) {
       throw quotaExceeded('zone_bytes', quota.bytes, z.bytes, quota.plan, 'bytes of zone file per zone');
     }
-    const { generation } = bump(s, z, now);
-    addToZoneSize(s, z.name, old ? 0 : 1, grow);
-    s.prepared('upsertRRset', (db) => db.insert(rrsets)
-      .values({
-        zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'),
-        records: sql.placeholder('records'), managedBy: null, changedGen: sql.placeholder('changedGen'), bytes: sql.placeholder('bytes'),
-      })
-      .onConflictDoUpdate({
-        target: [rrsets.zone, rrsets.name, rrsets.type],
-        set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen`, bytes: sql`excluded.bytes` },
-      })
-      .prepare()).run({ zone: z.name, ...rrset, changedGen: generation, bytes });
-    appendAudit(s, {
-      orgId: p.orgId, event: 'dns.rrset.set', actor: p.actor, target: `${z.name}/${rrset.name}/${rrset.type}`,
-      details: { ttl: rrset.ttl, records: rrset.records.length },
-    }, now);
+  }
+  const { generation } = await bump(s, tx, z, now);
+  await addToZoneSize(tx, z.name, old ? 0 : 1, grow);
+  await tx.prepared('upsertRRset', (db) => db.insert(rrsets)
+    .values({
+      zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'),
+      records: sql.placeholder('records'), managedBy: sql.placeholder('managedBy'), changedGen: sql.placeholder('changedGen'), bytes: sql.placeholder('bytes'),
+    })
+    // Only the owner gets here, so the stored managedBy is already the writer's.
+    .onConflictDoUpdate({
+      target: [rrsets.zone, rrsets.name, rrsets.type],
+      set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen`, bytes: sql`excluded.bytes` },
+    })
+    .prepare()).execute({ zone: z.name, ...rrset, managedBy: w.managedBy, changedGen: generation, bytes });
+  return true;
+}
+
+/** Removes an rrset of a zone read under its lock, for the writer that owns it; false when there is none. */
+async function removeRRset(s: Store, tx: Tx, z: ZoneRow, key: { name: string; type: string }, managedBy: ManagedBy, now: Date): Promise<boolean> {
+  const where = and(eq(rrsets.zone, z.name), eq(rrsets.name, key.name), eq(rrsets.type, key.type));
+  const [row] = await tx.select({ managedBy: rrsets.managedBy, bytes: rrsets.bytes }).from(rrsets).where(where);
+  if (!row) return false;
+  checkOwner(row.managedBy, managedBy, key.name, key.type, 'deleted');
+  await tx.delete(rrsets).where(where);
+  const { generation } = await bump(s, tx, z, now);
+  await addToZoneSize(tx, z.name, -1, -row.bytes);
+  await tx.insert(rrsetTombstones).values({ zone: z.name, name: key.name, type: key.type, gen: generation })
+    .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } });
+  return true;
+}
+
+/** A customer's write: managed rows are locked (409 `managed_rrset`), the plan's quotas hold. */
+export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
+  const now = s.clock();
+  const { rrset } = p;
+  return s.write(async (tx) => {
+    const z = await zoneToChange(tx, p.orgId, p.zone);
+    await setRRset(s, tx, z, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota }, now);
+    await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
     return { ...rrset, managedBy: null };
   });
 }
 
 export async function deleteRRset(s: Store, p: { orgId: number; zone: string; name: string; type: string; actor: string }): Promise<void> {
   const now = s.clock();
-  await s.write((tx) => {
-    const z = zoneOf(s, p.orgId, p.zone);
-    const where = and(eq(rrsets.zone, z.name), eq(rrsets.name, p.name), eq(rrsets.type, p.type));
-    const row = tx.select({ managedBy: rrsets.managedBy, bytes: rrsets.bytes }).from(rrsets).where(where).get();
-    if (!row) throw notFound(`rrset ${p.name} ${p.type}`);
-    if (row.managedBy) throw conflict('managed_rrset', `${p.name} ${p.type} is managed by the service and cannot be deleted`);
-    tx.delete(rrsets).where(where).run();
-    const { generation } = bump(s, z, now);
-    addToZoneSize(s, z.name, -1, -row.bytes);
-    tx.insert(rrsetTombstones).values({ zone: z.name, name: p.name, type: p.type, gen: generation })
-      .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } }).run();
-    appendAudit(s, { orgId: p.orgId, event: 'dns.rrset.delete', actor: p.actor, target: `${z.name}/${p.name}/${p.type}` }, now);
+  await s.write(async (tx) => {
+    const z = await zoneToChange(tx, p.orgId, p.zone);
+    if (!(await removeRRset(s, tx, z, p, null, now))) throw notFound(`rrset ${p.name} ${p.type}`);
+    await auditRRset(tx, 'dns.rrset.delete', z, p, p.actor, now);
+  });
+}
+
+export interface PutManagedRRset {
+  /** The zone by name, of whichever organization holds it. */
+  zone: string;
+  rrset: RRset;
+  managedBy: Exclude<ManagedBy, null>;
+  /** The audit actor: `system` for reconcilers. */
+  actor: string;
+}
+
+/**
+ * Sets an rrset the service owns (a hostname's record, an ACME challenge) through the customer's path: the
+ * same generation and serial bump, change feed, counts and bytes, CNAME rule and audit (in the zone's
+ * organization). It never overwrites a customer's rrset (409 `customer_rrset`) nor another owner's (409
+ * `managed_rrset`). The plan's quotas do not refuse it: the record is part of what the customer asked for
+ * (a hostname), which a refusal would leave half done; it still counts toward them. Reconcilers re-apply
+ * their records on every pass, so the same rrset again is no change and no audit record.
+ *
+ * The rrset is validated as the API validates a customer's (ZoneValidationError): one bad record would keep the
+ * whole zone from being served, and its canonical form is what makes a repeated write compare equal.
+ */
+export async function putManagedRRset(s: Store, p: PutManagedRRset): Promise<StoredRRset> {
+  const now = s.clock();
+  const rrset = validateRRset(p.zone, p.rrset);
+  return s.write(async (tx) => {
+    const z = await zoneToChange(tx, null, p.zone);
+    if (await setRRset(s, tx, z, rrset, { managedBy: p.managedBy, cnameConflict: checkCnameConflict, quota: null }, now)) {
+      await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length, managedBy: p.managedBy });
+    }
+    return { ...rrset, managedBy: p.managedBy };
+  });
+}
+
+/** Removes an rrset the service owns, with the same bookkeeping as deleteRRset. Idempotent, as reconcilers
+ * need: false when there is none. A customer's or another owner's rrset is 409, as for putManagedRRset. */
+export async function deleteManagedRRset(s: Store, p: {
+  zone: string; name: string; type: string; managedBy: Exclude<ManagedBy, null>; actor: string;
+}): Promise<boolean> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    const z = await zoneToChange(tx, null, p.zone);
+    const removed = await removeRRset(s, tx, z, p, p.managedBy, now);
+    if (removed) await auditRRset(tx, 'dns.rrset.delete', z, p, p.actor, now, { managedBy: p.managedBy });
+    return removed;
   });
 }
 
@@ -238,17 +364,17 @@ export async function deleteRRset(s: Store, p: { orgId: number; zone: string; na
  */
 export async function setZoneDnssec(s: Store, p: { orgId: number; zone: string; enabled: boolean; actor: string }): Promise<ZoneWithStatus> {
   const now = s.clock();
-  const row = await s.write((tx) => {
-    const z = zoneOf(s, p.orgId, p.zone);
+  const row = await s.write(async (tx) => {
+    const z = await zoneToChange(tx, p.orgId, p.zone);
     const next: DnssecState = p.enabled ? (z.dnssec === 'off' ? 'signing' : z.dnssec) : 'off';
     if (next === z.dnssec) return z;
     const ds = next === 'off' ? [] : z.ds;
-    tx.update(zones).set({ dnssec: next, ds }).where(eq(zones.name, z.name)).run();
-    const bumped = bump(s, { ...z, dnssec: next, ds }, now);
-    appendAudit(s, { orgId: p.orgId, event: p.enabled ? 'dns.dnssec.enable' : 'dns.dnssec.disable', actor: p.actor, target: z.name }, now);
+    await tx.update(zones).set({ dnssec: next, ds }).where(eq(zones.name, z.name));
+    const bumped = await bump(s, tx, { ...z, dnssec: next, ds }, now);
+    await appendAudit(tx, { orgId: p.orgId, event: p.enabled ? 'dns.dnssec.enable' : 'dns.dnssec.disable', actor: p.actor, target: z.name }, now);
     return bumped;
   });
-  return withStatus(s, row);
+  return await withStatus(s, row);
 }
 
 /**
@@ -258,44 +384,16 @@ export async function setZoneDnssec(s: Store, p: { orgId: number; zone: string; 
  */
 export async function setZoneDs(s: Store, p: { orgId: number; zone: string; ds: DsValue[]; actor: string }): Promise<ZoneWithStatus> {
   const now = s.clock();
-  const row = await s.write((tx) => {
-    const z = zoneOf(s, p.orgId, p.zone);
+  const row = await s.write(async (tx) => {
+    const z = await zoneToChange(tx, p.orgId, p.zone);
     if (z.dnssec === 'off') throw conflict('dnssec_off', `DNSSEC is off for ${z.name}; enable it first`);
     if (p.ds.length === 0 && z.dnssec === 'signing') return z;
     const dnssec: DnssecState = p.ds.length === 0 ? 'signing' : 'ds_pending';
-    tx.update(zones).set({ dnssec, ds: p.ds }).where(eq(zones.name, z.name)).run();
-    appendAudit(s, { orgId: p.orgId, event: 'dns.dnssec.ds', actor: p.actor, target: z.name, details: { ds: p.ds.length } }, now);
+    await tx.update(zones).set({ dnssec, ds: p.ds }).where(eq(zones.name, z.name));
+    await appendAudit(tx, { orgId: p.orgId, event: 'dns.dnssec.ds', actor: p.actor, target: z.name, details: { ds: p.ds.length } }, now);
     return { ...z, dnssec, ds: p.ds };
   });
-  return withStatus(s, row);
-}
-
-/** Written only by the zone reconciler. */
-export async function recordZoneStatus(s: Store, zone: string, st: ZoneStatusRow): Promise<void> {
-  await s.write((tx) => tx.insert(zoneStatus).values({ zone, ...st })
-    .onConflictDoUpdate({ target: zoneStatus.zone, set: st }).run());
-}
-
-export async function dropZoneStatus(s: Store, zone: string): Promise<void> {
-  await s.write((tx) => tx.delete(zoneStatus).where(eq(zoneStatus.zone, zone)).run());
-}
-
-export async function zoneStatusOf(s: Store, zone: string): Promise<ZoneStatusRow | undefined> {
-  return s.db.select().from(zoneStatus).where(eq(zoneStatus.zone, zone)).get();
-}
-
-/** Records the delegation fact alone: it is looked up apart from the apply path, which must not wait for it. */
-export async function recordDelegation(s: Store, zone: string, delegated: boolean): Promise<void> {
-  await s.write((tx) => tx.update(zoneStatus).set({ delegated }).where(eq(zoneStatus.zone, zone)).run());
-}
-
-/** Raises the zone's serial above `served` (a signer bumps the served serial on its own) as a new generation. */
-export async function raiseSerial(s: Store, zone: string, served: number): Promise<void> {
-  const now = s.clock();
-  await s.write((tx) => {
-    const z = tx.select().from(zones).where(eq(zones.name, zone)).get();
-    if (z && !serialGreater(z.serial, served)) bump(s, { ...z, serial: served }, now);
-  });
+  return await withStatus(s, row);
 }
 
 interface RawRRset { name: string; type: string; ttl: number; records: string; managed_by: string | null }

@@ -74,13 +74,24 @@ function zoneLabelProblem(label: string, last: boolean): string | null {
 }
 
 /**
+ * Longest zone name: the SOA's RNAME `hostmaster.<zone>` must fit the 253 characters of a name, and the zone
+ * file `<zone>.zone`, with the prefix and suffix of its temporary name while it is written, the 255 bytes of a
+ * file name.
+ */
+export const MAX_ZONE_NAME_LENGTH = 232;
+
+/**
  * The rule every zone name meets, at the API and in the nameserver's configuration alike, so that any zone
- * the API accepts is one knotd serves: a host name of at least two labels, each LDH or an underscore label
- * (not the last), A-labels valid punycode, the last label not numeric. Normalized like {@link normalizeHostname}.
+ * the API accepts is one knotd serves: a host name of at least two labels and at most
+ * {@link MAX_ZONE_NAME_LENGTH} characters, each label LDH or an underscore label (not the last), A-labels valid
+ * punycode, the last label not numeric. Normalized like {@link normalizeHostname}.
  */
 export function checkZoneName(input: string): NameCheck {
   const r = checkName(input, false);
   if (!r.ok) return r;
+  if (r.name.length > MAX_ZONE_NAME_LENGTH) {
+    return { ok: false, reason: `is ${r.name.length} characters long; a zone name has at most ${MAX_ZONE_NAME_LENGTH}` };
+  }
   const labels = r.name.split('.');
   if (labels.length < 2) return { ok: false, reason: 'has one label; a zone name needs at least two (example.com)' };
   for (let i = 0; i < labels.length; i++) {

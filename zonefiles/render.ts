@@ -147,6 +147,10 @@ function keptEntryOf(zone: string, rrset: RRset, path: string): Entry {
   return e;
 }
 
+/** V8 keeps these strings as one byte per character (they are ASCII); the rest is the entry's objects. */
+const ENTRY_OVERHEAD_BYTES = 400;
+const heapBytes = (e: Entry): number => ENTRY_OVERHEAD_BYTES + (e.lines ?? []).reduce((n, l) => n + l.length, 0) * 2;
+
 const twoRRsets = (e: Entry): ZoneValidationError =>
   new ZoneValidationError([{ path: 'rrsets', message: `two rrsets for ${e.rrset.name} ${e.rrset.type}` }]);
 
@@ -159,6 +163,7 @@ export class ZoneImage {
   private readonly entries = new Map<string, Entry>();
   private sorted: Entry[] = [];
   private order = true;
+  private heap = 0;
 
   constructor(readonly zone: string, rrsets: Iterable<RRset> = []) {
     let i = 0;
@@ -168,12 +173,18 @@ export class ZoneImage {
       if (this.entries.has(id)) throw twoRRsets(entry);
       this.entries.set(id, entry);
       this.sorted.push(entry);
+      this.heap += heapBytes(entry);
     }
     this.order = this.sorted.length === 0;
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** About what the image holds in memory: what a cache of images counts against its budget. */
+  get bytes(): number {
+    return this.heap;
   }
 
   has(name: string, type: RecordType): boolean {
@@ -186,6 +197,7 @@ export class ZoneImage {
     const entry = keptEntryOf(this.zone, rrset, '');
     const old = this.entries.get(id);
     this.entries.set(id, entry);
+    this.heap += heapBytes(entry) - (old ? heapBytes(old) : 0);
     if (old) this.sorted[this.sorted.indexOf(old)] = entry;
     else {
       this.sorted.push(entry);
@@ -197,6 +209,7 @@ export class ZoneImage {
     const id = `${name} ${type}`;
     const old = this.entries.get(id);
     if (!old) return;
+    this.heap -= heapBytes(old);
     this.entries.delete(id);
     this.sorted.splice(this.sorted.indexOf(old), 1);
   }

@@ -6,11 +6,14 @@ import dnsPacket, { type DecodedPacket, type RecordType } from 'dns-packet';
 /** dns-packet decodes the RCODE but its type declarations leave it out. */
 export type DnsResponse = DecodedPacket & { rcode: string };
 
-/** Sends one query over UDP (no EDNS: SOA answers fit) and resolves with the response; rejects after
- * `timeoutMs`. */
+/** Sends one query over UDP with EDNS (an SOA answer for a long zone name does not fit 512 bytes) and
+ * resolves with the response; rejects after `timeoutMs`. */
 export function udpQuery(server: { host: string; port: number }, name: string, type: RecordType, timeoutMs: number): Promise<DnsResponse> {
   const id = Math.floor(Math.random() * 0x10000);
-  const query = dnsPacket.encode({ type: 'query', id, questions: [{ type, name }] });
+  const query = dnsPacket.encode({
+    type: 'query', id, questions: [{ type, name }],
+    additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 4096, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }],
+  });
   const socket = createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');
   return new Promise<DnsResponse>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -42,6 +45,7 @@ export function udpQuery(server: { host: string; port: number }, name: string, t
  * (REFUSED, or an answer from another zone). */
 export async function soaSerialServed(server: { host: string; port: number }, fqdn: string, timeoutMs = 1000): Promise<number | null> {
   const response = await udpQuery(server, fqdn, 'SOA', timeoutMs);
+  if (response.flag_tc) throw new Error(`the SOA answer for ${fqdn} was truncated`);
   if (response.rcode !== 'NOERROR' || !response.flag_aa) return null;
   const want = fqdn.toLowerCase().replace(/\.$/, '');
   for (const answer of response.answers ?? []) {

@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { removeFileDurably, writeFileDurably } from '../../lib/files';
-import { zoneFilePath } from './knot-config';
+import { zoneFileNames, zoneFilePath } from './knot-config';
 import type { Nameserver, NameserverHealth } from './port';
 
 export function filesOnlyNameserver(zonesDir: string, why: string): Nameserver {
@@ -17,6 +17,7 @@ export function filesOnlyNameserver(zonesDir: string, why: string): Nameserver {
     stop: async () => undefined,
     applyZone: (name, zoneText) => writeFileDurably(file(name), zoneText),
     removeZone: (name) => removeFileDurably(file(name)),
+    zones: () => zoneFileNames(zonesDir),
     servedSerial: async () => null,
     ds: async () => [],
     health: () => health,

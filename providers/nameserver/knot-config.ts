@@ -1,4 +1,5 @@
 /** knotd's generated configuration and the names and addresses that go into it. Pure functions, no I/O. */
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isZoneName } from '../../zonefiles/names';
 import { UnservableZoneError, type ZoneConfig } from './port';
@@ -30,6 +31,12 @@ export function zoneFilePath(zonesDir: string, name: string): string {
   return join(zonesDir, `${name}.zone`);
 }
 
+/** The zones that have a file in `zonesDir` (names that break the rule never get one). */
+export async function zoneFileNames(zonesDir: string): Promise<string[]> {
+  const files = await readdir(zonesDir).catch(() => [] as string[]);
+  return files.filter((f) => f.endsWith('.zone')).map((f) => f.slice(0, -'.zone'.length)).filter(isZoneName);
+}
+
 /** Paths of the files knotd uses under `dir`. */
 export function knotPaths(dir: string): { config: string; rundir: string; db: string; socket: string } {
   const rundir = join(dir, 'run');
@@ -58,7 +65,14 @@ const knotAddress = ({ host, port }: { host: string; port: number }): string => 
  * A zone whose name breaks the rule is left out, so that no one zone can keep knotd from starting.
  * - `zonefile-sync: -1`: knotd never writes into our zone files; ours are the only writer.
  * - `zonefile-load: whole` + `journal-content: changes`: each load replaces the zone, and knotd stores the
- *   difference in its journal, from which secondaries get IXFR.
+ *   difference in its journal, from which secondaries get IXFR. At start knotd loads the zone file and applies
+ *   the journal's changes that follow the file's serial, so a change committed before its file was written is
+ *   not lost when knotd alone restarts.
+ * - `journal-db-mode: asynchronous`: knotd does not wait for the journal to reach the disk, which took one or
+ *   more fsyncs per change on the serving path. A knotd that crashes loses nothing (the journal lives in the
+ *   page cache); a machine that crashes may lose the journal's last changes or tear it, which the adapter
+ *   handles by dropping a journal knotd was writing when the machine went down (knot.ts). The zone files and
+ *   the store are the truth either way: the zone reconciler renders and checks every zone at start.
  * - `serial-policy: increment`: knotd leaves our serials alone; only when it signs (signed zones) does it
  *   add one to the serial it serves.
  */
@@ -75,6 +89,7 @@ export function renderKnotConfig(input: KnotConfigInput): string {
     '    any: info',
     'database:',
     `    storage: ${quoted(paths.db)}`,
+    `    journal-db-mode: ${process.env.HP_EXP_JOURNAL ?? 'asynchronous'}`, // EXP
     'control:',
     `    listen: ${quoted(paths.socket)}`,
   ];

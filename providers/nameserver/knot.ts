@@ -23,9 +23,9 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { Logger } from '../../lib/log';
 import { soaSerialServed, udpQuery } from './dns-query';
-import { removeFileDurably, writeFileDurably } from '../../lib/files';
+import { removeFileDurably, replaceFile, writeFileDurably } from '../../lib/files';
 import { control, type CtlData } from './knot-ctl';
-import { configuredZones, knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, zoneFilePath, zoneFqdn } from './knot-config';
+import { configuredZones, knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, zoneFileNames, zoneFilePath, zoneFqdn } from './knot-config';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from './zone-text';
 import { isZoneName } from '../../zonefiles/names';
@@ -82,6 +82,10 @@ export interface KnotNameserverOptions {
   keymgr?: string;
   /** knotd's own log lines come here too (info as debug, notice as info). Default: discarded. */
   logger?: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Stop a knotd that answers on `dir`'s control socket at start(). Only for a caller that has `dir` to
+   * itself (serve and core hold the data dir lock): that knotd is then one an earlier holder left behind, and
+   * it keeps the port. Without it, start() fails beside a live knotd and leaves it alone. */
+  takeOver?: boolean;
 }
 
 interface Proc {
@@ -122,7 +126,7 @@ class Knot implements KnotNameserver {
   private readonly setpriv = findExecutable('setpriv');
   private readonly log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** The configured zone set: name → signed. Mirrors knot.conf and knotd's live configuration. */
-  private zones = new Map<string, boolean>();
+  private configured = new Map<string, boolean>();
   private proc: Proc | null = null;
   private running = false;
   private wanted = false;
@@ -164,13 +168,16 @@ class Knot implements KnotNameserver {
     // Signing as knotd last accepted it (knot.conf keeps that): a zone whose signing was refused, say for an
     // rrset it cannot sign, would otherwise come back signed and answer SERVFAIL. The reconciler then moves
     // each zone to what is desired, and a refusal leaves it serving.
+    // Zones knotd had that nobody asked for now stay configured, so that their journal and keys can be
+    // purged (knotd purges configured zones only): the reconciler finds them in zones() and removes them.
     const accepted = configuredZones((await readFileOrNull(this.paths.config))?.toString('utf8') ?? '');
-    this.zones = new Map(servable.map((z) => [z.name, accepted.get(z.name) ?? z.dnssec]));
+    this.configured = new Map([...accepted, ...servable.map((z): [string, boolean] => [z.name, accepted.get(z.name) ?? z.dnssec])]);
     await mkdir(this.paths.rundir, { recursive: true });
     await mkdir(this.paths.db, { recursive: true, mode: 0o700 });
     await mkdir(this.opts.zonesDir, { recursive: true });
-    await this.writeConfig();
+    // Before knot.conf is written: a knotd that is not ours to stop must find its configuration as it was.
     await this.stopStaleKnotd();
+    await this.writeConfig();
     this.wanted = true;
     this.lastError = null;
     this.restarts = 0;
@@ -214,7 +221,7 @@ class Knot implements KnotNameserver {
       const path = zoneFilePath(this.opts.zonesDir, name);
       const text = Buffer.from(zoneText);
       const previous = await readFileOrNull(path);
-      const configured = this.zones.get(name);
+      const configured = this.configured.get(name);
       const fileChanged = !previous?.equals(text);
       const configChanged = configured !== opts.dnssec;
       const served = await this.servedSerial(name);
@@ -224,7 +231,9 @@ class Knot implements KnotNameserver {
         if (opts.dnssec ? serialAbove(served, serial) : !serialAbove(serial, served)) throw new StaleSerialError(name, serial, served);
       }
 
-      if (fileChanged) await writeFileDurably(path, text);
+      // Not fsynced: a zone file is derived from the store, and the zone reconciler renders and compares every
+      // zone at start, so a file a crash of the machine took back is rewritten then.
+      if (fileChanged) await replaceFile(path, text);
       const mark = this.errorSeq;
       try {
         // A configuration change makes knotd load the zone by itself, but without a way to wait for it.
@@ -233,7 +242,7 @@ class Knot implements KnotNameserver {
       } catch (err) {
         // Put the last state knotd accepted back on disk, so that a restart cannot load the rejected text.
         try {
-          if (fileChanged) await (previous ? writeFileDurably(path, previous) : removeFileDurably(path));
+          if (fileChanged) await (previous ? replaceFile(path, previous) : removeFileDurably(path));
           if (configChanged) await this.configure(name, configured ?? null);
         } catch (undoErr) {
           this.log.error({ err: undoErr, zone: name }, 'knot: could not restore the previous zone state');
@@ -257,7 +266,7 @@ class Knot implements KnotNameserver {
     return this.oneAtATime(name, async () => {
       this.requireRunning();
       const path = zoneFilePath(this.opts.zonesDir, name);
-      const served = this.zones.has(name) ? await this.servedSerial(name) : null;
+      const served = this.configured.has(name) ? await this.servedSerial(name) : null;
       if (served === null) throw new Error(`zone ${name} is not served: applyZone it first`);
       if (served === serial && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
       if (!serialAbove(serial, served)) throw new StaleSerialError(name, serial, served);
@@ -277,8 +286,9 @@ class Knot implements KnotNameserver {
         await control(this.paths.socket, [{ cmd: 'zone-abort', zone: fqdn }], CONTROL_TIMEOUT_MS).catch(() => undefined);
         throw await this.withKnotdErrors(err, fqdn, mark);
       }
-      // Until this write lands, knotd's journal (file serial → new serial) is what a restart recovers from.
-      await writeFileDurably(path, zoneText);
+      // Until this write lands, knotd's journal (file serial → new serial) is what a restart of knotd recovers
+      // from; after a crash of the machine, the zone reconciler's check at start (see applyZone).
+      await replaceFile(path, zoneText);
     });
   }
 
@@ -286,7 +296,7 @@ class Knot implements KnotNameserver {
     const fqdn = zoneFqdn(name);
     return this.oneAtATime(name, async () => {
       this.requireRunning();
-      if (this.zones.has(name)) {
+      if (this.configured.has(name)) {
         // Purge while the zone is still configured (knotd refuses it afterwards): a zone added again must
         // not replay an old journal onto its new file, nor sign with the previous owner's keys.
         await this.knotc('-b', '-f', 'zone-purge', fqdn, '+expire', '+journal', '+timers', '+kaspdb');
@@ -294,6 +304,10 @@ class Knot implements KnotNameserver {
       }
       await removeFileDurably(zoneFilePath(this.opts.zonesDir, name));
     });
+  }
+
+  async zones(): Promise<string[]> {
+    return [...new Set([...this.configured.keys(), ...(await zoneFileNames(this.opts.zonesDir))])];
   }
 
   async servedSerial(name: string): Promise<number | null> {
@@ -304,7 +318,7 @@ class Knot implements KnotNameserver {
 
   async ds(name: string): Promise<DsRecord[]> {
     const fqdn = zoneFqdn(name);
-    if (this.zones.get(name) !== true) return [];
+    if (this.configured.get(name) !== true) return [];
     try {
       const { stdout } = await run(this.bin.keymgr, ['-c', this.paths.config, fqdn, 'ds']);
       return parseDsRecords(stdout);
@@ -382,28 +396,28 @@ class Knot implements KnotNameserver {
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (!this.wanted) return;
-      this.launch().then(
-        () => {
-          this.failedStarts = 0;
-        },
-        (err: Error) => {
-          if (!this.wanted) return;
-          this.lastError = `knotd restart failed: ${err.message}`;
-          this.log.error({}, `knot: ${this.lastError}`);
-          this.scheduleRestart();
-        },
-      );
+      // The backoff is not reset when knotd comes up, only when it has run for STABLE_AFTER_MS (onExit): one
+      // that exits right after answering (its port taken, another knotd on its socket) must not restart
+      // every RESTART_FIRST_DELAY_MS.
+      this.launch().catch((err: Error) => {
+        if (!this.wanted) return;
+        this.lastError = `knotd restart failed: ${err.message}`;
+        this.log.error({}, `knot: ${this.lastError}`);
+        this.scheduleRestart();
+      });
     }, delay);
   }
 
-  /** A knotd still answering on our control socket can only be left over from an earlier run of ours on
-   * this directory (its parent died without stopping it); it holds the port, so it has to go. */
+  /** A knotd still answering on our control socket: with `takeOver` one left behind by an earlier holder of
+   * the directory (its parent died without stopping it), which holds the port and has to go; without, maybe
+   * another process's, which is not ours to stop. */
   private async stopStaleKnotd(): Promise<void> {
     try {
       await this.knotc('status');
     } catch {
       return;
     }
+    if (!this.opts.takeOver) throw new Error(`a knotd is already running on ${this.paths.socket}, which another process may supervise`);
     this.log.warn({ socket: this.paths.socket }, 'knot: stopping a knotd left running on this directory');
     await this.knotc('stop');
     // Its control socket closes before its DNS sockets do; the new knotd needs the port.
@@ -463,7 +477,7 @@ class Knot implements KnotNameserver {
   }
 
   private writeConfig(): Promise<void> {
-    const zones = [...this.zones].map(([name, dnssec]) => ({ name, dnssec }));
+    const zones = [...this.configured].map(([name, dnssec]) => ({ name, dnssec }));
     const text = renderKnotConfig({ dir: this.opts.dir, zonesDir: this.opts.zonesDir, listen: this.opts.listen, notify: this.opts.notify ?? [], zones });
     return writeFileDurably(this.paths.config, text);
   }
@@ -472,7 +486,7 @@ class Knot implements KnotNameserver {
    * transaction, in the running knotd. */
   private configure(name: string, dnssec: boolean | null): Promise<void> {
     return this.configChange(async () => {
-      const current = this.zones.get(name) ?? null;
+      const current = this.configured.get(name) ?? null;
       if (current === dnssec) return;
       const item = `zone[${zoneFqdn(name)}]`;
       const steps: string[][] = [];
@@ -482,12 +496,12 @@ class Knot implements KnotNameserver {
       else if (!dnssec && current) steps.push(['conf-unset', `${item}.dnssec-signing`], ['conf-unset', `${item}.dnssec-policy`]);
 
       const restore = (): Promise<void> => {
-        if (current === null) this.zones.delete(name);
-        else this.zones.set(name, current);
+        if (current === null) this.configured.delete(name);
+        else this.configured.set(name, current);
         return this.writeConfig();
       };
-      if (dnssec === null) this.zones.delete(name);
-      else this.zones.set(name, dnssec);
+      if (dnssec === null) this.configured.delete(name);
+      else this.configured.set(name, dnssec);
       await this.writeConfig();
       try {
         await this.knotc('conf-begin');

@@ -107,6 +107,9 @@ export interface Nameserver {
   /** Stops serving the zone (queries get REFUSED) and forgets it: file, journal and DNSSEC keys. Re-adding
    * the zone later signs it with new keys, so its DS at the parent must go first. */
   removeZone(name: string): Promise<void>;
+  /** Every zone the server holds anything of (configuration, zone file), whether the store still has it
+   * or not: what a reconciler must look at to remove what nobody wants. */
+  zones(): Promise<string[]>;
   /** The SOA serial the server answers now; null when it does not serve the zone. */
   servedSerial(name: string): Promise<number | null>;
   /** DS records of the zone's KSKs for the parent; [] when the zone is not signed or has no keys yet. */

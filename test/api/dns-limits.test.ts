@@ -22,7 +22,7 @@ describe('zone names', () => {
   beforeAll(async () => {
     t = await startTestApi({
       plan: 'pro',
-      config: { appDomain: 'hostplane.app', serviceDomains: ['hostplane.dev'] },
+      config: { appDomain: 'hostplane.app', serviceDomains: ['hostplane.dev', 'Dienst.Bücher.test.'] },
       dns: { configured: true, nameservers: ['ns1.hostplane.net', 'ns2.hostplane.net'] },
     });
   });
@@ -41,6 +41,7 @@ describe('zone names', () => {
     ['test', 'one label'],
     ['a..test', 'an empty label'],
     [`${'a'.repeat(64)}.test`, 'a label over 63 bytes'],
+    [`${'b'.repeat(63)}.${'b'.repeat(63)}.${'b'.repeat(63)}.${'b'.repeat(36)}.test`, 'over 232 characters: its SOA RNAME and zone file name would not fit'],
     ['*.wild.test', 'a wildcard'],
     ['exa mple.test', 'a space'],
   ])('%s (%s) → 400 bad_request', async (name) => {
@@ -63,6 +64,7 @@ describe('zone names', () => {
     'hostplane.app', 'shop.hostplane.app', 'a.b.hostplane.app', // the app domain: other orgs' default hostnames
     'hostplane.net', 'ns1.hostplane.net', // the nameservers' registrable domain
     'hostplane.dev', 'api.hostplane.dev', // --service-domains
+    'dienst.xn--bcher-kva.test', 'x.dienst.bücher.test', // a service domain given in Unicode
     'co.uk', 'in-addr.arpa', 'com.au', // ICANN public suffixes
     'github.io', 'blogspot.com', // private section of the Public Suffix List
   ])('%s is the platform\'s or a public suffix → 400', async (name) => {
@@ -79,7 +81,7 @@ describe('zone names', () => {
 
   it('a zone named before the rule stays readable and deletable by its owner', async () => {
     const { id: orgId } = (await t.store.db.query.orgs.findFirst({ where: (o, { eq }) => eq(o.slug, 'acme') }))!;
-    t.store.db.insert(zones).values({ name: '-old.test', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' }).run();
+    t.store.db.insert(zones).values({ name: '-old.test', uid: 'old-lifetime', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' }).run();
     expect((await t.call('GET', zonePath('-old.test'))).status).toBe(200);
     expect((await t.call('DELETE', zonePath('-old.test'))).status).toBe(204);
   });

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rrsets } from '../../store/schema';
-import { allZoneNames, recordZoneStatus } from '../../store/zones';
+import { recordStatus } from '../../store/status';
+import { allZoneNames, zoneByName, type ZoneFacts } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
 
 const NAMESERVERS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
@@ -306,9 +307,9 @@ describe('getZone and deleteZone', () => {
     expect((await t.call('POST', `${zonePath('reborn.example')}/dnssec`, { body: { enabled: true } })).status).toBe(200);
     const old = await get(t, 'reborn.example');
     // What the zone reconciler records once it served the old zone.
-    await recordZoneStatus(t.store, 'reborn.example', {
-      observedGeneration: 4, servedSerial: old.serial, lastError: null, reason: null, message: null, reconciledAt: '2026-01-01T00:00:00Z',
-      dsObserved: [{ keyTag: 1, algorithm: 13, digestType: 2, digest: 'AB'.repeat(32) }], delegated: true,
+    await recordStatus<ZoneFacts>(t.store, 'zone', 'reborn.example', {
+      uid: (await zoneByName(t.store, 'reborn.example'))!.uid, observedGeneration: 4, conditions: [], lastError: null, reconciledAt: '2026-01-01T00:00:00Z',
+      facts: { servedSerial: old.serial, renderedSerial: old.serial, signerDs: [{ keyTag: 1, algorithm: 13, digestType: 2, digest: 'AB'.repeat(32) }], delegated: true },
     });
     expect((await t.call('DELETE', zonePath('reborn.example'))).status).toBe(204);
     const z = await create(t, 'reborn.example');
@@ -441,7 +442,9 @@ describe('putRRset and deleteRRset', () => {
 
   it.each(['acme', 'app'])('a row managed by %s is locked too: put and delete → 409 managed_rrset', async (managedBy) => {
     const name = `_acme-challenge.${managedBy}.${Z}`;
-    await t.store.write((tx) => tx.insert(rrsets).values({ zone: Z, name, type: 'TXT', ttl: 60, records: records('token'), managedBy }).run());
+    await t.store.write(async (tx) => {
+      await tx.insert(rrsets).values({ zone: Z, name, type: 'TXT', ttl: 60, records: records('token'), managedBy });
+    });
     const p = await put(t, Z, name, 'TXT', { records: records('mine now') });
     expect([p.status, p.body.code]).toEqual([409, 'managed_rrset']);
     const d = await t.call('DELETE', rrPath(Z, name, 'TXT'), { token: t.tokens.member });
@@ -469,7 +472,7 @@ describe('putRRset and deleteRRset', () => {
     await create(t, zone);
     const writes: [string, string, string, unknown][] = [
       ['PUT', `www.${zone}`, 'A', { records: records('192.0.2.1') }],
-      ['PUT', `www.${zone}`, 'A', { records: records('192.0.2.1') }], // same content again is still a write
+      ['PUT', `www.${zone}`, 'A', { records: records('192.0.2.2') }],
       ['PUT', `www.${zone}`, 'AAAA', { records: records('2001:db8::1') }],
       ['PUT', '@', 'MX', { records: records('10 mail.example.net') }],
       ['DELETE', `www.${zone}`, 'AAAA', undefined],
@@ -892,5 +895,26 @@ describe.each([
     expect([r.status, r.body.code]).toEqual([503, code]);
     expect(await allZoneNames(u.store)).toEqual([]);
     expect(u.nudges).toEqual([]);
+  });
+});
+
+describe('a repeated putRRset is a no-op (issue 7 item 5)', () => {
+  it('the same records in any order and the same TTL change no generation or serial; the call is still audited', async () => {
+    await create(t, 'same.example');
+    const body = (order: string[]) => ({ records: records(...order), ttl: 600 });
+    expect((await put(t, 'same.example', 'www.same.example', 'A', body(['192.0.2.1', '192.0.2.2']))).status).toBe(200);
+    const before = await get(t, 'same.example');
+    const audits = (await auditOf(t)).filter((e) => e.target === 'same.example/www.same.example/A').length;
+    for (const order of [['192.0.2.2', '192.0.2.1'], ['192.0.2.1', '192.0.2.2', '192.0.2.1'], ['192.0.2.1', '192.0.2.2']]) {
+      const r = await put(t, 'same.example', 'www.same.example', 'A', body(order));
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ ttl: 600, records: records('192.0.2.1', '192.0.2.2') });
+    }
+    const after = await get(t, 'same.example');
+    expect([after.serial, after.status.generation]).toEqual([before.serial, before.status.generation]);
+    expect((await auditOf(t)).filter((e) => e.target === 'same.example/www.same.example/A')).toHaveLength(audits + 3);
+    // A different TTL is a change.
+    expect((await put(t, 'same.example', 'www.same.example', 'A', { records: records('192.0.2.1', '192.0.2.2'), ttl: 300 })).status).toBe(200);
+    expect((await get(t, 'same.example')).status.generation).toBe(before.status.generation + 1);
   });
 });

@@ -1,5 +1,8 @@
 /** The operator CLI (CONTRACT.md): `./bin/hostplane admin --data DIR ...` run as a real process. Every command
- * prints JSON on stdout; bad input exits non-zero with a clear message on stderr and nothing on stdout. */
+ * prints JSON on stdout; bad input exits non-zero with a clear message on stderr and nothing on stdout. Only
+ * `init` creates a store. */
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, principalByToken } from '../../store/accounts';
 import { openStore } from '../../store/db';
@@ -15,6 +18,7 @@ describe('every command, on one data dir', () => {
 
   beforeAll(async () => {
     dir = tempDir('hostplane-admin-');
+    await adminJson(dir, 'init');
     // Independent commands run side by side; the rest wait for what they need.
     [out.orgPro, out.orgFree, out.user] = await Promise.all([
       adminJson(dir, 'org', 'create', 'acme', '--plan', 'pro'),
@@ -100,6 +104,7 @@ describe('bad input: non-zero exit, a clear message on stderr, nothing on stdout
   let dir: string;
   beforeAll(async () => {
     dir = tempDir('hostplane-admin-bad-');
+    await adminJson(dir, 'init');
     await adminJson(dir, 'org', 'create', 'acme');
     await Promise.all([adminJson(dir, 'user', 'create', 'ada@acme.test'), adminJson(dir, 'node', 'register', 'node-1')]);
   }, 60_000);
@@ -138,5 +143,61 @@ describe('bad input: non-zero exit, a clear message on stderr, nothing on stdout
     } finally {
       s.close();
     }
+  });
+});
+
+describe('init, and a data dir without a store', () => {
+  it('init creates the data dir (0700) and an empty, migrated store (0600); again it keeps what is there', async () => {
+    const dir = join(tempDir('hostplane-admin-init-'), 'nested', 'data');
+    expect(await adminJson(dir, 'init')).toEqual({ store: resolve(dir, 'hostplane.db'), created: true });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'hostplane.db')).mode & 0o777).toBe(0o600);
+    const slugs = (): { slug: string }[] => {
+      const s = openStore(dir, { create: false });
+      try {
+        return s.db.select({ slug: orgs.slug }).from(orgs).all();
+      } finally {
+        s.close();
+      }
+    };
+    expect(slugs()).toEqual([]);
+
+    await adminJson(dir, 'org', 'create', 'acme');
+    expect(await adminJson(dir, 'init')).toEqual({ store: resolve(dir, 'hostplane.db'), created: false });
+    expect(slugs()).toEqual([{ slug: 'acme' }]);
+  });
+
+  it('init takes no arguments', async () => {
+    const dir = join(tempDir('hostplane-admin-init-'), 'data');
+    const r = await admin(dir, 'init', 'now');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/usage: .* init/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  const commands = [
+    ['org', 'create', 'acme'],
+    ['user', 'create', 'ada@acme.test'],
+    ['token', 'create', 'ada@acme.test'],
+    ['node', 'register', 'node-1'],
+    ['zone', 'create', 'acme', 'example.test'],
+    ['status'],
+  ].map((args) => ({ args, command: args.join(' ') }));
+
+  it.concurrent.each(commands)('$command refuses, says how to make one, and creates nothing', async ({ args }) => {
+    const parent = tempDir('hostplane-admin-nostore-');
+    const missing = join(parent, 'typo');
+    const empty = join(parent, 'empty');
+    mkdirSync(empty);
+    for (const dir of [missing, empty]) {
+      const r = await admin(dir, ...args);
+      expect(r.code).not.toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(`no store in ${dir}`);
+      expect(r.stderr).toContain(`hostplane admin --data ${dir} init`);
+    }
+    expect(readdirSync(parent).sort()).toEqual(['empty']);
+    expect(readdirSync(empty)).toEqual([]);
   });
 });

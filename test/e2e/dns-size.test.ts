@@ -15,7 +15,8 @@ import { createLogger } from '../../lib/log';
 import { createKnotNameserver, type KnotNameserver, type KnotNameserverOptions } from '../../providers/nameserver/knot';
 import type { ZoneConfig } from '../../providers/nameserver/port';
 import { zoneReconciler } from '../../reconcilers/zones';
-import { putRRset, zoneByName, zoneStatusOf } from '../../store/zones';
+import { statusOf } from '../../store/status';
+import { putRRset, zoneByName, type ZoneFacts } from '../../store/zones';
 import {
   answerBytes, answerReserveBytes, checkCnameConflict, MAX_MESSAGE_BYTES, maxTxtValueBytes, type RecordType, type RRset,
 } from '../../zonefiles';
@@ -116,7 +117,7 @@ describe.skipIf(!hasKnot())(knotTitle('the largest rrsets the API accepts, serve
 
   it('knotd loads them and serves each, over TCP, as it was put and in the size predicted', async () => {
     await reconcile();
-    expect((await zoneStatusOf(t.store, ZONE))?.lastError).toBeNull();
+    expect((await statusOf<ZoneFacts>(t.store, 'zone', ZONE))?.lastError).toBeNull();
 
     for (const name of [`big.${ZONE}`, `caa.${ZONE}`, `many.${ZONE}`, longOwner]) {
       const rrset = stored[name]!;
@@ -152,7 +153,7 @@ describe.skipIf(!hasKnot())(knotTitle('the largest rrsets the API accepts, serve
   it('once DNSSEC is on, knotd signs them, and every answer with its RRSIGs fits in one message', async () => {
     expect((await t.call('POST', `/v1/orgs/acme/dns/zones/${ZONE}/dnssec`, { body: { enabled: true } })).status).toBe(200);
     await reconcile();
-    const status = await zoneStatusOf(t.store, ZONE);
+    const status = await statusOf<ZoneFacts>(t.store, 'zone', ZONE);
     expect(status).toMatchObject({ lastError: null, observedGeneration: (await zoneByName(t.store, ZONE))!.generation });
     expect(ofType(await query(dns, ZONE, 'DNSKEY', { dnssecOk: true }), 'DNSKEY').length).toBeGreaterThan(0);
 
@@ -247,7 +248,7 @@ describe.skipIf(!hasKnot())(knotTitle('a zone version knotd rejects: the last go
     await r.reconcile(zone, noAbort);
     const good = await served(zone, dnssec);
     expect(good).toMatchObject({ www: ['192.0.2.1'], signed: dnssec });
-    const goodStatus = await zoneStatusOf(t.store, zone);
+    const goodStatus = await statusOf<ZoneFacts>(t.store, 'zone', zone);
 
     await bypass(zone, { name: `big.${zone}`, ttl: 300, type: bad.type, records: [...bad.records] });
     expect((await t.call('PUT', `/v1/orgs/acme/dns/zones/${zone}/rrsets/www.${zone}/A`, { body: { records: [{ content: '192.0.2.2' }], ttl: 300 } })).status).toBe(200);
@@ -255,13 +256,14 @@ describe.skipIf(!hasKnot())(knotTitle('a zone version knotd rejects: the last go
     // knotd refused the transaction, then the whole zone.
     if (viaChanges) expect(logged.join('')).toContain('incremental change refused');
 
-    const status = await zoneStatusOf(t.store, zone);
+    const status = await statusOf<ZoneFacts>(t.store, 'zone', zone);
     expect(status?.lastError).toMatch(reason);
-    expect(status).toMatchObject({ observedGeneration: goodStatus!.observedGeneration, servedSerial: goodStatus!.servedSerial });
+    expect(status).toMatchObject({ observedGeneration: goodStatus!.observedGeneration, facts: { servedSerial: goodStatus!.facts.servedSerial } });
     expect(await served(zone, dnssec)).toEqual(good);
     // The tenant reads the reason without the nameserver's own words; operators have those in lastError.
     const detail = await t.call('GET', `/v1/orgs/acme/dns/zones/${zone}`);
-    expect(detail.body.status).toMatchObject({ reason: 'apply_failed', lastError: expect.stringContaining('serves the last one it took') });
+    expect(detail.body.status).toMatchObject({ ready: false, lastError: expect.stringContaining('serves the last one it took') });
+    expect(detail.body.status.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'False', reason: 'ApplyFailed' }));
 
     // A restart loads what is on disk: the last good version, not the rejected one, and not SERVFAIL.
     await ns.stop();
@@ -281,7 +283,7 @@ describe.skipIf(!hasKnot())(knotTitle('a zone version knotd rejects: the last go
 
     expect((await t.call('POST', `/v1/orgs/acme/dns/zones/${zone}/dnssec`, { body: { enabled: true } })).status).toBe(200);
     await expect(reconciler.reconcile(zone, noAbort)).rejects.toThrow(/not enough space/);
-    expect((await zoneStatusOf(t.store, zone))?.lastError).toMatch(/not enough space/);
+    expect((await statusOf<ZoneFacts>(t.store, 'zone', zone))?.lastError).toMatch(/not enough space/);
     expect(await served(zone, true)).toEqual(good);
 
     // Started again with the desired setting, as serve does, knotd takes the signing it last accepted

@@ -15,7 +15,7 @@ let token: string;
 
 beforeAll(async () => {
   dir = tempDir('hostplane-serve-');
-  // The CLI bootstraps first (it creates and migrates the store), then serve starts on the same data dir.
+  // The CLI bootstraps first (`admin init` creates the store), then serve starts on the same data dir.
   token = await bootstrapWithCli(dir);
   serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns', 'off']);
 }, 60_000);

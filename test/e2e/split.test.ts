@@ -1,6 +1,7 @@
 /** The core split (issue 2 part 7) with real processes: `hostplane core` plus `hostplane api --core-url`, an
- * `api` without a core (503 no_core only where the core is needed), an `api` with a wrong core token, and
- * the project limit held across two `api` processes writing the same store. */
+ * `api` without a core (503 no_core only where the core is needed), an `api` with a wrong core token, the
+ * core's request keys (issue 7 item 7), and the project limit held across two `api` processes writing the
+ * same store. */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,14 +63,29 @@ describe('api with a core', () => {
     expect(r.body).toMatchObject({ name: 'API_KEY', version: 1 });
   });
 
+  const sealCall = (key: string, auth?: string, plaintext = 'x') => fetch(`${core.url}/internal/seal`, {
+    method: 'POST',
+    headers: { ...(auth ? { authorization: auth } : {}), 'content-type': 'application/json', 'x-core-request-key': key },
+    body: JSON.stringify({ context: 'a/b/C', plaintext }),
+  });
+
   it('the core refuses internal calls without the shared token', async () => {
-    const bad = await fetch(`${core.url}/internal/seal`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ context: 'a/b/C', plaintext: 'x' }) });
-    expect(bad.status).toBe(401);
-    const wrongToken = await fetch(`${core.url}/internal/seal`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: JSON.stringify({ context: 'a/b/C', plaintext: 'x' }) });
-    expect(wrongToken.status).toBe(401);
-    const good = await fetch(`${core.url}/internal/seal`, { method: 'POST', headers: { authorization: `Bearer ${CORE_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ context: 'a/b/C', plaintext: 'x' }) });
+    expect((await sealCall('split-key-000000000001')).status).toBe(401);
+    expect((await sealCall('split-key-000000000001', 'Bearer nope')).status).toBe(401);
+    const good = await sealCall('split-key-000000000001', `Bearer ${CORE_TOKEN}`);
     expect(good.status).toBe(200);
-    expect((await good.json()).sealed).toMatch(/^v1\./);
+    expect((await good.json()).result).toMatch(/^v1\./);
+  });
+
+  it('a call repeated with its request key gets the first answer again: the core sealed once', async () => {
+    // Sealing draws a fresh nonce each time, so two seals of one value never match: equal answers are one seal.
+    const answers = await Promise.all([0, 1, 2].map(async () => (await (await sealCall('split-key-000000000002', `Bearer ${CORE_TOKEN}`)).json()).result));
+    expect(answers[0]).toMatch(/^v1\./);
+    expect(new Set(answers).size).toBe(1);
+    const other = await (await sealCall('split-key-000000000003', `Bearer ${CORE_TOKEN}`)).json();
+    expect(other.result).not.toBe(answers[0]);
+    const reused = await sealCall('split-key-000000000002', `Bearer ${CORE_TOKEN}`, 'another value');
+    expect([reused.status, (await reused.json()).code]).toEqual([422, 'request_key_reused']);
   });
 });
 

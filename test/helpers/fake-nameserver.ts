@@ -1,4 +1,5 @@
 import { soaSerial } from '../../providers/nameserver/zone-text';
+import { serialGreater } from '../../zonefiles';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges } from '../../providers/nameserver/port';
 
 export type Action =
@@ -24,7 +25,7 @@ export class FakeNameserver implements Nameserver {
     const serial = soaSerial(zoneText);
     const cur = this.served.get(name);
     if (cur && cur.text === zoneText && cur.dnssec === opts.dnssec) return;
-    if (cur && serial <= cur.serial && !(opts.dnssec && serial === cur.serial - this.signerBump)) {
+    if (cur && !serialGreater(serial, cur.serial) && !(opts.dnssec && serial === cur.serial - this.signerBump)) {
       throw new StaleSerialError(name, serial, cur.serial);
     }
     this.actions.push({ op: 'applyZone', zone: name, dnssec: opts.dnssec });
@@ -35,13 +36,16 @@ export class FakeNameserver implements Nameserver {
     const cur = this.served.get(name);
     const serial = soaSerial(zoneText);
     if (!cur) throw new Error(`zone ${name} is not served`);
-    if (serial <= cur.serial) throw new StaleSerialError(name, serial, cur.serial);
+    if (!serialGreater(serial, cur.serial)) throw new StaleSerialError(name, serial, cur.serial);
     this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort() });
     this.served.set(name, { text: zoneText, serial, dnssec: cur.dnssec });
   }
   async removeZone(name: string): Promise<void> {
     this.actions.push({ op: 'removeZone', zone: name });
     this.served.delete(name);
+  }
+  async zones(): Promise<string[]> {
+    return [...this.served.keys()];
   }
   async servedSerial(name: string): Promise<number | null> {
     return this.served.get(name)?.serial ?? null;

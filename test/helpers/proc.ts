@@ -104,8 +104,10 @@ export async function adminJson<T = Record<string, unknown>>(dataDir: string, ..
   return JSON.parse(r.stdout) as T;
 }
 
-/** Bootstraps an org with an admin user through the operator CLI; returns the admin's bearer token. */
+/** Bootstraps an org with an admin user through the operator CLI, creating the store first if there is none
+ * (`admin init`: the other admin commands refuse a data dir without one); returns the admin's bearer token. */
 export async function bootstrapWithCli(dataDir: string, org = 'acme', email = `owner@${org}.test`, plan = 'free'): Promise<string> {
+  await adminJson(dataDir, 'init');
   await Promise.all([adminJson(dataDir, 'org', 'create', org, '--plan', plan), adminJson(dataDir, 'user', 'create', email)]);
   const [, { token }] = await Promise.all([
     adminJson(dataDir, 'member', 'add', org, email, 'admin'),

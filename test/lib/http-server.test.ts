@@ -219,23 +219,57 @@ async function expectOverloaded(c: Client): Promise<void> {
 }
 
 describe('connection caps', () => {
-  it('refuses connections over the total with 503 overloaded, and admits again once one closes', async () => {
-    const port = await start(ok, { maxConnections: 3 });
-    const held = [await idle(port), await idle(port, '127.0.0.2'), await idle(port, '127.0.0.3')];
+  it('with every connection answering, refuses more with 503 overloaded, and admits again once one closes', async () => {
+    const polls = longPolls();
+    const port = await start(polls.handler, { maxConnections: 3 });
+    const held = await Promise.all(['127.0.0.1', '127.0.0.2', '127.0.0.3'].map(async (a) => {
+      const c = await open(port, a);
+      c.socket.write('GET /poll HTTP/1.1\r\nHost: t\r\n\r\n');
+      return c;
+    }));
+    await until(() => polls.waiting() === 3);
     await expectOverloaded(await open(port, '127.0.0.4'));
     held[0]!.socket.destroy();
     await held[0]!.closed;
-    await idle(port, '127.0.0.4');
+    const admitted = await open(port, '127.0.0.4');
+    admitted.socket.write('GET /poll HTTP/1.1\r\nHost: t\r\n\r\n');
+    await until(() => polls.waiting() === 4);
+    polls.release();
+    expect((await admitted.next()).status).toBe(200);
+  });
+
+  it('with every connection taken, a new one takes the place of the longest waiting of the address that waits most', async () => {
+    const port = await start(ok, { maxConnections: 4 });
+    const flood = [await open(port, '127.0.0.2'), await open(port, '127.0.0.2'), await open(port, '127.0.0.2')];
+    const other = await open(port, '127.0.0.3');
+    const fresh = await idle(port, '127.0.0.1');
+    await flood[0]!.closed;
+    expect(flood[0]!.received()).toBe('');
+    expect(flood[1]!.socket.destroyed || other.socket.destroyed).toBe(false);
+    fresh.socket.destroy();
   });
 
   it('never hands a refused connection to the HTTP parser: a request it sent is not handled', async () => {
+    const polls = longPolls();
     let handled = 0;
-    const port = await start((_req, res) => { handled++; res.end('ok'); }, { maxConnections: 1 });
-    await idle(port);
+    const port = await start((req, res) => { handled++; polls.handler(req, res); }, { maxConnections: 1 });
+    const busy = await open(port);
+    busy.socket.write('GET /poll HTTP/1.1\r\nHost: t\r\n\r\n');
+    await until(() => polls.waiting() === 1);
     const refused = await open(port, '127.0.0.2');
     refused.socket.write('POST /create HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n');
     await expectOverloaded(refused);
     expect(handled).toBe(1);
+    polls.release();
+  });
+
+  it('counts a request whose body comes at a trickle as waiting, not answered', async () => {
+    const port = await start((req, res) => { req.resume(); req.on('end', () => res.end('ok')); }, { maxWaitingConnectionsPerAddress: 2 });
+    const slow = await open(port);
+    slow.socket.write('POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nab');
+    await open(port);
+    await expectOverloaded(await open(port));
+    await idle(port, '127.0.0.2');
   });
 
   it('caps the waiting connections of one address, not of others', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keyedQueue } from '../../reconcilers/queue';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -42,5 +42,52 @@ describe('keyed queue', () => {
     for (const k of ['a', 'b', 'c']) q.add(k);
     await q.onIdle();
     expect(maxRunning).toBe(3);
+  });
+});
+
+describe('keyed queue deadlines', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('keeps one deadline per key, the earliest asked', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const runs: string[] = [];
+    const q = keyedQueue(1, async (k) => { runs.push(k); });
+    q.addAfter('k', 1_000);
+    q.addAfter('k', 5_000);
+    expect(q.waiting()).toBe(1);
+    q.addAfter('k', 200);
+    expect(q.waiting()).toBe(1);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(runs).toEqual(['k']);
+    expect(q.waiting()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(runs).toEqual(['k']);
+  });
+
+  it('clear drops queued keys and deadlines, lets a running key finish, and a cleared key can be queued again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const runs: string[] = [];
+    let release!: () => void;
+    const q = keyedQueue(1, async (k) => {
+      runs.push(k);
+      if (k === 'busy') await new Promise<void>((r) => { release = r; });
+    });
+    q.add('busy');
+    q.add('a');
+    q.add('busy');
+    q.addAfter('b', 1_000);
+    q.clear();
+    expect(q.waiting()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    release();
+    await q.onIdle();
+    expect(runs).toEqual(['busy']);
+    expect(q.busy()).toBe(false);
+    q.add('a');
+    await q.onIdle();
+    expect(runs).toEqual(['busy', 'a']);
   });
 });

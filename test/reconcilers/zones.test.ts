@@ -3,9 +3,10 @@ import { createLogger } from '../../lib/log';
 import type { Resolver } from '../../providers/resolver';
 import { createOrg } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
-import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, zoneStatusOf } from '../../store/zones';
+import { statusOf } from '../../store/status';
+import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../store/zones';
 import { zoneReconciler } from '../../reconcilers/zones';
-import { checkCnameConflict, renderZone } from '../../zonefiles';
+import { checkCnameConflict, renderZone, serialGreater } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
 import { FakeNameserver } from '../helpers/fake-nameserver';
 import { UnservableZoneError } from '../../providers/nameserver/port';
@@ -49,9 +50,10 @@ describe('zone reconciler', () => {
     ns.actions.length = 0;
     await r.reconcile('example.com', noAbort);
     expect(ns.actions).toEqual([]);
-    const st = await zoneStatusOf(store, 'example.com');
+    const st = await statusOf<ZoneFacts>(store, 'zone', 'example.com');
     const z = await zoneByName(store, 'example.com');
-    expect(st).toMatchObject({ observedGeneration: z!.generation, servedSerial: z!.serial, lastError: null });
+    expect(st).toMatchObject({ observedGeneration: z!.generation, facts: { servedSerial: z!.serial }, lastError: null });
+    expect(st!.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Served', observedGeneration: z!.generation })]);
   });
 
   it('serves the stored rrsets with the stored serial', async () => {
@@ -66,22 +68,22 @@ describe('zone reconciler', () => {
   it('does not mark a failed apply as converged and records the error', async () => {
     ns.failWith = 'knotc: connection refused';
     await expect(reconciler().reconcile('example.com', noAbort)).rejects.toThrow('connection refused');
-    const st = await zoneStatusOf(store, 'example.com');
+    const st = await statusOf<ZoneFacts>(store, 'zone', 'example.com');
     expect(st).toMatchObject({ observedGeneration: 0, lastError: 'knotc: connection refused' });
   });
 
   it('tells the tenant a reason and a message without server paths; operators keep the whole error', async () => {
     ns.failWith = "[example.com.] zone parser failed, file '/srv/hostplane/data/zones/example.com.zone' (RDATA overflow)";
     await expect(reconciler().reconcile('example.com', noAbort)).rejects.toThrow('zone parser failed');
-    const st = (await zoneStatusOf(store, 'example.com'))!;
-    expect(st).toMatchObject({ reason: 'apply_failed', lastError: ns.failWith });
-    expect(st.message).not.toMatch(/\/|knot|parser|\.zone/);
+    const st = (await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!;
+    expect(st).toMatchObject({ lastError: ns.failWith, conditions: [expect.objectContaining({ type: 'Ready', status: 'False', reason: 'ApplyFailed' })] });
+    expect(st.conditions[0]!.message).not.toMatch(/\/|knot|parser|\.zone/);
     const admin = (await readStatus(store)).zones.find((z) => z.zone === 'example.com');
-    expect(admin).toMatchObject({ reason: 'apply_failed', lastError: ns.failWith, converged: false });
+    expect(admin).toMatchObject({ lastError: ns.failWith, ready: false });
   });
 
   it('a stored zone whose name breaks the rule never reaches the nameserver: terminal status, others unaffected', async () => {
-    store.db.insert(zones).values({ name: '-evil.test', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' }).run();
+    store.db.insert(zones).values({ name: '-evil.test', uid: 'evil-lifetime', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' }).run();
     const knotLike = new FakeNameserver();
     // What the Knot adapter does with such a name: its configuration writer refuses it.
     knotLike.applyZone = async (name) => {
@@ -89,7 +91,7 @@ describe('zone reconciler', () => {
     };
     const r = zoneReconciler({ store, nameserver: knotLike, resolver, nameservers: NS, log: silent });
     await expect(r.reconcile('-evil.test', noAbort)).rejects.toBeInstanceOf(TerminalError);
-    expect(await zoneStatusOf(store, '-evil.test')).toMatchObject({ reason: 'invalid_zone_name', observedGeneration: 0 });
+    expect(await statusOf<ZoneFacts>(store, 'zone', '-evil.test')).toMatchObject({ conditions: [expect.objectContaining({ reason: 'InvalidZoneName', status: 'False' })], observedGeneration: 0 });
     await reconciler().reconcile('example.com', noAbort);
     expect(ns.served.has('example.com')).toBe(true);
     // Deleting it needs nothing from the nameserver.
@@ -104,28 +106,36 @@ describe('zone reconciler', () => {
     await deleteZone(store, { orgId, name: 'example.com', actor: 't' });
     await r.reconcile('example.com', noAbort);
     expect(ns.actions.at(-1)).toEqual({ op: 'removeZone', zone: 'example.com' });
-    expect(await zoneStatusOf(store, 'example.com')).toBeUndefined();
+    expect(await statusOf<ZoneFacts>(store, 'zone', 'example.com')).toBeUndefined();
   });
 
-  it('raises the stored serial above one a signer moved ahead, never backwards', async () => {
+  it('serves a serial above one the signer moved ahead, and never rewrites the zone\'s own serial', async () => {
     const r = reconciler();
     await r.reconcile('example.com', noAbort);
     const before = (await zoneByName(store, 'example.com'))!.serial;
-    ns.served.get('example.com')!.serial = before + 5;
-    await putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
-      rrset: { name: 'a.example.com', type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] } });
+    const moved = before + 5;
+    ns.served.get('example.com')!.serial = moved;
+    await putA('a.example.com', '192.0.2.1');
+    const desired = (await zoneByName(store, 'example.com'))!;
     expect(await r.reconcile('example.com', noAbort)).toEqual({ requeueAfterMs: 0 });
-    const raised = (await zoneByName(store, 'example.com'))!.serial;
-    expect(raised).toBeGreaterThan(before + 5);
     await r.reconcile('example.com', noAbort);
-    expect(await ns.servedSerial('example.com')).toBe(raised);
+    const served = (await ns.servedSerial('example.com'))!;
+    expect(serialGreater(served, moved)).toBe(true);
+    expect(await zoneByName(store, 'example.com')).toEqual(desired);
+    expect(await statusOf<ZoneFacts>(store, 'zone', 'example.com')).toMatchObject({
+      observedGeneration: desired.generation, facts: { servedSerial: served, renderedSerial: served },
+    });
+    // Stable: a second pass renders the same text and changes nothing.
+    ns.actions.length = 0;
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions).toEqual([]);
   });
 
   it('reads the signer DS back as an observed fact when DNSSEC is on', async () => {
     await setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' });
     await reconciler().reconcile('example.com', noAbort);
     expect(ns.actions).toEqual([{ op: 'applyZone', zone: 'example.com', dnssec: true }]);
-    expect((await zoneStatusOf(store, 'example.com'))!.dsObserved).toEqual(ns.dsRecords);
+    expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.signerDs).toEqual(ns.dsRecords);
   });
 
   it('sends a large zone only what changed, and serves the same text as a whole render', async () => {
@@ -188,13 +198,13 @@ describe('zone reconciler', () => {
     delegatedTo = [...NS];
     await reconciler().reconcile('example.com', noAbort);
     await new Promise((r) => setTimeout(r, 20));
-    expect((await zoneStatusOf(store, 'example.com'))!.delegated).toBe(true);
+    expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(true);
   });
 
   it('records no delegation when the parent points elsewhere', async () => {
     delegatedTo = ['ns1.elsewhere.test'];
     await reconciler().reconcile('example.com', noAbort);
     await new Promise((r) => setTimeout(r, 20));
-    expect((await zoneStatusOf(store, 'example.com'))!.delegated).toBe(false);
+    expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(false);
   });
 });

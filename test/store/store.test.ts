@@ -1,5 +1,6 @@
 /** The store (issue 2 part 2): durable SQLite settings, the append-only audit log, the change feed, generations,
- * and migrations that survive processes starting together on a fresh data dir. */
+ * and migrations that survive processes starting together on a fresh data dir. Group commit and the write
+ * contract: write.test.ts; feed pruning: feed.test.ts. */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +60,7 @@ describe('durability settings', () => {
 describe('audit log is append-only', () => {
   async function withRecord(): Promise<Store> {
     const { s } = fresh();
-    await s.write(() => appendAudit(s, { orgId: 1, event: 'test.event', actor: 'user:a@test', target: 't', details: { n: 1 } }, new Date()));
+    await s.write((tx) => appendAudit(tx, { orgId: 1, event: 'test.event', actor: 'user:a@test', target: 't', details: { n: 1 } }, new Date()));
     return s;
   }
 
@@ -86,7 +87,7 @@ describe('audit log is append-only', () => {
   it('appending still works after a refused change', async () => {
     const s = await withRecord();
     expect(() => rawSqlite(s).prepare('DELETE FROM audit').run()).toThrow();
-    await s.write(() => appendAudit(s, { orgId: 1, event: 'test.second', actor: 'a', target: 't' }, new Date()));
+    await s.write((tx) => appendAudit(tx, { orgId: 1, event: 'test.second', actor: 'a', target: 't' }, new Date()));
     expect(s.db.select().from(audit).all()).toHaveLength(2);
   });
 });
@@ -207,35 +208,6 @@ describe('migrations', () => {
     stores.push(s);
     expect(rawSqlite(s).prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(readMigrationFiles({ migrationsFolder: join(ROOT, 'store', 'migrations') }).length);
   }, 20_000);
-});
-
-describe('group commit', () => {
-  it('writes of one turn share one commit, each in its own savepoint: one that throws rolls back alone', async () => {
-    const { s } = fresh();
-    const results = await Promise.allSettled([
-      createOrg(s, 'one', 'free'),
-      s.write((tx) => {
-        tx.insert(audit).values({ orgId: 1, at: 'x', event: 'half.done', actor: 'a', target: 't', details: {} }).run();
-        throw new Error('changed my mind');
-      }),
-      createOrg(s, 'two', 'free'),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect((results[1] as PromiseRejectedResult).reason.message).toBe('changed my mind');
-    expect(await orgBySlug(s, 'one')).toBeDefined();
-    expect(await orgBySlug(s, 'two')).toBeDefined();
-    expect(s.db.select().from(audit).where(eq(audit.event, 'half.done')).all()).toEqual([]);
-    // Settled means committed: a second connection, which sees only committed data, has both orgs.
-    const other = new Database(rawSqlite(s).name, { readonly: true });
-    expect(other.prepare('SELECT count(*) AS n FROM orgs').get()).toEqual({ n: 2 });
-    other.close();
-  });
-
-  it('a write issued in a later turn is its own transaction and sees the earlier ones', async () => {
-    const { s } = fresh();
-    await createOrg(s, 'first', 'free');
-    await expect(createOrg(s, 'first', 'free')).rejects.toMatchObject({ code: 'org_exists' });
-  });
 });
 
 describe('what the data dir lets others read', () => {

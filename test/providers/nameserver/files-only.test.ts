@@ -8,7 +8,8 @@ import { createLogger } from '../../../lib/log';
 import { zoneReconciler } from '../../../reconcilers/zones';
 import { createOrg } from '../../../store/accounts';
 import { openStore } from '../../../store/db';
-import { createZone, deleteZone, zoneStatusOf } from '../../../store/zones';
+import { statusOf } from '../../../store/status';
+import { createZone, deleteZone, type ZoneFacts } from '../../../store/zones';
 
 const silent = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
 
@@ -28,10 +29,10 @@ describe('without knotd: the files-only nameserver', () => {
     await r.reconcile('example.com', new AbortController().signal);
     const file = join(dir, 'zones', 'example.com.zone');
     expect(readFileSync(file, 'utf8')).toMatch(/^\$ORIGIN example\.com\.\n@ 3600 IN SOA ns1\.hostplane\.test\. /);
-    const st = await zoneStatusOf(store, 'example.com');
-    expect(st).toMatchObject({ servedSerial: null });
+    const st = await statusOf<ZoneFacts>(store, 'zone', 'example.com');
+    expect(st).toMatchObject({ facts: { servedSerial: null } });
     expect(st!.lastError).toMatch(/nameserver not running: knotd is not installed/);
-    expect(st).toMatchObject({ reason: 'nameserver_down', message: expect.not.stringMatching(/\//) });
+    expect(st!.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'False', reason: 'NameserverDown', message: expect.not.stringMatching(/\//) })]);
     await deleteZone(store, { orgId: id, name: 'example.com', actor: 't' });
     await r.reconcile('example.com', new AbortController().signal);
     expect(existsSync(file)).toBe(false);

@@ -3,7 +3,8 @@
  * port, writes zones through the adapter and checks what a resolver (or a secondary) gets back over DNS.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -307,7 +308,7 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect(axfr.answers?.some((a) => a.type === 'TXT')).toBe(true);
   });
 
-  it('start() takes over from a knotd left running on its directory', async () => {
+  it('start() with takeOver stops a knotd left running on its directory and serves in its place', async () => {
     const first = await startKnot([{ name: ZONE, dnssec: false }]);
     await first.ns.applyZone(ZONE, zoneText(4), { dnssec: false });
     await first.ns.stop();
@@ -319,7 +320,7 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     });
     await eventually('the orphan to serve', async () => ((await query(first.server, ZONE, 'SOA', { timeoutMs: 200 })).rcode === 'NOERROR' ? true : undefined));
 
-    const second = createKnotNameserver(first.opts);
+    const second = createKnotNameserver({ ...first.opts, takeOver: true });
     cleanups.push(() => second.stop());
     await second.start([{ name: ZONE, dnssec: false }]);
 
@@ -327,4 +328,80 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect(second.health().pid).not.toBe(orphan.pid);
     expect(await second.servedSerial(ZONE)).toBe(4);
   });
+
+  it('start() without takeOver fails beside a knotd running on its directory and leaves it serving as it was', async () => {
+    const first = await startKnot([{ name: ZONE, dnssec: false }]);
+    await first.ns.applyZone(ZONE, zoneText(4), { dnssec: false });
+    const config = readFileSync(join(first.opts.dir, 'knot.conf'), 'utf8');
+
+    const second = createKnotNameserver(first.opts);
+    cleanups.push(() => second.stop());
+    await expect(second.start([])).rejects.toThrow(/already running on .*knot\.sock/);
+
+    expect(first.ns.health()).toMatchObject({ running: true, restarts: 0 });
+    expect(await first.ns.servedSerial(ZONE)).toBe(4);
+    expect(readFileSync(join(first.opts.dir, 'knot.conf'), 'utf8')).toBe(config);
+  });
+});
+
+describe.skipIf(!hasKnot())(knotTitle('knot supervision backs off'), () => {
+  /** A knotd that records the time of each launch in `dir/launches` (milliseconds), then runs knotd: for
+   * `liveMs`, or for good without it. */
+  function countingKnotd(dir: string, liveMs?: number): { path: string; launches: () => number[] } {
+    const log = join(dir, 'launches');
+    const path = join(dir, 'knotd');
+    const run = liveMs === undefined
+      ? `exec ${findKnot()!.knotd} "$@"`
+      // Killed with its wrapper, so that no knotd outlives the test holding the port.
+      : `${findKnot()!.knotd} "$@" & pid=$!\ntrap 'kill $pid; wait $pid; exit 1' TERM\nsleep ${liveMs / 1000} & wait $!\nkill $pid; wait $pid`;
+    writeFileSync(path, `#!/bin/sh\necho $(($(date +%s%N) / 1000000)) >> ${log}\n${run}\n`, { mode: 0o755 });
+    const launches = (): number[] => {
+      try {
+        return readFileSync(log, 'utf8').trim().split('\n').map(Number);
+      } catch {
+        return [];
+      }
+    };
+    return { path, launches };
+  }
+
+  it('while its DNS port is held by another program: a few launches in 3 s, and health() says why', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const tcp = createServer();
+    const udp = createSocket('udp4');
+    await new Promise<void>((resolve) => tcp.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      tcp.close();
+      udp.close();
+    });
+    const knotd = countingKnotd(dir);
+    const ns = createKnotNameserver({ dir: join(dir, 'knot'), zonesDir: join(dir, 'zones'), listen: `127.0.0.1:${port}`, knotd: knotd.path });
+    cleanups.push(() => ns.stop());
+
+    await expect(ns.start([])).rejects.toThrow(/address already in use/);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+
+    // 250 ms doubling: launches at about 0, 0.25, 0.75 and 1.75 s, the next at 3.75 s.
+    expect(knotd.launches().length).toBeGreaterThanOrEqual(3);
+    expect(knotd.launches().length).toBeLessThanOrEqual(5);
+    expect(ns.health()).toMatchObject({ running: false, pid: null, lastError: expect.stringMatching(/address already in use/) });
+  });
+
+  it('when knotd exits soon after it came up, each restart waits longer than the one before', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const knotd = countingKnotd(dir, 500);
+    const ns = createKnotNameserver({ dir: join(dir, 'knot'), zonesDir: join(dir, 'zones'), listen: `127.0.0.1:${port}`, knotd: knotd.path });
+    cleanups.push(() => ns.stop());
+    await ns.start([]);
+
+    await eventually('five launches', async () => (knotd.launches().length >= 5 ? true : undefined), 15_000);
+    const [a, b, , d, e] = knotd.launches() as [number, number, number, number, number];
+    // Each cycle is the 500 ms run, the start and the delay: 250 ms, then 500, 1000 and 2000. Had a knotd
+    // that answered reset the backoff, every cycle would take the same time.
+    expect((e - d) - (b - a)).toBeGreaterThan(1000);
+    expect(ns.health().restarts).toBeGreaterThanOrEqual(4);
+  }, 30_000);
 });

@@ -1,0 +1,197 @@
+/**
+ * Change latency at a steady cadence (issue 7 item 9): hostplane (`serve` with its managed Knot DNS) side by
+ * side with PowerDNS (gsqlite3, which answers from its database) in one run. One zone of 100 rrsets on each
+ * (SOA, apex NS, the changed `c.<zone>` A and 97 more); one change of `c` every 25 ms; for each change, the
+ * time from the start of the write request (putRRset; PowerDNS: PATCH zone) to the new address being answered
+ * on the DNS port, polled over UDP about every millisecond from the write's answer on. Also hostplane's part
+ * of it after the write was acknowledged, and its zone reconcile passes (from serve's /metrics): their mean
+ * duration, which includes what follows the apply (the read-back of the served serial, the status write).
+ *
+ * The series are cut in rounds taken in the order H P P H ..., so that drift in the machine's load hits both
+ * alike. A change starts on its 25 ms tick, or as soon as the previous one is served when that is later (the
+ * line counts those as late). One line per side on stdout, hostplane's with the issue's aims: p50 within 1.5×
+ * PowerDNS's, p99 no worse than PowerDNS's.
+ *
+ *   npx tsx bench/dns-latency.ts                      (also run by `npm run bench`)
+ *   npx tsx bench/dns-latency.ts --changes 100        (per side; default 400)
+ *   npx tsx bench/dns-latency.ts --cpu-prof DIR       (V8 CPU profile of serve into DIR)
+ *
+ * PowerDNS comes from bench/pdns/setup.sh (apt-get) when missing. Loopback only; bounded (about a minute; a
+ * watchdog ends it after 150 s whatever hangs); every child process and the temp dir are removed at the end,
+ * also on failure. Exits non-zero if a server does not start or a hostplane change failed.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { assertLoopback, freePorts, ms, sleep, stats } from './dns-lib';
+import { ensurePowerDns, startPowerDns, type PowerDns } from './dns-pdns';
+import { DnsProbe } from './dns-query';
+import {
+  addressOf, bootstrap, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, pdnsSide, servedAfter, setupWrite, startServe,
+  waitServed, write, zonePasses, type Side,
+} from './dns-sides';
+import { guard, type ChildServer } from './lib';
+
+const ZONE = 'latency.test';
+/** Rrsets in the zone, counting the SOA and the apex NS. */
+const RRSETS = 100;
+const CADENCE_MS = 25;
+const ROUNDS = 4;
+/** Unmeasured changes before the first round of each side (JIT, caches). */
+const WARMUP = 20;
+/** A change not served within this long counts as failed. */
+const CHANGE_TIMEOUT_MS = 5_000;
+const SETUP_TIMEOUT_MS = 30_000;
+const WATCHDOG_MS = 150_000;
+const AIM = { p50Ratio: 1.5 };
+
+interface Series {
+  /** Write start to new answer. */
+  total: number[];
+  /** The write request alone. */
+  acked: number[];
+  /** Write answered to new answer. */
+  afterAck: number[];
+  late: number;
+  failed: number;
+  firstError: string | null;
+}
+
+const emptySeries = (): Series => ({ total: [], acked: [], afterAck: [], late: 0, failed: 0, firstError: null });
+
+/** `count` changes of `c.<zone>` A, one per CADENCE_MS tick; `next` numbers the addresses across rounds. */
+async function changes(side: Side, count: number, next: { n: number }, into: Series | null): Promise<void> {
+  const probe = new DnsProbe(side.dns);
+  const fqdn = `c.${ZONE}`;
+  try {
+    let tick = performance.now();
+    for (let i = 0; i < count; i++) {
+      tick += CADENCE_MS;
+      const wait = tick - performance.now();
+      if (wait > 0) await sleep(wait);
+      else if (into) into.late++;
+      const address = addressOf(++next.n, 172);
+      const t0 = performance.now();
+      try {
+        await write(side, ZONE, fqdn, address);
+      } catch (e) {
+        if (into) {
+          into.failed++;
+          into.firstError ??= (e as Error).message;
+        }
+        continue;
+      }
+      const t1 = performance.now();
+      const after = await servedAfter(probe, fqdn, address, t1, CHANGE_TIMEOUT_MS);
+      if (!into) continue;
+      if (after === null) {
+        into.failed++;
+        into.firstError ??= `${fqdn} A ${address} not served within ${CHANGE_TIMEOUT_MS} ms`;
+        continue;
+      }
+      into.acked.push(t1 - t0);
+      into.afterAck.push(after);
+      into.total.push(t1 - t0 + after);
+      // A tick missed while waiting is not made up for: the next change starts now at the earliest.
+      tick = Math.max(tick, performance.now() - CADENCE_MS);
+    }
+  } finally {
+    probe.close();
+  }
+}
+
+export interface LatencyBenchOptions { cpuProfDir?: string; changes?: number }
+
+export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
+  const perSide = opts.changes ?? 400;
+  const tmp = mkdtempSync(join(tmpdir(), 'hostplane-latencybench-'));
+  const hpData = join(tmp, 'hostplane');
+  const pdnsDir = join(tmp, 'pdns');
+  mkdirSync(hpData);
+  mkdirSync(pdnsDir);
+  let serve: ChildServer | undefined;
+  let pdns: PowerDns | null = null;
+  const release = guard('dns-latency', tmp, () => [serve?.child, pdns?.child], WATCHDOG_MS);
+  try {
+    out(`context: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const installed = ensurePowerDns(note);
+    const [hpDnsPort, pdnsDnsPort, pdnsApiPort] = (await freePorts(3)) as [number, number, number];
+    const pdnsStarting = startPowerDns({ dir: pdnsDir, dnsPort: pdnsDnsPort, apiPort: pdnsApiPort, ...installed, logFile: join(tmp, 'pdns.log') });
+    pdnsStarting.catch(() => undefined);
+    const token = await bootstrap(hpData, 'pro');
+    serve = startServe({ data: hpData, dnsPort: hpDnsPort, cpuProfDir: opts.cpuProfDir });
+    const hp = hostplaneSide(await serve.ready, token, hpDnsPort);
+    const metrics = await serve.metrics;
+    if (!metrics) throw new Error('serve printed no metrics URL');
+    pdns = await pdnsStarting;
+    const pd = pdnsSide(pdns);
+    for (const s of [hp, pd]) assertLoopback(s.url);
+
+    await hostplaneCall(hp, 'POST', `/v1/orgs/${ORG}/dns/zones`, { name: ZONE });
+    await pdns.api('POST', '/api/v1/servers/localhost/zones', { name: `${ZONE}.`, kind: 'Native', nameservers: NAMESERVERS.map((n) => `${n}.`) }, 201);
+    for (const side of [hp, pd]) {
+      for (let i = 0; i < RRSETS - 3; i++) await setupWrite(side, ZONE, `r${i}.${ZONE}`, addressOf(i));
+      await setupWrite(side, ZONE, `c.${ZONE}`, '192.0.2.1');
+      await waitServed(side, `c.${ZONE}`, '192.0.2.1', ZONE, SETUP_TIMEOUT_MS);
+    }
+
+    const series = { hostplane: emptySeries(), pdns: emptySeries() };
+    const next = { hostplane: { n: 0 }, pdns: { n: 0 } };
+    for (const side of [hp, pd]) await changes(side, WARMUP, next[side.name], null);
+    const passesBefore = await zonePasses(metrics);
+    const perRound = Math.ceil(perSide / ROUNDS);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of round % 2 === 0 ? [hp, pd] : [pd, hp]) await changes(side, perRound, next[side.name], series[side.name]);
+    }
+    const passesAfter = await zonePasses(metrics);
+
+    const line = (side: Side): { p50: number; p99: number; text: string } => {
+      const r = series[side.name];
+      const t = stats(r.total);
+      const a = stats(r.acked);
+      const after = stats(r.afterAck);
+      let text = `${side.name} change-latency zone=${RRSETS} rrsets every ${CADENCE_MS}ms: write start to served p50=${ms(t.p50)} p99=${ms(t.p99)}`
+        + ` max=${ms(t.max)} n=${t.n} (write acknowledged p50=${ms(a.p50)} p99=${ms(a.p99)}; served after the acknowledgement p50=${ms(after.p50)}`
+        + ` p99=${ms(after.p99)}) late=${r.late} failed=${r.failed}${r.firstError ? ` (first: ${r.firstError})` : ''}`;
+      if (side.name === 'hostplane') {
+        const passes = passesAfter.count - passesBefore.count;
+        const seconds = passesAfter.seconds - passesBefore.seconds;
+        text += `; zone reconcile passes=${passes} mean=${passes > 0 ? ms((seconds / passes) * 1000) : 'n/a'}`;
+      }
+      return { p50: t.p50, p99: t.p99, text };
+    };
+    const h = line(hp);
+    const p = line(pd);
+    const hr = series.hostplane;
+    const ok = hr.failed === 0 && hr.total.length > 0;
+    const aim = (met: boolean, what: string): string => ` [aim ${what}: ${met ? 'met' : 'MISSED'}]`;
+    out(`${h.text}${aim(h.p50 <= AIM.p50Ratio * p.p50, `p50 ≤${AIM.p50Ratio}× pdns (${ms(AIM.p50Ratio * p.p50)})`)}`
+      + `${aim(h.p99 <= p.p99, `p99 ≤ pdns (${ms(p.p99)})`)}${aim(hr.failed === 0, 'no failed change')}`);
+    out(p.text);
+    out(`context: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
+    return ok ? 0 : 1;
+  } finally {
+    await Promise.all([serve?.stop(opts.cpuProfDir ? 20_000 : 5000), pdns?.stop()]);
+    rmSync(tmp, { recursive: true, force: true });
+    release();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' } } });
+  main({
+    cpuProfDir: values['cpu-prof'],
+    changes: values.changes === undefined ? undefined : Number(values.changes),
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`bench dns-latency: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

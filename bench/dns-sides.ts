@@ -1,0 +1,172 @@
+/**
+ * The two sides of the DNS benches: hostplane (`serve` with its managed Knot DNS) and PowerDNS, each reached
+ * through its own API for writes and on its DNS port for answers; and how hostplane's serve is started and
+ * bootstrapped for a bench.
+ */
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { sleep } from './dns-lib';
+import { pdnsRRset, type PowerDns } from './dns-pdns';
+import { DnsProbe } from './dns-query';
+import { BENCH_DIR, REPO, runJson, spawnServer, TSX, type ChildServer } from './lib';
+
+export const HOSTPLANE = join(REPO, 'bin', 'hostplane');
+export const ORG = 'bench';
+export const EMAIL = 'bench@example.com';
+export const NAMESERVERS = ['ns1.hostplane.net', 'ns2.hostplane.net'];
+const LOOPBACK_RESOLVER = join(BENCH_DIR, 'dns-loopback-resolver.mjs');
+
+export type SideName = 'hostplane' | 'pdns';
+
+export interface WriteRequest { method: 'PUT' | 'PATCH'; path: string; body: string }
+
+export interface Side {
+  name: SideName;
+  url: string;
+  headers: Record<string, string>;
+  dns: { host: string; port: number };
+  writeRequest(zone: string, fqdn: string, address: string): WriteRequest;
+}
+
+export const out = (line: string): void => void process.stdout.write(`${line}\n`);
+export const note = (line: string): void => void process.stderr.write(`# ${line}\n`);
+
+/** 10.x.y.z for the i-th address: distinct for every i below 2^24. */
+export const addressOf = (i: number, net = 10): string => `${net}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+
+export function hostplaneSide(url: string, token: string, dnsPort: number): Side {
+  return {
+    name: 'hostplane',
+    url,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    dns: { host: '127.0.0.1', port: dnsPort },
+    writeRequest: (zone, fqdn, address) => ({
+      method: 'PUT',
+      path: `/v1/orgs/${ORG}/dns/zones/${zone}/rrsets/${fqdn}/A`,
+      body: JSON.stringify({ records: [{ content: address }], ttl: 300 }),
+    }),
+  };
+}
+
+export function pdnsSide(p: PowerDns): Side {
+  return {
+    name: 'pdns',
+    url: p.apiUrl,
+    headers: { 'x-api-key': p.apiKey, 'content-type': 'application/json' },
+    dns: p.dns,
+    writeRequest: (zone, fqdn, address) => ({
+      method: 'PATCH',
+      path: `/api/v1/servers/localhost/zones/${zone}.`,
+      body: JSON.stringify({ rrsets: [pdnsRRset(fqdn, address)] }),
+    }),
+  };
+}
+
+/** One write through fetch; throws unless it answered 2xx. */
+export async function write(side: Side, zone: string, fqdn: string, address: string): Promise<void> {
+  const r = side.writeRequest(zone, fqdn, address);
+  const res = await fetch(`${side.url}${r.path}`, { method: r.method, headers: side.headers, body: r.body });
+  const text = await res.text();
+  if (res.status < 200 || res.status > 299) throw new Error(`${side.name} ${r.method} ${r.path}: ${res.status} ${text.slice(0, 300)}`);
+}
+
+/** A write that is setup, not measurement: retried a few times (PowerDNS answers 500 "database is locked"
+ * now and then). */
+export async function setupWrite(side: Side, zone: string, fqdn: string, address: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write(side, zone, fqdn, address);
+    } catch (e) {
+      if (attempt >= 5) throw e;
+      await sleep(100 * attempt);
+    }
+  }
+}
+
+/** Waits until `fqdn` is answered with exactly `address` (polled about every millisecond); the time from
+ * `since` it took, or null after `timeoutMs`. */
+export async function servedAfter(probe: DnsProbe, fqdn: string, address: string, since: number, timeoutMs: number): Promise<number | null> {
+  for (;;) {
+    const got = await probe.addresses(fqdn, 250);
+    const now = performance.now();
+    if (got.length === 1 && got[0] === address) return now - since;
+    if (now - since > timeoutMs) return null;
+    await sleep(1);
+  }
+}
+
+export async function waitServed(side: Side, fqdn: string, address: string, what: string, timeoutMs: number): Promise<number> {
+  const probe = new DnsProbe(side.dns);
+  try {
+    const took = await servedAfter(probe, fqdn, address, performance.now(), timeoutMs);
+    if (took === null) throw new Error(`${side.name}: ${what} not served within ${timeoutMs / 1000} s`);
+    return took;
+  } finally {
+    probe.close();
+  }
+}
+
+export interface ServeOptions {
+  data: string;
+  dnsPort: number;
+  /** V8 CPU profiles into this directory: serve then runs from the sources through tsx (readable profiles),
+   * since node refuses --cpu-prof in NODE_OPTIONS. */
+  cpuProfDir?: string;
+  plansFile?: string;
+  extraArgs?: string[];
+}
+
+/**
+ * `hostplane serve` as operators run it (./bin/hostplane), on loopback, its delegation lookups answered by
+ * its own nameserver (dns-loopback-resolver.mjs) and its metrics on a free port.
+ */
+export function startServe(o: ServeOptions): ChildServer {
+  const serveArgs = [
+    'serve', '--port', '0', '--data', o.data, '--dns-listen', `127.0.0.1:${o.dnsPort}`, '--nameservers', NAMESERVERS.join(','),
+    '--metrics-listen', '127.0.0.1:0', ...(o.plansFile ? ['--plans', o.plansFile] : []), ...(o.extraArgs ?? []), ...(process.env.HP_EXP_SERVE_ARGS ? process.env.HP_EXP_SERVE_ARGS.split(' ') : []), // EXP
+  ];
+  const env = { ...process.env, BENCH_DNS_RESOLVER: `127.0.0.1:${o.dnsPort}` };
+  if (o.cpuProfDir) {
+    const nodeArgs = ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir), '--import', TSX, '--import', LOOPBACK_RESOLVER];
+    return spawnServer('hostplane', process.execPath, [...nodeArgs, join(REPO, 'cli', 'main.ts'), ...serveArgs], { env, timeoutMs: 60_000 });
+  }
+  const nodeOptions = [process.env.NODE_OPTIONS ?? '', `--import ${LOOPBACK_RESOLVER}`].join(' ').trim();
+  return spawnServer('hostplane', HOSTPLANE, serveArgs, { env: { ...env, NODE_OPTIONS: nodeOptions }, timeoutMs: 60_000 });
+}
+
+export const admin = (data: string, ...args: string[]): Promise<Record<string, unknown>> => runJson(HOSTPLANE, ['admin', '--data', data, ...args]);
+
+/** The bench org (on `plan`) with an admin user, through the operator CLI; returns the user's token. */
+export async function bootstrap(data: string, plan: string, plansFile?: string): Promise<string> {
+  const plans = plansFile ? ['--plans', plansFile] : [];
+  // The store the other admin commands need.
+  await admin(data, 'init');
+  await admin(data, 'org', 'create', ORG, '--plan', plan, ...plans);
+  await admin(data, 'user', 'create', EMAIL);
+  const [, issued] = await Promise.all([admin(data, 'member', 'add', ORG, EMAIL, 'admin'), admin(data, 'token', 'create', EMAIL)]);
+  if (typeof issued.token !== 'string') throw new Error(`token create printed no token: ${JSON.stringify(issued)}`);
+  return issued.token;
+}
+
+/** A hostplane API call that must answer 200. */
+export async function hostplaneCall(side: Side, method: string, path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${side.url}${path}`, { method, headers: side.headers, body: JSON.stringify(body) });
+  if (res.status !== 200) throw new Error(`hostplane ${method} ${path}: ${res.status} ${await res.text()}`);
+}
+
+/** Zone reconcile passes serve has run so far (`ok`: those that succeeded), and the seconds they took, from its
+ * /metrics. */
+export async function zonePasses(metricsUrl: string): Promise<{ count: number; ok: number; seconds: number }> {
+  const text = await (await fetch(metricsUrl)).text();
+  const p = { count: 0, ok: 0, seconds: 0 };
+  for (const m of text.matchAll(/^hostplane_reconcile_duration_seconds_(count|sum)\{([^}]*)\} (\S+)$/gm)) {
+    if (!m[2]!.includes('kind="zone"')) continue;
+    const v = Number(m[3]);
+    if (m[1] === 'sum') p.seconds += v;
+    else {
+      p.count += v;
+      if (m[2]!.includes('outcome="ok"')) p.ok += v;
+    }
+  }
+  return p;
+}

@@ -1,0 +1,321 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../lib/log';
+import { startRunner, type Runner } from '../../reconcilers/runner';
+import { identityWatch, TerminalError, type Reconciler, type Result } from '../../reconcilers/types';
+import { openStore, type Store } from '../../store/db';
+import { changesSince, onChanges, recordChange, type Change, type ChangeKind } from '../../store/feed';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** A logger whose lines the test reads. */
+function capturedLog() {
+  const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
+  const log = createLogger({ level: 'debug', destination: new Writable({ write: (c, _e, cb) => { lines.push(JSON.parse(String(c))); cb(); } }) });
+  return { log, lines, messages: (msg: string) => lines.filter((l) => l.msg === msg) };
+}
+
+const change = (s: Store, kind: ChangeKind, key: string) => s.write(async (tx) => { await recordChange(s, tx, kind, key, new Date()); });
+
+/** A reconciler of the keys of `zone` changes whose passes answer what `answer` says. */
+function fakeReconciler(answer: (key: string, signal: AbortSignal) => Promise<Result> | Result, keys: () => Promise<string[]> = async () => []) {
+  const runs: { key: string; at: number }[] = [];
+  const r: Reconciler = {
+    kind: 'fake',
+    watches: [identityWatch('zone')],
+    keys,
+    reconcile: async (key, signal) => {
+      runs.push({ key, at: Date.now() });
+      return answer(key, signal);
+    },
+  };
+  return { r, runs, keys: () => runs.map((x) => x.key) };
+}
+
+describe('runner', () => {
+  let store: Store;
+  let runner: Runner | undefined;
+  let logged: ReturnType<typeof capturedLog>;
+  const start = async (reconcilers: Reconciler[], o: { pollMs?: number; resyncMs?: number } = {}) => {
+    runner = await startRunner({ store, reconcilers, log: logged.log, pollMs: o.pollMs ?? HOUR, resyncMs: o.resyncMs ?? DAY });
+    return runner;
+  };
+  const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+
+  beforeEach(() => {
+    store = openStore(':memory:');
+    logged = capturedLog();
+    runner = undefined;
+  });
+  afterEach(async () => {
+    await runner?.stop();
+    store.close();
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('backs off exponentially up to a cap, and a success starts over', async () => {
+    fakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    let failing = true;
+    const f = fakeReconciler(() => {
+      if (failing) throw new Error('nameserver down');
+      return {};
+    }, async () => ['a']);
+    const r = await start([f.r]);
+    await r.idle();
+    for (let i = 0; i < 8; i++) await vi.advanceTimersToNextTimerAsync();
+    const gaps = (from: number) => f.runs.slice(from + 1).map((x, i) => x.at - f.runs[from + i]!.at);
+    expect(gaps(0)).toEqual([500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+    expect(logged.messages('reconcile failed; retrying').map((l) => l.retryInMs)).toEqual([500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+
+    failing = false;
+    await vi.advanceTimersToNextTimerAsync();
+    expect(f.runs).toHaveLength(10);
+    expect(r.pending()).toBe(0);
+
+    failing = true;
+    r.nudge('zone', 'a');
+    await r.idle();
+    await vi.advanceTimersToNextTimerAsync();
+    expect(gaps(10)).toEqual([500]);
+  });
+
+  it('runs a requeue once, at its time; an earlier requeue replaces a later one', async () => {
+    fakeTimers();
+    const answers: Result[] = [{ requeueAfterMs: 60_000 }, { requeueAfterMs: 1_000 }, { requeueAfterMs: 5_000 }, {}];
+    const f = fakeReconciler(() => answers.shift() ?? {}, async () => ['a']);
+    const r = await start([f.r]);
+    await r.idle();
+    expect(r.pending()).toBe(1);
+    r.nudge('zone', 'a');
+    await r.idle();
+    expect(r.pending()).toBe(1);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(f.runs).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(f.runs).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(f.runs.map((x) => x.at - f.runs[0]!.at)).toEqual([0, 0, 1_000, 6_000]);
+    expect(r.pending()).toBe(0);
+    // The 60 s requeue of the first pass was replaced, not kept beside.
+    await vi.advanceTimersByTimeAsync(HOUR - 1);
+    expect(f.runs).toHaveLength(4);
+  });
+
+  it('2,000 passes of one key leave one pending deadline, which runs one pass', async () => {
+    fakeTimers();
+    const f = fakeReconciler(() => ({ requeueAfterMs: 600_000 }));
+    const r = await start([f.r]);
+    const t0 = Date.now();
+    for (let i = 0; i < 2_000; i++) {
+      r.nudge('zone', 'k');
+      await r.idle();
+      // Later passes ask for later deadlines: those are dropped.
+      if (i % 100 === 99) await vi.advanceTimersByTimeAsync(1_000);
+    }
+    expect(f.runs).toHaveLength(2_000);
+    expect(r.pending()).toBe(1);
+    // The key's deadline, the poll and the resync.
+    expect(vi.getTimerCount()).toBe(3);
+    await vi.advanceTimersByTimeAsync(t0 + 600_000 - Date.now());
+    expect(f.runs).toHaveLength(2_001);
+    expect(r.pending()).toBe(1);
+  });
+
+  it('does not retry a TerminalError until a new change of the key', async () => {
+    fakeTimers();
+    const f = fakeReconciler(() => { throw new TerminalError('the zone name is not ours to serve'); }, async () => ['a']);
+    const r = await start([f.r]);
+    await r.idle();
+    expect(r.pending()).toBe(0);
+    await vi.advanceTimersByTimeAsync(30 * 60_000);
+    expect(f.runs).toHaveLength(1);
+    expect(logged.messages('reconcile failed for good; waiting for a new desired state')).toHaveLength(1);
+    await change(store, 'zone', 'a');
+    await r.idle();
+    expect(f.keys()).toEqual(['a', 'a']);
+  });
+
+  it('routes a change through every watch to the keys it maps to', async () => {
+    const bundles: string[] = [];
+    const placedOn: Record<string, string[]> = { 7: ['node-a', 'node-b'] };
+    const bundle: Reconciler = {
+      kind: 'bundle',
+      watches: [
+        { kind: 'secret', keys: async (project) => placedOn[project] ?? [] },
+        identityWatch('placement'),
+      ],
+      keys: async () => [],
+      reconcile: async (key) => { bundles.push(key); return {}; },
+    };
+    const zones = fakeReconciler(() => ({}));
+    const r = await start([bundle, zones.r]);
+    await change(store, 'secret', '7');
+    await r.idle();
+    expect(bundles.sort()).toEqual(['node-a', 'node-b']);
+    await change(store, 'zone', 'example.com');
+    await change(store, 'placement', 'node-c');
+    await change(store, 'secret', '8');
+    await r.idle();
+    expect(bundles.sort()).toEqual(['node-a', 'node-b', 'node-c']);
+    expect(zones.keys()).toEqual(['example.com']);
+  });
+
+  it('a commit in this process wakes its watchers at once, without the poll; so does a nudge', async () => {
+    const f = fakeReconciler(() => ({}));
+    const r = await start([f.r], { pollMs: HOUR });
+    await change(store, 'zone', 'example.com');
+    await r.idle();
+    expect(f.keys()).toEqual(['example.com']);
+    r.nudge('zone', 'other.example');
+    await r.idle();
+    expect(f.keys()).toEqual(['example.com', 'other.example']);
+  });
+
+  it("picks up another process's change from the poll, and does not run this process's change again for it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
+    const other = openStore(dir);
+    store.close();
+    store = openStore(dir);
+    try {
+      const f = fakeReconciler(() => ({}));
+      const r = await start([f.r], { pollMs: 20 });
+      await change(other, 'zone', 'from-other.example');
+      await change(store, 'zone', 'from-this.example');
+      await vi.waitFor(() => expect(f.keys()).toContain('from-other.example'), { timeout: 2_000 });
+      // Several polls pass over both changes.
+      await new Promise((done) => setTimeout(done, 150));
+      await r.idle();
+      expect(f.keys().sort()).toEqual(['from-other.example', 'from-this.example']);
+    } finally {
+      await runner?.stop();
+      other.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stop leaves no timer and no running reconcile, and nothing wakes it after', async () => {
+    fakeTimers();
+    let running = 0;
+    const f = fakeReconciler(async (key, signal) => {
+      if (key !== 'slow') return { requeueAfterMs: 1_000 };
+      running++;
+      try {
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      } finally {
+        running--;
+      }
+      return {};
+    }, async () => ['fast', 'slow']);
+    const r = await start([f.r], { pollMs: 100, resyncMs: 60_000 });
+    expect(running).toBe(1);
+    expect(r.pending()).toBe(1);
+    expect(vi.getTimerCount()).toBe(3);
+    await r.stop();
+    expect(running).toBe(0);
+    expect(r.pending()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    const passes = f.runs.length;
+    await change(store, 'zone', 'fast');
+    r.nudge('zone', 'slow');
+    await vi.advanceTimersByTimeAsync(HOUR);
+    await r.idle();
+    expect(f.runs).toHaveLength(passes);
+    expect(logged.lines.filter((l) => l.level >= 40)).toEqual([]);
+  });
+
+  it('logs a resync whose listing throws and retries it with backoff, never an unhandled rejection', async () => {
+    fakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    let calls = 0;
+    const f = fakeReconciler(() => ({}), async () => {
+      calls++;
+      if (calls <= 2 || calls === 4) throw new Error(`store busy ${calls}`);
+      return ['a'];
+    });
+    const r = await start([f.r], { resyncMs: 60_000 });
+    expect(calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls).toBe(3);
+    await r.idle();
+    expect(f.keys()).toEqual(['a']);
+    // The periodic resync fails too, and starts its backoff over.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toBe(4);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(calls).toBe(5);
+    expect(logged.messages('listing keys to resync failed; retrying').map((l) => [l.attempt, l.retryInMs, l.err]))
+      .toEqual([[1, 500, 'store busy 1'], [2, 1_000, 'store busy 2'], [1, 500, 'store busy 4']]);
+  });
+
+  it('resyncs a reconciler whose watch cannot map a change, after logging it', async () => {
+    fakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    let listed = 0;
+    const r1: Reconciler = {
+      kind: 'bundle',
+      watches: [
+        { kind: 'secret', keys: async () => { throw new Error('placements unreadable'); } },
+        { kind: 'placement', keys: () => { throw new Error('bad node id'); } },
+      ],
+      keys: async () => { listed++; return []; },
+      reconcile: async () => ({}),
+    };
+    const r = await start([r1]);
+    expect(listed).toBe(1);
+    r.nudge('secret', '7');
+    r.nudge('placement', 'x');
+    await r.idle();
+    expect(logged.messages('mapping a change to keys failed; resyncing').map((l) => l.err)).toEqual(['bad node id', 'placements unreadable']);
+    // Both failures share one resync deadline.
+    await vi.advanceTimersByTimeAsync(500);
+    expect(listed).toBe(2);
+    await vi.advanceTimersByTimeAsync(HOUR - 500);
+    expect(listed).toBe(2);
+  });
+
+  it('logs a failing feed poll and retries it with backoff', async () => {
+    fakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const f = fakeReconciler(() => ({}));
+    await start([f.r], { pollMs: 400 });
+    store.close();
+    for (let i = 0; i < 4; i++) await vi.advanceTimersToNextTimerAsync();
+    expect(logged.messages('reading the change feed failed; retrying').map((l) => [l.attempt, l.retryInMs]))
+      .toEqual([[1, 500], [2, 1_000], [3, 2_000], [4, 4_000]]);
+  });
+});
+
+describe('commit notification', () => {
+  it('announces the changes a commit kept, in seq order, and none that a savepoint rolled back', async () => {
+    const store = openStore(':memory:');
+    try {
+      const got: Change[][] = [];
+      const off = onChanges(store, (batch) => got.push(batch));
+      const now = new Date();
+      const outcomes = await Promise.allSettled([
+        store.write(async (tx) => { await recordChange(store, tx, 'zone', 'kept.example', now); }),
+        store.write(async (tx) => { await recordChange(store, tx, 'zone', 'rolled-back.example', now); throw new Error('refused'); }),
+        store.write(async (tx) => { await recordChange(store, tx, 'secret', '7', now); }),
+        store.write(async (tx) => { await recordChange(store, tx, 'placement', 'node-a', now); throw new Error('refused'); }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+      const feed = await changesSince(store, 0);
+      expect(feed.map((c) => c.key)).toEqual(['kept.example', '7']);
+      expect(got).toEqual([feed]);
+      off();
+      await store.write(async (tx) => { await recordChange(store, tx, 'zone', 'unheard.example', now); });
+      expect(got).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+  });
+});
