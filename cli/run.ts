@@ -9,7 +9,7 @@ import type { ApiConfig } from '../api/ops';
 import { httpCore } from '../core/client';
 import { localCore } from '../core/local';
 import { filesOnlyNameserver } from '../providers/nameserver/files-only';
-import { createKnotNameserver, findKnot } from '../providers/nameserver/knot';
+import { AddressInUseError, createKnotNameserver, findKnot } from '../providers/nameserver/knot';
 import type { Nameserver } from '../providers/nameserver/port';
 import { systemResolver } from '../providers/resolver';
 import type { Logger } from '../lib/log';
@@ -175,14 +175,19 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
     return { core: localCore({ sealer, dns, nudge: () => undefined }), close: async () => undefined };
   }
   const nameserver = createNameserver(flags, log);
-  await nameserver.start(await zoneConfigs(store)).catch((e: Error) => log.error({ err: e.message }, 'the nameserver did not start; zone status will say so'));
-  const runner = await startRunner({
-    store,
-    log: log.child({ component: 'reconcilers' }),
-    registry,
-    reconcilers: [zoneReconciler({
-      store, nameserver, resolver: systemResolver(), nameservers: dns.nameservers, log, incrementalFrom: incrementalFrom(flags),
-    })],
+  await nameserver.start(await zoneConfigs(store)).catch((e: Error) => {
+    // A taken address is the operator's to fix: fail now rather than look healthy and serve no DNS.
+    if (e instanceof AddressInUseError) throw e;
+    log.error({ err: e.message }, 'the nameserver did not start; zone status will say so');
+  });
+  const zones = zoneReconciler({
+    store, nameserver, resolver: systemResolver(), nameservers: dns.nameservers, log, incrementalFrom: incrementalFrom(flags),
+  });
+  const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), registry, reconcilers: [zones] });
+  // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the
+  // next resync.
+  nameserver.onRestarted?.(() => {
+    zones.keys().then((keys) => keys.forEach((k) => runner.nudge('zone', k)), (e: Error) => log.error({ err: e.message }, 'listing zones after a knotd restart failed'));
   });
   return {
     core: localCore({ sealer, dns, nudge: (kind, key) => runner.nudge(kind, key) }),
@@ -265,6 +270,6 @@ export async function runCore(flags: Flags, log: Logger): Promise<void> {
     client.collectDefaultMetrics({ register: registry });
     const rt = await startCore(store, flags, log, registry);
     stops.push(() => rt.close());
-    return { handler: coreServer(rt.core, coreToken(flags)!), registry };
+    return { handler: coreServer(rt.core, coreToken(flags)!, { log }), registry };
   });
 }

@@ -7,7 +7,8 @@
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
 import type { Store } from '../store/db';
-import { changesSince, latestSeq, onChanges, type ChangeKind } from '../store/feed';
+import { randomUUID } from 'node:crypto';
+import { changesSince, latestSeq, onChanges, reportFeedPosition, type ChangeKind } from '../store/feed';
 import { deadlines, keyedQueue } from './queue';
 import { TerminalError, type Reconciler } from './types';
 
@@ -55,6 +56,8 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   const abort = new AbortController();
   const stopped = (): boolean => abort.signal.aborted;
   const pollMs = o.pollMs ?? 500;
+  /** How often the feed position is written: each report is a write. */
+  const FEED_REPORT_MS = 5_000;
   const resyncMs = o.resyncMs ?? 10 * 60_000;
   /** The poll's and each reconciler's resync deadline. */
   const timers = deadlines();
@@ -174,15 +177,28 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   const schedulePoll = (ms: number): void => {
     if (!stopped()) timers.at('poll', ms, () => track(poll()));
   };
+  /** This runner as a follower of the feed: pruning keeps what it has not read while it reports. */
+  const follower = `runner-${process.pid}-${randomUUID().slice(0, 8)}`;
+  let reportedAt = 0;
   const poll = async (): Promise<void> => {
     try {
       for (;;) {
         const batch = await changesSince(o.store, polled, POLL_BATCH);
+        // Seqs are never reused, so a hole before the first one read is changes pruned unread (this process
+        // stalled past the retention window): only a resync of everything is sure to cover them.
+        if (batch.length > 0 && batch[0]!.seq > polled + 1) {
+          o.log.warn({ from: polled + 1, to: batch[0]!.seq - 1 }, 'changes were pruned before this process read them; resyncing');
+          for (const w of workers) scheduleResync(w, 0);
+        }
         for (const c of batch) {
           polled = c.seq;
           if (!announced.delete(c.seq)) route(c.kind, c.key);
         }
         if (batch.length < POLL_BATCH || stopped()) break;
+      }
+      if (Date.now() - reportedAt >= FEED_REPORT_MS) {
+        reportedAt = Date.now();
+        await reportFeedPosition(o.store, follower, polled);
       }
       pollFailures = 0;
       schedulePoll(pollMs);

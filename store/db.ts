@@ -314,6 +314,12 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     db,
     clock,
     write: <T>(fn: (tx: Tx) => Promise<T>) => new Promise<T>((resolve, reject) => {
+      // A write started from inside another would commit apart from it (in the next group, even when the outer
+      // one rolls back): a store function called inside a write must take its transaction handle instead.
+      if (running) {
+        reject(new WriteContractError('a write was started inside another write function: pass its transaction handle instead'));
+        return;
+      }
       queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!scheduled) {
         scheduled = true;

@@ -17,7 +17,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { connect, createServer, isIPv6 } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -122,6 +123,8 @@ async function readFileOrNull(path: string): Promise<Buffer | null> {
 class Knot implements KnotNameserver {
   private readonly paths: ReturnType<typeof knotPaths>;
   private readonly server: { host: string; port: number };
+  /** The address knotd binds (`server` is where we ask it, loopback for a wildcard). */
+  private readonly listenOn: { host: string; port: number };
   private readonly bin: { knotd: string; knotc: string; keymgr: string };
   private readonly setpriv = findExecutable('setpriv');
   private readonly log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -137,6 +140,8 @@ class Knot implements KnotNameserver {
   private recentErrors: { seq: number; line: string }[] = [];
   private errorSeq = 0;
   private readonly configChange = serializer();
+  private launches = 0;
+  private readonly restartListeners: (() => void)[] = [];
   private readonly zoneQueues = new Map<string, Promise<unknown>>();
 
   private readonly opts: KnotNameserverOptions;
@@ -150,6 +155,7 @@ class Knot implements KnotNameserver {
     // knotd may listen on the wildcard address; we ask it over loopback.
     const host = listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '::1' : listen.host;
     this.server = { host, port: listen.port };
+    this.listenOn = listen;
     this.bin = {
       knotd: opts.knotd ?? findExecutable('knotd') ?? 'knotd',
       knotc: opts.knotc ?? findExecutable('knotc') ?? 'knotc',
@@ -177,6 +183,9 @@ class Knot implements KnotNameserver {
     await mkdir(this.opts.zonesDir, { recursive: true });
     // Before knot.conf is written: a knotd that is not ours to stop must find its configuration as it was.
     await this.stopStaleKnotd();
+    // Another program on the DNS address would make every launch fail: a configuration error, not a crash to
+    // supervise.
+    if (await addressInUse(this.listenOn)) throw new AddressInUseError(`the DNS address ${this.opts.listen} (--dns-listen) is in use`);
     await this.writeConfig();
     this.wanted = true;
     this.lastError = null;
@@ -202,6 +211,10 @@ class Knot implements KnotNameserver {
     const kill = setTimeout(() => proc.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
     await proc.exited;
     clearTimeout(kill);
+  }
+
+  onRestarted(listener: () => void): void {
+    this.restartListeners.push(listener);
   }
 
   health(): NameserverHealth {
@@ -357,6 +370,7 @@ class Knot implements KnotNameserver {
     proc.ready = true;
     this.running = true;
     this.log.info({ pid: child.pid }, 'knot: knotd is serving');
+    if (this.launches++ > 0) for (const listener of this.restartListeners) listener();
   }
 
   /** Ready = the control socket takes commands and the DNS port answers. */
@@ -526,6 +540,26 @@ class Knot implements KnotNameserver {
     });
     return result;
   }
+}
+
+/** knotd cannot listen: its address is taken by another program. */
+export class AddressInUseError extends Error {
+  override name = 'AddressInUseError';
+}
+
+/** Whether something else holds `host:port` for TCP or UDP (DNS needs both). */
+async function addressInUse(at: { host: string; port: number }): Promise<boolean> {
+  const tcp = createServer();
+  const tcpTaken = await new Promise<boolean>((resolve) => {
+    tcp.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'EADDRINUSE'));
+    tcp.listen(at.port, at.host, () => tcp.close(() => resolve(false)));
+  });
+  if (tcpTaken) return true;
+  const udp = createSocket(isIPv6(at.host) ? 'udp6' : 'udp4');
+  return new Promise<boolean>((resolve) => {
+    udp.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'EADDRINUSE'));
+    udp.bind(at.port, at.host, () => udp.close(() => resolve(false)));
+  });
 }
 
 function tcpAccepts(server: { host: string; port: number }): Promise<boolean> {

@@ -115,4 +115,7 @@ export interface Nameserver {
   /** DS records of the zone's KSKs for the parent; [] when the zone is not signed or has no keys yet. */
   ds(name: string): Promise<DsRecord[]>;
   health(): NameserverHealth;
+  /** Calls `listener` each time the server process is serving again after a restart: what it serves then comes
+   * from its files and journal, which every zone's status must be checked against anew. */
+  onRestarted?(listener: () => void): void;
 }

@@ -100,6 +100,15 @@ describe('a start that cannot succeed', () => {
       // Its DNS port is free again: nothing it started outlived it.
       expect(await query({ host: '127.0.0.1', port: dnsPort }, '.', 'SOA', { timeoutMs: 300 }).catch((e: Error) => e)).toBeInstanceOf(Error);
     });
+
+    it('the DNS port: exit 1 with one line that says so, instead of serving no DNS', async () => {
+      const dir = tempDir('hostplane-lifecycle-');
+      const r = await failedStart(['serve', '--data', dir, '--port', '0', '--metrics-listen', '127.0.0.1:0', '--dns-listen', `127.0.0.1:${taken}`]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(message(r.stderr)).toEqual([`hostplane serve: the DNS address 127.0.0.1:${taken} (--dns-listen) is in use`]);
+      expect(await processesOn(dir)).toEqual([]);
+    });
   });
 });
 

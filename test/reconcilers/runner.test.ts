@@ -8,6 +8,8 @@ import { startRunner, type Runner } from '../../reconcilers/runner';
 import { identityWatch, TerminalError, type Reconciler, type Result } from '../../reconcilers/types';
 import { openStore, type Store } from '../../store/db';
 import { changesSince, onChanges, recordChange, type Change, type ChangeKind } from '../../store/feed';
+import { changes, feedConsumers } from '../../store/schema';
+import { eq } from 'drizzle-orm';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -192,6 +194,34 @@ describe('runner', () => {
       await new Promise((done) => setTimeout(done, 150));
       await r.idle();
       expect(f.keys().sort()).toEqual(['from-other.example', 'from-this.example']);
+    } finally {
+      await runner?.stop();
+      other.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports its feed position, and resyncs everything when changes were pruned before it read them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
+    const other = openStore(dir);
+    store.close();
+    store = openStore(dir);
+    fakeTimers();
+    try {
+      const f = fakeReconciler(() => ({}), async () => ['everything.example']);
+      const r = await start([f.r], { pollMs: 1_000 });
+      await vi.advanceTimersByTimeAsync(1_000);
+      await r.idle();
+      expect(store.db.select().from(feedConsumers).all()).toEqual([expect.objectContaining({ seq: 0 })]);
+      // Between two polls another process writes two changes, and the feed loses the first one unread.
+      await change(other, 'zone', 'lost.example');
+      await change(other, 'zone', 'kept.example');
+      await other.write(async (tx) => { await tx.delete(changes).where(eq(changes.key, 'lost.example')); });
+      await vi.advanceTimersByTimeAsync(1_001);
+      await r.idle();
+      expect(f.keys()).toEqual(['everything.example', 'kept.example', 'everything.example']);
+      expect(logged.messages('changes were pruned before this process read them; resyncing')).toHaveLength(1);
     } finally {
       await runner?.stop();
       other.close();

@@ -133,7 +133,7 @@ describe('a write function awaits its handle and nothing else', () => {
     expect(s.db.select({ slug: orgs.slug }).from(orgs).orderBy(orgs.slug).all().map((o) => o.slug)).toEqual(['after', 'before']);
   });
 
-  it('awaiting another write inside a write fails the outer one; the inner one still commits on its own', async () => {
+  it('a write started inside a write is refused, awaited or not, and the outer one rolls back when it fails', async () => {
     const s = fresh();
     let inner: Promise<void> | undefined;
     await expect(s.write(async (tx) => {
@@ -141,8 +141,16 @@ describe('a write function awaits its handle and nothing else', () => {
       inner = s.write(async (t) => { await addOrg(t, 'inner'); });
       await inner;
     })).rejects.toBeInstanceOf(WriteContractError);
-    await inner;
-    expect(s.db.select({ slug: orgs.slug }).from(orgs).all()).toEqual([{ slug: 'inner' }]);
+    await expect(inner).rejects.toBeInstanceOf(WriteContractError);
+    let detached: Promise<void> | undefined;
+    await expect(s.write(async (tx) => {
+      await addOrg(tx, 'outer2');
+      detached = s.write(async (t) => { await addOrg(t, 'inner2'); });
+      detached.catch(() => undefined);
+      throw new Error('refused');
+    })).rejects.toThrow('refused');
+    await expect(detached).rejects.toBeInstanceOf(WriteContractError);
+    expect(s.db.select({ slug: orgs.slug }).from(orgs).all()).toEqual([]);
   });
 
   it('inside a write, the store itself refuses: the handle is the way in', async () => {
