@@ -3,6 +3,9 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
 import { auditOps } from './audit';
@@ -18,6 +21,30 @@ import { secretOps } from './secrets';
 export const allOps: AnyOp[] = [...dnsOps, ...secretOps, ...projectOps, ...auditOps];
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** /docs: Swagger UI from its npm package, served by this API itself: the page loads nothing from elsewhere. */
+const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const DOCS_ASSETS: Record<string, string> = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8' };
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>hostplane control API</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+// `validatorUrl: null`: Swagger UI would otherwise send the document to validator.swagger.io for a badge.
+const DOCS_INIT = 'window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true, validatorUrl: null });\n';
+// The page's own policy: scripts, styles and fetches from this origin only (Swagger UI sets inline styles).
+const DOCS_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+  + "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export interface App {
   koa: Koa;
@@ -66,6 +93,22 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   router.get('/openapi.json', (ctx) => {
     ctx.body = spec;
   });
+  router.get('/docs', (ctx) => {
+    ctx.set('Content-Security-Policy', DOCS_POLICY);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = DOCS_PAGE;
+  });
+  router.get('/docs/init.js', (ctx) => {
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = DOCS_INIT;
+  });
+  for (const [file, type] of Object.entries(DOCS_ASSETS)) {
+    router.get(`/docs/${file}`, (ctx) => {
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.type = type;
+      ctx.body = createReadStream(join(SWAGGER_UI, file));
+    });
+  }
   // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
   // oversized or malformed body gets 401, never a parse error.
   mount(router, allOps, deps, readJsonBody);

@@ -1,15 +1,20 @@
 /** Audit read (CONTRACT.md): the organization's audit records, newest first. */
 import { z } from 'zod';
-import { AppError } from '../lib/errors';
 import { listAudit } from '../store/feed';
-import { decodeCursor, toPage } from '../store/paging';
+import { decodeCursor, listCursorKey, toPage } from '../store/paging';
 import { defineOp, type AnyOp } from './ops';
-import { ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
+import { ListCursor, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
 const AuditRecord = z.object({
-  id: z.string(), at: Timestamp, event: z.string(), actor: z.string(), target: z.string(),
+  id: z.string().regex(/^[1-9][0-9]*$/), at: Timestamp, event: z.string(), actor: z.string(), target: z.string(),
   details: z.record(z.string(), z.unknown()),
 }).meta({ id: 'AuditRecord' });
+
+/** The audit log pages by record id: a cursor of another list, though well formed, is none of its own. */
+const isRecordId = (key: string | undefined): boolean => key !== undefined && /^[1-9][0-9]*$/.test(key) && Number.isSafeInteger(Number(key));
+const AuditQuery = ListQuery.extend({
+  cursor: ListCursor.refine((c) => isRecordId(listCursorKey(c)), 'not a cursor of this API').optional(),
+});
 
 export const auditOps: AnyOp[] = [
   defineOp({
@@ -21,14 +26,10 @@ export const auditOps: AnyOp[] = [
     role: 'admin',
     needsCore: false,
     params: OrgParams,
-    query: ListQuery,
+    query: AuditQuery,
     responses: { 200: { description: 'audit records', schema: pageOf(AuditRecord) }, ...errorResponses() },
     handler: async ({ deps, org, query }) => {
-      let before: number | undefined;
-      if (query.cursor !== undefined) {
-        before = Number(decodeCursor(query.cursor));
-        if (!Number.isSafeInteger(before)) throw new AppError(400, 'bad_request', 'not a cursor of this API');
-      }
+      const before = query.cursor === undefined ? undefined : Number(decodeCursor(query.cursor));
       const rows = await listAudit(deps.store, org.id, query.limit + 1, before);
       return { status: 200, body: toPage(rows, query.limit, (r) => r.id) };
     },

@@ -10,24 +10,24 @@ import {
   createZone, deleteRRset, deleteZone, getZone, listZones, putRRset, setZoneDnssec, setZoneDs, zoneRRsetPage,
   type RRsetCursor, type ZoneWithStatus,
 } from '../store/zones';
+import { cursorValue, encodeCursor } from '../store/paging';
 import {
-  checkCnameConflict, normalizeHostname, normalizeZoneName, RECORD_TYPES, resolveOwner, validateRRset, type RecordType,
+  checkCnameConflict, MAX_MESSAGE_BYTES, MAX_RDATA_BYTES, MAX_RECORDS, MAX_TTL, MIN_TTL, normalizeHostname, normalizeZoneName, RECORD_TYPES,
+  resolveOwner, validateRRset, type RecordType,
 } from '../zonefiles';
 import { soaContent, soaFor } from '../zonefiles/soa';
 import { defineOp, type AnyOp, type Deps } from './ops';
-import { ConditionSchema, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
+import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
-const ZoneParams = OrgParams.extend({ zone: z.string() });
+const ZoneParams = OrgParams.extend({
+  zone: z.string().meta({ description: 'an existing zone\'s name, read in its normalized form (lower case, no trailing dot); a name of one label is 400' }),
+});
 /** getZone pages its rrsets (CONTRACT.md): at most 1,000 per answer, and about 1 MiB of zone file. */
 const RRSETS_PER_PAGE = 1000;
 const PAGE_BYTES = 1024 * 1024;
-const RRsetCursorText = z.string().transform((c, ctx): RRsetCursor => {
-  try {
-    const v: unknown = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return { name: v[0], type: v[1] };
-  } catch {
-    // not JSON: reported below
-  }
+const RRsetCursorText = CursorText.transform((c, ctx): RRsetCursor => {
+  const v = cursorValue(c);
+  if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return { name: v[0], type: v[1] };
   ctx.addIssue({ code: 'custom', message: 'not a cursor of this API' });
   return z.NEVER;
 });
@@ -35,55 +35,84 @@ const GetZoneQuery = z.strictObject({
   limit: Limit(RRSETS_PER_PAGE, RRSETS_PER_PAGE),
   cursor: RRsetCursorText.optional(),
 });
-const encodeRRsetCursor = (c: RRsetCursor): string => Buffer.from(JSON.stringify([c.name, c.type])).toString('base64url');
-const RRsetParams = ZoneParams.extend({ name: z.string(), type: z.string() });
+const encodeRRsetCursor = (c: RRsetCursor): string => encodeCursor([c.name, c.type]);
+const RRsetParams = ZoneParams.extend({
+  name: z.string().meta({ description: 'the owner: an absolute name inside the zone without the trailing dot (`www.example.com`), or `@` for the apex' }),
+  type: z.enum([...RECORD_TYPES, 'SOA']).meta({ description: 'upper case; SOA is the service\'s own (409 `managed_rrset`)' }),
+});
 
 /** Hex digits of the digest per DS digest type (RFC 3658 SHA-1, RFC 4509 SHA-256, RFC 6605 SHA-384). */
 const DIGEST_HEX: Record<number, number> = { 1: 40, 2: 64, 4: 96 };
-
-const DsValue = z.strictObject({
+/** DIGEST_HEX as JSON Schema, which a refinement does not reach. */
+const digestLengths = {
+  allOf: Object.entries(DIGEST_HEX).map(([type, hex]) => ({
+    if: { properties: { digestType: { type: 'integer', const: Number(type) } }, required: ['digestType'] },
+    then: { properties: { digest: { type: 'string', minLength: hex, maxLength: hex } } },
+  })),
+};
+const dsNumbers = {
   keyTag: z.number().int().min(0).max(65_535),
   algorithm: z.number().int().min(0).max(255),
   digestType: z.number().int().min(0).max(255),
-  digest: z.string().regex(/^(?:[0-9a-fA-F]{2}){20,64}$/, 'digest is hex, 40 to 128 digits, whole bytes').transform((d) => d.toUpperCase()),
+};
+const DsValue = z.strictObject({
+  ...dsNumbers,
+  digest: z.string().regex(/^(?:[0-9a-fA-F]{2}){20,64}$/, 'digest is hex, 40 to 128 digits, whole bytes').transform((d) => d.toUpperCase())
+    .meta({ description: 'hex, whole bytes: 40 digits for digest type 1 (SHA-1), 64 for 2 (SHA-256), 96 for 4 (SHA-384), 40 to 128 for others' }),
 }).refine((v) => DIGEST_HEX[v.digestType] === undefined || v.digest.length === DIGEST_HEX[v.digestType], {
   message: 'digest length does not match digestType (1: 40, 2: 64, 4: 96 hex digits)', path: ['digest'],
-});
+}).meta(digestLengths);
+/** A DS value as answered: the digest is stored in upper case. */
+const DsRecord = z.object({ ...dsNumbers, digest: z.string().regex(/^(?:[0-9A-F]{2}){20,64}$/) }).meta({ id: 'DS', ...digestLengths });
 
-const CreateZoneBody = z.strictObject({ name: z.string().min(1).max(253) });
+const CreateZoneBody = z.strictObject({
+  name: z.string().min(1).max(253).meta({
+    description: 'at least two labels; normalized (lower case, A-labels, no trailing dot) to at most 232 characters; '
+      + 'not a public suffix, nor at or under the app domain, the nameservers\' registrable domain or a service domain',
+  }),
+});
 const PutRRsetBody = z.strictObject({
-  records: z.array(z.strictObject({ content: z.string().max(70_000) })).min(1).max(1000),
-  ttl: z.number().int().optional(),
+  records: z.array(z.strictObject({
+    content: z.string().max(MAX_RDATA_BYTES).meta({
+      description: `the record in zone-file form (\`192.0.2.1\`, \`10 mail.example.com\`, a TXT value as it is); no record's data is over ${MAX_RDATA_BYTES} octets, `
+        + `and the rrset, with room for DNSSEC signatures, must fit one DNS message of ${MAX_MESSAGE_BYTES} octets (a TXT value of about 60,000 bytes at most, `
+        + 'less under a long zone name): else 400 naming the record',
+    }),
+  })).min(1).max(MAX_RECORDS).meta({ description: 'the whole new content of the rrset' }),
+  ttl: z.number().int().min(MIN_TTL).max(MAX_TTL).optional().meta({ description: 'seconds; default 3600' }),
 });
 const SetDnssecBody = z.strictObject({ enabled: z.boolean() });
 const SetDsBody = z.strictObject({ ds: z.array(DsValue).max(16) });
 
+/** SOA serials are unsigned 32-bit numbers (RFC 1982). */
+const Serial = z.number().int().min(0).max(2 ** 32 - 1);
+const Generation = z.number().int().min(0);
 const ZoneStatus = z.object({
-  generation: z.number().int(),
-  observedGeneration: z.number().int().nullable(),
+  generation: Generation,
+  observedGeneration: Generation.nullable(),
   ready: z.boolean().meta({ description: 'the nameserver was checked to serve this generation (the Ready condition is True at it)' }),
   conditions: z.array(ConditionSchema).meta({
     description: '`Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`) and, with DNSSEC on, `Signed` (`KeysPublished`, `KeysPending`)',
   }),
-  servedSerial: z.number().int().nullable().meta({ description: 'the SOA serial the nameserver answered with (a signer may serve more than `serial`)' }),
+  servedSerial: Serial.nullable().meta({ description: 'the SOA serial the nameserver answered with (a signer may serve more than `serial`)' }),
   lastError: z.string().nullable().meta({ description: 'the Ready condition\'s message while it is not True, else null' }),
   reconciledAt: Timestamp.nullable().meta({ description: 'when the reconciler last recorded a change of this status' }),
-  signerDs: z.array(DsValue).meta({ description: 'DS values the signer reports for the parent (observed; record them with setZoneDS)' }),
+  signerDs: z.array(DsRecord).meta({ description: 'DS values the signer reports for the parent (observed; record them with setZoneDS)' }),
 });
 const Zone = z.object({
   name: z.string(),
   dnssec: z.enum(['off', 'signing', 'ds_pending']),
-  ds: z.array(DsValue),
+  ds: z.array(DsRecord),
   delegated: z.boolean().meta({ description: 'whether the parent delegates the zone to the service\'s nameservers (observed)' }),
   nameservers: z.array(z.string()),
-  serial: z.number().int(),
+  serial: Serial,
   createdAt: Timestamp,
   status: ZoneStatus,
 }).meta({ id: 'Zone' });
 const RRset = z.object({
   name: z.string(),
-  type: z.string(),
-  ttl: z.number().int(),
+  type: z.enum([...RECORD_TYPES, 'SOA']),
+  ttl: z.number().int().min(MIN_TTL).max(MAX_TTL),
   records: z.array(z.object({ content: z.string() })),
   managedBy: z.enum(['system', 'app', 'acme']).nullable(),
 }).meta({ id: 'RRset' });
@@ -144,22 +173,14 @@ async function zoneDetail(deps: Deps, zn: ZoneWithStatus, ns: string[], page: { 
   };
 }
 
-/** The `{type}` path segment: upper case, one of the supported types; SOA is the service's own. */
-function recordType(raw: string, name: string): RecordType {
-  if (raw === 'SOA') throw new AppError(409, 'managed_rrset', `${name} SOA is managed by the service`);
-  if (!(RECORD_TYPES as readonly string[]).includes(raw)) {
-    throw badRequest(`unsupported record type ${JSON.stringify(raw)}; supported: ${RECORD_TYPES.join(', ')} (upper case)`);
-  }
-  return raw as RecordType;
-}
-
 /** The zone, owner and type an rrset path names. SOA is the service's own (409 `managed_rrset`), but only once
  * the zone is known to be the caller's: another organization's zone must read as 404 first. */
-async function rrsetKey(deps: Deps, orgId: number, p: { zone: string; name: string; type: string }): Promise<{ zone: string; name: string; type: RecordType }> {
+async function rrsetKey(deps: Deps, orgId: number, p: { zone: string; name: string; type: RecordType | 'SOA' }): Promise<{ zone: string; name: string; type: RecordType }> {
   const zone = zoneName(p.zone);
   const name = resolveOwner(p.name, zone);
-  if (p.type === 'SOA') await getZone(deps.store, orgId, zone);
-  return { zone, name, type: recordType(p.type, name) };
+  if (p.type !== 'SOA') return { zone, name, type: p.type };
+  await getZone(deps.store, orgId, zone);
+  throw new AppError(409, 'managed_rrset', `${name} SOA is managed by the service`);
 }
 
 const base = { tag: 'dns', needsCore: true } as const;
@@ -192,7 +213,7 @@ export const dnsOps: AnyOp[] = [
     body: CreateZoneBody,
     responses: {
       200: { description: 'the zone, new or existing', schema: ZoneDetail },
-      400: { description: 'invalid zone name, a public suffix, or a domain of this service (`bad_request`)', schema: ErrorSchema },
+      400: { description: '`bad_request`: an invalid zone name, a public suffix, or a domain of this service', schema: ErrorSchema },
       ...errorResponses([409, '`zone_taken`: another organization holds the zone, or one above or below it; `quota_exceeded`: the plan\'s zone quota'], DNS_503),
     },
     handler: async ({ deps, core, org, body, actor }) => {
@@ -217,7 +238,7 @@ export const dnsOps: AnyOp[] = [
     query: GetZoneQuery,
     responses: {
       200: { description: 'the zone and a page of rrsets; a page may hold fewer than `limit` when its rrsets are large', schema: ZoneDetail },
-      400: { description: 'invalid `limit` or `cursor` (`bad_request`)', schema: ErrorSchema },
+      400: { description: '`bad_request`: a zone name of one label, an invalid `limit` or `cursor`', schema: ErrorSchema },
       ...errorResponses(DNS_503),
     },
     handler: async ({ deps, core, org, params, query }) => {
@@ -233,7 +254,11 @@ export const dnsOps: AnyOp[] = [
     summary: 'Delete a zone and all its records (move NS at the registrar first)',
     role: 'admin',
     params: ZoneParams,
-    responses: { 204: { description: 'deleted' }, ...errorResponses(DNS_503) },
+    responses: {
+      204: { description: 'deleted' },
+      400: { description: '`bad_request`: a zone name of one label', schema: ErrorSchema },
+      ...errorResponses(DNS_503),
+    },
     handler: async ({ deps, core, org, params, actor }) => {
       await nameservers(core);
       const name = zoneName(params.zone);
@@ -253,7 +278,7 @@ export const dnsOps: AnyOp[] = [
     body: PutRRsetBody,
     responses: {
       200: { description: 'the stored rrset', schema: RRset },
-      400: { description: 'invalid name, type, TTL or record content (`bad_request`, `details.issues` names each record)', schema: ErrorSchema },
+      400: { description: '`bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record)', schema: ErrorSchema },
       ...errorResponses([409, '`managed_rrset`, `cname_conflict`, or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
     },
     handler: async ({ deps, core, org, params, body, actor }) => {
@@ -275,7 +300,11 @@ export const dnsOps: AnyOp[] = [
     summary: 'Delete an rrset',
     role: 'member',
     params: RRsetParams,
-    responses: { 204: { description: 'deleted' }, ...errorResponses([409, '`managed_rrset`'], DNS_503) },
+    responses: {
+      204: { description: 'deleted' },
+      400: { description: '`bad_request`: an invalid zone name, owner or type', schema: ErrorSchema },
+      ...errorResponses([409, '`managed_rrset`'], DNS_503),
+    },
     handler: async ({ deps, core, org, params, actor }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
@@ -295,7 +324,7 @@ export const dnsOps: AnyOp[] = [
     body: SetDnssecBody,
     responses: {
       200: { description: 'the zone', schema: Zone },
-      400: { description: 'invalid body', schema: ErrorSchema },
+      400: { description: '`bad_request`: a zone name of one label, or an invalid body', schema: ErrorSchema },
       ...errorResponses(DNS_503),
     },
     handler: async ({ deps, core, org, params, body, actor }) => {
@@ -316,7 +345,7 @@ export const dnsOps: AnyOp[] = [
     body: SetDsBody,
     responses: {
       200: { description: 'the zone', schema: Zone },
-      400: { description: 'invalid DS values', schema: ErrorSchema },
+      400: { description: '`bad_request`: a zone name of one label, or invalid DS values', schema: ErrorSchema },
       ...errorResponses([409, '`dnssec_off`'], DNS_503),
     },
     handler: async ({ deps, core, org, params, body, actor }) => {

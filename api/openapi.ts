@@ -1,58 +1,177 @@
-/** OpenAPI 3.1 generated from the operations' zod schemas (JSON Schema 2020-12, which 3.1 uses as is). */
+/**
+ * OpenAPI 3.1 generated from the operations' zod schemas (JSON Schema 2020-12, which 3.1 uses as is): what each
+ * operation takes, as strictly as `mount` validates it, and every status it can answer, so that a generated
+ * client is typed and a validator of the answers accepts exactly what the API sends (test/helpers/openapi.ts
+ * checks every answer of the API tests against it).
+ */
 import { z } from 'zod';
-import type { AnyOp } from './ops';
+import { MAX_BODY_BYTES } from './body';
+import type { AnyOp, AuthMode } from './ops';
 import { ErrorSchema } from './schemas';
 
-type Json = Record<string, unknown>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description: 'the id of this answer: the client\'s `X-Request-Id` when it sent one of 1 to 128 characters `A-Za-z0-9_.:-`, else a fresh one',
+    required: true, schema: { type: 'string', minLength: 1 },
+  },
+  'WWW-Authenticate': { description: 'the scheme requests must use (RFC 6750)', required: true, schema: { type: 'string', pattern: '^Bearer\\b' } },
+  Allow: { description: 'the methods the path has', required: true, schema: { type: 'string' } },
+  'Retry-After': { description: 'seconds until the limit lets a request through again', required: true, schema: { type: 'integer', minimum: 0 } },
+  RateLimit: { description: 'the limit\'s state (IETF httpapi RateLimit header fields)', schema: { type: 'string' } },
+};
+
+/** Answers the edges give (mount, the body reader, the router, the error middleware), not a handler: each
+ * operation lists those it can get, from its inputs, auth and need of the core. */
+const EDGE: Record<number, { name: string; description: string; headers?: string[] }> = {
+  400: { name: 'BadRequest', description: '`bad_request`: an invalid path parameter, query or body; `details.issues` names each invalid field' },
+  401: {
+    name: 'Unauthorized',
+    description: '`unauthorized`: no `Authorization: Bearer` token, an unknown one, or one of the other kind (a user\'s on a node operation, a node\'s on a user operation)',
+    headers: ['WWW-Authenticate'],
+  },
+  405: { name: 'MethodNotAllowed', description: '`method_not_allowed`: the path exists, the method does not; `Allow` lists those it has', headers: ['Allow'] },
+  413: { name: 'PayloadTooLarge', description: `\`payload_too_large\`: the body is over ${MAX_BODY_BYTES} bytes (1 MiB)` },
+  415: { name: 'UnsupportedMediaType', description: '`unsupported_media_type`: a body that is not `application/json` in UTF-8, or a compressed one' },
+  429: {
+    name: 'RateLimited',
+    description: '`rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured',
+    headers: ['Retry-After', 'RateLimit'],
+  },
+  500: { name: 'Internal', description: '`internal`: an unexpected failure; the message says no more, `requestId` finds it in the server\'s log' },
+  503: { name: 'Unavailable', description: '`no_core`: the API runs without its core component; `core_unavailable`: the core does not answer' },
+};
+
+/** The security scheme of each auth mode, by name; open operations have none. */
+const SCHEMES: Record<AuthMode, [string, Json] | null> = {
+  user: ['bearer', { type: 'http', scheme: 'bearer', description: 'a user\'s API token (`hostplane admin token create`)' }],
+  node: ['nodeToken', { type: 'http', scheme: 'bearer', description: 'a node\'s token (`hostplane admin node register`)' }],
+  none: null,
+};
+
+/** Keywords that refuse no string: a path parameter with only these never fails. */
+const ANNOTATIONS = new Set(['$schema', 'type', 'description', 'title', 'examples', 'default', 'deprecated']);
+const acceptsAnyString = (s: Json): boolean => s.type === 'string' && Object.keys(s).every((k) => ANNOTATIONS.has(k));
+
+const response = (description: string, headers: string[], schema?: Json): Json => ({
+  description,
+  headers: Object.fromEntries(['X-Request-Id', ...headers].map((h) => [h, ref('headers', h)])),
+  ...(schema ? { content: { 'application/json': { schema } } } : {}),
+});
+
+type Io = 'input' | 'output';
 
 export function openApiDocument(ops: AnyOp[], info: { title: string; version: string }): Json {
-  const components: Record<string, Json> = {};
-  // Schemas with `.meta({ id })` become shared components; the rest are inlined.
-  const schema = (s: z.ZodType, io: 'input' | 'output'): Json => {
-    const generated = JSON.stringify(z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' }));
-    const out = JSON.parse(generated.replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
-    const defs = (out.$defs ?? {}) as Record<string, Json>;
-    delete out.$defs;
-    delete out.$schema;
-    for (const [id, def] of Object.entries(defs)) components[id] = def;
-    const id = (s.meta() as { id?: string } | undefined)?.id;
-    if (id) {
-      components[id] = out;
-      return { $ref: `#/components/schemas/${id}` };
-    }
-    return out;
+  // Every schema is converted with the others of its direction (see `convert`): until then the document holds
+  // an empty object in its place, filled in afterwards.
+  const pending: Record<Io, [z.ZodType, Json][]> = { input: [], output: [] };
+  const schema = (s: z.ZodType, io: Io): Json => {
+    const holder: Json = {};
+    pending[io].push([s, holder]);
+    return holder;
   };
-  const paths: Record<string, Record<string, Json>> = {};
+  const errorSchema = schema(ErrorSchema, 'output');
+  const paths: Record<string, Json> = {};
   for (const op of ops) {
     const parameters: Json[] = [];
+    let pathFails = false;
     for (const [where, obj] of [['path', op.params], ['query', op.query]] as const) {
       if (!obj) continue;
-      for (const [name, field] of Object.entries((obj as z.ZodObject).shape)) {
-        parameters.push({ name, in: where, required: where === 'path' || !(field as z.ZodType).safeParse(undefined).success, schema: schema(field as z.ZodType, 'input') });
+      for (const [name, field] of Object.entries((obj as z.ZodObject).shape) as [string, z.ZodType][]) {
+        if (where === 'path') pathFails ||= !acceptsAnyString(z.toJSONSchema(field, { io: 'input' }) as Json);
+        parameters.push({ name, in: where, required: where === 'path' || !field.safeParse(undefined).success, schema: schema(field, 'input') });
       }
     }
-    const responses: Json = {};
-    const documented = op.needsCore && !op.responses[503]
-      ? { ...op.responses, 503: { description: '`no_core` (no core configured) or `core_unavailable` (the core does not answer)', schema: ErrorSchema } }
-      : op.responses;
-    for (const [status, r] of Object.entries(documented)) {
-      responses[status] = r.schema ? { description: r.description, content: { 'application/json': { schema: schema(r.schema, 'output') } } } : { description: r.description };
-    }
+    const auth: AuthMode = op.auth ?? 'user';
+    const edge = [
+      ...(op.body || op.query || pathFails ? [400] : []),
+      ...(auth === 'none' ? [] : [401]),
+      ...(op.body ? [413, 415] : []),
+      429, 500,
+      ...(op.needsCore ? [503] : []),
+    ];
+    const statuses = [...new Set([...Object.keys(op.responses).map(Number), ...edge])].sort((a, b) => a - b);
+    const responses = Object.fromEntries(statuses.map((status) => {
+      const own = op.responses[status];
+      if (!own) return [status, ref('responses', EDGE[status]!.name)];
+      const body = own.schema && (own.schema === ErrorSchema ? errorSchema : schema(own.schema, 'output'));
+      return [status, response(own.description, EDGE[status]?.headers ?? [], body)];
+    }));
     (paths[op.path] ??= {})[op.method] = {
       operationId: op.operationId,
       tags: [op.tag],
       summary: op.summary,
-      description: op.role ? `Minimum role: ${op.role}.${op.needsCore ? ' Needs the core component (503 `no_core` without it).' : ''}` : undefined,
-      security: [{ bearer: [] }],
-      parameters,
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(op.body, 'input') } } } } : {}),
+      ...(op.role ? { description: `Minimum role: ${op.role}.${op.needsCore ? ' Needs the core component (503 `no_core` without it).' : ''}` } : {}),
+      security: SCHEMES[auth] ? [{ [SCHEMES[auth][0]]: [] }] : [],
+      parameters: [...parameters, ref('parameters', 'RequestId')],
+      ...(op.body ? {
+        requestBody: {
+          required: !(op.body as z.ZodType).safeParse({}).success,
+          description: `JSON in UTF-8, at most ${MAX_BODY_BYTES} bytes (1 MiB); an empty body reads as \`{}\``,
+          content: { 'application/json': { schema: schema(op.body, 'input') } },
+        },
+      } : {}),
       responses,
     };
   }
-  return {
+  const components = convert(pending.input, 'input');
+  for (const [id, s] of Object.entries(convert(pending.output, 'output'))) {
+    if (components[id] && JSON.stringify(components[id]) !== JSON.stringify(s)) {
+      throw new Error(`schema ${id} differs as a request and as a response: give each its own id`);
+    }
+    components[id] = s;
+  }
+  return relink({
     openapi: '3.1.0',
-    info,
+    info: {
+      ...info,
+      description: [
+        'Every answer carries `X-Request-Id`; every error answer is `{code, message, details?, requestId}` (components.schemas.Error).',
+        'A method a path does not have is 405 `method_not_allowed` with `Allow` (components.responses.MethodNotAllowed); an unknown path is 404 `not_found`.',
+        `Request bodies are JSON in UTF-8, at most ${MAX_BODY_BYTES} bytes. Lists take \`limit\` and \`cursor\` and answer \`{items, nextCursor}\`.`,
+      ].join('\n\n'),
+    },
     paths,
-    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-  };
+    components: {
+      schemas: components,
+      responses: Object.fromEntries(Object.values(EDGE).map((e) => [e.name, response(e.description, e.headers ?? [], ref('schemas', 'Error'))])),
+      headers: HEADERS,
+      parameters: {
+        RequestId: {
+          name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string' },
+          description: 'echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id',
+        },
+      },
+      securitySchemes: Object.fromEntries(ops.map((o) => SCHEMES[(o.auth ?? 'user') as AuthMode]).filter((s) => s !== null)),
+    },
+  });
+}
+
+/**
+ * Converts the schemas of one direction in one pass, as the properties of one object: zod then defines each
+ * `.meta({ id })` schema once, in `$defs`, and refers to it from everywhere else. Fills each holder with its
+ * schema and answers the definitions, which become the components.
+ */
+function convert(pending: [z.ZodType, Json][], io: Io): Record<string, Json> {
+  const all = z.object(Object.fromEntries(pending.map(([s], i) => [String(i), s])));
+  // `throw`: a schema JSON Schema cannot carry (a transform in a response) must fail here, not become `{}`.
+  const out = z.toJSONSchema(all, { io, target: 'draft-2020-12', unrepresentable: 'throw' }) as Json;
+  pending.forEach(([, holder], i) => Object.assign(holder, out.properties[String(i)]));
+  const defs = (out.$defs ?? {}) as Record<string, Json>;
+  const unnamed = Object.keys(defs).find((id) => id.startsWith('__schema'));
+  if (unnamed) throw new Error(`a recursive schema needs .meta({ id }) to be a component (${unnamed})`);
+  return defs;
+}
+
+/** Points zod's `#/$defs/<id>` references at the components, where the definitions now are. */
+function relink<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(relink) as T;
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [
+    k, k === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : relink(v),
+  ])) as T;
 }

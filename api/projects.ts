@@ -5,9 +5,10 @@ import { planOf } from '../lib/plans';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, OrgParams, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
 
-export const ProjectName = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a project name is a DNS label: a-z, 0-9 and inner hyphens, at most 63');
+export const ProjectName = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a project name is a DNS label: a-z, 0-9 and inner hyphens, at most 63')
+  .meta({ description: 'a DNS label, the first label of the default hostname `<name>.<app domain>`' });
 
-const CreateProjectBody = z.strictObject({ name: ProjectName, database: z.boolean().default(false) });
+const CreateProjectBody = z.strictObject({ name: ProjectName, database: z.boolean().default(false).meta({ description: 'whether the project gets a database binding' }) });
 
 const Project = z.object({ name: z.string(), hostname: z.string(), database: z.boolean(), createdAt: Timestamp }).meta({ id: 'Project' });
 const ProjectDetail = Project.extend({

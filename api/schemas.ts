@@ -1,32 +1,58 @@
 /** Schemas shared by several groups. */
 import { z } from 'zod';
+import { listCursorKey } from '../store/paging';
 
 export const ErrorSchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
+  code: z.string().regex(/^[a-z][a-z_]*$/).meta({ description: 'snake_case, for programs; each response names the codes it carries' }),
+  message: z.string().meta({ description: 'for people; never a stack trace or an internal message' }),
+  details: z.record(z.string(), z.unknown()).optional().meta({
+    description: '`bad_request`: `issues`, a list of `{path, message}` naming each invalid field (`body.name`, `query.limit`, `records[0].content`); other codes say what they add',
+  }),
   requestId: z.string().meta({ description: 'the `X-Request-Id` of this answer, for support requests' }),
 }).meta({ id: 'Error' });
 
+/** The pattern of the decimal numbers 1..max and nothing else, so that a document shows the whole rule. */
+function oneTo(max: number): RegExp {
+  const digits = String(max);
+  const shorter = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
+  // As long as max: equal to it up to some digit, then a lower digit, then any.
+  const lower = [...digits].flatMap((d, i) => {
+    const least = i === 0 ? 1 : 0;
+    return Number(d) > least ? [`${digits.slice(0, i)}[${least}-${Number(d) - 1}]${'[0-9]'.repeat(digits.length - i - 1)}`] : [];
+  });
+  return new RegExp(`^(?:${[...shorter, ...lower, digits].join('|')})$`);
+}
+
 /** `?limit=`: decimal digits only (`0x10`, `1e1` and ` 10 ` are not limits), 1..max. */
 export const Limit = (max: number, fallback: number) => z.string()
-  .regex(/^[1-9][0-9]*$/, `limit is a whole number from 1 to ${max}`)
+  .regex(oneTo(max), `limit is a whole number from 1 to ${max}, in decimal digits`)
   .transform(Number)
-  .pipe(z.number().max(max, `limit is at most ${max}`))
-  .default(fallback);
+  .prefault(String(fallback))
+  .meta({ description: `page size: 1 to ${max}, in decimal digits; default ${fallback}` });
+
+/** Cursors as store/paging.ts writes them: base64url without padding. */
+const CURSOR_ALPHABET = /^[A-Za-z0-9_-]+$/;
+
+/** `?cursor=`: the text of a cursor, whose value each list then checks. */
+export const CursorText = z.string()
+  .regex(CURSOR_ALPHABET, { message: 'not a cursor of this API', abort: true })
+  .meta({ description: 'the `nextCursor` of the previous page, as it was given; any other value is 400' });
+
+/** `?cursor=` of a list: only a `nextCursor` this API issued, else 400. */
+export const ListCursor = CursorText.refine((c) => listCursorKey(c) !== undefined, { message: 'not a cursor of this API', abort: true });
 
 /** `?limit=` (default 100, max 1000) and `?cursor=`, as CONTRACT.md fixes for every list. */
-export const ListQuery = z.object({
-  limit: Limit(1000, 100),
-  cursor: z.string().regex(/^[A-Za-z0-9_-]*$/, 'not a cursor of this API').optional(),
+export const ListQuery = z.object({ limit: Limit(1000, 100), cursor: ListCursor.optional() });
+
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({
+  items: z.array(item),
+  nextCursor: z.string().regex(CURSOR_ALPHABET).nullable().meta({ description: 'pass as `cursor` for the next page; null on the last page' }),
 });
 
-export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
-
-export const OrgParams = z.object({ orgSlug: z.string() });
+export const OrgParams = z.object({ orgSlug: z.string().meta({ description: 'the organization; one the caller is not a member of is 404' }) });
 export const ProjectParams = OrgParams.extend({ projectName: z.string() });
 
-export const Timestamp = z.string().meta({ description: 'RFC 3339, UTC', example: '2026-11-26T10:00:00Z' });
+export const Timestamp = z.iso.datetime().meta({ id: 'Timestamp', description: 'RFC 3339, UTC', examples: ['2026-11-26T10:00:00Z'] });
 
 /** One condition of a reconciled resource's status, in the shape Kubernetes users know. */
 export const ConditionSchema = z.object({
@@ -34,14 +60,14 @@ export const ConditionSchema = z.object({
   status: z.enum(['True', 'False', 'Unknown']),
   reason: z.string().meta({ description: 'CamelCase, for programs' }),
   message: z.string().meta({ description: 'for people; never carries a server path' }),
-  observedGeneration: z.number().int().meta({ description: 'the generation the condition was judged at' }),
+  observedGeneration: z.number().int().min(0).meta({ description: 'the generation the condition was judged at' }),
   lastTransitionTime: Timestamp.meta({ description: 'when `status` last changed' }),
 }).meta({ id: 'Condition' });
 
-/** Error responses common to org-scoped operations; each operation adds its own. */
+/** Error responses of operations in `{orgSlug}` besides those every operation has (api/openapi.ts adds 400, 401,
+ * 413, 415, 429, 500 and 503 from the operation's inputs, auth and need of the core); each adds its own. */
 export const errorResponses = (...extra: [number, string][]) => {
   const out: Record<number, { description: string; schema: typeof ErrorSchema }> = {
-    401: { description: 'missing or unknown bearer token (`unauthorized`)', schema: ErrorSchema },
     403: { description: 'role too low (`forbidden`)', schema: ErrorSchema },
     404: { description: 'organization or target not found, or not the caller\'s (`not_found`)', schema: ErrorSchema },
   };

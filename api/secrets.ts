@@ -8,19 +8,21 @@ import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf } from './schemas';
 
 /** CONTRACT.md's secret names: upper-case identifiers, at most 64 characters. */
-export const SecretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'a secret name matches ^[A-Z][A-Z0-9_]{0,63}$');
+export const SecretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'a secret name matches ^[A-Z][A-Z0-9_]{0,63}$').meta({
+  description: 'the environment variable the worker sees; `DB`, `ASSETS` and `SERVICE_*` are reserved (400 `reserved_name`)',
+});
 
 /** `DB` and `ASSETS` are the upper-case twins of the bindings env.db and env.assets; `SERVICE_` is the node's own prefix. */
 export const isReservedSecretName = (name: string): boolean => name === 'DB' || name === 'ASSETS' || name.startsWith('SERVICE_');
 
-const SecretParams = ProjectParams.extend({ secretName: z.string() });
+// A name that was never set is 404, whatever its form: deleting one answers what it always did.
+const SecretParams = ProjectParams.extend({ secretName: z.string().meta({ description: 'a secret\'s name; one that is not set is 404' }) });
+const SetSecretParams = ProjectParams.extend({ secretName: SecretName });
 /** 64 KiB per value: environment bindings, not a blob store. */
-const SetSecretBody = z.strictObject({ value: z.string().max(65_536) });
-const SecretMeta = z.object({ name: z.string(), version: z.number().int(), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
+const SetSecretBody = z.strictObject({ value: z.string().max(65_536).meta({ description: 'at most 65,536 characters; never answered back' }) });
+const SecretMeta = z.object({ name: z.string(), version: z.number().int().min(1), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
 
-function checkName(name: string): string {
-  const r = SecretName.safeParse(name);
-  if (!r.success) throw new AppError(400, 'bad_request', `invalid secret name: ${r.error.issues[0]?.message}`);
+function checkReserved(name: string): string {
   if (isReservedSecretName(name)) throw new AppError(400, 'reserved_name', `${name} is reserved (DB, ASSETS and SERVICE_*)`);
   return name;
 }
@@ -53,7 +55,7 @@ export const secretOps: AnyOp[] = [
     summary: 'Set a secret value; every call raises its version',
     role: 'member',
     needsCore: true,
-    params: SecretParams,
+    params: SetSecretParams,
     body: SetSecretBody,
     responses: {
       200: { description: 'the new version', schema: SecretMeta },
@@ -61,7 +63,7 @@ export const secretOps: AnyOp[] = [
       ...errorResponses([503, '`no_core`: the API runs without its core, which seals values']),
     },
     handler: async ({ deps, core, org, params, body, actor }) => {
-      const name = checkName(params.secretName);
+      const name = checkReserved(params.secretName);
       const p = await getProject(deps.store, org.id, params.projectName);
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
       const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor });

@@ -231,11 +231,14 @@ describe('request bodies', () => {
   it('a body that is not valid UTF-8 is 400, never a value silently changed to U+FFFD', async () => {
     expect((await create(t, 'utf8.example')).status).toBe(200);
     const body = Buffer.concat([Buffer.from('{"records":[{"content":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}]}')]);
-    const res = await fetch(`${t.url}${zonePath('utf8.example')}/rrsets/utf8.example/TXT`, {
+    const path = `${zonePath('utf8.example')}/rrsets/utf8.example/TXT`;
+    const res = await fetch(t.url + path, {
       method: 'PUT', headers: { authorization: `Bearer ${t.tokens.admin}`, 'content-type': 'application/json' }, body,
     });
+    const text = await res.text();
+    await t.documented('PUT', path, { status: res.status, headers: res.headers, text });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: 'bad_request', message: expect.stringMatching(/UTF-8/) });
+    expect(JSON.parse(text)).toMatchObject({ code: 'bad_request', message: expect.stringMatching(/UTF-8/) });
     const zone = await t.call('GET', zonePath('utf8.example'));
     expect(zone.body.rrsets.map((r: { type: string }) => r.type)).toEqual(['SOA', 'NS']);
   });

@@ -26,6 +26,7 @@ async function call(method: string, path: string, opts: { token?: string | null;
   if (opts.body !== undefined) headers['content-type'] = opts.type ?? 'application/json';
   const res = await fetch(t.url + path, { method, headers, body: opts.body });
   const text = await res.text();
+  await t.documented(method, path, { status: res.status, headers: res.headers, text });
   responses.push(`${res.status} ${JSON.stringify([...res.headers])} ${text}`);
   return res.status;
 }

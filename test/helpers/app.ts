@@ -15,6 +15,7 @@ import { openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
 import { DEFAULT_PLANS } from '../../lib/plans';
+import { OpenApiChecker, type Answer } from './openapi';
 
 export interface TestApi {
   url: string;
@@ -27,7 +28,10 @@ export interface TestApi {
   tokens: Record<Role | 'stranger', string>;
   /** A second org with its own admin, for cross-organization checks. */
   other: { slug: string; token: string };
+  /** A request as a client sends it; the answer must match the served OpenAPI document (see `documented`). */
   call(method: string, path: string, opts?: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Throws when an answer departs from the served /openapi.json; for tests that send requests themselves. */
+  documented(method: string, path: string, answer: Answer): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,10 +76,16 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const server: Server = createServer(app.koa.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let checker: Promise<OpenApiChecker> | undefined;
+  const documented = async (method: string, path: string, answer: Answer): Promise<void> => {
+    checker ??= fetch(`${url}/openapi.json`).then(async (r) => new OpenApiChecker(await r.json() as Record<string, unknown>));
+    (await checker).check(method, path, answer);
+  };
 
   return {
     url, store, sealer, dir, logs, nudges, tokens,
     other: { slug: 'globex', token: otherToken },
+    documented,
     async call(method, path, o = {}) {
       const token = o.token === undefined ? tokens.admin : o.token;
       const headers: Record<string, string> = { ...o.headers };
@@ -85,6 +95,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
       const res = await fetch(url + path, { method, headers, body });
       const text = await res.text();
+      await documented(method, path, { status: res.status, headers: res.headers, text });
       let parsed: unknown = text;
       try { parsed = text ? JSON.parse(text) : undefined; } catch { /* non-JSON bodies stay text */ }
       return { status: res.status, body: parsed, headers: res.headers };
