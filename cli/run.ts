@@ -228,18 +228,25 @@ async function startServer(
   }
 }
 
+/** What `serve` and `core` own: the data dir's lock, the store, the feed's pruning and the core with its
+ * reconcilers, each undone by `stops` in reverse. */
+async function startOwnedCore(flags: Flags, log: Logger, stops: (() => Promise<void> | void)[], registry: client.Registry) {
+  const lock = lockDataDir(flags.data);
+  stops.push(() => lock.release());
+  const store = openStore(flags.data);
+  stops.push(() => store.close());
+  stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
+  const rt = await startCore(store, flags, log, registry);
+  stops.push(() => rt.close());
+  return { store, core: rt.core };
+}
+
 export async function runServe(flags: Flags, log: Logger): Promise<void> {
   await checkServerFlags('serve', flags);
   await startServer(flags, log, async (stops) => {
-    const lock = lockDataDir(flags.data);
-    stops.push(() => lock.release());
-    const store = openStore(flags.data);
-    stops.push(() => store.close());
-    stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
     const registry = new client.Registry();
-    const rt = await startCore(store, flags, log, registry);
-    stops.push(() => rt.close());
-    const app = createApp({ store, core: rt.core, config: apiConfig(flags) }, log, registry);
+    const { store, core } = await startOwnedCore(flags, log, stops, registry);
+    const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
     return { handler: app.koa.callback(), registry };
   });
 }
@@ -261,15 +268,9 @@ export async function runApi(flags: Flags, log: Logger): Promise<void> {
 export async function runCore(flags: Flags, log: Logger): Promise<void> {
   await checkServerFlags('core', flags);
   await startServer(flags, log, async (stops) => {
-    const lock = lockDataDir(flags.data);
-    stops.push(() => lock.release());
-    const store = openStore(flags.data);
-    stops.push(() => store.close());
-    stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
-    const rt = await startCore(store, flags, log, registry);
-    stops.push(() => rt.close());
-    return { handler: coreServer(rt.core, coreToken(flags)!, { log }), registry };
+    const { core } = await startOwnedCore(flags, log, stops, registry);
+    return { handler: coreServer(core, coreToken(flags)!, { log }), registry };
   });
 }
