@@ -23,6 +23,7 @@ const HEADERS: Record<string, Json> = {
   Allow: { description: 'the methods the path has', required: true, schema: { type: 'string' } },
   'Retry-After': { description: 'seconds until the limit lets a request through again', required: true, schema: { type: 'integer', minimum: 0 } },
   RateLimit: { description: 'the limit\'s state (IETF httpapi RateLimit header fields)', schema: { type: 'string' } },
+  Location: { description: 'the path of the resource the request created', required: true, schema: { type: 'string', pattern: '^/v1/' } },
 };
 
 /** Answers the edges give (mount, the body reader, the router, the error middleware), not a handler: each
@@ -99,7 +100,7 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       const own = op.responses[status];
       if (!own) return [status, ref('responses', EDGE[status]!.name)];
       const body = own.schema && (own.schema === ErrorSchema ? errorSchema : schema(own.schema, 'output'));
-      return [status, response(own.description, EDGE[status]?.headers ?? [], body)];
+      return [status, response(own.description, [...(EDGE[status]?.headers ?? []), ...(own.headers ?? [])], body)];
     }));
     (paths[op.path] ??= {})[op.method] = {
       operationId: op.operationId,

@@ -38,7 +38,12 @@ type AnyObject = z.ZodObject<z.ZodRawShape>;
 /** Who may call: a user's API token, a node's token (`admin node register`), or anyone. */
 export type AuthMode = 'user' | 'node' | 'none';
 
-export interface ResponseSpec { description: string; schema?: z.ZodType }
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Headers this answer always carries, by their name in the document's components. */
+  headers?: string[];
+}
 
 export interface OpSpec<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, C extends boolean, A extends AuthMode, R extends Role | null> {
   operationId: string;

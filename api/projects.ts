@@ -47,7 +47,7 @@ export const projectOps: AnyOp[] = [
     params: OrgParams,
     body: CreateProjectBody,
     responses: {
-      201: { description: 'created', schema: Project },
+      201: { description: 'created; `Location` is its path', schema: Project, headers: ['Location'] },
       400: { description: 'invalid body (`bad_request`)', schema: ErrorSchema },
       ...errorResponses([409, '`project_name_taken`, `hostname_taken` or `project_limit` (details: limit, count, plan)']),
     },
@@ -57,7 +57,7 @@ export const projectOps: AnyOp[] = [
         orgId: org.id, plan: org.plan, limit, name: body.name, database: body.database,
         hostname: `${body.name}.${deps.config.appDomain}`, actor,
       });
-      return { status: 201, body: publicProject(p) };
+      return { status: 201, body: publicProject(p), headers: { Location: `/v1/orgs/${org.slug}/projects/${p.name}` } };
     },
   }),
   defineOp({

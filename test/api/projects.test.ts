@@ -30,6 +30,8 @@ describe('createProject', () => {
     expect(r.body.createdAt).toMatch(RFC3339_UTC);
     expect(Date.parse(r.body.createdAt)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(r.headers.get('location')).toBe('/v1/orgs/acme/projects/blog');
+    expect((await t.call('GET', r.headers.get('location')!, { token: t.tokens.member })).body).toMatchObject({ name: 'blog' });
   });
 
   it('records the database flag, default false', async () => {
