@@ -3,9 +3,10 @@
  * side with PowerDNS (gsqlite3, which answers from its database) in one run. One zone of 100 rrsets on each
  * (SOA, apex NS, the changed `c.<zone>` A and 97 more); one change of `c` every 25 ms; for each change, the
  * time from the start of the write request (putRRset; PowerDNS: PATCH zone) to the new address being answered
- * on the DNS port, polled over UDP about every millisecond from the write's answer on. Also hostplane's part
- * of it after the write was acknowledged, and its zone reconcile passes (from serve's /metrics): their mean
- * duration, which includes what follows the apply (the read-back of the served serial, the status write).
+ * on the DNS port, polled over UDP every 0.2 ms from the write's answer on (a coarser poll adds up to its
+ * interval to the side that serves after its answer, which PowerDNS never does). Also the part of it after the
+ * write was acknowledged, and hostplane's zone reconcile passes (from serve's /metrics): their mean duration,
+ * which includes what follows the apply (the read-back of the served serial, the status write).
  *
  * The series are cut in rounds taken in the order H P P H ..., so that drift in the machine's load hits both
  * alike. A change starts on its 25 ms tick, or as soon as the previous one is served when that is later (the
@@ -14,6 +15,7 @@
  *
  *   npx tsx bench/dns-latency.ts                      (also run by `npm run bench`)
  *   npx tsx bench/dns-latency.ts --changes 100        (per side; default 400)
+ *   npx tsx bench/dns-latency.ts --poll-ms 1          (poll every millisecond, as bench/dns.ts does)
  *   npx tsx bench/dns-latency.ts --cpu-prof DIR       (V8 CPU profile of serve into DIR)
  *
  * PowerDNS comes from bench/pdns/setup.sh (apt-get) when missing. Loopback only; bounded (about a minute; a
@@ -39,6 +41,7 @@ const ZONE = 'latency.test';
 /** Rrsets in the zone, counting the SOA and the apex NS. */
 const RRSETS = 100;
 const CADENCE_MS = 25;
+const POLL_MS = 0.2;
 const ROUNDS = 4;
 /** Unmeasured changes before the first round of each side (JIT, caches). */
 const WARMUP = 20;
@@ -63,7 +66,7 @@ interface Series {
 const emptySeries = (): Series => ({ total: [], acked: [], afterAck: [], late: 0, failed: 0, firstError: null });
 
 /** `count` changes of `c.<zone>` A, one per CADENCE_MS tick; `next` numbers the addresses across rounds. */
-async function changes(side: Side, count: number, next: { n: number }, into: Series | null): Promise<void> {
+async function changes(side: Side, count: number, pollMs: number, next: { n: number }, into: Series | null): Promise<void> {
   const probe = new DnsProbe(side.dns);
   const fqdn = `c.${ZONE}`;
   try {
@@ -85,7 +88,7 @@ async function changes(side: Side, count: number, next: { n: number }, into: Ser
         continue;
       }
       const t1 = performance.now();
-      const after = await servedAfter(probe, fqdn, address, t1, CHANGE_TIMEOUT_MS);
+      const after = await servedAfter(probe, fqdn, address, t1, CHANGE_TIMEOUT_MS, pollMs);
       if (!into) continue;
       if (after === null) {
         into.failed++;
@@ -103,10 +106,11 @@ async function changes(side: Side, count: number, next: { n: number }, into: Ser
   }
 }
 
-export interface LatencyBenchOptions { cpuProfDir?: string; changes?: number }
+export interface LatencyBenchOptions { cpuProfDir?: string; changes?: number; pollMs?: number }
 
 export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
   const perSide = opts.changes ?? 400;
+  const pollMs = opts.pollMs ?? POLL_MS;
   const tmp = mkdtempSync(join(tmpdir(), 'hostplane-latencybench-'));
   const hpData = join(tmp, 'hostplane');
   const pdnsDir = join(tmp, 'pdns');
@@ -140,11 +144,11 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
 
     const series = { hostplane: emptySeries(), pdns: emptySeries() };
     const next = { hostplane: { n: 0 }, pdns: { n: 0 } };
-    for (const side of [hp, pd]) await changes(side, WARMUP, next[side.name], null);
+    for (const side of [hp, pd]) await changes(side, WARMUP, pollMs, next[side.name], null);
     const passesBefore = await zonePasses(metrics);
     const perRound = Math.ceil(perSide / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const side of round % 2 === 0 ? [hp, pd] : [pd, hp]) await changes(side, perRound, next[side.name], series[side.name]);
+      for (const side of round % 2 === 0 ? [hp, pd] : [pd, hp]) await changes(side, perRound, pollMs, next[side.name], series[side.name]);
     }
     const passesAfter = await zonePasses(metrics);
 
@@ -153,7 +157,7 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
       const t = stats(r.total);
       const a = stats(r.acked);
       const after = stats(r.afterAck);
-      let text = `${side.name} change-latency zone=${RRSETS} rrsets every ${CADENCE_MS}ms: write start to served p50=${ms(t.p50)} p99=${ms(t.p99)}`
+      let text = `${side.name} change-latency zone=${RRSETS} rrsets every ${CADENCE_MS}ms poll=${pollMs}ms: write start to served p50=${ms(t.p50)} p99=${ms(t.p99)}`
         + ` max=${ms(t.max)} n=${t.n} (write acknowledged p50=${ms(a.p50)} p99=${ms(a.p99)}; served after the acknowledgement p50=${ms(after.p50)}`
         + ` p99=${ms(after.p99)}) late=${r.late} failed=${r.failed}${r.firstError ? ` (first: ${r.firstError})` : ''}`;
       if (side.name === 'hostplane') {
@@ -181,10 +185,11 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' } } });
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' } } });
   main({
     cpuProfDir: values['cpu-prof'],
     changes: values.changes === undefined ? undefined : Number(values.changes),
+    pollMs: values['poll-ms'] === undefined ? undefined : Number(values['poll-ms']),
   }).then(
     (code) => {
       process.exitCode = code;

@@ -2,10 +2,14 @@
  * Exits non-zero if any bench fails (a server that does not start, failed requests). */
 import { main as api } from './api';
 import { main as dns } from './dns';
+import { main as dnsLatency } from './dns-latency';
+import { main as memory } from './memory';
 
 const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['api', api],
   ['dns', dns],
+  ['dns-latency', dnsLatency],
+  ['memory', memory],
 ];
 
 let code = 0;

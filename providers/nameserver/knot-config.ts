@@ -89,7 +89,7 @@ export function renderKnotConfig(input: KnotConfigInput): string {
     '    any: info',
     'database:',
     `    storage: ${quoted(paths.db)}`,
-    `    journal-db-mode: ${process.env.HP_EXP_JOURNAL ?? 'asynchronous'}`, // EXP
+    '    journal-db-mode: asynchronous',
     'control:',
     `    listen: ${quoted(paths.socket)}`,
   ];

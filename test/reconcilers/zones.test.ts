@@ -177,13 +177,14 @@ describe('zone reconciler', () => {
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
-  it('loads a small zone whole, and falls back to a whole load when the incremental change is refused', async () => {
+  it('sends a small zone its change incrementally too (keeping no image), and falls back to a whole load when it is refused', async () => {
     await putA('a.example.com', '192.0.2.1');
     const small = reconciler();
     await small.reconcile('example.com', noAbort);
     await putA('a.example.com', '192.0.2.2');
     await small.reconcile('example.com', noAbort);
-    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone']);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
 
     const big = reconciler(1);
     await big.reconcile('example.com', noAbort);
