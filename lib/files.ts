@@ -1,11 +1,12 @@
 /**
  * Atomic file replacement: synchronous and durable for small files written at start-up or rarely (the
  * sealing key file); asynchronous for files that reach megabytes while `serve` answers API requests on the
- * same thread, durable (knot.conf) or not (zone files, derived state rebuilt at every start).
+ * same thread, durable (knot.conf) or not (zone files, derived state rebuilt at every start); and staged, for a
+ * small zone file that must be in place at a given moment and can be taken back.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { link, open, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Write to a temp file, fsync it, rename over the target and fsync the directory: readers see the old
@@ -76,62 +77,46 @@ const tempBeside = (path: string): string => join(dirname(path), `.${basename(pa
 /** A replacement of a file ({@link replaceFile}: not fsynced), written beside it, to be put in place later. */
 export interface StagedFile {
   /** Renames it over the file, which is kept aside (a hard link) until keep() or undo(). */
-  place(): Promise<void>;
+  place(): void;
   /** After place(): lets the replaced file go. */
-  keep(): Promise<void>;
+  keep(): void;
   /** Leaves the file as it was before: the replaced one back in place (none: no file), the staged one gone. */
-  undo(): Promise<void>;
+  undo(): void;
 }
 
-/** Up to this size a staged file is written and moved synchronously: tens of microseconds in all, where each
- * trip through the thread pool costs the event loop about as much. */
-const SYNC_STAGE_BYTES = 64 * 1024;
-
 /**
- * {@link replaceFile} in steps, for a caller that must have the new file in place at a given moment and be able
- * to take it back: the writing goes on beside other work, and only renames remain for that moment.
+ * {@link replaceFile} in steps, for a caller that must have a small file in place at a given moment and be able to
+ * take it back. Synchronous: for a few kilobytes tens of microseconds in all, where each trip through the thread
+ * pool costs the event loop about as much; a large file blocks the thread for as long as it takes to write.
  */
-export async function stageFile(path: string, data: string | Uint8Array, mode = 0o644): Promise<StagedFile> {
-  const io = Buffer.byteLength(data) <= SYNC_STAGE_BYTES
-    ? {
-      write: async (p: string) => writeFileSync(p, data, { mode, flag: 'wx' }),
-      link: async (from: string, to: string) => linkSync(from, to),
-      rename: async (from: string, to: string) => renameSync(from, to),
-      remove: async (p: string) => rmSync(p, { force: true }),
-    }
-    : {
-      write: (p: string) => writeFile(p, data, { mode, flag: 'wx' }),
-      link,
-      rename,
-      remove: (p: string) => rm(p, { force: true }),
-    };
+export function stageFile(path: string, data: string | Uint8Array, mode = 0o644): StagedFile {
   const tmp = tempBeside(path);
   const aside = tempBeside(path);
   try {
-    await io.write(tmp);
+    writeFileSync(tmp, data, { mode, flag: 'wx' });
   } catch (err) {
-    await io.remove(tmp);
+    rmSync(tmp, { force: true });
     throw err;
   }
   let placed = false;
   let replaced = false;
   return {
-    place: async () => {
+    place: () => {
       try {
-        await io.link(path, aside);
+        linkSync(path, aside);
         replaced = true;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
-      await io.rename(tmp, path);
+      renameSync(tmp, path);
       placed = true;
     },
-    keep: () => io.remove(aside),
-    undo: async () => {
-      if (!placed) await io.remove(tmp);
-      else if (replaced) await io.rename(aside, path);
-      else await io.remove(path);
-      await io.remove(aside);
+    keep: () => rmSync(aside, { force: true }),
+    undo: () => {
+      if (!placed) rmSync(tmp, { force: true });
+      else if (replaced) renameSync(aside, path);
+      else rmSync(path, { force: true });
+      rmSync(aside, { force: true });
     },
   };
 }

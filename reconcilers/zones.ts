@@ -109,13 +109,16 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   /** Zones whose image is kept, least recently used first, with the bytes each took when kept. */
   const kept = new Map<string, number>();
   let keptBytes = 0;
+  const unkeep = (name: string): void => {
+    keptBytes -= kept.get(name) ?? 0;
+    kept.delete(name);
+  };
   const forget = (name: string): void => {
-    forgetImage(name);
+    unkeep(name);
     served.delete(name);
   };
   const forgetImage = (name: string): void => {
-    keptBytes -= kept.get(name) ?? 0;
-    kept.delete(name);
+    unkeep(name);
     const s = served.get(name);
     if (s) dropImage(s);
   };
@@ -125,8 +128,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   };
   /** Records what the nameserver now serves; keeps its image when that pays and fits. */
   const remember = (name: string, s: Served): void => {
-    keptBytes -= kept.get(name) ?? 0;
-    kept.delete(name);
+    unkeep(name);
     served.set(name, s);
     if (!s.image || s.image.size < incrementalFrom || s.image.bytes > imageBudget) {
       dropImage(s);

@@ -26,7 +26,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { Logger } from '../../lib/log';
 import { soaSerialServed, udpQuery } from './dns-query';
-import { removeFileDurably, replaceFile, stageFile, writeFileDurably } from '../../lib/files';
+import { removeFileDurably, replaceFile, stageFile, writeFileDurably, type StagedFile } from '../../lib/files';
 import { control, KnotControl, type CtlData } from './knot-ctl';
 import { configuredZones, knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, zoneFileNames, zoneFilePath, zoneFqdn } from './knot-config';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges, type ZoneConfig } from './port';
@@ -112,6 +112,9 @@ function serializer(): <T>(fn: () => Promise<T>) => Promise<T> {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Zone texts up to this size are put in place before their transaction commits (applyChanges). */
+const EARLY_FILE_BYTES = 64 * 1024;
 
 /** In knotd's directory while its journal may hold writes that are not on disk yet: the machine's boot id. */
 const JOURNAL_MARK = 'journal-unsynced';
@@ -293,30 +296,32 @@ class Knot implements KnotNameserver {
       this.requireRunning();
       if (!this.configured.has(name)) throw new Error(`zone ${name} is not served: applyZone it first`);
       const path = zoneFilePath(this.opts.zonesDir, name);
-      const text = Buffer.from(zoneText);
       // One control connection for the whole transaction, which stops at the first command knotd refuses.
       const connecting = KnotControl.connect(this.paths.socket, CONTROL_TIMEOUT_MS);
       connecting.catch(() => undefined);
-      // The new file is written beside the old one while knotd takes the connection, and put in place (without
-      // fsync, see applyZone) while it takes the last record, before the transaction commits: a zone file never
-      // lags behind what knotd serves. One that did would come back at a restart as another text with the
-      // served serial, which only a serial above both could settle. A small one is written synchronously
-      // (stageFile), so the file costs the serving path next to nothing.
-      const staged = stageFile(path, text);
-      staged.catch(() => undefined);
+      // A small zone's new file is written beside the old one while knotd begins the transaction, and put in place
+      // (without fsync, see applyZone) while it takes the last record, before the transaction commits: its file
+      // never lags behind what knotd serves. One that did would come back at a restart as another text with the
+      // served serial, which only a serial above both settles (applyZone's StaleSerialError). A large zone's file
+      // is written after the commit instead, since megabytes before it would hold the change back: should serve
+      // die in between, knotd's journal keeps the change and the next start settles the file that way.
+      let staged: StagedFile | null = null;
       let committed = false;
       let ctl: KnotControl | undefined;
       const mark = this.errorSeq;
       try {
         ctl = await connecting;
         const call = (c: CtlData): Promise<CtlData[]> => ctl!.call(c, CONTROL_TIMEOUT_MS);
-        await call({ cmd: 'zone-begin', zone: fqdn });
+        const begun = call({ cmd: 'zone-begin', zone: fqdn });
+        begun.catch(() => undefined);
+        if (zoneText.length <= EARLY_FILE_BYTES) staged = stageFile(path, zoneText);
+        await begun;
         // The served serial, read in the transaction itself rather than by a query before it.
         const served = Number((await call({ cmd: 'zone-get', zone: fqdn, owner: fqdn, type: 'SOA' }))[0]?.data?.split(/\s+/)[2]);
         if (!Number.isInteger(served)) throw new Error(`zone ${name} is not served: applyZone it first`);
         if (!serialAbove(serial, served)) {
           await call({ cmd: 'zone-abort', zone: fqdn });
-          if (served === serial && (await readFileOrNull(path))?.equals(text)) return;
+          if (served === serial && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
           throw new StaleSerialError(name, serial, served);
         }
         for (const r of removes) await call({ cmd: 'zone-unset', zone: fqdn, owner: r.owner, type: r.type, ...(r.rdata ? { data: r.rdata } : {}) });
@@ -325,10 +330,11 @@ class Knot implements KnotNameserver {
         for (const r of adds.slice(0, -1)) await set(r);
         const last = set(adds.at(-1)!);
         last.catch(() => undefined);
-        await (await staged).place();
+        staged?.place();
         await last;
         await call({ cmd: 'zone-commit', zone: fqdn });
         committed = true;
+        if (!staged) await replaceFile(path, zoneText);
       } catch (err) {
         if (err instanceof StaleSerialError) throw err;
         // On this connection: knotd serves one at a time. Also closes a transaction some earlier failure left
@@ -338,8 +344,12 @@ class Knot implements KnotNameserver {
       } finally {
         ctl?.close();
         // Otherwise the file knotd last accepted goes back, as applyZone leaves it.
-        const file = await staged.catch(() => null);
-        await (committed ? file?.keep() : file?.undo())?.catch((err: unknown) => this.log.error({ err, zone: name }, 'knot: could not settle the zone file'));
+        try {
+          if (committed) staged?.keep();
+          else staged?.undo();
+        } catch (err) {
+          this.log.error({ err, zone: name }, 'knot: could not settle the zone file');
+        }
       }
     });
   }
