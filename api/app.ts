@@ -12,13 +12,14 @@ import { auditOps } from './audit';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';
 import { errors } from './errors';
+import { hostnameOps } from './hostnames';
 import { openApiDocument } from './openapi';
 import { mount, type AnyOp, type Deps } from './ops';
 import { projectOps } from './projects';
 import { secretOps } from './secrets';
 
 /** Every operation of the public API, in the order of the spec's groups. */
-export const allOps: AnyOp[] = [...dnsOps, ...secretOps, ...projectOps, ...auditOps];
+export const allOps: AnyOp[] = [...dnsOps, ...hostnameOps, ...secretOps, ...projectOps, ...auditOps];
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 

@@ -10,7 +10,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 // silently change a secret or a TXT value.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads and parses the request's JSON body (undefined when empty). Throws 400, 413 or 415 as AppError. */
+/** Reads and parses the request's JSON body, an object (undefined when empty). Throws 400 (not JSON, or JSON that
+ * is not an object), 413 or 415 as AppError. */
 export async function readJsonBody(ctx: Context): Promise<unknown> {
   const encoding = ctx.get('content-encoding').toLowerCase();
   if (encoding !== '' && encoding !== 'identity') throw new AppError(415, 'unsupported_media_type', 'compressed request bodies are not accepted');
@@ -30,9 +31,15 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
     throw badRequest('request body is not valid UTF-8');
   }
   if (text.trim() === '') return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    throw badRequest('request body is not valid JSON');
+    throw badRequest('the request body is not valid JSON');
   }
+  // Valid JSON of another type (`[]`, `"x"`, `3`, `null`) is a wrong body, not a malformed one: said so.
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest('the body must be a JSON object', { issues: [{ path: 'body', message: 'the body must be a JSON object' }] });
+  }
+  return value;
 }

@@ -8,7 +8,7 @@ import { zoneNameRefusal } from '../lib/domains';
 import { planOf } from '../lib/plans';
 import {
   createZone, deleteRRset, deleteZone, getZone, listZones, putRRset, setZoneDnssec, setZoneDs, zoneRRsetPage,
-  type RRsetCursor, type ZoneWithStatus,
+  type RRsetCursor, type RRsetPrecondition, type ZonePrecondition, type ZoneWithStatus,
 } from '../store/zones';
 import { cursorValue, encodeCursor } from '../store/paging';
 import {
@@ -16,8 +16,12 @@ import {
   resolveOwner, validateRRset, type RecordType,
 } from '../zonefiles';
 import { soaContent, soaFor } from '../zonefiles/soa';
+import {
+  checkWrite, conditionsOf, hasWriteConditions, notModified, notModifiedResponse, preconditionResponse, rrsetTag, soaTag, zoneTag, type Conditions,
+} from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
+import { holdUntil, MAX_WAIT_SECONDS } from './wait';
 
 const ZoneParams = OrgParams.extend({
   zone: z.string().meta({ description: 'an existing zone\'s name, read in its normalized form (lower case, no trailing dot); a name of one label is 400' }),
@@ -34,6 +38,13 @@ const RRsetCursorText = CursorText.transform((c, ctx): RRsetCursor => {
 const GetZoneQuery = z.strictObject({
   limit: Limit(RRSETS_PER_PAGE, RRSETS_PER_PAGE),
   cursor: RRsetCursorText.optional(),
+  waitGeneration: z.string().regex(/^[1-9][0-9]{0,14}$/, 'waitGeneration is a generation: a whole number from 1, in decimal digits').transform(Number).optional()
+    .meta({
+      description: 'hold the answer until the zone is served at this generation or a later one (its `Ready` condition True, judged at it or later), '
+        + 'or until `wait` ends; then answer the zone as it is. A write\'s `X-Generation` is the number to wait for',
+    }),
+  wait: z.string().regex(/^(?:[0-9]|[12][0-9]|30)$/, `wait is seconds, a whole number from 0 to ${MAX_WAIT_SECONDS}`).transform(Number).optional()
+    .meta({ description: `seconds to hold for \`waitGeneration\` at most: 0 to ${MAX_WAIT_SECONDS}, default ${MAX_WAIT_SECONDS}; only with \`waitGeneration\`` }),
 });
 const encodeRRsetCursor = (c: RRsetCursor): string => encodeCursor([c.name, c.type]);
 const RRsetParams = ZoneParams.extend({
@@ -92,7 +103,9 @@ const ZoneStatus = z.object({
   observedGeneration: Generation.nullable(),
   ready: z.boolean().meta({ description: 'the nameserver was checked to serve this generation (the Ready condition is True at it)' }),
   conditions: z.array(ConditionSchema).meta({
-    description: '`Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`) and, with DNSSEC on, `Signed` (`KeysPublished`, `KeysPending`)',
+    description: '`Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`; while DNSSEC turns off `WaitingForParent`, `WaitingForCaches`, `ParentDsUnknown`), '
+      + '`Signed` with DNSSEC on or turning off (`KeysPublished`, `KeysPending`, `DeletingDs`: CDS/CDNSKEY DELETE published for the parent) '
+      + 'and, with secondaries configured, `SecondariesInSync` (`InSync`, `SecondaryBehind`: the message names each secondary behind and the serial it serves)',
   }),
   servedSerial: Serial.nullable().meta({ description: 'the SOA serial the nameserver answered with (a signer may serve more than `serial`)' }),
   lastError: z.string().nullable().meta({ description: 'the Ready condition\'s message while it is not True, else null' }),
@@ -115,6 +128,7 @@ const RRset = z.object({
   ttl: z.number().int().min(MIN_TTL).max(MAX_TTL),
   records: z.array(z.object({ content: z.string() })),
   managedBy: z.enum(['system', 'app', 'acme']).nullable(),
+  etag: z.string().meta({ description: 'the rrset\'s own entity tag, for `If-Match` on putRRset and deleteRRset; a write that changes nothing keeps it' }),
 }).meta({ id: 'RRset' });
 const ZoneDetail = Zone.extend({
   rrsets: z.array(RRset).meta({ description: 'one page of rrsets: the first holds the SOA and every apex rrset' }),
@@ -122,6 +136,24 @@ const ZoneDetail = Zone.extend({
 }).meta({ id: 'ZoneDetail' });
 
 const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS), `no_core` or `core_unavailable`'];
+
+/** The headers of an answer that carries a zone: its tag and its generation (the convergence receipt). */
+const zoneHeaders = (zn: ZoneWithStatus, ns: string[]): Record<string, string> => ({ ETag: zoneTag(zn, ns), 'X-Generation': String(zn.generation) });
+
+/** The zone's precondition, checked in the write's transaction; none without conditions (no status read). */
+function zonePrecondition(c: Conditions, name: string, ns: string[]): ZonePrecondition | undefined {
+  return hasWriteConditions(c) ? (cur) => checkWrite(c, zoneTag(cur, ns), `zone ${name}`) : undefined;
+}
+
+function rrsetPrecondition(c: Conditions, name: string, type: string): RRsetPrecondition | undefined {
+  return hasWriteConditions(c) ? (cur) => checkWrite(c, cur && rrsetTag(cur), `rrset ${name} ${type}`) : undefined;
+}
+
+/** Served at `generation` or a later one: the Ready condition is True and was judged at it or later. */
+function servedAt(zn: ZoneWithStatus, generation: number): boolean {
+  const ready = conditionOf(zn.status?.conditions ?? [], 'Ready');
+  return ready?.status === 'True' && ready.observedGeneration >= generation;
+}
 
 /** DNS operations need the core and a deployment with its own nameservers. */
 async function nameservers(core: Core): Promise<string[]> {
@@ -166,9 +198,12 @@ async function zoneDetail(deps: Deps, zn: ZoneWithStatus, ns: string[], page: { 
   const first = page.cursor === undefined;
   const { items, next } = await zoneRRsetPage(deps.store, zn.name, first ? page.limit - 1 : page.limit, PAGE_BYTES, page.cursor);
   const soa = soaFor(zn.name, zn.serial, ns);
+  const rrsets = items.map(({ changedGen, ...r }) => ({ ...r, etag: rrsetTag({ uid: zn.uid, changedGen }) }));
   return {
     ...zoneBody(zn, ns),
-    rrsets: first ? [{ name: zn.name, type: 'SOA', ttl: soa.ttl, records: [{ content: soaContent(soa) }], managedBy: 'system' }, ...items] : items,
+    rrsets: first
+      ? [{ name: zn.name, type: 'SOA', ttl: soa.ttl, records: [{ content: soaContent(soa) }], managedBy: 'system', etag: soaTag(zn) }, ...rrsets]
+      : rrsets,
     nextCursor: next && encodeRRsetCursor(next),
   };
 }
@@ -212,7 +247,7 @@ export const dnsOps: AnyOp[] = [
     params: OrgParams,
     body: CreateZoneBody,
     responses: {
-      200: { description: 'the zone, new or existing', schema: ZoneDetail },
+      200: { description: 'the zone, new or existing', schema: ZoneDetail, headers: ['ETag', 'X-Generation'] },
       400: { description: '`bad_request`: an invalid zone name, a public suffix, or a domain of this service', schema: ErrorSchema },
       ...errorResponses([409, '`zone_taken`: another organization holds the zone, or one above or below it; `quota_exceeded`: the plan\'s zone quota'], DNS_503),
     },
@@ -224,7 +259,7 @@ export const dnsOps: AnyOp[] = [
       const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).zones };
       const { zone, created } = await createZone(deps.store, { orgId: org.id, name, nameservers: ns, actor, quota });
       if (created) core.nudge('zone', zone.name);
-      return { status: 200, body: await zoneDetail(deps, zone, ns) };
+      return { status: 200, body: await zoneDetail(deps, zone, ns), headers: zoneHeaders(zone, ns) };
     },
   }),
   defineOp({
@@ -236,14 +271,42 @@ export const dnsOps: AnyOp[] = [
     role: 'viewer',
     params: ZoneParams,
     query: GetZoneQuery,
+    requestHeaders: ['IfNoneMatch'],
     responses: {
-      200: { description: 'the zone and a page of rrsets; a page may hold fewer than `limit` when its rrsets are large', schema: ZoneDetail },
-      400: { description: '`bad_request`: a zone name of one label, an invalid `limit` or `cursor`', schema: ErrorSchema },
+      200: {
+        description: 'the zone and a page of rrsets; a page may hold fewer than `limit` when its rrsets are large. With `waitGeneration`, once it is served '
+          + 'at that generation, or when `wait` ends (then `status` says why not)',
+        schema: ZoneDetail, headers: ['ETag', 'X-Generation'],
+      },
+      304: notModifiedResponse(['X-Generation']),
+      400: { description: '`bad_request`: a zone name of one label, an invalid `limit`, `cursor`, `waitGeneration` or `wait`, or `wait` without `waitGeneration`', schema: ErrorSchema },
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, query }) => {
+    handler: async ({ deps, core, org, params, query, koa }) => {
       const ns = await nameservers(core);
-      return { status: 200, body: await zoneDetail(deps, await getZone(deps.store, org.id, zoneName(params.zone)), ns, query) };
+      const name = zoneName(params.zone);
+      const read = () => getZone(deps.store, org.id, name);
+      const { waitGeneration } = query;
+      if (query.wait !== undefined && waitGeneration === undefined) {
+        throw badRequest('invalid request query: query.wait needs waitGeneration', { issues: [{ path: 'query.wait', message: 'wait needs waitGeneration' }] });
+      }
+      let zn: ZoneWithStatus;
+      if (waitGeneration === undefined) zn = await read();
+      else {
+        // A client that goes away ends its wait.
+        const gone = new AbortController();
+        const abort = (): void => gone.abort();
+        koa.res.once('close', abort);
+        try {
+          const deadline = Date.now() + (query.wait ?? MAX_WAIT_SECONDS) * 1000;
+          zn = await holdUntil(deps.store, 'zone', name, { deadline, signal: gone.signal }, read, (z) => servedAt(z, waitGeneration));
+        } finally {
+          koa.res.off('close', abort);
+        }
+      }
+      const headers = zoneHeaders(zn, ns);
+      if (notModified(koa, headers.ETag!)) return { status: 304, headers };
+      return { status: 200, body: await zoneDetail(deps, zn, ns, query), headers };
     },
   }),
   defineOp({
@@ -254,15 +317,17 @@ export const dnsOps: AnyOp[] = [
     summary: 'Delete a zone and all its records (move NS at the registrar first)',
     role: 'admin',
     params: ZoneParams,
+    requestHeaders: ['IfMatch'],
     responses: {
       204: { description: 'deleted' },
       400: { description: '`bad_request`: a zone name of one label', schema: ErrorSchema },
+      412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, actor }) => {
-      await nameservers(core);
+    handler: async ({ deps, core, org, params, actor, koa }) => {
+      const ns = await nameservers(core);
       const name = zoneName(params.zone);
-      await deleteZone(deps.store, { orgId: org.id, name, actor });
+      await deleteZone(deps.store, { orgId: org.id, name, actor, precondition: zonePrecondition(conditionsOf(koa), name, ns) });
       core.nudge('zone', name);
       return { status: 204 };
     },
@@ -276,20 +341,27 @@ export const dnsOps: AnyOp[] = [
     role: 'member',
     params: RRsetParams,
     body: PutRRsetBody,
+    requestHeaders: ['IfMatch', 'IfNoneMatch'],
     responses: {
-      200: { description: 'the stored rrset', schema: RRset },
+      200: {
+        description: 'the stored rrset; `ETag` is its tag, `X-Generation` the zone\'s generation that serves it (unchanged when the rrset was already so)',
+        schema: RRset, headers: ['ETag', 'X-Generation'],
+      },
+      412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag` (or there is no such rrset), or `If-None-Match: *` and the rrset exists'),
       400: { description: '`bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record)', schema: ErrorSchema },
       ...errorResponses([409, '`managed_rrset`, `cname_conflict`, or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, koa }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
       const rrset = validateRRset(zone, { name, type, ttl: body.ttl ?? 3600, records: body.records });
       const plan = planOf(deps.config.plans, org.plan);
       const quota = { plan: org.plan, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes };
-      const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota });
+      const precondition = rrsetPrecondition(conditionsOf(koa), name, type);
+      const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota, precondition });
       core.nudge('zone', zone);
-      return { status: 200, body: stored };
+      const tag = rrsetTag(stored.version);
+      return { status: 200, body: { ...stored.rrset, etag: tag }, headers: { ETag: tag, 'X-Generation': String(stored.generation) } };
     },
   }),
   defineOp({
@@ -300,17 +372,20 @@ export const dnsOps: AnyOp[] = [
     summary: 'Delete an rrset',
     role: 'member',
     params: RRsetParams,
+    requestHeaders: ['IfMatch'],
     responses: {
-      204: { description: 'deleted' },
+      204: { description: 'deleted; `X-Generation` is the zone\'s generation without the rrset', headers: ['X-Generation'] },
       400: { description: '`bad_request`: an invalid zone name, owner or type', schema: ErrorSchema },
+      412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag`'),
       ...errorResponses([409, '`managed_rrset`'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, actor }) => {
+    handler: async ({ deps, core, org, params, actor, koa }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
-      await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor });
+      const precondition = rrsetPrecondition(conditionsOf(koa), name, type);
+      const { generation } = await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor, precondition });
       core.nudge('zone', zone);
-      return { status: 204 };
+      return { status: 204, headers: { 'X-Generation': String(generation) } };
     },
   }),
   defineOp({
@@ -322,16 +397,20 @@ export const dnsOps: AnyOp[] = [
     role: 'admin',
     params: ZoneParams,
     body: SetDnssecBody,
+    requestHeaders: ['IfMatch'],
     responses: {
-      200: { description: 'the zone', schema: Zone },
+      200: { description: 'the zone', schema: Zone, headers: ['ETag', 'X-Generation'] },
       400: { description: '`bad_request`: a zone name of one label, or an invalid body', schema: ErrorSchema },
+      412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, koa }) => {
       const ns = await nameservers(core);
-      const zone = await setZoneDnssec(deps.store, { orgId: org.id, zone: zoneName(params.zone), enabled: body.enabled, actor });
+      const name = zoneName(params.zone);
+      const precondition = zonePrecondition(conditionsOf(koa), name, ns);
+      const zone = await setZoneDnssec(deps.store, { orgId: org.id, zone: name, enabled: body.enabled, actor, precondition });
       core.nudge('zone', zone.name);
-      return { status: 200, body: zoneBody(zone, ns) };
+      return { status: 200, body: zoneBody(zone, ns), headers: zoneHeaders(zone, ns) };
     },
   }),
   defineOp({
@@ -343,15 +422,19 @@ export const dnsOps: AnyOp[] = [
     role: 'admin',
     params: ZoneParams,
     body: SetDsBody,
+    requestHeaders: ['IfMatch'],
     responses: {
-      200: { description: 'the zone', schema: Zone },
+      200: { description: 'the zone', schema: Zone, headers: ['ETag', 'X-Generation'] },
       400: { description: '`bad_request`: a zone name of one label, or invalid DS values', schema: ErrorSchema },
+      412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses([409, '`dnssec_off`'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, koa }) => {
       const ns = await nameservers(core);
-      const zone = await setZoneDs(deps.store, { orgId: org.id, zone: zoneName(params.zone), ds: body.ds, actor });
-      return { status: 200, body: zoneBody(zone, ns) };
+      const name = zoneName(params.zone);
+      const precondition = zonePrecondition(conditionsOf(koa), name, ns);
+      const zone = await setZoneDs(deps.store, { orgId: org.id, zone: name, ds: body.ds, actor, precondition });
+      return { status: 200, body: zoneBody(zone, ns), headers: zoneHeaders(zone, ns) };
     },
   }),
 ];

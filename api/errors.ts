@@ -5,10 +5,77 @@ import { z } from 'zod';
 import { AppError, type ErrorBody } from '../lib/errors';
 import { ZoneValidationError } from '../zonefiles';
 
-/** Turns a zod failure into 400 `bad_request` with the invalid fields listed (`details.issues`). */
+/** Marks a message our error map wrote, to be prefixed with its field's path; a schema's own message is kept whole. */
+const OURS = '\u0000';
+
+/** A field's path in one style: `records[0].content`. */
+export const fieldPath = (path: readonly PropertyKey[]): string =>
+  path.reduce<string>((out, seg) => (typeof seg === 'number' ? `${out}[${seg}]` : out ? `${out}.${String(seg)}` : String(seg)), '');
+
+const TYPES: Record<string, string> = {
+  string: 'a string', number: 'a number', int: 'a whole number', boolean: 'true or false', array: 'a list', object: 'an object',
+  tuple: 'a list', record: 'an object', null: 'null', bigint: 'a whole number', date: 'a date',
+};
+const FORMATS: Record<string, string> = {
+  datetime: 'an RFC 3339 date-time', date: 'a date (YYYY-MM-DD)', email: 'an email address', url: 'a URL', uuid: 'a UUID',
+  ipv4: 'an IPv4 address', ipv6: 'an IPv6 address', base64url: 'base64url text', regex: 'of the expected form',
+};
+const list = (values: readonly unknown[]): string => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+
+/**
+ * Our wording of zod's issues, used where a schema says nothing of its own (a schema's message wins over this
+ * map): "is required", "must be a string", "must be at least 60". The field's path is put in front by `fromZod`,
+ * which knows the whole path.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const zodMessages = (iss: any): string => {
+  const say = (text: string): string => OURS + text;
+  const { origin } = iss as { origin?: string };
+  const size = (n: number | bigint, what: string): string => (origin === 'string' ? `${n} characters` : origin === 'array' || origin === 'set' ? `${n} ${what}` : String(n));
+  switch (iss.code) {
+    case 'invalid_type':
+      if (iss.input === undefined) return say('is required');
+      return say(`must be ${TYPES[iss.expected as string] ?? iss.expected}`);
+    case 'invalid_value':
+      return say(iss.values.length === 1 ? `must be ${list(iss.values)}` : `must be one of ${list(iss.values)}`);
+    case 'too_small':
+      if (origin === 'string' && Number(iss.minimum) === 1) return say('must not be empty');
+      if (origin === 'array' && Number(iss.minimum) === 1) return say('must not be empty');
+      return say(iss.inclusive ? `must be at least ${size(iss.minimum, 'entries')}` : `must be more than ${size(iss.minimum, 'entries')}`);
+    case 'too_big':
+      return say(iss.inclusive ? `must be at most ${size(iss.maximum, 'entries')}` : `must be less than ${size(iss.maximum, 'entries')}`);
+    case 'invalid_format':
+      return say(`must be ${FORMATS[iss.format as string] ?? `a valid ${iss.format as string}`}`);
+    case 'not_multiple_of':
+      return say(`must be a multiple of ${String(iss.divisor)}`);
+    case 'unrecognized_keys':
+      return say('is not a field of this request');
+    case 'invalid_union':
+      return say('matches none of the allowed forms');
+    default:
+      return say('is invalid');
+  }
+};
+
+/**
+ * Turns a zod failure into 400 `bad_request` with each invalid field listed (`details.issues`, `{path, message}`):
+ * paths as `body.records[0].content`, our own wording ("body.name is required", "the body must be a JSON
+ * object"), one issue per unknown field. Parse with `{ error: zodMessages }` for the wording.
+ */
 export function fromZod(e: z.ZodError, where: 'path' | 'query' | 'body'): AppError {
-  const issues = e.issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
-  return new AppError(400, 'bad_request', `invalid request ${where}: ${issues[0]?.path} ${issues[0]?.message}`, { issues });
+  const issues = e.issues.flatMap((i) => {
+    const at = (path: readonly PropertyKey[]): string => [where, fieldPath(path)].filter(Boolean).join('.');
+    const label = (path: readonly PropertyKey[]): string => (path.length === 0 ? `the ${where}` : fieldPath(path));
+    if (i.code === 'unrecognized_keys') {
+      return i.keys.map((k) => ({ path: at([...i.path, k]), message: i.message.startsWith(OURS) ? `${label([...i.path, k])} is not a field of this request` : i.message }));
+    }
+    if (!i.message.startsWith(OURS)) return [{ path: at(i.path), message: i.message }];
+    const text = i.message.slice(OURS.length);
+    // The whole body of the wrong type: valid JSON, but not an object.
+    if (i.path.length === 0 && where === 'body' && i.code === 'invalid_type') return [{ path: 'body', message: 'the body must be a JSON object' }];
+    return [{ path: at(i.path), message: `${label(i.path)} ${text}` }];
+  });
+  return new AppError(400, 'bad_request', `invalid request ${where}: ${issues[0]?.message}`, { issues });
 }
 
 /** Status codes that http-errors style exceptions (body parser, router) carry, and our code for each. */
@@ -34,7 +101,7 @@ export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unex
   const code = CODES[status];
   if (code) {
     // Messages of library errors are generic by construction (e.g. "request entity too large"); never echo input.
-    const message = status === 400 ? 'request body is not valid JSON' : code.replace(/_/g, ' ');
+    const message = status === 400 ? 'the request could not be read' : code.replace(/_/g, ' ');
     return { status, body: { code, message }, unexpected: false };
   }
   return { status: 500, body: { code: 'internal', message: 'internal error' }, unexpected: true };
@@ -54,6 +121,9 @@ export const errors = (): Middleware => async (ctx, next) => {
     const { status, body, unexpected } = toErrorBody(e);
     if (unexpected) (ctx as { log?: Logger }).log?.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
     ctx.status = status;
+    // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
+    const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
+    if (extra) ctx.set(extra);
     // RFC 6750: a 401 names the scheme that would be accepted.
     if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
     ctx.body = { ...body, requestId: ctx.state.reqId as string };

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { MAX_BODY_BYTES } from './body';
-import type { AnyOp, AuthMode } from './ops';
+import { honoursIdempotencyKey, type AnyOp, type AuthMode } from './ops';
 import { ErrorSchema } from './schemas';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -22,8 +22,29 @@ const HEADERS: Record<string, Json> = {
   'WWW-Authenticate': { description: 'the scheme requests must use (RFC 6750)', required: true, schema: { type: 'string', pattern: '^Bearer\\b' } },
   Allow: { description: 'the methods the path has', required: true, schema: { type: 'string' } },
   'Retry-After': { description: 'seconds until the limit lets a request through again', required: true, schema: { type: 'integer', minimum: 0 } },
-  RateLimit: { description: 'the limit\'s state (IETF httpapi RateLimit header fields)', schema: { type: 'string' } },
+  // draft-ietf-httpapi-ratelimit-headers (-08 and later): api/limits.ts, lib/rate-limit.ts.
+  'RateLimit-Policy': {
+    description: 'the limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `"failed-auth";q=100;w=60` (failed authentications per client address) '
+      + 'or `"token";q=N;w=S` (requests per token, where configured); on a 429, and on every answer to a token with a limit',
+    schema: { type: 'string', pattern: '^"[a-z-]+";q=\\d+;w=\\d+$' },
+  },
+  RateLimit: {
+    description: 'the limit\'s state: `"<policy>";r=<requests left>;t=<seconds until the quota is whole again>`',
+    schema: { type: 'string', pattern: '^"[a-z-]+";r=\\d+;t=\\d+$' },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` on an answer replayed for an `Idempotency-Key` (the answer of its first request), absent otherwise',
+    schema: { type: 'string', const: 'true' },
+  },
   Location: { description: 'the path of the resource the request created', required: true, schema: { type: 'string', pattern: '^/v1/' } },
+  ETag: {
+    description: 'the strong entity tag of the resource as answered: send it in `If-None-Match` (a GET answers 304 while it holds) or `If-Match` (a write answers 412 `precondition_failed` once it no longer holds)',
+    required: true, schema: { type: 'string', pattern: '^"[\\x21\\x23-\\x7e]*"$' },
+  },
+  'X-Generation': {
+    description: 'the generation of the reconciled resource after this request: a GET of it with `?waitGeneration=` this number and `wait=` holds until it is served at it',
+    required: true, schema: { type: 'integer', minimum: 0 },
+  },
 };
 
 /** Answers the edges give (mount, the body reader, the router, the error middleware), not a handler: each
@@ -41,7 +62,15 @@ const EDGE: Record<number, { name: string; description: string; headers?: string
   429: {
     name: 'RateLimited',
     description: '`rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured',
-    headers: ['Retry-After', 'RateLimit'],
+    headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
+  },
+  409: {
+    name: 'IdempotencyInProgress',
+    description: '`idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered',
+  },
+  422: {
+    name: 'IdempotencyKeyReused',
+    description: '`idempotency_key_reused`: this `Idempotency-Key` went with another request (operation, path or body) in the last 24 hours',
   },
   500: { name: 'Internal', description: '`internal`: an unexpected failure; the message says no more, `requestId` finds it in the server\'s log' },
   503: { name: 'Unavailable', description: '`no_core`: the API runs without its core component; `core_unavailable`: the core does not answer' },
@@ -88,9 +117,11 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       }
     }
     const auth: AuthMode = op.auth ?? 'user';
+    const keyed = honoursIdempotencyKey(op);
     const edge = [
-      ...(op.body || op.query || pathFails ? [400] : []),
+      ...(op.body || op.query || pathFails || keyed ? [400] : []),
       ...(auth === 'none' ? [] : [401]),
+      ...(keyed ? [409, 422] : []),
       ...(op.body ? [413, 415] : []),
       429, 500,
       ...(op.needsCore ? [503] : []),
@@ -100,7 +131,10 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       const own = op.responses[status];
       if (!own) return [status, ref('responses', EDGE[status]!.name)];
       const body = own.schema && (own.schema === ErrorSchema ? errorSchema : schema(own.schema, 'output'));
-      return [status, response(own.description, [...(EDGE[status]?.headers ?? []), ...(own.headers ?? [])], body)];
+      // An operation's own answers may be replays (Idempotency-Key) and carry a per-token limit's state.
+      const extra = [...(keyed ? ['Idempotent-Replayed'] : []), ...(auth === 'none' ? [] : ['RateLimit-Policy', 'RateLimit'])];
+      const description = keyed && status === 409 ? `${own.description}; ${EDGE[409]!.description}` : own.description;
+      return [status, response(description, [...new Set([...(EDGE[status]?.headers ?? []), ...(own.headers ?? []), ...extra])], body)];
     }));
     (paths[op.path] ??= {})[op.method] = {
       operationId: op.operationId,
@@ -108,7 +142,9 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       summary: op.summary,
       ...(op.role ? { description: `Minimum role: ${op.role}.${op.needsCore ? ' Needs the core component (503 `no_core` without it).' : ''}` } : {}),
       security: SCHEMES[auth] ? [{ [SCHEMES[auth][0]]: [] }] : [],
-      parameters: [...parameters, ref('parameters', 'RequestId')],
+      parameters: [
+        ...parameters, ...(op.requestHeaders ?? []).map((h) => ref('parameters', h)), ...(keyed ? [ref('parameters', 'IdempotencyKey')] : []), ref('parameters', 'RequestId'),
+      ],
       ...(op.body ? {
         requestBody: {
           required: !(op.body as z.ZodType).safeParse({}).success,
@@ -134,6 +170,13 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
         'Every answer carries `X-Request-Id`; every error answer is `{code, message, details?, requestId}` (components.schemas.Error).',
         'A method a path does not have is 405 `method_not_allowed` with `Allow` (components.responses.MethodNotAllowed); an unknown path is 404 `not_found`.',
         `Request bodies are JSON in UTF-8, at most ${MAX_BODY_BYTES} bytes. Lists take \`limit\` and \`cursor\` and answer \`{items, nextCursor}\`.`,
+        'Single-resource answers carry a strong `ETag` (each rrset in ZoneDetail its own `etag`): `If-None-Match` on a GET answers 304 while it holds; '
+          + '`If-Match` on a write answers 412 `precondition_failed` once it no longer does (rrset writes compare the rrset\'s tag, zone operations the zone\'s), '
+          + 'and `If-None-Match: *` on putRRset and setSecret creates only. Writes to a zone answer `X-Generation: N`; getZone with `?waitGeneration=N&wait=S` '
+          + '(S at most 30 seconds) holds until the zone is served at N or later.',
+        'POSTs take `Idempotency-Key` (components.parameters.IdempotencyKey): a retry with the same key and request gets the first answer again.',
+        'Rate limits answer 429 `rate_limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers): failed '
+          + 'authentications per client address (100 a minute), and requests per token where the deployment sets a limit. Each API process counts for itself.',
       ].join('\n\n'),
     },
     paths,
@@ -142,6 +185,24 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       responses: Object.fromEntries(Object.values(EDGE).map((e) => [e.name, response(e.description, e.headers ?? [], ref('schemas', 'Error'))])),
       headers: HEADERS,
       parameters: {
+        IfMatch: {
+          name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
+          description: 'one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource\'s current tag is one of them, else 412 `precondition_failed`; '
+            + 'rrset writes compare the rrset\'s tag, zone operations the zone\'s. Checked in the write\'s transaction, after the checks that answer 404 or 409',
+        },
+        IfNoneMatch: {
+          name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
+          description: 'on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only '
+            + '(412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag',
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          description: 'a key of the caller\'s choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, '
+            + 'body) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with '
+            + 'another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the '
+            + 'organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the '
+            + 'organization, 429',
+        },
         RequestId: {
           name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string' },
           description: 'echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id',

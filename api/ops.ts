@@ -14,7 +14,9 @@ import {
 } from '../store/accounts';
 import type { Store } from '../store/db';
 import type { Plans } from '../lib/plans';
-import { fromZod } from './errors';
+import { fromZod, zodMessages } from './errors';
+import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
+import { apiLimits, type RateLimits } from './limits';
 
 export interface ApiConfig {
   /** Default hostnames are `<project>.<appDomain>`. */
@@ -23,6 +25,8 @@ export interface ApiConfig {
   plans: Plans;
   /** Domains the service itself uses besides the app domain and the nameservers' (`--service-domains`). */
   serviceDomains: string[];
+  /** Failed authentications per address (on by default) and requests per token (off unless given): api/limits.ts. */
+  rateLimits?: RateLimits;
 }
 
 export interface Deps {
@@ -62,6 +66,12 @@ export interface OpSpec<P extends AnyObject, Q extends AnyObject, B extends z.Zo
   query?: Q;
   body?: B;
   responses: Record<number, ResponseSpec>;
+  /** The answer carries a secret (a bypass secret, a transfer code): it is never stored, so on a POST the
+   * `Idempotency-Key` is ignored and every call runs (CONTRACT.md; api/idempotency.ts). */
+  secretAnswer?: boolean;
+  /** Request headers the operation honours beyond those of every operation, by their name in the document's
+   * components.parameters (`IfMatch`, `IfNoneMatch`: api/conditional.ts). */
+  requestHeaders?: string[];
   handler: (c: OpContext<z.output<P>, z.output<Q>, z.output<B>, C, A, R>) => Promise<Reply>;
 }
 
@@ -123,19 +133,28 @@ function checkScope(op: AnyOp): void {
  * (a user's on a node operation, a node's on a user operation), is 401. In `{orgSlug}` a non-member reads
  * as 404 and a too-low role is 403; in `{nodeId}` another node reads as 404, whether or not it exists.
  */
-async function authorize(op: AnyOp, deps: Deps, ctx: Context): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
+async function authorize(op: AnyOp, deps: Deps, ctx: Context, limits: Limits): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
   const auth: AuthMode = op.auth ?? 'user';
   if (auth === 'none') return {};
+  // Every failed authentication counts against the client's address; an address out of them is 429 before its
+  // token is looked at (api/limits.ts).
+  limits.beforeAuth(ctx);
   const token = bearer(ctx.get('authorization'));
   const path = ctx.params as Record<string, string>;
+  const failed = (what: string): AppError => {
+    limits.authFailed(ctx);
+    return unauthorized(what);
+  };
   if (auth === 'node') {
     const node = token ? await nodePrincipalByToken(deps.store, token) : undefined;
-    if (!node) throw unauthorized('node token');
+    if (!node) throw failed('node token');
+    limits.afterAuth(ctx, token!);
     if (path.nodeId !== undefined && path.nodeId !== node.nodeId) throw new AppError(404, 'not_found', `node ${path.nodeId} not found`);
     return { node, actor: `node:${node.nodeId}` };
   }
   const principal = token ? await principalByToken(deps.store, token) : undefined;
-  if (!principal) throw unauthorized('bearer token');
+  if (!principal) throw failed('bearer token');
+  limits.afterAuth(ctx, token!);
   const user: UserScope = { principal, actor: `user:${principal.email}` };
   if (!op.role) return user;
   const m = await membership(deps.store, path.orgSlug!, principal.userId);
@@ -146,23 +165,38 @@ async function authorize(op: AnyOp, deps: Deps, ctx: Context): Promise<UserScope
 
 function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: 'path' | 'query' | 'body'): z.output<T> {
   if (!schema) return undefined as z.output<T>;
-  const r = schema.safeParse(value);
+  const r = schema.safeParse(value, { error: zodMessages });
   if (!r.success) throw fromZod(r.error, where);
   return r.data;
 }
 
 const koaPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** Registers every operation on the router, wrapping its handler in authentication and scope (see
- * `authorize`), the core check (503 `no_core`) and input validation. Throws for an operation whose path and
- * auth do not fit together. */
+type Limits = ReturnType<typeof apiLimits>;
+
+/** Whether the operation honours `Idempotency-Key`: every POST of a caller, but those whose answer carries a secret. */
+export const honoursIdempotencyKey = (op: AnyOp): boolean => op.method === 'post' && !op.secretAnswer && (op.auth ?? 'user') !== 'none';
+
+/** Whose keys an Idempotency-Key is among: the user in the org of the operation, the user, or the node. */
+function keyScope(scope: Partial<OrgScope & NodeScope>): string {
+  if (scope.node) return `node:${scope.node.nodeId}`;
+  return `user:${scope.principal!.userId}${scope.org ? `/org:${scope.org.id}` : ''}`;
+}
+
+/** Registers every operation on the router, wrapping its handler in the rate limits and authentication and
+ * scope (see `authorize`, api/limits.ts), the core check (503 `no_core`), input validation, and on POST the
+ * `Idempotency-Key` (api/idempotency.ts). Throws for an operation whose path and auth do not fit together. */
 export function mount(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx: Context) => Promise<unknown>): void {
   for (const op of ops) checkScope(op);
+  const limits = apiLimits(deps.config.rateLimits);
+  const keys = idempotency(deps.store);
   for (const op of ops) {
+    const withKeys = honoursIdempotencyKey(op);
     router[op.method](op.operationId, koaPath(op.path), async (ctx: Context) => {
       ctx.state.operationId = op.operationId;
-      const scope = await authorize(op, deps, ctx);
+      const scope = await authorize(op, deps, ctx, limits);
       if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
+      const key = withKeys ? idempotencyKeyOf(ctx) : undefined;
       let body: unknown;
       if (op.body) {
         if (ctx.request.length && !ctx.is('application/json')) {
@@ -170,15 +204,22 @@ export function mount(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx:
         }
         body = await parseBody(ctx);
       }
-      const reply = await op.handler({
-        params: parse(op.params, ctx.params, 'path'),
-        query: parse(op.query, ctx.query, 'query'),
-        body: parse(op.body, body ?? {}, 'body'),
-        core: deps.core,
-        deps,
-        koa: ctx,
-        ...scope,
-      });
+      const input = { params: parse(op.params, ctx.params, 'path'), query: parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
+      // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
+      let guard: KeyGuard | undefined;
+      if (key !== undefined) {
+        const begun = await keys.begin(ctx, { scope: keyScope(scope), key, operationId: op.operationId, body });
+        if (begun.kind === 'replayed') return;
+        guard = begun.guard;
+      }
+      let reply: Reply;
+      try {
+        reply = await op.handler({ ...input, core: deps.core, deps, koa: ctx, ...scope });
+      } catch (e) {
+        await guard?.failed(e);
+        throw e;
+      }
+      await guard?.answered(ctx, reply.status, reply.body, reply.headers);
       ctx.status = reply.status;
       if (reply.headers) ctx.set(reply.headers);
       if (reply.body !== undefined) ctx.body = reply.body;

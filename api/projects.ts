@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { createProject, getProjectDetail, listProjects } from '../store/projects';
 import { planOf } from '../lib/plans';
+import { bodyTag, cacheable, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, OrgParams, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
 
@@ -47,7 +48,7 @@ export const projectOps: AnyOp[] = [
     params: OrgParams,
     body: CreateProjectBody,
     responses: {
-      201: { description: 'created; `Location` is its path', schema: Project, headers: ['Location'] },
+      201: { description: 'created; `Location` is its path, `ETag` the tag getProject answers for it', schema: Project, headers: ['Location', 'ETag'] },
       400: { description: 'invalid body (`bad_request`)', schema: ErrorSchema },
       ...errorResponses([409, '`project_name_taken`, `hostname_taken` or `project_limit` (details: limit, count, plan)']),
     },
@@ -57,7 +58,8 @@ export const projectOps: AnyOp[] = [
         orgId: org.id, plan: org.plan, limit, name: body.name, database: body.database,
         hostname: `${body.name}.${deps.config.appDomain}`, actor,
       });
-      return { status: 201, body: publicProject(p), headers: { Location: `/v1/orgs/${org.slug}/projects/${p.name}` } };
+      const tag = bodyTag(publicProject(await getProjectDetail(deps.store, org.id, p.name)));
+      return { status: 201, body: publicProject(p), headers: { Location: `/v1/orgs/${org.slug}/projects/${p.name}`, ETag: tag } };
     },
   }),
   defineOp({
@@ -69,7 +71,15 @@ export const projectOps: AnyOp[] = [
     role: 'viewer',
     needsCore: false,
     params: ProjectParams,
-    responses: { 200: { description: 'the project', schema: ProjectDetail }, ...errorResponses() },
-    handler: async ({ deps, org, params }) => ({ status: 200, body: publicProject(await getProjectDetail(deps.store, org.id, params.projectName)) }),
+    requestHeaders: ['IfNoneMatch'],
+    responses: {
+      200: { description: 'the project', schema: ProjectDetail, headers: ['ETag'] },
+      304: notModifiedResponse(),
+      ...errorResponses(),
+    },
+    handler: async ({ deps, org, params, koa }) => {
+      const body = publicProject(await getProjectDetail(deps.store, org.id, params.projectName));
+      return cacheable(koa, bodyTag(body), body);
+    },
   }),
 ];

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import { getProject } from '../store/projects';
-import { deleteSecret, listSecrets, setSecret } from '../store/secrets';
+import { deleteSecret, listSecrets, setSecret, type SecretMeta as StoredMeta, type SecretPrecondition } from '../store/secrets';
+import { bodyTag, checkWrite, conditionsOf, hasWriteConditions, preconditionResponse, type Conditions } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf } from './schemas';
 
@@ -21,6 +22,13 @@ const SetSecretParams = ProjectParams.extend({ secretName: SecretName });
 /** 64 KiB per value: environment bindings, not a blob store. */
 const SetSecretBody = z.strictObject({ value: z.string().max(65_536).meta({ description: 'at most 65,536 characters; never answered back' }) });
 const SecretMeta = z.object({ name: z.string(), version: z.number().int().min(1), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
+
+/** A secret's tag: of its metadata, which a set always changes (the version). */
+const secretTag = (meta: StoredMeta): string => bodyTag(meta);
+
+function secretPrecondition(c: Conditions, name: string): SecretPrecondition | undefined {
+  return hasWriteConditions(c) ? (cur) => checkWrite(c, cur && secretTag(cur), `secret ${name}`) : undefined;
+}
 
 function checkReserved(name: string): string {
   if (isReservedSecretName(name)) throw new AppError(400, 'reserved_name', `${name} is reserved (DB, ASSETS and SERVICE_*)`);
@@ -57,17 +65,20 @@ export const secretOps: AnyOp[] = [
     needsCore: true,
     params: SetSecretParams,
     body: SetSecretBody,
+    requestHeaders: ['IfMatch', 'IfNoneMatch'],
     responses: {
-      200: { description: 'the new version', schema: SecretMeta },
+      200: { description: 'the new version; `ETag` is its tag', schema: SecretMeta, headers: ['ETag'] },
+      412: preconditionResponse('`If-Match` does not name the secret\'s current `ETag` (or it is not set), or `If-None-Match: *` and it is set'),
       400: { description: '`bad_request` (name or body) or `reserved_name`', schema: ErrorSchema },
       ...errorResponses([503, '`no_core`: the API runs without its core, which seals values']),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, koa }) => {
       const name = checkReserved(params.secretName);
       const p = await getProject(deps.store, org.id, params.projectName);
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
-      const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor });
-      return { status: 200, body: meta };
+      const precondition = secretPrecondition(conditionsOf(koa), name);
+      const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition });
+      return { status: 200, body: meta, headers: { ETag: secretTag(meta) } };
     },
   }),
   defineOp({
@@ -79,10 +90,16 @@ export const secretOps: AnyOp[] = [
     role: 'member',
     needsCore: false,
     params: SecretParams,
-    responses: { 204: { description: 'deleted' }, ...errorResponses() },
-    handler: async ({ deps, org, params, actor }) => {
+    requestHeaders: ['IfMatch'],
+    responses: {
+      204: { description: 'deleted' },
+      412: preconditionResponse('`If-Match` does not name the secret\'s current `ETag`'),
+      ...errorResponses(),
+    },
+    handler: async ({ deps, org, params, actor, koa }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      await deleteSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name: params.secretName, actor });
+      const precondition = secretPrecondition(conditionsOf(koa), params.secretName);
+      await deleteSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name: params.secretName, actor, precondition });
       return { status: 204 };
     },
   }),

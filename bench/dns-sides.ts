@@ -8,13 +8,12 @@ import { performance } from 'node:perf_hooks';
 import { sleep } from './dns-lib';
 import { pdnsRRset, type PowerDns } from './dns-pdns';
 import { DnsProbe } from './dns-query';
-import { BENCH_DIR, REPO, runJson, spawnServer, TSX, type ChildServer } from './lib';
+import { REPO, runJson, spawnServer, TSX, type ChildServer } from './lib';
 
 export const HOSTPLANE = join(REPO, 'bin', 'hostplane');
 export const ORG = 'bench';
 export const EMAIL = 'bench@example.com';
 export const NAMESERVERS = ['ns1.hostplane.net', 'ns2.hostplane.net'];
-const LOOPBACK_RESOLVER = join(BENCH_DIR, 'dns-loopback-resolver.mjs');
 
 export type SideName = 'hostplane' | 'pdns';
 
@@ -122,20 +121,18 @@ export interface ServeOptions {
 
 /**
  * `hostplane serve` as operators run it (./bin/hostplane), on loopback, its delegation lookups answered by
- * its own nameserver (dns-loopback-resolver.mjs) and its metrics on a free port.
+ * its own nameserver (`--resolver`: never the machine's) and its metrics on a free port.
  */
 export function startServe(o: ServeOptions): ChildServer {
   const serveArgs = [
     'serve', '--port', '0', '--data', o.data, '--dns-listen', `127.0.0.1:${o.dnsPort}`, '--nameservers', NAMESERVERS.join(','),
-    '--metrics-listen', '127.0.0.1:0', ...(o.plansFile ? ['--plans', o.plansFile] : []), ...(o.extraArgs ?? []),
+    '--metrics-listen', '127.0.0.1:0', '--resolver', `127.0.0.1:${o.dnsPort}`, ...(o.plansFile ? ['--plans', o.plansFile] : []), ...(o.extraArgs ?? []),
   ];
-  const env = { ...process.env, BENCH_DNS_RESOLVER: `127.0.0.1:${o.dnsPort}` };
   if (o.cpuProfDir) {
-    const nodeArgs = ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir), '--import', TSX, '--import', LOOPBACK_RESOLVER];
-    return spawnServer('hostplane', process.execPath, [...nodeArgs, join(REPO, 'cli', 'main.ts'), ...serveArgs], { env, timeoutMs: 60_000 });
+    const nodeArgs = ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir), '--import', TSX];
+    return spawnServer('hostplane', process.execPath, [...nodeArgs, join(REPO, 'cli', 'main.ts'), ...serveArgs], { timeoutMs: 60_000 });
   }
-  const nodeOptions = [process.env.NODE_OPTIONS ?? '', `--import ${LOOPBACK_RESOLVER}`].join(' ').trim();
-  return spawnServer('hostplane', HOSTPLANE, serveArgs, { env: { ...env, NODE_OPTIONS: nodeOptions }, timeoutMs: 60_000 });
+  return spawnServer('hostplane', HOSTPLANE, serveArgs, { timeoutMs: 60_000 });
 }
 
 export const admin = (data: string, ...args: string[]): Promise<Record<string, unknown>> => runJson(HOSTPLANE, ['admin', '--data', data, ...args]);

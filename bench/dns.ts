@@ -17,7 +17,7 @@
  *
  * PowerDNS comes from bench/pdns/setup.sh (apt-get), run by this bench only when pdns_server is missing.
  * Everything listens on 127.0.0.1 at free ports; serve's delegation lookups go to its own loopback
- * nameserver (bench/dns-loopback-resolver.mjs). Bounded: the (b) series shorten themselves to end the run
+ * nameserver (`--resolver`). Bounded: the (b) series shorten themselves to end the run
  * within about 4.5 minutes, and a watchdog ends it after 295 s whatever hangs. Every child
  * process and the temp dir are removed at the end, also on failure. Exits non-zero if a server does not
  * start or a hostplane write or change failed; PowerDNS's failures are reported, they are the peer's.

@@ -1,34 +1,25 @@
-/** `hostplane admin --data DIR ...`: the operator CLI that bootstraps what the API does not. JSON on stdout. */
+/** `hostplane admin --data DIR ...`: the operator CLI that bootstraps what the API does not. JSON on stdout;
+ * the `list` commands print aligned columns (JSON with `--json`). */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AppError, badRequest } from '../lib/errors';
-import { createOrg, createUser, issueToken, orgBySlug, registerNode, ROLES, setMembership, type Role } from '../store/accounts';
-import { openStore, STORE_FILE, type Store } from '../store/db';
+import { badRequest, notFound } from '../lib/errors';
 import type { Plans } from '../lib/plans';
+import {
+  createOrg, createToken, createUser, listOrgs, listTokens, listUsers, orgBySlug, registerNode, revokeToken, ROLES,
+  setMembership, setOrgPlan, TOKEN_ID, type Role,
+} from '../store/accounts';
+import { iso, openStore, STORE_FILE, type Store } from '../store/db';
 import { setPlacement } from '../store/projects';
+import { readStatus } from '../store/status';
 import { createZone } from '../store/zones';
 import { checkZoneName } from '../zonefiles';
-import { readStatus } from '../store/status';
-
-export const ADMIN_USAGE = `hostplane admin --data DIR <command>
-  init                          (creates an empty store, as serve does on first start; the others need one)
-  org create <slug> [--plan free|pro]
-  user create <email>
-  member add <org> <email> <viewer|member|admin>
-  token create <email>
-  node register <nodeId>
-  placement set <org> <project> <nodeId>
-  zone create <org> <name>      (the platform's own zones: no reserved-name or quota check)
-  status`;
+import { checkGiven, FLAG_HELP, type FlagName, type Flags } from './options';
 
 const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const NODE_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
-function need(args: string[], n: number, usage: string): string[] {
-  if (args.length !== n) throw badRequest(`usage: hostplane admin --data DIR ${usage}`);
-  return args;
-}
+/** Printable, no control characters, at most 64 of them. */
+const TOKEN_NAME = /^[^\p{C}]{1,64}$/u;
 
 function check(value: string, re: RegExp, what: string): string {
   if (!re.test(value)) throw badRequest(`invalid ${what}: ${JSON.stringify(value)}`);
@@ -36,78 +27,249 @@ function check(value: string, re: RegExp, what: string): string {
 }
 
 export interface AdminOptions {
-  plan?: string;
   plans: Plans;
   /** The public nameservers: a zone's apex NS. */
   nameservers: string[];
 }
 
-/** Runs one admin command on the store in `dataDir` and returns what it prints as JSON. Only `init` creates
- * a store: with a mistyped --data, a command would otherwise succeed on a new, empty store that nothing serves. */
-export async function runAdmin(dataDir: string, args: string[], opts: AdminOptions): Promise<unknown> {
-  if (args[0] === 'init') {
-    need(args, 1, 'init');
-    const created = !existsSync(resolve(dataDir, STORE_FILE));
-    openStore(dataDir).close();
-    return { store: resolve(dataDir, STORE_FILE), created };
+/** Rows printed as aligned columns, or as a JSON array with `--json`. */
+export class Listing {
+  private jsonRows?: unknown[];
+  constructor(readonly columns: readonly (readonly [header: string, key: string])[], readonly rows: Record<string, unknown>[]) {}
+
+  /** What `--json` prints instead of the rows shown, when the two differ. */
+  withJson(rows: unknown[]): this {
+    this.jsonRows = rows;
+    return this;
   }
-  const s = openStore(dataDir, { create: false });
-  try {
-    return await command(s, args, opts);
-  } finally {
-    s.close();
+
+  json(): unknown[] {
+    return this.jsonRows ?? this.rows;
+  }
+
+  text(): string {
+    const cell = (v: unknown): string => (v === null || v === undefined || v === '' ? '-' : Array.isArray(v) ? v.join(',') || '-' : String(v));
+    const table = [this.columns.map(([h]) => h), ...this.rows.map((r) => this.columns.map(([, k]) => cell(r[k])))];
+    const widths = this.columns.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+    return table.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
   }
 }
 
-async function command(s: Store, args: string[], opts: AdminOptions): Promise<unknown> {
-  const [noun, verb, ...rest] = args;
-  switch (`${noun} ${verb}`) {
-    case 'org create': {
-      const [slug] = need(rest, 1, 'org create <slug> [--plan free|pro]');
-      const plan = opts.plan ?? 'free';
-      if (!(plan in opts.plans)) throw badRequest(`unknown plan ${plan}; plans: ${Object.keys(opts.plans).join(', ')}`);
+interface Ctx { s: Store; flags: Flags; opts: AdminOptions; note(message: string): void }
+
+/** One admin command: what `admin <command> --help` says about it and what it runs. */
+export interface AdminCommand {
+  /** One or two words: `status`, `org create`. */
+  name: string;
+  /** Its positional arguments, all required. */
+  args: readonly string[];
+  /** The flags it takes besides `--data` and `--help`. */
+  flags: readonly FlagName[];
+  help: string;
+  run(c: Ctx, args: string[]): Promise<unknown>;
+}
+
+const orgOf = async (s: Store, slug: string) => {
+  const org = await orgBySlug(s, slug);
+  if (!org) throw notFound(`organization ${slug}`);
+  return org;
+};
+
+const knownPlan = (plans: Plans, plan: string): string => {
+  if (!(plan in plans)) throw badRequest(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`);
+  return plan;
+};
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** `--expires-in` or `--expires-at` as the RFC 3339 time the token stops working, or null: it does not expire. */
+export function tokenExpiry(flags: Pick<Flags, 'expires-in' | 'expires-at'>, now: Date): string | null {
+  const inText = flags['expires-in'];
+  const atText = flags['expires-at'];
+  if (inText !== undefined && atText !== undefined) throw badRequest('give --expires-in or --expires-at, not both');
+  let at: Date;
+  if (inText !== undefined) {
+    const m = /^(\d{1,6})([mhd])$/.exec(inText);
+    if (!m || Number(m[1]) === 0) throw badRequest(`invalid --expires-in ${inText}; expected a number and m, h or d, as 30d`);
+    at = new Date(now.getTime() + Number(m[1]) * UNITS[m[2]!]!);
+  } else if (atText !== undefined) {
+    at = new Date(atText);
+    if (!ISO_TIME.test(atText) || Number.isNaN(at.getTime())) {
+      throw badRequest(`invalid --expires-at ${atText}; expected an ISO 8601 time with its offset, as 2027-01-31T00:00:00Z`);
+    }
+    if (at <= now) throw badRequest(`--expires-at ${atText} is not in the future`);
+  } else {
+    return null;
+  }
+  return iso(at);
+}
+
+/** Every admin command but `init`, which is the one that needs no store. */
+export const ADMIN_COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'org create', args: ['<slug>'], flags: ['plan', 'plans'],
+    help: 'creates an organization on a plan; prints it with its project limit',
+    async run({ s, flags, opts }, [slug]) {
+      const plan = knownPlan(opts.plans, flags.plan);
       const org = await createOrg(s, check(slug!, SLUG, 'organization slug'), plan);
       return { slug: org.slug, plan: org.plan, projectLimit: opts.plans[plan]!.projects };
-    }
-    case 'user create': {
-      const [email] = need(rest, 1, 'user create <email>');
+    },
+  },
+  {
+    name: 'org list', args: [], flags: ['json'],
+    help: 'lists the organizations: slug, plan, created',
+    async run({ s }) {
+      return new Listing([['SLUG', 'slug'], ['PLAN', 'plan'], ['CREATED', 'createdAt']], await listOrgs(s));
+    },
+  },
+  {
+    name: 'org set-plan', args: ['<org>', '<plan>'], flags: ['plans'],
+    help: 'moves an organization to another plan of the plan table; what it holds beyond the new limits stays, and no more is created',
+    async run({ s, opts }, [slug, plan]) {
+      const { previousPlan } = await setOrgPlan(s, slug!, knownPlan(opts.plans, plan!));
+      return { slug, plan, previousPlan, projectLimit: opts.plans[plan!]!.projects };
+    },
+  },
+  {
+    name: 'user create', args: ['<email>'], flags: [],
+    help: 'creates a user (the email in lower case)',
+    async run({ s }, [email]) {
       const u = await createUser(s, check(email!.toLowerCase(), EMAIL, 'email'));
       return { email: u.email };
-    }
-    case 'member add': {
-      const [org, email, role] = need(rest, 3, 'member add <org> <email> <viewer|member|admin>');
+    },
+  },
+  {
+    name: 'user list', args: [], flags: ['json'],
+    help: 'lists the users: email, created, and their organizations as org:role',
+    async run({ s }) {
+      return new Listing([['EMAIL', 'email'], ['CREATED', 'createdAt'], ['ORGS', 'orgs']], await listUsers(s));
+    },
+  },
+  {
+    name: 'member add', args: ['<org>', '<email>', '<viewer|member|admin>'], flags: [],
+    help: 'makes the user a member of the organization, or changes the role of a member (then `previousRole` says which it was)',
+    async run({ s, note }, [org, emailGiven, role]) {
       if (!ROLES.includes(role as Role)) throw badRequest(`invalid role ${role}; roles: ${ROLES.join(', ')}`);
-      await setMembership(s, org!, email!.toLowerCase(), role as Role);
-      return { org, email: email!.toLowerCase(), role };
-    }
-    case 'token create': {
-      const [email] = need(rest, 1, 'token create <email>');
-      return { token: await issueToken(s, email!.toLowerCase()) };
-    }
-    case 'node register': {
-      const [nodeId] = need(rest, 1, 'node register <nodeId>');
+      const email = emailGiven!.toLowerCase();
+      const { previousRole } = await setMembership(s, org!, email, role as Role);
+      if (previousRole && previousRole !== role) note(`${email} was ${previousRole} in ${org}, now ${role}`);
+      if (previousRole === role) note(`${email} was ${role} in ${org} already`);
+      return { org, email, role, previousRole: previousRole ?? null };
+    },
+  },
+  {
+    name: 'token create', args: ['<email>'], flags: ['name', 'expires-in', 'expires-at'],
+    help: 'issues an API token for the user; the token is printed this once and stored only as its hash',
+    async run({ s, flags }, [email]) {
+      const name = check(flags.name, TOKEN_NAME, 'token name');
+      const expiresAt = tokenExpiry(flags, s.clock());
+      const t = await createToken(s, email!.toLowerCase(), { name, expiresAt });
+      return { token: t.token, id: t.id, name: t.name, email: t.email, expiresAt: t.expiresAt };
+    },
+  },
+  {
+    name: 'token list', args: [], flags: ['json'],
+    help: 'lists the API tokens, never the token itself: id, name, user, created, expires',
+    async run({ s }) {
+      const now = iso(s.clock());
+      const rows = (await listTokens(s)).map((t) => ({ ...t, expired: t.expiresAt !== null && t.expiresAt <= now }));
+      const shown = rows.map((t) => ({ ...t, expires: t.expiresAt === null ? 'never' : `${t.expiresAt}${t.expired ? ' (expired)' : ''}` }));
+      return new Listing([['ID', 'id'], ['NAME', 'name'], ['USER', 'email'], ['CREATED', 'createdAt'], ['EXPIRES', 'expires']], shown)
+        .withJson(rows);
+    },
+  },
+  {
+    name: 'token revoke', args: ['<id>'], flags: [],
+    help: 'deletes the token with this id (from `token list`): requests with it are refused from then on; again is no error',
+    async run({ s }, [id]) {
+      return { id, ...(await revokeToken(s, check(id!, TOKEN_ID, 'token id (12 hex digits, from token list)'))) };
+    },
+  },
+  {
+    name: 'node register', args: ['<nodeId>'], flags: [],
+    help: 'registers a node; prints its token, this once',
+    async run({ s }, [nodeId]) {
       return { nodeId, token: await registerNode(s, check(nodeId!, NODE_ID, 'node id')) };
-    }
-    case 'placement set': {
-      const [slug, project, nodeId] = need(rest, 3, 'placement set <org> <project> <nodeId>');
-      const org = await orgBySlug(s, slug!);
-      if (!org) throw new AppError(404, 'not_found', `organization ${slug} not found`);
+    },
+  },
+  {
+    name: 'placement set', args: ['<org>', '<project>', '<nodeId>'], flags: [],
+    help: 'places a project on a node',
+    async run({ s }, [slug, project, nodeId]) {
+      const org = await orgOf(s, slug!);
       await setPlacement(s, org.id, project!, nodeId!);
       return { org: slug, project, nodeId };
-    }
-    case 'zone create': {
-      const [slug, name] = need(rest, 2, 'zone create <org> <name>');
-      const org = await orgBySlug(s, slug!);
-      if (!org) throw new AppError(404, 'not_found', `organization ${slug} not found`);
+    },
+  },
+  {
+    name: 'zone create', args: ['<org>', '<name>'], flags: ['nameservers'],
+    help: 'creates one of the platform\'s own zones (the app domain, the nameservers\' domain): no reserved-name or quota check',
+    async run({ s, opts }, [slug, name]) {
+      const org = await orgOf(s, slug!);
       const checked = checkZoneName(name!);
       if (!checked.ok) throw badRequest(`invalid zone name ${JSON.stringify(name)}: it ${checked.reason}`);
       const { zone, created } = await createZone(s, {
         orgId: org.id, name: checked.name, nameservers: opts.nameservers, actor: 'operator', quota: null,
       });
       return { org: slug, zone: zone.name, created };
-    }
-    default:
-      if (noun === 'status' && verb === undefined) return readStatus(s);
-      throw badRequest(`unknown admin command\n${ADMIN_USAGE}`);
+    },
+  },
+  {
+    name: 'status', args: [], flags: [],
+    help: 'prints the reconcile status of every resource, with the change feed position',
+    async run({ s }) {
+      return readStatus(s);
+    },
+  },
+];
+
+/** `init`: the one command that creates a store. */
+export const INIT: Omit<AdminCommand, 'run'> = {
+  name: 'init', args: [], flags: [],
+  help: 'creates an empty store, as serve does on first start; the other commands refuse a data dir without one',
+};
+
+/** `org create <slug> [--plan PLAN] [--plans FILE]`. */
+export const synopsis = (c: Omit<AdminCommand, 'run'>): string =>
+  [c.name, ...c.args, ...c.flags.map((f) => `[--${f}${FLAG_HELP[f].arg ? ` ${FLAG_HELP[f].arg}` : ''}]`)].join(' ');
+
+export const usageOf = (c: Omit<AdminCommand, 'run'>): string => `hostplane admin --data DIR ${synopsis(c)}`;
+
+/** The command that `args` start with, and the arguments after its name. */
+export function findAdminCommand(args: string[]): { command: Omit<AdminCommand, 'run'> & Partial<AdminCommand>; rest: string[] } | undefined {
+  for (const command of [INIT, ...ADMIN_COMMANDS]) {
+    const words = command.name.split(' ');
+    if (words.every((w, i) => args[i] === w)) return { command, rest: args.slice(words.length) };
+  }
+  return undefined;
+}
+
+/** What an admin command answered: JSON, or text for a listing without `--json`. */
+export type AdminOutput = { json: unknown } | { text: string };
+
+/** Runs one admin command on the store in `dataDir`. Only `init` creates a store: with a mistyped --data, a
+ * command would otherwise succeed on a new, empty store that nothing serves. `note` gets what the operator
+ * should read besides the answer (stderr). */
+export async function runAdmin(
+  flags: Flags, given: Iterable<FlagName>, args: string[], opts: AdminOptions, note: (message: string) => void = () => undefined,
+): Promise<AdminOutput> {
+  const found = findAdminCommand(args);
+  if (!found) throw badRequest(`unknown admin command${args.length ? ` ${args.join(' ')}` : ''} (hostplane admin --help lists them)`);
+  const { command, rest } = found;
+  checkGiven('admin', given, ['data', ...command.flags], `admin ${command.name}`);
+  if (rest.length !== command.args.length) throw badRequest(`usage: ${usageOf(command)}`);
+  if (!command.run) {
+    const created = !existsSync(resolve(flags.data, STORE_FILE));
+    openStore(flags.data).close();
+    return { json: { store: resolve(flags.data, STORE_FILE), created } };
+  }
+  const s = openStore(flags.data, { create: false });
+  try {
+    const out = await command.run({ s, flags, opts, note }, rest);
+    if (out instanceof Listing) return flags.json ? { json: out.json() } : { text: out.text() };
+    return { json: out };
+  } finally {
+    s.close();
   }
 }

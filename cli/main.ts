@@ -1,34 +1,65 @@
-/** `hostplane serve | api | core | admin`. */
-import { AppError } from '../lib/errors';
-import { createLogger } from '../lib/log';
-import { ADMIN_USAGE, runAdmin } from './admin';
-import { list, parse, plans, type Flags, type ServerCommand } from './options';
-
-const USAGE = `usage:
-  hostplane serve [--port 8080] [--host 127.0.0.1] [--data ./data] [--dns on|off] [--dns-listen 127.0.0.1:8053]
-                  [--app-domain hostplane.app] [--nameservers ns1,ns2] [--secondaries ip:port,...] [--plans plans.json]
-                  [--service-domains d1,d2] [--metrics-listen 127.0.0.1:9464|off] [--incremental-from 5000]
-                  [--max-connections N] [--max-connections-per-address N] [--max-waiting-connections-per-address N]
-                  [--headers-timeout-ms 10000] [--request-timeout-ms 30000]
-  hostplane core  --core-token T [--port N] [--data DIR] [dns, metrics and connection flags as serve]
-  hostplane api   [--core-url URL --core-token T] [--port N] [--data DIR] [--app-domain D] [--plans ...]
-  ${ADMIN_USAGE.replace(/\n/g, '\n  ')}`;
+/** `hostplane serve | api | core | admin | help`. Every failure is one line on stderr, `hostplane: <message>`
+ * (a server that fails to start names itself: `hostplane serve: <message>`), and the exit code says which
+ * kind: 2 a usage error (a flag, an argument, the environment), 1 anything else. */
+import { AppError, badRequest } from '../lib/errors';
+import { createLogger, logLevel } from '../lib/log';
+import { findAdminCommand, runAdmin } from './admin';
+import { adminCommandHelp, adminHelp, mainHelp, serverHelp, version } from './help';
+import { checkGiven, list, parse, plans, SERVER_COMMANDS, type FlagName, type Flags, type ServerCommand } from './options';
 
 /** One line on stderr: a log collector or a terminal shows the whole reason, not the first line of a page. */
 const oneLine = (message: string): string => message.replace(/\s*\n\s*/g, ' ');
 
+const isServer = (c: string | undefined): c is ServerCommand => (SERVER_COMMANDS as readonly string[]).includes(c ?? '');
+
+/** The exit code of a failure: 2 for what the caller got wrong in the command line, 1 for the rest. */
+const exitCode = (e: unknown): number => (e instanceof AppError && e.status === 400 ? 2 : 1);
+
+function fail(e: unknown, who = 'hostplane'): number {
+  process.stderr.write(`${who}: ${oneLine((e as Error).message)}\n`);
+  return exitCode(e);
+}
+
+/** node:util's parse errors, in our words. */
+function parseError(e: Error & { code?: string }, argv: string[]): AppError {
+  const command = argv[0] && !argv[0].startsWith('-') ? `hostplane ${argv[0]} --help` : 'hostplane --help';
+  const unknown = /Unknown option '([^']+)'/.exec(e.message);
+  if (unknown) return badRequest(`unknown flag ${unknown[1]} (${command} lists the flags)`);
+  const missing = /Option '(-\S+)(?:, (--\S+))?.*argument missing/.exec(e.message);
+  if (missing) return badRequest(`${missing[2] ?? missing[1]} needs a value (${command} lists the flags)`);
+  return badRequest(`${e.message} (${command} lists the flags)`);
+}
+
 /** Runs serve, api or core until a signal stops it; a start that fails prints one line and exits non-zero,
  * with nothing left running (run.ts stops what it started). */
-async function runServer(command: ServerCommand, flags: Flags, args: string[]): Promise<number> {
+async function runServer(command: ServerCommand, flags: Flags, given: Set<FlagName>, args: string[]): Promise<number> {
+  let log;
   try {
-    if (args.length > 0) throw new AppError(400, 'bad_request', `${command} takes no arguments, got ${args.join(' ')}`);
+    checkGiven(command, given);
+    log = createLogger({ level: logLevel() });
+  } catch (e) {
+    return fail(e);
+  }
+  try {
+    if (args.length > 0) throw badRequest(`${command} takes no arguments, got ${args.join(' ')}`);
     const run = await import('./run');
-    await { serve: run.runServe, api: run.runApi, core: run.runCore }[command](flags, createLogger());
+    await { serve: run.runServe, api: run.runApi, core: run.runCore }[command](flags, log);
     return -1;
   } catch (e) {
-    process.stderr.write(`hostplane ${command}: ${oneLine((e as Error).message)}\n`);
-    return e instanceof AppError && e.status === 400 ? 2 : 1;
+    // Named after the command: the line lands among the service's logs (test/e2e/lifecycle.test.ts).
+    return fail(e, `hostplane ${command}`);
   }
+}
+
+/** `help [command...]` and `--help`: what to print, or undefined for a command that does not exist. */
+function helpFor(words: string[]): string | undefined {
+  const [command, ...rest] = words;
+  if (command === undefined || command === 'help') return mainHelp();
+  if (isServer(command)) return serverHelp(command);
+  if (command !== 'admin') return undefined;
+  if (rest.length === 0) return adminHelp();
+  const found = findAdminCommand(rest);
+  return found ? adminCommandHelp(found.command) : adminHelp();
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -36,33 +67,33 @@ async function main(argv: string[]): Promise<number> {
   try {
     parsed = parse(argv);
   } catch (e) {
-    process.stderr.write(`hostplane: ${oneLine((e as Error).message)} (hostplane --help shows the usage)\n`);
-    return 2;
+    return fail(parseError(e as Error, argv));
   }
-  const { values: flags, positionals } = parsed;
+  const { values: flags, positionals, given } = parsed;
   const [command, ...rest] = positionals;
-  if (flags.help || !command) {
-    process.stdout.write(`${USAGE}\n`);
-    return flags.help ? 0 : 2;
+  if (flags.version) {
+    process.stdout.write(`hostplane ${version()}\n`);
+    return 0;
   }
+  if (flags.help || command === 'help') {
+    const text = helpFor(command === 'help' ? rest : positionals);
+    if (text === undefined) return fail(badRequest(`unknown command ${(command === 'help' ? rest : positionals).join(' ')} (hostplane help lists the commands)`));
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
+  if (!command) return fail(badRequest('a command is needed: serve, api, core or admin (hostplane help describes them)'));
   // The servers load the API, the core and the reconcilers; admin commands need only the store, so they
   // import those lazily and an operator's one-shot command starts in a fraction of the time.
-  if (command === 'serve' || command === 'api' || command === 'core') return runServer(command, flags, rest);
-  if (command !== 'admin') {
-    process.stderr.write(`unknown command ${command}\n${USAGE}\n`);
-    return 2;
-  }
+  if (isServer(command)) return runServer(command, flags, given, rest);
+  if (command !== 'admin') return fail(badRequest(`unknown command ${command} (hostplane help lists the commands)`));
   try {
-    const out = await runAdmin(flags.data, rest, { plan: flags.plan, plans: plans(flags), nameservers: list(flags.nameservers) });
-    process.stdout.write(`${JSON.stringify(out)}\n`);
+    const out = await runAdmin(flags, given, rest, { plans: plans(flags), nameservers: list(flags.nameservers) }, (note) => {
+      process.stderr.write(`${oneLine(note)}\n`);
+    });
+    process.stdout.write('json' in out ? `${JSON.stringify(out.json)}\n` : `${out.text}\n`);
     return 0;
   } catch (e) {
-    if (e instanceof AppError) {
-      process.stderr.write(`${JSON.stringify({ code: e.code, message: e.message })}\n`);
-      return e.status === 400 ? 2 : 1;
-    }
-    process.stderr.write(`hostplane: ${(e as Error).message}\n`);
-    return 1;
+    return fail(e);
   }
 }
 

@@ -4,22 +4,31 @@ import { parseArgs } from 'node:util';
 import { badRequest } from '../lib/errors';
 import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, type HardeningOptions } from '../lib/http-server';
 import { DEFAULT_PLANS, readPlans, type Plans } from '../lib/plans';
-import { parseHostPort } from '../providers/nameserver/knot-config';
-import { checkName } from '../zonefiles/names';
+import { rateLimitFlag } from '../lib/rate-limit';
+import { readFileSync } from 'node:fs';
+import { parseHostPort, parseTsigKey, type TsigKey } from '../providers/nameserver/knot-config';
+import { parseResolverAddress } from '../providers/resolver';
+import { checkName, checkZoneName } from '../zonefiles/names';
+import { checkHostname, defaultFallbackOrigin } from '../lib/hostnames';
+import { isIP } from 'node:net';
 
+/** The parser's flags (node:util parseArgs) with their defaults; FLAG_HELP says what each one means. */
 export const OPTIONS = {
   port: { type: 'string', default: '8080' },
   host: { type: 'string', default: '127.0.0.1' },
   data: { type: 'string', default: './data' },
   'app-domain': { type: 'string', default: 'hostplane.app' },
   plans: { type: 'string' },
-  plan: { type: 'string' },
+  plan: { type: 'string', default: 'free' },
   'core-url': { type: 'string' },
   'core-token': { type: 'string' },
   dns: { type: 'string', default: 'on' },
   'dns-listen': { type: 'string', default: '127.0.0.1:8053' },
   nameservers: { type: 'string', default: 'ns1.hostplane.net,ns2.hostplane.net' },
   secondaries: { type: 'string', default: '' },
+  'catalog-zone': { type: 'string', default: 'catalog.invalid' },
+  'tsig-key': { type: 'string' },
+  resolver: { type: 'string' },
   'service-domains': { type: 'string', default: '' },
   'incremental-from': { type: 'string', default: '5000' },
   'metrics-listen': { type: 'string', default: '127.0.0.1:9464' },
@@ -28,12 +37,162 @@ export const OPTIONS = {
   'max-waiting-connections-per-address': { type: 'string' },
   'headers-timeout-ms': { type: 'string', default: String(DEFAULT_HEADERS_TIMEOUT_MS) },
   'request-timeout-ms': { type: 'string', default: String(DEFAULT_REQUEST_TIMEOUT_MS) },
+  'rate-limit': { type: 'string' },
+  'edge-url': { type: 'string' },
+  'fallback-origin': { type: 'string' },
+  'edge-addresses': { type: 'string', default: '' },
+  'verify-interval-ms': { type: 'string', default: '60000' },
+  'hostname-expiry': { type: 'string', default: '7d' },
+  name: { type: 'string', default: 'cli' },
+  'expires-in': { type: 'string' },
+  'expires-at': { type: 'string' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
+export type FlagName = keyof typeof OPTIONS;
+export type Command = 'serve' | 'api' | 'core' | 'admin';
+export const SERVER_COMMANDS = ['serve', 'api', 'core'] as const;
+const ALL = SERVER_COMMANDS;
+
+/** What `--help` and the README's flag tables say about each flag. The type makes it exhaustive: a flag the
+ * parser knows and help does not explain does not compile. */
+export interface FlagHelp {
+  /** The value's placeholder (`N`, `DIR`); none for a switch. */
+  arg?: string;
+  /** The default as shown, where it is not the parser's own (a computed one, or none). */
+  shown?: string;
+  /** The commands that take it (admin: `ADMIN_COMMANDS` says which of its commands). */
+  commands: readonly Command[];
+  help: string;
+}
+
+export const FLAG_HELP: Record<FlagName, FlagHelp> = {
+  port: {
+    arg: 'N', commands: ALL,
+    help: 'listen port; `0` picks a free one (the first line `./bin/hostplane serve` prints says which; `npm start -- --port 0` prints npm\'s banner before it)',
+  },
+  host: { arg: 'H', commands: ALL, help: 'listen address' },
+  data: {
+    arg: 'DIR', commands: [...ALL, 'admin'],
+    help: 'SQLite store (WAL, `synchronous=FULL`), sealing key file (mode 0600), zone files, Knot\'s state',
+  },
+  'app-domain': { arg: 'D', commands: ['serve', 'api'], help: 'projects get the default hostname `<project>.<D>`' },
+  plans: {
+    arg: 'FILE', shown: 'the built-in free and pro plans', commands: ['serve', 'api', 'admin'],
+    help: 'the plan table as a JSON file, replacing the default one as a whole: `{"free": {"projects": 3, "zones": 50, "rrsetsPerZone": 5000, "zoneBytes": 5242880, "storageBytes": 1073741824, "signInUsers": 5000}, ...}` (every limit given)',
+  },
+  plan: { arg: 'PLAN', commands: ['admin'], help: 'the plan of a new organization: a name in the plan table' },
+  'core-url': { arg: 'URL', commands: ['api'], help: 'address of a separate `hostplane core`; without it core operations answer 503 `no_core`' },
+  'core-token': { arg: 'T', shown: 'HOSTPLANE_CORE_TOKEN', commands: ['api', 'core'], help: 'shared secret between `api` and `core`' },
+  dns: { arg: 'on|off', commands: ['serve', 'core'], help: '`off`: no own DNS, DNS operations answer 503 `dns_not_configured`' },
+  'dns-listen': { arg: 'IP:PORT', commands: ['serve', 'core'], help: 'where the managed Knot DNS (hidden primary) answers' },
+  nameservers: { arg: 'a,b', commands: ['serve', 'core', 'admin'], help: 'public nameserver names: zones\' NS and SOA MNAME' },
+  secondaries: {
+    arg: 'IP:PORT,...', commands: ['serve', 'core'],
+    help: 'public secondaries: NOTIFY goes to them and they may transfer (IXFR/AXFR); their serials show in each zone\'s status',
+  },
+  'catalog-zone': {
+    arg: 'NAME', commands: ALL,
+    help: 'the catalog zone (RFC 9432) listing every zone, for secondaries to learn the zone set from; tenants cannot create a zone of this name',
+  },
+  'tsig-key': {
+    arg: 'FILE', commands: ['serve', 'core'],
+    help: 'a TSIG key (as `tsig-keygen NAME` or `keymgr -t NAME` writes it): NOTIFY is signed with it and transfers need it',
+  },
+  resolver: {
+    arg: 'IP[:PORT],...', shown: 'the system\'s', commands: ['serve', 'core'],
+    help: 'recursive resolvers for the zones\' delegation and parent DS checks',
+  },
+  'service-domains': {
+    arg: 'a,b', commands: ['serve', 'api'],
+    help: 'domains of the service besides the app domain and the nameservers\' registrable domain: tenants cannot create zones at or under any of them (`admin zone create` can)',
+  },
+  'incremental-from': {
+    arg: 'N', commands: ['serve', 'core'],
+    help: 'zones with at least N rrsets are changed in Knot by one incremental transaction; smaller ones are reloaded whole (faster for them)',
+  },
+  'metrics-listen': {
+    arg: 'HOST:PORT', commands: ALL,
+    help: 'where `serve`, `api` and `core` serve `GET /metrics`; `off` disables it, port `0` picks a free one; processes on one machine each need their own',
+  },
+  'max-connections': {
+    arg: 'N', shown: 'descriptor limit − reserve', commands: ALL,
+    help: 'open connections of the `--port` listener; the reserve (an eighth of the limit, 128 to 1024) keeps descriptors for the store, zone files, Knot and the metrics listener; over it: 503 `overloaded` with `Retry-After`',
+  },
+  'max-connections-per-address': {
+    arg: 'N', shown: '¾ of `--max-connections`', commands: ALL,
+    help: 'open connections from one address (IPv6: one /64), busy or not: room for many nodes long-polling from behind one NAT',
+  },
+  'max-waiting-connections-per-address': {
+    arg: 'N', shown: '⅛ of `--max-connections`, 8 to 1024', commands: ALL,
+    help: 'connections from one address with no request being answered (sending headers, idle keep-alive): what slow clients hold',
+  },
+  'headers-timeout-ms': { arg: 'N', commands: ALL, help: 'a request\'s headers must arrive within this; then 408 `request_timeout`' },
+  'request-timeout-ms': {
+    arg: 'N', commands: ALL,
+    help: 'a request\'s body must have arrived within this; answering it is not limited (long-polls)',
+  },
+  'rate-limit': {
+    arg: 'N/s', shown: 'off', commands: ['serve', 'api'],
+    help: 'requests per token (`N/s`, `N/min` or `N/h`: a burst of N, then N a window); over it 429 `rate_limited` with `Retry-After` and the `RateLimit` headers; each API process counts for itself',
+  },
+  'edge-url': {
+    arg: 'URL', shown: 'a sandbox on loopback', commands: ['serve', 'core'],
+    help: 'the edge provider\'s custom-hostname API: active custom hostnames are registered there and their certificate status read; without it a sandbox edge of ours runs in the process',
+  },
+  'fallback-origin': {
+    arg: 'HOST', shown: '`edge.` + the nameservers\' registrable domain', commands: ALL,
+    help: 'where customers point a custom hostname\'s CNAME: the verify guidance, the CNAME proof and managed records; give `api` and `core` the same',
+  },
+  'edge-addresses': {
+    arg: 'IP,...', commands: ['serve', 'core'],
+    help: 'the edge\'s addresses: a custom hostname at a zone apex of ours gets A/AAAA records of them (a CNAME cannot be there), and an apex resolving to them `Resolves`',
+  },
+  'verify-interval-ms': {
+    arg: 'N', commands: ['serve', 'core'],
+    help: 'how often every pending and active custom hostname is judged again (ownership proofs, `Resolves`, the edge\'s certificate)',
+  },
+  'hostname-expiry': {
+    arg: 'DURATION', commands: ['serve', 'core'],
+    help: 'a custom hostname still `pending_dns` this long after it was added is deleted, so that names cannot be held forever: a number and `m`, `h` or `d`',
+  },
+  name: { arg: 'NAME', commands: ['admin'], help: 'what to call a new token: `token list` shows it' },
+  'expires-in': {
+    arg: 'DURATION', commands: ['admin'],
+    help: 'a new token stops working this long from now: a number and `m`, `h` or `d` (`90m`, `12h`, `30d`)',
+  },
+  'expires-at': { arg: 'TIME', commands: ['admin'], help: 'a new token stops working at this ISO 8601 time (`2027-01-31T00:00:00Z`)' },
+  json: { shown: 'off', commands: ['admin'], help: 'lists print a JSON array instead of aligned columns' },
+  help: { commands: [...ALL, 'admin'], help: 'describes the command and its flags' },
+  version: { commands: [], help: 'prints the version' },
+};
+
+/** A flag's default as help and the README show it: `none` when it has none. */
+export function shownDefault(name: FlagName): string {
+  const spec = FLAG_HELP[name];
+  if (spec.shown !== undefined) return spec.shown;
+  const d = (OPTIONS[name] as { default?: string | boolean }).default;
+  return typeof d === 'string' && d !== '' ? d : 'none';
+}
+
+/** The flags of one command, in the table's order (without `--help`, which every command takes). */
+export const flagsOf = (command: Command): FlagName[] =>
+  (Object.keys(FLAG_HELP) as FlagName[]).filter((f) => f !== 'help' && FLAG_HELP[f].commands.includes(command));
+
+/** Parses argv strictly; `given` holds the flags written out, not those filled in by a default. */
 export function parse(argv: string[]) {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  return { values, positionals };
+  const { values, positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
+  const given = new Set(tokens.flatMap((t) => (t.kind === 'option' ? [t.name as FlagName] : [])));
+  return { values, positionals, given };
+}
+
+/** Refuses flags the command does not take: ignored, `hostplane api --dns off` would look as if it did something. */
+export function checkGiven(command: Command, given: Iterable<FlagName>, allowed: readonly FlagName[] = flagsOf(command), what: string = command): void {
+  for (const flag of given) {
+    if (flag !== 'help' && !allowed.includes(flag)) throw badRequest(`${what} takes no --${flag} (hostplane ${what} --help lists its flags)`);
+  }
 }
 
 export type Flags = ReturnType<typeof parse>['values'];
@@ -59,13 +218,37 @@ export function coreToken(flags: Flags): string | undefined {
   return flags['core-token'] ?? process.env.HOSTPLANE_CORE_TOKEN;
 }
 
-export const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter(Boolean);
+export const list = (s: string | undefined): string[] => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
 
 /** `--incremental-from N`: zones with at least N rrsets are changed in the nameserver incrementally. */
 export function incrementalFrom(flags: Flags): number {
   const n = Number(flags['incremental-from']);
   if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid --incremental-from ${flags['incremental-from']}`);
   return n;
+}
+
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** The custom hostname settings of `serve` and `core`: fallback origin, edge addresses, check interval, expiry. */
+export function hostnameSettings(flags: Flags): { fallbackOrigin: string; edgeAddresses: string[]; intervalMs: number; pendingTtlMs: number } {
+  const origin = (flags['fallback-origin'] ?? defaultFallbackOrigin(list(flags.nameservers))).toLowerCase().replace(/\.$/, '');
+  const checked = checkHostname(origin);
+  if (!checked.ok) throw badRequest(`invalid --fallback-origin ${origin}: it ${checked.reason}`);
+  const edgeAddresses = list(flags['edge-addresses']);
+  for (const a of edgeAddresses) if (isIP(a) === 0) throw badRequest(`invalid --edge-addresses: ${a} is not an IP address`);
+  const interval = flags['verify-interval-ms'];
+  const intervalMs = Number(interval);
+  if (!/^\d+$/.test(interval) || intervalMs < 100) throw badRequest(`invalid --verify-interval-ms ${interval}; expected milliseconds, at least 100`);
+  const m = /^(\d{1,6})([mhd])$/.exec(flags['hostname-expiry']);
+  if (!m || Number(m[1]) === 0) throw badRequest(`invalid --hostname-expiry ${flags['hostname-expiry']}; expected a number and m, h or d, as 7d`);
+  return { fallbackOrigin: checked.name, edgeAddresses: edgeAddresses.map((a) => a.toLowerCase()), intervalMs, pendingTtlMs: Number(m[1]) * DURATION_UNITS[m[2]!]! };
+}
+
+/** `--edge-url`: an http(s) URL, or undefined for the sandbox. */
+export function edgeUrl(flags: Flags): string | undefined {
+  const url = flags['edge-url'];
+  if (url !== undefined && (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))) throw badRequest(`invalid --edge-url ${url}; expected an http or https URL`);
+  return url;
 }
 
 type HardeningFlag = 'max-connections' | 'max-connections-per-address' | 'max-waiting-connections-per-address' | 'headers-timeout-ms' | 'request-timeout-ms';
@@ -122,6 +305,23 @@ function hostPorts(flag: 'dns-listen' | 'secondaries', given: string[]): void {
   }
 }
 
+/** The TSIG key of `--tsig-key`, read and checked; null without the flag. */
+export function tsigKey(flags: Flags): TsigKey | null {
+  const file = flags['tsig-key'];
+  if (file === undefined) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw badRequest(`--tsig-key ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    return parseTsigKey(text);
+  } catch (e) {
+    throw badRequest(`--tsig-key ${file}: ${(e as Error).message}`);
+  }
+}
+
 /** Checks every flag of a long-running command before it starts anything: a mistake found once knotd, the
  * store or the reconcilers are up leaves a half-started process to tear down, and files in the data dir.
  * Throws a bad request naming the first bad flag. The API host is resolved here too; whether its port is free
@@ -132,8 +332,13 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
   hostNames('app-domain', [flags['app-domain']]);
   plans(flags);
   hostNames('service-domains', list(flags['service-domains']));
+  const catalog = checkZoneName(flags['catalog-zone']);
+  if (!catalog.ok) throw badRequest(`invalid --catalog-zone ${flags['catalog-zone']}: it ${catalog.reason}`);
   metricsListen(flags);
   serverHardening(flags);
+  try { rateLimitFlag(flags['rate-limit']); } catch (e) { throw badRequest((e as Error).message); }
+  hostnameSettings(flags);
+  if (command !== 'api') edgeUrl(flags);
   if (command === 'api') {
     const url = flags['core-url'];
     if (url !== undefined) {
@@ -145,6 +350,14 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
     if (flags.dns !== 'on' && flags.dns !== 'off') throw badRequest(`--dns takes on or off, not ${flags.dns}`);
     hostPorts('dns-listen', [flags['dns-listen']]);
     hostPorts('secondaries', list(flags.secondaries));
+    tsigKey(flags);
+    for (const r of list(flags.resolver)) {
+      try {
+        parseResolverAddress(r);
+      } catch (e) {
+        throw badRequest(`invalid --resolver: ${(e as Error).message}`);
+      }
+    }
     const nameservers = list(flags.nameservers);
     if (nameservers.length === 0) throw badRequest('--nameservers needs at least one name: zones get them as NS and SOA MNAME');
     hostNames('nameservers', nameservers);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
 import type { ApiConfig } from '../api/ops';
+import { rateLimitFlag } from '../lib/rate-limit';
 import { httpCore } from '../core/client';
 import { localCore } from '../core/local';
 import { filesOnlyNameserver } from '../providers/nameserver/files-only';
@@ -23,7 +24,11 @@ import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden } from '../lib/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
-import { checkServerFlags, coreToken, incrementalFrom, list, metricsListen, plans, port, serverHardening, type Flags } from './options';
+import { checkServerFlags, coreToken, edgeUrl, hostnameSettings, incrementalFrom, list, metricsListen, plans, port, serverHardening, tsigKey, type Flags } from './options';
+import { httpEdge } from '../providers/edge/http';
+import { startEdgeSandbox } from '../providers/edge/sandbox';
+import { hostnameReconciler } from '../reconcilers/hostnames';
+import type { ChangeKind } from '../store/feed';
 
 /** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
  * that the API's caps leave (lib/http-server.ts). */
@@ -136,7 +141,10 @@ const dnsInfo = (flags: Flags): DnsInfo => ({ configured: flags.dns === 'on', na
 const apiConfig = (flags: Flags): ApiConfig => ({
   appDomain: flags['app-domain'].toLowerCase(),
   plans: plans(flags),
-  serviceDomains: list(flags['service-domains']).map((d) => d.toLowerCase()),
+  // The catalog zone is the nameserver's own: no tenant may hold its name.
+  serviceDomains: [...list(flags['service-domains']), flags['catalog-zone']].map((d) => d.toLowerCase()),
+  rateLimits: { perToken: rateLimitFlag(flags['rate-limit']) },
+  fallbackOrigin: hostnameSettings(flags).fallbackOrigin,
 });
 
 interface CoreRuntime {
@@ -156,6 +164,8 @@ function createNameserver(flags: Flags, log: Logger): Nameserver {
     zonesDir,
     listen: flags['dns-listen'],
     notify: list(flags.secondaries),
+    catalogZone: flags['catalog-zone'].toLowerCase(),
+    tsig: tsigKey(flags),
     knotd: knot.knotd,
     knotc: knot.knotc,
     keymgr: knot.keymgr ?? undefined,
@@ -166,13 +176,55 @@ function createNameserver(flags: Flags, log: Logger): Nameserver {
   });
 }
 
+/** Hostnames are DNS-bound (two lookups a name a minute): far more of them may wait on the resolver at once than
+ * zones on knotd. */
+const HOSTNAME_CONCURRENCY = 64;
+
+/** The custom hostnames' edge (`--edge-url`, or a sandbox on loopback) and reconciler, in a runner of their own
+ * for its concurrency. It runs with or without own DNS: proofs and the edge need none. */
+async function startHostnames(store: Store, flags: Flags, log: Logger) {
+  const settings = hostnameSettings(flags);
+  const url = edgeUrl(flags);
+  const sandbox = url ? null : await startEdgeSandbox();
+  if (sandbox) log.info({ url: sandbox.url }, 'no --edge-url: a sandbox edge provider runs on loopback');
+  const reconciler = hostnameReconciler({
+    store, resolver: systemResolver(list(flags.resolver)), edge: httpEdge(url ?? sandbox!.url), log: log.child({ component: 'hostnames' }),
+    fallbackOrigin: settings.fallbackOrigin, edgeAddresses: settings.edgeAddresses, intervalMs: settings.intervalMs, pendingTtlMs: settings.pendingTtlMs,
+  });
+  // No metrics registry: the runner's metric names are the zone runner's, and one registry takes each once.
+  const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), reconcilers: [reconciler], concurrency: HOSTNAME_CONCURRENCY });
+  return {
+    verify: (name: string) => reconciler.verify(name),
+    nudge: (kind: ChangeKind, key: string) => runner.nudge(kind, key),
+    close: async () => {
+      await runner.stop();
+      await sandbox?.close();
+    },
+  };
+}
+
 /** The core component: the sealing key (created with mode 0600 on first start), the nameserver it
  * supervises and the reconcilers converging it. */
 async function startCore(store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
   const sealer = openSealer(flags.data);
   const dns = dnsInfo(flags);
+  const hostnames = await startHostnames(store, flags, log);
+  try {
+    return await startDns(store, flags, log, sealer, dns, hostnames, registry);
+  } catch (e) {
+    // The caller only learns how to stop what startCore returns.
+    await hostnames.close();
+    throw e;
+  }
+}
+
+/** The nameserver and its zone reconciler (none with `--dns off`), and the core over them and the hostnames. */
+async function startDns(
+  store: Store, flags: Flags, log: Logger, sealer: ReturnType<typeof openSealer>, dns: DnsInfo, hostnames: Awaited<ReturnType<typeof startHostnames>>,
+  registry?: client.Registry,
+): Promise<CoreRuntime> {
   if (!dns.configured) {
-    return { core: localCore({ sealer, dns, nudge: () => undefined }), close: async () => undefined };
+    return { core: localCore({ sealer, dns, nudge: hostnames.nudge, verifyHostname: hostnames.verify }), close: hostnames.close };
   }
   const nameserver = createNameserver(flags, log);
   await nameserver.start(await zoneConfigs(store)).catch((e: Error) => {
@@ -181,7 +233,7 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
     log.error({ err: e.message }, 'the nameserver did not start; zone status will say so');
   });
   const zones = zoneReconciler({
-    store, nameserver, resolver: systemResolver(), nameservers: dns.nameservers, log, incrementalFrom: incrementalFrom(flags),
+    store, nameserver, resolver: systemResolver(list(flags.resolver)), nameservers: dns.nameservers, log, incrementalFrom: incrementalFrom(flags),
   });
   const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), registry, reconcilers: [zones] });
   // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the
@@ -190,9 +242,16 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
     zones.keys().then((keys) => keys.forEach((k) => runner.nudge('zone', k)), (e: Error) => log.error({ err: e.message }, 'listing zones after a knotd restart failed'));
   });
   return {
-    core: localCore({ sealer, dns, nudge: (kind, key) => runner.nudge(kind, key) }),
+    core: localCore({
+      sealer, dns, verifyHostname: hostnames.verify,
+      nudge: (kind, key) => {
+        runner.nudge(kind, key);
+        hostnames.nudge(kind, key);
+      },
+    }),
     close: async () => {
       await runner.stop();
+      await hostnames.close();
       await nameserver.stop();
     },
   };

@@ -26,4 +26,8 @@ export interface Core {
   /** Wakes the reconcilers watching a change of (kind, key) now instead of at the next poll of the feed.
    * Never throws: a lost nudge only delays convergence until the poll picks the change up. */
   nudge(kind: ChangeKind, key: string): void;
+  /** verifyHostname (spec 4.5 rule 4): judges the custom hostname `name` now, as the minute loop does, and
+   * records the outcome (active, or pending with `lastError`) before it resolves. Bounded by the resolver's
+   * timeout: a resolver that does not answer is a `lastError`, never a failure of this call. */
+  verifyHostname(name: string): Promise<void>;
 }

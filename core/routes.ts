@@ -67,6 +67,13 @@ export const CORE_ROUTES: CoreRoutes = {
     result: z.void(),
     oneWay: true,
   }),
+  verifyHostname: route({
+    body: z.strictObject({ name: z.string().min(1).max(253) }),
+    encode: (name) => ({ name }),
+    run: (core, b) => core.verifyHostname(b.name),
+    // JSON has no undefined: a call that resolved answers {"result": null} or no result at all.
+    result: z.null().optional().transform(() => undefined),
+  }),
 };
 
 export const isCoreMethod = (name: string): name is Method => Object.hasOwn(CORE_ROUTES, name);

@@ -1,5 +1,6 @@
 /** Structured JSON logs on stderr (stdout carries the `{"listening": ...}` line and CLI answers). */
 import pino, { type Logger } from 'pino';
+import { badRequest } from './errors';
 
 /** Credentials and secret values must never reach a log line, whatever object gets logged. */
 export const REDACT = [
@@ -17,9 +18,30 @@ export const REDACT = [
   '*.contact',
 ];
 
+/** What HOSTPLANE_LOG_LEVEL may say. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The level `HOSTPLANE_LOG_LEVEL` asks for (`info` when unset); any other value is a usage error naming the
+ * levels, rather than pino's bare "unknown level". */
+export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
+  const given = env.HOSTPLANE_LOG_LEVEL;
+  if (given === undefined || given === '') return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(given)) {
+    throw badRequest(`unknown HOSTPLANE_LOG_LEVEL ${JSON.stringify(given)} (one of ${LOG_LEVELS.join(', ')})`);
+  }
+  return given;
+}
+
+/** JSON lines with an ISO 8601 `time` (`"time":"2026-11-26T12:00:00.000Z"`): read by people and collectors
+ * alike, where epoch milliseconds need converting. */
 export function createLogger(opts: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
   return pino(
-    { level: opts.level ?? process.env.HOSTPLANE_LOG_LEVEL ?? 'info', redact: { paths: REDACT, censor: '[redacted]' }, base: { svc: 'hostplane' } },
+    {
+      level: opts.level ?? logLevel(),
+      redact: { paths: REDACT, censor: '[redacted]' },
+      base: { svc: 'hostplane' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
     opts.destination ?? pino.destination({ fd: 2, sync: false }),
   );
 }

@@ -12,13 +12,20 @@
  *    Drift drops the image and applies again.
  * The zone's own serial is the customer's desired state and is never rewritten here: when a signer has
  * served a serial past it, the zone text carries one above the served serial (kept in status facts).
+ *
+ * DNSSEC goes off in stages, so that a delegated zone never fails validation on the way: the zone stays signed
+ * and publishes CDS/CDNSKEY DELETE (RFC 8078) while the parent's DS is seen through the resolver, and for the
+ * DS's TTL after it is gone (caches may hold it that long); only then are the signatures removed. A DS the
+ * customer records (setZoneDS) that matches the signer's KSK is confirmed to the signer, so its key rollovers
+ * can proceed. Each configured secondary's serial is looked at after a change: one behind gets NOTIFY again
+ * until it catches up, and the zone's SecondariesInSync condition says which.
  */
 import type { Logger } from '../lib/log';
 import { setCondition, type Condition } from '../lib/conditions';
 import { StaleSerialError, UnservableZoneError, type Nameserver, type ZoneChanges } from '../providers/nameserver/port';
-import type { Resolver } from '../providers/resolver';
+import type { ParentDs, Resolver } from '../providers/resolver';
 import { iso, type Store } from '../store/db';
-import { dropStatus, recordFact, recordStatus } from '../store/status';
+import { dropStatus, recordFact, recordStatus, statusOf } from '../store/status';
 import {
   allZoneNames, finishZoneFinalizers, zoneByName, zoneChangesSince, zoneFinalizersOf, zoneSnapshot, zoneStatusOf,
   type ZoneFacts, type ZoneRow, type ZoneStatus,
@@ -45,6 +52,21 @@ export interface ZoneReconcilerDeps {
   maxIncremental?: number;
   /** Memory the kept zone images may take together; the least recently used are dropped beyond it. */
   imageBudgetBytes?: number;
+  /** While DNSSEC goes off, how often the parent's DS is looked at again. */
+  dsWatchMs?: number;
+  /** After a change is served, when the secondaries' serials are looked at; and again this long after, while
+   * one is behind. */
+  secondaryCheckMs?: number;
+  secondaryRetryMs?: number;
+}
+
+/** How the nameserver is to sign a zone now, on the way to what the zone asks for. */
+interface SigningPlan {
+  signing: 'off' | 'on' | 'delete-ds';
+  /** Set when the parent's DS was looked at: seen (its TTL, now) or gone (null). */
+  parentDs?: ZoneFacts['parentDs'];
+  /** While on the way to off: why not off yet, and when to look again. */
+  pending?: { reason: string; message: string; lastError: string | null; afterMs: number };
 }
 
 /** Periodic drift check for a converged zone. */
@@ -53,6 +75,10 @@ const RESYNC_MS = 10 * 60_000;
 const DS_POLL_MS = 2_000;
 /** While the nameserver is down, how often a zone looks whether it is served again. */
 const DOWN_POLL_MS = 5_000;
+const DS_WATCH_MS = 60_000;
+const SECONDARY_CHECK_MS = 2_000;
+/** A secondary that was down gets NOTIFY this often once behind: it catches up within a minute of returning. */
+const SECONDARY_RETRY_MS = 30_000;
 
 interface Served {
   /** Kept for large zones that change only, within the byte budget: a small zone is read and rendered whole in
@@ -68,6 +94,7 @@ interface Served {
   /** The serial of the zone text applied. */
   serial: number;
   dnssec: boolean;
+  deleteDs?: boolean;
 }
 
 type Failure = { lastError: string | null; reason: string; message: string };
@@ -98,6 +125,9 @@ const hasKey = (hashes: KeyHashes, key: string): boolean => {
   }
   return hashes[lo] === h;
 };
+
+/** How the nameserver signs a zone (its applyZone options). */
+interface Signing { dnssec: boolean; deleteDs: boolean }
 
 /** The served serial shows the applied text: equal, or later when a signer adds its own increments. */
 const serves = (served: number | null, applied: number, signed: boolean): boolean =>
@@ -155,6 +185,122 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     d.resolver.ns(z.name)
       .then((ns) => recordFact(d.store, 'zone', z.name, z.uid, 'delegated', ns.length > 0 && ns.every((h) => ours.has(h))))
       .catch((e: Error) => d.log.debug({ zone: z.name, err: e.message }, 'delegation lookup failed'));
+    // A signed zone's DS at the parent, so that turning DNSSEC off knows how long caches may hold it.
+    if (z.dnssec !== 'off' && d.resolver.ds) {
+      d.resolver.ds(z.name)
+        .then(async (ds) => {
+          const seen = (await statusOf<ZoneFacts>(d.store, 'zone', z.name, z.uid))?.facts.parentDs;
+          await recordFact(d.store, 'zone', z.name, z.uid, 'parentDs', ds && { ttl: Math.max(ds.ttl, seen?.ttl ?? 0), seenAt: iso(d.store.clock()) });
+        })
+        .catch((e: Error) => d.log.debug({ zone: z.name, err: e.message }, 'DS lookup failed'));
+    }
+  };
+
+  /**
+   * The signing to apply now. A zone that asks for DNSSEC is signed. One that asks for none but was signed
+   * stays signed, asking the parent to delete its DS, while the parent's DS is seen and until its TTL has
+   * passed since it was last seen; a DS that cannot be looked up keeps the signatures too.
+   */
+  const signingPlan = async (z: ZoneRow, st: ZoneStatus | undefined): Promise<SigningPlan> => {
+    if (z.dnssec !== 'off') return { signing: 'on' };
+    const was = st?.facts.signing ?? (served.get(z.name)?.dnssec ? 'on' : 'off');
+    if (was === 'off') return { signing: 'off' };
+    const watch = d.dsWatchMs ?? DS_WATCH_MS;
+    let ds: ParentDs | null;
+    try {
+      ds = d.resolver.ds ? await d.resolver.ds(z.name) : null;
+    } catch (e) {
+      return {
+        signing: 'delete-ds',
+        pending: {
+          reason: 'ParentDsUnknown', lastError: `DS lookup: ${(e as Error).message}`, afterMs: watch,
+          message: 'DNSSEC is turning off: the parent\'s DS could not be looked up, so the zone stays signed until it can',
+        },
+      };
+    }
+    const now = d.store.clock().getTime();
+    if (ds) {
+      // Through a caching resolver the TTL has counted down: the largest one seen is nearest the parent's own.
+      const ttl = Math.max(ds.ttl, st?.facts.parentDs?.ttl ?? 0);
+      return {
+        signing: 'delete-ds',
+        parentDs: { ttl, seenAt: iso(new Date(now)) },
+        pending: {
+          // A resolver answers from its cache for the DS's TTL: looking sooner than that learns nothing new.
+          reason: 'WaitingForParent', lastError: null, afterMs: Math.min(watch, Math.max(1_000, ds.ttl * 1000)),
+          message: 'DNSSEC is turning off: the parent still publishes a DS, so the zone stays signed and asks the parent to remove it (CDS/CDNSKEY DELETE)',
+        },
+      };
+    }
+    const seen = st?.facts.parentDs;
+    const until = seen ? Date.parse(seen.seenAt) + seen.ttl * 1000 : 0;
+    if (until > now) {
+      return {
+        signing: 'delete-ds',
+        pending: {
+          reason: 'WaitingForCaches', lastError: null, afterMs: until - now,
+          message: `DNSSEC is turning off: the parent's DS is gone, and the zone stays signed until caches drop it (TTL ${seen!.ttl} s, until ${iso(new Date(until))})`,
+        },
+      };
+    }
+    return { signing: 'off', parentDs: null };
+  };
+
+  /** Tells the signer that the parent publishes a DS for its KSK, once per key, when the customer recorded it. */
+  const confirmDs = async (z: ZoneRow, st: ZoneStatus | undefined, signerDs: ZoneFacts['signerDs']): Promise<Partial<ZoneFacts>> => {
+    if (z.dnssec !== 'ds_pending' || !d.nameserver.confirmDs) return {};
+    const same = (a: ZoneFacts['signerDs'][number], b: ZoneFacts['signerDs'][number]): boolean =>
+      a.keyTag === b.keyTag && a.algorithm === b.algorithm && a.digestType === b.digestType && a.digest.toUpperCase() === b.digest.toUpperCase();
+    const match = signerDs.find((s) => z.ds.some((r) => same(r, s)));
+    if (!match || st?.facts.dsConfirmedKeyTag === match.keyTag) return {};
+    try {
+      await d.nameserver.confirmDs(z.name);
+      return { dsConfirmedKeyTag: match.keyTag };
+    } catch (e) {
+      d.log.warn({ zone: z.name, err: (e as Error).message }, 'could not confirm the DS to the signer; trying again on the next pass');
+      return {};
+    }
+  };
+
+  const secondaryTimers = new Map<string, NodeJS.Timeout>();
+  /** Set once the nameserver said it has no secondaries: nothing to look at, ever. */
+  let noSecondaries = !d.nameserver.secondarySerials;
+  /** Looks at the secondaries `afterMs` from now (one look per zone pending; a later call replaces it). */
+  const watchSecondaries = (name: string, uid: string, afterMs: number): void => {
+    if (noSecondaries) return;
+    clearTimeout(secondaryTimers.get(name));
+    const timer = setTimeout(() => {
+      secondaryTimers.delete(name);
+      checkSecondaries(name, uid).catch((e: Error) => d.log.debug({ zone: name, err: e.message }, 'secondary check failed'));
+    }, afterMs);
+    timer.unref();
+    secondaryTimers.set(name, timer);
+  };
+  /** Records what each secondary serves against the served serial; one behind gets NOTIFY again. */
+  const checkSecondaries = async (name: string, uid: string): Promise<void> => {
+    const st = await statusOf<ZoneFacts>(d.store, 'zone', name, uid);
+    const want = st?.facts.servedSerial;
+    if (!st || want == null) return;
+    const serials = await d.nameserver.secondarySerials!(name);
+    if (serials.length === 0) {
+      noSecondaries = true;
+      return;
+    }
+    const behind = serials.filter((s) => s.serial === null || (s.serial !== want && !serialGreater(s.serial, want)));
+    const now = iso(d.store.clock());
+    // Read again: a pass may have recorded a change while the secondaries were asked.
+    const latest = await statusOf<ZoneFacts>(d.store, 'zone', name, uid);
+    if (!latest || latest.facts.servedSerial !== want) return;
+    const conditions = setCondition(latest.conditions, behind.length === 0
+      ? { type: 'SecondariesInSync', status: 'True', reason: 'InSync', message: `every secondary serves serial ${want}`, observedGeneration: latest.observedGeneration }
+      : {
+        type: 'SecondariesInSync', status: 'False', reason: 'SecondaryBehind', observedGeneration: latest.observedGeneration,
+        message: `${behind.map((b) => `${b.address} serves ${b.serial ?? 'nothing'}`).join(', ')}, not serial ${want}; NOTIFY is sent again`,
+      }, now);
+    await recordStatus<ZoneFacts>(d.store, 'zone', name, { ...latest, conditions, facts: { ...latest.facts, secondaries: serials } });
+    if (behind.length === 0) return;
+    await d.nameserver.notifySecondaries?.(name).catch((e: Error) => d.log.debug({ zone: name, err: e.message }, 'NOTIFY failed'));
+    watchSecondaries(name, uid, d.secondaryRetryMs ?? SECONDARY_RETRY_MS);
   };
 
   /**
@@ -162,23 +308,29 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
    * a serial at or past it, then one above the served one. Stable while the generation is: a second pass
    * renders the same text.
    */
-  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined): number => {
+  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean): number => {
     const facts = st?.facts;
-    if (st && st.observedGeneration === z.generation && facts?.renderedSerial != null) return facts.renderedSerial;
     const floor = facts?.servedSerial ?? null;
+    const rendered = facts?.renderedSerial ?? null;
+    // The text rendered for this generation, unless what is served now rules it out: signed, a text serial may
+    // equal the served one; unsigned, it must be above it, or equal only where the zone was served unsigned
+    // (turning signing off at one generation needs a serial above the signer's).
+    const fits = rendered !== null && (floor === null || (signed
+      ? !serialGreater(floor, rendered)
+      : serialGreater(rendered, floor) || (rendered === floor && (facts?.signing ?? 'off') === 'off')));
+    if (st && st.observedGeneration === z.generation && fits) return rendered!;
     return floor === null || serialGreater(z.serial, floor) ? z.serial : nextSerial(floor, d.store.clock());
   };
 
   /** The whole zone from the store, loaded by the nameserver: the first time (every zone at start), or when
    * the served state is not known. Rendered once, without an image. */
-  const applyWhole = async (name: string, serialOf: (z: ZoneRow) => number): Promise<Served | undefined> => {
+  const applyWhole = async (name: string, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
     const snap = await zoneSnapshot(d.store, name);
     if (!snap) return undefined;
     const serial = serialOf(snap.zone);
-    const dnssec = snap.zone.dnssec !== 'off';
-    await d.nameserver.applyZone(name, renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets }), { dnssec });
+    await d.nameserver.applyZone(name, renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets }), signing);
     const keys = keyHashes(snap.rrsets.map((r) => ZoneImage.key(r.name, r.type)));
-    return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, dnssec };
+    return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
   };
 
   /**
@@ -188,15 +340,16 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
    * change replaces. Undefined when the zone must be loaded whole from a fresh read: another lifetime, or no
    * image and no incremental change, or a write between the two reads.
    */
-  const applyDelta = async (name: string, prev: Served, serialOf: (z: ZoneRow) => number): Promise<Served | undefined> => {
+  const applyDelta = async (name: string, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
     const delta = await zoneChangesSince(d.store, name, prev.generation);
     if (!delta || delta.zone.uid !== prev.uid) return undefined;
-    const dnssec = delta.zone.dnssec !== 'off';
     const apply = d.nameserver.applyChanges?.bind(d.nameserver);
-    // A signer serves its own serial above ours, which an incremental change must exceed: signed zones load
-    // whole. Each changed rrset costs the nameserver a command or two in the transaction (well under a
-    // millisecond each); past a few dozen a whole reload is as fast.
-    const incremental = apply && !dnssec && !prev.dnssec && delta.changed.length + delta.removed.length <= maxIncremental;
+    // A change of signing loads the zone whole (the nameserver signs or unsigns it all). Otherwise, signed or
+    // not, the text's serial is above the served one (textSerial), which a transaction needs, and the signer
+    // signs just what the transaction changed. Each changed rrset costs the nameserver a command or two in the
+    // transaction (well under a millisecond each); past a few dozen a whole reload is as fast.
+    const sameSigning = signing.dnssec === prev.dnssec && signing.deleteDs === !!prev.deleteDs;
+    const incremental = apply && sameSigning && delta.changed.length + delta.removed.length <= maxIncremental;
     const changes: ZoneChanges = { remove: [], add: [] };
     let { image } = prev;
     if (image) {
@@ -221,7 +374,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     const serial = serialOf(delta.zone);
     const soa = soaFor(name, serial, d.nameservers);
     const text = image.text(soa);
-    const next: Served = { image, uid: delta.zone.uid, generation: delta.zone.generation, serial, dnssec };
+    const next: Served = { image, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing };
     if (incremental) {
       changes.add.push(ZoneImage.soaLine(name, soa));
       try {
@@ -232,7 +385,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       }
     }
-    await d.nameserver.applyZone(name, text, { dnssec });
+    await d.nameserver.applyZone(name, text, signing);
     return next;
   };
 
@@ -265,7 +418,10 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     const now = iso(d.store.clock());
     let conditions = setCondition(prev?.conditions ?? [], { type: 'Ready', ...p.ready }, now);
     const ds = p.facts.signerDs ?? prev?.facts.signerDs ?? [];
-    if (z.dnssec === 'off') conditions = conditions.filter((c) => c.type !== 'Signed');
+    const signing = p.facts.signing ?? prev?.facts.signing;
+    if (z.dnssec === 'off' && signing === 'delete-ds') {
+      conditions = setCondition(conditions, { type: 'Signed', status: 'True', reason: 'DeletingDs', message: 'DNSSEC is turning off: still signed, publishing CDS/CDNSKEY DELETE for the parent', observedGeneration: p.observedGeneration }, now);
+    } else if (z.dnssec === 'off') conditions = conditions.filter((c) => c.type !== 'Signed');
     else {
       conditions = setCondition(conditions, ds.length > 0
         ? { type: 'Signed', status: 'True', reason: 'KeysPublished', message: 'the zone is signed; signerDs holds the DS values for the parent', observedGeneration: p.observedGeneration }
@@ -280,6 +436,10 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         renderedSerial: prev?.facts.renderedSerial ?? null,
         signerDs: prev?.facts.signerDs ?? [],
         delegated: prev?.facts.delegated ?? null,
+        ...(prev?.facts.signing && { signing: prev.facts.signing }),
+        ...(prev?.facts.parentDs !== undefined && { parentDs: prev.facts.parentDs }),
+        ...(prev?.facts.dsConfirmedKeyTag != null && { dsConfirmedKeyTag: prev.facts.dsConfirmedKeyTag }),
+        ...(prev?.facts.secondaries && { secondaries: prev.facts.secondaries }),
         ...p.facts,
       },
       lastError: p.lastError,
@@ -296,6 +456,8 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     if (isZoneName(name)) await d.nameserver.removeZone(name);
     forget(name);
     checkedAt.delete(name);
+    clearTimeout(secondaryTimers.get(name));
+    secondaryTimers.delete(name);
   };
 
   return {
@@ -319,13 +481,15 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         }
       }
       const st = await zoneStatusOf(d.store, z);
+      const plan = await signingPlan(z, st);
+      const signing: Signing = { dnssec: plan.signing !== 'off', deleteDs: plan.signing === 'delete-ds' };
       const image = served.get(name);
-      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z!.uid ? st : undefined);
+      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z!.uid ? st : undefined, signing.dnssec);
       let applied: Served;
-      if (image && image.generation === z.generation && image.dnssec === (z.dnssec !== 'off')) applied = image;
+      if (image && image.generation === z.generation && image.dnssec === signing.dnssec && !!image.deleteDs === signing.deleteDs) applied = image;
       else {
         try {
-          const taken = (image && (await applyDelta(name, image, serialOf))) || (await applyWhole(name, serialOf));
+          const taken = (image && (await applyDelta(name, image, serialOf, signing))) || (await applyWhole(name, serialOf, signing));
           // Deleted meanwhile: the next pass finalizes it.
           if (!taken) return { requeueAfterMs: 0 };
           applied = taken;
@@ -333,7 +497,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         } catch (e) {
           const f = failure(e, st);
           // The signer served a serial past the text's: recorded as the floor the next text goes above.
-          const facts = e instanceof StaleSerialError ? { servedSerial: e.served } : {};
+          const facts = { ...(e instanceof StaleSerialError && { servedSerial: e.served }), ...(plan.parentDs !== undefined && { parentDs: plan.parentDs }) };
           await record(z, st, {
             observedGeneration: st?.observedGeneration ?? 0,
             facts,
@@ -365,13 +529,25 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         if (down) return { requeueAfterMs: DOWN_POLL_MS };
         throw new Error(`zone ${name}: ${f.lastError}`);
       }
+      const confirmed = await confirmDs(z, st, signerDs);
+      const facts: Partial<ZoneFacts> = {
+        servedSerial, renderedSerial: applied.serial, signerDs, signing: plan.signing, ...confirmed,
+        ...(plan.parentDs !== undefined && { parentDs: plan.parentDs }),
+      };
+      const { pending } = plan;
       await record(z, st, {
         observedGeneration: applied.generation,
-        facts: { servedSerial, renderedSerial: applied.serial, signerDs },
-        ready: { status: 'True', reason: 'Served', message: `the nameserver serves generation ${applied.generation} (serial ${servedSerial})`, observedGeneration: applied.generation },
-        lastError: null,
+        facts,
+        ready: pending
+          ? { status: 'False', reason: pending.reason, message: pending.message, observedGeneration: z.generation }
+          : { status: 'True', reason: 'Served', message: `the nameserver serves generation ${applied.generation} (serial ${servedSerial})`, observedGeneration: applied.generation },
+        lastError: pending?.lastError ?? null,
       });
       refreshDelegation(z);
+      if (servedSerial !== st?.facts.servedSerial || !st?.conditions.some((c) => c.type === 'SecondariesInSync')) {
+        watchSecondaries(name, z.uid, d.secondaryCheckMs ?? SECONDARY_CHECK_MS);
+      }
+      if (pending) return { requeueAfterMs: pending.afterMs };
       return { requeueAfterMs: signed && signerDs.length === 0 ? DS_POLL_MS : RESYNC_MS };
     },
   };

@@ -1,5 +1,5 @@
 /** Organizations, users, memberships, API tokens and node tokens: what the operator CLI bootstraps. */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, notFound } from '../lib/errors';
 import { isUniqueViolation, iso, type Store } from './db';
@@ -51,37 +51,119 @@ export async function orgBySlug(s: Store, slug: string): Promise<Org | undefined
   return s.db.select({ id: orgs.id, slug: orgs.slug, plan: orgs.plan }).from(orgs).where(eq(orgs.slug, slug)).get();
 }
 
-/** Adds the user to the org, or changes the role of an existing membership. */
-export async function setMembership(s: Store, orgSlug: string, email: string, role: Role): Promise<void> {
+/** Adds the user to the org, or changes the role of an existing membership. Answers the role the user had
+ * before (undefined: a new member), so the operator is told when a role changed. */
+export async function setMembership(s: Store, orgSlug: string, email: string, role: Role): Promise<{ previousRole: Role | undefined }> {
   const org = await orgBySlug(s, orgSlug);
   if (!org) throw notFound(`organization ${orgSlug}`);
   const user = await userByEmail(s, email);
-  await s.write(async (tx) => {
+  return s.write(async (tx) => {
+    const before = await tx.select({ role: memberships.role }).from(memberships)
+      .where(and(eq(memberships.orgId, org.id), eq(memberships.userId, user.id))).get();
     await tx.insert(memberships).values({ orgId: org.id, userId: user.id, role })
       .onConflictDoUpdate({ target: [memberships.orgId, memberships.userId], set: { role } });
+    return { previousRole: before?.role };
   });
 }
 
-/** Issues a bearer token for the user; the token is returned here only, and stored as its hash. */
-export async function issueToken(s: Store, email: string): Promise<string> {
+/** Every organization, by slug. */
+export async function listOrgs(s: Store): Promise<{ slug: string; plan: string; createdAt: string }[]> {
+  return s.db.select({ slug: orgs.slug, plan: orgs.plan, createdAt: orgs.createdAt }).from(orgs).orderBy(asc(orgs.slug)).all();
+}
+
+/** Moves the organization to `plan` (the caller checks it against the plan table). Answers the plan it was on. */
+export async function setOrgPlan(s: Store, slug: string, plan: string): Promise<{ previousPlan: string }> {
+  const org = await orgBySlug(s, slug);
+  if (!org) throw notFound(`organization ${slug}`);
+  await s.write(async (tx) => {
+    await tx.update(orgs).set({ plan }).where(eq(orgs.id, org.id));
+  });
+  return { previousPlan: org.plan };
+}
+
+/** Every user, by email, with the organizations they belong to (`slug:role`, by slug). */
+export async function listUsers(s: Store): Promise<{ email: string; createdAt: string; orgs: string[] }[]> {
+  const rows = s.db.select({ email: users.email, createdAt: users.createdAt, org: orgs.slug, role: memberships.role })
+    .from(users)
+    .leftJoin(memberships, eq(memberships.userId, users.id))
+    .leftJoin(orgs, eq(orgs.id, memberships.orgId))
+    .orderBy(asc(users.email), asc(orgs.slug))
+    .all();
+  const byEmail = new Map<string, { email: string; createdAt: string; orgs: string[] }>();
+  for (const r of rows) {
+    const u = byEmail.get(r.email) ?? { email: r.email, createdAt: r.createdAt, orgs: [] };
+    if (r.org) u.orgs.push(`${r.org}:${r.role}`);
+    byEmail.set(r.email, u);
+  }
+  return [...byEmail.values()];
+}
+
+/** Characters of a token's hash that name it (`admin token list/revoke`): they reveal nothing of the token, and
+ * 48 bits keep them apart. */
+const TOKEN_ID_LENGTH = 12;
+export const tokenId = (hash: string): string => hash.slice(0, TOKEN_ID_LENGTH);
+export const TOKEN_ID = /^[0-9a-f]{12}$/;
+
+export interface TokenInfo { id: string; name: string; email: string; createdAt: string; expiresAt: string | null }
+
+/** Issues a bearer token for the user; the token is returned here only, and stored as its hash. From
+ * `expiresAt` (RFC 3339, as `iso` writes it) on, it authenticates no more. `name` defaults to 'unnamed'. */
+export async function createToken(
+  s: Store, email: string, opts: { name?: string; expiresAt?: string | null } = {},
+): Promise<TokenInfo & { token: string }> {
   const user = await userByEmail(s, email);
   const token = newToken('hp');
+  const hash = hashToken(token);
   const createdAt = iso(s.clock());
+  const name = opts.name ?? 'unnamed';
+  const expiresAt = opts.expiresAt ?? null;
   await s.write(async (tx) => {
-    await tx.insert(tokens).values({ hash: hashToken(token), userId: user.id, createdAt });
+    await tx.insert(tokens).values({ hash, userId: user.id, createdAt, name, expiresAt });
   });
-  return token;
+  return { token, id: tokenId(hash), name, email, createdAt, expiresAt };
+}
+
+/** `createToken` without a name or expiry, answering the token only. */
+export async function issueToken(s: Store, email: string): Promise<string> {
+  return (await createToken(s, email)).token;
+}
+
+/** Every API token (never the token, only its id), oldest first. */
+export async function listTokens(s: Store): Promise<TokenInfo[]> {
+  const rows = s.db.select({ hash: tokens.hash, name: tokens.name, email: users.email, createdAt: tokens.createdAt, expiresAt: tokens.expiresAt })
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .orderBy(asc(tokens.createdAt), asc(tokens.hash))
+    .all();
+  return rows.map(({ hash, ...r }) => ({ id: tokenId(hash), ...r }));
+}
+
+/** Deletes the token named by `id`; answers whether there was one (revoking twice is no error). Requests that
+ * carry it are refused from the next one on: every request reads the token from the store. */
+export async function revokeToken(s: Store, id: string): Promise<{ revoked: boolean }> {
+  const match = sql`substr(${tokens.hash}, 1, ${TOKEN_ID_LENGTH}) = ${id}`;
+  return s.write(async (tx) => {
+    const found = await tx.select({ hash: tokens.hash }).from(tokens).where(match).all();
+    if (found.length > 1) throw conflict('token_ambiguous', `${found.length} tokens have the id ${id}`);
+    if (found.length === 1) await tx.delete(tokens).where(eq(tokens.hash, found[0]!.hash));
+    return { revoked: found.length === 1 };
+  });
 }
 
 export interface Principal { userId: number; email: string }
+
+/** The user a token belongs to, unless the token is unknown or expired. */
 
 export async function principalByToken(s: Store, token: string): Promise<Principal | undefined> {
   return s.prepared('principalByToken', (db) => db
     .select({ userId: users.id, email: users.email })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
-    .where(eq(tokens.hash, sql.placeholder('hash')))
-    .prepare()).get({ hash: hashToken(token) });
+    .where(and(
+      eq(tokens.hash, sql.placeholder('hash')),
+      or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql.placeholder('now'))),
+    ))
+    .prepare()).get({ hash: hashToken(token), now: iso(s.clock()) });
 }
 
 /** The org and the caller's role in it, or undefined when the org does not exist or the caller is no member:

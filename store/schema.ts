@@ -28,11 +28,16 @@ export const memberships = sqliteTable(
   (t) => [primaryKey({ columns: [t.orgId, t.userId] })],
 );
 
-/** Bearer tokens, stored only as the hex SHA-256 of the token. */
+/** Bearer tokens, stored only as the hex SHA-256 of the token. A token's id is the first characters of its hash
+ * (store/accounts.ts `tokenId`): it names the token in `admin token list/revoke` and reveals nothing of it. */
 export const tokens = sqliteTable('tokens', {
   hash: text('hash').primaryKey(),
   userId: integer('user_id').notNull().references(() => users.id),
   createdAt: text('created_at').notNull(),
+  /** What the operator called it (`admin token create --name`); tokens made before names read 'unnamed'. */
+  name: text('name').notNull().default('unnamed'),
+  /** RFC 3339; from then on the token authenticates no more. Null: it does not expire. */
+  expiresAt: text('expires_at'),
 });
 
 export const nodes = sqliteTable('nodes', {
@@ -61,11 +66,34 @@ export const hostnames = sqliteTable(
     name: text('name').primaryKey(),
     projectId: integer('project_id').notNull().references(() => projects.id),
     kind: text('kind', { enum: ['default', 'custom'] }).notNull(),
+    /** `pending_dns` until an ownership proof passed, then `active` (routable); a default hostname is `active`. */
     status: text('status').notNull(),
     createdAt: text('created_at').notNull(),
+    /** A custom hostname's lifetime: the name deleted and added again (by anyone) gets another, so the edge
+     * provider's hostname and managed records of the old one are told apart. Empty for default hostnames. */
+    uid: text('uid').notNull().default(''),
+    /** The value the TXT proof at `_service-verify.<name>` must equal; null for default hostnames. */
+    token: text('token'),
+    /** Rises when what the hostname routes changes (activation): conditions carry the generation they judged. */
+    generation: integer('generation').notNull().default(1),
+    /** When a proof first passed, and which (`zone`, `txt`, `cname`); null while pending. */
+    verifiedAt: text('verified_at'),
+    proof: text('proof'),
   },
   (t) => [index('hostnames_project').on(t.projectId)],
 );
+
+/**
+ * A deleted custom hostname whose cleanup is not done yet: the edge provider's custom hostname of that lifetime
+ * and the managed records at the name in a zone of the organization. The hostname reconciler lists it until both
+ * are gone, across crashes and edge outages; a row for the name added again meanwhile stays pending until then.
+ */
+export const hostnameFinalizers = sqliteTable('hostname_finalizers', {
+  uid: text('uid').primaryKey(),
+  name: text('name').notNull(),
+  orgId: integer('org_id').notNull(),
+  deletedAt: text('deleted_at').notNull(),
+}, (t) => [index('hostname_finalizers_name').on(t.name)]);
 
 export const placements = sqliteTable(
   'placements',
@@ -234,3 +262,30 @@ export const zoneTombstones = sqliteTable('zone_tombstones', {
   name: text('name').primaryKey(),
   serial: integer('serial').notNull(),
 });
+
+/**
+ * Idempotency-Key records (api/idempotency.ts): per caller (`scope`: the user and the org of the operation),
+ * the request's fingerprint and, once the operation has answered, the answer to replay for 24 hours. A row
+ * whose `status` is null is a request still running, held until `locked_until`. Expired rows are pruned.
+ */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    operation: text('operation').notNull(),
+    /** Hex SHA-256 of the operation, the path, the query and the canonical JSON of the body. */
+    fingerprint: text('fingerprint').notNull(),
+    /** Null while the first request runs; then the answer's status. */
+    status: integer('status'),
+    /** The answer's replayed headers (Location, ETag, X-Generation) as a JSON object. */
+    headers: text('headers', { mode: 'json' }).$type<Record<string, string>>(),
+    /** The answer's body as JSON text; an error body without its requestId (a replay gets its own). */
+    body: text('body'),
+    createdAt: text('created_at').notNull(),
+    /** RFC 3339: the lease of a running request; past it, a request with the key may take the row over. */
+    lockedUntil: text('locked_until').notNull(),
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key] }), index('idempotency_keys_expires').on(t.expiresAt)],
+);

@@ -1,7 +1,7 @@
 /** Secret rows: name, version, and the value sealed by the core. Plain values never reach this module. */
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../lib/errors';
-import { iso, type Store } from './db';
+import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { secrets } from './schema';
@@ -10,12 +10,24 @@ export interface SecretMeta { name: string; version: number; updatedAt: string }
 
 const metaColumns = { name: secrets.name, version: secrets.version, updatedAt: secrets.updatedAt };
 
-export interface SetSecret { orgId: number; projectId: number; projectName: string; name: string; sealed: string; actor: string }
+/** A write's precondition (If-Match, If-None-Match: api/conditional.ts), called inside its transaction with the
+ * stored secret (null: none); it throws to refuse. */
+export type SecretPrecondition = (current: SecretMeta | null) => void;
+
+export interface SetSecret {
+  orgId: number; projectId: number; projectName: string; name: string; sealed: string; actor: string; precondition?: SecretPrecondition;
+}
+
+async function currentMeta(tx: Tx, projectId: number, name: string): Promise<SecretMeta | null> {
+  const [row] = await tx.select(metaColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name)));
+  return row ?? null;
+}
 
 /** Upserts the sealed value and raises the version by one on every call (setSecret is not idempotent). */
 export async function setSecret(s: Store, p: SetSecret): Promise<SecretMeta> {
   const now = s.clock();
   return s.write(async (tx) => {
+    if (p.precondition) p.precondition(await currentMeta(tx, p.projectId, p.name));
     const upsert = tx.prepared('setSecret', (db) => db.insert(secrets)
       .values({ projectId: sql.placeholder('projectId'), name: sql.placeholder('name'), version: 1, sealed: sql.placeholder('sealed'), updatedAt: sql.placeholder('updatedAt') })
       .onConflictDoUpdate({
@@ -37,11 +49,16 @@ export async function listSecrets(s: Store, projectId: number, limit: number, cu
   return toPage(rows, limit, (r) => r.name);
 }
 
-export interface DeleteSecret { orgId: number; projectId: number; projectName: string; name: string; actor: string }
+export interface DeleteSecret { orgId: number; projectId: number; projectName: string; name: string; actor: string; precondition?: SecretPrecondition }
 
 export async function deleteSecret(s: Store, p: DeleteSecret): Promise<void> {
   const now = s.clock();
   await s.write(async (tx) => {
+    if (p.precondition) {
+      const current = await currentMeta(tx, p.projectId, p.name);
+      if (!current) throw notFound(`secret ${p.name}`);
+      p.precondition(current);
+    }
     const [gone] = await tx.delete(secrets).where(and(eq(secrets.projectId, p.projectId), eq(secrets.name, p.name))).returning({ name: secrets.name });
     if (!gone) throw notFound(`secret ${p.name}`);
     await recordChange(s, tx, 'secret', String(p.projectId), now);

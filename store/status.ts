@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { isReady } from '../lib/conditions';
 import type { Store } from './db';
 import { latestSeq } from './feed';
+import { hostnameReconcileStatus, type HostnameFinalizer, type HostnameReconcileStatus } from './hostnames';
 import { resourceStatus, zones, type Condition } from './schema';
 
 export interface ResourceStatus<F = Record<string, unknown>> {
@@ -16,6 +17,32 @@ export interface ResourceStatus<F = Record<string, unknown>> {
   reconciledAt: string;
 }
 
+const statusListeners = new WeakMap<Store, Set<(kind: string, key: string) => void>>();
+
+/**
+ * Calls `listener` after each committed status write of this process to (kind, key) (recordStatus, recordFact,
+ * dropStatus), so that a request waiting for a resource to be observed (api/wait.ts) answers at once. Status
+ * writes of other processes reach no listener: they are not in the change feed either. Returns the unsubscribe.
+ */
+export function onStatus(s: Store, listener: (kind: string, key: string) => void): () => void {
+  let set = statusListeners.get(s);
+  if (!set) statusListeners.set(s, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+  };
+}
+
+function announceStatus(s: Store, kind: string, key: string): void {
+  for (const l of statusListeners.get(s) ?? []) {
+    try {
+      l(kind, key);
+    } catch {
+      // The status is written; a listener's failure is its own.
+    }
+  }
+}
+
 /** Written only by reconcilers. */
 export async function recordStatus<F>(s: Store, kind: string, key: string, st: ResourceStatus<F>): Promise<void> {
   const row = { ...st, facts: st.facts as Record<string, unknown> };
@@ -23,6 +50,7 @@ export async function recordStatus<F>(s: Store, kind: string, key: string, st: R
     await tx.insert(resourceStatus).values({ kind, key, ...row })
       .onConflictDoUpdate({ target: [resourceStatus.kind, resourceStatus.key], set: row });
   });
+  announceStatus(s, kind, key);
 }
 
 /** The status of this lifetime of the resource; a status left by an earlier lifetime reads as none. */
@@ -38,6 +66,7 @@ export async function dropStatus(s: Store, kind: string, key: string): Promise<v
   await s.write(async (tx) => {
     await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key)));
   });
+  announceStatus(s, kind, key);
 }
 
 /** Records one observed fact alone (a slow lookup beside the apply path), for the lifetime `uid` only. */
@@ -47,6 +76,7 @@ export async function recordFact(s: Store, kind: string, key: string, uid: strin
       .set({ facts: sql`json_set(${resourceStatus.facts}, ${`$.${fact}`}, json(${JSON.stringify(value)}))` })
       .where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key), eq(resourceStatus.uid, uid)));
   });
+  announceStatus(s, kind, key);
 }
 
 export interface ZoneReconcileStatus {
@@ -58,12 +88,16 @@ export interface ZoneReconcileStatus {
   conditions: Condition[];
   desiredSerial: number;
   servedSerial: number | null;
+  /** What each configured secondary served at the last look (`--secondaries`). */
+  secondaries: { address: string; serial: number | null }[];
   /** The whole failure, paths and the nameserver's words included: operators only. */
   lastError: string | null;
   reconciledAt: string | null;
 }
 
-export async function readStatus(s: Store): Promise<{ changeSeq: number; zones: ZoneReconcileStatus[] }> {
+export async function readStatus(s: Store): Promise<{
+  changeSeq: number; zones: ZoneReconcileStatus[]; hostnames: HostnameReconcileStatus[]; hostnameFinalizers: HostnameFinalizer[];
+}> {
   const rows = s.db
     .select({ zone: zones.name, uid: zones.uid, generation: zones.generation, serial: zones.serial, st: resourceStatus })
     .from(zones)
@@ -80,8 +114,11 @@ export async function readStatus(s: Store): Promise<{ changeSeq: number; zones: 
       conditions: r.st?.conditions ?? [],
       desiredSerial: r.serial,
       servedSerial: (r.st?.facts as { servedSerial?: number | null } | undefined)?.servedSerial ?? null,
+      secondaries: (r.st?.facts as { secondaries?: ZoneReconcileStatus['secondaries'] } | undefined)?.secondaries ?? [],
       lastError: r.st?.lastError ?? null,
       reconciledAt: r.st?.reconciledAt ?? null,
     })),
+    // Custom hostnames with their conditions, and deleted ones whose edge and record cleanup is not done.
+    ...await hostnameReconcileStatus(s).then((h) => ({ hostnames: h.hostnames, hostnameFinalizers: h.finalizing })),
   };
 }

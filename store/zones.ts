@@ -39,11 +39,47 @@ export interface ZoneFacts {
   signerDs: DsValue[];
   /** Whether the parent delegates to the service's nameservers (looked up apart from the apply path). */
   delegated: boolean | null;
+  /** How the nameserver was last told to sign the zone: `delete-ds` while DNSSEC goes off (CDS/CDNSKEY DELETE
+   * published, still signed). Absent before the first apply that recorded it. */
+  signing?: 'off' | 'on' | 'delete-ds';
+  /** The parent's DS rrset as last seen through the resolver (its TTL, when), null once it was seen gone. */
+  parentDs?: { ttl: number; seenAt: string } | null;
+  /** The signer's KSK (key tag) the nameserver was told the parent publishes a DS for (setZoneDS). */
+  dsConfirmedKeyTag?: number | null;
+  /** What each configured secondary served at the last look. */
+  secondaries?: { address: string; serial: number | null }[];
 }
 
 export type ZoneStatus = ResourceStatus<ZoneFacts>;
 
 export interface ZoneWithStatus extends ZoneRow { status: ZoneStatus | null }
+
+/** What an rrset's entity tag is made of: the zone's lifetime and the generation that last changed the rrset,
+ * which a repeated identical write leaves as it is. */
+export interface RRsetVersion { uid: string; changedGen: number }
+
+/**
+ * A write's precondition (If-Match, If-None-Match: api/conditional.ts), called inside the write's transaction
+ * with what is stored now, so that nothing can change between the check and the write; it throws to refuse.
+ * For an rrset, null when there is none.
+ */
+export type RRsetPrecondition = (current: RRsetVersion | null) => void;
+/** A zone operation's precondition, called with the zone row and its status as the transaction reads them. */
+export type ZonePrecondition = (current: ZoneWithStatus) => void;
+
+/** The zone's status as the write's transaction reads it, for a precondition on the whole zone. */
+async function statusInTx(tx: Tx, z: ZoneRow): Promise<ZoneStatus | null> {
+  const [row] = await tx.select().from(resourceStatus).where(and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, z.name)));
+  if (!row || row.uid !== z.uid) return null;
+  return {
+    uid: row.uid, observedGeneration: row.observedGeneration, conditions: row.conditions, facts: row.facts as unknown as ZoneFacts,
+    lastError: row.lastError, reconciledAt: row.reconciledAt,
+  };
+}
+
+async function checkZone(tx: Tx, z: ZoneRow, precondition: ZonePrecondition | undefined): Promise<void> {
+  if (precondition) precondition({ ...z, status: await statusInTx(tx, z) });
+}
 
 const NS_TTL = 86_400;
 
@@ -181,10 +217,11 @@ export async function finishZoneFinalizers(s: Store, uids: string[]): Promise<vo
   });
 }
 
-export async function deleteZone(s: Store, p: { orgId: number; name: string; actor: string }): Promise<void> {
+export async function deleteZone(s: Store, p: { orgId: number; name: string; actor: string; precondition?: ZonePrecondition }): Promise<void> {
   const now = s.clock();
   await s.write(async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.name);
+    await checkZone(tx, z, p.precondition);
     const [st] = await tx.select({ facts: resourceStatus.facts }).from(resourceStatus)
       .where(and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, p.name), eq(resourceStatus.uid, z.uid)));
     const served = (st?.facts as ZoneFacts | undefined)?.servedSerial ?? null;
@@ -211,7 +248,11 @@ export interface PutRRset {
   cnameConflict: (existing: RecordType[], type: RecordType) => boolean;
   /** The plan's per-zone limits: rrsets, and the zone file's bytes. */
   quota: { plan: string; rrsets: number; bytes: number };
+  precondition?: RRsetPrecondition;
 }
+
+/** The stored rrset with its version, and the zone's generation after the write (unchanged when it was a no-op). */
+export interface PutRRsetResult { rrset: StoredRRset; version: RRsetVersion; generation: number }
 
 /** Who writes an rrset: a customer through the API (`managedBy` null), or the service for one of its owners. */
 interface RRsetWriter {
@@ -219,6 +260,7 @@ interface RRsetWriter {
   cnameConflict: PutRRset['cnameConflict'];
   /** Null for the service's own records (see putManagedRRset). */
   quota: PutRRset['quota'] | null;
+  precondition?: RRsetPrecondition;
 }
 
 /** Each writer changes only the rrsets it owns: customers theirs, each owner of the service its own. */
@@ -239,18 +281,21 @@ const auditRRset = (tx: Tx, event: string, z: ZoneRow, r: { name: string; type: 
  * canonical and sorted, so any order compares equal) changes nothing: no generation, no serial, no reload.
  * A declarative client re-applying its zone must not use up serials.
  */
-async function setRRset(s: Store, tx: Tx, z: ZoneRow, rrset: RRset, w: RRsetWriter, now: Date): Promise<boolean> {
+async function setRRset(s: Store, tx: Tx, z: ZoneRow, rrset: RRset, w: RRsetWriter, now: Date): Promise<{ changed: boolean; changedGen: number; generation: number }> {
   const atName = await tx.prepared('rrsetTypesAtName', (db) => db.select({
-    type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes, ttl: rrsets.ttl, records: rrsets.records,
+    type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes, ttl: rrsets.ttl, records: rrsets.records, changedGen: rrsets.changedGen,
   })
     .from(rrsets).where(and(eq(rrsets.zone, sql.placeholder('zone')), eq(rrsets.name, sql.placeholder('name')))).prepare())
     .execute({ zone: z.name, name: rrset.name });
   const old = atName.find((r) => r.type === rrset.type);
   if (old) checkOwner(old.managedBy, w.managedBy, rrset.name, rrset.type, 'edited');
+  w.precondition?.(old ? { uid: z.uid, changedGen: old.changedGen } : null);
   if (w.cnameConflict(atName.map((r) => r.type as RecordType), rrset.type)) {
     throw conflict('cname_conflict', `a CNAME cannot share the name ${rrset.name} with another type`);
   }
-  if (old && old.ttl === rrset.ttl && JSON.stringify(old.records) === JSON.stringify(rrset.records)) return false;
+  if (old && old.ttl === rrset.ttl && JSON.stringify(old.records) === JSON.stringify(rrset.records)) {
+    return { changed: false, changedGen: old.changedGen, generation: z.generation };
+  }
   const bytes = renderedBytes(z.name, rrset);
   const grow = bytes - (old?.bytes ?? 0);
   const { quota } = w;
@@ -273,41 +318,49 @@ async function setRRset(s: Store, tx: Tx, z: ZoneRow, rrset: RRset, w: RRsetWrit
       set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen`, bytes: sql`excluded.bytes` },
     })
     .prepare()).execute({ zone: z.name, ...rrset, managedBy: w.managedBy, changedGen: generation, bytes });
-  return true;
+  return { changed: true, changedGen: generation, generation };
 }
 
 /** Removes an rrset of a zone read under its lock, for the writer that owns it; false when there is none. */
-async function removeRRset(s: Store, tx: Tx, z: ZoneRow, key: { name: string; type: string }, managedBy: ManagedBy, now: Date): Promise<boolean> {
+async function removeRRset(
+  s: Store, tx: Tx, z: ZoneRow, key: { name: string; type: string }, managedBy: ManagedBy, now: Date, precondition?: RRsetPrecondition,
+): Promise<number | false> {
   const where = and(eq(rrsets.zone, z.name), eq(rrsets.name, key.name), eq(rrsets.type, key.type));
-  const [row] = await tx.select({ managedBy: rrsets.managedBy, bytes: rrsets.bytes }).from(rrsets).where(where);
+  const [row] = await tx.select({ managedBy: rrsets.managedBy, bytes: rrsets.bytes, changedGen: rrsets.changedGen }).from(rrsets).where(where);
   if (!row) return false;
   checkOwner(row.managedBy, managedBy, key.name, key.type, 'deleted');
+  precondition?.({ uid: z.uid, changedGen: row.changedGen });
   await tx.delete(rrsets).where(where);
   const { generation } = await bump(s, tx, z, now);
   await addToZoneSize(tx, z.name, -1, -row.bytes);
   await tx.insert(rrsetTombstones).values({ zone: z.name, name: key.name, type: key.type, gen: generation })
     .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } });
-  return true;
+  return generation;
 }
 
 /** A customer's write: managed rows are locked (409 `managed_rrset`), the plan's quotas hold. */
-export async function putRRset(s: Store, p: PutRRset): Promise<StoredRRset> {
+export async function putRRset(s: Store, p: PutRRset): Promise<PutRRsetResult> {
   const now = s.clock();
   const { rrset } = p;
   return s.write(async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
-    await setRRset(s, tx, z, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota }, now);
+    const set = await setRRset(s, tx, z, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition }, now);
     await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
-    return { ...rrset, managedBy: null };
+    return { rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, generation: set.generation };
   });
 }
 
-export async function deleteRRset(s: Store, p: { orgId: number; zone: string; name: string; type: string; actor: string }): Promise<void> {
+/** Answers the zone's generation after the deletion. A missing rrset is 404 whatever the precondition says. */
+export async function deleteRRset(s: Store, p: {
+  orgId: number; zone: string; name: string; type: string; actor: string; precondition?: RRsetPrecondition;
+}): Promise<{ generation: number }> {
   const now = s.clock();
-  await s.write(async (tx) => {
+  return s.write(async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
-    if (!(await removeRRset(s, tx, z, p, null, now))) throw notFound(`rrset ${p.name} ${p.type}`);
+    const generation = await removeRRset(s, tx, z, p, null, now, p.precondition);
+    if (generation === false) throw notFound(`rrset ${p.name} ${p.type}`);
     await auditRRset(tx, 'dns.rrset.delete', z, p, p.actor, now);
+    return { generation };
   });
 }
 
@@ -336,7 +389,7 @@ export async function putManagedRRset(s: Store, p: PutManagedRRset): Promise<Sto
   const rrset = validateRRset(p.zone, p.rrset);
   return s.write(async (tx) => {
     const z = await zoneToChange(tx, null, p.zone);
-    if (await setRRset(s, tx, z, rrset, { managedBy: p.managedBy, cnameConflict: checkCnameConflict, quota: null }, now)) {
+    if ((await setRRset(s, tx, z, rrset, { managedBy: p.managedBy, cnameConflict: checkCnameConflict, quota: null }, now)).changed) {
       await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length, managedBy: p.managedBy });
     }
     return { ...rrset, managedBy: p.managedBy };
@@ -351,7 +404,7 @@ export async function deleteManagedRRset(s: Store, p: {
   const now = s.clock();
   return s.write(async (tx) => {
     const z = await zoneToChange(tx, null, p.zone);
-    const removed = await removeRRset(s, tx, z, p, p.managedBy, now);
+    const removed = (await removeRRset(s, tx, z, p, p.managedBy, now)) !== false;
     if (removed) await auditRRset(tx, 'dns.rrset.delete', z, p, p.actor, now, { managedBy: p.managedBy });
     return removed;
   });
@@ -362,10 +415,13 @@ export async function deleteManagedRRset(s: Store, p: {
  * recorded DS values. Both raise the serial: turning signing off only takes effect in the nameserver when the
  * unsigned zone is loaded with a higher serial.
  */
-export async function setZoneDnssec(s: Store, p: { orgId: number; zone: string; enabled: boolean; actor: string }): Promise<ZoneWithStatus> {
+export async function setZoneDnssec(s: Store, p: {
+  orgId: number; zone: string; enabled: boolean; actor: string; precondition?: ZonePrecondition;
+}): Promise<ZoneWithStatus> {
   const now = s.clock();
   const row = await s.write(async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
+    await checkZone(tx, z, p.precondition);
     const next: DnssecState = p.enabled ? (z.dnssec === 'off' ? 'signing' : z.dnssec) : 'off';
     if (next === z.dnssec) return z;
     const ds = next === 'off' ? [] : z.ds;
@@ -382,14 +438,19 @@ export async function setZoneDnssec(s: Store, p: { orgId: number; zone: string; 
  * moves signing → ds_pending; an empty list means "none yet": in signing nothing changes, and in ds_pending
  * it withdraws the values recorded before and goes back to signing.
  */
-export async function setZoneDs(s: Store, p: { orgId: number; zone: string; ds: DsValue[]; actor: string }): Promise<ZoneWithStatus> {
+export async function setZoneDs(s: Store, p: {
+  orgId: number; zone: string; ds: DsValue[]; actor: string; precondition?: ZonePrecondition;
+}): Promise<ZoneWithStatus> {
   const now = s.clock();
   const row = await s.write(async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
     if (z.dnssec === 'off') throw conflict('dnssec_off', `DNSSEC is off for ${z.name}; enable it first`);
+    await checkZone(tx, z, p.precondition);
     if (p.ds.length === 0 && z.dnssec === 'signing') return z;
     const dnssec: DnssecState = p.ds.length === 0 ? 'signing' : 'ds_pending';
     await tx.update(zones).set({ dnssec, ds: p.ds }).where(eq(zones.name, z.name));
+    // No new zone text, but the reconciler confirms a DS that matches the signer's key to the signer.
+    await recordChange(s, tx, 'zone', z.name, now);
     await appendAudit(tx, { orgId: p.orgId, event: 'dns.dnssec.ds', actor: p.actor, target: z.name, details: { ds: p.ds.length } }, now);
     return { ...z, dnssec, ds: p.ds };
   });
@@ -420,19 +481,19 @@ export interface RRsetCursor { name: string; type: string }
  * after the last.
  */
 export async function zoneRRsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{
-  items: StoredRRset[]; next: RRsetCursor | null;
+  items: (StoredRRset & { changedGen: number })[]; next: RRsetCursor | null;
 }> {
-  type Row = RawRRset & { bytes: number };
+  type Row = RawRRset & { bytes: number; changed_gen: number };
   const q = s.prepared('zoneRRsetPage', (_db, sqlite) => ({
-    apex: sqlite.prepare<[{ zone: string }], Row>('SELECT name, type, ttl, records, managed_by, bytes FROM rrsets WHERE zone = @zone AND name = @zone ORDER BY type'),
-    rest: sqlite.prepare<[{ zone: string; name: string; type: string }], Row>(`SELECT name, type, ttl, records, managed_by, bytes FROM rrsets
+    apex: sqlite.prepare<[{ zone: string }], Row>('SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = @zone AND name = @zone ORDER BY type'),
+    rest: sqlite.prepare<[{ zone: string; name: string; type: string }], Row>(`SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
       WHERE zone = @zone AND name <> @zone AND (name, type) > (@name, @type) ORDER BY name, type`),
   }));
   return s.db.transaction(() => {
-    const items: StoredRRset[] = [];
+    const items: (StoredRRset & { changedGen: number })[] = [];
     let bytes = 0;
     const take = (r: Row): void => {
-      items.push(fromRaw(r));
+      items.push({ ...fromRaw(r), changedGen: r.changed_gen });
       bytes += r.bytes;
     };
     if (!after) for (const r of q.apex.iterate({ zone })) take(r);

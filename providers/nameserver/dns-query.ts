@@ -7,11 +7,13 @@ import dnsPacket, { type DecodedPacket, type RecordType } from 'dns-packet';
 export type DnsResponse = DecodedPacket & { rcode: string };
 
 /** Sends one query over UDP with EDNS (an SOA answer for a long zone name does not fit 512 bytes) and
- * resolves with the response; rejects after `timeoutMs`. */
-export function udpQuery(server: { host: string; port: number }, name: string, type: RecordType, timeoutMs: number): Promise<DnsResponse> {
+ * resolves with the response; rejects after `timeoutMs`. `recursive` asks a resolver to recurse (RD). */
+export function udpQuery(
+  server: { host: string; port: number }, name: string, type: RecordType, timeoutMs: number, opts: { recursive?: boolean } = {},
+): Promise<DnsResponse> {
   const id = Math.floor(Math.random() * 0x10000);
   const query = dnsPacket.encode({
-    type: 'query', id, questions: [{ type, name }],
+    type: 'query', id, flags: opts.recursive ? dnsPacket.RECURSION_DESIRED : 0, questions: [{ type, name }],
     additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 4096, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }],
   });
   const socket = createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');

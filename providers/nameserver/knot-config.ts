@@ -6,6 +6,18 @@ import { UnservableZoneError, type ZoneConfig } from './port';
 
 /** The DNSSEC policy signed zones reference (`dnssec-policy`). */
 export const POLICY_ID = 'hostplane';
+/** The same keys and algorithm, with CDS/CDNSKEY DELETE published (RFC 8078): a zone on its way to unsigned
+ * asks its parent to remove the DS while its signatures still validate. */
+export const DS_DELETE_POLICY_ID = 'hostplane-ds-delete';
+
+/** How knotd signs a zone: not; signing; or signing while asking the parent to delete its DS. */
+export type Signing = 'off' | 'on' | 'delete-ds';
+
+export const signingOf = (z: { dnssec: boolean; deleteDs?: boolean }): Signing => (!z.dnssec ? 'off' : z.deleteDs ? 'delete-ds' : 'on');
+
+/** The catalog zone (RFC 9432) when none is named: `.invalid` never resolves publicly (RFC 6761), and the API
+ * refuses zones under it. */
+export const DEFAULT_CATALOG_ZONE = 'catalog.invalid';
 
 /**
  * `example.com` → `example.com.`. Zone names end up in knotd's configuration, in knotc arguments and in a
@@ -51,6 +63,42 @@ export interface KnotConfigInput {
   /** Secondaries (`ip:port`): they get NOTIFY and may transfer every zone. */
   notify: string[];
   zones: ZoneConfig[];
+  /** The generated catalog zone listing every served zone; default {@link DEFAULT_CATALOG_ZONE}. */
+  catalogZone?: string;
+  /** Signs NOTIFY and is required on transfers (`--tsig-key`). */
+  tsig?: TsigKey | null;
+}
+
+/** A TSIG key as operators share it between primary and secondaries. */
+export interface TsigKey {
+  name: string;
+  /** `hmac-sha256`, ... (knotd's names, which are BIND's). */
+  algorithm: string;
+  /** Base64. */
+  secret: string;
+}
+
+const TSIG_ALGORITHMS = ['hmac-md5', 'hmac-sha1', 'hmac-sha224', 'hmac-sha256', 'hmac-sha384', 'hmac-sha512'];
+
+/**
+ * Reads a TSIG key file in either form operators have at hand: BIND's (`tsig-keygen NAME` writes
+ * `key "NAME" { algorithm hmac-sha256; secret "BASE64"; };`) or Knot's (`keymgr -t NAME`: a `key:` section with
+ * `id`, `algorithm` and `secret`). Throws with a message that names what is wrong, never the secret.
+ */
+export function parseTsigKey(text: string): TsigKey {
+  const bind = /key\s+"?([A-Za-z0-9._-]+)"?\s*\{([^}]*)\}/.exec(text);
+  const field = (body: string, name: string): string | undefined =>
+    new RegExp(`(?:^|[\\s;{-])${name}\\s*[:\\s]\\s*"?([A-Za-z0-9+/=._-]+)"?`, 'm').exec(body)?.[1];
+  const key = bind
+    ? { name: bind[1], algorithm: field(bind[2]!, 'algorithm'), secret: field(bind[2]!, 'secret') }
+    : { name: field(text, 'id'), algorithm: field(text, 'algorithm'), secret: field(text, 'secret') };
+  if (!key.name || !/^[A-Za-z0-9]([A-Za-z0-9._-]{0,62})$/.test(key.name)) throw new Error('the TSIG key file has no key name (expected BIND\'s `key "NAME" { ... };` or Knot\'s `key:` section)');
+  const algorithm = key.algorithm?.toLowerCase();
+  if (!algorithm || !TSIG_ALGORITHMS.includes(algorithm)) throw new Error(`the TSIG key ${key.name} has no supported algorithm (one of ${TSIG_ALGORITHMS.join(', ')})`);
+  if (!key.secret || !/^[A-Za-z0-9+/]+={0,2}$/.test(key.secret) || Buffer.from(key.secret, 'base64').length < 16) {
+    throw new Error(`the TSIG key ${key.name} has no base64 secret of at least 16 bytes`);
+  }
+  return { name: key.name, algorithm, secret: key.secret };
 }
 
 const quoted = (path: string): string => {
@@ -64,10 +112,12 @@ const knotAddress = ({ host, port }: { host: string; port: number }): string => 
  * knotd's whole configuration. Zones are sorted so that the same zone set always renders the same text.
  * A zone whose name breaks the rule is left out, so that no one zone can keep knotd from starting.
  * - `zonefile-sync: -1`: knotd never writes into our zone files; ours are the only writer.
- * - `zonefile-load: whole` + `journal-content: changes`: each load replaces the zone, and knotd stores the
- *   difference in its journal, from which secondaries get IXFR. At start knotd loads the zone file and applies
- *   the journal's changes that follow the file's serial, so a change committed before its file was written is
- *   not lost when knotd alone restarts.
+ * - `zonefile-load: difference` + `journal-content: changes`: a reload applies the difference between the
+ *   served zone and the new file, which knotd journals: secondaries get a minimal IXFR, and a signed zone has
+ *   only the changed rrsets signed again. (`whole` replaced the zone: signed, it journaled a bogus difference
+ *   that broke secondaries, and re-signed every rrset on each change.) At start, with nothing served yet, knotd
+ *   loads the file whole and applies the journal's changes that follow its serial, so a change committed
+ *   before its file was written is not lost when knotd alone restarts.
  * - `journal-db-mode: asynchronous`: knotd does not wait for the journal to reach the disk, which took one or
  *   more fsyncs per change on the serving path. A knotd that crashes loses nothing (the journal lives in the
  *   page cache); a machine that crashes may lose the journal's last changes or tear it, which the adapter
@@ -75,10 +125,15 @@ const knotAddress = ({ host, port }: { host: string; port: number }): string => 
  *   the store are the truth either way: the zone reconciler renders and checks every zone at start.
  * - `serial-policy: increment`: knotd leaves our serials alone; only when it signs (signed zones) does it
  *   add one to the serial it serves.
+ * - A generated catalog zone (RFC 9432) lists every zone: a secondary configured once for it serves each
+ *   zone created here and drops each one deleted. It has no file and no place among the zones served.
+ * - With a TSIG key, NOTIFY is signed and a transfer needs the key as well as a secondary's address.
  */
 export function renderKnotConfig(input: KnotConfigInput): string {
   const paths = knotPaths(input.dir);
   const secondaries = input.notify.map(parseHostPort);
+  const catalog = zoneFqdn(input.catalogZone ?? DEFAULT_CATALOG_ZONE);
+  const tsig = input.tsig ?? null;
   const lines = [
     '# Generated by hostplane on every change of the zone set; edits are overwritten.',
     'server:',
@@ -93,13 +148,16 @@ export function renderKnotConfig(input: KnotConfigInput): string {
     'control:',
     `    listen: ${quoted(paths.socket)}`,
   ];
+  if (tsig) lines.push('key:', `  - id: ${tsig.name}.`, `    algorithm: ${tsig.algorithm}`, `    secret: ${tsig.secret}`);
+  const keyLine = tsig ? [`    key: ${tsig.name}.`] : [];
   if (secondaries.length > 0) {
     lines.push('remote:');
-    secondaries.forEach((s, i) => lines.push(`  - id: secondary${i + 1}`, `    address: ${knotAddress(s)}`));
+    secondaries.forEach((s, i) => lines.push(`  - id: secondary${i + 1}`, `    address: ${knotAddress(s)}`, ...keyLine));
     lines.push(
       'acl:',
       '  - id: secondaries',
       `    address: [${[...new Set(secondaries.map((s) => s.host))].join(', ')}]`,
+      ...keyLine,
       '    action: transfer',
     );
   }
@@ -107,35 +165,59 @@ export function renderKnotConfig(input: KnotConfigInput): string {
     'policy:',
     `  - id: ${POLICY_ID}`,
     '    algorithm: ecdsap256sha256',
+    `  - id: ${DS_DELETE_POLICY_ID}`,
+    '    algorithm: ecdsap256sha256',
+    '    cds-cdnskey-publish: delete-dnssec',
+  );
+  const toSecondaries = secondaries.length > 0
+    ? [`    notify: [${secondaries.map((_, i) => `secondary${i + 1}`).join(', ')}]`, '    acl: [secondaries]']
+    : [];
+  lines.push(
     'template:',
     '  - id: default',
     `    storage: ${quoted(input.zonesDir)}`,
     '    file: "%s.zone"',
     '    zonefile-sync: -1',
-    '    zonefile-load: whole',
+    '    zonefile-load: difference',
     '    journal-content: changes',
     '    serial-policy: increment',
+    '    catalog-role: member',
+    `    catalog-zone: ${catalog}`,
+    ...toSecondaries,
+    `  - id: ${CATALOG_TEMPLATE}`,
+    `    storage: ${quoted(input.zonesDir)}`,
+    '    zonefile-sync: -1',
+    '    zonefile-load: none',
+    '    journal-content: changes',
+    ...toSecondaries,
+    'zone:',
+    `  - domain: ${catalog}`,
+    `    template: ${CATALOG_TEMPLATE}`,
+    '    catalog-role: generate',
   );
-  if (secondaries.length > 0) {
-    lines.push(`    notify: [${secondaries.map((_, i) => `secondary${i + 1}`).join(', ')}]`, '    acl: [secondaries]');
-  }
-  const zones = input.zones.filter((z) => isZoneName(z.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  if (zones.length > 0) lines.push('zone:');
+  const zones = input.zones.filter((z) => isZoneName(z.name) && z.name !== catalog.slice(0, -1))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const z of zones) {
     lines.push(`  - domain: ${zoneFqdn(z.name)}`);
-    if (z.dnssec) lines.push('    dnssec-signing: on', `    dnssec-policy: ${POLICY_ID}`);
+    const signing = signingOf(z);
+    if (signing !== 'off') lines.push('    dnssec-signing: on', `    dnssec-policy: ${signing === 'on' ? POLICY_ID : DS_DELETE_POLICY_ID}`);
   }
   return `${lines.join('\n')}\n`;
 }
 
-/** The zones of a configuration {@link renderKnotConfig} wrote, with their signing: what knotd last accepted. */
-export function configuredZones(config: string): Map<string, boolean> {
-  const zones = new Map<string, boolean>();
+const CATALOG_TEMPLATE = 'catalog';
+
+/** The zones of a configuration {@link renderKnotConfig} wrote, with their signing: what knotd last accepted.
+ * The catalog zone is knotd's own and not among them. */
+export function configuredZones(config: string): Map<string, Signing> {
+  const zones = new Map<string, Signing>();
   let current: string | null = null;
   for (const line of config.slice(config.indexOf('\nzone:\n') + 1).split('\n')) {
     const domain = /^ {2}- domain: (\S+)\.$/.exec(line);
-    if (domain) zones.set((current = domain[1]!), false);
-    else if (current && line === '    dnssec-signing: on') zones.set(current, true);
+    if (domain) zones.set((current = domain[1]!), 'off');
+    else if (current && line === `    template: ${CATALOG_TEMPLATE}`) zones.delete(current);
+    else if (current && line === `    dnssec-policy: ${POLICY_ID}`) zones.set(current, 'on');
+    else if (current && line === `    dnssec-policy: ${DS_DELETE_POLICY_ID}`) zones.set(current, 'delete-ds');
   }
   return zones;
 }

@@ -28,8 +28,11 @@ import type { Logger } from '../../lib/log';
 import { soaSerialServed, udpQuery } from './dns-query';
 import { removeFileDurably, replaceFile, stageFile, writeFileDurably, type StagedFile } from '../../lib/files';
 import { control, KnotControl, type CtlData } from './knot-ctl';
-import { configuredZones, knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, zoneFileNames, zoneFilePath, zoneFqdn } from './knot-config';
-import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges, type ZoneConfig } from './port';
+import {
+  configuredZones, DS_DELETE_POLICY_ID, knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
+  type Signing, type TsigKey,
+} from './knot-config';
+import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from './zone-text';
 import { isZoneName } from '../../zonefiles/names';
 
@@ -45,6 +48,8 @@ const STOP_TIMEOUT_MS = 10_000;
 const KNOTC_TIMEOUT_S = '300';
 const CONTROL_TIMEOUT_MS = Number(KNOTC_TIMEOUT_S) * 1000;
 const RECENT_ERRORS = 200;
+/** A secondary that does not answer its SOA query in this long counts as not serving the zone. */
+const SECONDARY_QUERY_MS = 1_000;
 
 /** Finds an executable on PATH or in the sbin directories Debian installs Knot into (often not on PATH). */
 export function findExecutable(name: string): string | null {
@@ -79,6 +84,10 @@ export interface KnotNameserverOptions {
   listen: string;
   /** Secondaries (`ip:port`): NOTIFY goes to them on every change, and their addresses may AXFR/IXFR. */
   notify?: string[];
+  /** The catalog zone secondaries learn the zone set from (default `catalog.invalid`). */
+  catalogZone?: string;
+  /** Signs NOTIFY; transfers need it. */
+  tsig?: TsigKey | null;
   /** Program paths; default: found on PATH or in /usr/sbin. */
   knotd?: string;
   knotc?: string;
@@ -139,8 +148,8 @@ class Knot implements KnotNameserver {
   private readonly bin: { knotd: string; knotc: string; keymgr: string };
   private readonly setpriv = findExecutable('setpriv');
   private readonly log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** The configured zone set: name → signed. Mirrors knot.conf and knotd's live configuration. */
-  private configured = new Map<string, boolean>();
+  /** The configured zone set: name → signing. Mirrors knot.conf and knotd's live configuration. */
+  private configured = new Map<string, Signing>();
   private proc: Proc | null = null;
   private running = false;
   private wanted = false;
@@ -174,7 +183,7 @@ class Knot implements KnotNameserver {
     };
     this.log = opts.logger ?? silent;
     // Fail at construction, not at the first zone change, on a bad listen or secondary address.
-    renderKnotConfig({ dir: opts.dir, zonesDir: opts.zonesDir, listen: opts.listen, notify: opts.notify ?? [], zones: [] });
+    this.renderConfig([]);
   }
 
   async start(zones: ZoneConfig[]): Promise<void> {
@@ -188,7 +197,7 @@ class Knot implements KnotNameserver {
     // Zones knotd had that nobody asked for now stay configured, so that their journal and keys can be
     // purged (knotd purges configured zones only): the reconciler finds them in zones() and removes them.
     const accepted = configuredZones((await readFileOrNull(this.paths.config))?.toString('utf8') ?? '');
-    this.configured = new Map([...accepted, ...servable.map((z): [string, boolean] => [z.name, accepted.get(z.name) ?? z.dnssec])]);
+    this.configured = new Map([...accepted, ...servable.map((z): [string, Signing] => [z.name, accepted.get(z.name) ?? signingOf(z)])]);
     await mkdir(this.paths.rundir, { recursive: true });
     await mkdir(this.paths.db, { recursive: true, mode: 0o700 });
     await mkdir(this.opts.zonesDir, { recursive: true });
@@ -240,9 +249,10 @@ class Knot implements KnotNameserver {
     };
   }
 
-  async applyZone(name: string, zoneText: string, opts: { dnssec: boolean }): Promise<void> {
+  async applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean }): Promise<void> {
     const fqdn = zoneFqdn(name);
     const serial = soaSerial(zoneText);
+    const signing = signingOf(opts);
     return this.oneAtATime(name, async () => {
       this.requireRunning();
       const path = zoneFilePath(this.opts.zonesDir, name);
@@ -250,7 +260,7 @@ class Knot implements KnotNameserver {
       const previous = await readFileOrNull(path);
       const configured = this.configured.get(name);
       const fileChanged = !previous?.equals(text);
-      const configChanged = configured !== opts.dnssec;
+      const configChanged = configured !== signing;
       const served = await this.servedSerial(name);
       if (served !== null) {
         // The file alone does not say it is served: one left in place by a transaction that did not commit
@@ -266,7 +276,7 @@ class Knot implements KnotNameserver {
       const mark = this.errorSeq;
       try {
         // A configuration change makes knotd load the zone by itself, but without a way to wait for it.
-        if (configChanged) await this.configure(name, opts.dnssec);
+        if (configChanged) await this.configure(name, signing);
         await control(this.paths.socket, [{ cmd: 'zone-reload', zone: fqdn, flags: 'B' }], CONTROL_TIMEOUT_MS);
       } catch (err) {
         // Put the last state knotd accepted back on disk, so that a restart cannot load the rejected text.
@@ -416,13 +426,33 @@ class Knot implements KnotNameserver {
 
   async ds(name: string): Promise<DsRecord[]> {
     const fqdn = zoneFqdn(name);
-    if (this.configured.get(name) !== true) return [];
+    if ((this.configured.get(name) ?? 'off') === 'off') return [];
     try {
       const { stdout } = await run(this.bin.keymgr, ['-c', this.paths.config, fqdn, 'ds']);
       return parseDsRecords(stdout);
     } catch (err) {
       throw new Error(`keymgr ${fqdn} ds: ${commandError(err)}`);
     }
+  }
+
+  async confirmDs(name: string): Promise<void> {
+    const fqdn = zoneFqdn(name);
+    this.requireRunning();
+    await control(this.paths.socket, [{ cmd: 'zone-ksk-submitted', zone: fqdn }], CONTROL_TIMEOUT_MS);
+  }
+
+  async secondarySerials(name: string): Promise<SecondarySerial[]> {
+    const fqdn = zoneFqdn(name);
+    return Promise.all((this.opts.notify ?? []).map(async (address) => ({
+      address,
+      serial: await soaSerialServed(parseHostPort(address), fqdn, SECONDARY_QUERY_MS).catch(() => null),
+    })));
+  }
+
+  async notifySecondaries(name: string): Promise<void> {
+    const fqdn = zoneFqdn(name);
+    this.requireRunning();
+    await control(this.paths.socket, [{ cmd: 'zone-notify', zone: fqdn }], CONTROL_TIMEOUT_MS);
   }
 
   // --- process supervision -------------------------------------------------------------------------
@@ -576,31 +606,40 @@ class Knot implements KnotNameserver {
   }
 
   private writeConfig(): Promise<void> {
-    const zones = [...this.configured].map(([name, dnssec]) => ({ name, dnssec }));
-    const text = renderKnotConfig({ dir: this.opts.dir, zonesDir: this.opts.zonesDir, listen: this.opts.listen, notify: this.opts.notify ?? [], zones });
-    return writeFileDurably(this.paths.config, text);
+    const zones = [...this.configured].map(([name, signing]) => ({ name, dnssec: signing !== 'off', deleteDs: signing === 'delete-ds' }));
+    return writeFileDurably(this.paths.config, this.renderConfig(zones));
+  }
+
+  private renderConfig(zones: ZoneConfig[]): string {
+    const o = this.opts;
+    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: o.listen, notify: o.notify ?? [], zones, catalogZone: o.catalogZone, tsig: o.tsig });
   }
 
   /** Sets a zone's configuration (null: not configured) in knot.conf and, in one configuration
    * transaction, in the running knotd. */
-  private configure(name: string, dnssec: boolean | null): Promise<void> {
+  private configure(name: string, signing: Signing | null): Promise<void> {
     return this.configChange(async () => {
       const current = this.configured.get(name) ?? null;
-      if (current === dnssec) return;
+      if (current === signing) return;
       const item = `zone[${zoneFqdn(name)}]`;
       const steps: string[][] = [];
       if (current === null) steps.push(['conf-set', item]);
-      if (dnssec === null) steps.push(['conf-unset', item]);
-      else if (dnssec && !current) steps.push(['conf-set', `${item}.dnssec-signing`, 'on'], ['conf-set', `${item}.dnssec-policy`, POLICY_ID]);
-      else if (!dnssec && current) steps.push(['conf-unset', `${item}.dnssec-signing`], ['conf-unset', `${item}.dnssec-policy`]);
+      if (signing === null) steps.push(['conf-unset', item]);
+      else if (signing === 'off') {
+        if (current && current !== 'off') steps.push(['conf-unset', `${item}.dnssec-signing`], ['conf-unset', `${item}.dnssec-policy`]);
+      } else {
+        // Both policies have the same algorithm, so a zone moving between them keeps its keys.
+        if (current !== 'on' && current !== 'delete-ds') steps.push(['conf-set', `${item}.dnssec-signing`, 'on']);
+        steps.push(['conf-set', `${item}.dnssec-policy`, signing === 'on' ? POLICY_ID : DS_DELETE_POLICY_ID]);
+      }
 
       const restore = (): Promise<void> => {
         if (current === null) this.configured.delete(name);
         else this.configured.set(name, current);
         return this.writeConfig();
       };
-      if (dnssec === null) this.configured.delete(name);
-      else this.configured.set(name, dnssec);
+      if (signing === null) this.configured.delete(name);
+      else this.configured.set(name, signing);
       await this.writeConfig();
       try {
         await this.knotc('conf-begin');
@@ -663,8 +702,8 @@ function commandError(err: unknown): string {
   return (e.stderr?.trim() || e.stdout?.trim() || e.message || String(err)).replace(/\s*\n\s*/g, '; ');
 }
 
-/** The Knot DNS adapter: the nameserver port with its optional fast path. */
-export type KnotNameserver = Nameserver & { applyChanges: NonNullable<Nameserver['applyChanges']> };
+/** The Knot DNS adapter: the nameserver port with every optional part. */
+export type KnotNameserver = Nameserver & Required<Pick<Nameserver, 'applyChanges' | 'confirmDs' | 'secondarySerials' | 'notifySecondaries' | 'onRestarted'>>;
 
 /** The Knot DNS adapter of the nameserver port; nothing runs until start(). */
 export function createKnotNameserver(opts: KnotNameserverOptions): KnotNameserver {

@@ -30,6 +30,16 @@ export interface NameserverHealth {
 export interface ZoneConfig {
   name: string;
   dnssec: boolean;
+  /** Signed, and asking the parent to remove its DS (CDS/CDNSKEY DELETE, RFC 8078): the step before signing
+   * goes off for a zone whose parent may still publish a DS, so that validation never breaks on the way. */
+  deleteDs?: boolean;
+}
+
+/** What a secondary serves of a zone: its SOA serial, null when it does not serve the zone or did not answer. */
+export interface SecondarySerial {
+  /** `ip:port`, as configured. */
+  address: string;
+  serial: number | null;
 }
 
 /**
@@ -96,7 +106,7 @@ export interface Nameserver {
    * Turning DNSSEC off removes keys and signatures from the answers; its zone text must therefore carry a
    * serial above the served (signed) one.
    */
-  applyZone(name: string, zoneText: string, opts: { dnssec: boolean }): Promise<void>;
+  applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean }): Promise<void>;
   /**
    * Optional fast path for a small change to a large served zone: applies `changes` (the difference between
    * the served zone and `zoneText`) as one atomic transaction without re-reading the zone file, then stores
@@ -114,6 +124,13 @@ export interface Nameserver {
   servedSerial(name: string): Promise<number | null>;
   /** DS records of the zone's KSKs for the parent; [] when the zone is not signed or has no keys yet. */
   ds(name: string): Promise<DsRecord[]>;
+  /** Tells the signer the parent publishes a DS for its current KSK (the customer said so with setZoneDS): a
+   * KSK waiting for that confirmation becomes active, so key rollovers can proceed. */
+  confirmDs?(name: string): Promise<void>;
+  /** The serial each configured secondary serves; [] without secondaries. */
+  secondarySerials?(name: string): Promise<SecondarySerial[]>;
+  /** Sends NOTIFY for the zone to every secondary again (one that was down lost the first). */
+  notifySecondaries?(name: string): Promise<void>;
   health(): NameserverHealth;
   /** Calls `listener` each time the server process is serving again after a restart: what it serves then comes
    * from its files and journal, which every zone's status must be checked against anew. */

@@ -332,7 +332,7 @@ describe('putRRset and deleteRRset', () => {
     expect(a.body.records).toEqual(records('192.0.2.1', '192.0.2.2'));
     const b = await put(t, Z, `replace.${Z}`, 'A', { records: records('192.0.2.3') });
     expect(b.status).toBe(200);
-    expect(b.body).toEqual({ name: `replace.${Z}`, type: 'A', ttl: 3600, records: records('192.0.2.3'), managedBy: null });
+    expect(b.body).toEqual({ name: `replace.${Z}`, type: 'A', ttl: 3600, records: records('192.0.2.3'), managedBy: null, etag: b.headers.get('etag') });
     expect(rrsetOf(await get(t, Z), `replace.${Z}`, 'A')).toEqual(b.body);
   });
 
@@ -343,7 +343,7 @@ describe('putRRset and deleteRRset', () => {
     const b = await put(t, Z, Z, 'TXT', { records: records('via name') });
     expect(b.status).toBe(200);
     const txt = (await get(t, Z)).rrsets.filter((r: { type: string }) => r.type === 'TXT');
-    expect(txt).toEqual([{ name: Z, type: 'TXT', ttl: 3600, records: records('via name'), managedBy: null }]);
+    expect(txt).toEqual([{ name: Z, type: 'TXT', ttl: 3600, records: records('via name'), managedBy: null, etag: b.headers.get('etag') }]);
     expect((await t.call('DELETE', rrPath(Z, '@', 'TXT'), { token: t.tokens.member })).status).toBe(204);
     expect(rrsetOf(await get(t, Z), Z, 'TXT')).toBeUndefined();
   });
@@ -702,7 +702,7 @@ describe('putRRset record shapes', () => {
     const name = nameFor(type);
     const r = await put(t, Z, name, type, { records: records(...given), ttl: 300 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toEqual({ name, type, ttl: 300, records: records(...canonical), managedBy: null });
+    expect(r.body).toEqual({ name, type, ttl: 300, records: records(...canonical), managedBy: null, etag: r.headers.get('etag') });
     expect(rrsetOf(await get(t, Z), name, type)).toEqual(r.body);
   });
 });

@@ -46,7 +46,7 @@ describe('the document', () => {
 
   it('every component schema is a real schema, never a reference to itself', () => {
     const schemas = doc.components.schemas as Record<string, Json>;
-    expect(Object.keys(schemas).sort()).toEqual(['AuditRecord', 'Condition', 'DS', 'Error', 'Project', 'ProjectDetail', 'RRset', 'SecretMeta', 'Timestamp', 'Zone', 'ZoneDetail']);
+    expect(Object.keys(schemas).sort()).toEqual(['AuditRecord', 'Condition', 'DS', 'Error', 'Hostname', 'HostnameList', 'Project', 'ProjectDetail', 'RRset', 'SecretMeta', 'Timestamp', 'Zone', 'ZoneDetail']);
     for (const [id, s] of Object.entries(schemas)) {
       expect(s.$ref, id).toBeUndefined();
       expect(s.type, id).toEqual(expect.any(String));
@@ -87,7 +87,7 @@ describe('the document', () => {
     const { responses, headers } = doc.components;
     expect(Object.keys(responses.MethodNotAllowed.headers)).toEqual(['X-Request-Id', 'Allow']);
     expect(Object.keys(responses.Unauthorized.headers)).toEqual(['X-Request-Id', 'WWW-Authenticate']);
-    expect(Object.keys(responses.RateLimited.headers)).toEqual(['X-Request-Id', 'Retry-After', 'RateLimit']);
+    expect(Object.keys(responses.RateLimited.headers)).toEqual(['X-Request-Id', 'Retry-After', 'RateLimit-Policy', 'RateLimit']);
     expect(headers['Retry-After'].required).toBe(true);
     expect(responses.RateLimited.description).toContain('rate_limited');
   });

@@ -54,13 +54,13 @@ describe('every command, on one data dir', () => {
     expect(out.user).toEqual({ email: 'ada@acme.test' });
   });
 
-  it('member add prints the membership', () => {
-    expect(out.member).toEqual({ org: 'acme', email: 'ada@acme.test', role: 'member' });
-    expect(out.role).toEqual({ org: 'globex', email: 'ada@acme.test', role: 'viewer' });
+  it('member add prints the membership; previousRole is null for a new member', () => {
+    expect(out.member).toEqual({ org: 'acme', email: 'ada@acme.test', role: 'member', previousRole: null });
+    expect(out.role).toEqual({ org: 'globex', email: 'ada@acme.test', role: 'viewer', previousRole: null });
   });
 
-  it('token create prints {token}: a working bearer token, stored only as its SHA-256', async () => {
-    expect(Object.keys(out.token)).toEqual(['token']);
+  it('token create prints {token, id, name, email, expiresAt}: a working bearer token, stored only as its SHA-256', async () => {
+    expect(out.token).toEqual({ token: expect.any(String), id: hashToken(out.token.token).slice(0, 12), name: 'cli', email: 'ada@acme.test', expiresAt: null });
     expect(out.token.token).toMatch(/^\S{32,}$/);
     const s = openStore(dir);
     try {
@@ -124,6 +124,16 @@ describe('bad input: non-zero exit, a clear message on stderr, nothing on stdout
     ['an unknown command', ['frobnicate'], /unknown|usage/i],
     ['no command at all', [], /unknown|usage/i],
     ['an unknown option', ['status', '--bogus'], /bogus|unknown option/i],
+    ['a flag the command does not take', ['status', '--plan', 'pro'], /admin status takes no --plan/],
+    ['an unknown plan for set-plan', ['org', 'set-plan', 'acme', 'gold'], /unknown plan gold; plans: free, pro/],
+    ['set-plan of an unknown org', ['org', 'set-plan', 'nope', 'pro'], /organization nope not found/],
+    ['a malformed token id', ['token', 'revoke', 'hp_abc'], /invalid token id/],
+    ['both expiries', ['token', 'create', 'ada@acme.test', '--expires-in', '1d', '--expires-at', '2099-01-01T00:00:00Z'], /not both/],
+    ['a bad --expires-in', ['token', 'create', 'ada@acme.test', '--expires-in', '30 days'], /invalid --expires-in/],
+    ['a zero --expires-in', ['token', 'create', 'ada@acme.test', '--expires-in', '0d'], /invalid --expires-in/],
+    ['an --expires-at without offset', ['token', 'create', 'ada@acme.test', '--expires-at', '2099-01-01T00:00:00'], /invalid --expires-at/],
+    ['an --expires-at in the past', ['token', 'create', 'ada@acme.test', '--expires-at', '2001-01-01T00:00:00Z'], /not in the future/],
+    ['an empty token name', ['token', 'create', 'ada@acme.test', '--name', ''], /invalid token name/],
     ['a zone name against the rule', ['zone', 'create', 'acme', 'trail-.test'], /invalid zone name/i],
     ['a zone for an unknown org', ['zone', 'create', 'nope', 'example.test'], /not found/i],
   ];
@@ -133,13 +143,22 @@ describe('bad input: non-zero exit, a clear message on stderr, nothing on stdout
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/^hostplane: [^\n]+\n$/);
     expect(r.stderr).not.toMatch(/\n\s+at |node:internal|\.ts:\d+/);
+  });
+
+  it('usage errors exit 2, failures 1', async () => {
+    expect((await admin(dir, 'org', 'create')).code).toBe(2);
+    expect((await admin(dir, 'org', 'create', 'acme', '--bogus')).code).toBe(2);
+    expect((await admin(dir, 'org', 'create', 'acme')).code).toBe(1);
+    expect((await admin(dir, 'member', 'add', 'nope', 'ada@acme.test', 'admin')).code).toBe(1);
   });
 
   it('nothing was created by the refused commands', async () => {
     const s = openStore(dir);
     try {
-      expect(s.db.select({ slug: orgs.slug }).from(orgs).all()).toEqual([{ slug: 'acme' }]);
+      expect(s.db.select({ slug: orgs.slug, plan: orgs.plan }).from(orgs).all()).toEqual([{ slug: 'acme', plan: 'free' }]);
+      expect(s.db.select().from(tokens).all()).toEqual([]);
     } finally {
       s.close();
     }

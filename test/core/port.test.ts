@@ -55,6 +55,9 @@ function fakeCore(over: Partial<Core> = {}): Core & { calls: Record<string, numb
       count('nudge');
       nudges.push(`${kind}/${key}`);
     },
+    verifyHostname: async () => {
+      count('verifyHostname');
+    },
     ...over,
   };
 }
@@ -200,7 +203,7 @@ describe('one route table for server and client', () => {
   it('every method of the port is a route, and each answers over HTTP what the core answers', async () => {
     const core = fakeCore();
     const client = httpCore(await served(core), TOKEN);
-    expect(Object.keys(CORE_ROUTES).sort()).toEqual(['dns', 'nudge', 'seal']);
+    expect(Object.keys(CORE_ROUTES).sort()).toEqual(['dns', 'nudge', 'seal', 'verifyHostname']);
     for (const m of Object.keys(CORE_ROUTES)) expect(typeof client[m as keyof Core]).toBe('function');
     expect(await client.seal('acme/blog/API_KEY', 'plain')).toBe('sealed:acme/blog/API_KEY:plain:1');
     expect(await client.dns()).toEqual(DNS);

@@ -36,7 +36,10 @@ const message = (stderr: string): string[] => stderr.split('\n').filter((l) => l
 
 describe('a start that cannot succeed', () => {
   const badFlags: [string, string[], RegExp][] = [
-    ['an unknown option', ['--bogus'], /^hostplane: Unknown option '--bogus'\..* \(hostplane --help shows the usage\)$/],
+    ['an unknown option', ['--bogus'], /^hostplane: unknown flag --bogus \(hostplane serve --help lists the flags\)$/],
+    ['a bad --catalog-zone', ['--catalog-zone', 'catalog'], /^hostplane serve: invalid --catalog-zone catalog: it has one label/],
+    ['a --tsig-key file that is not there', ['--tsig-key', '/nonexistent/key'], /^hostplane serve: --tsig-key \/nonexistent\/key cannot be read: ENOENT$/],
+    ['a bad --resolver', ['--resolver', 'resolver.example'], /^hostplane serve: invalid --resolver: expected ip:port/],
     ['an argument', ['now'], /^hostplane serve: serve takes no arguments, got now$/],
     ['a port out of range', ['--port', '70000'], /^hostplane serve: invalid --port 70000$/],
     ['an unknown host', ['--host', 'no-such-host.invalid'], /^hostplane serve: invalid --host no-such-host\.invalid: no such host$/],

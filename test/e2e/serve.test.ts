@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from '../../client';
 import { KEY_FILE, openSealer } from '../../core/sealing';
 import { openStore } from '../../store/db';
 import { projects, secrets } from '../../store/schema';
@@ -12,12 +13,15 @@ import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running 
 let dir: string;
 let serve: Running;
 let token: string;
+/** The typed client (client/) with the token the CLI issued. */
+let api: Client;
 
 beforeAll(async () => {
   dir = tempDir('hostplane-serve-');
   // The CLI bootstraps first (`admin init` creates the store), then serve starts on the same data dir.
   token = await bootstrapWithCli(dir);
   serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns', 'off']);
+  api = createClient({ baseUrl: serve.url, token });
 }, 60_000);
 afterAll(cleanup);
 
@@ -61,20 +65,24 @@ describe('hostplane serve', () => {
   });
 
   it('creates a project and seals a secret for the token the CLI issued', async () => {
-    const p = await http(serve.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'blog' } });
+    const p = await api.POST('/v1/orgs/{orgSlug}/projects', { path: { orgSlug: 'acme' }, body: { name: 'blog' } });
     expect(p.status).toBe(201);
-    expect(p.body.hostname).toBe('blog.hostplane.app');
-    const s = await http(serve.url, 'PUT', '/v1/orgs/acme/projects/blog/secrets/API_KEY', { token, body: { value: 'e2e-plain-value' } });
+    expect(p.data?.hostname).toBe('blog.hostplane.app');
+    const blog = { orgSlug: 'acme', projectName: 'blog' };
+    const s = await api.PUT('/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}', { path: { ...blog, secretName: 'API_KEY' }, body: { value: 'e2e-plain-value' } });
     expect(s.status).toBe(200);
-    expect(s.body).toMatchObject({ name: 'API_KEY', version: 1 });
-    const list = await http(serve.url, 'GET', '/v1/orgs/acme/projects/blog/secrets', { token });
-    expect(list.body.items.map((i: { name: string }) => i.name)).toEqual(['API_KEY']);
-    expect(list.text).not.toContain('e2e-plain-value');
+    expect(s.data).toMatchObject({ name: 'API_KEY', version: 1 });
+    const list = await api.GET('/v1/orgs/{orgSlug}/projects/{projectName}/secrets', { path: blog });
+    expect(list.data?.items.map((i) => i.name)).toEqual(['API_KEY']);
+    expect(JSON.stringify(list.data)).not.toContain('e2e-plain-value');
   });
 
   it('answers 401 to a token it never issued and 404 to an org that does not exist', async () => {
-    expect((await http(serve.url, 'GET', '/v1/orgs/acme/projects', { token: 'hp_not-issued' })).status).toBe(401);
-    expect((await http(serve.url, 'GET', '/v1/orgs/nope/projects', { token })).status).toBe(404);
+    const stranger = createClient({ baseUrl: serve.url, token: 'hp_not-issued' });
+    const unknown = await stranger.GET('/v1/orgs/{orgSlug}/projects', { path: { orgSlug: 'acme' } });
+    expect([unknown.status, unknown.error?.code]).toEqual([401, 'unauthorized']);
+    const nope = await api.GET('/v1/orgs/{orgSlug}/projects', { path: { orgSlug: 'nope' } });
+    expect([nope.status, nope.error?.code]).toEqual([404, 'not_found']);
   });
 
   it('on SIGTERM finishes the requests in flight with their normal status, refuses new ones, and exits 0', async () => {

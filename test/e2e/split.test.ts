@@ -5,11 +5,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from '../../client';
 import { KEY_FILE, openSealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership } from '../../store/accounts';
 import { openStore } from '../../store/db';
 import { projects, secrets } from '../../store/schema';
-import { cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
+import { cleanup, startHostplane, tempDir, type Running } from '../helpers/proc';
 
 const CORE_TOKEN = 'core-shared-token-for-the-split-test';
 let dir: string;
@@ -42,7 +43,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(cleanup);
 
-const SECRETS = '/v1/orgs/acme/projects/blog/secrets';
+/** The typed client (client/) for one process, with the owner's token unless told otherwise. */
+const as = (p: Running, t: string | null = token): Client => createClient({ baseUrl: p.url, ...(t ? { token: t } : {}) });
+const BLOG = { orgSlug: 'acme', projectName: 'blog' };
+const SECRETS = '/v1/orgs/{orgSlug}/projects/{projectName}/secrets';
+const SECRET = '/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}';
+const PROJECTS = '/v1/orgs/{orgSlug}/projects';
 
 describe('api with a core', () => {
   it('every process printed its own listening URL', () => {
@@ -57,10 +63,10 @@ describe('api with a core', () => {
   });
 
   it('creates a project and sets a secret through the core: 200, version 1', async () => {
-    expect((await http(api.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'blog' } })).status).toBe(201);
-    const r = await http(api.url, 'PUT', `${SECRETS}/API_KEY`, { token, body: { value: 'split-plain-value' } });
+    expect((await as(api).POST(PROJECTS, { path: { orgSlug: 'acme' }, body: { name: 'blog' } })).status).toBe(201);
+    const r = await as(api).PUT(SECRET, { path: { ...BLOG, secretName: 'API_KEY' }, body: { value: 'split-plain-value' } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ name: 'API_KEY', version: 1 });
+    expect(r.data).toMatchObject({ name: 'API_KEY', version: 1 });
   });
 
   const sealCall = (key: string, auth?: string, plaintext = 'x') => fetch(`${core.url}/internal/seal`, {
@@ -91,58 +97,58 @@ describe('api with a core', () => {
 
 describe('api without a core', () => {
   it('setSecret is 503 no_core', async () => {
-    const r = await http(bare.url, 'PUT', `${SECRETS}/OTHER`, { token, body: { value: 'x' } });
+    const r = await as(bare).PUT(SECRET, { path: { ...BLOG, secretName: 'OTHER' }, body: { value: 'x' } });
     expect(r.status).toBe(503);
-    expect(r.body).toEqual({ code: 'no_core', message: expect.any(String), requestId: r.headers.get('x-request-id') });
+    expect(r.error).toEqual({ code: 'no_core', message: expect.any(String), requestId: r.headers.get('x-request-id') });
   });
 
   it('listSecrets, getProject, listProjects and createProject still work, on the shared store', async () => {
-    const list = await http(bare.url, 'GET', SECRETS, { token });
+    const list = await as(bare).GET(SECRETS, { path: BLOG });
     expect(list.status).toBe(200);
-    expect(list.body.items).toEqual([{ name: 'API_KEY', version: 1, updatedAt: expect.any(String) }]);
-    expect((await http(bare.url, 'GET', '/v1/orgs/acme/projects/blog', { token })).status).toBe(200);
-    expect((await http(bare.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'from-bare' } })).status).toBe(201);
-    const all = await http(bare.url, 'GET', '/v1/orgs/acme/projects', { token });
-    expect(all.body.items.map((p: { name: string }) => p.name)).toEqual(['blog', 'from-bare']);
+    expect(list.data?.items).toEqual([{ name: 'API_KEY', version: 1, updatedAt: expect.any(String) }]);
+    expect((await as(bare).GET('/v1/orgs/{orgSlug}/projects/{projectName}', { path: BLOG })).status).toBe(200);
+    expect((await as(bare).POST(PROJECTS, { path: { orgSlug: 'acme' }, body: { name: 'from-bare' } })).status).toBe(201);
+    const all = await as(bare).GET(PROJECTS, { path: { orgSlug: 'acme' } });
+    expect(all.data?.items.map((p) => p.name)).toEqual(['blog', 'from-bare']);
   });
 
   it('deleteSecret needs no core', async () => {
-    expect((await http(bare.url, 'DELETE', `${SECRETS}/NOT_THERE`, { token })).status).toBe(404);
+    expect((await as(bare).DELETE(SECRET, { path: { ...BLOG, secretName: 'NOT_THERE' } })).status).toBe(404);
   });
 
   it('the checks before the core still apply: 401, 404 and 400 come first where they should', async () => {
-    expect((await http(bare.url, 'PUT', `${SECRETS}/X`, { body: { value: 'x' } })).status).toBe(401);
-    expect((await http(bare.url, 'PUT', '/v1/orgs/nope/projects/blog/secrets/X', { token, body: { value: 'x' } })).status).toBe(404);
+    expect((await as(bare, null).PUT(SECRET, { path: { ...BLOG, secretName: 'X' }, body: { value: 'x' } })).status).toBe(401);
+    expect((await as(bare).PUT(SECRET, { path: { ...BLOG, orgSlug: 'nope', secretName: 'X' }, body: { value: 'x' } })).status).toBe(404);
   });
 });
 
 describe('api with a wrong core token', () => {
   it('setSecret is 503 with an error body, never a 500, and nothing is stored', async () => {
-    const r = await http(wrong.url, 'PUT', `${SECRETS}/API_KEY`, { token, body: { value: 'should-not-land' } });
+    const r = await as(wrong).PUT(SECRET, { path: { ...BLOG, secretName: 'API_KEY' }, body: { value: 'should-not-land' } });
     expect(r.status).toBe(503);
-    expect(Object.keys(r.body).sort()).toEqual(['code', 'message', 'requestId']);
-    expect(r.body.code).toMatch(/^[a-z_]+$/);
-    expect(r.text).not.toContain(CORE_TOKEN);
-    const list = await http(api.url, 'GET', SECRETS, { token });
-    expect(list.body.items).toEqual([expect.objectContaining({ name: 'API_KEY', version: 1 })]);
+    expect(Object.keys(r.error ?? {}).sort()).toEqual(['code', 'message', 'requestId']);
+    expect(r.error?.code).toMatch(/^[a-z_]+$/);
+    expect(JSON.stringify(r.error)).not.toContain(CORE_TOKEN);
+    const list = await as(api).GET(SECRETS, { path: BLOG });
+    expect(list.data?.items).toEqual([expect.objectContaining({ name: 'API_KEY', version: 1 })]);
   });
 
   it('operations that need no core work there too', async () => {
-    expect((await http(wrong.url, 'GET', SECRETS, { token })).status).toBe(200);
+    expect((await as(wrong).GET(SECRETS, { path: BLOG })).status).toBe(200);
   });
 });
 
 describe('project limit across processes', () => {
   it('20 parallel creations split over two api processes against a limit of 3 give exactly 3 × 201', async () => {
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => http(i % 2 ? bare.url : wrong.url, 'POST', '/v1/orgs/limited/projects', { token: token, body: { name: `race-${i}` } })),
+      Array.from({ length: 20 }, (_, i) => as(i % 2 ? bare : wrong).POST(PROJECTS, { path: { orgSlug: 'limited' }, body: { name: `race-${i}` } })),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     expect(statuses.filter((s) => s === 409)).toHaveLength(17);
-    for (const r of results.filter((x) => x.status === 409)) expect(r.body).toMatchObject({ code: 'project_limit', details: { limit: 3, count: 3, plan: 'free' } });
-    const list = await http(api.url, 'GET', '/v1/orgs/limited/projects', { token: token });
-    expect(list.body.items).toHaveLength(3);
+    for (const r of results.filter((x) => x.status === 409)) expect(r.error).toMatchObject({ code: 'project_limit', details: { limit: 3, count: 3, plan: 'free' } });
+    const list = await as(api).GET(PROJECTS, { path: { orgSlug: 'limited' } });
+    expect(list.data?.items).toHaveLength(3);
   }, 20_000);
 });
 

@@ -1,16 +1,20 @@
 import { soaSerial } from '../../providers/nameserver/zone-text';
 import { serialGreater } from '../../zonefiles';
-import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type ZoneChanges } from '../../providers/nameserver/port';
+import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
 
 export type Action =
-  | { op: 'applyZone'; zone: string; dnssec: boolean }
+  | { op: 'applyZone'; zone: string; dnssec: boolean; deleteDs?: true }
+  | { op: 'confirmDs' | 'notifySecondaries'; zone: string }
   | { op: 'applyChanges'; zone: string; remove: string[]; add: string[] }
   | { op: 'removeZone'; zone: string };
 
 /** A nameserver that records what it was asked to do (sample-controller style) and serves from memory. */
 export class FakeNameserver implements Nameserver {
   actions: Action[] = [];
-  served = new Map<string, { text: string; serial: number; dnssec: boolean }>();
+  served = new Map<string, { text: string; serial: number; dnssec: boolean; deleteDs: boolean }>();
+  /** What each secondary serves, by zone; a secondary missing from a zone's map serves nothing of it. */
+  secondaries: string[] = [];
+  secondaryServes = new Map<string, Map<string, number>>();
   /** When set, applyZone fails with this message (a nameserver that is down or rejects the zone). */
   failWith: string | null = null;
   /** Extra serial a signer adds on top of the zone text's serial. */
@@ -20,16 +24,17 @@ export class FakeNameserver implements Nameserver {
 
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
-  async applyZone(name: string, zoneText: string, opts: { dnssec: boolean }): Promise<void> {
+  async applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean }): Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
     const serial = soaSerial(zoneText);
     const cur = this.served.get(name);
-    if (cur && cur.text === zoneText && cur.dnssec === opts.dnssec) return;
+    const deleteDs = opts.dnssec && !!opts.deleteDs;
+    if (cur && cur.text === zoneText && cur.dnssec === opts.dnssec && cur.deleteDs === deleteDs) return;
     if (cur && !serialGreater(serial, cur.serial) && !(opts.dnssec && serial === cur.serial - this.signerBump)) {
       throw new StaleSerialError(name, serial, cur.serial);
     }
-    this.actions.push({ op: 'applyZone', zone: name, dnssec: opts.dnssec });
-    this.served.set(name, { text: zoneText, serial: serial + (opts.dnssec ? this.signerBump : 0), dnssec: opts.dnssec });
+    this.actions.push({ op: 'applyZone', zone: name, dnssec: opts.dnssec, ...(deleteDs && { deleteDs: true as const }) });
+    this.served.set(name, { text: zoneText, serial: serial + (opts.dnssec ? this.signerBump : 0), dnssec: opts.dnssec, deleteDs });
   }
   async applyChanges(name: string, changes: ZoneChanges, zoneText: string): Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
@@ -38,7 +43,7 @@ export class FakeNameserver implements Nameserver {
     if (!cur) throw new Error(`zone ${name} is not served`);
     if (!serialGreater(serial, cur.serial)) throw new StaleSerialError(name, serial, cur.serial);
     this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort() });
-    this.served.set(name, { text: zoneText, serial, dnssec: cur.dnssec });
+    this.served.set(name, { ...cur, text: zoneText, serial });
   }
   async removeZone(name: string): Promise<void> {
     this.actions.push({ op: 'removeZone', zone: name });
@@ -52,6 +57,15 @@ export class FakeNameserver implements Nameserver {
   }
   async ds(name: string): Promise<DsRecord[]> {
     return this.served.get(name)?.dnssec ? this.dsRecords : [];
+  }
+  async confirmDs(name: string): Promise<void> {
+    this.actions.push({ op: 'confirmDs', zone: name });
+  }
+  async secondarySerials(name: string): Promise<SecondarySerial[]> {
+    return this.secondaries.map((address) => ({ address, serial: this.secondaryServes.get(address)?.get(name) ?? null }));
+  }
+  async notifySecondaries(name: string): Promise<void> {
+    this.actions.push({ op: 'notifySecondaries', zone: name });
   }
   health(): NameserverHealth {
     return this.state;

@@ -1,5 +1,6 @@
 /** Real-process helpers for CLI and e2e tests: run `./bin/hostplane`, wait for its `{"listening": URL}` line,
  * call it over HTTP, and clean up every process and temp dir a test file made. */
+import { startStubResolver, type StubResolver } from './stub-resolver';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,8 +40,17 @@ export interface Running {
 /** Spawns `hostplane <args>` and resolves once its first stdout line `{"listening": URL}` arrives. The metrics
  * listener gets a free port unless `args` choose one, so that processes started together do not collide on the
  * default. `prefix` runs it through another command (e.g. `prlimit --nofile=1024 --`). */
+let shared: Promise<StubResolver> | null = null;
+/** One stub resolver for every hostplane a test file starts without `--resolver`. */
+const sharedResolver = (): Promise<StubResolver> => (shared ??= startStubResolver().then((r) => {
+  r.unref();
+  return r;
+}));
+
 export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; prefix?: string[] } = {}): Promise<Running> {
   if (!args.some((a) => a.startsWith('--metrics-listen'))) args = [...args, '--metrics-listen', '127.0.0.1:0'];
+  // Never the machine's resolver: one on loopback that knows nothing unless a test tells it.
+  if ((args[0] === 'serve' || args[0] === 'core') && !args.includes('--resolver')) args = [...args, '--resolver', (await sharedResolver()).address];
   const [cmd, ...cmdArgs] = [...(opts.prefix ?? []), BIN, ...args];
   const proc = spawn(cmd!, cmdArgs, { cwd: ROOT, env: { ...process.env, HOSTPLANE_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findKnot } from '../../../providers/nameserver/knot';
-import { parseHostPort, renderKnotConfig, zoneFilePath, zoneFqdn } from '../../../providers/nameserver/knot-config';
+import { configuredZones, parseHostPort, parseTsigKey, renderKnotConfig, zoneFilePath, zoneFqdn } from '../../../providers/nameserver/knot-config';
 import { UnservableZoneError } from '../../../providers/nameserver/port';
 import { hasKnot, knotTitle } from '../../helpers/knot';
 
@@ -26,7 +26,7 @@ describe('renderKnotConfig', () => {
     expect(text).toContain('storage: "/data/knot/db"');
     expect(text).toContain('listen: "/data/knot/run/knot.sock"');
     expect(text).toContain('listen: 127.0.0.1@8053');
-    expect(text).toMatch(/storage: "\/data\/zones"\n {4}file: "%s.zone"\n {4}zonefile-sync: -1\n {4}zonefile-load: whole\n {4}journal-content: changes\n {4}serial-policy: increment\n/);
+    expect(text).toMatch(/storage: "\/data\/zones"\n {4}file: "%s.zone"\n {4}zonefile-sync: -1\n {4}zonefile-load: difference\n {4}journal-content: changes\n {4}serial-policy: increment\n/);
   });
 
   it('notifies every secondary and lets each address transfer', () => {
@@ -40,8 +40,12 @@ describe('renderKnotConfig', () => {
   it('lists zones sorted, signed ones with the ECDSA P-256 policy', () => {
     const text = renderKnotConfig(input);
     expect(text).toContain('policy:\n  - id: hostplane\n    algorithm: ecdsap256sha256\n');
-    expect(text.slice(text.indexOf('zone:'))).toBe('zone:\n  - domain: a.test.\n  - domain: b.test.\n    dnssec-signing: on\n    dnssec-policy: hostplane\n');
-    expect(renderKnotConfig({ ...input, zones: [] })).not.toContain('zone:');
+    const zones = (t: string): string => t.slice(t.indexOf('\nzone:\n') + 1);
+    expect(zones(text)).toBe([
+      'zone:', '  - domain: catalog.invalid.', '    template: catalog', '    catalog-role: generate',
+      '  - domain: a.test.', '  - domain: b.test.', '    dnssec-signing: on', '    dnssec-policy: hostplane', '',
+    ].join('\n'));
+    expect(zones(renderKnotConfig({ ...input, zones: [] }))).not.toContain('a.test');
     expect(renderKnotConfig({ ...input, zones: [...input.zones].reverse() })).toBe(renderKnotConfig(input));
   });
 
@@ -54,6 +58,57 @@ describe('renderKnotConfig', () => {
     const bad = ['a.test\n  - domain: evil.', '-evil.test', 'trail-.test', 'xn--.test', 'a_b.test', 'A.test'].map((name) => ({ name, dnssec: false }));
     const text = renderKnotConfig({ ...input, zones: [...bad, ...input.zones] });
     expect(text).toBe(renderKnotConfig(input));
+  });
+});
+
+describe('catalog zone, TSIG and the way to unsigned', () => {
+  it('lists every zone in a generated catalog zone that has no file and is not among the served zones', () => {
+    const text = renderKnotConfig({ ...input, catalogZone: 'cat.example.net' });
+    expect(text).toContain('    catalog-role: member\n    catalog-zone: cat.example.net.\n');
+    expect(text).toContain('  - domain: cat.example.net.\n    template: catalog\n    catalog-role: generate\n');
+    expect(text).toMatch(/ {2}- id: catalog\n {4}storage: "\/data\/zones"\n {4}zonefile-sync: -1\n {4}zonefile-load: none\n/);
+    // The catalog is transferred and notified like any zone.
+    expect(text.match(/notify: \[secondary1, secondary2, secondary3\]\n {4}acl: \[secondaries\]/g)).toHaveLength(2);
+    expect([...configuredZones(text)]).toEqual([['a.test', 'off'], ['b.test', 'on']]);
+    expect(renderKnotConfig(input)).toContain('catalog-zone: catalog.invalid.\n');
+    // A zone of the catalog's name never reaches the zone list beside it.
+    expect(renderKnotConfig({ ...input, zones: [...input.zones, { name: 'catalog.invalid', dnssec: false }] })).toBe(renderKnotConfig(input));
+  });
+
+  it('signs NOTIFY and requires the key on transfers when given one', () => {
+    const tsig = { name: 'xfr-key', algorithm: 'hmac-sha256', secret: Buffer.alloc(32, 7).toString('base64') };
+    const text = renderKnotConfig({ ...input, tsig });
+    expect(text).toContain(`key:\n  - id: xfr-key.\n    algorithm: hmac-sha256\n    secret: ${tsig.secret}\n`);
+    expect(text).toContain('  - id: secondary1\n    address: 192.0.2.10@53\n    key: xfr-key.\n');
+    expect(text).toContain('    address: [192.0.2.10, 2001:db8::10]\n    key: xfr-key.\n    action: transfer');
+    expect(renderKnotConfig(input)).not.toContain('key:');
+  });
+
+  it('asks the parent to delete the DS with a policy of the same algorithm, and reads it back', () => {
+    const text = renderKnotConfig({ ...input, zones: [{ name: 'a.test', dnssec: true, deleteDs: true }, { name: 'b.test', dnssec: true }] });
+    expect(text).toContain('  - id: hostplane-ds-delete\n    algorithm: ecdsap256sha256\n    cds-cdnskey-publish: delete-dnssec\n');
+    expect(text).toContain('  - domain: a.test.\n    dnssec-signing: on\n    dnssec-policy: hostplane-ds-delete\n');
+    expect([...configuredZones(text)]).toEqual([['a.test', 'delete-ds'], ['b.test', 'on']]);
+  });
+
+  it.each([
+    ['BIND (tsig-keygen)', 'key "xfr-key" {\n\talgorithm hmac-sha256;\n\tsecret "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=";\n};\n'],
+    ['Knot (keymgr -t)', '# hmac-sha256:xfr-key:...\nkey:\n  - id: xfr-key\n    algorithm: hmac-sha256\n    secret: c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=\n'],
+  ])('reads a TSIG key file as %s writes it', (_, file) => {
+    expect(parseTsigKey(file)).toEqual({ name: 'xfr-key', algorithm: 'hmac-sha256', secret: 'c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=' });
+  });
+
+  it.each([
+    ['no key', 'hello', /no key name/],
+    ['an unknown algorithm', 'key "k" { algorithm hmac-foo; secret "c2VjcmV0c2VjcmV0c2VjcmV0"; };', /no supported algorithm/],
+    ['a short secret', 'key "k" { algorithm hmac-sha256; secret "c2hvcnQ="; };', /at least 16 bytes/],
+  ])('refuses a TSIG key file with %s, without echoing a secret', (_, file, message) => {
+    expect(() => parseTsigKey(file)).toThrow(message);
+    try {
+      parseTsigKey(file);
+    } catch (err) {
+      expect((err as Error).message).not.toContain('c2');
+    }
   });
 });
 
@@ -75,11 +130,18 @@ describe('names and addresses', () => {
 });
 
 describe.skipIf(!hasKnot())(knotTitle('renderKnotConfig with knotc'), () => {
-  it('writes a configuration knotc accepts', () => {
+  it.each([
+    ['plain', {}],
+    ['with TSIG, a named catalog and a zone deleting its DS', {
+      tsig: { name: 'xfr-key', algorithm: 'hmac-sha256', secret: Buffer.alloc(32, 7).toString('base64') },
+      catalogZone: 'cat.example.net',
+      zones: [...input.zones, { name: 'c.test', dnssec: true, deleteDs: true }],
+    }],
+  ])('writes a configuration knotc accepts: %s', (_, extra) => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-knotconf-'));
     try {
       const file = join(dir, 'knot.conf');
-      writeFileSync(file, renderKnotConfig({ ...input, dir, zonesDir: dir }));
+      writeFileSync(file, renderKnotConfig({ ...input, ...extra, dir, zonesDir: dir }));
       expect(execFileSync(findKnot()!.knotc, ['-c', file, 'conf-check'], { encoding: 'utf8' })).toContain('Configuration is valid');
     } finally {
       rmSync(dir, { recursive: true, force: true });

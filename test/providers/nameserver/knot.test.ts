@@ -2,7 +2,7 @@
  * The Knot DNS adapter against a real knotd: each test starts its own in a temp dir on its own loopback
  * port, writes zones through the adapter and checks what a resolver (or a secondary) gets back over DNS.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -185,6 +185,38 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect((await query(server, `www.${ZONE}`, 'A', { dnssecOk: true })).answers?.map((a) => a.type)).toEqual(['A']);
     expect(await ns.servedSerial(ZONE)).toBe(served! + 2);
     expect(await ns.ds(ZONE)).toEqual([]);
+  });
+
+  it('sends secondaries a minimal IXFR of a signed zone\'s change, lists zones in the catalog, and on the way to off asks the parent to delete the DS', async () => {
+    const secondary = await freePort();
+    const { ns, server } = await startKnot([], { notify: [`127.0.0.1:${secondary}`], catalogZone: 'catalog.invalid' });
+    await ns.applyZone(ZONE, zoneText(10), { dnssec: true });
+    const signed = (await ns.servedSerial(ZONE))!;
+    const kdig = (...args: string[]): string => execFileSync('kdig', [`@127.0.0.1`, '-p', String(server.port), '+noall', '+answer', ...args], { encoding: 'utf8' });
+    // One A record changed in a file reload (zonefile-load: difference): the IXFR holds that record and the
+    // signatures it needs, not the zone signed anew.
+    await ns.applyZone(ZONE, zoneText(signed + 1, { www: '192.0.2.77' }), { dnssec: true });
+    const ixfr = kdig(ZONE, `IXFR=${signed}`).trim().split('\n').map((l) => l.split(/\s+/));
+    const types = ixfr.map((f) => `${f[0]} ${f[3]}${f[3] === 'RRSIG' ? ` ${f[4]}` : ''}`);
+    expect(types.filter((t) => !t.endsWith(' SOA') && !t.endsWith('RRSIG SOA')).sort()).toEqual([
+      `www.${ZONE}. A`, `www.${ZONE}. A`, `www.${ZONE}. RRSIG A`, `www.${ZONE}. RRSIG A`,
+    ]);
+    expect(ixfr.filter((f) => f[3] === 'A').map((f) => f[4])).toEqual(['192.0.2.1', '192.0.2.77']);
+    // The catalog zone (RFC 9432) lists the zone for secondaries, and is nowhere among the zones.
+    expect(kdig('catalog.invalid', 'AXFR')).toMatch(new RegExp(`zones\\.catalog\\.invalid\\.\\s+0\\s+IN\\s+PTR\\s+${ZONE.replace('.', '\\.')}\\.`));
+    expect(await ns.zones()).toEqual([ZONE]);
+
+    const keys = (await ns.ds(ZONE)).map((d) => d.keyTag);
+    await ns.confirmDs(ZONE);
+    // Confirming the KSK re-signed the zone: the text goes above the served serial.
+    await ns.applyZone(ZONE, zoneText((await ns.servedSerial(ZONE))! + 1, { www: '192.0.2.77' }), { dnssec: true, deleteDs: true });
+    expect(kdig(ZONE, 'CDS')).toMatch(/CDS\s+0 0 0 00/);
+    expect(kdig(ZONE, 'CDNSKEY')).toMatch(/CDNSKEY\s+0 3 0 AA==/);
+    // Still signed with the same keys while the parent may publish the DS.
+    expect((await ns.ds(ZONE)).map((d) => d.keyTag)).toEqual(keys);
+    expect((await query(server, `www.${ZONE}`, 'A', { dnssecOk: true })).answers?.map((a) => a.type)).toEqual(['A', 'RRSIG']);
+    await ns.notifySecondaries(ZONE);
+    expect(await ns.secondarySerials(ZONE)).toEqual([{ address: `127.0.0.1:${secondary}`, serial: null }]);
   });
 
   it('applies a change as one transaction, keeps the zone file in step, and a restart serves the same', async () => {

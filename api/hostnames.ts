@@ -1,0 +1,196 @@
+/** Custom hostnames group (spec 4.5): listHostnames, addHostname, deleteHostname, verifyHostname. Handlers write
+ * desired rows only; the hostname reconciler judges the proofs, activates and routes (reconcilers/hostnames.ts).
+ * verifyHostname is the one call-out: the core's immediate judgement through the Core port. */
+import { z } from 'zod';
+import { hostnameRefusal, normalizeCustomHostname, verifyName } from '../lib/hostnames';
+import { addHostname, deleteHostname, hostnameOfProject, listHostnames, type HostnameWithStatus } from '../store/hostnames';
+import { getProject } from '../store/projects';
+import { checkWrite, conditionsOf, digest, etag, hasWriteConditions, preconditionResponse } from './conditional';
+import { defineOp, type AnyOp, type Deps } from './ops';
+import { ConditionSchema, ErrorSchema, ListQuery, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
+
+declare module './ops' {
+  // Module augmentation rather than an edit of ops.ts while it is being worked on: fold into ApiConfig there.
+  interface ApiConfig {
+    /** Where customers point a CNAME (`--fallback-origin`): the verify guidance and a proof. Default
+     * `edge.` + the registrable domain of the default nameservers. */
+    fallbackOrigin?: string;
+  }
+}
+
+/** Without `--fallback-origin`: `edge.` + the registrable domain of the default nameservers (`ns1.hostplane.net`). */
+export const DEFAULT_FALLBACK_ORIGIN = 'edge.hostplane.net';
+
+const fallbackOf = (deps: Deps): string => deps.config.fallbackOrigin ?? DEFAULT_FALLBACK_ORIGIN;
+
+const HostParams = ProjectParams.extend({
+  host: z.string().meta({ description: 'the hostname, in either spelling: Unicode or punycode, any case (`Bücher.example.com` is `xn--bcher-kva.example.com`)' }),
+});
+
+const AddHostnameBody = z.strictObject({
+  name: z.string().min(1).max(253).meta({
+    description: 'the hostname (`www.customer.com`): stored lower case and in punycode; at least two labels of letters, digits and inner hyphens; '
+      + 'not a wildcard, URL, IP address or public suffix, nor at or under the app domain or a domain of the service',
+  }),
+});
+
+const VerifyRecord = z.object({
+  type: z.enum(['TXT', 'CNAME']),
+  name: z.string(),
+  value: z.string(),
+}).meta({ description: 'a record that proves ownership once public DNS serves it; either one is enough' });
+
+const Hostname = z.object({
+  name: z.string().meta({ description: 'lower case, punycode' }),
+  kind: z.enum(['default', 'custom']),
+  status: z.enum(['pending_dns', 'active']).meta({
+    description: '`pending_dns` until an ownership proof passes (checked every minute, or at once by verifyHostname); `active`: verified and routed. '
+      + 'There is no way to `active` without a proof; a pending name never verified is deleted 7 days (by default) after it was added',
+  }),
+  verify: z.array(VerifyRecord).meta({
+    description: 'custom hostnames: the TXT record at `_service-verify.<name>` with the token, or a CNAME of the name to the fallback origin (at a zone apex, '
+      + 'where a CNAME cannot be, the TXT). A name in a zone the organization runs here needs neither. Empty for the default hostname',
+  }),
+  lastError: z.string().nullable().meta({
+    description: 'what stands in the way, in words: for a pending name what each proof sees ("TXT at _service-verify.x has \'abc\', expected \'def\'", '
+      + '"CNAME of x points to y, expected z", "no such name (NXDOMAIN)", "resolver 10.0.0.2 did not answer in 2 s"); for an active one an edge failure; else null',
+  }),
+  createdAt: Timestamp,
+  verifiedAt: Timestamp.nullable().meta({ description: 'when a proof passed' }),
+  generation: z.number().int().min(1),
+  conditions: z.array(ConditionSchema).meta({
+    description: '`Verified` (`ZoneOwned`, `TxtRecord`, `Cname`, `NoProof`), `Ready` (`Active`, `PendingVerification`, `WaitingForCleanup`, `EdgeUnavailable`, '
+      + '`CertificatePending`), and for active names `EdgeConfigured`, `CertificateReady` (`Issued`, `PendingValidation`), `Resolves` (whether public DNS points '
+      + 'the name to the edge) and, for a name in a zone of the organization, `ManagedRecord` (`Written`, `CustomerRRset`: the rrset in the way, `NoEdgeAddresses`)',
+  }),
+}).meta({ id: 'Hostname' });
+
+const HostnameList = pageOf(Hostname).meta({ id: 'HostnameList' });
+
+function hostnameBody(h: HostnameWithStatus, fallbackOrigin: string): z.input<typeof Hostname> {
+  const custom = h.kind === 'custom';
+  return {
+    name: h.name,
+    kind: h.kind,
+    status: h.status,
+    verify: custom
+      ? [{ type: 'TXT', name: verifyName(h.name), value: h.token ?? '' }, { type: 'CNAME', name: h.name, value: fallbackOrigin }]
+      : [],
+    lastError: custom ? (h.observed?.lastError ?? null) : null,
+    createdAt: h.createdAt,
+    verifiedAt: h.verifiedAt,
+    generation: h.generation,
+    conditions: h.observed?.conditions ?? [],
+  };
+}
+
+/** A hostname's tag: its generation, and a digest of what moves without it (lifetime, state, observed status), so
+ * `If-Match` on deleteHostname fails once the name was deleted and added again, or judged again. */
+export function hostnameTag(h: HostnameWithStatus): string {
+  const st = h.observed;
+  return etag(h.generation, digest(JSON.stringify([h.uid, h.status, h.verifiedAt, st && [st.observedGeneration, st.conditions, st.facts, st.lastError]])));
+}
+
+const headersOf = (h: HostnameWithStatus): Record<string, string> => ({ ETag: hostnameTag(h), 'X-Generation': String(h.generation) });
+
+const base = { tag: 'hostnames' } as const;
+const PATH = '/v1/orgs/{orgSlug}/projects/{projectName}/hostnames';
+
+export const hostnameOps: AnyOp[] = [
+  defineOp({
+    ...base,
+    operationId: 'listHostnames',
+    method: 'get',
+    path: PATH,
+    summary: 'List the project\'s hostnames: the default one (`kind` `default`) with the custom ones, by name',
+    role: 'viewer',
+    needsCore: false,
+    params: ProjectParams,
+    query: ListQuery,
+    responses: { 200: { description: 'the hostnames, by name', schema: HostnameList }, ...errorResponses() },
+    handler: async ({ deps, org, params, query }) => {
+      const p = await getProject(deps.store, org.id, params.projectName);
+      const page = await listHostnames(deps.store, p.id, query.limit, query.cursor);
+      return { status: 200, body: { items: page.items.map((h) => hostnameBody(h, fallbackOf(deps))), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'addHostname',
+    method: 'post',
+    path: PATH,
+    summary: 'Attach a custom hostname: held for the project at once as `pending_dns`, routed once ownership is proven (idempotent for the same project)',
+    role: 'member',
+    needsCore: false,
+    params: ProjectParams,
+    body: AddHostnameBody,
+    responses: {
+      200: { description: 'the hostname, new or the project\'s existing row unchanged (same token)', schema: Hostname, headers: ['ETag', 'X-Generation'] },
+      400: {
+        description: '`bad_request`: a malformed name (an empty or over-long label, a leading hyphen, a URL, spaces, an IP address, one label), a wildcard, a public suffix, '
+          + 'or a name at or under the app domain or a domain of the service',
+        schema: ErrorSchema,
+      },
+      ...errorResponses([409, '`hostname_taken`: another project (of any organization) holds the name']),
+    },
+    handler: async ({ deps, core, org, params, body, actor }) => {
+      const p = await getProject(deps.store, org.id, params.projectName);
+      const name = normalizeCustomHostname(body.name);
+      const fallback = fallbackOf(deps);
+      const refusal = hostnameRefusal(name, { appDomain: deps.config.appDomain, nameservers: [fallback], serviceDomains: deps.config.serviceDomains });
+      if (refusal) throw refusal;
+      const { hostname, created } = await addHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor });
+      if (created) core?.nudge('hostname', name);
+      return { status: 200, body: hostnameBody(hostname, fallback), headers: headersOf(hostname) };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'deleteHostname',
+    method: 'delete',
+    path: `${PATH}/{host}`,
+    summary: 'Detach a custom hostname: the name is free at once; the edge provider\'s hostname and the managed record are removed after',
+    role: 'member',
+    needsCore: false,
+    params: HostParams,
+    requestHeaders: ['IfMatch'],
+    responses: {
+      204: { description: 'deleted' },
+      400: { description: '`bad_request`: the project\'s default hostname (the deployment decides it), or a malformed name', schema: ErrorSchema },
+      412: preconditionResponse('`If-Match` does not name the hostname\'s current `ETag`'),
+      ...errorResponses(),
+    },
+    handler: async ({ deps, core, org, params, actor, koa }) => {
+      const p = await getProject(deps.store, org.id, params.projectName);
+      const name = normalizeCustomHostname(params.host);
+      const c = conditionsOf(koa);
+      const precondition = hasWriteConditions(c) ? (cur: HostnameWithStatus) => checkWrite(c, hostnameTag(cur), `hostname ${name}`) : undefined;
+      await deleteHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, precondition });
+      core?.nudge('hostname', name);
+      return { status: 204 };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'verifyHostname',
+    method: 'post',
+    path: `${PATH}/{host}/verify`,
+    summary: 'Judge the ownership proofs now, as the check every minute does; answers the hostname as judged (active, or pending with `lastError`)',
+    role: 'member',
+    needsCore: true,
+    params: HostParams,
+    responses: {
+      200: { description: 'the hostname after the judgement; a resolver that does not answer is its `lastError`', schema: Hostname, headers: ['ETag', 'X-Generation'] },
+      400: { description: '`bad_request`: a malformed name', schema: ErrorSchema },
+      ...errorResponses(),
+    },
+    handler: async ({ deps, core, org, params }) => {
+      const p = await getProject(deps.store, org.id, params.projectName);
+      const name = normalizeCustomHostname(params.host);
+      const before = await hostnameOfProject(deps.store, p.id, name);
+      if (before.kind === 'custom') await core.verifyHostname(name);
+      const h = await hostnameOfProject(deps.store, p.id, name);
+      return { status: 200, body: hostnameBody(h, fallbackOf(deps)), headers: headersOf(h) };
+    },
+  }),
+];

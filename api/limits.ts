@@ -1,0 +1,56 @@
+/**
+ * The API's rate limits (CONTRACT.md): failed authentications per client address, on by default (100 a
+ * minute: a burst of 100, then 100 a minute; past it the address's requests that authenticate are 429 until its
+ * bucket refills, whether their token is good or not, so that a guess learns nothing), and requests per token,
+ * off unless configured (`serve --rate-limit N/s`). Both answer 429 `rate_limited` with `Retry-After` and the
+ * IETF `RateLimit-Policy` / `RateLimit` fields (lib/rate-limit.ts); with a per-token limit every answer to a
+ * token carries them. In-memory buckets: with several API processes each counts for itself (lib/rate-limit.ts).
+ */
+import type { Context } from 'koa';
+import { AppError } from '../lib/errors';
+import { addressKey } from '../lib/http-server';
+import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
+import { hashToken } from '../store/accounts';
+
+/** Failed authentications a client address may make: 100 a minute (CONTRACT.md). */
+export const DEFAULT_FAILED_AUTH_RATE: Rate = { limit: 100, windowSeconds: 60 };
+
+export interface RateLimits {
+  /** Failed authentications per client address (IPv6: per /64); null turns the limit off. Default 100 a minute. */
+  failedAuth?: Rate | null;
+  /** Requests per token (user or node); absent or null: no limit. */
+  perToken?: Rate | null;
+}
+
+const limited = (what: string, policy: string, rate: Rate, d: Decision): AppError => {
+  const e = new AppError(429, 'rate_limited', `${what}; retry after ${d.retryAfter} s`);
+  // The error edge sets an error's `headers` on its answer (api/errors.ts).
+  return Object.assign(e, { headers: { 'Retry-After': String(d.retryAfter), ...rateLimitHeaders(policy, rate, d) } });
+};
+
+export function apiLimits(config: RateLimits = {}, now: () => number = Date.now) {
+  const failedRate = config.failedAuth === undefined ? DEFAULT_FAILED_AUTH_RATE : config.failedAuth;
+  const failures = failedRate ? new TokenBuckets(failedRate, now) : null;
+  const tokenRate = config.perToken ?? null;
+  const perToken = tokenRate ? new TokenBuckets(tokenRate, now) : null;
+  const address = (ctx: Context): string => addressKey(ctx.ip);
+  return {
+    /** Before a token is looked at: an address out of failures is refused. */
+    beforeAuth(ctx: Context): void {
+      if (!failures || !failedRate) return;
+      const d = failures.peek(address(ctx));
+      if (!d.ok) throw limited('too many failed authentications from this address', 'failed-auth', failedRate, d);
+    },
+    /** A token was missing, unknown or of the other kind: counts against the address. */
+    authFailed(ctx: Context): void {
+      failures?.take(address(ctx));
+    },
+    /** After the token authenticated: its own request limit, when one is configured. */
+    afterAuth(ctx: Context, token: string): void {
+      if (!perToken || !tokenRate) return;
+      const d = perToken.take(hashToken(token));
+      if (!d.ok) throw limited('too many requests with this token', 'token', tokenRate, d);
+      ctx.set(rateLimitHeaders('token', tokenRate, d));
+    },
+  };
+}

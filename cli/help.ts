@@ -1,0 +1,127 @@
+/** What `hostplane help` and every `--help` print, made from the tables the parser and the admin dispatcher
+ * use (FLAG_HELP, ADMIN_COMMANDS): help cannot list a flag the parser does not take, nor miss one. */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LOG_LEVELS } from '../lib/log';
+import { ADMIN_COMMANDS, INIT, synopsis, usageOf, type AdminCommand } from './admin';
+import { FLAG_HELP, flagsOf, shownDefault, type FlagName, type ServerCommand } from './options';
+
+const WIDTH = 100;
+const INDENT = '      ';
+
+/** `text` in lines of at most WIDTH columns (a longer word gets a line of its own), each after `indent`. */
+export function wrap(text: string, indent = INDENT): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && indent.length + line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => indent + l).join('\n');
+}
+
+/** One flag: `  --port N  (default: 8080)` and what it means below it. */
+export function flagHelp(name: FlagName): string {
+  const { arg } = FLAG_HELP[name];
+  return `  --${name}${arg ? ` ${arg}` : ''}  (default: ${shownDefault(name)})\n${wrap(FLAG_HELP[name].help)}`;
+}
+
+/** The package's version, from the package.json above this file (in the sources and in dist/ alike). */
+export function version(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++, dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'hostplane' && pkg.version) return pkg.version;
+    } catch {
+      // not here: one level up
+    }
+  }
+  return 'unknown';
+}
+
+export const SERVER_HELP: Record<ServerCommand, string> = {
+  serve: 'everything in one process: the API, the core, the reconcilers and the Knot DNS supervisor. One serve or core owns a data dir at a time.',
+  api: 'the API of the split deployment, on the data dir of a `hostplane core`; without --core-url it serves what needs no core.',
+  core: 'the core of the split deployment: the sealing key, the nameserver it supervises and the reconcilers.',
+};
+
+const ADMIN_SUMMARY = 'the operator CLI: bootstraps what the API does not (organizations, users, memberships, tokens, nodes, the platform\'s own zones). It prints JSON on stdout; the list commands print aligned columns, or JSON with --json.';
+
+/** `hostplane help`, `hostplane --help`. */
+export function mainHelp(): string {
+  const commands: [string, string][] = [
+    ['serve', SERVER_HELP.serve.split('. ')[0]!],
+    ['api', 'the API of the split deployment'],
+    ['core', 'the core of the split deployment'],
+    ['admin', 'the operator CLI (hostplane admin --help lists its commands)'],
+    ['help [command]', 'describes hostplane, or a command'],
+  ];
+  return [
+    `hostplane ${version()}: the control plane of an application hosting platform`,
+    '',
+    'usage: hostplane <command> [flags]',
+    '',
+    'commands:',
+    ...commands.map(([c, h]) => `  ${c.padEnd(16)}${h}`),
+    '',
+    'flags of every command:',
+    '  -h, --help      describes the command and its flags',
+    '  -v, --version   prints the version',
+    '',
+    'environment:',
+    '  HOSTPLANE_LOG_LEVEL  (default: info)',
+    wrap(`level of the JSON log lines on stderr: one of ${LOG_LEVELS.join(', ')}`),
+    '',
+    '`hostplane <command> --help` lists the command\'s flags with their defaults. A failure prints',
+    '`hostplane: <message>` on stderr and exits 2 for a usage error, 1 for any other.',
+  ].join('\n');
+}
+
+/** `hostplane serve --help` (api, core). */
+export function serverHelp(command: ServerCommand): string {
+  return [
+    `usage: hostplane ${command} [flags]`,
+    '',
+    wrap(SERVER_HELP[command], ''),
+    '',
+    'flags:',
+    ...flagsOf(command).map(flagHelp),
+  ].join('\n');
+}
+
+const commandLine = (c: Omit<AdminCommand, 'run'>): string => `  ${synopsis(c)}\n${wrap(c.help)}`;
+
+/** `hostplane admin --help`. */
+export function adminHelp(): string {
+  const used = new Set<FlagName>(['data', ...ADMIN_COMMANDS.flatMap((c) => c.flags)]);
+  return [
+    'usage: hostplane admin --data DIR <command> [arguments] [flags]',
+    '',
+    wrap(ADMIN_SUMMARY, ''),
+    '',
+    'commands (`hostplane admin <command> --help` describes one):',
+    ...[INIT, ...ADMIN_COMMANDS].map(commandLine),
+    '',
+    'flags:',
+    ...flagsOf('admin').filter((f) => used.has(f)).map(flagHelp),
+  ].join('\n');
+}
+
+/** `hostplane admin <command> --help`. */
+export function adminCommandHelp(c: Omit<AdminCommand, 'run'>): string {
+  return [
+    `usage: ${usageOf(c)}`,
+    '',
+    wrap(c.help, ''),
+    '',
+    'flags:',
+    ...(['data', ...c.flags] as FlagName[]).map(flagHelp),
+  ].join('\n');
+}

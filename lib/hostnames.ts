@@ -1,0 +1,96 @@
+/**
+ * Custom hostname rules (spec 4.5 rule 2): which names a project may attach, in the one form they are stored in
+ * (lower case, A-labels), and where their proofs and guidance live.
+ */
+import { domainToASCII, domainToUnicode } from 'node:url';
+import { isIP } from 'node:net';
+import { getDomain, getPublicSuffix } from 'tldts';
+import { badRequest, type AppError } from './errors';
+import { reservedDomains, type PlatformDomains } from './domains';
+import { isInZone } from '../zonefiles';
+import { checkName } from '../zonefiles/names';
+
+const PSL = { allowPrivateDomains: true } as const;
+
+/** The owner of the TXT proof: `_service-verify.<host>` (CONTRACT.md). */
+export const VERIFY_LABEL = '_service-verify';
+export const verifyName = (host: string): string => `${VERIFY_LABEL}.${host}`;
+
+/** Longest hostname: `_service-verify.<host>` must still be a name of 253 characters at most. */
+export const MAX_HOSTNAME_LENGTH = 253 - VERIFY_LABEL.length - 1;
+
+const LDH = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/** A hostname in normalized form, or why the input is none. */
+export type HostnameCheck = { ok: true; name: string } | { ok: false; reason: string };
+
+/** Why `label` is no host-name label (RFC 1123, IDNA A-labels that are exact punycode), or null. */
+function labelProblem(label: string, last: boolean): string | null {
+  if (!LDH.test(label)) {
+    return `has the label "${label}"; a hostname's labels are letters, digits and inner hyphens`;
+  }
+  // RFC 5891 4.2.3.1: "xn--" labels must be the exact punycode of a valid name, or browsers and resolvers
+  // disagree on which name it is.
+  if (label.slice(2, 4) === '--') {
+    const unicode = label.startsWith('xn--') ? domainToUnicode(label) : '';
+    if (unicode === '' || unicode === label || domainToASCII(unicode) !== label) {
+      return `has the label "${label}", which is not a valid internationalized (punycode "xn--") label`;
+    }
+  }
+  if (last && /^[0-9]+$/.test(label)) return `ends in the all-numeric label "${label}"; top-level labels are never numeric`;
+  return null;
+}
+
+/**
+ * The stored form of a hostname: lower case, Unicode labels as A-labels (`Bücher.Example.COM` →
+ * `xn--bcher-kva.example.com`), no trailing dot; at least two labels of letters, digits and inner hyphens. A URL,
+ * an IP literal, spaces and wildcards are no hostnames.
+ */
+export function checkHostname(input: string): HostnameCheck {
+  const raw = input.trim() === input ? input : '';
+  if (raw === '') return { ok: false, reason: input === '' ? 'is empty' : 'has spaces around it' };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || raw.includes('/')) return { ok: false, reason: 'is a URL; give the hostname alone (www.example.com)' };
+  const bare = raw.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(bare) !== 0) return { ok: false, reason: 'is an IP address; custom hostnames are names' };
+  if (raw.split('.')[0] === '*') return { ok: false, reason: 'is a wildcard; add each hostname on its own' };
+  const r = checkName(raw, false);
+  if (!r.ok) return r;
+  if (r.name.length > MAX_HOSTNAME_LENGTH) {
+    return { ok: false, reason: `is ${r.name.length} characters long; at most ${MAX_HOSTNAME_LENGTH}, so that ${VERIFY_LABEL}.<name> is a name` };
+  }
+  const labels = r.name.split('.');
+  if (labels.length < 2) return { ok: false, reason: 'has one label; a hostname has at least two (www.example.com)' };
+  for (let i = 0; i < labels.length; i++) {
+    const problem = labelProblem(labels[i]!, i === labels.length - 1);
+    if (problem) return { ok: false, reason: problem };
+  }
+  return r;
+}
+
+/** The normalized hostname, or 400 `bad_request` saying why. */
+export function normalizeCustomHostname(input: string): string {
+  const r = checkHostname(input);
+  if (!r.ok) throw badRequest(`hostname ${JSON.stringify(input)} ${r.reason}`);
+  return r.name;
+}
+
+/**
+ * Why a project cannot attach `name` (normalized), or null: a public suffix would claim every name under it;
+ * the service's own domains (the app domain and below, service domains, the fallback origin's domain) are the
+ * service's to route.
+ */
+export function hostnameRefusal(name: string, p: PlatformDomains): AppError | null {
+  const reserved = reservedDomains(p).find((d) => isInZone(name, d));
+  if (reserved) {
+    return badRequest(`${name} ${name === reserved ? 'is' : `is under ${reserved}, which is`} a domain of this service; add a hostname of a domain you own`);
+  }
+  if (getPublicSuffix(name, PSL) === name) return badRequest(`${name} is a public suffix; add a hostname of a domain registered under it`);
+  return null;
+}
+
+/** The default fallback origin: `edge.` + the registrable domain of the first nameserver (`ns1.hostplane.net` →
+ * `edge.hostplane.net`). */
+export function defaultFallbackOrigin(nameservers: string[]): string {
+  const first = nameservers[0] ?? 'hostplane.net';
+  return `edge.${getDomain(first, PSL) ?? first}`;
+}

@@ -1,0 +1,337 @@
+/**
+ * The hostname reconciler (spec 4.5, part 3's hostname table). Per custom hostname name, one pass:
+ * 1. Finalize: each deleted lifetime of the name (a finalizer row) is removed from the edge provider and its
+ *    managed records from the organization's zone; until that is done, a row added again under the name stays
+ *    `pending_dns` (it cannot be routed to the new owner while the old one's state is still out there).
+ * 2. Verify (pending rows): expired ones are deleted; otherwise the three ownership proofs are judged (the name
+ *    lies in a zone of ours of the same organization; the TXT at `_service-verify.<host>` equals the token; the
+ *    CNAME of `<host>` points to the fallback origin). One passing activates the row; none passing records what
+ *    is seen, in words, as `lastError`. A resolver that fails is a finding too, never an exception.
+ * 3. Route (active rows): the edge provider gets the hostname (and reports its certificate), a name inside a zone
+ *    of the organization gets its managed record there (a CNAME to the fallback origin, at an apex A/AAAA of the
+ *    edge), unless the customer has an rrset in the way; `Resolves` says whether public DNS points to us.
+ * Every pending and active name is judged again every `intervalMs` (a minute by default). `verify` runs step 2
+ * at once for verifyHostname, bounded by the resolver's timeout, and leaves step 3 to the loop.
+ */
+import { setCondition, type Condition } from '../lib/conditions';
+import { AppError } from '../lib/errors';
+import { verifyName } from '../lib/hostnames';
+import type { Logger } from '../lib/log';
+import type { Edge } from '../providers/edge/port';
+import { ResolverError, type Lookup, type RecordLookups } from '../providers/resolver';
+import { iso, type Store } from '../store/db';
+import {
+  activateHostname, allHostnameKeys, expireHostname, finishHostnameFinalizer, hostnameByName, hostnameFinalizersOf, hostnamesUnder, rrsetsAtName,
+  zoneHolding, type HostnameFacts, type HostnameStatus, type HostnameToReconcile, type Proof,
+} from '../store/hostnames';
+import { dropStatus, recordStatus, statusOf } from '../store/status';
+import { deleteManagedRRset, putManagedRRset } from '../store/zones';
+import { identityWatch, type Reconciler, type Result } from './types';
+
+export interface HostnameReconcilerDeps {
+  store: Store;
+  resolver: RecordLookups;
+  edge: Edge;
+  /** Where customers point their CNAME (`--fallback-origin`); the managed CNAME's target. */
+  fallbackOrigin: string;
+  /** The edge's addresses (`--edge-addresses`): the managed A/AAAA at a zone apex, where no CNAME can be. */
+  edgeAddresses: string[];
+  log: Logger;
+  /** How often every pending and active hostname is judged again. Default a minute (spec part 8). */
+  intervalMs?: number;
+  /** A pending row never verified is deleted this long after it was added. Default 7 days. */
+  pendingTtlMs?: number;
+  /** While the edge validates a certificate, how often it is asked again. */
+  certificatePollMs?: number;
+}
+
+export interface HostnameReconciler extends Reconciler {
+  /** verifyHostname's judgement, now: finalizer state, expiry, proofs, activation and the recorded status of a
+   * pending row; an active row is left as it is. Resolves within the resolver's timeout; never throws for DNS. */
+  verify(name: string): Promise<void>;
+}
+
+export const VERIFY_INTERVAL_MS = 60_000;
+export const PENDING_TTL_MS = 7 * 24 * 3_600_000;
+const CERTIFICATE_POLL_MS = 5_000;
+/** The TTL of managed records: short, so that a deleted hostname stops pointing at the edge soon. */
+const MANAGED_TTL = 300;
+/** The types a hostname's managed record may have. */
+const MANAGED_TYPES = ['CNAME', 'A', 'AAAA'] as const;
+
+type Cond = Omit<Condition, 'lastTransitionTime'>;
+
+const PROOFS: Record<Proof, { reason: string; message: string }> = {
+  zone: { reason: 'ZoneOwned', message: 'the name lies in a zone the organization runs on the service' },
+  txt: { reason: 'TxtRecord', message: 'the TXT record at _service-verify.<host> holds the token' },
+  cname: { reason: 'Cname', message: 'the name is a CNAME to the fallback origin' },
+};
+const verifiedBy = (proof: Proof): Cond => ({ type: 'Verified', status: 'True', ...PROOFS[proof], observedGeneration: 0 });
+
+/** What the proofs saw: the one that passed, or each one's finding in words. */
+interface Judgement { proof: Proof | null; findings: string[] }
+
+const quoted = (values: string[]): string => values.map((v) => `'${v}'`).join(', ');
+const failure = (e: unknown): string => (e instanceof ResolverError ? e.message : `the lookup failed (${(e as Error).message})`);
+
+/** The finding of a lookup that did not pass, as a person reads it: what is there, and what was expected. */
+function finding(what: string, looked: PromiseSettledResult<Lookup>, expected: string, seen: (values: string[]) => string): string {
+  if (looked.status === 'rejected') return `${what}: ${failure(looked.reason)}`;
+  const l = looked.value;
+  if (l.kind === 'nxdomain') return `${what}: no such name (NXDOMAIN), expected ${expected}`;
+  if (l.kind === 'nodata') return `${what}: no record, expected ${expected}`;
+  return `${seen(l.values)}, expected ${expected}`;
+}
+
+export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconciler {
+  const intervalMs = d.intervalMs ?? VERIFY_INTERVAL_MS;
+  const pendingTtlMs = d.pendingTtlMs ?? PENDING_TTL_MS;
+  const certificatePollMs = d.certificatePollMs ?? CERTIFICATE_POLL_MS;
+  const edgeV4 = d.edgeAddresses.filter((a) => !a.includes(':'));
+  const edgeV6 = d.edgeAddresses.filter((a) => a.includes(':'));
+
+  /** Verification of one name runs one at a time, whether the loop or verifyHostname asked for it: two would
+   * both judge and race to record. */
+  const verifying = new Map<string, Promise<void>>();
+  const serially = async (name: string, fn: () => Promise<void>): Promise<void> => {
+    for (let running = verifying.get(name); running; running = verifying.get(name)) await running.catch(() => undefined);
+    const run = fn();
+    verifying.set(name, run);
+    try {
+      await run;
+    } finally {
+      if (verifying.get(name) === run) verifying.delete(name);
+    }
+  };
+
+  const judge = async (h: HostnameToReconcile): Promise<Judgement> => {
+    const zone = await zoneHolding(d.store, h.name);
+    if (zone && zone.orgId === h.orgId) return { proof: 'zone', findings: [] };
+    const txtAt = verifyName(h.name);
+    const [txt, cname] = await Promise.allSettled([d.resolver.txt(txtAt), d.resolver.cname(h.name)]);
+    if (txt.status === 'fulfilled' && txt.value.kind === 'records' && txt.value.values.includes(h.token!)) return { proof: 'txt', findings: [] };
+    if (cname.status === 'fulfilled' && cname.value.kind === 'records' && cname.value.values.includes(d.fallbackOrigin)) return { proof: 'cname', findings: [] };
+    return {
+      proof: null,
+      findings: [
+        finding(`TXT at ${txtAt}`, txt, `'${h.token}'`, (v) => `TXT at ${txtAt} has ${quoted(v)}`),
+        finding(`CNAME of ${h.name}`, cname, d.fallbackOrigin, (v) => `CNAME of ${h.name} points to ${v.join(', ')}`),
+      ],
+    };
+  };
+
+  /** Whether public DNS points the name to us: a CNAME to the fallback origin, or only the edge's addresses. */
+  const resolves = async (name: string): Promise<Cond> => {
+    const base = { type: 'Resolves', observedGeneration: 0 };
+    try {
+      const cname = await d.resolver.cname(name);
+      if (cname.kind === 'records') {
+        return cname.values.includes(d.fallbackOrigin)
+          ? { ...base, status: 'True', reason: 'PointsToEdge', message: `${name} is a CNAME to ${d.fallbackOrigin}` }
+          : { ...base, status: 'False', reason: 'PointsElsewhere', message: `CNAME of ${name} points to ${cname.values.join(', ')}, expected ${d.fallbackOrigin}` };
+      }
+      if (cname.kind === 'nxdomain') return { ...base, status: 'False', reason: 'NoSuchName', message: `${name}: no such name (NXDOMAIN), expected a CNAME to ${d.fallbackOrigin}` };
+      const addresses = await d.resolver.addresses(name);
+      if (addresses.kind === 'records' && d.edgeAddresses.length > 0 && addresses.values.every((a) => d.edgeAddresses.includes(a))) {
+        return { ...base, status: 'True', reason: 'PointsToEdge', message: `${name} resolves to the edge's addresses (${addresses.values.join(', ')})` };
+      }
+      const seen = addresses.kind === 'records' ? `resolves to ${addresses.values.join(', ')}` : 'has no CNAME and no address';
+      return { ...base, status: 'False', reason: 'PointsElsewhere', message: `${name} ${seen}, expected a CNAME to ${d.fallbackOrigin}` };
+    } catch (e) {
+      return { ...base, status: 'Unknown', reason: 'ResolverFailed', message: `${name}: ${failure(e)}` };
+    }
+  };
+
+  /** Writes the status of `h` when it differs from `prev` in more than its time: a minute's pass over
+   * thousands of unchanged names costs no commits. */
+  const record = async (h: HostnameToReconcile, prev: HostnameStatus | undefined, p: {
+    set: Cond[]; drop?: string[]; facts?: Partial<HostnameFacts>; lastError: string | null;
+  }): Promise<void> => {
+    const now = iso(d.store.clock());
+    let conditions = (prev?.conditions ?? []).filter((c) => !p.drop?.includes(c.type));
+    for (const c of p.set) conditions = setCondition(conditions, { ...c, observedGeneration: h.generation }, now);
+    const next: HostnameStatus = {
+      uid: h.uid,
+      observedGeneration: h.generation,
+      conditions,
+      facts: { edge: prev?.facts.edge ?? null, record: prev?.facts.record ?? null, ...p.facts },
+      lastError: p.lastError,
+      reconciledAt: now,
+    };
+    if (prev && JSON.stringify({ ...prev, reconciledAt: '' }) === JSON.stringify({ ...next, reconciledAt: '' })) return;
+    await recordStatus<HostnameFacts>(d.store, 'hostname', h.name, next);
+  };
+
+  const ready = (status: Condition['status'], reason: string, message: string): Cond => ({ type: 'Ready', status, reason, message, observedGeneration: 0 });
+
+  /** Removes the managed records of a name in the organization's zone (a deleted lifetime's). A customer's
+   * rrset there is not ours to remove. */
+  const removeRecords = async (name: string, orgId: number, keep: readonly string[] = []): Promise<void> => {
+    const zone = await zoneHolding(d.store, name);
+    if (!zone || zone.orgId !== orgId) return;
+    const ours = (await rrsetsAtName(d.store, zone.name, name)).filter((r) => r.managedBy === 'app' && MANAGED_TYPES.includes(r.type as never) && !keep.includes(r.type));
+    for (const r of ours) await deleteManagedRRset(d.store, { zone: zone.name, name, type: r.type, managedBy: 'app', actor: 'system' });
+  };
+
+  /** Step 1: answers the failure that keeps a lifetime from being cleaned up, or null when all are done. */
+  const finalize = async (name: string): Promise<string | null> => {
+    let failed: string | null = null;
+    for (const f of await hostnameFinalizersOf(d.store, name)) {
+      try {
+        await d.edge.remove(name, f.uid);
+        await removeRecords(name, f.orgId);
+        await finishHostnameFinalizer(d.store, f.uid);
+      } catch (e) {
+        failed = (e as Error).message;
+        d.log.warn({ hostname: name, uid: f.uid, err: failed }, 'cleanup of a deleted hostname failed; retrying');
+      }
+    }
+    return failed;
+  };
+
+  /** Step 2 for a pending row, recorded. Answers whether the row is active now. */
+  const verifyPending = async (h: HostnameToReconcile, waitingFor: string | null): Promise<boolean> => {
+    const prev = await statusOf<HostnameFacts>(d.store, 'hostname', h.name, h.uid);
+    if (d.store.clock().getTime() - Date.parse(h.createdAt) >= pendingTtlMs) {
+      await expireHostname(d.store, { name: h.name, uid: h.uid });
+      return false;
+    }
+    const j = await judge(h);
+    if (j.proof && waitingFor === null && (await activateHostname(d.store, { name: h.name, uid: h.uid, proof: j.proof }))) return true;
+    const verified: Cond = j.proof
+      ? verifiedBy(j.proof)
+      : { type: 'Verified', status: 'False', reason: 'NoProof', message: j.findings.join('; '), observedGeneration: 0 };
+    const lastError = waitingFor !== null ? `the previous holder of ${h.name} is still being removed from the edge: ${waitingFor}` : j.findings.join('; ');
+    await record(h, prev, {
+      set: [verified, waitingFor !== null
+        ? ready('False', 'WaitingForCleanup', lastError)
+        : ready('False', 'PendingVerification', 'no ownership proof passes yet; the hostname is not routed')],
+      lastError,
+    });
+    return false;
+  };
+
+  /** The managed record of an active hostname: the condition that says what was done, and the fact. */
+  const route = async (h: HostnameToReconcile): Promise<{ cond: Cond | null; record: HostnameFacts['record'] }> => {
+    const zone = await zoneHolding(d.store, h.name);
+    if (!zone || zone.orgId !== h.orgId) return { cond: null, record: null };
+    const apex = zone.name === h.name;
+    const desired: Record<string, string[]> = apex
+      ? { ...(edgeV4.length && { A: edgeV4 }), ...(edgeV6.length && { AAAA: edgeV6 }) }
+      : { CNAME: [d.fallbackOrigin] };
+    const base = { type: 'ManagedRecord', observedGeneration: 0 };
+    if (Object.keys(desired).length === 0) {
+      await removeRecords(h.name, h.orgId);
+      return {
+        cond: { ...base, status: 'False', reason: 'NoEdgeAddresses', message: `${h.name} is the apex of zone ${zone.name}, where no CNAME can be, and the service has no edge addresses for A/AAAA records` },
+        record: null,
+      };
+    }
+    const at = await rrsetsAtName(d.store, zone.name, h.name);
+    // A CNAME shares its name with nothing; A/AAAA are in the way only of the same types.
+    const inTheWay = at.filter((r) => r.managedBy !== 'app' && (desired.CNAME ? true : r.type in desired || r.type === 'CNAME'));
+    const blocked = (rrs: { type: string }[]): { cond: Cond; record: null } => ({
+      cond: {
+        ...base, status: 'False', reason: 'CustomerRRset',
+        message: `${h.name} ${rrs.map((r) => r.type).join(', ')} in zone ${zone.name} is in the way: the hostname is active without a record of the service; delete that rrset for the service to manage it`,
+      },
+      record: null,
+    });
+    if (inTheWay.length > 0) return blocked(inTheWay);
+    try {
+      for (const [type, values] of Object.entries(desired)) {
+        await putManagedRRset(d.store, {
+          zone: zone.name, rrset: { name: h.name, type: type as 'A', ttl: MANAGED_TTL, records: values.map((content) => ({ content })) }, managedBy: 'app', actor: 'system',
+        });
+      }
+      await removeRecords(h.name, h.orgId, Object.keys(desired));
+    } catch (e) {
+      // The customer wrote an rrset there since it was read: theirs wins.
+      if (e instanceof AppError && e.status === 409) return blocked(await rrsetsAtName(d.store, zone.name, h.name).then((rs) => rs.filter((r) => r.managedBy !== 'app')));
+      throw e;
+    }
+    const text = Object.entries(desired).map(([t, v]) => `${t} ${v.join(', ')}`).join('; ');
+    return { cond: { ...base, status: 'True', reason: 'Written', message: `${h.name} ${text} in zone ${zone.name}` }, record: { zone: zone.name, types: Object.keys(desired) } };
+  };
+
+  /** Step 3 for an active row, recorded. */
+  const converge = async (h: HostnameToReconcile): Promise<Result> => {
+    const prev = await statusOf<HostnameFacts>(d.store, 'hostname', h.name, h.uid);
+    const managed = await route(h);
+    const resolving = await resolves(h.name);
+    const routing = [verifiedBy(h.proof ?? 'txt'), managed.cond, resolving].filter((c): c is Cond => c !== null);
+    const drop = managed.cond ? [] : ['ManagedRecord'];
+    let edge;
+    try {
+      edge = await d.edge.ensure(h.name, h.uid);
+    } catch (e) {
+      const message = (e as Error).message;
+      await record(h, prev, {
+        set: [
+          ...routing,
+          { type: 'EdgeConfigured', status: 'False', reason: 'EdgeUnavailable', message: `${message}; retrying`, observedGeneration: 0 },
+          { type: 'CertificateReady', status: 'Unknown', reason: 'EdgeUnavailable', message: 'the edge provider could not be asked', observedGeneration: 0 },
+          ready('False', 'EdgeUnavailable', 'the hostname is verified; the edge provider has not taken it yet'),
+        ],
+        drop,
+        facts: { record: managed.record },
+        lastError: message,
+      });
+      throw e;
+    }
+    const issued = edge.certificate === 'active';
+    await record(h, prev, {
+      set: [
+        ...routing,
+        { type: 'EdgeConfigured', status: 'True', reason: 'Registered', message: `the edge provider routes ${h.name}`, observedGeneration: 0 },
+        issued
+          ? { type: 'CertificateReady', status: 'True', reason: 'Issued', message: 'the edge serves a certificate for the hostname', observedGeneration: 0 }
+          : { type: 'CertificateReady', status: 'False', reason: 'PendingValidation', message: 'the edge is validating the hostname and issuing its certificate', observedGeneration: 0 },
+        issued ? ready('True', 'Active', `${h.name} is routed to the project over HTTPS`) : ready('False', 'CertificatePending', 'routed once the edge has issued the certificate'),
+      ],
+      drop,
+      facts: { edge: { id: edge.id, certificate: edge.certificate }, record: managed.record },
+      lastError: null,
+    });
+    return { requeueAfterMs: issued ? intervalMs : Math.min(intervalMs, certificatePollMs) };
+  };
+
+  return {
+    kind: 'hostname',
+    watches: [
+      identityWatch('hostname'),
+      // A zone created, deleted or changed may pass or fail the zone proof and moves managed records.
+      { kind: 'zone', keys: (zone) => hostnamesUnder(d.store, zone) },
+    ],
+    keys: () => allHostnameKeys(d.store),
+    async reconcile(name): Promise<Result> {
+      const cleanup = await finalize(name);
+      let h = await hostnameByName(d.store, name);
+      if (!h || h.kind !== 'custom') {
+        if (!h) await dropStatus(d.store, 'hostname', name);
+        if (cleanup !== null) throw new Error(`cleanup of ${name}: ${cleanup}`);
+        return {};
+      }
+      if (h.status === 'pending_dns') {
+        let activated = false;
+        await serially(name, async () => {
+          const fresh = await hostnameByName(d.store, name);
+          if (fresh?.uid === h!.uid && fresh.status === 'pending_dns') activated = await verifyPending(fresh, cleanup);
+        });
+        if (cleanup !== null) throw new Error(`cleanup of ${name}: ${cleanup}`);
+        if (!activated) return { requeueAfterMs: intervalMs };
+        h = await hostnameByName(d.store, name);
+        if (!h || h.status !== 'active') return {};
+      }
+      return converge(h);
+    },
+    async verify(name) {
+      await serially(name, async () => {
+        const h = await hostnameByName(d.store, name);
+        if (!h || h.kind !== 'custom' || h.status !== 'pending_dns') return;
+        const waiting = (await hostnameFinalizersOf(d.store, name)).length > 0;
+        await verifyPending(h, waiting ? 'cleanup in progress' : null);
+      });
+    },
+  } satisfies HostnameReconciler;
+}

@@ -1,0 +1,85 @@
+/** Idempotency-Key records (table `idempotency_keys`): claimed before an operation runs, then given its answer
+ * or released. api/idempotency.ts says what is stored and why in three writes. */
+import { and, eq, isNull, lte } from 'drizzle-orm';
+import type { Store } from './db';
+import { idempotencyKeys } from './schema';
+
+export interface StoredAnswer { status: number; headers: Record<string, string>; body: string | null }
+
+export type Claim =
+  /** The key is this request's now: run the operation, then `finishKey` or `releaseKey` with `lease`. */
+  | { kind: 'run'; lease: string }
+  /** The same request answered before: send this again. */
+  | { kind: 'replay'; answer: StoredAnswer }
+  /** The key went with another request (operation, path or body). */
+  | { kind: 'reused' }
+  /** The same request is running (its lease not over). */
+  | { kind: 'running' };
+
+export interface ClaimRequest {
+  scope: string;
+  key: string;
+  operation: string;
+  fingerprint: string;
+  /** How long a claimed request holds the key before a retry may take it over (a crashed process). */
+  leaseMs: number;
+  /** How long a record is kept. */
+  ttlMs: number;
+}
+
+/** How often a store prunes expired rows (in a claim's write). */
+const PRUNE_EVERY_MS = 60_000;
+const lastPrune = new WeakMap<Store, number>();
+
+const at = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * Claims `key` for the request in one write: a row of the caller that has not expired either holds the key
+ * (another fingerprint: `reused`), replays its answer, or is running; a missing, expired or abandoned (lease
+ * over, no answer) row is (re)claimed for this request. Prunes expired rows now and then in the same write.
+ */
+export async function claimKey(s: Store, r: ClaimRequest): Promise<Claim> {
+  const nowMs = s.clock().getTime();
+  const now = at(nowMs);
+  const prune = nowMs - (lastPrune.get(s) ?? 0) >= PRUNE_EVERY_MS;
+  if (prune) lastPrune.set(s, nowMs);
+  return s.write(async (tx) => {
+    // A minute's worth of expired rows at a time: pruning once a minute keeps each batch small.
+    if (prune) await tx.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, now));
+    const where = and(eq(idempotencyKeys.scope, r.scope), eq(idempotencyKeys.key, r.key));
+    const [row] = await tx.select().from(idempotencyKeys).where(where);
+    if (row && row.expiresAt > now) {
+      if (row.fingerprint !== r.fingerprint) return { kind: 'reused' } as const;
+      if (row.status !== null) return { kind: 'replay', answer: { status: row.status, headers: row.headers ?? {}, body: row.body } } as const;
+      if (row.lockedUntil > now) return { kind: 'running' } as const;
+      // Claimed by a process that is gone (or a request past its lease): this request runs it again.
+      const lease = at(nowMs + r.leaseMs);
+      await tx.update(idempotencyKeys).set({ lockedUntil: lease }).where(where);
+      return { kind: 'run', lease } as const;
+    }
+    const values = {
+      scope: r.scope, key: r.key, operation: r.operation, fingerprint: r.fingerprint, status: null, headers: null, body: null,
+      createdAt: now, lockedUntil: at(nowMs + r.leaseMs), expiresAt: at(nowMs + r.ttlMs),
+    };
+    await tx.insert(idempotencyKeys).values(values).onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: values });
+    return { kind: 'run', lease: values.lockedUntil } as const;
+  });
+}
+
+/** The claim of `lease` on the key, unless a retry took the row over after the lease ended. */
+const claimed = (scope: string, key: string, lease: string) =>
+  and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key), eq(idempotencyKeys.lockedUntil, lease), isNull(idempotencyKeys.status));
+
+/** Stores the answer of a request that claimed the key with `lease`, to be replayed until the record expires. */
+export async function finishKey(s: Store, scope: string, key: string, lease: string, answer: StoredAnswer): Promise<void> {
+  await s.write(async (tx) => {
+    await tx.update(idempotencyKeys).set({ status: answer.status, headers: answer.headers, body: answer.body }).where(claimed(scope, key, lease));
+  });
+}
+
+/** Frees a key claimed with `lease` whose answer is not stored: the next request with it runs the operation. */
+export async function releaseKey(s: Store, scope: string, key: string, lease: string): Promise<void> {
+  await s.write(async (tx) => {
+    await tx.delete(idempotencyKeys).where(claimed(scope, key, lease));
+  });
+}

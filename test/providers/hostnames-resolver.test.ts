@@ -1,0 +1,82 @@
+/** The resolver port's record lookups for hostname proofs (issue 9 item 2), against DNS servers on loopback: the
+ * stub resolver (dns-packet, UDP and TCP) and a silent socket; never the machine's resolver. */
+import { createSocket, type Socket } from 'node:dgram';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResolverError, systemResolver } from '../../providers/resolver';
+import { startStubResolver, type StubResolver } from '../helpers/stub-resolver';
+
+let stub: StubResolver;
+let silent: Socket;
+let silentAt: string;
+beforeAll(async () => {
+  stub = await startStubResolver();
+  silent = createSocket('udp4');
+  // Bound and never answering: a resolver that is down but whose address is reachable.
+  await new Promise<void>((r) => silent.bind(0, '127.0.0.1', r));
+  silentAt = `127.0.0.1:${silent.address().port}`;
+});
+afterAll(async () => {
+  await stub.close();
+  silent.close();
+});
+
+const txt = (name: string, ...values: string[]) => values.map((v) => ({ type: 'TXT' as const, name, ttl: 60, data: v }));
+
+describe('record lookups', () => {
+  it('TXT: each record\'s value, NXDOMAIN, and no data', async () => {
+    const r = systemResolver([stub.address]);
+    stub.set('_service-verify.a.test', 'TXT', txt('_service-verify.a.test', 'abc', 'def'));
+    stub.set('nodata.test', 'A', [{ type: 'A', name: 'nodata.test', data: '192.0.2.1' }]);
+    expect(await r.txt('_service-verify.a.test')).toEqual({ kind: 'records', values: ['abc', 'def'] });
+    expect(await r.txt('_service-verify.missing.test')).toEqual({ kind: 'nxdomain' });
+    expect(await r.txt('nodata.test')).toEqual({ kind: 'nodata' });
+  });
+
+  it('CNAME: the target in lower case without its dot', async () => {
+    const r = systemResolver([stub.address]);
+    stub.set('www.c.test', 'CNAME', [{ type: 'CNAME', name: 'www.c.test', data: 'Edge.Hostplane.NET.' }]);
+    expect(await r.cname('www.c.test')).toEqual({ kind: 'records', values: ['edge.hostplane.net'] });
+  });
+
+  it('addresses: A and AAAA together', async () => {
+    const r = systemResolver([stub.address]);
+    stub.set('apex.test', 'A', [{ type: 'A', name: 'apex.test', data: '192.0.2.10' }]);
+    stub.set('apex.test', 'AAAA', [{ type: 'AAAA', name: 'apex.test', data: '2001:db8::10' }]);
+    expect(await r.addresses('apex.test')).toEqual({ kind: 'records', values: ['192.0.2.10', '2001:db8::10'] });
+    expect(await r.addresses('none.test')).toEqual({ kind: 'nxdomain' });
+  });
+
+  it('asks again over TCP when the UDP answer is truncated', async () => {
+    const r = systemResolver([stub.address]);
+    const many = Array.from({ length: 40 }, (_, i) => `value-${i}-${'x'.repeat(60)}`);
+    stub.set('_service-verify.big.test', 'TXT', txt('_service-verify.big.test', ...many));
+    stub.truncate('_service-verify.big.test', true);
+    const before = stub.queries.length;
+    expect(await r.txt('_service-verify.big.test')).toEqual({ kind: 'records', values: many });
+    expect(stub.queries.slice(before)).toEqual(['_service-verify.big.test TXT', '_service-verify.big.test TXT tcp']);
+  });
+});
+
+describe('failures are ResolverError in words, never a guess', () => {
+  it('a resolver that does not answer: "resolver X did not answer in N s", within the timeout', async () => {
+    const r = systemResolver([silentAt], 300);
+    const started = Date.now();
+    const e = await r.txt('_service-verify.a.test').catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ResolverError);
+    expect((e as Error).message).toBe(`resolver ${silentAt} did not answer in 0.3 s`);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('SERVFAIL is a failure naming the question, not "no such record"', async () => {
+    const r = systemResolver([stub.address]);
+    stub.fail('broken.test', true);
+    await expect(r.cname('broken.test')).rejects.toThrow(`resolver ${stub.address} answered SERVFAIL for broken.test CNAME`);
+  });
+
+  it('tries the next resolver when one is silent', async () => {
+    const r = systemResolver([silentAt, stub.address], 200);
+    stub.set('_service-verify.next.test', 'TXT', txt('_service-verify.next.test', 'tok'));
+    expect(await r.txt('_service-verify.next.test')).toEqual({ kind: 'records', values: ['tok'] });
+    expect(r.timeoutMs).toBe(400);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * The zone reconciler's way to unsigned (CDS/CDNSKEY DELETE while the parent's DS is seen, then its TTL), its
+ * DS confirmation to the signer, and its look at the secondaries: against a fake nameserver and resolver.
+ */
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/log';
+import type { ParentDs, Resolver } from '../../providers/resolver';
+import { zoneReconciler } from '../../reconcilers/zones';
+import { createOrg } from '../../store/accounts';
+import { openStore, type Store } from '../../store/db';
+import { statusOf } from '../../store/status';
+import { createZone, setZoneDnssec, setZoneDs, type ZoneFacts } from '../../store/zones';
+import { FakeNameserver } from '../helpers/fake-nameserver';
+
+const NS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
+const noAbort = new AbortController().signal;
+const silent = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
+const ZONE = 'example.com';
+
+describe('zone reconciler: signing', () => {
+  let store: Store;
+  let ns: FakeNameserver;
+  let orgId: number;
+  let now: number;
+  let parentDs: ParentDs | null | Error;
+  const resolver: Resolver = {
+    ns: async () => [],
+    ds: async () => {
+      if (parentDs instanceof Error) throw parentDs;
+      return parentDs;
+    },
+  };
+  const reconciler = () => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, dsWatchMs: 1_000, secondaryCheckMs: 5, secondaryRetryMs: 20 });
+  const status = async () => (await statusOf<ZoneFacts>(store, 'zone', ZONE))!;
+  const condition = async (type: string) => (await status()).conditions.find((c) => c.type === type);
+  const dnssec = (enabled: boolean) => setZoneDnssec(store, { orgId, zone: ZONE, enabled, actor: 't' });
+
+  beforeEach(async () => {
+    now = Date.parse('2026-11-26T12:00:00Z');
+    store = openStore(':memory:', { clock: () => new Date(now) });
+    ns = new FakeNameserver();
+    ns.signerBump = 1;
+    orgId = (await createOrg(store, 'acme', 'free')).id;
+    parentDs = null;
+    await createZone(store, { orgId, name: ZONE, nameservers: NS, actor: 'test', quota: null });
+  });
+  afterEach(() => store.close());
+
+  /** A signed zone whose parent publishes its DS (TTL 3600 s). */
+  const signedAndDelegated = async () => {
+    const r = reconciler();
+    await dnssec(true);
+    parentDs = { count: 1, ttl: 3600 };
+    await r.reconcile(ZONE, noAbort);
+    expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: false });
+    ns.actions.length = 0;
+    return r;
+  };
+
+  it('stays signed and asks for the DS to go while the parent publishes it, then for its TTL, then unsigns', async () => {
+    const r = await signedAndDelegated();
+    await dnssec(false);
+    // The parent still has the DS: signed, CDS/CDNSKEY DELETE published, not Ready, looked at again soon.
+    expect(await r.reconcile(ZONE, noAbort)).toEqual({ requeueAfterMs: 1_000 });
+    expect(ns.actions).toEqual([{ op: 'applyZone', zone: ZONE, dnssec: true, deleteDs: true }]);
+    expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'WaitingForParent' });
+    expect(await condition('Signed')).toMatchObject({ status: 'True', reason: 'DeletingDs' });
+    ns.actions.length = 0;
+    now += 10_000;
+    // Through a cache the TTL counts down: the largest seen is kept.
+    parentDs = { count: 1, ttl: 100 };
+    await r.reconcile(ZONE, noAbort);
+    expect(ns.actions).toEqual([]);
+    expect((await status()).facts.parentDs).toMatchObject({ ttl: 3600 });
+
+    // Gone at the parent: signatures stay until the DS's TTL has passed since it was last seen.
+    parentDs = null;
+    now += 1_000;
+    const waiting = await r.reconcile(ZONE, noAbort);
+    expect(ns.actions).toEqual([]);
+    expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'WaitingForCaches' });
+    expect(waiting.requeueAfterMs).toBe(3_600_000 - 1_000);
+    now += 3_600_000;
+    expect(await r.reconcile(ZONE, noAbort)).toEqual({ requeueAfterMs: expect.any(Number) });
+    expect(ns.actions).toEqual([{ op: 'applyZone', zone: ZONE, dnssec: false }]);
+    expect(ns.served.get(ZONE)).toMatchObject({ dnssec: false });
+    expect(await condition('Ready')).toMatchObject({ status: 'True', reason: 'Served' });
+    expect(await condition('Signed')).toBeUndefined();
+    expect((await status()).facts).toMatchObject({ signing: 'off', parentDs: null });
+  });
+
+  it('unsigns at once a zone whose parent never had a DS', async () => {
+    const r = reconciler();
+    await dnssec(true);
+    await r.reconcile(ZONE, noAbort);
+    ns.actions.length = 0;
+    await dnssec(false);
+    await r.reconcile(ZONE, noAbort);
+    expect(ns.actions).toEqual([{ op: 'applyZone', zone: ZONE, dnssec: false }]);
+    expect(await condition('Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('keeps the signatures while the parent\'s DS cannot be looked up', async () => {
+    const r = await signedAndDelegated();
+    await dnssec(false);
+    parentDs = new Error('SERVFAIL');
+    await r.reconcile(ZONE, noAbort);
+    expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: true });
+    expect(await status()).toMatchObject({ lastError: expect.stringContaining('SERVFAIL') });
+    expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'ParentDsUnknown' });
+  });
+
+  it('signing again on the way to off stops asking for the DS to go', async () => {
+    const r = await signedAndDelegated();
+    await dnssec(false);
+    await r.reconcile(ZONE, noAbort);
+    await dnssec(true);
+    await r.reconcile(ZONE, noAbort);
+    expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: false });
+    expect(await condition('Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('confirms a recorded DS that matches the signer\'s key, once; one that does not match is not confirmed', async () => {
+    const r = reconciler();
+    await dnssec(true);
+    await r.reconcile(ZONE, noAbort);
+    ns.actions.length = 0;
+    await setZoneDs(store, { orgId, zone: ZONE, actor: 't', ds: [{ keyTag: 999, algorithm: 13, digestType: 2, digest: 'CD'.repeat(32) }] });
+    await r.reconcile(ZONE, noAbort);
+    expect(ns.actions).toEqual([]);
+    const ds = ns.dsRecords[0]!;
+    await setZoneDs(store, { orgId, zone: ZONE, actor: 't', ds: [{ ...ds, digest: ds.digest.toLowerCase() }] });
+    await r.reconcile(ZONE, noAbort);
+    await r.reconcile(ZONE, noAbort);
+    expect(ns.actions).toEqual([{ op: 'confirmDs', zone: ZONE }]);
+    expect((await status()).facts.dsConfirmedKeyTag).toBe(ds.keyTag);
+  });
+
+  it('says which secondary is behind, sends NOTIFY again until it catches up, then says in sync', async () => {
+    ns.secondaries = ['192.0.2.53:53', '192.0.2.54:53'];
+    const r = reconciler();
+    await r.reconcile(ZONE, noAbort);
+    const served = ns.served.get(ZONE)!.serial;
+    ns.secondaryServes.set('192.0.2.53:53', new Map([[ZONE, served]]));
+    const until = async (pred: () => Promise<boolean>) => {
+      for (let i = 0; i < 200 && !(await pred()); i++) await new Promise((res) => setTimeout(res, 5));
+    };
+    await until(async () => (await condition('SecondariesInSync')) !== undefined && ns.actions.some((a) => a.op === 'notifySecondaries'));
+    expect(await condition('SecondariesInSync')).toMatchObject({ status: 'False', reason: 'SecondaryBehind', message: expect.stringContaining('192.0.2.54:53 serves nothing') });
+    expect((await status()).facts.secondaries).toEqual([{ address: '192.0.2.53:53', serial: served }, { address: '192.0.2.54:53', serial: null }]);
+    ns.secondaryServes.set('192.0.2.54:53', new Map([[ZONE, served]]));
+    await until(async () => (await condition('SecondariesInSync'))?.status === 'True');
+    expect(await condition('SecondariesInSync')).toMatchObject({ status: 'True', reason: 'InSync' });
+    const notifies = ns.actions.filter((a) => a.op === 'notifySecondaries').length;
+    await new Promise((res) => setTimeout(res, 60));
+    expect(ns.actions.filter((a) => a.op === 'notifySecondaries').length).toBe(notifies);
+  });
+});
