@@ -70,6 +70,9 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   // Koa's own error event would print stack traces to stderr; our error edge already logged what matters.
   app.silent = true;
 
+  // The request line's fields are fixed scalars (never a header, a body or a token), so none of REDACT's paths
+  // can match it: redaction, about 10 us a line, is skipped for it alone. Built once: a child per request costs more.
+  const requestLog = log.child({}, { redact: { paths: [] } });
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
     const given = ctx.get('x-request-id');
@@ -83,7 +86,7 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
       const operation = (ctx.state.operationId as string | undefined) ?? 'none';
       duration.observe({ operation, status: String(ctx.status) }, seconds);
       // One flat line per request; a child logger per request cost more than the line itself.
-      log.info({ reqId: id, method: ctx.method, path: ctx.path, operation, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      requestLog.info({ reqId: id, method: ctx.method, path: ctx.path, operation, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     }
   });
   app.use(errors());

@@ -71,6 +71,12 @@ export function zoneTag(zn: ZoneWithStatus, nameservers: string[]): string {
 /** An rrset's tag: the zone generation that last changed it, in this lifetime of the zone. */
 export const rrsetTag = (v: RRsetVersion): string => etag(v.changedGen, lifetime(v.uid));
 
+/** `rrsetTag` for many rrsets of one zone lifetime: the lifetime part is made once. */
+export function rrsetTagger(uid: string): (changedGen: number) => string {
+  const life = lifetime(uid);
+  return (changedGen) => `"${changedGen}-${life}"`;
+}
+
 /** The SOA's tag: the service writes it at every generation. */
 export const soaTag = (zn: { uid: string; generation: number }): string => etag(zn.generation, lifetime(zn.uid), 'soa');
 

@@ -9,15 +9,6 @@ import { checkWrite, conditionsOf, digest, etag, hasWriteConditions, preconditio
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, ErrorSchema, ListQuery, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
 
-declare module './ops' {
-  // Module augmentation rather than an edit of ops.ts while it is being worked on: fold into ApiConfig there.
-  interface ApiConfig {
-    /** Where customers point a CNAME (`--fallback-origin`): the verify guidance and a proof. Default
-     * `edge.` + the registrable domain of the default nameservers. */
-    fallbackOrigin?: string;
-  }
-}
-
 /** Without `--fallback-origin`: `edge.` + the registrable domain of the default nameservers (`ns1.hostplane.net`). */
 export const DEFAULT_FALLBACK_ORIGIN = 'edge.hostplane.net';
 
@@ -59,7 +50,7 @@ const Hostname = z.object({
   verifiedAt: Timestamp.nullable().meta({ description: 'when a proof passed' }),
   generation: z.number().int().min(1),
   conditions: z.array(ConditionSchema).meta({
-    description: '`Verified` (`ZoneOwned`, `TxtRecord`, `Cname`, `NoProof`), `Ready` (`Active`, `PendingVerification`, `WaitingForCleanup`, `EdgeUnavailable`, '
+    description: '`Verified` (`ZoneOwned`, `TxtRecord`, `Cname`, `NoProof`), `Ready` (`Active`, `PendingVerification`, `WaitingForCleanup`, `Activating`, `EdgeUnavailable`, '
       + '`CertificatePending`), and for active names `EdgeConfigured`, `CertificateReady` (`Issued`, `PendingValidation`), `Resolves` (whether public DNS points '
       + 'the name to the edge) and, for a name in a zone of the organization, `ManagedRecord` (`Written`, `CustomerRRset`: the rrset in the way, `NoEdgeAddresses`)',
   }),

@@ -1,13 +1,16 @@
 /**
  * `Idempotency-Key` on POST, with Stripe's semantics as CONTRACT.md fixes them: the same caller, key and request
  * within 24 hours get the stored answer again (status, body, and the headers that name what was made:
- * `Location`, `ETag`, `X-Generation`), marked `Idempotent-Replayed: true`; the key with another request is 422
+ * `Location`, `ETag`, `X-Generation`), marked `Idempotent-Replayed: true`; the key with another request (another
+ * body, or other `If-Match` / `If-None-Match` preconditions) is 422
  * `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`.
  *
- * Stored: the answers of an executed operation, 2xx and 4xx. Never stored, so that sending again runs the
- * operation again: 5xx (a failure is recovered by a resend), 401, 403 and 404 of the caller's scope (refused
- * before the key is looked at), 429, and 400: every 400 here is a validation failure (the schemas, or a
- * handler's own checks of names and records), which changed nothing, and a corrected request may reuse the key.
+ * Stored: the answers of an executed operation, 2xx and 4xx, of at most IDEMPOTENCY_MAX_ANSWER_BYTES, and at
+ * most IDEMPOTENCY_MAX_KEYS keys per caller (a new key drops the caller's oldest). Never stored, so that sending
+ * again runs the operation again: a larger answer, 5xx (a failure is recovered by a resend), 401, 403 and 404 of
+ * the caller's scope (refused before the key is looked at), 429, and 400: every 400 here is a validation failure
+ * (the schemas, or a handler's own checks of names and records), which changed nothing, and a corrected request
+ * may reuse the key.
  * Operations whose answer carries a secret (`secretAnswer` in defineOp) never store it: there the key is ignored.
  *
  * Keys are per caller: a user's key in an organization (`user:<id>/org:<id>`), a user's on user-level operations,
@@ -40,6 +43,18 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a claimed key waits for its request before a retry may run it (a crashed process's claim). */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 
+/**
+ * The largest answer stored (its body and replayed headers, bytes of JSON): a larger one is not stored and its key
+ * is released, as for a 5xx, so that sending again runs the operation again (operations are idempotent in the
+ * store: see above). Without it a caller could store a megabyte answer (createZone of a large zone it has) under
+ * key after key for a day. The API's answers to POSTs are small records; only such copies of large resources
+ * reach it.
+ */
+export const IDEMPOTENCY_MAX_ANSWER_BYTES = 64 * 1024;
+/** The most keys one caller (scope) holds within the 24 hours: a new one beyond it drops the caller's oldest
+ * answered key (store/idempotency.ts says why the oldest). With the answer cap, at most 64 MiB a caller. */
+export const IDEMPOTENCY_MAX_KEYS = 1000;
+
 /** A key: 1 to 255 printable ASCII characters (a UUID is the usual choice). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -48,6 +63,9 @@ const REPLAYED_HEADERS = ['location', 'etag', 'x-generation', 'last-modified'];
 
 /** Statuses whose answers are never stored (see the module's header). */
 const notStored = (status: number): boolean => status >= 500 || status === 400 || status === 401 || status === 403 || status === 429;
+
+/** What storing an answer costs, in bytes. */
+const storedBytes = (a: StoredAnswer): number => Buffer.byteLength(a.body ?? '') + Buffer.byteLength(JSON.stringify(a.headers));
 
 /** The key of the request, if it sent one; a malformed one is 400. */
 export function idempotencyKeyOf(ctx: Context): string | undefined {
@@ -70,9 +88,18 @@ function canonical(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-/** What makes two requests the same: the operation, the path, the query and the body (parsed JSON). */
+/**
+ * What makes two requests the same: the operation, the path, the query, the body (parsed JSON) and the
+ * preconditions (`If-Match`, `If-None-Match`, as sent): a stored 200 or 412 answered one precondition and must not
+ * be replayed to another. A request without preconditions hashes as it did before they counted, so keys stored
+ * then still replay.
+ */
 export function fingerprint(operationId: string, ctx: Context, body: unknown): string {
-  return createHash('sha256').update(canonical([operationId, ctx.path, ctx.querystring, body ?? null])).digest('hex');
+  const parts: unknown[] = [operationId, ctx.path, ctx.querystring, body ?? null];
+  const ifMatch = ctx.get('if-match');
+  const ifNoneMatch = ctx.get('if-none-match');
+  if (ifMatch !== '' || ifNoneMatch !== '') parts.push({ ifMatch, ifNoneMatch });
+  return createHash('sha256').update(canonical(parts)).digest('hex');
 }
 
 /** A claimed key: the request's outcome settles it. */
@@ -93,7 +120,7 @@ export function idempotency(store: Store) {
 
   const settle = async (log: Logger | undefined, id: string, scope: string, key: string, lease: string, answer: StoredAnswer | null): Promise<void> => {
     try {
-      if (answer && !notStored(answer.status)) await finishKey(store, scope, key, lease, answer);
+      if (answer && !notStored(answer.status) && storedBytes(answer) <= IDEMPOTENCY_MAX_ANSWER_BYTES) await finishKey(store, scope, key, lease, answer);
       else await releaseKey(store, scope, key, lease);
     } catch (err) {
       // The operation's answer still goes out; the record stays claimed until its lease ends.
@@ -115,6 +142,7 @@ export function idempotency(store: Store) {
       if (mine !== undefined) throw mine === print ? inProgress() : reused();
       const claim = await claimKey(store, {
         scope: p.scope, key: p.key, operation: p.operationId, fingerprint: print, leaseMs: IDEMPOTENCY_LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS,
+        maxKeys: IDEMPOTENCY_MAX_KEYS,
       });
       if (claim.kind === 'reused') throw reused();
       if (claim.kind === 'running') throw inProgress();
@@ -149,7 +177,7 @@ export function idempotency(store: Store) {
   };
 }
 
-const reused = (): AppError => new AppError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with another request (operation, path or body) in the last 24 hours');
+const reused = (): AppError => new AppError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with another request (operation, path, body or preconditions) in the last 24 hours');
 const inProgress = (): AppError => new AppError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is still running; send it again once it has answered');
 
 /** Writes a stored answer to `ctx`; a stored error is thrown again as itself. */

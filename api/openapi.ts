@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { MAX_BODY_BYTES } from './body';
+import { IDEMPOTENCY_MAX_ANSWER_BYTES, IDEMPOTENCY_MAX_KEYS } from './idempotency';
 import { honoursIdempotencyKey, type AnyOp, type AuthMode } from './ops';
 import { ErrorSchema } from './schemas';
 
@@ -70,7 +71,7 @@ const EDGE: Record<number, { name: string; description: string; headers?: string
   },
   422: {
     name: 'IdempotencyKeyReused',
-    description: '`idempotency_key_reused`: this `Idempotency-Key` went with another request (operation, path or body) in the last 24 hours',
+    description: '`idempotency_key_reused`: this `Idempotency-Key` went with another request (operation, path, body or `If-Match` / `If-None-Match`) in the last 24 hours',
   },
   500: { name: 'Internal', description: '`internal`: an unexpected failure; the message says no more, `requestId` finds it in the server\'s log' },
   503: { name: 'Unavailable', description: '`no_core`: the API runs without its core component; `core_unavailable`: the core does not answer' },
@@ -174,7 +175,9 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
           + '`If-Match` on a write answers 412 `precondition_failed` once it no longer does (rrset writes compare the rrset\'s tag, zone operations the zone\'s), '
           + 'and `If-None-Match: *` on putRRset and setSecret creates only. Writes to a zone answer `X-Generation: N`; getZone with `?waitGeneration=N&wait=S` '
           + '(S at most 30 seconds) holds until the zone is served at N or later.',
-        'POSTs take `Idempotency-Key` (components.parameters.IdempotencyKey): a retry with the same key and request gets the first answer again.',
+        'POSTs take `Idempotency-Key` (components.parameters.IdempotencyKey): a retry with the same key and request gets the first answer again. '
+          + `An answer larger than ${IDEMPOTENCY_MAX_ANSWER_BYTES / 1024} KiB is not stored (a retry runs the operation again, as after a 5xx), and a caller `
+          + `holds at most ${IDEMPOTENCY_MAX_KEYS.toLocaleString('en-US')} keys: a new one beyond that drops the caller's oldest.`,
         'Rate limits answer 429 `rate_limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers): failed '
           + 'authentications per client address (100 a minute), and requests per token where the deployment sets a limit. Each API process counts for itself.',
       ].join('\n\n'),
@@ -198,10 +201,11 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
         IdempotencyKey: {
           name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
           description: 'a key of the caller\'s choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, '
-            + 'body) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with '
+            + 'body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with '
             + 'another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the '
             + 'organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the '
-            + 'organization, 429',
+            + `organization, 429, and answers larger than ${IDEMPOTENCY_MAX_ANSWER_BYTES / 1024} KiB. A caller holds at most `
+            + `${IDEMPOTENCY_MAX_KEYS.toLocaleString('en-US')} keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again)`,
         },
         RequestId: {
           name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string' },

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import type { Core } from '../core/port';
 import {
-  membership, nodePrincipalByToken, principalByToken, roleAtLeast, type NodePrincipal, type Org, type Principal, type Role,
+  nodePrincipalByToken, principalByToken, principalInOrg, roleAtLeast, type NodePrincipal, type Org, type Principal, type Role,
 } from '../store/accounts';
 import type { Store } from '../store/db';
 import type { Plans } from '../lib/plans';
@@ -27,6 +27,9 @@ export interface ApiConfig {
   serviceDomains: string[];
   /** Failed authentications per address (on by default) and requests per token (off unless given): api/limits.ts. */
   rateLimits?: RateLimits;
+  /** Where customers point a CNAME (`--fallback-origin`): the verify guidance and a proof. Default
+   * `edge.` + the registrable domain of the default nameservers (api/hostnames.ts). */
+  fallbackOrigin?: string;
 }
 
 export interface Deps {
@@ -96,7 +99,14 @@ type ScopeOf<A extends AuthMode, R> = A extends 'node' ? NodeScope : A extends '
 export type OpContext<P, Q, B, C extends boolean, A extends AuthMode, R extends Role | null> =
   BaseContext<P, Q, B, C> & ScopeOf<A, R>;
 
-export interface Reply { status: number; body?: unknown; headers?: Record<string, string> }
+export interface Reply {
+  status: number;
+  body?: unknown;
+  /** The body already serialized as JSON (instead of `body`): for answers whose stored parts are JSON text
+   * (a zone's rrsets), spliced in rather than parsed and serialized again. */
+  json?: string;
+  headers?: Record<string, string>;
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOp = OpSpec<any, any, any, any, any, any>;
@@ -152,12 +162,19 @@ async function authorize(op: AnyOp, deps: Deps, ctx: Context, limits: Limits): P
     if (path.nodeId !== undefined && path.nodeId !== node.nodeId) throw new AppError(404, 'not_found', `node ${path.nodeId} not found`);
     return { node, actor: `node:${node.nodeId}` };
   }
-  const principal = token ? await principalByToken(deps.store, token) : undefined;
-  if (!principal) throw failed('bearer token');
+  if (!op.role) {
+    const principal = token ? await principalByToken(deps.store, token) : undefined;
+    if (!principal) throw failed('bearer token');
+    limits.afterAuth(ctx, token!);
+    return { principal, actor: `user:${principal.email}` } satisfies UserScope;
+  }
+  // The token and the membership in one statement; the checks still go in their order (401, 429, 404, 403).
+  const found = token ? await principalInOrg(deps.store, token, path.orgSlug!) : undefined;
+  if (!found) throw failed('bearer token');
   limits.afterAuth(ctx, token!);
+  const { principal } = found;
   const user: UserScope = { principal, actor: `user:${principal.email}` };
-  if (!op.role) return user;
-  const m = await membership(deps.store, path.orgSlug!, principal.userId);
+  const m = found.member;
   if (!m) throw new AppError(404, 'not_found', `organization ${path.orgSlug} not found`);
   if (!roleAtLeast(m.role, op.role)) throw new AppError(403, 'forbidden', `${op.operationId} needs the ${op.role} role or above`);
   return { ...user, org: m.org, role: m.role };
@@ -219,10 +236,13 @@ export function mount(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx:
         await guard?.failed(e);
         throw e;
       }
-      await guard?.answered(ctx, reply.status, reply.body, reply.headers);
+      await guard?.answered(ctx, reply.status, reply.json === undefined ? reply.body : JSON.parse(reply.json), reply.headers);
       ctx.status = reply.status;
       if (reply.headers) ctx.set(reply.headers);
-      if (reply.body !== undefined) ctx.body = reply.body;
+      if (reply.json !== undefined) {
+        ctx.type = 'application/json';
+        ctx.body = reply.json;
+      } else if (reply.body !== undefined) ctx.body = reply.body;
     });
   }
 }

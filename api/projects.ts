@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { createProject, getProjectDetail, listProjects } from '../store/projects';
 import { planOf } from '../lib/plans';
-import { bodyTag, cacheable, notModifiedResponse } from './conditional';
+import { bodyTag, digest, etag, notModified, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, OrgParams, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
 
@@ -78,8 +78,11 @@ export const projectOps: AnyOp[] = [
       ...errorResponses(),
     },
     handler: async ({ deps, org, params, koa }) => {
-      const body = publicProject(await getProjectDetail(deps.store, org.id, params.projectName));
-      return cacheable(koa, bodyTag(body), body);
+      // Serialized once, for both the answer and its tag (bodyTag's digest of the same text).
+      const json = JSON.stringify(publicProject(await getProjectDetail(deps.store, org.id, params.projectName)));
+      const tag = etag(digest(json));
+      if (notModified(koa, tag)) return { status: 304, headers: { ETag: tag } };
+      return { status: 200, json, headers: { ETag: tag } };
     },
   }),
 ];

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import { getProject } from '../store/projects';
-import { deleteSecret, listSecrets, setSecret, type SecretMeta as StoredMeta, type SecretPrecondition } from '../store/secrets';
+import { deleteSecret, listSecrets, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';
 import { bodyTag, checkWrite, conditionsOf, hasWriteConditions, preconditionResponse, type Conditions } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf } from './schemas';
@@ -23,8 +23,13 @@ const SetSecretParams = ProjectParams.extend({ secretName: SecretName });
 const SetSecretBody = z.strictObject({ value: z.string().max(65_536).meta({ description: 'at most 65,536 characters; never answered back' }) });
 const SecretMeta = z.object({ name: z.string(), version: z.number().int().min(1), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
 
-/** A secret's tag: of its metadata, which a set always changes (the version). */
-const secretTag = (meta: StoredMeta): string => bodyTag(meta);
+/**
+ * A secret's tag: of its metadata, which a set always changes (the version), and its lifetime, since a secret
+ * deleted and set again starts at version 1 again, maybe within the same second (`updatedAt` has seconds). A
+ * secret set before lifetimes were recorded (uid '') keeps the tag it had.
+ */
+const secretTag = ({ name, version, updatedAt, uid }: SecretVersion): string =>
+  bodyTag(uid === '' ? { name, version, updatedAt } : { name, version, updatedAt, uid });
 
 function secretPrecondition(c: Conditions, name: string): SecretPrecondition | undefined {
   return hasWriteConditions(c) ? (cur) => checkWrite(c, cur && secretTag(cur), `secret ${name}`) : undefined;
@@ -78,7 +83,7 @@ export const secretOps: AnyOp[] = [
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
       const precondition = secretPrecondition(conditionsOf(koa), name);
       const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition });
-      return { status: 200, body: meta, headers: { ETag: secretTag(meta) } };
+      return { status: 200, body: { name: meta.name, version: meta.version, updatedAt: meta.updatedAt }, headers: { ETag: secretTag(meta) } };
     },
   }),
   defineOp({

@@ -18,6 +18,14 @@ import { onStatus } from '../store/status';
 export const MAX_WAIT_SECONDS = 30;
 /** How often another process's commits are looked for while a request waits. */
 export const OTHER_PROCESS_POLL_MS = 100;
+/**
+ * The most waits one owner (an organization) holds at once in this process. A held wait holds a connection, and
+ * the connection caps are per address, not per tenant: without this one organization could hold every
+ * connection of the process with long-polls. Beyond it a wait is answered at once with the resource as it is
+ * (the answer a wait that ends unobserved gives, so never an error): a client polls again, as it would after
+ * `wait` seconds.
+ */
+export const MAX_HELD_WAITS_PER_ORG = 64;
 
 interface Waiter { key: string; wake: () => void }
 
@@ -85,11 +93,35 @@ function nextChange(s: Store, kind: ChangeKind, key: string): { changed: Promise
   };
 }
 
+/** Waits held per owner, per store. */
+const heldWaits = new WeakMap<Store, Map<string, number>>();
+
 /**
  * Reads the resource with `read` until `done` says it is observed, `deadline` (epoch ms) passes or `signal` aborts
  * (the client went away), and answers the last read. A read that throws (the resource was deleted: 404) ends it.
+ * An `owner` (the organization) that already holds MAX_HELD_WAITS_PER_ORG waits gets one read, not held.
+ *
+ * Many waits woken by one write each read again: `read` is the resource's own row and status (small); what the
+ * caller renders after (a page of rrsets) is its own, and could be shared by concurrent answers of one tag.
  */
-export async function holdUntil<T>(s: Store, kind: ChangeKind, key: string, o: { deadline: number; signal?: AbortSignal },
+export async function holdUntil<T>(s: Store, kind: ChangeKind, key: string, o: { deadline: number; signal?: AbortSignal; owner?: string },
+  read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  if (o.owner === undefined) return hold(s, kind, key, o, read, done);
+  let held = heldWaits.get(s);
+  if (!held) heldWaits.set(s, held = new Map());
+  const n = held.get(o.owner) ?? 0;
+  if (n >= MAX_HELD_WAITS_PER_ORG) return read();
+  held.set(o.owner, n + 1);
+  try {
+    return await hold(s, kind, key, o, read, done);
+  } finally {
+    const left = (held.get(o.owner) ?? 1) - 1;
+    if (left > 0) held.set(o.owner, left);
+    else held.delete(o.owner);
+  }
+}
+
+async function hold<T>(s: Store, kind: ChangeKind, key: string, o: { deadline: number; signal?: AbortSignal },
   read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
   for (;;) {
     const next = nextChange(s, kind, key);

@@ -3,12 +3,16 @@
 import { main as api } from './api';
 import { main as dns } from './dns';
 import { main as dnsLatency } from './dns-latency';
+import { main as dnsSecondaries } from './dns-secondaries';
+import { main as hostnames } from './hostnames';
 import { main as memory } from './memory';
 
 const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['api', api],
   ['dns', dns],
   ['dns-latency', dnsLatency],
+  ['dns-secondaries', dnsSecondaries],
+  ['hostnames', hostnames],
   ['memory', memory],
 ];
 

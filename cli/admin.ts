@@ -245,6 +245,15 @@ export function findAdminCommand(args: string[]): { command: Omit<AdminCommand, 
   return undefined;
 }
 
+/** The admin commands whose name starts with `words` (`token`: create, list, revoke); none for a whole name. */
+export function adminGroup(words: string[]): Omit<AdminCommand, 'run'>[] {
+  if (words.length === 0) return [];
+  return [INIT, ...ADMIN_COMMANDS].filter((c) => {
+    const name = c.name.split(' ');
+    return name.length > words.length && words.every((w, i) => name[i] === w);
+  });
+}
+
 /** What an admin command answered: JSON, or text for a listing without `--json`. */
 export type AdminOutput = { json: unknown } | { text: string };
 
@@ -255,7 +264,14 @@ export async function runAdmin(
   flags: Flags, given: Iterable<FlagName>, args: string[], opts: AdminOptions, note: (message: string) => void = () => undefined,
 ): Promise<AdminOutput> {
   const found = findAdminCommand(args);
-  if (!found) throw badRequest(`unknown admin command${args.length ? ` ${args.join(' ')}` : ''} (hostplane admin --help lists them)`);
+  if (!found) {
+    const group = adminGroup(args);
+    if (group.length > 0) {
+      const next = group.map((c) => c.name.split(' ')[args.length]).join(', ');
+      throw badRequest(`admin ${args.join(' ')} needs a subcommand: ${next} (hostplane admin ${args.join(' ')} --help describes them)`);
+    }
+    throw badRequest(`unknown admin command${args.length ? ` ${args.join(' ')}` : ''} (hostplane admin --help lists them)`);
+  }
   const { command, rest } = found;
   checkGiven('admin', given, ['data', ...command.flags], `admin ${command.name}`);
   if (rest.length !== command.args.length) throw badRequest(`usage: ${usageOf(command)}`);

@@ -114,6 +114,16 @@ export function adminHelp(): string {
   ].join('\n');
 }
 
+/** `hostplane admin <group> --help` (`token`): its commands. */
+export function adminGroupHelp(words: string[], commands: Omit<AdminCommand, 'run'>[]): string {
+  return [
+    `usage: hostplane admin --data DIR ${words.join(' ')} <command> [arguments] [flags]`,
+    '',
+    `commands (\`hostplane admin ${words.join(' ')} <command> --help\` describes one):`,
+    ...commands.map(commandLine),
+  ].join('\n');
+}
+
 /** `hostplane admin <command> --help`. */
 export function adminCommandHelp(c: Omit<AdminCommand, 'run'>): string {
   return [

@@ -3,8 +3,8 @@
  * kind: 2 a usage error (a flag, an argument, the environment), 1 anything else. */
 import { AppError, badRequest } from '../lib/errors';
 import { createLogger, logLevel } from '../lib/log';
-import { findAdminCommand, runAdmin } from './admin';
-import { adminCommandHelp, adminHelp, mainHelp, serverHelp, version } from './help';
+import { adminGroup, findAdminCommand, runAdmin } from './admin';
+import { adminCommandHelp, adminGroupHelp, adminHelp, mainHelp, serverHelp, version } from './help';
 import { checkGiven, list, parse, plans, SERVER_COMMANDS, type FlagName, type Flags, type ServerCommand } from './options';
 
 /** One line on stderr: a log collector or a terminal shows the whole reason, not the first line of a page. */
@@ -59,7 +59,9 @@ function helpFor(words: string[]): string | undefined {
   if (command !== 'admin') return undefined;
   if (rest.length === 0) return adminHelp();
   const found = findAdminCommand(rest);
-  return found ? adminCommandHelp(found.command) : adminHelp();
+  if (found) return adminCommandHelp(found.command);
+  const group = adminGroup(rest);
+  return group.length > 0 ? adminGroupHelp(rest, group) : undefined;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -75,6 +77,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`hostplane ${version()}\n`);
     return 0;
   }
+  // `admin help [command]` as `help admin [command]`.
+  if (command === 'admin' && rest[0] === 'help') return main(['help', 'admin', ...rest.slice(1)]);
   if (flags.help || command === 'help') {
     const text = helpFor(command === 'help' ? rest : positionals);
     if (text === undefined) return fail(badRequest(`unknown command ${(command === 'help' ? rest : positionals).join(' ')} (hostplane help lists the commands)`));

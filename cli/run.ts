@@ -28,7 +28,6 @@ import { checkServerFlags, coreToken, edgeUrl, hostnameSettings, incrementalFrom
 import { httpEdge } from '../providers/edge/http';
 import { startEdgeSandbox } from '../providers/edge/sandbox';
 import { hostnameReconciler } from '../reconcilers/hostnames';
-import type { ChangeKind } from '../store/feed';
 
 /** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
  * that the API's caps leave (lib/http-server.ts). */
@@ -176,12 +175,8 @@ function createNameserver(flags: Flags, log: Logger): Nameserver {
   });
 }
 
-/** Hostnames are DNS-bound (two lookups a name a minute): far more of them may wait on the resolver at once than
- * zones on knotd. */
-const HOSTNAME_CONCURRENCY = 64;
-
-/** The custom hostnames' edge (`--edge-url`, or a sandbox on loopback) and reconciler, in a runner of their own
- * for its concurrency. It runs with or without own DNS: proofs and the edge need none. */
+/** The custom hostnames' edge (`--edge-url`, or a sandbox on loopback) and reconciler. They run with or without
+ * own DNS: proofs and the edge need none. */
 async function startHostnames(store: Store, flags: Flags, log: Logger) {
   const settings = hostnameSettings(flags);
   const url = edgeUrl(flags);
@@ -190,71 +185,59 @@ async function startHostnames(store: Store, flags: Flags, log: Logger) {
   const reconciler = hostnameReconciler({
     store, resolver: systemResolver(list(flags.resolver)), edge: httpEdge(url ?? sandbox!.url), log: log.child({ component: 'hostnames' }),
     fallbackOrigin: settings.fallbackOrigin, edgeAddresses: settings.edgeAddresses, intervalMs: settings.intervalMs, pendingTtlMs: settings.pendingTtlMs,
+    nameservers: list(flags.nameservers),
   });
-  // No metrics registry: the runner's metric names are the zone runner's, and one registry takes each once.
-  const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), reconcilers: [reconciler], concurrency: HOSTNAME_CONCURRENCY });
-  return {
-    verify: (name: string) => reconciler.verify(name),
-    nudge: (kind: ChangeKind, key: string) => runner.nudge(kind, key),
-    close: async () => {
-      await runner.stop();
-      await sandbox?.close();
-    },
-  };
+  return { reconciler, close: async () => sandbox?.close() };
 }
 
-/** The core component: the sealing key (created with mode 0600 on first start), the nameserver it
- * supervises and the reconcilers converging it. */
-async function startCore(store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
-  const sealer = openSealer(flags.data);
-  const dns = dnsInfo(flags);
-  const hostnames = await startHostnames(store, flags, log);
-  try {
-    return await startDns(store, flags, log, sealer, dns, hostnames, registry);
-  } catch (e) {
-    // The caller only learns how to stop what startCore returns.
-    await hostnames.close();
-    throw e;
-  }
-}
-
-/** The nameserver and its zone reconciler (none with `--dns off`), and the core over them and the hostnames. */
-async function startDns(
-  store: Store, flags: Flags, log: Logger, sealer: ReturnType<typeof openSealer>, dns: DnsInfo, hostnames: Awaited<ReturnType<typeof startHostnames>>,
-  registry?: client.Registry,
-): Promise<CoreRuntime> {
-  if (!dns.configured) {
-    return { core: localCore({ sealer, dns, nudge: hostnames.nudge, verifyHostname: hostnames.verify }), close: hostnames.close };
-  }
+/** The nameserver (none with `--dns off`) and its zone reconciler. */
+async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo) {
+  if (!dns.configured) return null;
   const nameserver = createNameserver(flags, log);
   await nameserver.start(await zoneConfigs(store)).catch((e: Error) => {
     // A taken address is the operator's to fix: fail now rather than look healthy and serve no DNS.
     if (e instanceof AddressInUseError) throw e;
     log.error({ err: e.message }, 'the nameserver did not start; zone status will say so');
   });
-  const zones = zoneReconciler({
+  const reconciler = zoneReconciler({
     store, nameserver, resolver: systemResolver(list(flags.resolver)), nameservers: dns.nameservers, log, incrementalFrom: incrementalFrom(flags),
   });
-  const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), registry, reconcilers: [zones] });
-  // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the
-  // next resync.
-  nameserver.onRestarted?.(() => {
-    zones.keys().then((keys) => keys.forEach((k) => runner.nudge('zone', k)), (e: Error) => log.error({ err: e.message }, 'listing zones after a knotd restart failed'));
-  });
-  return {
-    core: localCore({
-      sealer, dns, verifyHostname: hostnames.verify,
-      nudge: (kind, key) => {
-        runner.nudge(kind, key);
-        hostnames.nudge(kind, key);
+  return { nameserver, reconciler };
+}
+
+/** The core component: the sealing key (created with mode 0600 on first start), the nameserver it supervises,
+ * the edge, and the reconcilers converging them, in one runner. */
+async function startCore(store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
+  const sealer = openSealer(flags.data);
+  const dns = dnsInfo(flags);
+  const hostnames = await startHostnames(store, flags, log);
+  let zones: Awaited<ReturnType<typeof startDns>> = null;
+  try {
+    zones = await startDns(store, flags, log, dns);
+    const reconcilers = [hostnames.reconciler, ...(zones ? [zones.reconciler] : [])];
+    const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), registry, reconcilers });
+    // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the
+    // next resync.
+    zones?.nameserver.onRestarted?.(() => {
+      zones!.reconciler.keys().then(
+        (keys) => keys.forEach((k) => runner.nudge('zone', k)),
+        (e: Error) => log.error({ err: e.message }, 'listing zones after a knotd restart failed'),
+      );
+    });
+    return {
+      core: localCore({ sealer, dns, verifyHostname: (name) => hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key) }),
+      close: async () => {
+        await runner.stop();
+        await hostnames.close();
+        await zones?.nameserver.stop();
       },
-    }),
-    close: async () => {
-      await runner.stop();
-      await hostnames.close();
-      await nameserver.stop();
-    },
-  };
+    };
+  } catch (e) {
+    // The caller only learns how to stop what startCore returns.
+    await hostnames.close();
+    await zones?.nameserver.stop();
+    throw e;
+  }
 }
 
 type Stop = () => void | Promise<void>;

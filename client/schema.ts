@@ -427,7 +427,7 @@ export interface components {
             /** @description when a proof passed */
             verifiedAt: components["schemas"]["Timestamp"] | null;
             generation: number;
-            /** @description `Verified` (`ZoneOwned`, `TxtRecord`, `Cname`, `NoProof`), `Ready` (`Active`, `PendingVerification`, `WaitingForCleanup`, `EdgeUnavailable`, `CertificatePending`), and for active names `EdgeConfigured`, `CertificateReady` (`Issued`, `PendingValidation`), `Resolves` (whether public DNS points the name to the edge) and, for a name in a zone of the organization, `ManagedRecord` (`Written`, `CustomerRRset`: the rrset in the way, `NoEdgeAddresses`) */
+            /** @description `Verified` (`ZoneOwned`, `TxtRecord`, `Cname`, `NoProof`), `Ready` (`Active`, `PendingVerification`, `WaitingForCleanup`, `Activating`, `EdgeUnavailable`, `CertificatePending`), and for active names `EdgeConfigured`, `CertificateReady` (`Issued`, `PendingValidation`), `Resolves` (whether public DNS points the name to the edge) and, for a name in a zone of the organization, `ManagedRecord` (`Written`, `CustomerRRset`: the rrset in the way, `NoEdgeAddresses`) */
             conditions: components["schemas"]["Condition"][];
         };
         SecretMeta: {
@@ -535,7 +535,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `idempotency_key_reused`: this `Idempotency-Key` went with another request (operation, path or body) in the last 24 hours */
+        /** @description `idempotency_key_reused`: this `Idempotency-Key` went with another request (operation, path, body or `If-Match` / `If-None-Match`) in the last 24 hours */
         IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -584,7 +584,7 @@ export interface components {
         IfMatch: string;
         /** @description on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only (412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag */
         IfNoneMatch: string;
-        /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429 */
+        /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
         IdempotencyKey: string;
         /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
         RequestId: string;
@@ -695,7 +695,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429 */
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -1236,7 +1236,7 @@ export interface operations {
             header?: {
                 /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
                 "If-Match"?: components["parameters"]["IfMatch"];
-                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429 */
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -1532,7 +1532,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429 */
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -1713,7 +1713,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429 */
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -2097,7 +2097,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429 */
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];

@@ -24,11 +24,16 @@ export function reservedDomains(p: PlatformDomains): string[] {
 
 /** Why a tenant cannot create the zone `name` (normalized by `normalizeZoneName`), or null when it can. */
 export function zoneNameRefusal(name: string, p: PlatformDomains): string | null {
-  const reserved = reservedDomains(p).find((d) => isInZone(name, d));
+  const domains = reservedDomains(p);
+  const reserved = domains.find((d) => isInZone(name, d));
   if (reserved) {
     const where = name === reserved ? `${name} is` : `${name} is under ${reserved},`;
     return `${where} a domain this service uses itself; create a zone for a domain you own`;
   }
+  // A zone above one would answer for it (its records, or a delegation away), and the operator's zone there
+  // could not be created any more.
+  const below = domains.find((d) => isInZone(d, name));
+  if (below) return `${name} holds ${below}, a domain this service uses itself; create a zone for a domain you own`;
   if (getPublicSuffix(name, PSL) === name) return `${name} is a public suffix; create a zone for a domain registered under it`;
   return null;
 }

@@ -18,7 +18,7 @@ import { AppError } from '../lib/errors';
 import { verifyName } from '../lib/hostnames';
 import type { Logger } from '../lib/log';
 import type { Edge } from '../providers/edge/port';
-import { ResolverError, type Lookup, type RecordLookups } from '../providers/resolver';
+import { ResolverError, type Lookup, type RecordLookups, type Resolver } from '../providers/resolver';
 import { iso, type Store } from '../store/db';
 import {
   activateHostname, allHostnameKeys, expireHostname, finishHostnameFinalizer, hostnameByName, hostnameFinalizersOf, hostnamesUnder, rrsetsAtName,
@@ -30,7 +30,9 @@ import { identityWatch, type Reconciler, type Result } from './types';
 
 export interface HostnameReconcilerDeps {
   store: Store;
-  resolver: RecordLookups;
+  resolver: RecordLookups & Pick<Resolver, 'ns'>;
+  /** The service's public nameservers: a zone of ours proves a name only once public DNS delegates it to them. */
+  nameservers: string[];
   edge: Edge;
   /** Where customers point their CNAME (`--fallback-origin`); the managed CNAME's target. */
   fallbackOrigin: string;
@@ -51,6 +53,9 @@ export interface HostnameReconciler extends Reconciler {
   verify(name: string): Promise<void>;
 }
 
+/** Passes at once in the hostname runner: a pass waits on the resolver (two questions a name), not on the CPU,
+ * and 10,000 names must be judged well within the minute. */
+export const HOSTNAME_CONCURRENCY = 64;
 export const VERIFY_INTERVAL_MS = 60_000;
 export const PENDING_TTL_MS = 7 * 24 * 3_600_000;
 const CERTIFICATE_POLL_MS = 5_000;
@@ -62,7 +67,7 @@ const MANAGED_TYPES = ['CNAME', 'A', 'AAAA'] as const;
 type Cond = Omit<Condition, 'lastTransitionTime'>;
 
 const PROOFS: Record<Proof, { reason: string; message: string }> = {
-  zone: { reason: 'ZoneOwned', message: 'the name lies in a zone the organization runs on the service' },
+  zone: { reason: 'ZoneOwned', message: 'the name lies in a zone the organization runs on the service, delegated to its nameservers' },
   txt: { reason: 'TxtRecord', message: 'the TXT record at _service-verify.<host> holds the token' },
   cname: { reason: 'Cname', message: 'the name is a CNAME to the fallback origin' },
 };
@@ -104,9 +109,26 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     }
   };
 
+  const ours = new Set(d.nameservers.map((n) => n.toLowerCase().replace(/\.$/, '')));
+  /** A zone anyone may create here proves nothing by itself: only one public DNS delegates to our nameservers
+   * does (the registrant put it there). Null when it is delegated; else what is seen, in words. */
+  const undelegated = async (zone: string): Promise<string | null> => {
+    try {
+      const ns = await d.resolver.ns(zone);
+      if (ns.length > 0 && ns.every((h) => ours.has(h))) return null;
+      const expected = [...ours].join(', ');
+      return ns.length === 0
+        ? `zone ${zone} is yours here, but public DNS has no NS for it, expected ${expected}`
+        : `zone ${zone} is yours here, but public DNS delegates it to ${ns.join(', ')}, expected ${expected}`;
+    } catch (e) {
+      return `NS of zone ${zone}: ${failure(e)}`;
+    }
+  };
+
   const judge = async (h: HostnameToReconcile): Promise<Judgement> => {
     const zone = await zoneHolding(d.store, h.name);
-    if (zone && zone.orgId === h.orgId) return { proof: 'zone', findings: [] };
+    const zoneFinding = zone && zone.orgId === h.orgId ? await undelegated(zone.name) : undefined;
+    if (zoneFinding === null) return { proof: 'zone', findings: [] };
     const txtAt = verifyName(h.name);
     const [txt, cname] = await Promise.allSettled([d.resolver.txt(txtAt), d.resolver.cname(h.name)]);
     if (txt.status === 'fulfilled' && txt.value.kind === 'records' && txt.value.values.includes(h.token!)) return { proof: 'txt', findings: [] };
@@ -114,6 +136,7 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     return {
       proof: null,
       findings: [
+        ...(zoneFinding ? [zoneFinding] : []),
         finding(`TXT at ${txtAt}`, txt, `'${h.token}'`, (v) => `TXT at ${txtAt} has ${quoted(v)}`),
         finding(`CNAME of ${h.name}`, cname, d.fallbackOrigin, (v) => `CNAME of ${h.name} points to ${v.join(', ')}`),
       ],
@@ -197,7 +220,14 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
       return false;
     }
     const j = await judge(h);
-    if (j.proof && waitingFor === null && (await activateHostname(d.store, { name: h.name, uid: h.uid, proof: j.proof }))) return true;
+    if (j.proof && waitingFor === null && (await activateHostname(d.store, { name: h.name, uid: h.uid, proof: j.proof }))) {
+      // What verifyHostname answers until the routing step has run: verified, nothing in the way any more.
+      const active = await hostnameByName(d.store, h.name);
+      if (active?.uid === h.uid) {
+        await record(active, prev, { set: [verifiedBy(j.proof), ready('False', 'Activating', 'verified; the edge provider is being given the hostname')], lastError: null });
+      }
+      return true;
+    }
     const verified: Cond = j.proof
       ? verifiedBy(j.proof)
       : { type: 'Verified', status: 'False', reason: 'NoProof', message: j.findings.join('; '), observedGeneration: 0 };
@@ -298,6 +328,7 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
 
   return {
     kind: 'hostname',
+    concurrency: HOSTNAME_CONCURRENCY,
     watches: [
       identityWatch('hostname'),
       // A zone created, deleted or changed may pass or fail the zone proof and moves managed records.

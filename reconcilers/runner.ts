@@ -102,7 +102,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     }
   };
   const workers = o.reconcilers.map((r): Worker => {
-    const w: Worker = { r, queue: keyedQueue(o.concurrency ?? 4, (key) => pass(w, key)), failures: new Map(), resyncFailures: 0 };
+    const w: Worker = { r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key)), failures: new Map(), resyncFailures: 0 };
     return w;
   });
 

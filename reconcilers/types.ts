@@ -23,6 +23,8 @@ export interface Reconciler {
   /** The reconciler's name, in logs and metric labels ("zone", "bundle"). */
   readonly kind: string;
   readonly watches: readonly Watch[];
+  /** Passes of this reconciler at once (the runner's default otherwise): one waiting on DNS answers takes more. */
+  readonly concurrency?: number;
   /** Every key that may need work: run at start and on each resync. */
   keys(): Promise<string[]>;
   /** Level-triggered and idempotent: a second run over converged state changes nothing. */

@@ -58,6 +58,9 @@ export interface ZoneReconcilerDeps {
    * one is behind. */
   secondaryCheckMs?: number;
   secondaryRetryMs?: number;
+  /** How long a large zone's file may lag behind the changes served, and from which size of its text. */
+  fileSaveMs?: number;
+  deferFileBytes?: number;
 }
 
 /** How the nameserver is to sign a zone now, on the way to what the zone asks for. */
@@ -79,6 +82,10 @@ const DS_WATCH_MS = 60_000;
 const SECONDARY_CHECK_MS = 2_000;
 /** A secondary that was down gets NOTIFY this often once behind: it catches up within a minute of returning. */
 const SECONDARY_RETRY_MS = 30_000;
+/** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
+const FILE_SAVE_MS = 5_000;
+/** Zone texts from this size have their file written apart from their changes. */
+const DEFER_FILE_BYTES = 1 << 20;
 
 interface Served {
   /** Kept for large zones that change only, within the byte budget: a small zone is read and rendered whole in
@@ -95,6 +102,8 @@ interface Served {
   serial: number;
   dnssec: boolean;
   deleteDs?: boolean;
+  /** Since when (ms) the zone file lags behind what is served (applyChanges without a text). */
+  unsavedSince?: number;
 }
 
 type Failure = { lastError: string | null; reason: string; message: string };
@@ -324,11 +333,14 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
 
   /** The whole zone from the store, loaded by the nameserver: the first time (every zone at start), or when
    * the served state is not known. Rendered once, without an image. */
-  const applyWhole = async (name: string, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
+  const applyWhole = async (
+    name: string, serialOf: (z: ZoneRow) => number, signing: Signing, servedBefore: (z: ZoneRow, serial: number) => boolean,
+  ): Promise<Served | undefined> => {
     const snap = await zoneSnapshot(d.store, name);
     if (!snap) return undefined;
     const serial = serialOf(snap.zone);
-    await d.nameserver.applyZone(name, renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets }), signing);
+    const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets });
+    await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
     const keys = keyHashes(snap.rrsets.map((r) => ZoneImage.key(r.name, r.type)));
     return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
   };
@@ -373,20 +385,37 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     forget(name);
     const serial = serialOf(delta.zone);
     const soa = soaFor(name, serial, d.nameservers);
-    const text = image.text(soa);
     const next: Served = { image, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing };
+    // A zone of megabytes would cost a render and a write of them per change: its file follows later (saveFile),
+    // at most every FILE_SAVE_MS, while the nameserver's journal holds the changes. The price: should serve die
+    // in between, the zone's status may not yet say the change was served, and the restart then takes a serial
+    // above the served one rather than trusting a file that lags (applyZone's asServed).
+    const deferFile = incremental && image.bytes >= (d.deferFileBytes ?? DEFER_FILE_BYTES) && !!d.nameserver.saveZoneFile;
     if (incremental) {
       changes.add.push(ZoneImage.soaLine(name, soa));
       try {
-        await apply(name, changes, text);
-        return next;
+        await apply(name, changes, deferFile ? null : image.text(soa));
+        return deferFile ? { ...next, unsavedSince: prev.unsavedSince ?? Date.now() } : next;
       } catch (e) {
         if (e instanceof StaleSerialError) throw e;
         d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       }
     }
-    await d.nameserver.applyZone(name, text, signing);
+    await d.nameserver.applyZone(name, image.text(soa), signing);
     return next;
+  };
+
+  /** Writes the zone file of a zone whose changes went to the nameserver without it, from the applied state. */
+  const saveFile = async (name: string, s: Served): Promise<void> => {
+    let text: string | undefined;
+    if (s.image) text = s.image.text(soaFor(name, s.serial, d.nameservers));
+    else {
+      const snap = await zoneSnapshot(d.store, name);
+      // Changed since: the next pass applies that and saves then.
+      if (!snap || snap.zone.uid !== s.uid || snap.zone.generation !== s.generation) return;
+      text = renderZone({ name, soa: soaFor(name, s.serial, d.nameservers), rrsets: snap.rrsets });
+    }
+    if (await d.nameserver.saveZoneFile!(name, text)) delete s.unsavedSince;
   };
 
   /** What went wrong, for the tenant (a reason and a message without server paths or the nameserver's own
@@ -485,11 +514,14 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       const signing: Signing = { dnssec: plan.signing !== 'off', deleteDs: plan.signing === 'delete-ds' };
       const image = served.get(name);
       const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z!.uid ? st : undefined, signing.dnssec);
+      // This text was applied and checked served before (a restart since: what is served is known, not its file).
+      const servedBefore = (row: ZoneRow, serial: number): boolean => row.uid === z!.uid && !!st && st.observedGeneration === row.generation
+        && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);
       let applied: Served;
       if (image && image.generation === z.generation && image.dnssec === signing.dnssec && !!image.deleteDs === signing.deleteDs) applied = image;
       else {
         try {
-          const taken = (image && (await applyDelta(name, image, serialOf, signing))) || (await applyWhole(name, serialOf, signing));
+          const taken = (image && (await applyDelta(name, image, serialOf, signing))) || (await applyWhole(name, serialOf, signing, servedBefore));
           // Deleted meanwhile: the next pass finalizes it.
           if (!taken) return { requeueAfterMs: 0 };
           applied = taken;
@@ -547,8 +579,15 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       if (servedSerial !== st?.facts.servedSerial || !st?.conditions.some((c) => c.type === 'SecondariesInSync')) {
         watchSecondaries(name, z.uid, d.secondaryCheckMs ?? SECONDARY_CHECK_MS);
       }
-      if (pending) return { requeueAfterMs: pending.afterMs };
-      return { requeueAfterMs: signed && signerDs.length === 0 ? DS_POLL_MS : RESYNC_MS };
+      let requeueAfterMs = pending?.afterMs ?? (signed && signerDs.length === 0 ? DS_POLL_MS : RESYNC_MS);
+      if (applied.unsavedSince !== undefined) {
+        const due = applied.unsavedSince + (d.fileSaveMs ?? FILE_SAVE_MS) - Date.now();
+        if (due <= 0) {
+          await saveFile(name, applied).catch((e: Error) => d.log.warn({ zone: name, err: e.message }, 'could not write the zone file; trying again'));
+        }
+        if (applied.unsavedSince !== undefined) requeueAfterMs = Math.min(requeueAfterMs, Math.max(due, 1_000));
+      }
+      return { requeueAfterMs };
     },
   };
 }

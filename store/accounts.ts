@@ -178,6 +178,27 @@ export async function membership(s: Store, slug: string, userId: number): Promis
   return row && { org: { id: row.id, slug: row.slug, plan: row.plan }, role: row.role };
 }
 
+/**
+ * `principalByToken` and `membership` in one statement, for operations in an organization (the hot path of every
+ * such request): undefined when the token is unknown or expired; `member` undefined when the org does not exist
+ * or the user is no member of it. Same rules as the two, read in one snapshot.
+ */
+export async function principalInOrg(s: Store, token: string, slug: string): Promise<{ principal: Principal; member: { org: Org; role: Role } | undefined } | undefined> {
+  type Row = { userId: number; email: string; orgId: number | null; slug: string | null; plan: string | null; role: Role | null };
+  const row = s.prepared('principalInOrg', (_db, sqlite) => sqlite.prepare<[{ hash: string; now: string; slug: string }], Row>(
+    `SELECT u.id AS userId, u.email AS email, o.id AS orgId, o.slug AS slug, o.plan AS plan, m.role AS role
+     FROM tokens t
+     JOIN users u ON u.id = t.user_id
+     LEFT JOIN orgs o ON o.slug = @slug
+     LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
+     WHERE t.hash = @hash AND (t.expires_at IS NULL OR t.expires_at > @now)`,
+  )).get({ hash: hashToken(token), now: iso(s.clock()), slug });
+  if (!row) return undefined;
+  const principal: Principal = { userId: row.userId, email: row.email };
+  const member = row.role !== null && row.orgId !== null ? { org: { id: row.orgId, slug: row.slug!, plan: row.plan! }, role: row.role } : undefined;
+  return { principal, member };
+}
+
 export async function registerNode(s: Store, nodeId: string): Promise<string> {
   const token = newToken('hpn');
   try {

@@ -3,7 +3,7 @@
  * once, globally (the primary key of `hostnames`), from the moment it is added; each added row is a lifetime
  * (`uid`) whose deletion leaves a finalizer until the edge provider's hostname and the managed records are gone.
  */
-import { and, asc, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, like, or, sql } from 'drizzle-orm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, notFound } from '../lib/errors';
 import { iso, type Store, type Tx } from './db';
@@ -193,16 +193,19 @@ export async function allHostnameKeys(s: Store): Promise<string[]> {
 
 /** Custom hostnames at or under `zone`: those a change of the zone may concern (proofs, managed records). */
 export async function hostnamesUnder(s: Store, zone: string): Promise<string[]> {
-  // LIKE only narrows: `_` is a LIKE wildcard and may be in a zone name.
-  return s.db.select({ name: hostnames.name }).from(hostnames)
-    .where(and(eq(hostnames.kind, 'custom'), or(eq(hostnames.name, zone), like(hostnames.name, `%.${zone}`)))).all()
+  // LIKE only narrows: `_` is a LIKE wildcard and may be in a zone name. Every zone change asks: prepared once.
+  return s.prepared('hostnamesUnder', (db) => db.select({ name: hostnames.name }).from(hostnames)
+    .where(and(eq(hostnames.kind, 'custom'), or(eq(hostnames.name, sql.placeholder('zone')), like(hostnames.name, sql.placeholder('suffix'))))).prepare())
+    .all({ zone, suffix: `%.${zone}` })
     .map((r) => r.name).filter((n) => n === zone || n.endsWith(`.${zone}`));
 }
 
 export interface HostnameFinalizer { uid: string; name: string; orgId: number; deletedAt: string }
 
 export async function hostnameFinalizersOf(s: Store, name: string): Promise<HostnameFinalizer[]> {
-  return s.db.select().from(hostnameFinalizers).where(eq(hostnameFinalizers.name, name)).all();
+  // Every pass of every name asks: prepared once (the minute loop over 10,000 names is CPU-bound on SQL text).
+  return s.prepared('hostnameFinalizersOf', (db) => db.select().from(hostnameFinalizers).where(eq(hostnameFinalizers.name, sql.placeholder('name'))).prepare())
+    .all({ name });
 }
 
 /** The edge provider and the zones no longer hold anything of this lifetime. */
@@ -250,10 +253,15 @@ export async function routableHostnames(s: Store, projectId: number): Promise<st
 
 /** The deepest zone of the service holding `name` (any organization's), or undefined. */
 export async function zoneHolding(s: Store, name: string): Promise<{ name: string; uid: string; orgId: number } | undefined> {
+  const q = s.prepared('zoneHolding', (db) => db.select({ name: zones.name, uid: zones.uid, orgId: zones.orgId }).from(zones)
+    .where(eq(zones.name, sql.placeholder('name'))).prepare());
+  // From the name itself up: the first zone found is the deepest (one prepared lookup per label, on the key).
   const labels = name.split('.');
-  const candidates = labels.map((_, i) => labels.slice(i).join('.'));
-  const found = s.db.select({ name: zones.name, uid: zones.uid, orgId: zones.orgId }).from(zones).where(inArray(zones.name, candidates)).all();
-  return found.sort((a, b) => b.name.length - a.name.length)[0];
+  for (let i = 0; i < labels.length; i++) {
+    const z = q.get({ name: labels.slice(i).join('.') });
+    if (z) return z;
+  }
+  return undefined;
 }
 
 /** The rrsets at `name` in `zone`, with who manages each (null: the customer). */

@@ -1,7 +1,8 @@
 /** Idempotency-Key records (table `idempotency_keys`): claimed before an operation runs, then given its answer
- * or released. api/idempotency.ts says what is stored and why in three writes. */
-import { and, eq, isNull, lte } from 'drizzle-orm';
-import type { Store } from './db';
+ * or released; at most `maxKeys` per scope (the oldest answered ones make room). api/idempotency.ts says what is
+ * stored and why in three writes. */
+import { and, asc, count, eq, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
+import type { Store, Tx } from './db';
 import { idempotencyKeys } from './schema';
 
 export interface StoredAnswer { status: number; headers: Record<string, string>; body: string | null }
@@ -25,6 +26,8 @@ export interface ClaimRequest {
   leaseMs: number;
   /** How long a record is kept. */
   ttlMs: number;
+  /** The most records one scope holds: a new key beyond it drops the scope's oldest answered ones. */
+  maxKeys: number;
 }
 
 /** How often a store prunes expired rows (in a claim's write). */
@@ -57,6 +60,10 @@ export async function claimKey(s: Store, r: ClaimRequest): Promise<Claim> {
       await tx.update(idempotencyKeys).set({ lockedUntil: lease }).where(where);
       return { kind: 'run', lease } as const;
     }
+    // A new key of the scope (an expired row of the same key is replaced, not added): keep the scope within
+    // maxKeys. The count reads at most maxKeys entries of the (scope, created_at) index, and the oldest are
+    // first in it, so this costs the same whatever the table holds.
+    if (!row) await trimScope(tx, r.scope, r.maxKeys, now);
     const values = {
       scope: r.scope, key: r.key, operation: r.operation, fingerprint: r.fingerprint, status: null, headers: null, body: null,
       createdAt: now, lockedUntil: at(nowMs + r.leaseMs), expiresAt: at(nowMs + r.ttlMs),
@@ -64,6 +71,29 @@ export async function claimKey(s: Store, r: ClaimRequest): Promise<Claim> {
     await tx.insert(idempotencyKeys).values(values).onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: values });
     return { kind: 'run', lease: values.lockedUntil } as const;
   });
+}
+
+/**
+ * Makes room for one more key of `scope` under `maxKeys` by deleting its oldest records (expired ones, which are
+ * oldest, first). Dropping the oldest, rather than storing nothing more, is what a Stripe user expects: keys
+ * are retried soon after their first use, so the newest keys, the ones still being retried, keep their answers;
+ * a key dropped early behaves as one past its 24 hours (a retry runs the operation again), which clients already
+ * handle. Storing nothing more would instead leave every new request of a caller at the cap unprotected for up to
+ * a day. A request still running keeps its record (its lease not over: its answer is still to be stored, and a
+ * retry of it must stay 409); should every record of the scope be running, the new one is added anyway, a
+ * bound the connection caps set.
+ */
+async function trimScope(tx: Tx, scope: string, maxKeys: number, now: string): Promise<void> {
+  const [held] = await tx.select({ n: count() }).from(
+    tx.select({ one: sql`1` }).from(idempotencyKeys).where(eq(idempotencyKeys.scope, scope)).limit(maxKeys).as('held'),
+  );
+  if ((held?.n ?? 0) < maxKeys) return;
+  const settled = or(isNotNull(idempotencyKeys.status), lte(idempotencyKeys.lockedUntil, now), lte(idempotencyKeys.expiresAt, now));
+  const oldest = await tx.select({ key: idempotencyKeys.key }).from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.scope, scope), settled)).orderBy(asc(idempotencyKeys.createdAt)).limit(held!.n - maxKeys + 1);
+  if (oldest.length > 0) {
+    await tx.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), inArray(idempotencyKeys.key, oldest.map((o) => o.key))));
+  }
 }
 
 /** The claim of `lease` on the key, unless a retry took the row over after the lease ended. */

@@ -114,6 +114,9 @@ export const secrets = sqliteTable(
     version: integer('version').notNull(),
     sealed: text('sealed').notNull(),
     updatedAt: text('updated_at').notNull(),
+    /** The secret's lifetime: deleted and set again it gets another, so its ETag never repeats an old one
+     * (api/secrets.ts). Empty for secrets set before lifetimes were recorded. */
+    uid: text('uid').notNull().default(''),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.name] })],
 );
@@ -287,5 +290,10 @@ export const idempotencyKeys = sqliteTable(
     lockedUntil: text('locked_until').notNull(),
     expiresAt: text('expires_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.scope, t.key] }), index('idempotency_keys_expires').on(t.expiresAt)],
+  (t) => [
+    primaryKey({ columns: [t.scope, t.key] }),
+    index('idempotency_keys_expires').on(t.expiresAt),
+    /** A scope's records oldest first: the per-scope cap counts and drops through it (store/idempotency.ts). */
+    index('idempotency_keys_scope_created').on(t.scope, t.createdAt),
+  ],
 );

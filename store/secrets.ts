@@ -1,4 +1,5 @@
 /** Secret rows: name, version, and the value sealed by the core. Plain values never reach this module. */
+import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../lib/errors';
 import { iso, type Store, type Tx } from './db';
@@ -7,35 +8,43 @@ import { decodeCursor, toPage, type Page } from './paging';
 import { secrets } from './schema';
 
 export interface SecretMeta { name: string; version: number; updatedAt: string }
+/** The metadata and the secret's lifetime (`uid`: another once it is deleted and set again; '' for a secret set
+ * before lifetimes were recorded), which its ETag is made of. */
+export interface SecretVersion extends SecretMeta { uid: string }
 
 const metaColumns = { name: secrets.name, version: secrets.version, updatedAt: secrets.updatedAt };
+const versionColumns = { ...metaColumns, uid: secrets.uid };
 
 /** A write's precondition (If-Match, If-None-Match: api/conditional.ts), called inside its transaction with the
  * stored secret (null: none); it throws to refuse. */
-export type SecretPrecondition = (current: SecretMeta | null) => void;
+export type SecretPrecondition = (current: SecretVersion | null) => void;
 
 export interface SetSecret {
   orgId: number; projectId: number; projectName: string; name: string; sealed: string; actor: string; precondition?: SecretPrecondition;
 }
 
-async function currentMeta(tx: Tx, projectId: number, name: string): Promise<SecretMeta | null> {
-  const [row] = await tx.select(metaColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name)));
+async function currentMeta(tx: Tx, projectId: number, name: string): Promise<SecretVersion | null> {
+  const [row] = await tx.select(versionColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name)));
   return row ?? null;
 }
 
-/** Upserts the sealed value and raises the version by one on every call (setSecret is not idempotent). */
-export async function setSecret(s: Store, p: SetSecret): Promise<SecretMeta> {
+/** Upserts the sealed value and raises the version by one on every call (setSecret is not idempotent); a new
+ * secret starts a lifetime (`uid`), which later sets keep. */
+export async function setSecret(s: Store, p: SetSecret): Promise<SecretVersion> {
   const now = s.clock();
   return s.write(async (tx) => {
     if (p.precondition) p.precondition(await currentMeta(tx, p.projectId, p.name));
     const upsert = tx.prepared('setSecret', (db) => db.insert(secrets)
-      .values({ projectId: sql.placeholder('projectId'), name: sql.placeholder('name'), version: 1, sealed: sql.placeholder('sealed'), updatedAt: sql.placeholder('updatedAt') })
+      .values({
+        projectId: sql.placeholder('projectId'), name: sql.placeholder('name'), version: 1, sealed: sql.placeholder('sealed'),
+        updatedAt: sql.placeholder('updatedAt'), uid: sql.placeholder('uid'),
+      })
       .onConflictDoUpdate({
         target: [secrets.projectId, secrets.name],
         set: { sealed: sql`excluded.sealed`, updatedAt: sql`excluded.updated_at`, version: sql`${secrets.version} + 1` },
       })
-      .returning(metaColumns).prepare());
-    const [row] = await upsert.execute({ projectId: p.projectId, name: p.name, sealed: p.sealed, updatedAt: iso(now) });
+      .returning(versionColumns).prepare());
+    const [row] = await upsert.execute({ projectId: p.projectId, name: p.name, sealed: p.sealed, updatedAt: iso(now), uid: randomUUID() });
     await recordChange(s, tx, 'secret', String(p.projectId), now);
     await appendAudit(tx, { orgId: p.orgId, event: 'secret.set', actor: p.actor, target: `${p.projectName}/${p.name}`, details: { version: row!.version } }, now);
     return row!;

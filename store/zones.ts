@@ -483,31 +483,53 @@ export interface RRsetCursor { name: string; type: string }
 export async function zoneRRsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{
   items: (StoredRRset & { changedGen: number })[]; next: RRsetCursor | null;
 }> {
-  type Row = RawRRset & { bytes: number; changed_gen: number };
-  const q = s.prepared('zoneRRsetPage', (_db, sqlite) => ({
-    apex: sqlite.prepare<[{ zone: string }], Row>('SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = @zone AND name = @zone ORDER BY type'),
-    rest: sqlite.prepare<[{ zone: string; name: string; type: string }], Row>(`SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
-      WHERE zone = @zone AND name <> @zone AND (name, type) > (@name, @type) ORDER BY name, type`),
-  }));
-  return s.db.transaction(() => {
-    const items: (StoredRRset & { changedGen: number })[] = [];
-    let bytes = 0;
-    const take = (r: Row): void => {
-      items.push({ ...fromRaw(r), changedGen: r.changed_gen });
-      bytes += r.bytes;
-    };
-    if (!after) for (const r of q.apex.iterate({ zone })) take(r);
-    // The apex comes first, so the place after it is the start of the other names (some sort before it).
-    const from = after && after.name !== zone ? after : { name: '', type: '' };
-    for (const r of q.rest.iterate({ zone, ...from })) {
-      if (items.length >= limit || (items.length > 0 && bytes >= maxBytes)) {
-        const last = items.at(-1)!;
-        return { items, next: last.name === zone ? { name: '', type: '' } : { name: last.name, type: last.type } };
+  const { items, next } = rrsetPage(s, zone, limit, maxBytes, after);
+  return {
+    items: items.map((r) => ({
+      name: r.name, type: r.type as RecordType, ttl: r.ttl, records: JSON.parse(r.records) as RRset['records'], managedBy: r.managed_by as ManagedBy,
+      changedGen: r.changed_gen,
+    })),
+    next,
+  };
+}
+
+/** A page's rrset as stored: `records` is the JSON text of the records. */
+export interface RawPageRRset { name: string; type: string; ttl: number; records: string; managed_by: string | null; changed_gen: number }
+
+/** `zoneRRsetPage` with each rrset's records as their stored JSON text, for an answer that splices them in. */
+export async function zoneRRsetPageJson(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{
+  items: RawPageRRset[]; next: RRsetCursor | null;
+}> {
+  return rrsetPage(s, zone, limit, maxBytes, after);
+}
+
+function rrsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): { items: (RawPageRRset & { bytes: number })[]; next: RRsetCursor | null } {
+  type Row = RawPageRRset & { bytes: number };
+  type Page = { items: Row[]; next: RRsetCursor | null };
+  // The hot read path of getZone: rows in one call each (`all`, with the page's bound in SQL: the loop below
+  // never looks past the row after `limit`), and the driver's own transaction, built once.
+  const page = s.prepared('zoneRRsetPage', (_db, sqlite) => {
+    const apex = sqlite.prepare<[{ zone: string }], Row>('SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = @zone AND name = @zone ORDER BY type');
+    const rest = sqlite.prepare<[{ zone: string; name: string; type: string; n: number }], Row>(`SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
+      WHERE zone = @zone AND name <> @zone AND (name, type) > (@name, @type) ORDER BY name, type LIMIT @n`);
+    return sqlite.transaction((zone: string, limit: number, maxBytes: number, after: RRsetCursor | undefined): Page => {
+      const items: Row[] = after ? [] : apex.all({ zone });
+      let bytes = 0;
+      for (const r of items) bytes += r.bytes;
+      // The apex comes first, so the place after it is the start of the other names (some sort before it).
+      const from = after && after.name !== zone ? after : { name: '', type: '' };
+      for (const r of rest.all({ zone, name: from.name, type: from.type, n: Math.max(0, limit - items.length) + 1 })) {
+        if (items.length >= limit || (items.length > 0 && bytes >= maxBytes)) {
+          const last = items.at(-1)!;
+          return { items, next: last.name === zone ? { name: '', type: '' } : { name: last.name, type: last.type } };
+        }
+        items.push(r);
+        bytes += r.bytes;
       }
-      take(r);
-    }
-    return { items, next: null };
+      return { items, next: null };
+    });
   });
+  return page(zone, limit, maxBytes, after);
 }
 
 /** The zone row and all its rrsets, read in one transaction so they belong to one generation. */

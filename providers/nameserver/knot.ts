@@ -163,6 +163,8 @@ class Knot implements KnotNameserver {
   private launches = 0;
   private readonly restartListeners: (() => void)[] = [];
   private readonly zoneQueues = new Map<string, Promise<unknown>>();
+  /** The serial of the zone text knotd last took for each zone (applyZone, applyChanges). */
+  private readonly applied = new Map<string, number>();
 
   private readonly opts: KnotNameserverOptions;
 
@@ -249,7 +251,7 @@ class Knot implements KnotNameserver {
     };
   }
 
-  async applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean }): Promise<void> {
+  async applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean; asServed?: boolean }): Promise<void> {
     const fqdn = zoneFqdn(name);
     const serial = soaSerial(zoneText);
     const signing = signingOf(opts);
@@ -266,6 +268,14 @@ class Knot implements KnotNameserver {
         // The file alone does not say it is served: one left in place by a transaction that did not commit
         // is not, until a reload.
         if (!fileChanged && !configChanged && (opts.dnssec || served === serial)) return;
+        // The caller knows knotd serves this very text at this serial, from its journal while the file lagged (a
+        // large zone's changes go there first, its file follows: saveZoneFile): the file catches up, nothing is
+        // reloaded, and the serial stays the zone's own.
+        if (opts.asServed && !opts.dnssec && !configChanged && served === serial) {
+          await replaceFile(path, text);
+          this.applied.set(name, serial);
+          return;
+        }
         // Signed, knotd serves at least text serial + 1, so the served serial itself is still a step up.
         if (opts.dnssec ? serialAbove(served, serial) : !serialAbove(serial, served)) throw new StaleSerialError(name, serial, served);
       }
@@ -278,6 +288,7 @@ class Knot implements KnotNameserver {
         // A configuration change makes knotd load the zone by itself, but without a way to wait for it.
         if (configChanged) await this.configure(name, signing);
         await control(this.paths.socket, [{ cmd: 'zone-reload', zone: fqdn, flags: 'B' }], CONTROL_TIMEOUT_MS);
+        this.applied.set(name, serial);
       } catch (err) {
         // Put the last state knotd accepted back on disk, so that a restart cannot load the rejected text.
         try {
@@ -291,12 +302,12 @@ class Knot implements KnotNameserver {
     });
   }
 
-  async applyChanges(name: string, changes: ZoneChanges, zoneText: string): Promise<void> {
+  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null): Promise<void> {
     const fqdn = zoneFqdn(name);
-    const serial = soaSerial(zoneText);
     const removes = changes.remove.map((line) => parseRecordLine(fqdn, line)).filter((r) => r.type !== 'SOA');
     const adds = changes.add.map((line) => parseRecordLine(fqdn, line));
     const soa = adds.filter((r) => r.type === 'SOA');
+    const serial = zoneText === null ? Number(soa[0]?.rdata.split(/\s+/)[2]) : soaSerial(zoneText);
     if (soa.length !== 1 || soa[0]!.owner !== fqdn || soa[0]!.rdata.split(/\s+/)[2] !== String(serial)) {
       throw new Error(`zone ${name}: changes.add must hold the apex SOA with the zone text's serial ${serial}`);
     }
@@ -313,8 +324,9 @@ class Knot implements KnotNameserver {
       // (without fsync, see applyZone) while it takes the last record, before the transaction commits: its file
       // never lags behind what knotd serves. One that did would come back at a restart as another text with the
       // served serial, which only a serial above both settles (applyZone's StaleSerialError). A large zone's file
-      // is written after the commit instead, since megabytes before it would hold the change back: should serve
-      // die in between, knotd's journal keeps the change and the next start settles the file that way.
+      // is written after the commit instead, since megabytes before it would hold the change back, or later still
+      // (no text: saveZoneFile): should serve die in between, knotd's journal keeps the change and the next start
+      // settles the file that way.
       let staged: StagedFile | null = null;
       let committed = false;
       let ctl: KnotControl | undefined;
@@ -324,14 +336,14 @@ class Knot implements KnotNameserver {
         const call = (c: CtlData): Promise<CtlData[]> => ctl!.call(c, CONTROL_TIMEOUT_MS);
         const begun = call({ cmd: 'zone-begin', zone: fqdn });
         begun.catch(() => undefined);
-        if (zoneText.length <= EARLY_FILE_BYTES) staged = stageFile(path, zoneText);
+        if (zoneText !== null && zoneText.length <= EARLY_FILE_BYTES) staged = stageFile(path, zoneText);
         await begun;
         // The served serial, read in the transaction itself rather than by a query before it.
         const served = Number((await call({ cmd: 'zone-get', zone: fqdn, owner: fqdn, type: 'SOA' }))[0]?.data?.split(/\s+/)[2]);
         if (!Number.isInteger(served)) throw new Error(`zone ${name} is not served: applyZone it first`);
         if (!serialAbove(serial, served)) {
           await call({ cmd: 'zone-abort', zone: fqdn });
-          if (served === serial && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
+          if (served === serial && zoneText !== null && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
           throw new StaleSerialError(name, serial, served);
         }
         for (const r of removes) await call({ cmd: 'zone-unset', zone: fqdn, owner: r.owner, type: r.type, ...(r.rdata ? { data: r.rdata } : {}) });
@@ -344,7 +356,8 @@ class Knot implements KnotNameserver {
         await last;
         await call({ cmd: 'zone-commit', zone: fqdn });
         committed = true;
-        if (!staged) await replaceFile(path, zoneText);
+        this.applied.set(name, serial);
+        if (!staged && zoneText !== null) await replaceFile(path, zoneText);
       } catch (err) {
         if (err instanceof StaleSerialError) throw err;
         // On this connection: knotd serves one at a time. Also closes a transaction some earlier failure left
@@ -400,10 +413,22 @@ class Knot implements KnotNameserver {
     await removeFileDurably(mark);
   }
 
+  async saveZoneFile(name: string, zoneText: string): Promise<boolean> {
+    const path = zoneFilePath(this.opts.zonesDir, name);
+    const serial = soaSerial(zoneText);
+    return this.oneAtATime(name, async () => {
+      // Only the text knotd serves: a file ahead of it would be served after a restart without ever being applied.
+      if (this.applied.get(name) !== serial) return false;
+      await replaceFile(path, zoneText);
+      return true;
+    });
+  }
+
   async removeZone(name: string): Promise<void> {
     const fqdn = zoneFqdn(name);
     return this.oneAtATime(name, async () => {
       this.requireRunning();
+      this.applied.delete(name);
       if (this.configured.has(name)) {
         // Purge while the zone is still configured (knotd refuses it afterwards): a zone added again must
         // not replay an old journal onto its new file, nor sign with the previous owner's keys.
@@ -564,9 +589,12 @@ class Knot implements KnotNameserver {
     const msg = `knotd: ${m?.[2] ?? line}`;
     // knotd notices on every conf-begin that it runs from a file, not a configuration database: by design.
     const expected = msg.endsWith('persistent configuration database not available');
+    // A NOTIFY a secondary did not take is logged once more as a failed event: the zone reconciler watches the
+    // secondaries and sends it again (SecondariesInSync), so it is a warning, not an error of the nameserver.
+    const notify = / zone event 'notify' failed/.test(msg);
     if (level === 'debug' || level === 'info' || expected) this.log.debug({}, msg);
     else if (level === 'notice') this.log.info({}, msg);
-    else if (level === 'warning') this.log.warn({}, msg);
+    else if (level === 'warning' || notify) this.log.warn({}, msg);
     else {
       this.log.error({}, msg);
       this.recentErrors.push({ seq: ++this.errorSeq, line: m?.[2] ?? line });
@@ -607,7 +635,8 @@ class Knot implements KnotNameserver {
 
   private writeConfig(): Promise<void> {
     const zones = [...this.configured].map(([name, signing]) => ({ name, dnssec: signing !== 'off', deleteDs: signing === 'delete-ds' }));
-    return writeFileDurably(this.paths.config, this.renderConfig(zones));
+    // 0600: it holds the TSIG secret (--tsig-key), which only this process and the knotd it runs may read.
+    return writeFileDurably(this.paths.config, this.renderConfig(zones), 0o600);
   }
 
   private renderConfig(zones: ZoneConfig[]): string {
@@ -703,7 +732,7 @@ function commandError(err: unknown): string {
 }
 
 /** The Knot DNS adapter: the nameserver port with every optional part. */
-export type KnotNameserver = Nameserver & Required<Pick<Nameserver, 'applyChanges' | 'confirmDs' | 'secondarySerials' | 'notifySecondaries' | 'onRestarted'>>;
+export type KnotNameserver = Nameserver & Required<Pick<Nameserver, 'applyChanges' | 'saveZoneFile' | 'confirmDs' | 'secondarySerials' | 'notifySecondaries' | 'onRestarted'>>;
 
 /** The Knot DNS adapter of the nameserver port; nothing runs until start(). */
 export function createKnotNameserver(opts: KnotNameserverOptions): KnotNameserver {

@@ -105,15 +105,27 @@ export interface Nameserver {
    * (the signer serves text serial + 1 or more: read it back with servedSerial). Otherwise StaleSerialError.
    * Turning DNSSEC off removes keys and signatures from the answers; its zone text must therefore carry a
    * serial above the served (signed) one.
+   *
+   * `asServed`: the caller applied exactly this text's content at this serial before and saw it served (its file
+   * deferred, see saveZoneFile): an unsigned zone served at the text's serial then only gets its file written.
+   * Without it a different text at the served serial is StaleSerialError, since secondaries follow by serial.
    */
-  applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean }): Promise<void>;
+  applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean; asServed?: boolean }): Promise<void>;
   /**
    * Optional fast path for a small change to a large served zone: applies `changes` (the difference between
    * the served zone and `zoneText`) as one atomic transaction without re-reading the zone file, then stores
-   * `zoneText` as the zone file. The text's serial must be above the served one, signed or not
-   * (StaleSerialError otherwise); fall back to applyZone when this throws.
+   * `zoneText` as the zone file (null: not now, see saveZoneFile; the serial is then the added SOA's). The
+   * text's serial must be above the served one, signed or not (StaleSerialError otherwise); fall back to
+   * applyZone when this throws.
    */
-  applyChanges?(name: string, changes: ZoneChanges, zoneText: string): Promise<void>;
+  applyChanges?(name: string, changes: ZoneChanges, zoneText: string | null): Promise<void>;
+  /**
+   * With applyChanges' `zoneText` null the zone file is left behind what is served (the server's journal holds
+   * the changes; after a restart of the server alone it serves them again): writing megabytes per change of a
+   * large zone is what a change must not cost. This writes the file later, when `zoneText` is the text last
+   * applied (its serial says so); otherwise it does nothing and answers false.
+   */
+  saveZoneFile?(name: string, zoneText: string): Promise<boolean>;
   /** Stops serving the zone (queries get REFUSED) and forgets it: file, journal and DNSSEC keys. Re-adding
    * the zone later signs it with new keys, so its DS at the parent must go first. */
   removeZone(name: string): Promise<void>;

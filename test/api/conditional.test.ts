@@ -3,7 +3,10 @@
  * rrset, If-None-Match → 304, If-Match → 412 `precondition_failed`, If-None-Match: * on putRRset creates only.
  * Every answer is checked against the served OpenAPI document by `call`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { bodyTag } from '../../api/conditional';
+import { secrets } from '../../store/schema';
 import { recordStatus } from '../../store/status';
 import { zoneByName, type ZoneFacts } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
@@ -247,6 +250,32 @@ describe('secrets', () => {
   it('If-None-Match: * sets a secret only when it is not set', async () => {
     expect((await set('ONCE', 'a', { 'if-none-match': '*' })).status).toBe(200);
     expect((await set('ONCE', 'b', { 'if-none-match': '*' })).status).toBe(412);
+  });
+
+  it('a secret deleted and set again (same second, version 1 again) never answers its old tag', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date('2026-11-26T10:00:00.100Z'));
+      const old = (await set('REBORN', 'a')).headers.get('etag')!;
+      expect((await t.call('DELETE', path('REBORN'), { token: t.tokens.member })).status).toBe(204);
+      vi.setSystemTime(new Date('2026-11-26T10:00:00.600Z'));
+      const again = await set('REBORN', 'a');
+      expect(again.body).toMatchObject({ version: 1, updatedAt: '2026-11-26T10:00:00Z' });
+      expect(again.headers.get('etag')).toMatch(STRONG);
+      expect(again.headers.get('etag')).not.toBe(old);
+      // A client holding the old lifetime's tag is refused, the new one's tag works.
+      expect((await set('REBORN', 'b', { 'if-match': old })).status).toBe(412);
+      expect((await t.call('DELETE', path('REBORN'), { token: t.tokens.member, headers: { 'if-match': old } })).status).toBe(412);
+      expect((await set('REBORN', 'b', { 'if-match': again.headers.get('etag')! })).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a secret set before lifetimes were recorded (uid \'\') keeps the tag it had', async () => {
+    const first = (await set('LEGACY', 'a')).body as { name: string; version: number; updatedAt: string };
+    t.store.db.update(secrets).set({ uid: '' }).where(eq(secrets.name, 'LEGACY')).run();
+    expect((await set('LEGACY', 'b', { 'if-match': bodyTag({ name: first.name, version: first.version, updatedAt: first.updatedAt }) })).status).toBe(200);
   });
 
   it('deleteSecret: a stale If-Match is 412, the current one deletes, a missing secret is 404', async () => {

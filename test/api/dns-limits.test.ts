@@ -65,6 +65,7 @@ describe('zone names', () => {
     'hostplane.net', 'ns1.hostplane.net', // the nameservers' registrable domain
     'hostplane.dev', 'api.hostplane.dev', // --service-domains
     'dienst.xn--bcher-kva.test', 'x.dienst.bücher.test', // a service domain given in Unicode
+    'xn--bcher-kva.test', 'bücher.test', // above a service domain: it would answer for it
     'co.uk', 'in-addr.arpa', 'com.au', // ICANN public suffixes
     'github.io', 'blogspot.com', // private section of the Public Suffix List
   ])('%s is the platform\'s or a public suffix → 400', async (name) => {

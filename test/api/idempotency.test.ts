@@ -10,14 +10,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { z } from 'zod';
 import { readJsonBody } from '../../api/body';
 import { errors } from '../../api/errors';
-import { fingerprint, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS } from '../../api/idempotency';
+import { fingerprint, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_MAX_ANSWER_BYTES, IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_MS } from '../../api/idempotency';
 import { openApiDocument } from '../../api/openapi';
 import { defineOp, mount, type AnyOp } from '../../api/ops';
 import { DEFAULT_PLANS } from '../../lib/plans';
 import { AppError } from '../../lib/errors';
 import { createUser, issueToken } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
-import { claimKey } from '../../store/idempotency';
+import { claimKey, finishKey } from '../../store/idempotency';
 import { audit, idempotencyKeys, orgs, users } from '../../store/schema';
 import { startTestApi, type TestApi } from '../helpers/app';
 
@@ -103,6 +103,47 @@ describe('the same key with another request', () => {
   });
 });
 
+describe('the same key with other preconditions', () => {
+  it.each([
+    ['another If-Match', { 'if-match': '"stale"' }],
+    ['no If-Match', {}],
+    ['If-None-Match added', { 'if-match': 'CURRENT', 'if-none-match': '"x"' }],
+  ] as const)('%s is 422 idempotency_key_reused, never the stored 200 (or 412) of the first', async (_what, second) => {
+    const zn = `pre-${++n}.example`;
+    expect((await post(ZONES, { name: zn }, undefined)).status).toBe(200);
+    const tag = (await t.call('GET', `${ZONES}/${zn}`)).headers.get('etag')!;
+    const key = newKey();
+    const dnssec = (headers: Record<string, string>) =>
+      t.call('POST', `${ZONES}/${zn}/dnssec`, { body: { enabled: true }, headers: { 'idempotency-key': key, ...headers } });
+    expect((await dnssec({ 'if-match': tag })).status).toBe(200);
+    const r = await dnssec(Object.fromEntries(Object.entries(second).map(([h, v]) => [h, v === 'CURRENT' ? tag : v])));
+    expect([r.status, r.body.code, r.headers.get('idempotent-replayed')]).toEqual([422, 'idempotency_key_reused', null]);
+    // The same precondition again is the same request: replayed.
+    const again = await dnssec({ 'if-match': tag });
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+  });
+
+  it('a stored 412 is not replayed to a request with another If-Match', async () => {
+    const zn = `pre-${++n}.example`;
+    expect((await post(ZONES, { name: zn }, undefined)).status).toBe(200);
+    const tag = (await t.call('GET', `${ZONES}/${zn}`)).headers.get('etag')!;
+    const key = newKey();
+    const dnssec = (ifMatch: string) =>
+      t.call('POST', `${ZONES}/${zn}/dnssec`, { body: { enabled: true }, headers: { 'idempotency-key': key, 'if-match': ifMatch } });
+    expect((await dnssec('"stale"')).status).toBe(412);
+    const r = await dnssec(tag);
+    expect([r.status, r.body.code]).toEqual([422, 'idempotency_key_reused']);
+  });
+
+  it('the fingerprint of a request without preconditions is what it was before they counted', () => {
+    const ctx = (headers: Record<string, string>) => ({ path: '/p', querystring: '', get: (h: string) => headers[h.toLowerCase()] ?? '' }) as never;
+    // Keys stored before an upgrade still replay their answers: the same hash as before for such requests.
+    expect(fingerprint('op', ctx({}), { a: 1 })).toBe('30037d191eff78f7c8026a8eb7f19f884a869e8cc70aa3d63ca84fbd0705cc78');
+    expect(fingerprint('op', ctx({ 'if-match': '"a"' }), { a: 1 })).not.toBe(fingerprint('op', ctx({}), { a: 1 }));
+    expect(fingerprint('op', ctx({ 'if-match': '"a"' }), { a: 1 })).not.toBe(fingerprint('op', ctx({ 'if-none-match': '"a"' }), { a: 1 }));
+  });
+});
+
 describe('the same key while the first request runs', () => {
   it('is 409 idempotency_in_progress while another process holds the key, and runs once its lease is over', async () => {
     const key = newKey();
@@ -111,8 +152,8 @@ describe('the same key while the first request runs', () => {
     const admin = t.store.db.select().from(users).where(eq(users.email, 'admin@acme.test')).get()!;
     const acme = t.store.db.select().from(orgs).where(eq(orgs.slug, 'acme')).get()!;
     const scope = `user:${admin.id}/org:${acme.id}`;
-    const print = fingerprint('createProject', { path: PROJECTS, querystring: '' } as never, body);
-    expect((await claimKey(t.store, { scope, key, operation: 'createProject', fingerprint: print, leaseMs: IDEMPOTENCY_LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS })).kind).toBe('run');
+    const print = fingerprint('createProject', { path: PROJECTS, querystring: '', get: () => '' } as never, body);
+    expect((await claimKey(t.store, { scope, key, operation: 'createProject', fingerprint: print, leaseMs: IDEMPOTENCY_LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS, maxKeys: IDEMPOTENCY_MAX_KEYS })).kind).toBe('run');
     const r = await post(PROJECTS, body, key);
     expect([r.status, r.body.code]).toEqual([409, 'idempotency_in_progress']);
     expect((await t.call('GET', `${PROJECTS}/leased`)).status).toBe(404);
@@ -202,12 +243,66 @@ describe('expiry', () => {
   });
 });
 
+describe('the number of keys a caller holds', () => {
+  const claim = (store: Store, scope: string, key: string, maxKeys: number) => claimKey(store, {
+    scope, key, operation: 'op', fingerprint: key, leaseMs: IDEMPOTENCY_LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS, maxKeys,
+  });
+  const keysOf = (store: Store, scope: string): string[] =>
+    store.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.scope, scope)).all().map((r) => r.key).sort();
+  const answered = async (store: Store, scope: string, key: string, maxKeys: number) => {
+    const c = await claim(store, scope, key, maxKeys);
+    if (c.kind !== 'run') throw new Error(c.kind);
+    await finishKey(store, scope, key, c.lease, { status: 200, headers: {}, body: '{}' });
+  };
+
+  it(`is capped (${IDEMPOTENCY_MAX_KEYS} by default): a new key drops the caller's oldest answered one, other callers keep theirs`, async () => {
+    const store = openStore(':memory:');
+    try {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      for (const k of ['k1', 'k2', 'k3']) {
+        await answered(store, 'a', k, 3);
+        vi.setSystemTime(Date.now() + 1000);
+      }
+      await answered(store, 'b', 'k1', 3);
+      await answered(store, 'a', 'k4', 3);
+      expect(keysOf(store, 'a')).toEqual(['k2', 'k3', 'k4']);
+      expect(keysOf(store, 'b')).toEqual(['k1']);
+      // The dropped key runs again (a retry 24 hours' worth of keys later); a kept one still replays.
+      expect((await claim(store, 'a', 'k3', 3)).kind).toBe('replay');
+      expect((await claim(store, 'a', 'k1', 3)).kind).toBe('run');
+      expect(keysOf(store, 'a')).toEqual(['k1', 'k3', 'k4']);
+      expect(IDEMPOTENCY_MAX_KEYS).toBe(1000);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a request still running keeps its key: the oldest answered one goes instead', async () => {
+    const store = openStore(':memory:');
+    try {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const running = await claim(store, 'a', 'running', 2);
+      vi.setSystemTime(Date.now() + 1000);
+      await answered(store, 'a', 'done', 2);
+      vi.setSystemTime(Date.now() + 1000);
+      await answered(store, 'a', 'new', 2);
+      expect(keysOf(store, 'a')).toEqual(['new', 'running']);
+      expect(running.kind).toBe('run');
+      // Its answer is still stored when it ends.
+      if (running.kind === 'run') await finishKey(store, 'a', 'running', running.lease, { status: 201, headers: {}, body: null });
+      expect((await claim(store, 'a', 'running', 2)).kind).toBe('replay');
+    } finally {
+      store.close();
+    }
+  });
+});
+
 describe('the mechanics, on operations of their own', () => {
   let store: Store;
   let server: Server;
   let url: string;
   let token: string;
-  const runs = { secret: 0, flaky: 0, slow: 0 };
+  const runs = { secret: 0, flaky: 0, slow: 0, big: 0 };
   let release: () => void = () => undefined;
   const Body = z.strictObject({ v: z.number() });
   const op = (operationId: string, extra: Partial<AnyOp>, handler: AnyOp['handler']): AnyOp => defineOp({
@@ -221,6 +316,11 @@ describe('the mechanics, on operations of their own', () => {
       if (runs.flaky === 1) throw new Error('boom');
       if (runs.flaky === 2) throw new AppError(502, 'saga_incomplete', 'send again');
       return { status: 200, body: { runs: runs.flaky } };
+    }),
+    op('big', {}, async (c) => {
+      runs.big++;
+      // v: the size of the answer's padding, in bytes.
+      return { status: 200, body: { runs: runs.big, pad: 'x'.repeat((c as unknown as { body: { v: number } }).body.v) } };
     }),
     op('slow', {}, async () => {
       runs.slow++;
@@ -274,6 +374,19 @@ describe('the mechanics, on operations of their own', () => {
     expect([again.status, again.body.runs, again.replayed]).toEqual([200, 3, 'true']);
   });
 
+  it(`an answer larger than ${IDEMPOTENCY_MAX_ANSWER_BYTES} bytes is not stored: the key is free, sending again runs the operation`, async () => {
+    const big = IDEMPOTENCY_MAX_ANSWER_BYTES + 1;
+    const a = await send('big', 'k-big', big);
+    const b = await send('big', 'k-big', big);
+    expect([a.status, a.body.runs, b.status, b.body.runs, b.replayed]).toEqual([200, 1, 200, 2, null]);
+    expect(store.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'k-big')).all()).toEqual([]);
+    // One that fits is stored and replayed.
+    const small = IDEMPOTENCY_MAX_ANSWER_BYTES - 100;
+    const c = await send('big', 'k-fits', small);
+    const d = await send('big', 'k-fits', small);
+    expect([c.body.runs, d.body.runs, d.replayed]).toEqual([3, 3, 'true']);
+  });
+
   it('while the first request runs in this process: 409 for the same request, 422 for another', async () => {
     const first = send('slow', 'k-slow');
     await vi.waitFor(() => expect(runs.slow).toBe(1));
@@ -295,5 +408,11 @@ describe('the mechanics, on operations of their own', () => {
     expect(Object.keys(doc.paths['/v1/test/flaky'].post.responses)).toEqual(expect.arrayContaining(['409', '422']));
     expect(Object.keys(doc.paths['/v1/test/secret'].post.responses)).not.toContain('422');
     expect(doc.components.parameters.IdempotencyKey.name).toBe('Idempotency-Key');
+    // The caps are documented where a client reads about the key.
+    for (const text of [doc.info.description, doc.components.parameters.IdempotencyKey.description]) {
+      expect(text).toMatch(/larger than 64 KiB/);
+      expect(text).toContain('1,000 keys');
+    }
+    expect(doc.components.parameters.IdempotencyKey.description).toContain('`If-Match` and `If-None-Match`');
   });
 });

@@ -5,8 +5,8 @@
  * once `wait` ends.
  */
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waiting } from '../../api/wait';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { holdUntil, MAX_HELD_WAITS_PER_ORG, waiting } from '../../api/wait';
 import { createLogger } from '../../lib/log';
 import { zoneReconciler } from '../../reconcilers/zones';
 import { openStore } from '../../store/db';
@@ -178,5 +178,53 @@ describe('getZone ?waitGeneration=N&wait=S', () => {
     expect(r.ms).toBeLessThan(500);
     const cached = await t.call('GET', `${zonePath('zero.example')}?waitGeneration=3&wait=0`, { headers: { 'if-none-match': first.headers.get('etag')! } });
     expect(cached.status).toBe(304);
+  });
+});
+
+describe('held waits per organization', () => {
+  it(`at most ${MAX_HELD_WAITS_PER_ORG} are held at once: one more answers at once with the zone as it is (200), another org still waits`, async () => {
+    expect(MAX_HELD_WAITS_PER_ORG).toBe(64);
+    const doc = await (await fetch(`${t.url}/openapi.json`)).json();
+    const waitParam = doc.paths['/v1/orgs/{orgSlug}/dns/zones/{zone}'].get.parameters.find((p: { name: string }) => p.name === 'wait');
+    expect(JSON.stringify(waitParam)).toContain('at most 64 waits at once');
+    await zone('crowd.example');
+    const n = Number((await putA('crowd.example', '192.0.2.1')).headers.get('x-generation'));
+    const held = Array.from({ length: MAX_HELD_WAITS_PER_ORG }, () => waitFor('crowd.example', `waitGeneration=${n}&wait=20`));
+    await vi.waitFor(() => expect(waiting(t.store)).toBe(MAX_HELD_WAITS_PER_ORG), { timeout: 5000 });
+    const over = await waitFor('crowd.example', `waitGeneration=${n}&wait=20`);
+    expect([over.status, over.body.status.ready]).toEqual([200, false]);
+    expect(over.ms).toBeLessThan(1000);
+    // Another organization's wait is its own.
+    expect((await t.call('POST', '/v1/orgs/globex/dns/zones', { token: t.other.token, body: { name: 'crowd-other.example' } })).status).toBe(200);
+    const theirs = t.call('GET', '/v1/orgs/globex/dns/zones/crowd-other.example?waitGeneration=2&wait=1', { token: t.other.token });
+    await vi.waitFor(() => expect(waiting(t.store)).toBe(MAX_HELD_WAITS_PER_ORG + 1));
+    // One write releases all of them; then the organization may hold waits again.
+    await reconcile('crowd.example');
+    for (const r of await Promise.all(held)) expect([r.status, r.body.status.ready]).toEqual([200, true]);
+    expect((await theirs).status).toBe(200);
+    const again = waitFor('crowd.example', `waitGeneration=${n + 1}&wait=1`);
+    await vi.waitFor(() => expect(waiting(t.store)).toBe(1));
+    expect((await again).ms).toBeGreaterThanOrEqual(900);
+  });
+
+  it('the cap is counted per owner and released however a wait ends', async () => {
+    const s = t.store;
+    const read = async () => 'state';
+    const never = () => false;
+    const ac = new AbortController();
+    const deadline = Date.now() + 20_000;
+    const held = Array.from({ length: MAX_HELD_WAITS_PER_ORG }, () => holdUntil(s, 'zone', 'unit.example', { deadline, signal: ac.signal, owner: 'org:unit' }, read, never));
+    await vi.waitFor(() => expect(waiting(s)).toBe(MAX_HELD_WAITS_PER_ORG));
+    const started = Date.now();
+    expect(await holdUntil(s, 'zone', 'unit.example', { deadline, owner: 'org:unit' }, read, never)).toBe('state');
+    expect(Date.now() - started).toBeLessThan(200);
+    const other = holdUntil(s, 'zone', 'unit.example', { deadline: Date.now() + 300, owner: 'org:other' }, read, never);
+    await vi.waitFor(() => expect(waiting(s)).toBe(MAX_HELD_WAITS_PER_ORG + 1));
+    ac.abort();
+    await Promise.all([...held, other]);
+    expect(waiting(s)).toBe(0);
+    const after = holdUntil(s, 'zone', 'unit.example', { deadline: Date.now() + 300, owner: 'org:unit' }, read, never);
+    await vi.waitFor(() => expect(waiting(s)).toBe(1));
+    await after;
   });
 });

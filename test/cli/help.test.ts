@@ -100,6 +100,16 @@ describe('help', () => {
     expect([...flagsInHelp(tokenCreate).keys()]).toEqual(['data', 'name', 'expires-in', 'expires-at']);
     expect(await ok('help', 'admin', 'token', 'create')).toBe(tokenCreate);
     expect([...flagsInHelp(await ok('admin', 'org', 'list', '--help')).keys()]).toEqual(['data', 'json']);
+    expect(await ok('admin', 'help', 'token', 'create')).toBe(tokenCreate);
+  });
+
+  it('admin <group> --help lists the group\'s commands, as do admin help <group> and help admin <group>', async () => {
+    const token = await ok('admin', 'token', '--help');
+    expect(token).toMatch(/^usage: hostplane admin --data DIR token <command>/);
+    for (const c of ['token create', 'token list', 'token revoke']) expect(token).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    expect(token).not.toMatch(/^  org /m);
+    expect(await ok('admin', 'help', 'token')).toBe(token);
+    expect(await ok('help', 'admin', 'token')).toBe(token);
   });
 
   it('--version prints the package version', async () => {
@@ -119,6 +129,8 @@ describe('one error format: `hostplane: <message>` on stderr, exit 2 for usage e
     ['a flag of another command', ['api', '--dns', 'off'], 'api takes no --dns (hostplane api --help lists its flags)'],
     ['an admin flag on a server', ['serve', '--json'], 'serve takes no --json (hostplane serve --help lists its flags)'],
     ['an unknown admin command', ['admin', 'org', 'delete', 'acme'], 'unknown admin command org delete acme (hostplane admin --help lists them)'],
+    ['an admin group without its command', ['admin', 'token'], 'admin token needs a subcommand: create, list, revoke (hostplane admin token --help describes them)'],
+    ['help of an unknown admin command', ['admin', 'nope', '--help'], 'unknown command admin nope (hostplane help lists the commands)'],
   ];
   it.concurrent.each(cases)('%s', async (_label, args, message) => {
     const r = await runHostplane(args);

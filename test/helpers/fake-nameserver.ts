@@ -5,7 +5,8 @@ import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth
 export type Action =
   | { op: 'applyZone'; zone: string; dnssec: boolean; deleteDs?: true }
   | { op: 'confirmDs' | 'notifySecondaries'; zone: string }
-  | { op: 'applyChanges'; zone: string; remove: string[]; add: string[] }
+  | { op: 'applyChanges'; zone: string; remove: string[]; add: string[]; file?: false }
+  | { op: 'saveZoneFile'; zone: string; serial: number }
   | { op: 'removeZone'; zone: string };
 
 /** A nameserver that records what it was asked to do (sample-controller style) and serves from memory. */
@@ -36,14 +37,24 @@ export class FakeNameserver implements Nameserver {
     this.actions.push({ op: 'applyZone', zone: name, dnssec: opts.dnssec, ...(deleteDs && { deleteDs: true as const }) });
     this.served.set(name, { text: zoneText, serial: serial + (opts.dnssec ? this.signerBump : 0), dnssec: opts.dnssec, deleteDs });
   }
-  async applyChanges(name: string, changes: ZoneChanges, zoneText: string): Promise<void> {
+  /** `served.text` is the zone file: with no text given it stays as it was until saveZoneFile. */
+  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null): Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
     const cur = this.served.get(name);
-    const serial = soaSerial(zoneText);
+    const soa = changes.add.find((l) => / SOA /.test(l));
+    const serial = zoneText === null ? Number(soa?.split(/\s+/)[6]) : soaSerial(zoneText);
     if (!cur) throw new Error(`zone ${name} is not served`);
     if (!serialGreater(serial, cur.serial)) throw new StaleSerialError(name, serial, cur.serial);
-    this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort() });
-    this.served.set(name, { ...cur, text: zoneText, serial });
+    this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort(), ...(zoneText === null && { file: false as const }) });
+    this.served.set(name, { ...cur, text: zoneText ?? cur.text, serial });
+  }
+  async saveZoneFile(name: string, zoneText: string): Promise<boolean> {
+    const cur = this.served.get(name);
+    const serial = soaSerial(zoneText);
+    if (!cur || cur.serial - (cur.dnssec ? this.signerBump : 0) !== serial) return false;
+    this.actions.push({ op: 'saveZoneFile', zone: name, serial });
+    this.served.set(name, { ...cur, text: zoneText });
+    return true;
   }
   async removeZone(name: string): Promise<void> {
     this.actions.push({ op: 'removeZone', zone: name });

@@ -562,6 +562,9 @@ export async function startKnotPrimary(opts: { zones: PrimaryZone[]; secondaries
         ['conf-set', `zone[${fqdn(z.name)}]`],
         ...(z.signed ? [['conf-set', `zone[${fqdn(z.name)}].dnssec-signing`, 'on'], ['conf-set', `zone[${fqdn(z.name)}].dnssec-policy`, 'signed']] : []),
       ]);
+      // knotd loads a zone added by conf-commit after it answers the commit.
+      const serial = await eventually(() => soaSerial(d.server, z.name), (v) => v !== null, 10_000);
+      if (serial === null) throw new Error(`knotd did not load ${z.name} after conf-commit\n${d.log().slice(-2000)}`);
     },
     removeZone: async (zone) => {
       await confTransaction(d.knotc, [['conf-unset', `zone[${fqdn(zone)}]`]]);

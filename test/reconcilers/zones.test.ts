@@ -26,7 +26,7 @@ describe('zone reconciler', () => {
   let orgId: number;
   let delegatedTo: string[];
   const resolver: Resolver = { ns: async () => delegatedTo };
-  const reconciler = (incrementalFrom?: number) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom });
+  const reconciler = (incrementalFrom?: number, fileSaveMs = 0) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom, fileSaveMs, deferFileBytes: 0 });
   const putA = (name: string, ip: string) => putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
     rrset: { name, type: 'A', ttl: 300, records: [{ content: ip }] } });
   const rendered = async () => {
@@ -157,7 +157,10 @@ describe('zone reconciler', () => {
         'c.example.com. 300 IN A 192.0.2.3',
         `example.com. 3600 IN SOA ns1.hostplane.test. hostmaster.example.com. ${serial} 10800 3600 1209600 300`,
       ],
+      file: false,
     });
+    // The file follows, rendered once from the image (here at once: fileSaveMs 0).
+    expect(ns.actions[2]).toEqual({ op: 'saveZoneFile', zone: 'example.com', serial });
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
     ns.actions.length = 0;
     await r.reconcile('example.com', noAbort);
@@ -165,7 +168,7 @@ describe('zone reconciler', () => {
   });
 
   it('loads a large zone whole when too many rrsets changed at once for an incremental change to pay', async () => {
-    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom: 1, maxIncremental: 2 });
+    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom: 1, maxIncremental: 2, fileSaveMs: 0, deferFileBytes: 0 });
     await putA('a.example.com', '192.0.2.1');
     await r.reconcile('example.com', noAbort);
     for (const n of ['b', 'c', 'd']) await putA(`${n}.example.com`, '192.0.2.2');
@@ -173,8 +176,31 @@ describe('zone reconciler', () => {
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone']);
     await putA('e.example.com', '192.0.2.5');
     await r.reconcile('example.com', noAbort);
-    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone', 'applyChanges']);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone', 'applyChanges', 'saveZoneFile']);
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
+  it('writes a large zone\'s file at most every fileSaveMs while it changes, from the state served, and once it is quiet', async () => {
+    const r = reconciler(1, 150);
+    await putA('a.example.com', '192.0.2.1');
+    await r.reconcile('example.com', noAbort);
+    const before = ns.served.get('example.com')!.text;
+    for (const ip of ['192.0.2.2', '192.0.2.3']) {
+      await putA('a.example.com', ip);
+      const result = await r.reconcile('example.com', noAbort);
+      // Looked at again when the file is due, not at the next resync.
+      expect(result.requeueAfterMs).toBeLessThanOrEqual(1_000);
+    }
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges', 'applyChanges']);
+    expect(ns.served.get('example.com')!.text).toBe(before);
+    await new Promise((res) => setTimeout(res, 160));
+    await r.reconcile('example.com', noAbort);
+    const serial = (await zoneByName(store, 'example.com'))!.serial;
+    expect(ns.actions.at(-1)).toEqual({ op: 'saveZoneFile', zone: 'example.com', serial });
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+    ns.actions.length = 0;
+    expect((await r.reconcile('example.com', noAbort)).requeueAfterMs).toBeGreaterThan(60_000);
+    expect(ns.actions).toEqual([]);
   });
 
   it('sends a small zone its change incrementally too (keeping no image), and falls back to a whole load when it is refused', async () => {
@@ -183,7 +209,8 @@ describe('zone reconciler', () => {
     await small.reconcile('example.com', noAbort);
     await putA('a.example.com', '192.0.2.2');
     await small.reconcile('example.com', noAbort);
-    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
+    // Its file follows at once (fileSaveMs 0 here).
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges', 'saveZoneFile']);
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
 
     const big = reconciler(1);

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findKnot } from '../../../providers/nameserver/knot';
+import { createKnotNameserver, findKnot } from '../../../providers/nameserver/knot';
 import { configuredZones, parseHostPort, parseTsigKey, renderKnotConfig, zoneFilePath, zoneFqdn } from '../../../providers/nameserver/knot-config';
 import { UnservableZoneError } from '../../../providers/nameserver/port';
-import { hasKnot, knotTitle } from '../../helpers/knot';
+import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
 
 const input = {
   dir: '/data/knot',
@@ -144,6 +144,29 @@ describe.skipIf(!hasKnot())(knotTitle('renderKnotConfig with knotc'), () => {
       writeFileSync(file, renderKnotConfig({ ...input, ...extra, dir, zonesDir: dir }));
       expect(execFileSync(findKnot()!.knotc, ['-c', file, 'conf-check'], { encoding: 'utf8' })).toContain('Configuration is valid');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('knot.conf on disk', () => {
+  it('is written 0600, also over an older 0644 one: it holds the TSIG secret', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostplane-knotconf-'));
+    // No knotd needed: the configuration is written before knotd is launched, and /bin/false fails that launch.
+    const ns = createKnotNameserver({
+      dir: join(dir, 'knot'), zonesDir: join(dir, 'zones'), listen: `127.0.0.1:${await freePort()}`,
+      knotd: '/bin/false', knotc: '/bin/false', keymgr: '/bin/false',
+      tsig: { name: 'xfr-key', algorithm: 'hmac-sha256', secret: Buffer.alloc(32, 7).toString('base64') },
+    });
+    try {
+      mkdirSync(join(dir, 'knot'), { recursive: true });
+      writeFileSync(join(dir, 'knot', 'knot.conf'), '', { mode: 0o644 });
+      await ns.start([{ name: 'a.test', dnssec: false }]).catch(() => undefined);
+      const conf = join(dir, 'knot', 'knot.conf');
+      expect(readFileSync(conf, 'utf8')).toContain('secret: ');
+      expect((statSync(conf).mode & 0o777).toString(8)).toBe('600');
+    } finally {
+      await ns.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,0 +1,226 @@
+/**
+ * Custom hostnames group (spec 4.5, the hostname table of part 3, roles of 5, audit events of 6) through HTTP:
+ * every answer is checked against the served OpenAPI document. verifyHostname runs the hostname reconciler's
+ * judgement in a core over a stub resolver on loopback.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app';
+import { localCore } from '../../core/local';
+import { createLogger } from '../../lib/log';
+import { systemResolver } from '../../providers/resolver';
+import { hostnameReconciler } from '../../reconcilers/hostnames';
+import { startTestApi, type TestApi } from '../helpers/app';
+import { FakeEdge } from '../helpers/edge';
+import { startStubResolver, type StubResolver } from '../helpers/stub-resolver';
+
+const FALLBACK = 'edge.hostplane.test';
+const CONFIG = { serviceDomains: ['status.example'], fallbackOrigin: FALLBACK };
+const HOSTS = '/v1/orgs/acme/projects/blog/hostnames';
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const silent = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
+
+let t: TestApi;
+let stub: StubResolver;
+let server: Server;
+let url: string;
+/** A request to the API whose core verifies hostnames, checked against the document like `t.call`. */
+async function call(method: string, path: string, o: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}) {
+  const token = o.token === undefined ? t.tokens.admin : o.token;
+  const headers: Record<string, string> = { ...o.headers };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (o.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url + path, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+  const text = await res.text();
+  await t.documented(method, path, { status: res.status, headers: res.headers, text });
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
+
+beforeAll(async () => {
+  t = await startTestApi({ config: CONFIG });
+  stub = await startStubResolver();
+  const verifier = hostnameReconciler({
+    store: t.store, resolver: systemResolver([stub.address], 500), nameservers: ['ns1.hostplane.test'], edge: new FakeEdge(), fallbackOrigin: FALLBACK, edgeAddresses: [], log: silent,
+  });
+  const core = localCore({ sealer: t.sealer, dns: { configured: true, nameservers: ['ns1.hostplane.test'] }, nudge: () => undefined, verifyHostname: (n) => verifier.verify(n) });
+  server = createServer(createApp({ store: t.store, core, config: { appDomain: 'hostplane.test', plans: (await import('../../lib/plans')).DEFAULT_PLANS, ...CONFIG } }, silent).koa.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  for (const [slug, name, token] of [['acme', 'blog', t.tokens.admin], ['acme', 'shop', t.tokens.admin], ['globex', 'site', t.other.token]] as const) {
+    expect((await call('POST', `/v1/orgs/${slug}/projects`, { token, body: { name } })).status).toBe(201);
+  }
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  await stub.close();
+  await t.close();
+});
+
+const add = (name: string, o: { token?: string; path?: string } = {}) => call('POST', o.path ?? HOSTS, { token: o.token ?? t.tokens.member, body: { name } });
+const audit = async () => (await call('GET', '/v1/orgs/acme/audit?limit=1000')).body.items as { event: string; target: string; actor: string }[];
+
+describe('addHostname', () => {
+  it('answers 200 Hostname: pending_dns, the verify guidance (TXT with the token, CNAME to the fallback origin), audit hostname.add', async () => {
+    const r = await add('www.customer.test');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ name: 'www.customer.test', kind: 'custom', status: 'pending_dns', lastError: null, verifiedAt: null, generation: 1, conditions: [] });
+    expect(r.body.createdAt).toMatch(RFC3339);
+    const [txt, cname] = r.body.verify;
+    expect(txt).toEqual({ type: 'TXT', name: '_service-verify.www.customer.test', value: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(cname).toEqual({ type: 'CNAME', name: 'www.customer.test', value: FALLBACK });
+    expect(r.headers.get('etag')).toMatch(/^"1-/);
+    expect(r.headers.get('x-generation')).toBe('1');
+    expect((await audit()).find((e) => e.event === 'hostname.add' && e.target === 'www.customer.test')).toMatchObject({ actor: 'user:member@acme.test' });
+  });
+
+  it('stores the name lower case and in punycode; the Unicode and ASCII spellings are one name', async () => {
+    const r = await add('Bücher.Example.COM');
+    expect(r.body.name).toBe('xn--bcher-kva.example.com');
+    const again = await add('xn--bcher-kva.example.com');
+    expect(again.body).toEqual(r.body);
+    expect((await add('bücher.example.com', { path: '/v1/orgs/acme/projects/shop/hostnames' })).body.code).toBe('hostname_taken');
+  });
+
+  it('the same name again from the same project: the row unchanged (same token, same createdAt)', async () => {
+    const first = await add('again.customer.test');
+    const second = await add('again.customer.test');
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+  });
+
+  it.each([
+    ['another project of the org', '/v1/orgs/acme/projects/shop/hostnames', () => t.tokens.admin],
+    ['a project of another org', '/v1/orgs/globex/projects/site/hostnames', () => t.other.token],
+  ])('held by %s: 409 hostname_taken', async (_what, path, token) => {
+    await add('held.customer.test');
+    const r = await add('held.customer.test', { path, token: token() });
+    expect(r.status).toBe(409);
+    expect(r.body.code).toBe('hostname_taken');
+  });
+
+  it('concurrent adds from two orgs: one 200 and one 409, never two rows', async () => {
+    const [a, b] = await Promise.all([add('race.customer.test'), add('race.customer.test', { path: '/v1/orgs/globex/projects/site/hostnames', token: t.other.token })]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const listed = [...(await call('GET', HOSTS)).body.items, ...(await call('GET', '/v1/orgs/globex/projects/site/hostnames', { token: t.other.token })).body.items];
+    expect(listed.filter((h: { name: string }) => h.name === 'race.customer.test')).toHaveLength(1);
+  });
+
+  it.each([
+    ['an empty label', 'www..customer.test'],
+    ['a leading hyphen', '-www.customer.test'],
+    ['a label over 63', `${'a'.repeat(64)}.customer.test`],
+    ['a URL', 'https://www.customer.test/'],
+    ['spaces', 'www customer.test'],
+    ['an IP literal', '192.0.2.1'],
+    ['an IPv6 literal', '2001:db8::1'],
+    ['a single label', 'localhost'],
+    ['a public suffix', 'co.uk'],
+    ['a wildcard', '*.customer.test'],
+    ['the app domain itself', 'hostplane.test'],
+    ['a name under the app domain', 'x.hostplane.test'],
+    ['a service domain', 'www.status.example'],
+    ['empty', ''],
+  ])('%s: 400 bad_request', async (_what, name) => {
+    const r = await add(name);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('bad_request');
+  });
+
+  it('a viewer may not add (403); an unknown project is 404', async () => {
+    expect((await add('v.customer.test', { token: t.tokens.viewer })).status).toBe(403);
+    expect((await add('v.customer.test', { path: '/v1/orgs/acme/projects/nope/hostnames' })).status).toBe(404);
+  });
+});
+
+describe('listHostnames', () => {
+  it('returns the default hostname (kind default, active, no guidance) with the custom ones, by name', async () => {
+    await add('a-list.customer.test', { path: '/v1/orgs/acme/projects/shop/hostnames' });
+    const r = await call('GET', '/v1/orgs/acme/projects/shop/hostnames', { token: t.tokens.viewer });
+    expect(r.status).toBe(200);
+    expect(r.body.items.map((h: { name: string; kind: string; status: string }) => [h.name, h.kind, h.status])).toEqual([
+      ['a-list.customer.test', 'custom', 'pending_dns'],
+      ['shop.hostplane.test', 'default', 'active'],
+    ]);
+    expect(r.body.items[1]).toMatchObject({ verify: [], lastError: null });
+  });
+
+  it('another org\'s project reads as 404', async () => {
+    expect((await call('GET', '/v1/orgs/globex/projects/site/hostnames')).status).toBe(404);
+  });
+});
+
+describe('deleteHostname', () => {
+  it('the default hostname: 400', async () => {
+    const r = await call('DELETE', `${HOSTS}/blog.hostplane.test`, { token: t.tokens.member });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/default hostname/);
+  });
+
+  it('204, audit hostname.delete, and the name can be taken by another project at once', async () => {
+    await add('moving.customer.test');
+    expect((await call('DELETE', `${HOSTS}/moving.customer.test`, { token: t.tokens.member })).status).toBe(204);
+    expect((await audit()).find((e) => e.event === 'hostname.delete' && e.target === 'moving.customer.test')).toBeTruthy();
+    const r = await add('moving.customer.test', { path: '/v1/orgs/globex/projects/site/hostnames', token: t.other.token });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('pending_dns');
+    expect((await call('DELETE', `${HOSTS}/moving.customer.test`, { token: t.tokens.member })).status).toBe(404);
+  });
+
+  it('If-Match: a stale tag is 412, the current one deletes', async () => {
+    const r = await add('tagged.customer.test');
+    const tag = r.headers.get('etag')!;
+    const stale = await call('DELETE', `${HOSTS}/tagged.customer.test`, { token: t.tokens.member, headers: { 'if-match': '"1-AAAAAAAAAAAAAAAA"' } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.code).toBe('precondition_failed');
+    expect((await call('DELETE', `${HOSTS}/tagged.customer.test`, { token: t.tokens.member, headers: { 'if-match': tag } })).status).toBe(204);
+  });
+});
+
+describe('verifyHostname', () => {
+  it('no proof: 200, still pending_dns, lastError says what is seen; with the TXT in place: active', async () => {
+    const added = (await add('verify.customer.test')).body;
+    const r = await call('POST', `${HOSTS}/verify.customer.test/verify`, { token: t.tokens.member });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('pending_dns');
+    expect(r.body.lastError).toBe(`TXT at _service-verify.verify.customer.test: no such name (NXDOMAIN), expected '${added.verify[0].value}'; `
+      + `CNAME of verify.customer.test: no such name (NXDOMAIN), expected ${FALLBACK}`);
+    expect(r.body.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'Verified', status: 'False', reason: 'NoProof' })]));
+    stub.set('_service-verify.verify.customer.test', 'TXT', [{ type: 'TXT', name: '_service-verify.verify.customer.test', data: added.verify[0].value }]);
+    const ok = await call('POST', `${HOSTS}/verify.customer.test/verify`, { token: t.tokens.member });
+    expect(ok.body).toMatchObject({ status: 'active', generation: 2, lastError: null });
+    expect(ok.body.verifiedAt).toMatch(RFC3339);
+    expect(ok.headers.get('x-generation')).toBe('2');
+  });
+
+  it('takes the host in its Unicode spelling', async () => {
+    await add('Grüße.customer.test');
+    const r = await call('POST', `${HOSTS}/${encodeURIComponent('GRÜSSE.customer.test'.toLowerCase().replace('ss', 'ß'))}/verify`, { token: t.tokens.member });
+    expect(r.status).toBe(200);
+    expect(r.body.name).toBe(new URL('http://grüße.customer.test').hostname);
+  });
+
+  it('the default hostname is answered as it is; another project\'s name is 404; a viewer is 403', async () => {
+    expect((await call('POST', `${HOSTS}/blog.hostplane.test/verify`, { token: t.tokens.member })).body).toMatchObject({ kind: 'default', status: 'active' });
+    await add('other-project.customer.test', { path: '/v1/orgs/acme/projects/shop/hostnames' });
+    expect((await call('POST', `${HOSTS}/other-project.customer.test/verify`, { token: t.tokens.member })).status).toBe(404);
+    expect((await call('POST', `${HOSTS}/other-project.customer.test/verify`, { token: t.tokens.viewer })).status).toBe(403);
+  });
+
+  it('without a core: 503 no_core; the other operations need none', async () => {
+    const bare = await startTestApi({ core: null, config: CONFIG });
+    try {
+      expect((await bare.call('POST', '/v1/orgs/acme/projects', { body: { name: 'blog' } })).status).toBe(201);
+      expect((await bare.call('POST', '/v1/orgs/acme/projects/blog/hostnames', { body: { name: 'nocore.customer.test' } })).status).toBe(200);
+      const r = await bare.call('POST', '/v1/orgs/acme/projects/blog/hostnames/nocore.customer.test/verify');
+      expect(r.status).toBe(503);
+      expect(r.body.code).toBe('no_core');
+      expect((await bare.call('GET', '/v1/orgs/acme/projects/blog/hostnames')).status).toBe(200);
+      expect((await bare.call('DELETE', '/v1/orgs/acme/projects/blog/hostnames/nocore.customer.test')).status).toBe(204);
+    } finally {
+      await bare.close();
+    }
+  });
+});

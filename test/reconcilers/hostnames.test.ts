@@ -1,0 +1,384 @@
+/**
+ * The hostname reconciler (issue 9 items 2 and 3) against a real DNS server on loopback (the stub resolver, over
+ * dns-packet) and a recording edge: each proof passing, each failing with a lastError naming the record, what is
+ * seen and what was expected; a resolver that never answers; a proof gone after activation; managed records;
+ * finalizers through edge outages; the minute loop activating with no verify call.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { conditionOf } from '../../lib/conditions';
+import { normalizeCustomHostname } from '../../lib/hostnames';
+import { createLogger } from '../../lib/log';
+import { systemResolver } from '../../providers/resolver';
+import { hostnameReconciler, type HostnameReconcilerDeps } from '../../reconcilers/hostnames';
+import { startRunner } from '../../reconcilers/runner';
+import { createOrg } from '../../store/accounts';
+import { openStore, type Store } from '../../store/db';
+import { listAudit } from '../../store/feed';
+import { addHostname, deleteHostname, hostnameByName, hostnameFinalizersOf, type HostnameFacts } from '../../store/hostnames';
+import { createProject } from '../../store/projects';
+import { rrsets } from '../../store/schema';
+import { statusOf } from '../../store/status';
+import { createZone, putRRset } from '../../store/zones';
+import { checkCnameConflict } from '../../zonefiles';
+import { FakeEdge } from '../helpers/edge';
+import { startStubResolver, type StubResolver } from '../helpers/stub-resolver';
+
+const FALLBACK = 'edge.hostplane.test';
+const EDGE_ADDRESSES = ['192.0.2.80', '2001:db8::80'];
+const silentLog = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
+const noAbort = new AbortController().signal;
+
+let stub: StubResolver;
+let silent: Socket;
+let silentAt: string;
+beforeAll(async () => {
+  stub = await startStubResolver();
+  silent = createSocket('udp4');
+  await new Promise<void>((r) => silent.bind(0, '127.0.0.1', r));
+  silentAt = `127.0.0.1:${silent.address().port}`;
+});
+afterAll(async () => {
+  await stub.close();
+  silent.close();
+});
+
+let s: Store;
+let edge: FakeEdge;
+let clock: Date;
+let acme: { orgId: number; projectId: number; projectName: string };
+let globex: { orgId: number; projectId: number; projectName: string };
+let n = 0;
+/** A fresh name per test: the stub resolver is shared. */
+let host: string;
+
+const OUR_NS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
+const reconciler = (over: Partial<HostnameReconcilerDeps> = {}) => hostnameReconciler({
+  store: s, resolver: systemResolver([stub.address], 500), nameservers: OUR_NS, edge, fallbackOrigin: FALLBACK, edgeAddresses: EDGE_ADDRESSES, log: silentLog, ...over,
+});
+/** Public DNS delegates `zone` to `to` (our nameservers by default). */
+const delegate = (zone: string, to = OUR_NS) => stub.set(zone, 'NS', to.map((data) => ({ type: 'NS', name: zone, ttl: 300, data })));
+const add = async (name = host, who = acme) => (await addHostname(s, { ...who, name, actor: 'user:a@acme.test' })).hostname;
+const status = async (name = host) => {
+  const h = await hostnameByName(s, name);
+  return { row: h, st: h && (await statusOf<HostnameFacts>(s, 'hostname', name, h.uid)) };
+};
+const cond = (st: { conditions: { type: string }[] } | undefined, type: string) => conditionOf((st?.conditions ?? []) as never, type);
+const txt = (name: string, ...values: string[]) => stub.set(name, 'TXT', values.map((data) => ({ type: 'TXT' as const, name, ttl: 60, data })));
+const cname = (name: string, target: string) => stub.set(name, 'CNAME', [{ type: 'CNAME', name, ttl: 60, data: target }]);
+const managed = (zone: string) => s.db.select().from(rrsets).all().filter((r) => r.zone === zone && r.managedBy === 'app').map((r) => [r.name, r.type, r.records.map((x) => x.content)]);
+
+beforeEach(async () => {
+  clock = new Date('2026-11-26T10:00:00Z');
+  s = openStore(':memory:', { clock: () => clock });
+  edge = new FakeEdge();
+  const a = await createOrg(s, 'acme', 'free');
+  const g = await createOrg(s, 'globex', 'free');
+  const pa = await createProject(s, { orgId: a.id, plan: 'free', limit: 3, name: 'blog', database: false, hostname: 'blog.hostplane.test', actor: 't' });
+  const pg = await createProject(s, { orgId: g.id, plan: 'free', limit: 3, name: 'site', database: false, hostname: 'site.hostplane.test', actor: 't' });
+  acme = { orgId: a.id, projectId: pa.id, projectName: 'blog' };
+  globex = { orgId: g.id, projectId: pg.id, projectName: 'site' };
+  host = `h${++n}.customer${n}.test`;
+});
+afterEach(() => s.close());
+
+describe('each proof passes', () => {
+  it('TXT at _service-verify.<host> equal to the token: active, routed at the edge', async () => {
+    const h = await add();
+    txt(`_service-verify.${host}`, 'something-else', h.token!);
+    await reconciler().reconcile(host, noAbort);
+    const { row, st } = await status();
+    expect(row).toMatchObject({ status: 'active', proof: 'txt', generation: 2 });
+    expect(edge.actions).toEqual([{ op: 'ensure', hostname: host, ref: h.uid }]);
+    expect(cond(st, 'Verified')).toMatchObject({ status: 'True', reason: 'TxtRecord' });
+    expect(cond(st, 'Ready')).toMatchObject({ status: 'True', reason: 'Active', observedGeneration: 2 });
+    expect(cond(st, 'CertificateReady')).toMatchObject({ status: 'True', reason: 'Issued' });
+    expect(st!.lastError).toBeNull();
+  });
+
+  it('CNAME of <host> to the fallback origin', async () => {
+    await add();
+    cname(host, `${FALLBACK.toUpperCase()}.`);
+    await reconciler().reconcile(host, noAbort);
+    const { row, st } = await status();
+    expect(row).toMatchObject({ status: 'active', proof: 'cname' });
+    expect(cond(st, 'Resolves')).toMatchObject({ status: 'True', reason: 'PointsToEdge' });
+  });
+
+  it('the name lies in a zone of the same organization delegated to our nameservers: only the delegation asked', async () => {
+    await createZone(s, { orgId: acme.orgId, name: `customer${n}.test`, nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    delegate(`customer${n}.test`);
+    await add();
+    const before = stub.queries.length;
+    await reconciler().verify(host);
+    expect(stub.queries.slice(before)).toEqual([`customer${n}.test NS`]);
+    expect((await status()).row).toMatchObject({ status: 'active', proof: 'zone' });
+  });
+
+  it.each([
+    ['no delegation at all', null, `zone customer{n}.test is yours here, but public DNS has no NS for it, expected ns1.hostplane.test, ns2.hostplane.test`],
+    ['a delegation elsewhere', ['ns1.registrar.example', 'ns2.registrar.example'], `zone customer{n}.test is yours here, but public DNS delegates it to ns1.registrar.example, ns2.registrar.example, expected ns1.hostplane.test, ns2.hostplane.test`],
+    ['a delegation half to us', ['ns1.hostplane.test', 'ns1.registrar.example'], `public DNS delegates it to ns1.hostplane.test, ns1.registrar.example`],
+  ])('a zone of the organization that public DNS does not delegate to us proves nothing (%s): anyone can create a zone', async (_, to, seen) => {
+    await createZone(s, { orgId: acme.orgId, name: `customer${n}.test`, nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    if (to) delegate(`customer${n}.test`, to);
+    await add();
+    await reconciler().reconcile(host, noAbort);
+    const { row, st } = await status();
+    expect(row!.status).toBe('pending_dns');
+    expect(st!.lastError).toContain(seen.replace('{n}', String(n)));
+  });
+
+  it('a zone of another organization proves nothing', async () => {
+    await createZone(s, { orgId: globex.orgId, name: `customer${n}.test`, nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    await add();
+    await reconciler().reconcile(host, noAbort);
+    expect((await status()).row!.status).toBe('pending_dns');
+  });
+});
+
+describe('no proof passes: pending, with what is seen in lastError', () => {
+  it.each([
+    ['a TXT of another value, a CNAME elsewhere', (h: string, token: string) => {
+      txt(`_service-verify.${h}`, 'abc');
+      cname(h, 'elsewhere.example.');
+      return `TXT at _service-verify.${h} has 'abc', expected '${token}'; CNAME of ${h} points to elsewhere.example, expected ${FALLBACK}`;
+    }],
+    ['nothing at all', (h: string, token: string) =>
+      `TXT at _service-verify.${h}: no such name (NXDOMAIN), expected '${token}'; CNAME of ${h}: no such name (NXDOMAIN), expected ${FALLBACK}`],
+    ['the name exists without those records', (h: string, token: string) => {
+      stub.set(h, 'A', [{ type: 'A', name: h, ttl: 60, data: '198.51.100.1' }]);
+      stub.set(`_service-verify.${h}`, 'A', [{ type: 'A', name: `_service-verify.${h}`, ttl: 60, data: '198.51.100.1' }]);
+      return `TXT at _service-verify.${h}: no record, expected '${token}'; CNAME of ${h}: no record, expected ${FALLBACK}`;
+    }],
+    ['a resolver that fails', (h: string, token: string) => {
+      stub.fail(`_service-verify.${h}`, true);
+      stub.fail(h, true);
+      void token;
+      return `TXT at _service-verify.${h}: resolver ${stub.address} answered SERVFAIL for _service-verify.${h} TXT; CNAME of ${h}: resolver ${stub.address} answered SERVFAIL for ${h} CNAME`;
+    }],
+  ])('%s', async (_what, arrange) => {
+    const h = await add();
+    const expected = arrange(host, h.token!);
+    await reconciler().reconcile(host, noAbort);
+    const { row, st } = await status();
+    expect(row!.status).toBe('pending_dns');
+    expect(st!.lastError).toBe(expected);
+    expect(cond(st, 'Verified')).toMatchObject({ status: 'False', reason: 'NoProof', message: expected });
+    expect(cond(st, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingVerification' });
+    expect(edge.actions).toEqual([]);
+  });
+
+  it('a resolver that never answers is a lastError, and verify returns within its timeout', async () => {
+    await add();
+    const r = reconciler({ resolver: systemResolver([silentAt], 300) });
+    const started = Date.now();
+    await r.verify(host);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const { row, st } = await status();
+    expect(row!.status).toBe('pending_dns');
+    expect(st!.lastError).toBe(`TXT at _service-verify.${host}: resolver ${silentAt} did not answer in 0.3 s; CNAME of ${host}: resolver ${silentAt} did not answer in 0.3 s`);
+  });
+
+  it('a second pass that sees the same writes nothing', async () => {
+    await add();
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    const first = (await status()).st!;
+    clock = new Date(clock.getTime() + 60_000);
+    const commits = s.stats().commits;
+    await r.reconcile(host, noAbort);
+    expect(s.stats().commits).toBe(commits);
+    expect((await status()).st).toEqual(first);
+  });
+});
+
+it('the Unicode spelling is judged at its punycode name', async () => {
+  const stored = normalizeCustomHostname(`Bücher${n}.Customer${n}.TEST`);
+  expect(stored).toMatch(/^xn--bcher\d+-.*\.customer\d+\.test$/);
+  const h = await add(stored);
+  txt(`_service-verify.${stored}`, h.token!);
+  await reconciler().reconcile(stored, noAbort);
+  expect((await status(stored)).row!.status).toBe('active');
+  expect(stub.queries).toContain(`_service-verify.${stored} TXT`);
+});
+
+describe('active names stay active', () => {
+  it('a proof gone after activation: still active, Resolves False with what is seen', async () => {
+    await add();
+    cname(host, FALLBACK);
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    stub.set(host, 'CNAME', []);
+    await r.reconcile(host, noAbort);
+    const { row, st } = await status();
+    expect(row!.status).toBe('active');
+    expect(cond(st, 'Resolves')).toMatchObject({ status: 'False', reason: 'NoSuchName', message: `${host}: no such name (NXDOMAIN), expected a CNAME to ${FALLBACK}` });
+    cname(host, 'other.example.');
+    await r.reconcile(host, noAbort);
+    expect(cond((await status()).st!, 'Resolves')).toMatchObject({ status: 'False', message: `CNAME of ${host} points to other.example, expected ${FALLBACK}` });
+  });
+
+  it('an apex resolving to the edge\'s addresses Resolves', async () => {
+    await add();
+    cname(host, FALLBACK);
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    stub.set(host, 'CNAME', []);
+    stub.set(host, 'A', [{ type: 'A', name: host, ttl: 60, data: '192.0.2.80' }]);
+    await r.reconcile(host, noAbort);
+    expect(cond((await status()).st!, 'Resolves')).toMatchObject({ status: 'True', reason: 'PointsToEdge' });
+  });
+});
+
+describe('managed records in a zone of the organization', () => {
+  const zone = () => `customer${n}.test`;
+  beforeEach(async () => {
+    await createZone(s, { orgId: acme.orgId, name: zone(), nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    delegate(zone());
+  });
+
+  it('a name below the apex gets a CNAME to the fallback origin, managedBy app, audited as system', async () => {
+    await add();
+    await reconciler().reconcile(host, noAbort);
+    expect(managed(zone())).toEqual([[host, 'CNAME', [FALLBACK]]]);
+    expect(cond((await status()).st!, 'ManagedRecord')).toMatchObject({ status: 'True', reason: 'Written' });
+    expect((await listAudit(s, acme.orgId, 20)).find((e) => e.event === 'dns.rrset.set')).toMatchObject({ actor: 'system', target: `${zone()}/${host}/CNAME` });
+  });
+
+  it('the apex gets A and AAAA of the edge', async () => {
+    await add(zone());
+    await reconciler().reconcile(zone(), noAbort);
+    expect(managed(zone())).toEqual([[zone(), 'A', ['192.0.2.80']], [zone(), 'AAAA', ['2001:db8::80']]]);
+  });
+
+  it('the apex without edge addresses: active, and the condition says why there is no record', async () => {
+    await add(zone());
+    await reconciler({ edgeAddresses: [] }).reconcile(zone(), noAbort);
+    expect(managed(zone())).toEqual([]);
+    expect(cond((await status(zone())).st!, 'ManagedRecord')).toMatchObject({ status: 'False', reason: 'NoEdgeAddresses' });
+  });
+
+  it('a customer\'s rrset at the name: active without the record, the condition names the rrset', async () => {
+    await putRRset(s, {
+      orgId: acme.orgId, zone: zone(), actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
+      rrset: { name: host, type: 'A', ttl: 300, records: [{ content: '198.51.100.7' }] },
+    });
+    await add();
+    await reconciler().reconcile(host, noAbort);
+    const { row, st } = await status();
+    expect(row!.status).toBe('active');
+    expect(managed(zone())).toEqual([]);
+    expect(cond(st, 'ManagedRecord')).toMatchObject({ status: 'False', reason: 'CustomerRRset' });
+    expect(cond(st, 'ManagedRecord')!.message).toContain(`${host} A in zone ${zone()} is in the way`);
+  });
+
+  it('delete removes the edge hostname and the managed record through the finalizer', async () => {
+    const h = await add();
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    await deleteHostname(s, { ...acme, name: host, actor: 't' });
+    await r.reconcile(host, noAbort);
+    expect(managed(zone())).toEqual([]);
+    expect(edge.held.has(host)).toBe(false);
+    expect(edge.actions.at(-1)).toEqual({ op: 'remove', hostname: host, ref: h.uid });
+    expect(await hostnameFinalizersOf(s, host)).toEqual([]);
+  });
+});
+
+describe('edge outages lose nothing', () => {
+  it('during activation: the row is active, the failure shows in conditions and lastError; converges once the edge is back', async () => {
+    const h = await add();
+    txt(`_service-verify.${host}`, h.token!);
+    edge.down = 'the edge provider did not answer the creation of x within 5 s';
+    const r = reconciler();
+    await expect(r.reconcile(host, noAbort)).rejects.toThrow(/did not answer/);
+    let { row, st } = await status();
+    expect(row!.status).toBe('active');
+    expect(st!.lastError).toBe(edge.down);
+    expect(cond(st, 'EdgeConfigured')).toMatchObject({ status: 'False', reason: 'EdgeUnavailable' });
+    expect(cond(st, 'CertificateReady')).toMatchObject({ status: 'Unknown' });
+    expect(cond(st, 'Ready')).toMatchObject({ status: 'False', reason: 'EdgeUnavailable' });
+    edge.down = null;
+    await r.reconcile(host, noAbort);
+    ({ st } = await status());
+    expect(cond(st, 'Ready')).toMatchObject({ status: 'True' });
+    expect(st!.lastError).toBeNull();
+  });
+
+  it('during delete: the finalizer stays until the edge is back, then the edge hostname goes', async () => {
+    const h = await add();
+    txt(`_service-verify.${host}`, h.token!);
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    await deleteHostname(s, { ...acme, name: host, actor: 't' });
+    edge.down = 'the edge provider answered 503';
+    await expect(r.reconcile(host, noAbort)).rejects.toThrow(/503/);
+    expect(await hostnameFinalizersOf(s, host)).toHaveLength(1);
+    edge.down = null;
+    await r.reconcile(host, noAbort);
+    expect(await hostnameFinalizersOf(s, host)).toEqual([]);
+    expect(edge.held.size).toBe(0);
+  });
+
+  it('a name deleted and added by another org stays pending, even with a proof, until the old lifetime is cleaned up', async () => {
+    const old = await add();
+    txt(`_service-verify.${host}`, old.token!);
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    await deleteHostname(s, { ...acme, name: host, actor: 't' });
+    const fresh = await add(host, globex);
+    txt(`_service-verify.${host}`, fresh.token!);
+    edge.down = 'the edge provider answered 503';
+    await expect(r.reconcile(host, noAbort)).rejects.toThrow();
+    await r.verify(host);
+    let { row, st } = await status();
+    expect(row).toMatchObject({ status: 'pending_dns', uid: fresh.uid });
+    expect(cond(st, 'Ready')).toMatchObject({ status: 'False', reason: 'WaitingForCleanup' });
+    edge.down = null;
+    await r.reconcile(host, noAbort);
+    ({ row } = await status());
+    expect(row).toMatchObject({ status: 'active', uid: fresh.uid });
+    expect(edge.held.get(host)?.ref).toBe(fresh.uid);
+  });
+});
+
+it('a pending row never verified expires after its time; an active one never does', async () => {
+  const h = await add();
+  const r = reconciler({ pendingTtlMs: 3_600_000 });
+  await r.reconcile(host, noAbort);
+  clock = new Date(clock.getTime() + 3_600_000);
+  await r.reconcile(host, noAbort);
+  expect(await hostnameByName(s, host)).toBeUndefined();
+  expect(await hostnameFinalizersOf(s, host)).toEqual([expect.objectContaining({ uid: h.uid })]);
+  await r.reconcile(host, noAbort);
+  expect(await hostnameFinalizersOf(s, host)).toEqual([]);
+});
+
+it('a certificate pending validation: CertificateReady False, looked at again soon', async () => {
+  const h = await add();
+  txt(`_service-verify.${host}`, h.token!);
+  edge.certificate = 'pending_validation';
+  const res = await reconciler({ certificatePollMs: 250 }).reconcile(host, noAbort);
+  expect(res.requeueAfterMs).toBe(250);
+  const { st } = await status();
+  expect(cond(st, 'CertificateReady')).toMatchObject({ status: 'False', reason: 'PendingValidation' });
+  expect(cond(st, 'Ready')).toMatchObject({ status: 'False', reason: 'CertificatePending' });
+});
+
+it('the background loop activates a row with no verify call, on its interval', async () => {
+  const h = await add();
+  const runner = await startRunner({ store: s, log: silentLog, reconcilers: [reconciler({ intervalMs: 150 })], concurrency: 8 });
+  try {
+    await runner.idle();
+    expect((await status()).row!.status).toBe('pending_dns');
+    txt(`_service-verify.${host}`, h.token!);
+    const until = Date.now() + 3_000;
+    while ((await status()).row!.status !== 'active' && Date.now() < until) await sleep(50);
+    expect((await status()).row!.status).toBe('active');
+  } finally {
+    await runner.stop();
+  }
+});
