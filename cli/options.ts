@@ -30,7 +30,7 @@ export const OPTIONS = {
   'tsig-key': { type: 'string' },
   resolver: { type: 'string' },
   'service-domains': { type: 'string', default: '' },
-  'incremental-from': { type: 'string', default: '5000' },
+  'defer-file-from': { type: 'string', default: '5000' },
   'metrics-listen': { type: 'string', default: '127.0.0.1:9464' },
   'max-connections': { type: 'string' },
   'max-connections-per-address': { type: 'string' },
@@ -109,9 +109,9 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
     arg: 'a,b', commands: ['serve', 'api'],
     help: 'domains of the service besides the app domain and the nameservers\' registrable domain: tenants cannot create zones at or under any of them (`admin zone create` can)',
   },
-  'incremental-from': {
+  'defer-file-from': {
     arg: 'N', commands: ['serve', 'core'],
-    help: 'zones with at least N rrsets are changed in Knot by one incremental transaction; smaller ones are reloaded whole (faster for them)',
+    help: "zones with at least N rrsets have their zone file written apart from their changes, within 5 s (Knot's journal holds the changes meanwhile); smaller zones get theirs with each change",
   },
   'metrics-listen': {
     arg: 'HOST:PORT', commands: ALL,
@@ -220,10 +220,10 @@ export function coreToken(flags: Flags): string | undefined {
 
 export const list = (s: string | undefined): string[] => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
 
-/** `--incremental-from N`: zones with at least N rrsets are changed in the nameserver incrementally. */
-export function incrementalFrom(flags: Flags): number {
-  const n = Number(flags['incremental-from']);
-  if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid --incremental-from ${flags['incremental-from']}`);
+/** `--defer-file-from N`: zones with at least N rrsets have their file written apart from their changes. */
+export function deferFileFrom(flags: Flags): number {
+  const n = Number(flags['defer-file-from']);
+  if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid --defer-file-from ${flags['defer-file-from']}`);
   return n;
 }
 
@@ -361,7 +361,7 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
     const nameservers = list(flags.nameservers);
     if (nameservers.length === 0) throw badRequest('--nameservers needs at least one name: zones get them as NS and SOA MNAME');
     hostNames('nameservers', nameservers);
-    incrementalFrom(flags);
+    deferFileFrom(flags);
   }
   try {
     await lookup(flags.host);

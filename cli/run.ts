@@ -24,7 +24,7 @@ import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden } from '../lib/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
-import { checkServerFlags, coreToken, edgeUrl, hostnameSettings, incrementalFrom, list, metricsListen, plans, port, serverHardening, tsigKey, type Flags } from './options';
+import { checkServerFlags, coreToken, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, plans, port, serverHardening, tsigKey, type Flags } from './options';
 import { httpEdge } from '../providers/edge/http';
 import { startEdgeSandbox } from '../providers/edge/sandbox';
 import { hostnameReconciler } from '../reconcilers/hostnames';
@@ -200,7 +200,7 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo) {
     log.error({ err: e.message }, 'the nameserver did not start; zone status will say so');
   });
   const reconciler = zoneReconciler({
-    store, nameserver, resolver: systemResolver(list(flags.resolver)), nameservers: dns.nameservers, log, incrementalFrom: incrementalFrom(flags),
+    store, nameserver, resolver: systemResolver(list(flags.resolver)), nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags),
   });
   return { nameserver, reconciler };
 }

@@ -53,7 +53,7 @@ export class TokenBuckets {
   private nextSweep = 0;
 
   /** `maxKeys` bounds the memory: past it, the oldest buckets are dropped (they forget what they counted). */
-  constructor(readonly rate: Rate, private readonly now: () => number = Date.now, private readonly maxKeys = 100_000) {
+  constructor(readonly rate: Rate, private readonly now: () => number = () => Date.now(), private readonly maxKeys = 100_000) {
     this.perMs = rate.limit / (rate.windowSeconds * 1000);
   }
 

@@ -62,6 +62,11 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
   };
   return {
     add,
+    /** Like add, except that a key already running is left to finish without running again: for a signal that
+     * only repeats a change something else reports as well. */
+    wake: (key: string): void => {
+      if (!running.has(key)) add(key);
+    },
     addAfter: (key: string, ms: number): void => later.at(key, ms, () => add(key)),
     /** Keys waiting for their deadline. */
     waiting: (): number => later.size(),

@@ -4,12 +4,12 @@
  * 1. Finalize: a deleted lifetime of the zone (a finalizer row) is purged from the nameserver (data, journal,
  *    DNSSEC keys) before anything else, so a zone created again, by anyone, never gets the old owner's records
  *    or keys; a zone the nameserver holds that the store does not have is removed the same way.
- * 2. Apply: a large zone that changes is kept rendered in memory (a ZoneImage) per lifetime, and a change
- *    re-reads and re-renders only the rrsets written or deleted since; any other zone is read and rendered
- *    whole, and only which rrsets it serves is kept. An unsigned zone with a few changes gets them as one
- *    incremental transaction, served as soon as it commits; otherwise the nameserver loads the whole text.
+ * 2. Apply: of each served zone only which rrsets it serves is kept (4 bytes an rrset). A change of a few
+ *    rrsets reaches the nameserver as one incremental transaction of those rrsets, rendered from the change
+ *    alone, served as soon as it commits; the zone file follows (at once for a small zone, within seconds for
+ *    a large one). Anything else loads the whole zone, read and rendered from the store.
  * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
- *    Drift drops the image and applies again.
+ *    Drift forgets what is served and applies again.
  * The zone's own serial is the customer's desired state and is never rewritten here: when a signer has
  * served a serial past it, the zone text carries one above the served serial (kept in status facts).
  *
@@ -30,7 +30,7 @@ import {
   allZoneNames, finishZoneFinalizers, zoneByName, zoneChangesSince, zoneFinalizersOf, zoneSnapshot, zoneStatusOf,
   type ZoneFacts, type ZoneRow, type ZoneStatus,
 } from '../store/zones';
-import { isZoneName, nextSerial, renderZone, serialGreater, ZoneImage } from '../zonefiles';
+import { absoluteLines, isZoneName, nextSerial, renderZone, serialGreater, ZoneImage } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
 import { identityWatch, TerminalError, type Reconciler, type Result } from './types';
 
@@ -43,24 +43,20 @@ export interface ZoneReconcilerDeps {
   log: Logger;
   /** How long a delegation answer is trusted before it is looked up again. */
   delegationTtlMs?: number;
-  /** Zones with at least this many rrsets keep their image once they change (within imageBudgetBytes): a
-   * change then costs a read and render of what changed only. Smaller zones are read and rendered whole on
-   * every change, which at 100 rrsets takes well under a millisecond; either way the change reaches the
-   * nameserver incrementally. */
-  incrementalFrom?: number;
+  /** Zones with at least this many rrsets have their file written apart from their changes (`--defer-file-from`):
+   * a smaller zone is read and rendered whole in about a millisecond, a zone of 100,000 rrsets in a tenth of a
+   * second and megabytes of garbage. */
+  deferFileFrom?: number;
   /** More changed rrsets than this at once load the whole zone instead. */
   maxIncremental?: number;
-  /** Memory the kept zone images may take together; the least recently used are dropped beyond it. */
-  imageBudgetBytes?: number;
   /** While DNSSEC goes off, how often the parent's DS is looked at again. */
   dsWatchMs?: number;
   /** After a change is served, when the secondaries' serials are looked at; and again this long after, while
    * one is behind. */
   secondaryCheckMs?: number;
   secondaryRetryMs?: number;
-  /** How long a large zone's file may lag behind the changes served, and from which size of its text. */
+  /** How long a large zone's file may lag behind the changes served. */
   fileSaveMs?: number;
-  deferFileBytes?: number;
 }
 
 /** How the nameserver is to sign a zone now, on the way to what the zone asks for. */
@@ -84,17 +80,13 @@ const SECONDARY_CHECK_MS = 2_000;
 const SECONDARY_RETRY_MS = 30_000;
 /** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
 const FILE_SAVE_MS = 5_000;
-/** Zone texts from this size have their file written apart from their changes. */
-const DEFER_FILE_BYTES = 1 << 20;
+/** Zones from this many rrsets have their file written apart from their changes. */
+export const DEFER_FILE_RRSETS = 5_000;
 
 interface Served {
-  /** Kept for large zones that change only, within the byte budget: a small zone is read and rendered whole in
-   * about a millisecond, and a thousand of them would hold the process's memory for nothing; nor does a large
-   * zone that is only loaded (every zone at start) get one before a change needs it. */
-  image?: ZoneImage;
-  /** Which rrsets are served, where the image is not kept: whether a change replaces an rrset or adds it,
-   * which an incremental change must say. */
-  keys?: KeyHashes;
+  /** Which rrsets are served: whether a change replaces an rrset or adds it, which an incremental change must
+   * say. */
+  keys: KeyHashes;
   /** The lifetime the zone's served state belongs to. */
   uid: string;
   generation: number;
@@ -123,8 +115,9 @@ const fnv1a = (key: string): number => {
 
 const keyHashes = (keys: Iterable<string>): KeyHashes => Uint32Array.from(keys, fnv1a).sort();
 
-const hasKey = (hashes: KeyHashes, key: string): boolean => {
-  const h = fnv1a(key);
+const hasKey = (hashes: KeyHashes, key: string): boolean => hasHash(hashes, fnv1a(key));
+
+const hasHash = (hashes: KeyHashes, h: number): boolean => {
   let lo = 0;
   let hi = hashes.length;
   while (lo < hi) {
@@ -133,6 +126,17 @@ const hasKey = (hashes: KeyHashes, key: string): boolean => {
     else hi = mid;
   }
   return hashes[lo] === h;
+};
+
+/** The keys with `added` in. Removed rrsets stay in: their hash may be another served rrset's too, and a hash
+ * of an rrset no longer served only costs a refused removal and a whole load, never a wrong answer. */
+const withKeys = (hashes: KeyHashes, added: string[]): KeyHashes => {
+  const fresh = [...new Set(added.map(fnv1a))].filter((h) => !hasHash(hashes, h));
+  if (fresh.length === 0) return hashes;
+  const out = new Uint32Array(hashes.length + fresh.length);
+  out.set(hashes);
+  out.set(fresh, hashes.length);
+  return out.sort();
 };
 
 /** How the nameserver signs a zone (its applyZone options). */
@@ -144,46 +148,12 @@ const serves = (served: number | null, applied: number, signed: boolean): boolea
 
 export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   const served = new Map<string, Served>();
-  const imageBudget = d.imageBudgetBytes ?? 128 * 1024 * 1024;
-  /** Zones whose image is kept, least recently used first, with the bytes each took when kept. */
-  const kept = new Map<string, number>();
-  let keptBytes = 0;
-  const unkeep = (name: string): void => {
-    keptBytes -= kept.get(name) ?? 0;
-    kept.delete(name);
-  };
   const forget = (name: string): void => {
-    unkeep(name);
     served.delete(name);
   };
-  const forgetImage = (name: string): void => {
-    unkeep(name);
-    const s = served.get(name);
-    if (s) dropImage(s);
-  };
-  const dropImage = (s: Served): void => {
-    if (s.image) s.keys = keyHashes(s.image.keys());
-    delete s.image;
-  };
-  /** Records what the nameserver now serves; keeps its image when that pays and fits. */
-  const remember = (name: string, s: Served): void => {
-    unkeep(name);
-    served.set(name, s);
-    if (!s.image || s.image.size < incrementalFrom || s.image.bytes > imageBudget) {
-      dropImage(s);
-      return;
-    }
-    delete s.keys;
-    kept.set(name, s.image.bytes);
-    keptBytes += s.image.bytes;
-    for (const [lru] of kept) {
-      if (keptBytes <= imageBudget) break;
-      forgetImage(lru);
-    }
-  };
   const checkedAt = new Map<string, number>();
-  const incrementalFrom = d.incrementalFrom ?? 5_000;
   const maxIncremental = d.maxIncremental ?? 40;
+  const deferFileFrom = d.deferFileFrom ?? DEFER_FILE_RRSETS;
 
   /** Delegation is a slow public-DNS lookup: it runs beside the apply path and records its fact when done. */
   const refreshDelegation = (z: ZoneRow): void => {
@@ -332,7 +302,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   };
 
   /** The whole zone from the store, loaded by the nameserver: the first time (every zone at start), or when
-   * the served state is not known. Rendered once, without an image. */
+   * the served state is not known. */
   const applyWhole = async (
     name: string, serialOf: (z: ZoneRow) => number, signing: Signing, servedBefore: (z: ZoneRow, serial: number) => boolean,
   ): Promise<Served | undefined> => {
@@ -346,75 +316,60 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   };
 
   /**
-   * The zone's new state from what changed since the served generation, which the nameserver takes as one
-   * incremental transaction when it can, else as a whole reload. A kept image is brought up to date (no full
-   * re-read); without one, the zone is read and rendered whole, and the served rrsets' keys say what the
-   * change replaces. Undefined when the zone must be loaded whole from a fresh read: another lifetime, or no
-   * image and no incremental change, or a write between the two reads.
+   * What changed since the served generation, as one incremental transaction: the changed rrsets rendered from
+   * the change alone, and the served rrsets' keys saying which of them replace served ones. The zone file
+   * comes with it, rendered whole from a fresh read, except for a zone of deferFileFrom rrsets or more: its
+   * file follows later (saveFile), at most every FILE_SAVE_MS, while the nameserver's journal holds the
+   * changes, so that a change of a large zone costs neither a read nor a render nor a write of the whole zone.
+   * (The price: should serve die in between, the zone's status may not yet say the change was served, and the
+   * restart then takes a serial above the served one rather than trust a file that lags: applyZone's asServed.)
+   * Undefined when the zone must be loaded whole instead: another lifetime, a change of signing (the
+   * nameserver signs or unsigns it all), more changed rrsets than maxIncremental (past a few dozen commands a
+   * whole reload is as fast), a write between two reads, or a change the nameserver refused.
    */
   const applyDelta = async (name: string, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
-    const delta = await zoneChangesSince(d.store, name, prev.generation);
-    if (!delta || delta.zone.uid !== prev.uid) return undefined;
     const apply = d.nameserver.applyChanges?.bind(d.nameserver);
-    // A change of signing loads the zone whole (the nameserver signs or unsigns it all). Otherwise, signed or
-    // not, the text's serial is above the served one (textSerial), which a transaction needs, and the signer
-    // signs just what the transaction changed. Each changed rrset costs the nameserver a command or two in the
-    // transaction (well under a millisecond each); past a few dozen a whole reload is as fast.
     const sameSigning = signing.dnssec === prev.dnssec && signing.deleteDs === !!prev.deleteDs;
-    const incremental = apply && sameSigning && delta.changed.length + delta.removed.length <= maxIncremental;
+    if (!apply || !sameSigning) return undefined;
+    const delta = await zoneChangesSince(d.store, name, prev.generation);
+    if (!delta || delta.zone.uid !== prev.uid || delta.changed.length + delta.removed.length > maxIncremental) return undefined;
     const changes: ZoneChanges = { remove: [], add: [] };
-    let { image } = prev;
-    if (image) {
-      for (const r of [...delta.removed, ...delta.changed]) {
-        if (image.has(r.name, r.type)) changes.remove.push(`${r.name}. ${r.type}`);
-      }
-      for (const r of delta.removed) image.delete(r.name, r.type);
-      for (const r of delta.changed) image.set(r);
-    } else {
-      const { keys } = prev;
-      if (!incremental || !keys) return undefined;
-      const snap = await zoneSnapshot(d.store, name);
-      if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
-      image = new ZoneImage(name, snap.rrsets);
-      for (const r of [...delta.removed, ...delta.changed]) {
-        if (hasKey(keys, ZoneImage.key(r.name, r.type))) changes.remove.push(`${r.name}. ${r.type}`);
-      }
+    for (const r of [...delta.removed, ...delta.changed]) {
+      if (hasKey(prev.keys, ZoneImage.key(r.name, r.type))) changes.remove.push(`${r.name}. ${r.type}`);
     }
-    if (incremental) for (const r of delta.changed) changes.add.push(...image.absoluteLines(r.name, r.type));
-    // From here the image holds the new state, not what is served: forget it unless the nameserver takes it.
-    forget(name);
+    for (const r of delta.changed) changes.add.push(...absoluteLines(name, r));
     const serial = serialOf(delta.zone);
     const soa = soaFor(name, serial, d.nameservers);
-    const next: Served = { image, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing };
-    // A zone of megabytes would cost a render and a write of them per change: its file follows later (saveFile),
-    // at most every FILE_SAVE_MS, while the nameserver's journal holds the changes. The price: should serve die
-    // in between, the zone's status may not yet say the change was served, and the restart then takes a serial
-    // above the served one rather than trusting a file that lags (applyZone's asServed).
-    const deferFile = incremental && image.bytes >= (d.deferFileBytes ?? DEFER_FILE_BYTES) && !!d.nameserver.saveZoneFile;
-    if (incremental) {
-      changes.add.push(ZoneImage.soaLine(name, soa));
-      try {
-        await apply(name, changes, deferFile ? null : image.text(soa));
-        return deferFile ? { ...next, unsavedSince: prev.unsavedSince ?? Date.now() } : next;
-      } catch (e) {
-        if (e instanceof StaleSerialError) throw e;
-        d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
-      }
+    changes.add.push(ZoneImage.soaLine(name, soa));
+    const deferFile = delta.zone.rrsetCount >= deferFileFrom && !!d.nameserver.saveZoneFile;
+    let text: string | null = null;
+    if (!deferFile) {
+      const snap = await zoneSnapshot(d.store, name);
+      if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
+      text = renderZone({ name, soa, rrsets: snap.rrsets });
     }
-    await d.nameserver.applyZone(name, image.text(soa), signing);
-    return next;
+    // Until the nameserver took it, what it serves is not known for sure.
+    forget(name);
+    try {
+      await apply(name, changes, text);
+    } catch (e) {
+      if (e instanceof StaleSerialError) throw e;
+      d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
+      return undefined;
+    }
+    const keys = withKeys(prev.keys, delta.changed.map((r) => ZoneImage.key(r.name, r.type)));
+    return {
+      keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
+      ...(deferFile && { unsavedSince: prev.unsavedSince ?? Date.now() }),
+    };
   };
 
   /** Writes the zone file of a zone whose changes went to the nameserver without it, from the applied state. */
   const saveFile = async (name: string, s: Served): Promise<void> => {
-    let text: string | undefined;
-    if (s.image) text = s.image.text(soaFor(name, s.serial, d.nameservers));
-    else {
-      const snap = await zoneSnapshot(d.store, name);
-      // Changed since: the next pass applies that and saves then.
-      if (!snap || snap.zone.uid !== s.uid || snap.zone.generation !== s.generation) return;
-      text = renderZone({ name, soa: soaFor(name, s.serial, d.nameservers), rrsets: snap.rrsets });
-    }
+    const snap = await zoneSnapshot(d.store, name);
+    // Changed since: the next pass applies that and saves then.
+    if (!snap || snap.zone.uid !== s.uid || snap.zone.generation !== s.generation) return;
+    const text = renderZone({ name, soa: soaFor(name, s.serial, d.nameservers), rrsets: snap.rrsets });
     if (await d.nameserver.saveZoneFile!(name, text)) delete s.unsavedSince;
   };
 
@@ -512,16 +467,16 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       const st = await zoneStatusOf(d.store, z);
       const plan = await signingPlan(z, st);
       const signing: Signing = { dnssec: plan.signing !== 'off', deleteDs: plan.signing === 'delete-ds' };
-      const image = served.get(name);
+      const known = served.get(name);
       const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z!.uid ? st : undefined, signing.dnssec);
       // This text was applied and checked served before (a restart since: what is served is known, not its file).
       const servedBefore = (row: ZoneRow, serial: number): boolean => row.uid === z!.uid && !!st && st.observedGeneration === row.generation
         && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);
       let applied: Served;
-      if (image && image.generation === z.generation && image.dnssec === signing.dnssec && !!image.deleteDs === signing.deleteDs) applied = image;
+      if (known && known.generation === z.generation && known.dnssec === signing.dnssec && !!known.deleteDs === signing.deleteDs) applied = known;
       else {
         try {
-          const taken = (image && (await applyDelta(name, image, serialOf, signing))) || (await applyWhole(name, serialOf, signing, servedBefore));
+          const taken = (known && (await applyDelta(name, known, serialOf, signing))) || (await applyWhole(name, serialOf, signing, servedBefore));
           // Deleted meanwhile: the next pass finalizes it.
           if (!taken) return { requeueAfterMs: 0 };
           applied = taken;
@@ -545,7 +500,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         d.nameserver.servedSerial(name).catch(() => null),
         signed ? d.nameserver.ds(name) : [],
       ]);
-      remember(name, applied);
+      served.set(name, applied);
       if (!serves(servedSerial, applied.serial, signed)) {
         // A nameserver that is down serves the applied files once it runs again: look again later. One that
         // runs but serves something else (it lost the zone, or restarted on an older file) drifted: apply again.

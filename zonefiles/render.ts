@@ -100,6 +100,15 @@ function pushLines(out: string[], owner: string, rrset: RRset): void {
   for (const c of records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b))) out.push(prefix + renderRecordData(type, c));
 }
 
+/** The rrset's record lines with the owner written absolute, as `knotc zone-set` takes them. Throws
+ * {@link ZoneValidationError} for an owner outside the zone. */
+export function absoluteLines(zone: string, rrset: RRset): string[] {
+  const { owner } = entryOf(zone, rrset, '');
+  const lines: string[] = [];
+  pushLines(lines, owner, rrset);
+  return lines.map((l) => `${rrset.name}.${l.slice(owner.length)}`);
+}
+
 /** Bytes the rrset's lines take in the zone file (each with its newline): what the plan's zone-size quota counts. */
 export function renderedBytes(zone: string, rrset: RRset): number {
   const lines: string[] = [];

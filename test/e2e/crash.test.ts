@@ -40,19 +40,22 @@ function tree(pid: number): number[] {
 }
 
 // A change reaches knotd as a transaction, then the zone file is written: the kill can fall between the two.
-// With the zone's image kept (--incremental-from 1) and without it (read and rendered whole on each change).
+// With the zone file written with each change, and apart from it (--defer-file-from 1: as for large zones).
 describe.skipIf(!hasKnot()).each([
-  ['zone rendered whole', '5000'],
-  ['zone image kept', '1'],
-])(knotTitle('serve killed right after a change is served (%s)'), (_path, incrementalFrom) => {
+  ['zone file with each change', '5000'],
+  ['zone file deferred', '1'],
+])(knotTitle('serve killed right after a change is served (%s)'), (_path, deferFileFrom) => {
   let dir: string;
   let token: string;
   let dns: { host: string; port: number };
   let serve: Running;
 
   const start = async (): Promise<void> => {
-    serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dns.port}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test', '--incremental-from', incrementalFrom]);
+    serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dns.port}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test', '--defer-file-from', deferFileFrom]);
   };
+  /** A deferred file lags behind what knotd served from its journal; a restart that finds the zone's status
+   * not yet saying so takes a serial above the served one rather than trust that file (docs: issue 7). */
+  const deferred = deferFileFrom === '1';
   /** SIGKILL to serve and knotd at once: nothing of theirs runs after it, no shutdown, no flush. */
   const kill = async (): Promise<void> => {
     const pids = tree(serve.proc.pid!);
@@ -109,10 +112,14 @@ describe.skipIf(!hasKnot()).each([
       let serial: number | undefined;
       while ((serial = await soaSerial()) === undefined) await new Promise((r) => setTimeout(r, 5));
       expect(await answer(`www.${ZONE}`)).toEqual([address]);
-      expect(serial).toBe((await zone()).serial);
+      // Deferred, an earlier restart may have taken a serial above the zone's own, which later ones go on from.
+      if (deferred) expect(serial).toBeGreaterThanOrEqual((await zone()).serial);
+      else expect(serial).toBe((await zone()).serial);
       // And once the zone reconciler has checked it: the zone's own serial still, not one it had to go above.
       await converged();
-      expect(await soaSerial()).toBe((await zone()).serial);
+      if (deferred) expect(await soaSerial()).toBeGreaterThanOrEqual((await zone()).serial);
+      else expect(await soaSerial()).toBe((await zone()).serial);
+      expect(await answer(`www.${ZONE}`)).toEqual([address]);
     }
     expect(serve.stderr()).not.toContain('incremental change refused');
     // A crash of the processes alone is no crash of the machine: knotd's journal is kept.
@@ -137,7 +144,8 @@ describe.skipIf(!hasKnot()).each([
     for (let a = ''; a !== '192.0.2.5' && Date.now() < deadline; seen.add(a)) a = (await answer(`www.${ZONE}`)).join() || 'none';
     expect([...seen].filter((a) => a !== 'none')).toEqual(['192.0.2.5']);
     await converged();
-    expect(await soaSerial()).toBe((await zone()).serial);
+    if (deferred) expect(await soaSerial()).toBeGreaterThanOrEqual((await zone()).serial);
+    else expect(await soaSerial()).toBe((await zone()).serial);
     expect(serve.stderr()).toContain('the machine went down while knotd ran');
   });
 });

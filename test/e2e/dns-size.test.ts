@@ -197,7 +197,7 @@ describe.skipIf(!hasKnot())(knotTitle('a zone version knotd rejects: the last go
     await ns.start(zones);
     const deps = { store: t.store, nameserver: ns, resolver: { ns: async () => [] }, nameservers: NS, log: silent };
     reconciler = zoneReconciler(deps);
-    incremental = zoneReconciler({ ...deps, log, incrementalFrom: 1 });
+    incremental = zoneReconciler({ ...deps, log, deferFileFrom: 1 });
   };
 
   beforeAll(async () => {

@@ -24,12 +24,12 @@ async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, ms 
 const data = (a: Answer): unknown => (a as { data: unknown }).data;
 const answersOf = (r: DnsResponse, type: string): Answer[] => (r.answers ?? []).filter((a) => a.type === type);
 
-// The same behaviour through both paths of the zone reconciler: whole-zone reloads, and incremental
-// transactions (forced here for every zone size with --incremental-from 1).
+// The same behaviour with the zone file written with each change, and apart from it (forced here for every
+// zone size with --defer-file-from 1, as for large zones).
 describe.skipIf(!hasKnot()).each([
-  ['whole-zone reloads', '5000'],
-  ['incremental changes', '1'],
-])(knotTitle('DNS zones served by Knot DNS through hostplane serve (%s)'), (_path, incrementalFrom) => {
+  ['zone file with each change', '5000'],
+  ['zone file deferred', '1'],
+])(knotTitle('DNS zones served by Knot DNS through hostplane serve (%s)'), (_path, deferFileFrom) => {
   let serve: Running;
   let token: string;
   let dns: { host: string; port: number };
@@ -42,7 +42,7 @@ describe.skipIf(!hasKnot()).each([
     const dir = tempDir();
     token = await bootstrapWithCli(dir);
     dns = { host: '127.0.0.1', port: await freePort() };
-    serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dns.port}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test', '--incremental-from', incrementalFrom]);
+    serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dns.port}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test', '--defer-file-from', deferFileFrom]);
     const created = await http(serve.url, 'POST', '/v1/orgs/acme/dns/zones', { token, body: { name: 'example.com' } });
     expect(created.status).toBe(200);
   });

@@ -44,7 +44,7 @@ describe('a start that cannot succeed', () => {
     ['a port out of range', ['--port', '70000'], /^hostplane serve: invalid --port 70000$/],
     ['an unknown host', ['--host', 'no-such-host.invalid'], /^hostplane serve: invalid --host no-such-host\.invalid: no such host$/],
     ['a plans file that is not there', ['--plans', '/nonexistent/plans.json'], /^hostplane serve: --plans \/nonexistent\/plans\.json: ENOENT/],
-    ['a bad --incremental-from', ['--incremental-from', 'many'], /^hostplane serve: invalid --incremental-from many$/],
+    ['a bad --defer-file-from', ['--defer-file-from', 'many'], /^hostplane serve: invalid --defer-file-from many$/],
     ['a bad --dns-listen', ['--dns-listen', 'localhost'], /^hostplane serve: invalid --dns-listen: expected ip:port/],
     ['a bad --secondaries', ['--secondaries', '192.0.2.1'], /^hostplane serve: invalid --secondaries: expected ip:port/],
     ['no --nameservers', ['--nameservers', ','], /^hostplane serve: --nameservers needs at least one name/],

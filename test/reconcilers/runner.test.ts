@@ -179,6 +179,31 @@ describe('runner', () => {
     expect(f.keys()).toEqual(['example.com', 'other.example']);
   });
 
+  it('a nudge after a commit does not run a key a second time while its pass runs; a commit during the pass does', async () => {
+    let release!: () => void;
+    const f = fakeReconciler(async (key) => {
+      if (key === 'slow.example') await new Promise<void>((res) => { release = res; });
+      return {};
+    });
+    const r = await start([f.r], { pollMs: HOUR });
+    await change(store, 'zone', 'slow.example');
+    await vi.waitFor(() => expect(f.keys()).toEqual(['slow.example']));
+    // The write's own nudge, once the pass that its commit started is running: nothing more to do.
+    r.nudge('zone', 'slow.example');
+    release();
+    await r.idle();
+    expect(f.keys()).toEqual(['slow.example']);
+    // A change committed while a pass runs may not be seen by it: the pass runs again.
+    await change(store, 'zone', 'slow.example');
+    await vi.waitFor(() => expect(f.keys()).toHaveLength(2));
+    await change(store, 'zone', 'slow.example');
+    release();
+    await vi.waitFor(() => expect(f.keys()).toHaveLength(3));
+    release();
+    await r.idle();
+    expect(f.keys()).toEqual(['slow.example', 'slow.example', 'slow.example']);
+  });
+
   it("picks up another process's change from the poll, and does not run this process's change again for it", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
     const other = openStore(dir);

@@ -26,7 +26,7 @@ describe('zone reconciler', () => {
   let orgId: number;
   let delegatedTo: string[];
   const resolver: Resolver = { ns: async () => delegatedTo };
-  const reconciler = (incrementalFrom?: number, fileSaveMs = 0) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom, fileSaveMs, deferFileBytes: 0 });
+  const reconciler = (deferFileFrom?: number, fileSaveMs = 0) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, deferFileFrom, fileSaveMs });
   const putA = (name: string, ip: string) => putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
     rrset: { name, type: 'A', ttl: 300, records: [{ content: ip }] } });
   const rendered = async () => {
@@ -168,7 +168,7 @@ describe('zone reconciler', () => {
   });
 
   it('loads a large zone whole when too many rrsets changed at once for an incremental change to pay', async () => {
-    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, incrementalFrom: 1, maxIncremental: 2, fileSaveMs: 0, deferFileBytes: 0 });
+    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, deferFileFrom: 1, maxIncremental: 2, fileSaveMs: 0 });
     await putA('a.example.com', '192.0.2.1');
     await r.reconcile('example.com', noAbort);
     for (const n of ['b', 'c', 'd']) await putA(`${n}.example.com`, '192.0.2.2');
@@ -203,14 +203,15 @@ describe('zone reconciler', () => {
     expect(ns.actions).toEqual([]);
   });
 
-  it('sends a small zone its change incrementally too (keeping no image), and falls back to a whole load when it is refused', async () => {
+  it('sends a small zone its change incrementally too, with its file, and falls back to a whole load when it is refused', async () => {
     await putA('a.example.com', '192.0.2.1');
     const small = reconciler();
     await small.reconcile('example.com', noAbort);
     await putA('a.example.com', '192.0.2.2');
     await small.reconcile('example.com', noAbort);
-    // Its file follows at once (fileSaveMs 0 here).
-    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges', 'saveZoneFile']);
+    // Its file comes with the change.
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
+    expect(ns.actions[1]).not.toHaveProperty('file');
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
 
     const big = reconciler(1);
