@@ -30,7 +30,7 @@ import {
   allZoneNames, finishZoneFinalizers, zoneByName, zoneChangesSince, zoneFinalizersOf, zoneSnapshot, zoneStatusOf,
   type ZoneFacts, type ZoneRow, type ZoneStatus,
 } from '../store/zones';
-import { absoluteLines, isZoneName, nextSerial, renderZone, serialGreater, ZoneImage } from '../zonefiles';
+import { absoluteLines, absoluteSoaLine, isZoneName, nextSerial, renderZone, rrsetKey, serialGreater } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
 import { identityWatch, TerminalError, type Reconciler, type Result } from './types';
 
@@ -101,7 +101,7 @@ interface Served {
 type Failure = { lastError: string | null; reason: string; message: string };
 
 /**
- * A zone's rrsets (`ZoneImage.key`) as sorted 32-bit hashes: 4 bytes each, where a Set of the keys took about
+ * A zone's rrsets (`rrsetKey`) as sorted 32-bit hashes: 4 bytes each, where a Set of the keys took about
  * 150 (15 MB for a thousand zones of 100 rrsets). A hash two keys share makes an absent rrset look served, never
  * the reverse: knotd then refuses to remove what it does not have, and the change loads the zone whole.
  */
@@ -311,7 +311,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     const serial = serialOf(snap.zone);
     const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets });
     await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
-    const keys = keyHashes(snap.rrsets.map((r) => ZoneImage.key(r.name, r.type)));
+    const keys = keyHashes(snap.rrsets.map((r) => rrsetKey(r.name, r.type)));
     return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
   };
 
@@ -335,12 +335,12 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     if (!delta || delta.zone.uid !== prev.uid || delta.changed.length + delta.removed.length > maxIncremental) return undefined;
     const changes: ZoneChanges = { remove: [], add: [] };
     for (const r of [...delta.removed, ...delta.changed]) {
-      if (hasKey(prev.keys, ZoneImage.key(r.name, r.type))) changes.remove.push(`${r.name}. ${r.type}`);
+      if (hasKey(prev.keys, rrsetKey(r.name, r.type))) changes.remove.push(`${r.name}. ${r.type}`);
     }
     for (const r of delta.changed) changes.add.push(...absoluteLines(name, r));
     const serial = serialOf(delta.zone);
     const soa = soaFor(name, serial, d.nameservers);
-    changes.add.push(ZoneImage.soaLine(name, soa));
+    changes.add.push(absoluteSoaLine(name, soa));
     const deferFile = delta.zone.rrsetCount >= deferFileFrom && !!d.nameserver.saveZoneFile;
     let text: string | null = null;
     if (!deferFile) {
@@ -357,7 +357,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       return undefined;
     }
-    const keys = withKeys(prev.keys, delta.changed.map((r) => ZoneImage.key(r.name, r.type)));
+    const keys = withKeys(prev.keys, delta.changed.map((r) => rrsetKey(r.name, r.type)));
     return {
       keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
       ...(deferFile && { unsavedSince: prev.unsavedSince ?? Date.now() }),

@@ -12,7 +12,7 @@ export {
   MAX_RECORDS,
   MAX_TXT_BYTES,
 } from './validate';
-export { absoluteLines, renderZone, renderRecordData, renderedBytes, ZoneImage } from './render';
+export { absoluteLines, absoluteSoaLine, renderZone, renderRecordData, renderedBytes, rrsetKey } from './render';
 export { parseZone } from './parse';
 export { nextSerial, serialGreater } from './serial';
 export {

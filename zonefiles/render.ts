@@ -73,11 +73,7 @@ interface Entry {
   /** Relative labels right to left, joined by NUL which sorts below every label character. */
   key: string;
   code: number;
-  /** What a one-shot render renders. */
-  rrset?: RRset;
-  /** The rrset's record lines, `<owner> <ttl> IN <type> <rdata>`, which a ZoneImage keeps instead of the rrset,
-   * so that they are rendered once and the store's row objects are not held. */
-  lines?: string[];
+  rrset: RRset;
 }
 
 function compareEntries(a: Entry, b: Entry): number {
@@ -126,8 +122,7 @@ function emit(zone: string, soa: Soa, entries: Iterable<Entry>): string {
   const chunks: string[] = [`$ORIGIN ${zone}.`, soaLine(soa)];
   let lines: string[] = [];
   for (const e of entries) {
-    if (e.lines) for (const l of e.lines) lines.push(l);
-    else pushLines(lines, e.owner, e.rrset!);
+    pushLines(lines, e.owner, e.rrset);
     if (lines.length >= LINES_PER_BATCH) {
       chunks.push(lines.join('\n'));
       lines = [];
@@ -150,114 +145,15 @@ function entryOf(zone: string, rrset: RRset, path: string): Entry {
   return { rrset, owner, key: nameKey(owner), code: TYPE_CODE[rrset.type] };
 }
 
-/** The entry with its lines rendered and kept, not the rrset. */
-function keptEntryOf(zone: string, rrset: RRset, path: string): Entry {
-  const { owner, key, code } = entryOf(zone, rrset, path);
-  const lines: string[] = [];
-  pushLines(lines, owner, rrset);
-  return { owner, key, code, lines };
-}
-
-/** Measured with V8 (Node 20): about 790 bytes per one-record rrset whose line has 28 characters. The lines are
- * one byte per character (ASCII), but built by concatenation they hold on to their parts (the rdata string as
- * the store read it); the rest is the entry, its key in the index and the index itself. */
-const ENTRY_OVERHEAD_BYTES = 760;
-const heapBytes = (e: Entry): number => ENTRY_OVERHEAD_BYTES + (e.lines ?? []).reduce((n, l) => n + l.length, 0);
-
 const twoRRsets = (rrset: RRset): ZoneValidationError =>
   new ZoneValidationError([{ path: 'rrsets', message: `two rrsets for ${rrset.name} ${rrset.type}` }]);
 
-/**
- * A zone kept rendered in memory, so that a change to a few rrsets of a large zone re-renders those rrsets
- * only: the zone reconciler holds one per zone and `renderZone` is a one-shot use of it. Its text is
- * byte-identical to rendering the same rrsets from scratch.
- */
-export class ZoneImage {
-  private readonly entries = new Map<string, Entry>();
-  private sorted: Entry[] = [];
-  private order = true;
-  private heap = 0;
+/** How an rrset is named among a zone's rrsets (name + type): what tells a change that replaces one from one
+ * that adds one. */
+export const rrsetKey = (name: string, type: RecordType): string => `${name} ${type}`;
 
-  constructor(readonly zone: string, rrsets: Iterable<RRset> = []) {
-    let i = 0;
-    for (const rrset of rrsets) {
-      const entry = keptEntryOf(zone, rrset, `rrsets[${i++}].`);
-      const id = ZoneImage.key(rrset.name, rrset.type);
-      if (this.entries.has(id)) throw twoRRsets(rrset);
-      this.entries.set(id, entry);
-      this.sorted.push(entry);
-      this.heap += heapBytes(entry);
-    }
-    this.order = this.sorted.length === 0;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  /** About what the image holds in memory: what a cache of images counts against its budget. */
-  get bytes(): number {
-    return this.heap;
-  }
-
-  /** How {@link keys} names an rrset. */
-  static key(name: string, type: RecordType): string {
-    return `${name} ${type}`;
-  }
-
-  /** The rrsets it holds, each as {@link ZoneImage.key}: much less to keep than the image. */
-  keys(): IterableIterator<string> {
-    return this.entries.keys();
-  }
-
-  has(name: string, type: RecordType): boolean {
-    return this.entries.has(ZoneImage.key(name, type));
-  }
-
-  /** Adds or replaces the rrset (name + type). Throws {@link ZoneValidationError} for an owner outside the zone. */
-  set(rrset: RRset): void {
-    const id = ZoneImage.key(rrset.name, rrset.type);
-    const entry = keptEntryOf(this.zone, rrset, '');
-    const old = this.entries.get(id);
-    this.entries.set(id, entry);
-    this.heap += heapBytes(entry) - (old ? heapBytes(old) : 0);
-    if (old) this.sorted[this.sorted.indexOf(old)] = entry;
-    else {
-      this.sorted.push(entry);
-      this.order = false;
-    }
-  }
-
-  delete(name: string, type: RecordType): void {
-    const id = ZoneImage.key(name, type);
-    const old = this.entries.get(id);
-    if (!old) return;
-    this.heap -= heapBytes(old);
-    this.entries.delete(id);
-    this.sorted.splice(this.sorted.indexOf(old), 1);
-  }
-
-  /** The rrset's record lines with the owner written absolute, as `knotc zone-set` takes them. */
-  absoluteLines(name: string, type: RecordType): string[] {
-    const e = this.entries.get(ZoneImage.key(name, type));
-    if (!e) return [];
-    return (e.lines ?? []).map((l) => `${name}.${l.slice(e.owner.length)}`);
-  }
-
-  /** The whole zone file with this SOA. */
-  text(soa: Soa): string {
-    if (!this.order) {
-      this.sorted.sort(compareEntries);
-      this.order = true;
-    }
-    return emit(this.zone, soa, this.sorted);
-  }
-
-  /** The SOA as an absolute record line, for an incremental change. */
-  static soaLine(zone: string, soa: Soa): string {
-    return `${zone}.${soaLine(soa).slice(1)}`;
-  }
-}
+/** The SOA as an absolute record line, for an incremental change. */
+export const absoluteSoaLine = (zone: string, soa: Soa): string => `${zone}.${soaLine(soa).slice(1)}`;
 
 /**
  * The zone in RFC 1035 presentation format, byte-identical for the same rrsets in any input order.
@@ -272,11 +168,10 @@ export class ZoneImage {
  * since either would make the output depend on the input rather than on the zone.
  */
 export function renderZone(spec: ZoneSpec): string {
-  // One-shot: a sorted array is all it needs; ZoneImage's index would only cost time and memory here.
   const entries = spec.rrsets.map((rrset, i) => entryOf(spec.name, rrset, `rrsets[${i}].`));
   entries.sort(compareEntries);
   for (let i = 1; i < entries.length; i++) {
-    if (compareEntries(entries[i - 1] as Entry, entries[i] as Entry) === 0) throw twoRRsets((entries[i] as Entry).rrset!);
+    if (compareEntries(entries[i - 1] as Entry, entries[i] as Entry) === 0) throw twoRRsets((entries[i] as Entry).rrset);
   }
   return emit(spec.name, spec.soa, entries);
 }
