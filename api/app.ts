@@ -11,15 +11,18 @@ import type { Logger } from '../lib/log';
 import { auditOps } from './audit';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';
+import { domainOps } from './domains';
 import { errors } from './errors';
 import { hostnameOps } from './hostnames';
+import { nodeOps } from './nodes';
 import { openApiDocument } from './openapi';
 import { mount, type AnyOp, type Deps } from './ops';
 import { projectOps } from './projects';
 import { secretOps } from './secrets';
+import { storageOps } from './storage';
 
 /** Every operation of the public API, in the order of the spec's groups. */
-export const allOps: AnyOp[] = [...dnsOps, ...hostnameOps, ...secretOps, ...projectOps, ...auditOps];
+export const allOps: AnyOp[] = [...dnsOps, ...domainOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 

@@ -1,4 +1,4 @@
-/** Audit read (CONTRACT.md): the organization's audit records, newest first. */
+/** Audit read (docs/api.md, The audit log): the organization's audit records, newest first. */
 import { z } from 'zod';
 import { listAudit } from '../store/feed';
 import { decodeCursor, listCursorKey, toPage } from '../store/paging';

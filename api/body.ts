@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError, badRequest } from '../lib/errors';
 
-/** Bodies are limited to 1 MiB (CONTRACT.md). */
+/** Bodies are limited to 1 MiB (docs/api.md). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 // `fatal`: a byte sequence that is not UTF-8 is refused, where a lenient decoder would turn it into U+FFFD and

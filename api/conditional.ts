@@ -1,5 +1,5 @@
 /**
- * Conditional requests (RFC 9110 section 13, CONTRACT.md "Plans, quotas and conventions"): entity tags, `If-Match`
+ * Conditional requests (RFC 9110 section 13; docs/api.md, Conditional requests): entity tags, `If-Match`
  * and `If-None-Match`.
  *
  * - Tags are strong, and made of stored versions, never of the rendered body: a zone's of its generation, lifetime,

@@ -26,7 +26,7 @@ import { holdUntil, MAX_HELD_WAITS_PER_ORG, MAX_WAIT_SECONDS } from './wait';
 const ZoneParams = OrgParams.extend({
   zone: z.string().meta({ description: 'an existing zone\'s name, read in its normalized form (lower case, no trailing dot); a name of one label is 400' }),
 });
-/** getZone pages its rrsets (CONTRACT.md): at most 1,000 per answer, and about 1 MiB of zone file. */
+/** getZone pages its rrsets (docs/api.md): at most 1,000 per answer, and about 1 MiB of zone file. */
 const RRSETS_PER_PAGE = 1000;
 const PAGE_BYTES = 1024 * 1024;
 const RRsetCursorText = CursorText.transform((c, ctx): RRsetCursor => {

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on POST, with Stripe's semantics as CONTRACT.md fixes them: the same caller, key and request
+ * `Idempotency-Key` on POST, with Stripe's semantics (docs/api.md, Idempotency-Key): the same caller, key and request
  * within 24 hours get the stored answer again (status, body, and the headers that name what was made:
  * `Location`, `ETag`, `X-Generation`), marked `Idempotent-Replayed: true`; the key with another request (another
  * body, or other `If-Match` / `If-None-Match` preconditions) is 422

@@ -1,5 +1,5 @@
 /**
- * The API's rate limits (CONTRACT.md): failed authentications per client address, on by default (100 a
+ * The API's rate limits (docs/api.md, Rate limits): failed authentications per client address, on by default (100 a
  * minute: a burst of 100, then 100 a minute; past it the address's requests that authenticate are 429 until its
  * bucket refills, whether their token is good or not, so that a guess learns nothing), and requests per token,
  * off unless configured (`serve --rate-limit N/s`). Both answer 429 `rate_limited` with `Retry-After` and the
@@ -12,7 +12,7 @@ import { addressKey } from '../lib/http-server';
 import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
 import { hashToken } from '../store/accounts';
 
-/** Failed authentications a client address may make: 100 a minute (CONTRACT.md). */
+/** Failed authentications a client address may make: 100 a minute (docs/api.md). */
 export const DEFAULT_FAILED_AUTH_RATE: Rate = { limit: 100, windowSeconds: 60 };
 
 export interface RateLimits {

@@ -42,6 +42,10 @@ const HEADERS: Record<string, Json> = {
     description: 'the strong entity tag of the resource as answered: send it in `If-None-Match` (a GET answers 304 while it holds) or `If-Match` (a write answers 412 `precondition_failed` once it no longer holds)',
     required: true, schema: { type: 'string', pattern: '^"[\\x21\\x23-\\x7e]*"$' },
   },
+  'Cache-Control': {
+    description: '`no-store`: the answer carries secret values (a node\'s bundle), which no cache may keep',
+    required: true, schema: { type: 'string', const: 'no-store' },
+  },
   'X-Generation': {
     description: 'the generation of the reconciled resource after this request: a GET of it with `?waitGeneration=` this number and `wait=` holds until it is served at it',
     required: true, schema: { type: 'integer', minimum: 0 },

@@ -70,7 +70,7 @@ export interface OpSpec<P extends AnyObject, Q extends AnyObject, B extends z.Zo
   body?: B;
   responses: Record<number, ResponseSpec>;
   /** The answer carries a secret (a bypass secret, a transfer code): it is never stored, so on a POST the
-   * `Idempotency-Key` is ignored and every call runs (CONTRACT.md; api/idempotency.ts). */
+   * `Idempotency-Key` is ignored and every call runs (docs/api.md; api/idempotency.ts). */
   secretAnswer?: boolean;
   /** Request headers the operation honours beyond those of every operation, by their name in the document's
    * components.parameters (`IfMatch`, `IfNoneMatch`: api/conditional.ts). */

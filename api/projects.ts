@@ -15,7 +15,14 @@ const Project = z.object({ name: z.string(), hostname: z.string(), database: z.b
 const ProjectDetail = Project.extend({
   hostnames: z.array(z.object({ name: z.string(), kind: z.enum(['default', 'custom']), status: z.string() })),
   grants: z.object({ auth: z.boolean(), storage: z.boolean() }),
-  placements: z.array(z.object({ nodeId: z.string(), createdAt: Timestamp })),
+  placements: z.array(z.object({
+    nodeId: z.string(),
+    createdAt: Timestamp,
+    version: z.number().int().min(0).nullable().meta({ description: 'the node\'s bundle version that carries the project as it is now; null until the node\'s bundle takes it' }),
+    appliedVersion: z.number().int().min(0).nullable().meta({ description: 'the bundle version the node last reported running; null: it never reported' }),
+    applied: z.boolean().meta({ description: 'the node runs the project as it is now (`appliedVersion` ≥ `version`)' }),
+    reportedAt: Timestamp.nullable().meta({ description: 'the node\'s last report' }),
+  })).meta({ description: 'the nodes the project is placed on; empty until its first deploy' }),
 }).meta({ id: 'ProjectDetail' });
 
 const publicProject = <T extends { id: number }>({ id: _id, ...rest }: T): Omit<T, 'id'> => rest;

@@ -41,7 +41,7 @@ export const CursorText = z.string()
 /** `?cursor=` of a list: only a `nextCursor` this API issued, else 400. */
 export const ListCursor = CursorText.refine((c) => listCursorKey(c) !== undefined, { message: 'not a cursor of this API', abort: true });
 
-/** `?limit=` (default 100, max 1000) and `?cursor=`, as CONTRACT.md fixes for every list. */
+/** `?limit=` (default 100, max 1000) and `?cursor=`, for every list (docs/api.md). */
 export const ListQuery = z.object({ limit: Limit(1000, 100), cursor: ListCursor.optional() });
 
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({

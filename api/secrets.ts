@@ -3,12 +3,14 @@
 import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import { getProject } from '../store/projects';
-import { deleteSecret, listSecrets, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';
+import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';
+import { secretRollout } from '../store/nodes';
+import { notFound } from '../lib/errors';
 import { bodyTag, checkWrite, conditionsOf, hasWriteConditions, preconditionResponse, type Conditions } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf } from './schemas';
 
-/** CONTRACT.md's secret names: upper-case identifiers, at most 64 characters. */
+/** Secret names (docs/api.md, Names): upper-case identifiers, at most 64 characters. */
 export const SecretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'a secret name matches ^[A-Z][A-Z0-9_]{0,63}$').meta({
   description: 'the environment variable the worker sees; `DB`, `ASSETS` and `SERVICE_*` are reserved (400 `reserved_name`)',
 });
@@ -22,6 +24,13 @@ const SetSecretParams = ProjectParams.extend({ secretName: SecretName });
 /** 64 KiB per value: environment bindings, not a blob store. */
 const SetSecretBody = z.strictObject({ value: z.string().max(65_536).meta({ description: 'at most 65,536 characters; never answered back' }) });
 const SecretMeta = z.object({ name: z.string(), version: z.number().int().min(1), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
+/** A secret with where its current version runs (item 5 of issue 10: Fly's deployed / staged, per node). */
+const SecretStatus = SecretMeta.extend({
+  rollout: z.array(z.object({
+    nodeId: z.string(),
+    state: z.enum(['applied', 'pending']).meta({ description: '`applied`: the node reported running a bundle with this version (or a later one); `pending`: not yet' }),
+  })).meta({ description: 'per node the project is placed on (none before its first deploy), by node id' }),
+}).meta({ id: 'SecretStatus' });
 
 /**
  * A secret's tag: of its metadata, which a set always changes (the version), and its lifetime, since a secret
@@ -72,7 +81,7 @@ export const secretOps: AnyOp[] = [
     body: SetSecretBody,
     requestHeaders: ['IfMatch', 'IfNoneMatch'],
     responses: {
-      200: { description: 'the new version; `ETag` is its tag', schema: SecretMeta, headers: ['ETag'] },
+      200: { description: 'the new version and its rollout (at once: pending on every node); `ETag` is its tag', schema: SecretStatus, headers: ['ETag'] },
       412: preconditionResponse('`If-Match` does not name the secret\'s current `ETag` (or it is not set), or `If-None-Match: *` and it is set'),
       400: { description: '`bad_request` (name or body) or `reserved_name`', schema: ErrorSchema },
       ...errorResponses([503, '`no_core`: the API runs without its core, which seals values']),
@@ -83,7 +92,32 @@ export const secretOps: AnyOp[] = [
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
       const precondition = secretPrecondition(conditionsOf(koa), name);
       const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition });
-      return { status: 200, body: { name: meta.name, version: meta.version, updatedAt: meta.updatedAt }, headers: { ETag: secretTag(meta) } };
+      const rollout = await secretRollout(deps.store, p.id, meta.name, meta.version);
+      return { status: 200, body: { name: meta.name, version: meta.version, updatedAt: meta.updatedAt, rollout }, headers: { ETag: secretTag(meta) } };
+    },
+  }),
+  defineOp({
+    operationId: 'getSecret',
+    tag: 'secrets',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}',
+    summary: 'Read a secret\'s version and on which nodes it is applied or pending (never its value)',
+    role: 'member',
+    needsCore: false,
+    params: SecretParams,
+    responses: {
+      200: {
+        description: 'the secret and its rollout; `ETag` is the secret\'s tag for `If-Match` on setSecret and deleteSecret (it does not follow the rollout, so no 304 is answered)',
+        schema: SecretStatus, headers: ['ETag'],
+      },
+      ...errorResponses(),
+    },
+    handler: async ({ deps, org, params }) => {
+      const p = await getProject(deps.store, org.id, params.projectName);
+      const meta = await secretMeta(deps.store, p.id, params.secretName);
+      if (!meta) throw notFound(`secret ${params.secretName}`);
+      const rollout = await secretRollout(deps.store, p.id, meta.name, meta.version);
+      return { status: 200, body: { name: meta.name, version: meta.version, updatedAt: meta.updatedAt, rollout }, headers: { ETag: secretTag(meta) } };
     },
   }),
   defineOp({

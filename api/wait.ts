@@ -14,7 +14,7 @@ import type { Store } from '../store/db';
 import { onChanges, type ChangeKind } from '../store/feed';
 import { onStatus } from '../store/status';
 
-/** The longest `wait` (seconds), CONTRACT.md. */
+/** The longest `wait` (seconds); docs/reconcile.md, Waiting for convergence. */
 export const MAX_WAIT_SECONDS = 30;
 /** How often another process's commits are looked for while a request waits. */
 export const OTHER_PROCESS_POLL_MS = 100;
@@ -29,8 +29,34 @@ export const MAX_HELD_WAITS_PER_ORG = 64;
 
 interface Waiter { key: string; wake: () => void }
 
+/** Waiters by key: a change wakes those of its key without passing over the others (thousands of nodes' long-polls). */
+class Waiters {
+  private readonly byKey = new Map<string, Set<Waiter>>();
+  size = 0;
+
+  add(w: Waiter): void {
+    let set = this.byKey.get(w.key);
+    if (!set) this.byKey.set(w.key, (set = new Set()));
+    if (!set.has(w)) this.size++;
+    set.add(w);
+  }
+
+  delete(w: Waiter): void {
+    const set = this.byKey.get(w.key);
+    if (!set?.delete(w)) return;
+    this.size--;
+    if (set.size === 0) this.byKey.delete(w.key);
+  }
+
+  /** Wakes the waiters of `key`, or every waiter. */
+  wake(key?: string): void {
+    const sets = key === undefined ? [...this.byKey.values()] : [this.byKey.get(key)];
+    for (const set of sets) if (set) for (const x of [...set]) x.wake();
+  }
+}
+
 interface Watch {
-  waiters: Set<Waiter>;
+  waiters: Waiters;
   stop: () => void;
 }
 
@@ -41,9 +67,9 @@ const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
 function watchOf(s: Store): Watch {
   let w = watches.get(s);
   if (w) return w;
-  const waiters = new Set<Waiter>();
+  const waiters = new Waiters();
   const wake = (key?: string): void => {
-    for (const x of [...waiters]) if (key === undefined || x.key === key) x.wake();
+    waiters.wake(key);
   };
   const offStatus = onStatus(s, (kind, key) => wake(keyOf(kind, key)));
   const offChanges = onChanges(s, (batch) => {
@@ -147,3 +173,30 @@ async function hold<T>(s: Store, kind: ChangeKind, key: string, o: { deadline: n
 
 /** Waiters on a store now, for tests: none are left behind. */
 export const waiting = (s: Store): number => watches.get(s)?.waiters.size ?? 0;
+
+/** What a lean wait listens to for its client going away: the answer's `res` (its 'close'). */
+interface Closable { once(event: 'close', listener: () => void): unknown; off(event: 'close', listener: () => void): unknown }
+
+/**
+ * The next change of (kind, key) committed in this process (or any commit of another process, which the watch
+ * cannot tell apart), `ms` passing or `conn` closing, whichever comes first; the caller reads again and decides.
+ * Armed synchronously, so a read just before it misses no change. For many idle waits (nodes' long-polls for
+ * their bundles): one waiter entry, one timer and one listener each, none of `holdUntil`'s per-wait machinery.
+ */
+export function changeOrEnd(s: Store, kind: ChangeKind, key: string, ms: number, conn: Closable): Promise<void> {
+  const w = watchOf(s);
+  return new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = (): void => {
+      clearTimeout(timer);
+      conn.off('close', done);
+      w.waiters.delete(waiter);
+      if (w.waiters.size === 0) w.stop();
+      resolve();
+    };
+    const waiter: Waiter = { key: keyOf(kind, key), wake: done };
+    w.waiters.add(waiter);
+    timer = setTimeout(done, Math.max(0, ms));
+    conn.once('close', done);
+  });
+}

@@ -6,6 +6,7 @@ import { main as dnsLatency } from './dns-latency';
 import { main as dnsSecondaries } from './dns-secondaries';
 import { main as hostnames } from './hostnames';
 import { main as memory } from './memory';
+import { main as nodeBundle } from './node-bundle';
 
 const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['api', api],
@@ -14,6 +15,7 @@ const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['dns-secondaries', dnsSecondaries],
   ['hostnames', hostnames],
   ['memory', memory],
+  ['node-bundle', nodeBundle],
 ];
 
 let code = 0;

@@ -60,6 +60,7 @@ export function mainHelp(): string {
     ['serve', SERVER_HELP.serve.split('. ')[0]!],
     ['api', 'the API of the split deployment'],
     ['core', 'the core of the split deployment'],
+    ['node-agent', 'the reference node: runs the projects placed on a node (hostplane node-agent --help)'],
     ['admin', 'the operator CLI (hostplane admin --help lists its commands)'],
     ['help [command]', 'describes hostplane, or a command'],
   ];
@@ -93,6 +94,20 @@ export function serverHelp(command: ServerCommand): string {
     '',
     'flags:',
     ...flagsOf(command).map(flagHelp),
+  ].join('\n');
+}
+
+export const NODE_AGENT_HELP = 'the reference node: long-polls the node\'s bundle from the control plane, writes it to D/bundle.json (mode 0600), runs a worker per placed project with its bindings (secrets as their own names, SERVICE_STORAGE_DIR, SERVICE_STORAGE_QUOTA_BYTES, SERVICE_DB_PATH), routes requests by Host to them, replaces a worker with no downtime when its bindings change, and reports the applied version and storage usage. When the control plane cannot be reached it keeps serving the last bundle.';
+
+/** `hostplane node-agent --help`. */
+export function nodeAgentHelp(): string {
+  return [
+    'usage: hostplane node-agent --node ID --token T --dir D --control URL [flags]',
+    '',
+    wrap(NODE_AGENT_HELP, ''),
+    '',
+    'flags:',
+    ...flagsOf('node-agent').map(flagHelp),
   ].join('\n');
 }
 

@@ -1,10 +1,10 @@
-/** `hostplane serve | api | core | admin | help`. Every failure is one line on stderr, `hostplane: <message>`
+/** `hostplane serve | api | core | node-agent | admin | help`. Every failure is one line on stderr, `hostplane: <message>`
  * (a server that fails to start names itself: `hostplane serve: <message>`), and the exit code says which
  * kind: 2 a usage error (a flag, an argument, the environment), 1 anything else. */
 import { AppError, badRequest } from '../lib/errors';
 import { createLogger, logLevel } from '../lib/log';
 import { adminGroup, findAdminCommand, runAdmin } from './admin';
-import { adminCommandHelp, adminGroupHelp, adminHelp, mainHelp, serverHelp, version } from './help';
+import { adminCommandHelp, adminGroupHelp, adminHelp, mainHelp, nodeAgentHelp, serverHelp, version } from './help';
 import { checkGiven, list, parse, plans, SERVER_COMMANDS, type FlagName, type Flags, type ServerCommand } from './options';
 
 /** One line on stderr: a log collector or a terminal shows the whole reason, not the first line of a page. */
@@ -51,11 +51,33 @@ async function runServer(command: ServerCommand, flags: Flags, given: Set<FlagNa
   }
 }
 
+/** Runs the reference node until a signal stops it; like the servers, a start that fails is one line. */
+async function runAgent(flags: Flags, given: Set<FlagName>, args: string[]): Promise<number> {
+  let log;
+  let agent;
+  try {
+    checkGiven('node-agent', given);
+    if (args.length > 0) throw badRequest(`node-agent takes no arguments, got ${args.join(' ')}`);
+    log = createLogger({ level: logLevel() });
+    agent = await import('./node-agent');
+    agent.nodeAgentSettings(flags);
+  } catch (e) {
+    return fail(e);
+  }
+  try {
+    await agent.runNodeAgent(flags, log);
+    return -1;
+  } catch (e) {
+    return fail(e, 'hostplane node-agent');
+  }
+}
+
 /** `help [command...]` and `--help`: what to print, or undefined for a command that does not exist. */
 function helpFor(words: string[]): string | undefined {
   const [command, ...rest] = words;
   if (command === undefined || command === 'help') return mainHelp();
   if (isServer(command)) return serverHelp(command);
+  if (command === 'node-agent') return nodeAgentHelp();
   if (command !== 'admin') return undefined;
   if (rest.length === 0) return adminHelp();
   const found = findAdminCommand(rest);
@@ -89,6 +111,7 @@ async function main(argv: string[]): Promise<number> {
   // The servers load the API, the core and the reconcilers; admin commands need only the store, so they
   // import those lazily and an operator's one-shot command starts in a fraction of the time.
   if (isServer(command)) return runServer(command, flags, given, rest);
+  if (command === 'node-agent') return runAgent(flags, given, rest);
   if (command !== 'admin') return fail(badRequest(`unknown command ${command} (hostplane help lists the commands)`));
   try {
     const out = await runAdmin(flags, given, rest, { plans: plans(flags), nameservers: list(flags.nameservers) }, (note) => {

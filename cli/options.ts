@@ -11,6 +11,7 @@ import { parseResolverAddress } from '../providers/resolver';
 import { checkName, checkZoneName } from '../zonefiles/names';
 import { checkHostname, defaultFallbackOrigin } from '../lib/hostnames';
 import { isIP } from 'node:net';
+import { createSecureContext } from 'node:tls';
 
 /** The parser's flags (node:util parseArgs) with their defaults; FLAG_HELP says what each one means. */
 export const OPTIONS = {
@@ -43,16 +44,32 @@ export const OPTIONS = {
   'edge-addresses': { type: 'string', default: '' },
   'verify-interval-ms': { type: 'string', default: '60000' },
   'hostname-expiry': { type: 'string', default: '7d' },
+  registrar: { type: 'string', default: 'on' },
+  'registrar-url': { type: 'string' },
+  'payment-url': { type: 'string' },
+  'purchase-abandon-after': { type: 'string', default: '24h' },
+  'domain-sync-interval': { type: 'string', default: '6h' },
+  'domain-renew-before': { type: 'string', default: '30d' },
   name: { type: 'string', default: 'cli' },
   'expires-in': { type: 'string' },
   'expires-at': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  node: { type: 'string' },
+  token: { type: 'string' },
+  dir: { type: 'string' },
+  control: { type: 'string' },
+  worker: { type: 'string' },
+  listen: { type: 'string', default: '127.0.0.1:8090' },
+  ca: { type: 'string' },
+  'report-interval-ms': { type: 'string', default: '10000' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
 
 export type FlagName = keyof typeof OPTIONS;
-export type Command = 'serve' | 'api' | 'core' | 'admin';
+export type Command = 'serve' | 'api' | 'core' | 'admin' | 'node-agent';
 export const SERVER_COMMANDS = ['serve', 'api', 'core'] as const;
 const ALL = SERVER_COMMANDS;
 
@@ -80,7 +97,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'app-domain': { arg: 'D', commands: ['serve', 'api'], help: 'projects get the default hostname `<project>.<D>`' },
   plans: {
-    arg: 'FILE', shown: 'the built-in free and pro plans', commands: ['serve', 'api', 'admin'],
+    arg: 'FILE', shown: 'the built-in free and pro plans', commands: ['serve', 'api', 'core', 'admin'],
     help: 'the plan table as a JSON file, replacing the default one as a whole: `{"free": {"projects": 3, "zones": 50, "rrsetsPerZone": 5000, "zoneBytes": 5242880, "storageBytes": 1073741824, "signInUsers": 5000}, ...}` (every limit given)',
   },
   plan: { arg: 'PLAN', commands: ['admin'], help: 'the plan of a new organization: a name in the plan table' },
@@ -158,12 +175,64 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
     arg: 'DURATION', commands: ['serve', 'core'],
     help: 'a custom hostname still `pending_dns` this long after it was added is deleted, so that names cannot be held forever: a number and `m`, `h` or `d`',
   },
+  registrar: {
+    arg: 'on|off', commands: ['serve', 'core'],
+    help: '`off`: no registrar and payment provider, checkDomains and purchaseDomain (and the registrar\'s other operations) answer 503 `registrar_not_configured`',
+  },
+  'registrar-url': {
+    arg: 'URL', shown: 'a sandbox on loopback', commands: ['serve', 'core'],
+    help: 'the registrar\'s API: domains are checked, registered, renewed, locked and synced there; without it a sandbox registrar of ours runs in the process',
+  },
+  'payment-url': {
+    arg: 'URL', shown: 'a sandbox on loopback', commands: ['serve', 'core'],
+    help: 'the payment provider\'s API (Stripe-shaped charges and refunds): purchases and renewals are billed there; without it a sandbox of ours runs in the process',
+  },
+  'purchase-abandon-after': {
+    arg: 'DURATION', commands: ['serve', 'core'],
+    help: 'a domain purchase not sent again this long after its last step is finished by the domain reconciler when it was charged and the name can still be registered, and refunded otherwise: a number and `s`, `m`, `h` or `d`',
+  },
+  'domain-sync-interval': {
+    arg: 'DURATION', commands: ['serve', 'core'],
+    help: 'how often every bought domain is read from the registrar (expiry, lock, nameservers, transfers out): a number and `s`, `m`, `h` or `d`',
+  },
+  'domain-renew-before': {
+    arg: 'DURATION', commands: ['serve', 'core'],
+    help: 'how long before expiry a domain with `autoRenew` is renewed (then billed): a number and `s`, `m`, `h` or `d`',
+  },
   name: { arg: 'NAME', commands: ['admin'], help: 'what to call a new token: `token list` shows it' },
   'expires-in': {
     arg: 'DURATION', commands: ['admin'],
     help: 'a new token stops working this long from now: a number and `m`, `h` or `d` (`90m`, `12h`, `30d`)',
   },
   'expires-at': { arg: 'TIME', commands: ['admin'], help: 'a new token stops working at this ISO 8601 time (`2027-01-31T00:00:00Z`)' },
+  'tls-cert': {
+    arg: 'FILE', commands: ['serve', 'api'],
+    help: 'with `--tls-key`: the API listens with TLS (HTTPS) with this PEM certificate chain, as nodes should reach it (bundles carry secret values); read at start',
+  },
+  'tls-key': { arg: 'FILE', commands: ['serve', 'api'], help: 'the PEM private key of `--tls-cert`' },
+  node: { arg: 'ID', commands: ['node-agent'], help: 'the node\'s id, as `admin node register` made it (required)' },
+  token: {
+    arg: 'T', shown: 'HOSTPLANE_NODE_TOKEN', commands: ['node-agent'],
+    help: 'the node token `admin node register` printed (the environment variable keeps it out of the process list)',
+  },
+  dir: {
+    arg: 'D', commands: ['node-agent'],
+    help: 'the node\'s state (required): `bundle.json` (mode 0600; served from at start until the control plane answers), `storage/` (a directory per storage prefix), `databases/` (a SQLite file per project with a database), `logs/` (each worker\'s output)',
+  },
+  control: { arg: 'URL', commands: ['node-agent'], help: 'the control plane (`serve` or `api`), http or https (required)' },
+  worker: {
+    arg: 'CMD', shown: 'the built-in worker', commands: ['node-agent'],
+    help: 'the command each placed project runs (through `sh -c`) with its bindings in the environment, listening on `SERVICE_HOST:SERVICE_PORT`; ready once it answers HTTP there below 500',
+  },
+  listen: {
+    arg: 'HOST:PORT', commands: ['node-agent'],
+    help: 'the front end, routing by `Host` to the project\'s worker; port `0` picks a free one (the first stdout line says which)',
+  },
+  ca: { arg: 'FILE', commands: ['node-agent'], help: 'PEM certificates trusted for an https `--control` besides the system\'s (a private CA)' },
+  'report-interval-ms': {
+    arg: 'N', commands: ['node-agent'],
+    help: 'reports (applied bundle version, each project\'s measured `usedBytes`) go out after each applied bundle and at least this often',
+  },
   json: { shown: 'off', commands: ['admin'], help: 'lists print a JSON array instead of aligned columns' },
   help: { commands: [...ALL, 'admin'], help: 'describes the command and its flags' },
   version: { commands: [], help: 'prints the version' },
@@ -322,6 +391,22 @@ export function tsigKey(flags: Flags): TsigKey | null {
   }
 }
 
+/** `--tls-cert FILE --tls-key FILE` (both or neither), read: the API listens with TLS. Null without them. */
+export function tlsFiles(flags: Flags): { cert: Buffer; key: Buffer } | null {
+  const cert = flags['tls-cert'];
+  const key = flags['tls-key'];
+  if (cert === undefined && key === undefined) return null;
+  if (cert === undefined || key === undefined) throw badRequest('--tls-cert and --tls-key go together');
+  const read = (flag: string, file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw badRequest(`--${flag} ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  };
+  return { cert: read('tls-cert', cert), key: read('tls-key', key) };
+}
+
 /** Checks every flag of a long-running command before it starts anything: a mistake found once knotd, the
  * store or the reconcilers are up leaves a half-started process to tear down, and files in the data dir.
  * Throws a bad request naming the first bad flag. The API host is resolved here too; whether its port is free
@@ -338,6 +423,14 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
   serverHardening(flags);
   try { rateLimitFlag(flags['rate-limit']); } catch (e) { throw badRequest((e as Error).message); }
   hostnameSettings(flags);
+  const tls = tlsFiles(flags);
+  if (tls) {
+    try {
+      createSecureContext(tls);
+    } catch (e) {
+      throw badRequest(`--tls-cert, --tls-key: ${(e as Error).message}`);
+    }
+  }
   if (command !== 'api') edgeUrl(flags);
   if (command === 'api') {
     const url = flags['core-url'];
@@ -368,4 +461,28 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
   } catch (e) {
     throw badRequest(`invalid --host ${flags.host}: ${(e as NodeJS.ErrnoException).code === 'ENOTFOUND' ? 'no such host' : (e as Error).message}`);
   }
+}
+
+const DOMAIN_UNITS: Record<string, number> = { s: 1_000, ...DURATION_UNITS };
+
+/** The domain settings of `serve` and `core`: the registrar (`off`, a URL or the sandbox), the payment provider,
+ * and the domain reconciler's durations. */
+export function domainSettings(flags: Flags): {
+  registrar: boolean; registrarUrl?: string; paymentUrl?: string; abandonAfterMs: number; syncIntervalMs: number; renewBeforeMs: number;
+} {
+  if (flags.registrar !== 'on' && flags.registrar !== 'off') throw badRequest(`--registrar takes on or off, not ${flags.registrar}`);
+  const url = (flag: 'registrar-url' | 'payment-url'): string | undefined => {
+    const u = flags[flag];
+    if (u !== undefined && (!URL.canParse(u) || !/^https?:$/.test(new URL(u).protocol))) throw badRequest(`invalid --${flag} ${u}; expected an http or https URL`);
+    return u;
+  };
+  const duration = (flag: 'purchase-abandon-after' | 'domain-sync-interval' | 'domain-renew-before'): number => {
+    const m = /^(\d{1,6})([smhd])$/.exec(flags[flag]);
+    if (!m || Number(m[1]) === 0) throw badRequest(`invalid --${flag} ${flags[flag]}; expected a number and s, m, h or d, as 24h`);
+    return Number(m[1]) * DOMAIN_UNITS[m[2]!]!;
+  };
+  return {
+    registrar: flags.registrar === 'on', registrarUrl: url('registrar-url'), paymentUrl: url('payment-url'),
+    abandonAfterMs: duration('purchase-abandon-after'), syncIntervalMs: duration('domain-sync-interval'), renewBeforeMs: duration('domain-renew-before'),
+  };
 }

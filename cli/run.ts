@@ -1,6 +1,7 @@
 /** The long-running commands: `serve` (everything in one process), `api` and `core` (the split). */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import client from 'prom-client';
@@ -24,10 +25,19 @@ import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden } from '../lib/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
-import { checkServerFlags, coreToken, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, plans, port, serverHardening, tsigKey, type Flags } from './options';
+import { checkServerFlags, coreToken, domainSettings, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, plans, port, serverHardening, tlsFiles, tsigKey, type Flags } from './options';
 import { httpEdge } from '../providers/edge/http';
 import { startEdgeSandbox } from '../providers/edge/sandbox';
 import { hostnameReconciler } from '../reconcilers/hostnames';
+import { bundleReconciler } from '../reconcilers/bundles';
+import { domainService } from '../core/domains';
+import { domainReconciler } from '../reconcilers/domains';
+import { httpRegistrar } from '../providers/registrar/http';
+import { startRegistrarSandbox } from '../providers/registrar/sandbox';
+import { httpPayments } from '../providers/payment/http';
+import { startPaymentSandbox } from '../providers/payment/sandbox';
+import type { ChangeKind } from '../store/feed';
+import type { Sealer } from '../core/sealing';
 
 /** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
  * that the API's caps leave (lib/http-server.ts). */
@@ -70,7 +80,7 @@ async function bind(server: Server, at: { host: string; port: number }, flag: st
     });
   });
   const { port: actual } = server.address() as AddressInfo;
-  return `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${actual}`;
+  return `${server instanceof HttpsServer ? 'https' : 'http'}://${at.host.includes(':') ? `[${at.host}]` : at.host}:${actual}`;
 }
 
 /** Listens on the API port and on --metrics-listen, both hardened against slow and flooding clients, prints the
@@ -78,7 +88,10 @@ async function bind(server: Server, at: { host: string; port: number }, flag: st
  * lets in-flight requests finish, then runs `close` (reconcilers, knotd, the database) and exits. When it
  * cannot listen it throws, and the caller stops what it started. */
 async function listen(handler: RequestListener | Server, registry: client.Registry, flags: Flags, log: Logger, close: () => Promise<void>): Promise<void> {
-  const server = typeof handler === 'function' ? createServer(handler) : handler;
+  // With --tls-cert and --tls-key the API port speaks HTTPS (the metrics listener stays on loopback, plain).
+  const tls = tlsFiles(flags);
+  if (tls && typeof handler !== 'function') throw new Error('TLS needs a request handler');
+  const server = typeof handler === 'function' ? (tls ? createHttpsServer(tls, handler) : createServer(handler)) : handler;
   server.keepAliveTimeout = 65_000;
   let metrics: Server | null = null;
   let url: string;
@@ -205,6 +218,41 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo) {
   return { nameserver, reconciler };
 }
 
+/** The registrar and payment provider (`--registrar-url`, `--payment-url`, or sandboxes on loopback; none with
+ * `--registrar off`), the domain operations over them and the domain reconciler. `nudge` is bound once the
+ * runner exists. */
+async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sealer, dns: DnsInfo, registry?: client.Registry) {
+  const settings = domainSettings(flags);
+  const registrarSandbox = settings.registrar && !settings.registrarUrl ? await startRegistrarSandbox() : null;
+  const paymentSandbox = settings.registrar && !settings.paymentUrl ? await startPaymentSandbox().catch(async (e: unknown) => {
+    await registrarSandbox?.close();
+    throw e;
+  }) : null;
+  if (registrarSandbox) log.info({ url: registrarSandbox.url }, 'no --registrar-url: a sandbox registrar runs on loopback');
+  if (paymentSandbox) log.info({ url: paymentSandbox.url }, 'no --payment-url: a sandbox payment provider runs on loopback');
+  let nudge: (kind: ChangeKind, key: string) => void = () => undefined;
+  const resolver = systemResolver(list(flags.resolver));
+  const service = domainService({
+    store, sealer, dns, log: log.child({ component: 'domains' }),
+    registrar: settings.registrar ? httpRegistrar(settings.registrarUrl ?? registrarSandbox!.url) : null,
+    payments: settings.registrar ? httpPayments(settings.paymentUrl ?? paymentSandbox!.url) : null,
+    delegation: (name) => resolver.ns(name),
+    nudge: (kind, key) => nudge(kind, key),
+  });
+  const reconciler = domainReconciler({
+    store, domains: service, log: log.child({ component: 'domains' }), registrar: settings.registrar, registry,
+    abandonAfterMs: settings.abandonAfterMs, syncIntervalMs: settings.syncIntervalMs, renewBeforeMs: settings.renewBeforeMs,
+  });
+  return {
+    service, reconciler,
+    bind: (n: (kind: ChangeKind, key: string) => void) => { nudge = n; },
+    close: async () => {
+      await registrarSandbox?.close();
+      await paymentSandbox?.close();
+    },
+  };
+}
+
 /** The core component: the sealing key (created with mode 0600 on first start), the nameserver it supervises,
  * the edge, and the reconcilers converging them, in one runner. */
 async function startCore(store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
@@ -212,10 +260,15 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
   const dns = dnsInfo(flags);
   const hostnames = await startHostnames(store, flags, log);
   let zones: Awaited<ReturnType<typeof startDns>> = null;
+  let domains: Awaited<ReturnType<typeof startDomains>> | null = null;
   try {
+    domains = await startDomains(store, flags, log, sealer, dns, registry);
     zones = await startDns(store, flags, log, dns);
-    const reconcilers = [hostnames.reconciler, ...(zones ? [zones.reconciler] : [])];
+    // Nodes' bundles are built here: they carry secret values, which only the core can open.
+    const bundles = bundleReconciler({ store, sealer, plans: plans(flags) });
+    const reconcilers = [hostnames.reconciler, bundles, domains.reconciler, ...(zones ? [zones.reconciler] : [])];
     const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), registry, reconcilers });
+    domains.bind((kind, key) => runner.nudge(kind, key));
     // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the
     // next resync.
     zones?.nameserver.onRestarted?.(() => {
@@ -225,16 +278,21 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
       );
     });
     return {
-      core: localCore({ sealer, dns, verifyHostname: (name) => hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key) }),
+      core: localCore({
+        sealer, dns, verifyHostname: (name) => hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key),
+        domains: domains.service,
+      }),
       close: async () => {
         await runner.stop();
         await hostnames.close();
+        await domains?.close();
         await zones?.nameserver.stop();
       },
     };
   } catch (e) {
     // The caller only learns how to stop what startCore returns.
     await hostnames.close();
+    await domains?.close();
     await zones?.nameserver.stop();
     throw e;
   }

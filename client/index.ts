@@ -18,7 +18,7 @@ import type { components, paths } from './schema';
 
 export type { components, operations, paths } from './schema';
 
-/** The error body of every non-2xx answer (CONTRACT.md conventions). */
+/** The error body of every non-2xx answer (docs/api.md). */
 export type ApiError = components['schemas']['Error'];
 
 export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';

@@ -116,6 +116,190 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{orgSlug}/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's domains, bought and imported, by name (the registrar's last known answers: no registrar call)
+         * @description Minimum role: viewer. Needs the core component (503 `no_core` without it).
+         */
+        get: operations["listDomains"];
+        put?: never;
+        /**
+         * Buy a domain: reserve, charge, register with the service's nameservers, create its zone. Sending the same request again is safe: it resumes a purchase that stopped midway and answers a finished one with 200. The registry's verification mail goes to `contact.email`: tell the user before buying
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["purchaseDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/domains/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the registrar whether names are available, with the first year's price and the renewal price
+         * @description Minimum role: member. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["checkDomains"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/domains/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a domain registered elsewhere: creates its zone (no registrar call); DNS is run here once its NS point to the service's nameservers
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["importDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/domains/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a domain with its recent ledger (charges, refunds, renewals); the registrar's last known answers, no registrar call
+         * @description Minimum role: viewer.
+         */
+        get: operations["getDomain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/domains/{name}/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew at the registrar now, then bill the purchase's payment method (a declined charge is a ledger entry; the domain stays renewed)
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["renewDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/domains/{name}/auto-renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the stored auto-renew intent only. Auto-renew at the registrar stays on: the service renews first and bills afterwards, because a domain is lost if renewal is a day late. Tell users that turning it off here cancels nothing at the registrar
+         * @description Minimum role: admin.
+         */
+        post: operations["setDomainAutoRenew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/domains/{name}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn the transfer lock on or off at the registrar
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["setDomainLock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/domains/{name}/auth-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the transfer auth code from the registrar. The way out is open at once; the 60-day registration lock is advice. The code is in this answer only (never stored, so `Idempotency-Key` is ignored)
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["getDomainAuthCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/domains/{name}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-read expiry, lock and nameservers from the registrar (authoritative); not in the service's account → `transferred_out`. An imported domain's delegation is read instead; it is never marked transferred out
+         * @description Minimum role: member. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["syncDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{orgSlug}/projects/{projectName}/hostnames": {
         parameters: {
             query?: never;
@@ -180,6 +364,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{orgSlug}/projects/{projectName}/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the storage grant: prefix, quota and last reported usage
+         * @description Minimum role: viewer. Needs the core component (503 `no_core` without it).
+         */
+        get: operations["getStorage"];
+        put?: never;
+        /**
+         * Grant object storage (idempotent): the prefix is assigned once, the quota is the plan's
+         * @description Minimum role: member. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["grantStorage"];
+        /**
+         * Revoke the storage grant (idempotent); objects under the prefix are kept
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        delete: operations["revokeStorage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{orgSlug}/projects/{projectName}/secrets": {
         parameters: {
             query?: never;
@@ -207,7 +419,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a secret's version and on which nodes it is applied or pending (never its value)
+         * @description Minimum role: member.
+         */
+        get: operations["getSecret"];
         /**
          * Set a secret value; every call raises its version
          * @description Minimum role: member. Needs the core component (503 `no_core` without it).
@@ -288,10 +504,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/nodes/{nodeId}/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The node's convergence bundle; long-poll with `If-None-Match` and `wait` */
+        get: operations["getNodeBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/nodes/{nodeId}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record what the node observed: the bundle version it applied and storage used per project */
+        post: operations["reportNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description the registrant: personal data, sent to the registrar only. Never answered, logged or put in the audit log; kept sealed only while the purchase is open */
+        DomainContact: {
+            name: string;
+            /**
+             * Format: email
+             * @description the registry's verification mail goes here: tell the registrant before buying
+             */
+            email: string;
+            /** @description `+CC.NUMBER` (EPP form): `+1.5555550100` */
+            phone: string;
+            address: {
+                line1: string;
+                line2?: string;
+                city: string;
+                state?: string;
+                postalCode: string;
+            };
+            /** @description ISO 3166-1 alpha-2, upper case */
+            country: string;
+        };
+        NodeReport: {
+            /** @description the bundle version the node runs (applied) */
+            bundleVersion: number;
+            /** @description per placed project; projects not placed on the node are ignored */
+            projects: {
+                org: string;
+                project: string;
+                /** @description bytes under the project's storage prefix, as measured now */
+                usedBytes: number;
+            }[];
+        };
         Error: {
             /** @description snake_case, for programs; each response names the codes it carries */
             code: string;
@@ -399,6 +680,87 @@ export interface components {
             /** @description the rrset's own entity tag, for `If-Match` on putRRset and deleteRRset; a write that changes nothing keeps it */
             etag: string;
         };
+        DomainList: {
+            items: components["schemas"]["Domain"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        Domain: {
+            name: string;
+            /**
+             * @description `pending`: a purchase under way (send it again to finish it); `active`: registered in the service's registrar account; `expired`: past its expiry; `transferred_out`: the registrar says it is no longer in the account; `imported`: registered elsewhere, its DNS run here
+             * @enum {string}
+             */
+            status: "pending" | "active" | "expired" | "transferred_out" | "imported";
+            /** @description as the registrar last answered (authoritative there); null for imported and pending domains */
+            expiresAt: components["schemas"]["Timestamp"] | null;
+            /** @description the transfer lock, as the registrar last answered */
+            locked: boolean;
+            /** @description as the registrar last answered; for an imported domain its delegation as last read */
+            nameservers: string[];
+            /** @description the stored intent only: with it the service renews ahead of expiry and bills after. Renewal at the registrar stays on either way, because a domain renewed a day late is lost: turning this off does not cancel anything there; tell users so */
+            autoRenew: boolean;
+            /** @description while `pending`: the step the purchase stopped at (`reserved`, `charging`, `charged`, `registering`, `registered`); else null */
+            purchaseStep: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description when the registrar (or, imported, the delegation) was last read */
+            syncedAt: components["schemas"]["Timestamp"] | null;
+            /** @description `Synced` (`Synced`, `RegistrarUnavailable`: the registrar could not be read, the facts are the last known), `Renewed` (`Renewed`, `RenewalFailed`), `RenewalPaid` (`Paid`, `PaymentDeclined`: the renewal charge was declined, the domain stays renewed) */
+            conditions: components["schemas"]["Condition"][];
+        };
+        DomainAvailability: {
+            results: {
+                name: string;
+                available: boolean;
+                /** @description first registration, one year */
+                priceCents: number;
+                /** @description one year of renewal (first-year discounts make it differ) */
+                renewalCents: number;
+                currency: string;
+            }[];
+        };
+        DomainDetail: {
+            name: string;
+            /**
+             * @description `pending`: a purchase under way (send it again to finish it); `active`: registered in the service's registrar account; `expired`: past its expiry; `transferred_out`: the registrar says it is no longer in the account; `imported`: registered elsewhere, its DNS run here
+             * @enum {string}
+             */
+            status: "pending" | "active" | "expired" | "transferred_out" | "imported";
+            /** @description as the registrar last answered (authoritative there); null for imported and pending domains */
+            expiresAt: components["schemas"]["Timestamp"] | null;
+            /** @description the transfer lock, as the registrar last answered */
+            locked: boolean;
+            /** @description as the registrar last answered; for an imported domain its delegation as last read */
+            nameservers: string[];
+            /** @description the stored intent only: with it the service renews ahead of expiry and bills after. Renewal at the registrar stays on either way, because a domain renewed a day late is lost: turning this off does not cancel anything there; tell users so */
+            autoRenew: boolean;
+            /** @description while `pending`: the step the purchase stopped at (`reserved`, `charging`, `charged`, `registering`, `registered`); else null */
+            purchaseStep: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description when the registrar (or, imported, the delegation) was last read */
+            syncedAt: components["schemas"]["Timestamp"] | null;
+            /** @description `Synced` (`Synced`, `RegistrarUnavailable`: the registrar could not be read, the facts are the last known), `Renewed` (`Renewed`, `RenewalFailed`), `RenewalPaid` (`Paid`, `PaymentDeclined`: the renewal charge was declined, the domain stays renewed) */
+            conditions: components["schemas"]["Condition"][];
+            /** @description the latest 50 ledger entries, newest first */
+            ledger: components["schemas"]["DomainLedgerEntry"][];
+        };
+        DomainLedgerEntry: {
+            at: components["schemas"]["Timestamp"];
+            /**
+             * @description `charge` (the purchase), `refund` (a purchase the registry refused after the charge: a negative amount), `renewal` (billed after a renewal), `renewal_declined` (the renewal charge was declined: the domain stays renewed, the amount is owed)
+             * @enum {string}
+             */
+            kind: "charge" | "refund" | "renewal" | "renewal_declined";
+            amountCents: number;
+            currency: string;
+            note: string;
+        };
+        DomainAuthCode: {
+            /** @description the transfer code: the way out is open at once. Never logged or audited */
+            authCode: string;
+            /** @description advice: registries refuse a transfer within 60 days of registration; null when past */
+            transferLockedUntil: components["schemas"]["Timestamp"] | null;
+        };
         HostnameList: {
             items: components["schemas"]["Hostname"][];
             /** @description pass as `cursor` for the next page; null on the last page */
@@ -430,10 +792,37 @@ export interface components {
             /** @description `Verified` (`ZoneOwned`, `TxtRecord`, `Cname`, `NoProof`), `Ready` (`Active`, `PendingVerification`, `WaitingForCleanup`, `Activating`, `EdgeUnavailable`, `CertificatePending`), and for active names `EdgeConfigured`, `CertificateReady` (`Issued`, `PendingValidation`), `Resolves` (whether public DNS points the name to the edge) and, for a name in a zone of the organization, `ManagedRecord` (`Written`, `CustomerRRset`: the rrset in the way, `NoEdgeAddresses`) */
             conditions: components["schemas"]["Condition"][];
         };
+        StorageStatus: {
+            granted: boolean;
+            /** @description the project's object key prefix, assigned at its first grant and kept for good (also after a revoke: its objects stay); null before */
+            prefix: string | null;
+            /** @description the plan's storage quota while granted; null otherwise */
+            quotaBytes: number | null;
+            /** @description as the node last reported it (null: never); lags by the reporting period and may pass the quota */
+            usedBytes: number | null;
+            /** @description when `usedBytes` was reported */
+            usedBytesAt: components["schemas"]["Timestamp"] | null;
+            /** @description `WithinQuota`: False once the reported usage passes the quota (the object store enforces it), Unknown before a report */
+            conditions: components["schemas"]["Condition"][];
+        };
         SecretMeta: {
             name: string;
             version: number;
             updatedAt: components["schemas"]["Timestamp"];
+        };
+        SecretStatus: {
+            name: string;
+            version: number;
+            updatedAt: components["schemas"]["Timestamp"];
+            /** @description per node the project is placed on (none before its first deploy), by node id */
+            rollout: {
+                nodeId: string;
+                /**
+                 * @description `applied`: the node reported running a bundle with this version (or a later one); `pending`: not yet
+                 * @enum {string}
+                 */
+                state: "applied" | "pending";
+            }[];
         };
         Project: {
             name: string;
@@ -456,9 +845,18 @@ export interface components {
                 auth: boolean;
                 storage: boolean;
             };
+            /** @description the nodes the project is placed on; empty until its first deploy */
             placements: {
                 nodeId: string;
                 createdAt: components["schemas"]["Timestamp"];
+                /** @description the node's bundle version that carries the project as it is now; null until the node's bundle takes it */
+                version: number | null;
+                /** @description the bundle version the node last reported running; null: it never reported */
+                appliedVersion: number | null;
+                /** @description the node runs the project as it is now (`appliedVersion` ≥ `version`) */
+                applied: boolean;
+                /** @description the node's last report */
+                reportedAt: components["schemas"]["Timestamp"] | null;
             }[];
         };
         AuditRecord: {
@@ -470,6 +868,63 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+        };
+        Bundle: {
+            nodeId: string;
+            /** @description the bundle version, also its `ETag`; it only rises. 0: nothing built for the node yet */
+            version: number;
+            /** @description the projects placed on the node, by org and name */
+            projects: components["schemas"]["BundleProject"][];
+        };
+        BundleProject: {
+            org: string;
+            project: string;
+            /** @description routable hostnames: the default one and the active custom ones; any other Host is 404 `unknown_hostname` */
+            hostnames: string[];
+            /** @description the project has a database: `SERVICE_DB_PATH`, a SQLite file on the node */
+            database: boolean;
+            /** @description env bindings, by name: each as the environment variable of its name */
+            secrets: {
+                /** @description the environment variable the worker gets it as */
+                name: string;
+                version: number;
+                /** @description the secret value: the bundle is the one place it leaves the core */
+                value: string;
+            }[];
+            /** @description null without a storage grant */
+            storage: {
+                /** @description the project's object key prefix (ends with `/`): `SERVICE_STORAGE_DIR` on the reference node */
+                prefix: string;
+                /** @description `SERVICE_STORAGE_QUOTA_BYTES`, the plan's; the object store enforces it */
+                quotaBytes: number;
+            } | null;
+            /** @description deployment access; `public` until the access group sets it */
+            access: {
+                /** @enum {string} */
+                mode: "public" | "org" | "password";
+                passwordHash: string | null;
+                bypassHash: string | null;
+            };
+            /** @description end-user sign-in; null without a grant */
+            signIn: {
+                settings: {
+                    [key: string]: unknown;
+                };
+                providers: {
+                    provider: string;
+                    clientId: string;
+                    clientSecret: string;
+                }[];
+            } | null;
+        };
+        NodeReportAnswer: {
+            /** @description the version of the node's current bundle */
+            desiredVersion: number;
+            /** @description reported projects not placed on this node: not recorded */
+            ignored: {
+                org: string;
+                project: string;
+            }[];
         };
     };
     responses: {
@@ -609,6 +1064,8 @@ export interface components {
         Location: string;
         /** @description the strong entity tag of the resource as answered: send it in `If-None-Match` (a GET answers 304 while it holds) or `If-Match` (a write answers 412 `precondition_failed` once it no longer holds) */
         ETag: string;
+        /** @description `no-store`: the answer carries secret values (a node's bundle), which no cache may keep */
+        "Cache-Control": "no-store";
         /** @description the generation of the reconciled resource after this request: a GET of it with `?waitGeneration=` this number and `wait=` holds until it is served at it */
         "X-Generation": number;
     };
@@ -1468,6 +1925,992 @@ export interface operations {
             };
         };
     };
+    listDomains: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description domains by name */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    purchaseDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a registrable domain (`example.com`): stored lower case, in punycode; not a public suffix, nor at or under a domain of the service */
+                    name: string;
+                    /**
+                     * @description registration years, 1 to 10; default 1
+                     * @default 1
+                     */
+                    years?: number;
+                    contact: components["schemas"]["DomainContact"];
+                    /** @description the payment provider's reference of a payment method (`pm_card_visa`; the sandbox declines `pm_card_declined`): never card data. Kept as the reference renewals are billed to */
+                    paymentMethod: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the domain was already bought by this organization: nothing was charged again */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description this request finished the purchase (new, or resumed); `Location` is the domain's path */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description `bad_request`: an invalid body or name (a public suffix, a domain of the service), or a purchase of the name with other terms is under way (`details.fields` names the terms that differ: `years`, `paymentMethod`, `contact`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `payment_failed`: the payment method was declined (`details.declineCode`); nothing was charged, the name is free again */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `domain_taken`: another organization holds the name, is buying it, or runs a zone at, above or below it; `domain_unavailable`: the registry refuses the name (a charge already made was refunded); `quota_exceeded`: the plan's zone quota (checked before any charge); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `saga_incomplete` (the purchase stopped midway, at the payment or after the registration) or `registrar_error` (the registrar failed): send the same request again to resume; nothing is charged or registered twice */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `registrar_not_configured`, `dns_not_configured`, `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkDomains: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    names: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description availability per name, in the order asked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainAvailability"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `registrar_error`: the registrar failed or did not answer; send the request again */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `registrar_not_configured` (no registrar in this deployment), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a registrable domain (`example.com`): stored lower case, in punycode; not a public suffix, nor at or under a domain of the service */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description already imported (or bought) by this organization: unchanged */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description imported; `Location` is the domain's path */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description `bad_request`: an invalid name, a public suffix, or a domain of this service */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `domain_taken`: another organization holds the name or a zone at, above or below it; `quota_exceeded`: the plan's zone quota; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `dns_not_configured`, `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the domain */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    renewDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description years to add, 1 to 10; default 1
+                     * @default 1
+                     */
+                    years?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the domain with its new expiry */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description `bad_request`: an invalid body; an imported domain (renew it at its own registrar), a transferred-out one, or a purchase not finished */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `registrar_error`: the registrar failed or did not answer; send the request again */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `registrar_not_configured` (no registrar in this deployment), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setDomainAutoRenew: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    autoRenew: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the domain with the intent stored; renewal at the registrar stays on */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    setDomainLock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    locked: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the domain with the lock as the registrar now answers it */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description `bad_request`: an invalid body; an imported domain (lock it at its own registrar), a transferred-out one, or a purchase not finished */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `registrar_error`: the registrar failed or did not answer; send the request again */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `registrar_not_configured` (no registrar in this deployment), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDomainAuthCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the code */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainAuthCode"];
+                };
+            };
+            /** @description `bad_request`: a transferred-out domain, or a purchase not finished */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such domain of the organization, or an imported one (its own registrar gives its code) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `registrar_error`: the registrar failed or did not answer; send the request again */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `registrar_not_configured` (no registrar in this deployment), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    syncDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the domain as the registrar (or public DNS) now answers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `registrar_error`: the registrar failed or did not answer; send the request again */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `registrar_not_configured` (no registrar in this deployment), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listHostnames: {
         parameters: {
             query?: {
@@ -1789,6 +3232,217 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getStorage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the grant state */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantStorage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description granted (again: unchanged) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeStorage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description not granted (any more); the objects and the prefix stay */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listSecrets: {
         parameters: {
             query?: {
@@ -1853,6 +3507,64 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    getSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+                secretName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the secret and its rollout; `ETag` is the secret's tag for `If-Match` on setSecret and deleteSecret (it does not follow the rollout, so no 304 is answered) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     setSecret: {
         parameters: {
             query?: never;
@@ -1881,7 +3593,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the new version; `ETag` is its tag */
+            /** @description the new version and its rollout (at once: pending on every node); `ETag` is its tag */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1891,7 +3603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SecretMeta"];
+                    "application/json": components["schemas"]["SecretStatus"];
                 };
             };
             /** @description `bad_request` (name or body) or `reserved_name` */
@@ -2326,6 +4038,160 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getNodeBundle: {
+        parameters: {
+            query?: {
+                wait?: string;
+            };
+            header?: {
+                /** @description on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only (412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                nodeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the bundle; `ETag` is its version. `Cache-Control: no-store`: it carries secret values */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Bundle"];
+                };
+            };
+            /** @description `If-None-Match` names the current version (after `wait`, if given, passed without a newer one); no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_request`: an invalid `wait` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description another node's id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core, which opens bundles */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reportNode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                nodeId: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NodeReport"];
+            };
+        };
+        responses: {
+            /** @description recorded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeReportAnswer"];
+                };
+            };
+            /** @description `bad_request`: an invalid body, or a bundle version the node was never given */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description another node's id (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

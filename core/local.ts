@@ -2,11 +2,14 @@ import { AppError } from '../lib/errors';
 import type { ChangeKind } from '../store/feed';
 import type { Core, DnsInfo } from './port';
 import type { Sealer } from './sealing';
+import type { DomainService } from './domains';
 
 /** The core in the same process as the API (`hostplane serve`). `verifyHostname` is the hostname reconciler's
  * judgement; a core started without one (a test's) answers 503 `no_core` for it. */
 export function localCore(d: {
   sealer: Sealer; dns: DnsInfo; nudge: (kind: ChangeKind, key: string) => void; verifyHostname?: (name: string) => Promise<void>;
+  /** The domain operations (core/domains.ts); without them they answer 503 `registrar_not_configured`. */
+  domains?: DomainService;
 }): Core {
   return {
     seal: async (context, plaintext) => d.sealer.seal(context, plaintext),
@@ -15,6 +18,11 @@ export function localCore(d: {
     verifyHostname: async (name) => {
       if (!d.verifyHostname) throw new AppError(503, 'no_core', 'this core does not verify hostnames');
       await d.verifyHostname(name);
+    },
+    openBundle: async (nodeId, sealed) => d.sealer.open(`bundle/${nodeId}`, sealed),
+    domain: async (op, input) => {
+      if (!d.domains) throw new AppError(503, 'registrar_not_configured', 'this deployment has no registrar');
+      return d.domains.call(op, input);
     },
   };
 }

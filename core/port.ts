@@ -8,6 +8,7 @@
  * and a call is never run twice for one call of a method (`core/routes.ts`). A new method needs its route there.
  */
 import type { ChangeKind } from '../store/feed';
+import type { DomainCalls, DomainOp } from './domains';
 
 export interface DnsInfo {
   /** False when the deployment runs no own DNS (`serve --dns off`): DNS operations answer 503 `dns_not_configured`. */
@@ -30,4 +31,13 @@ export interface Core {
    * records the outcome (active, or pending with `lastError`) before it resolves. Bounded by the resolver's
    * timeout: a resolver that does not answer is a `lastError`, never a failure of this call. */
   verifyHostname(name: string): Promise<void>;
+  /** Opens the sealed bundle of node `nodeId` (store/nodes.ts, sealed by the bundle reconciler with context
+   * `bundle/<nodeId>`) and answers its plain JSON text, for that node's own GET of it. It holds secret values:
+   * never log it. A bundle sealed for another node does not open (500). */
+  openBundle(nodeId: string, sealed: string): Promise<string>;
+  /** The domain operations that ask the registrar or the payment provider now (spec 4.3; core/domains.ts): check,
+   * purchase (the saga, resumed by sending again), renew, lock, auth code, sync. They fail with the spec's codes:
+   * 402 `payment_failed`, 409 `domain_taken` / `domain_unavailable`, 502 `registrar_error` / `saga_incomplete`,
+   * 503 `registrar_not_configured` / `dns_not_configured`. The contact and an auth code cross here only. */
+  domain<K extends DomainOp>(op: K, input: DomainCalls[K]['in']): Promise<DomainCalls[K]['out']>;
 }

@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { CHANGE_KINDS } from '../store/feed';
 import type { Core } from './port';
+import { DOMAIN_OPS } from './domains';
 
 export const REQUEST_KEY_HEADER = 'x-core-request-key';
 export const ERROR_HEADER = 'x-core-error';
@@ -73,6 +74,20 @@ export const CORE_ROUTES: CoreRoutes = {
     run: (core, b) => core.verifyHostname(b.name),
     // JSON has no undefined: a call that resolved answers {"result": null} or no result at all.
     result: z.null().optional().transform(() => undefined),
+  }),
+  openBundle: route({
+    // A node id as `admin node register` takes it; a sealed bundle as the bundle reconciler writes it.
+    body: z.strictObject({ nodeId: z.string().min(1).max(128), sealed: z.string().min(1) }),
+    encode: (nodeId, sealed) => ({ nodeId, sealed }),
+    run: (core, b) => core.openBundle(b.nodeId, b.sealed),
+    result: z.string(),
+  }),
+  domain: route({
+    // The input is the API's, already validated there; the core's domain service reads it by operation.
+    body: z.strictObject({ op: z.enum(DOMAIN_OPS), input: z.record(z.string(), z.unknown()) }),
+    encode: (op, input) => ({ op, input: input as Record<string, unknown> }),
+    run: (core, b) => core.domain(b.op, b.input as never),
+    result: z.record(z.string(), z.unknown()) as unknown as z.ZodType<Awaited<ReturnType<Core['domain']>>>,
   }),
 };
 

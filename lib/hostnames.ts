@@ -2,13 +2,12 @@
  * Custom hostname rules (spec 4.5 rule 2): which names a project may attach, in the one form they are stored in
  * (lower case, A-labels), and where their proofs and guidance live.
  */
-import { domainToASCII, domainToUnicode } from 'node:url';
 import { isIP } from 'node:net';
 import { getDomain, getPublicSuffix } from 'tldts';
 import { badRequest, type AppError } from './errors';
 import { reservedDomains, type PlatformDomains } from './domains';
 import { isInZone } from '../zonefiles';
-import { checkName } from '../zonefiles/names';
+import { checkLabelledName, type LabelledNameRule } from '../zonefiles/names';
 
 const PSL = { allowPrivateDomains: true } as const;
 
@@ -19,27 +18,16 @@ export const verifyName = (host: string): string => `${VERIFY_LABEL}.${host}`;
 /** Longest hostname: `_service-verify.<host>` must still be a name of 253 characters at most. */
 export const MAX_HOSTNAME_LENGTH = 253 - VERIFY_LABEL.length - 1;
 
-const LDH = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-
 /** A hostname in normalized form, or why the input is none. */
 export type HostnameCheck = { ok: true; name: string } | { ok: false; reason: string };
 
-/** Why `label` is no host-name label (RFC 1123, IDNA A-labels that are exact punycode), or null. */
-function labelProblem(label: string, last: boolean): string | null {
-  if (!LDH.test(label)) {
-    return `has the label "${label}"; a hostname's labels are letters, digits and inner hyphens`;
-  }
-  // RFC 5891 4.2.3.1: "xn--" labels must be the exact punycode of a valid name, or browsers and resolvers
-  // disagree on which name it is.
-  if (label.slice(2, 4) === '--') {
-    const unicode = label.startsWith('xn--') ? domainToUnicode(label) : '';
-    if (unicode === '' || unicode === label || domainToASCII(unicode) !== label) {
-      return `has the label "${label}", which is not a valid internationalized (punycode "xn--") label`;
-    }
-  }
-  if (last && /^[0-9]+$/.test(label)) return `ends in the all-numeric label "${label}"; top-level labels are never numeric`;
-  return null;
-}
+const HOSTNAME: LabelledNameRule = {
+  maxLength: MAX_HOSTNAME_LENGTH,
+  tooLong: (length) => `is ${length} characters long; at most ${MAX_HOSTNAME_LENGTH}, so that ${VERIFY_LABEL}.<name> is a name`,
+  oneLabel: 'has one label; a hostname has at least two (www.example.com)',
+  underscore: false,
+  labels: 'a hostname\'s labels are letters, digits and inner hyphens',
+};
 
 /**
  * The stored form of a hostname: lower case, Unicode labels as A-labels (`Bücher.Example.COM` →
@@ -53,18 +41,7 @@ export function checkHostname(input: string): HostnameCheck {
   const bare = raw.replace(/^\[(.*)\]$/, '$1');
   if (isIP(bare) !== 0) return { ok: false, reason: 'is an IP address; custom hostnames are names' };
   if (raw.split('.')[0] === '*') return { ok: false, reason: 'is a wildcard; add each hostname on its own' };
-  const r = checkName(raw, false);
-  if (!r.ok) return r;
-  if (r.name.length > MAX_HOSTNAME_LENGTH) {
-    return { ok: false, reason: `is ${r.name.length} characters long; at most ${MAX_HOSTNAME_LENGTH}, so that ${VERIFY_LABEL}.<name> is a name` };
-  }
-  const labels = r.name.split('.');
-  if (labels.length < 2) return { ok: false, reason: 'has one label; a hostname has at least two (www.example.com)' };
-  for (let i = 0; i < labels.length; i++) {
-    const problem = labelProblem(labels[i]!, i === labels.length - 1);
-    if (problem) return { ok: false, reason: problem };
-  }
-  return r;
+  return checkLabelledName(raw, HOSTNAME);
 }
 
 /** The normalized hostname, or 400 `bad_request` saying why. */

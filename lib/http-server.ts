@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 
@@ -151,6 +152,10 @@ interface Connection {
   failed: boolean;
 }
 
+/** The TCP socket under a request's socket: with TLS (https.Server) requests arrive on a TLSSocket wrapping the
+ * accepted one, which is what the caps count (Node keeps it as `_parent`). */
+const transportOf = (socket: Duplex): Duplex => (socket as Duplex & { _parent?: Duplex | null })._parent ?? socket;
+
 /**
  * Applies timeouts, caps and JSON client-error answers to `server`. Call before `listen` (Node reads the
  * interval of its timeout checks when listening) and before adding other 'connection' listeners.
@@ -200,6 +205,11 @@ export function harden(server: Server, opts: HardeningOptions, log?: Logger): vo
   const refuse = (socket: Socket, reason: Reason, key: string): void => {
     count(reason, key);
     socket.on('error', () => undefined);
+    // Over TLS nothing can be said before a handshake the refused connection is not given: it is closed.
+    if (server instanceof TlsServer) {
+      socket.destroy();
+      return;
+    }
     const oldest = refusedAnswering.size >= MAX_REFUSED_ANSWERING ? refusedAnswering.values().next().value : undefined;
     if (oldest) {
       refusedAnswering.delete(oldest);
@@ -264,9 +274,9 @@ export function harden(server: Server, opts: HardeningOptions, log?: Logger): vo
 
   // Prepended: the bookkeeping must see the response before a handler can finish it.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    const conn = connections.get(req.socket);
+    const socket = transportOf(req.socket);
+    const conn = connections.get(socket);
     if (!conn) return;
-    const socket = req.socket;
     let answering = false;
     // A request counts as being answered once it has been received whole: a body sent at a trickle is what
     // slow clients hold connections with, and is capped and evicted like waiting for headers.
@@ -290,7 +300,7 @@ export function harden(server: Server, opts: HardeningOptions, log?: Logger): vo
   });
 
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    const conn = connections.get(socket);
+    const conn = connections.get(transportOf(socket));
     if (conn?.failed) return;
     if (conn) conn.failed = true;
     const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED;

@@ -3,7 +3,8 @@ import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, notFound } from '../lib/errors';
 import { isUniqueViolation, iso, type Store } from './db';
-import { memberships, nodes, orgs, tokens, users } from './schema';
+import { memberships, nodes, orgs, projects, storageGrants, tokens, users } from './schema';
+import { recordChange } from './feed';
 
 export type Role = 'viewer' | 'member' | 'admin';
 export const ROLES: readonly Role[] = ['viewer', 'member', 'admin'];
@@ -75,8 +76,13 @@ export async function listOrgs(s: Store): Promise<{ slug: string; plan: string; 
 export async function setOrgPlan(s: Store, slug: string, plan: string): Promise<{ previousPlan: string }> {
   const org = await orgBySlug(s, slug);
   if (!org) throw notFound(`organization ${slug}`);
+  const now = s.clock();
   await s.write(async (tx) => {
     await tx.update(orgs).set({ plan }).where(eq(orgs.id, org.id));
+    // The storage quota of every granted project is the plan's: nodes' bundles carry it (reconcilers/bundles.ts).
+    const granted = await tx.select({ id: storageGrants.projectId }).from(storageGrants).innerJoin(projects, eq(projects.id, storageGrants.projectId))
+      .where(eq(projects.orgId, org.id));
+    for (const g of granted) await recordChange(s, tx, 'storage', String(g.id), now);
   });
   return { previousPlan: org.plan };
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../lib/log';
 import { audit, changes, feedConsumers } from './schema';
 
 /** The kinds of desired-state change: what the feed records, a nudge names and a reconciler watches. */
-export const CHANGE_KINDS = ['project', 'secret', 'zone', 'placement', 'hostname', 'node'] as const;
+export const CHANGE_KINDS = ['project', 'secret', 'zone', 'placement', 'hostname', 'node', 'domain', 'storage'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 export interface Change { seq: number; kind: ChangeKind; key: string }

@@ -5,12 +5,14 @@ import { iso, type Store } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { hostnames, nodes, placements, projects } from './schema';
+import { projectPlacements, type ProjectPlacement } from './nodes';
 
 export interface Project { id: number; name: string; hostname: string; database: boolean; createdAt: string }
 export interface ProjectDetail extends Project {
   hostnames: { name: string; kind: 'default' | 'custom'; status: string }[];
   grants: { auth: boolean; storage: boolean };
-  placements: { nodeId: string; createdAt: string }[];
+  /** The nodes it is placed on, with how far each applied it (store/nodes.ts). */
+  placements: ProjectPlacement[];
 }
 
 const projectColumns = {
@@ -86,7 +88,6 @@ export async function getProjectDetail(s: Store, orgId: number, name: string): P
     project: sqlite.prepare<[number, string], Row>(`SELECT p.id, p.name, h.name AS hostname, p.database, p.created_at AS createdAt
       FROM projects p JOIN hostnames h ON h.project_id = p.id AND h.kind = 'default' WHERE p.org_id = ? AND p.name = ?`),
     names: sqlite.prepare<[number], ProjectDetail['hostnames'][number]>('SELECT name, kind, status FROM hostnames WHERE project_id = ? ORDER BY name'),
-    placed: sqlite.prepare<[number], ProjectDetail['placements'][number]>('SELECT node_id AS nodeId, created_at AS createdAt FROM placements WHERE project_id = ? ORDER BY node_id'),
     auth: sqlite.prepare<[number], { id: number }>('SELECT project_id AS id FROM auth_grants WHERE project_id = ?'),
     storage: sqlite.prepare<[number], { id: number }>('SELECT project_id AS id FROM storage_grants WHERE project_id = ?'),
   }));
@@ -97,7 +98,7 @@ export async function getProjectDetail(s: Store, orgId: number, name: string): P
     id, name: row.name, hostname: row.hostname, database: row.database === 1, createdAt: row.createdAt,
     hostnames: q.names.all(id),
     grants: { auth: q.auth.get(id) !== undefined, storage: q.storage.get(id) !== undefined },
-    placements: q.placed.all(id),
+    placements: await projectPlacements(s, id),
   };
 }
 

@@ -297,3 +297,127 @@ export const idempotencyKeys = sqliteTable(
     index('idempotency_keys_scope_created').on(t.scope, t.createdAt),
   ],
 );
+
+/**
+ * Domains of organizations (spec 4.3), bought through the purchase saga or imported. The name is held once,
+ * globally (the primary key), from the purchase's reservation on: a `pending` row is a purchase under way. The
+ * registrar is authoritative for expiry, lock, nameservers and its own auto-renew; these columns are its last
+ * known answer (an imported domain's nameservers: its delegation as last read).
+ */
+export const domains = sqliteTable(
+  'domains',
+  {
+    name: text('name').primaryKey(),
+    orgId: integer('org_id').notNull().references(() => orgs.id),
+    /** This lifetime of the domain in the organization: bought again after a transfer out, it gets another. */
+    uid: text('uid').notNull(),
+    status: text('status', { enum: ['pending', 'active', 'expired', 'transferred_out', 'imported'] }).notNull(),
+    expiresAt: text('expires_at'),
+    locked: integer('locked', { mode: 'boolean' }).notNull().default(false),
+    nameservers: text('nameservers', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The stored intent (setDomainAutoRenew); renewal at the registrar stays on whatever it is. */
+    autoRenew: integer('auto_renew', { mode: 'boolean' }).notNull().default(true),
+    /** The purchase's payment method as the payment provider's reference only (renewals are billed to it). */
+    paymentRef: text('payment_ref'),
+    /** A renewal under way, stored before each external call of it: `{fromExpiresAt, years, state, ...}`. */
+    renewal: text('renewal', { mode: 'json' }).$type<Record<string, unknown>>(),
+    syncedAt: text('synced_at'),
+    generation: integer('generation').notNull().default(1),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('domains_org').on(t.orgId, t.name)],
+);
+
+/**
+ * The purchase saga (reserve → charge → register → create zone → done), one row per purchase, each step stored
+ * before the external call it makes. One open purchase per name (the partial unique index); the registrant
+ * contact is kept only sealed, and only while the purchase is open (to finish an abandoned one).
+ */
+export const domainPurchases = sqliteTable(
+  'domain_purchases',
+  {
+    id: text('id').primaryKey(),
+    orgId: integer('org_id').notNull().references(() => orgs.id),
+    name: text('name').notNull(),
+    years: integer('years').notNull(),
+    paymentMethod: text('payment_method').notNull(),
+    contactSealed: text('contact_sealed'),
+    step: text('step').notNull(),
+    /** 1 while the saga is open (not done, refunded or failed). */
+    open: integer('open').notNull().default(1),
+    amountCents: integer('amount_cents'),
+    currency: text('currency'),
+    chargeId: text('charge_id'),
+    actor: text('actor').notNull(),
+    lastError: text('last_error'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('domain_purchases_open_name').on(t.name).where(sql`open = 1`),
+    index('domain_purchases_org_name').on(t.orgId, t.name),
+  ],
+);
+
+/** Money moved for a domain of an organization: charges, refunds, renewals (getDomain shows the recent ones). */
+export const domainLedger = sqliteTable(
+  'domain_ledger',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    orgId: integer('org_id').notNull(),
+    name: text('name').notNull(),
+    at: text('at').notNull(),
+    kind: text('kind').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    currency: text('currency').notNull(),
+    note: text('note').notNull(),
+    /** The payment provider's id of the charge or refund; never card data. */
+    reference: text('reference'),
+  },
+  (t) => [index('domain_ledger_org_name').on(t.orgId, t.name, t.id)],
+);
+
+/** The storage prefix a project owns: assigned at its first storage grant and kept for the project's life (not
+ * the grant's), so a grant after a revoke gets the same prefix and the objects under it appear again. */
+export const storagePrefixes = sqliteTable('storage_prefixes', {
+  projectId: integer('project_id').primaryKey().references(() => projects.id),
+  prefix: text('prefix').notNull().unique(),
+  createdAt: text('created_at').notNull(),
+});
+
+/** What a node's bundle carries of one project, beside the sealed bundle: the bundle version at which the
+ * project's part last changed, and per secret its version and the bundle version that first carried it. */
+export interface BundleSection { version: number; secrets: Record<string, { version: number; since: number }> }
+
+/**
+ * A node's convergence bundle as the bundle reconciler last built it (reconcilers/bundles.ts): sealed whole
+ * (it holds secret values; context `bundle/<nodeId>`), with its version, a change-feed seq, so it only rises.
+ * A node without a row has the empty bundle at version 0.
+ */
+export const nodeBundles = sqliteTable('node_bundles', {
+  nodeId: text('node_id').primaryKey().references(() => nodes.id),
+  version: integer('version').notNull(),
+  sealed: text('sealed').notNull(),
+  /** Per project id. */
+  sections: text('sections', { mode: 'json' }).$type<Record<string, BundleSection>>().notNull(),
+  builtAt: text('built_at').notNull(),
+});
+
+/** A node's last report (POST /v1/nodes/{nodeId}/report): the bundle version it applied, and when. */
+export const nodeReports = sqliteTable('node_reports', {
+  nodeId: text('node_id').primaryKey().references(() => nodes.id),
+  appliedVersion: integer('applied_version').notNull(),
+  reportedAt: text('reported_at').notNull(),
+});
+
+/** Storage a project uses, as each node it is placed on last reported it. */
+export const projectUsage = sqliteTable(
+  'project_usage',
+  {
+    projectId: integer('project_id').notNull().references(() => projects.id),
+    nodeId: text('node_id').notNull().references(() => nodes.id),
+    usedBytes: integer('used_bytes').notNull(),
+    reportedAt: text('reported_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.nodeId] })],
+);

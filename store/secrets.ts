@@ -80,3 +80,8 @@ export async function sealedSecrets(s: Store, projectId: number): Promise<{ name
   return s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
     .where(eq(secrets.projectId, projectId)).orderBy(asc(secrets.name)).all();
 }
+
+/** One secret's metadata and lifetime, or undefined when it is not set. */
+export async function secretMeta(s: Store, projectId: number, name: string): Promise<SecretVersion | undefined> {
+  return s.db.select(versionColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name))).get();
+}

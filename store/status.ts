@@ -3,6 +3,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { isReady } from '../lib/conditions';
 import type { Store } from './db';
 import { latestSeq } from './feed';
+import { domainReconcileStatus } from './domains';
+import { nodeStatuses, type NodeStatus } from './nodes';
 import { hostnameReconcileStatus, type HostnameFinalizer, type HostnameReconcileStatus } from './hostnames';
 import { resourceStatus, zones, type Condition } from './schema';
 
@@ -96,7 +98,8 @@ export interface ZoneReconcileStatus {
 }
 
 export async function readStatus(s: Store): Promise<{
-  changeSeq: number; zones: ZoneReconcileStatus[]; hostnames: HostnameReconcileStatus[]; hostnameFinalizers: HostnameFinalizer[];
+  changeSeq: number; zones: ZoneReconcileStatus[]; hostnames: HostnameReconcileStatus[]; hostnameFinalizers: HostnameFinalizer[]; nodes: NodeStatus[];
+  domains: ReturnType<typeof domainReconcileStatus>;
 }> {
   const rows = s.db
     .select({ zone: zones.name, uid: zones.uid, generation: zones.generation, serial: zones.serial, st: resourceStatus })
@@ -120,5 +123,9 @@ export async function readStatus(s: Store): Promise<{
     })),
     // Custom hostnames with their conditions, and deleted ones whose edge and record cleanup is not done.
     ...await hostnameReconcileStatus(s).then((h) => ({ hostnames: h.hostnames, hostnameFinalizers: h.finalizing })),
+    // Per node: desired and applied bundle versions, the last report, Stale and Applied, secrets not yet running.
+    nodes: await nodeStatuses(s),
+    // Per domain: its state, expiry, last sync and conditions (a registrar outage shows here).
+    domains: domainReconcileStatus(s),
   };
 }

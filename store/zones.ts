@@ -7,7 +7,7 @@ import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
-import { resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneTombstones, zones, type DsValue } from './schema';
+import { domains, resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneTombstones, zones, type DsValue } from './schema';
 import { statusOf, type ResourceStatus } from './status';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
@@ -155,6 +155,9 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     if (clash.some((z) => z.orgId !== p.orgId)) {
       throw conflict('zone_taken', `zone ${p.name} (or a zone above or below it) belongs to another organization`);
     }
+    // A domain another organization holds or is buying (store/domains.ts): its zone is theirs to come.
+    const [held] = await tx.select({ orgId: domains.orgId }).from(domains).where(eq(domains.name, p.name));
+    if (held && held.orgId !== p.orgId) throw conflict('zone_taken', `zone ${p.name} belongs to a domain of another organization`);
     if (p.quota) {
       const [counted] = await tx.select({ n: count() }).from(zones).where(eq(zones.orgId, p.orgId));
       const n = counted?.n ?? 0;

@@ -55,12 +55,23 @@ const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 // A service label (RFC 8552) such as `_domainkey`: an underscore, then an LDH label.
 const UNDERSCORE_LABEL = /^_[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
-/** Why `label` cannot be a label of a zone name, or null. `last`: the top-level label. */
-function zoneLabelProblem(label: string, last: boolean): string | null {
-  if (UNDERSCORE_LABEL.test(label)) return last ? `ends in the label "${label}"; a top-level label has no underscore` : null;
-  if (!LDH_LABEL.test(label)) {
-    return `has the label "${label}"; a zone name's labels are letters, digits and inner hyphens (or "_" then those, like "_domainkey")`;
-  }
+/** What a name of two labels or more is, besides a host name: the zone names here, custom hostnames in lib/hostnames.ts. */
+export interface LabelledNameRule {
+  maxLength: number;
+  /** The reason for a name of `length` characters, more than `maxLength`. */
+  tooLong: (length: number) => string;
+  /** The reason for a name of one label. */
+  oneLabel: string;
+  /** Whether a label other than the last may be an underscore label (RFC 8552), like `_domainkey`. */
+  underscore: boolean;
+  /** What labels are, in the reason for one that is not LDH. */
+  labels: string;
+}
+
+/** Why `label` cannot be a label of a name of `rule`, or null. `last`: the top-level label. */
+function labelProblem(label: string, last: boolean, rule: LabelledNameRule): string | null {
+  if (rule.underscore && UNDERSCORE_LABEL.test(label)) return last ? `ends in the label "${label}"; a top-level label has no underscore` : null;
+  if (!LDH_LABEL.test(label)) return `has the label "${label}"; ${rule.labels}`;
   // RFC 5891 4.2.3.1: hyphens in the third and fourth position are reserved for A-labels ("xn--"), and an
   // A-label must be the exact punycode of a valid IDNA name, or resolvers and browsers disagree on the name.
   if (label.slice(2, 4) === '--') {
@@ -74,11 +85,37 @@ function zoneLabelProblem(label: string, last: boolean): string | null {
 }
 
 /**
+ * A host name (by {@link checkName}, normalized alike) of at least two labels and at most `rule.maxLength`
+ * characters, each label LDH (or an underscore label other than the last, when the rule allows them), A-labels
+ * valid punycode, the last label not numeric.
+ */
+export function checkLabelledName(input: string, rule: LabelledNameRule): NameCheck {
+  const r = checkName(input, false);
+  if (!r.ok) return r;
+  if (r.name.length > rule.maxLength) return { ok: false, reason: rule.tooLong(r.name.length) };
+  const labels = r.name.split('.');
+  if (labels.length < 2) return { ok: false, reason: rule.oneLabel };
+  for (let i = 0; i < labels.length; i++) {
+    const problem = labelProblem(labels[i] as string, i === labels.length - 1, rule);
+    if (problem) return { ok: false, reason: problem };
+  }
+  return r;
+}
+
+/**
  * Longest zone name: the SOA's RNAME `hostmaster.<zone>` must fit the 253 characters of a name, and the zone
  * file `<zone>.zone`, with the prefix and suffix of its temporary name while it is written, the 255 bytes of a
  * file name.
  */
 export const MAX_ZONE_NAME_LENGTH = 232;
+
+const ZONE_NAME: LabelledNameRule = {
+  maxLength: MAX_ZONE_NAME_LENGTH,
+  tooLong: (length) => `is ${length} characters long; a zone name has at most ${MAX_ZONE_NAME_LENGTH}`,
+  oneLabel: 'has one label; a zone name needs at least two (example.com)',
+  underscore: true,
+  labels: 'a zone name\'s labels are letters, digits and inner hyphens (or "_" then those, like "_domainkey")',
+};
 
 /**
  * The rule every zone name meets, at the API and in the nameserver's configuration alike, so that any zone
@@ -87,18 +124,7 @@ export const MAX_ZONE_NAME_LENGTH = 232;
  * punycode, the last label not numeric. Normalized like {@link normalizeHostname}.
  */
 export function checkZoneName(input: string): NameCheck {
-  const r = checkName(input, false);
-  if (!r.ok) return r;
-  if (r.name.length > MAX_ZONE_NAME_LENGTH) {
-    return { ok: false, reason: `is ${r.name.length} characters long; a zone name has at most ${MAX_ZONE_NAME_LENGTH}` };
-  }
-  const labels = r.name.split('.');
-  if (labels.length < 2) return { ok: false, reason: 'has one label; a zone name needs at least two (example.com)' };
-  for (let i = 0; i < labels.length; i++) {
-    const problem = zoneLabelProblem(labels[i] as string, i === labels.length - 1);
-    if (problem) return { ok: false, reason: problem };
-  }
-  return r;
+  return checkLabelledName(input, ZONE_NAME);
 }
 
 /** Whether `name` is a zone name in normalized form: what the nameserver's configuration may hold. */

@@ -4,17 +4,13 @@
  * and the certificate status `ssl.status`, `pending_validation` until it is issued, then `active`). `serve` and
  * `core` start one on loopback unless `--edge-url` names a real edge; tests start their own.
  *
- * Fault injection, for tests of what the service does when the edge misbehaves (in-process through `faults`, or
- * over HTTP with `PUT /_sandbox/faults` and `DELETE /_sandbox/faults`):
- * - `fail`: answer 503 without acting;
- * - `hang`: never answer (until the faults are cleared, then the connection is cut);
- * - `late`: act, then answer only after `delayMs`, when the caller has given up: its retry must not act twice.
- * A fault applies to the operations it names (all by default), `times` calls (unlimited by default).
+ * Fault injection, for tests of what the service does when the edge misbehaves: providers/sandbox-server.ts, with
+ * the modes `fail`, `hang` and `late` (the edge acts, then answers when the caller has given up: its retry must not
+ * act twice).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { startSandboxServer, type Answer, type SandboxRoute } from '../sandbox-server';
 
 export type EdgeOperation = 'create' | 'list' | 'get' | 'delete';
 
@@ -27,12 +23,6 @@ export interface EdgeFault {
   delayMs?: number;
 }
 
-const Fault = z.strictObject({
-  mode: z.enum(['fail', 'hang', 'late']),
-  operations: z.array(z.enum(['create', 'list', 'get', 'delete'])).optional(),
-  times: z.number().int().min(1).optional(),
-  delayMs: z.number().int().min(0).max(600_000).optional(),
-});
 const CreateBody = z.object({
   hostname: z.string().min(1).max(253),
   custom_metadata: z.object({ ref: z.string().max(200) }).partial().optional(),
@@ -59,13 +49,13 @@ export interface EdgeSandboxOptions {
   certificateDelayMs?: number;
 }
 
+const OPERATIONS: EdgeOperation[] = ['create', 'list', 'get', 'delete'];
+const error = (code: string, message: string) => ({ success: false, errors: [{ code, message }] });
+
 /** Starts the sandbox edge on `host:port` (loopback and a free port by default). */
 export async function startEdgeSandbox(o: EdgeSandboxOptions = {}): Promise<EdgeSandbox> {
   const held = new Map<string, Stored>();
-  const calls: Record<EdgeOperation, number> = { create: 0, list: 0, get: 0, delete: 0 };
   const certificateDelayMs = o.certificateDelayMs ?? 1_000;
-  let fault: (EdgeFault & { left: number }) | null = null;
-  const hanging = new Set<ServerResponse>();
 
   const view = (h: Stored) => ({
     id: h.id,
@@ -75,29 +65,9 @@ export async function startEdgeSandbox(o: EdgeSandboxOptions = {}): Promise<Edge
     ssl: { status: Date.now() - h.createdAt >= certificateDelayMs ? 'active' : 'pending_validation', method: 'http', type: 'dv' },
     created_at: new Date(h.createdAt).toISOString(),
   });
-  const send = (res: ServerResponse, status: number, body: unknown): void => {
-    if (res.destroyed || res.headersSent) return;
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  };
-  const error = (code: string, message: string) => ({ success: false, errors: [{ code, message }] });
-
-  /** The fault this call meets, counted; null when none applies. */
-  const faultFor = (op: EdgeOperation): EdgeFault | null => {
-    if (!fault || (fault.operations && !fault.operations.includes(op))) return null;
-    const f = fault;
-    if (--f.left <= 0) fault = null;
-    return f;
-  };
-
-  const readBody = async (req: IncomingMessage): Promise<unknown> => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    return text ? JSON.parse(text) : undefined;
-  };
 
   /** What an operation answers, having acted. */
-  const act = (op: EdgeOperation, url: URL, id: string | undefined, body: unknown): { status: number; body: unknown } => {
+  const act = (op: EdgeOperation, url: URL, id: string | undefined, body: unknown): Answer => {
     switch (op) {
       case 'list': {
         const hostname = url.searchParams.get('hostname');
@@ -125,77 +95,32 @@ export async function startEdgeSandbox(o: EdgeSandboxOptions = {}): Promise<Edge
     }
   };
 
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://sandbox');
-      if (url.pathname === '/_sandbox/faults') {
-        if (req.method === 'DELETE') {
-          api.fault(null);
-          return send(res, 200, { success: true });
-        }
-        const f = Fault.safeParse(await readBody(req).catch(() => undefined));
-        if (req.method !== 'PUT' || !f.success) return send(res, 400, error('bad_request', 'PUT a fault {mode, operations?, times?, delayMs?}'));
-        api.fault(f.data);
-        return send(res, 200, { success: true });
-      }
+  /** A route per operation: the method, on the collection or on one hostname (its id in the path). */
+  const routes: SandboxRoute<EdgeOperation>[] = OPERATIONS.map((op) => ({
+    match: (method, url) => {
       const m = /^\/v1\/custom_hostnames(?:\/([^/]+))?$/.exec(url.pathname);
-      let op: EdgeOperation | undefined;
-      if (m && !m[1] && req.method === 'GET') op = 'list';
-      else if (m && !m[1] && req.method === 'POST') op = 'create';
-      else if (m?.[1] && req.method === 'GET') op = 'get';
-      else if (m?.[1] && req.method === 'DELETE') op = 'delete';
-      if (!op) return send(res, 404, error('not_found', 'no such route'));
-      calls[op]++;
-      let body: unknown;
-      try {
-        body = op === 'create' ? await readBody(req) : undefined;
-      } catch {
-        return send(res, 400, error('bad_request', 'the body is not JSON'));
-      }
-      const f = faultFor(op);
-      if (f?.mode === 'fail') return send(res, 503, error('unavailable', 'the edge is unavailable (injected fault)'));
-      if (f?.mode === 'hang') {
-        hanging.add(res);
-        res.once('close', () => hanging.delete(res));
-        return;
-      }
-      const answer = act(op, url, m?.[1] && decodeURIComponent(m[1]), body);
-      if (f?.mode === 'late') {
-        const timer = setTimeout(() => send(res, answer.status, answer.body), f.delayMs ?? 30_000);
-        timer.unref();
-        res.once('close', () => clearTimeout(timer));
-        return;
-      }
-      send(res, answer.status, answer.body);
-    })().catch(() => send(res, 500, error('internal', 'internal error')));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = o.host ?? '127.0.0.1';
+      return m && opOf(method, m[1] !== undefined) === op ? { op, params: m[1] ? [m[1]] : [] } : undefined;
+    },
+    act: ([id], body, url) => act(op, url, id && decodeURIComponent(id), body),
+    // Only a creation has a body; another call's is not read.
+    ignoresBody: op !== 'create',
+  }));
 
-  const api: EdgeSandbox = {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    fault(f) {
-      fault = f ? { ...f, left: f.times ?? Infinity } : null;
-      if (!f || f.mode !== 'hang') {
-        // A hang ends when the fault does: the caller sees its connection cut, as when an edge restarts.
-        for (const res of hanging) res.destroy();
-        hanging.clear();
-      }
-    },
+  const server = await startSandboxServer(routes, { host: o.host, port: o.port, error, operations: OPERATIONS, modes: ['fail', 'hang', 'late'], ok: { success: true }, who: 'edge' });
+  return {
+    url: server.url,
+    fault: (f) => server.fault(f),
     hostnames: () => [...held.values()].map((h) => ({ id: h.id, hostname: h.hostname, ref: h.ref, certificate: view(h).ssl.status })),
-    calls,
-    close: async () => {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    calls: server.calls as Record<EdgeOperation, number>,
+    close: () => server.close(),
   };
-  return api;
+}
+
+/** The operation a method is on the collection (`withId` false) or on one hostname. */
+function opOf(method: string, withId: boolean): EdgeOperation | undefined {
+  if (!withId && method === 'GET') return 'list';
+  if (!withId && method === 'POST') return 'create';
+  if (withId && method === 'GET') return 'get';
+  if (withId && method === 'DELETE') return 'delete';
+  return undefined;
 }

@@ -6,8 +6,10 @@
  */
 import { createSocket } from 'node:dgram';
 import { connect, isIPv6 } from 'node:net';
-import dnsPacket, { type RecordType } from 'dns-packet';
-import type { DnsResponse } from './dns-query';
+import dnsPacket, { type DecodedPacket, type RecordType } from 'dns-packet';
+
+/** dns-packet decodes the RCODE but its type declarations leave it out. */
+export type DnsResponse = DecodedPacket & { rcode: string };
 
 export interface DnsServer { host: string; port: number }
 
@@ -41,6 +43,9 @@ function encodeQuery(id: number, name: string, type: RecordType, o: QueryOptions
   });
 }
 
+/** A name as compared: lower case, no final dot. */
+const bare = (name: string): string => name.toLowerCase().replace(/\.$/, '');
+
 /** One question over UDP; rejects with DnsTimeoutError after `timeoutMs`. */
 export function udpAsk(server: DnsServer, name: string, type: RecordType, timeoutMs: number, o: QueryOptions = {}): Promise<DnsResponse> {
   const id = Math.floor(Math.random() * 0x10000);
@@ -59,8 +64,9 @@ export function udpAsk(server: DnsServer, name: string, type: RecordType, timeou
       } catch {
         return;
       }
-      // Another question's answer (or a spoofed one) is no answer to this one.
-      if (response.id !== id || response.questions?.[0]?.name.toLowerCase() !== name.toLowerCase()) return;
+      // Another question's answer (or a spoofed one) is no answer to this one. dns-packet decodes names without
+      // their final dot (the root `.` as `.`).
+      if (response.id !== id || bare(response.questions?.[0]?.name ?? '') !== bare(name)) return;
       done(() => resolve(response));
     });
     socket.on('error', (err) => done(() => reject(new DnsTransportError(server, 'udp', err))));

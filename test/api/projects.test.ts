@@ -173,7 +173,8 @@ describe('getProject', () => {
     await registerNode(t.store, 'node-1');
     await setPlacement(t.store, org!.id, 'blog', 'node-1');
     const after = await t.call('GET', `${P}/blog`);
-    expect(after.body.placements).toEqual([{ nodeId: 'node-1', createdAt: expect.stringMatching(RFC3339_UTC) }]);
+    // No bundle built and no report yet: not applied.
+    expect(after.body.placements).toEqual([{ nodeId: 'node-1', createdAt: expect.stringMatching(RFC3339_UTC), version: null, appliedVersion: null, applied: false, reportedAt: null }]);
   });
 
   it('a project that does not exist is 404 not_found', async () => {

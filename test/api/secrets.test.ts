@@ -76,11 +76,12 @@ describe('setSecret bodies', () => {
 });
 
 describe('versions and values', () => {
-  it('every set raises the version: 1, 2, 3, and answers exactly {name, version, updatedAt}', async () => {
+  it('every set raises the version: 1, 2, 3, and answers exactly {name, version, updatedAt, rollout}', async () => {
     for (const want of [1, 2, 3]) {
       const r = await t.call('PUT', `${S}/ROTATING`, { token: t.tokens.member, body: { value: `value-${want}` } });
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ name: 'ROTATING', version: want, updatedAt: expect.stringMatching(RFC3339_UTC) });
+      // rollout: where the new version runs (none: the project is placed nowhere).
+      expect(r.body).toEqual({ name: 'ROTATING', version: want, updatedAt: expect.stringMatching(RFC3339_UTC), rollout: [] });
     }
   });
 

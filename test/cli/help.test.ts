@@ -57,14 +57,15 @@ const ok = async (...args: string[]): Promise<string> => {
 describe('help', () => {
   const help: Record<string, string> = {};
   beforeAll(async () => {
-    [help.main, help.helpCmd, help.serve, help.api, help.core, help.admin, help.helpServe] = await Promise.all([
+    [help.main, help.helpCmd, help.serve, help.api, help.core, help.admin, help.helpServe, help['node-agent']] = await Promise.all([
       ok('--help'), ok('help'), ok('serve', '--help'), ok('api', '-h'), ok('core', '--help'), ok('admin', '--help'), ok('help', 'serve'),
+      ok('node-agent', '--help'),
     ]);
   }, 60_000);
 
   it('hostplane help lists every command and the environment', () => {
     expect(help.helpCmd).toBe(help.main);
-    for (const c of ['serve', 'api', 'core', 'admin', 'help']) expect(help.main).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    for (const c of ['serve', 'api', 'core', 'node-agent', 'admin', 'help']) expect(help.main).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
     expect(help.main).toContain('HOSTPLANE_LOG_LEVEL  (default: info)');
     expect(help.main).toContain('--version');
     expect(help.helpServe).toBe(help.serve);
@@ -72,7 +73,7 @@ describe('help', () => {
 
   it('the README\'s flag tables and --help agree: every flag, its argument, commands, default and meaning', () => {
     const fromHelp = new Map<string, FlagDoc>();
-    for (const command of ['serve', 'api', 'core', 'admin']) {
+    for (const command of ['serve', 'api', 'core', 'admin', 'node-agent']) {
       for (const [name, doc] of flagsInHelp(help[command]!)) {
         const seen = fromHelp.get(name);
         if (seen) {
@@ -89,7 +90,7 @@ describe('help', () => {
   });
 
   it('every flag the parser takes is described, but --help and --version, which every command takes', () => {
-    const described = new Set(['serve', 'api', 'core', 'admin'].flatMap((c) => [...flagsInHelp(help[c]!).keys()]));
+    const described = new Set(['serve', 'api', 'core', 'admin', 'node-agent'].flatMap((c) => [...flagsInHelp(help[c]!).keys()]));
     expect([...described].sort()).toEqual(Object.keys(OPTIONS).filter((f) => f !== 'help' && f !== 'version').sort());
   });
 

@@ -79,7 +79,7 @@ describe('the typed client', () => {
   it('sets and deletes a secret: 200 with its metadata, then 204 with no data', async () => {
     const path = { ...acme, projectName: 'blog', secretName: 'API_KEY' };
     const set = await api.PUT('/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}', { path, body: { value: 'client-plain' } });
-    expect(set.ok && set.data).toEqual({ name: 'API_KEY', version: 1, updatedAt: expect.any(String) });
+    expect(set.ok && set.data).toEqual({ name: 'API_KEY', version: 1, updatedAt: expect.any(String), rollout: [] });
     const del = await api.DELETE('/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}', { path });
     expect(del.status).toBe(204);
     expect(del.data).toBeUndefined();

@@ -58,6 +58,14 @@ function fakeCore(over: Partial<Core> = {}): Core & { calls: Record<string, numb
     verifyHostname: async () => {
       count('verifyHostname');
     },
+    openBundle: async (nodeId, sealed) => {
+      count('openBundle');
+      return `opened:${nodeId}:${sealed}`;
+    },
+    domain: async () => {
+      count('domain');
+      throw new AppError(503, 'registrar_not_configured', 'no registrar in this test');
+    },
     ...over,
   };
 }
@@ -203,10 +211,15 @@ describe('one route table for server and client', () => {
   it('every method of the port is a route, and each answers over HTTP what the core answers', async () => {
     const core = fakeCore();
     const client = httpCore(await served(core), TOKEN);
-    expect(Object.keys(CORE_ROUTES).sort()).toEqual(['dns', 'nudge', 'seal', 'verifyHostname']);
+    expect(Object.keys(CORE_ROUTES).sort()).toEqual(['dns', 'domain', 'nudge', 'openBundle', 'seal', 'verifyHostname']);
     for (const m of Object.keys(CORE_ROUTES)) expect(typeof client[m as keyof Core]).toBe('function');
     expect(await client.seal('acme/blog/API_KEY', 'plain')).toBe('sealed:acme/blog/API_KEY:plain:1');
     expect(await client.dns()).toEqual(DNS);
+    expect(await client.openBundle('node-1', 'v1.k1.sealed')).toBe('opened:node-1:v1.k1.sealed');
+    // A domain operation's typed error (402, 409, 502 ...) crosses whole, as the others' do.
+    await expect(client.domain('check', { names: ['a.com'] })).rejects.toMatchObject({ status: 503, code: 'registrar_not_configured' });
+    const answering = httpCore(await served(fakeCore({ domain: (async (op: string, input: unknown) => ({ op, input })) as Core['domain'] })), TOKEN);
+    expect(await answering.domain('sync', { orgId: 1, name: 'a.com' })).toEqual({ op: 'sync', input: { orgId: 1, name: 'a.com' } });
     client.nudge('zone', 'example.com');
     await expect.poll(() => core.nudges).toEqual(['zone/example.com']);
   });

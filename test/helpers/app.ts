@@ -9,7 +9,8 @@ import { Writable } from 'node:stream';
 import { createApp } from '../../api/app';
 import type { ApiConfig } from '../../api/ops';
 import { localCore } from '../../core/local';
-import { createLogger } from '../../lib/log';
+import { createLogger, type Logger } from '../../lib/log';
+import type { DomainService } from '../../core/domains';
 import type { Core, DnsInfo, NudgeKind } from '../../core/port';
 import { openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';
@@ -41,6 +42,9 @@ export interface TestApiOptions {
   core?: null;
   dns?: DnsInfo;
   plan?: string;
+  /** The core's domain operations (core/domains.ts) over the test's store and sealer; without them they answer 503
+   * `registrar_not_configured`. */
+  domains?: (d: { store: Store; sealer: Sealer; log: Logger; nudge: (kind: NudgeKind, key: string) => void }) => DomainService;
 }
 
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
@@ -55,6 +59,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     sealer,
     dns: opts.dns ?? { configured: true, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'] },
     nudge: (kind, key) => nudges.push({ kind, key }),
+    domains: opts.domains?.({ store, sealer, log, nudge: (kind, key) => nudges.push({ kind, key }) }),
   });
   const config: ApiConfig = { appDomain: 'hostplane.test', plans: DEFAULT_PLANS, serviceDomains: [], ...opts.config };
   const app = createApp({ store, core, config }, log);

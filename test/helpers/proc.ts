@@ -48,7 +48,8 @@ const sharedResolver = (): Promise<StubResolver> => (shared ??= startStubResolve
 }));
 
 export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; prefix?: string[] } = {}): Promise<Running> {
-  if (!args.some((a) => a.startsWith('--metrics-listen'))) args = [...args, '--metrics-listen', '127.0.0.1:0'];
+  // node-agent has no metrics listener.
+  if (args[0] !== 'node-agent' && !args.some((a) => a.startsWith('--metrics-listen'))) args = [...args, '--metrics-listen', '127.0.0.1:0'];
   // Never the machine's resolver: one on loopback that knows nothing unless a test tells it.
   if ((args[0] === 'serve' || args[0] === 'core') && !args.includes('--resolver')) args = [...args, '--resolver', (await sharedResolver()).address];
   const [cmd, ...cmdArgs] = [...(opts.prefix ?? []), BIN, ...args];

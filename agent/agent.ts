@@ -1,0 +1,197 @@
+/**
+ * The reference node (`hostplane node-agent`): long-polls its bundle from the control plane, writes it to
+ * `D/bundle.json`, converges its workers to it (supervisor.ts), serves them behind the front end (frontend.ts)
+ * and reports the applied version and each project's storage usage.
+ *
+ * Unreachable control plane: the node keeps serving the last bundle it has (the one in memory, or at start the
+ * one in `D/bundle.json`) and retries with backoff; the report loop does the same on its own schedule.
+ */
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden } from '../lib/http-server';
+import type { Logger } from '../lib/log';
+import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './backoff';
+import type { VersionedBundle } from './bundle';
+import { readBundleFile, writeBundleFile } from './bundle-file';
+import type { ControlPlane, Report } from './control';
+import { frontend } from './frontend';
+import { Supervisor, type SupervisorOptions } from './supervisor';
+import { usedBytes } from './usage';
+
+export interface AgentOptions {
+  dir: string;
+  control: ControlPlane;
+  /** The workers' argv. */
+  command: readonly string[];
+  /** Where the front end listens (port 0: a free one). */
+  listen: { host: string; port: number };
+  log: Logger;
+  /** Seconds a bundle request waits for a change (`?wait=`, default 30). */
+  waitSeconds?: number;
+  /** Reports go out after each applied bundle and at least this often (default 10 s). */
+  reportIntervalMs?: number;
+  /** Delays between attempts when the control plane cannot be reached. */
+  backoff?: BackoffOptions;
+  /** Passed to the supervisor (tests start fake workers). */
+  supervisor?: Partial<SupervisorOptions>;
+}
+
+export interface RunningAgent {
+  /** The front end's URL. */
+  url: string;
+  supervisor: Supervisor;
+  /** Sends a report now (also what the report loop does). */
+  reportNow(): Promise<void>;
+  /** Stops polling and reporting, closes the front end and stops every worker. */
+  stop(): Promise<void>;
+}
+
+async function listenOn(server: Server, at: { host: string; port: number }): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}`;
+}
+
+export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
+  const log = o.log;
+  mkdirSync(o.dir, { recursive: true, mode: 0o700 });
+  const stopper = new AbortController();
+  const stopped = stopper.signal;
+  const waitSeconds = o.waitSeconds ?? 30;
+  // A report is wanted at once (a bundle was applied): the report loop's sleep is cut short, or skipped.
+  let reportWanted = false;
+  let wakeReports: (() => void) | null = null;
+  const supervisor = new Supervisor({
+    dir: o.dir, command: o.command, log,
+    onApplied: (version) => {
+      log.info({ bundleVersion: version }, 'bundle applied');
+      reportWanted = true;
+      wakeReports?.();
+    },
+    ...o.supervisor,
+  });
+
+  // Applies the newest bundle received; bundles that arrive while one is applied are coalesced to the last.
+  let next: VersionedBundle | null = null;
+  let applying = false;
+  const applyLatest = (b: VersionedBundle): void => {
+    next = b;
+    if (applying) return;
+    applying = true;
+    void (async () => {
+      while (next && !stopped.aborted) {
+        const b2 = next;
+        next = null;
+        try {
+          await supervisor.apply(b2);
+        } catch (e) {
+          log.error({ err: (e as Error).message, bundleVersion: b2.version }, 'applying the bundle failed');
+        }
+      }
+      applying = false;
+    })();
+  };
+
+  let version: string | null = null;
+  try {
+    const last = readBundleFile(o.dir);
+    if (last) {
+      version = last.version;
+      log.info({ bundleVersion: last.version, projects: last.bundle.projects.length }, 'serving the last bundle written until the control plane answers');
+      applyLatest(last);
+    }
+  } catch (e) {
+    log.warn({ err: (e as Error).message }, 'the bundle file cannot be read: waiting for the control plane');
+  }
+
+  const server = createServer(frontend((host) => supervisor.route(host)));
+  server.keepAliveTimeout = 65_000;
+  // The front end faces the internet: the API's timeouts and connection caps (lib/http-server.ts).
+  harden(server, { ...connectionLimits(descriptorLimit()), headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS }, log.child({ listener: 'frontend' }));
+  let url: string;
+  try {
+    url = await listenOn(server, o.listen);
+  } catch (e) {
+    await supervisor.stop();
+    throw e;
+  }
+
+  const poll = (async () => {
+    let attempt = 0;
+    while (!stopped.aborted) {
+      try {
+        const answer = await o.control.bundle({
+          version, waitSeconds,
+          signal: AbortSignal.any([stopped, AbortSignal.timeout((waitSeconds + 15) * 1000)]),
+        });
+        if (attempt > 0) log.info({ attempts: attempt }, 'the control plane answers again');
+        attempt = 0;
+        if (answer.kind === 'changed' && answer.version !== version) {
+          writeBundleFile(o.dir, answer);
+          version = answer.version;
+          log.info({ bundleVersion: version, projects: answer.bundle.projects.length }, 'bundle written');
+          applyLatest(answer);
+        }
+      } catch (e) {
+        if (stopped.aborted) break;
+        attempt++;
+        const delay = backoffDelay(attempt, o.backoff ?? DEFAULT_BACKOFF);
+        log.warn({ err: (e as Error).message, attempts: attempt, retryInMs: delay, bundleVersion: version }, 'cannot get the bundle: serving the last one, retrying');
+        await sleep(delay, stopped);
+      }
+    }
+  })();
+
+  const reportNow = async (): Promise<void> => {
+    const applied = supervisor.appliedVersion();
+    if (applied === null) return;
+    const projects: Report['projects'] = [];
+    for (const p of supervisor.projects()) projects.push({ org: p.org, project: p.project, usedBytes: p.storageDir ? await usedBytes(p.storageDir) : 0 });
+    await o.control.report({ bundleVersion: applied, projects }, AbortSignal.any([stopped, AbortSignal.timeout(15_000)]));
+  };
+
+  const reports = (async () => {
+    let attempt = 0;
+    while (!stopped.aborted) {
+      let delay = o.reportIntervalMs ?? 10_000;
+      reportWanted = false;
+      try {
+        await reportNow();
+        attempt = 0;
+      } catch (e) {
+        if (stopped.aborted) break;
+        attempt++;
+        delay = Math.min(delay, backoffDelay(attempt, o.backoff ?? DEFAULT_BACKOFF));
+        log.warn({ err: (e as Error).message, attempts: attempt, retryInMs: delay }, 'the report was not accepted: retrying');
+      }
+      if (reportWanted && attempt === 0) continue;
+      const wake = new AbortController();
+      wakeReports = () => wake.abort();
+      await sleep(delay, AbortSignal.any([stopped, wake.signal]));
+      wakeReports = null;
+    }
+  })();
+
+  return {
+    url,
+    supervisor,
+    reportNow,
+    stop: async () => {
+      stopper.abort();
+      await Promise.all([poll, reports]);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await supervisor.stop();
+      o.control.close();
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Nodes group (docs/api.md, Nodes): what nodes call with their own token (`admin node register`), never API
+ * clients. getNodeBundle answers the node's convergence bundle, built and sealed by the core's bundle
+ * reconciler (reconcilers/bundles.ts) and opened by the core for this answer only; reportNode records what the
+ * node observed. A node token reads only its own bundle: another node's id is 404, whether it exists or not.
+ */
+import { z } from 'zod';
+import { notModified } from './conditional';
+import { defineOp, type AnyOp } from './ops';
+import { ErrorSchema } from './schemas';
+import { changeOrEnd, MAX_WAIT_SECONDS } from './wait';
+import { bundleVersion, recordReport, storedBundle, type Bundle } from '../store/nodes';
+
+const NodeParams = z.object({ nodeId: z.string().meta({ description: 'the node of the token; another node\'s id is 404' }) });
+
+const BundleQuery = z.object({
+  wait: z.string().regex(/^(?:[0-9]|[12][0-9]|30)$/, `wait is seconds, a whole number from 0 to ${MAX_WAIT_SECONDS}`).transform(Number).optional()
+    .meta({ description: `with \`If-None-Match\` naming the current version: hold the request until a newer bundle exists or this many seconds (0 to ${MAX_WAIT_SECONDS}) pass, then 304` }),
+});
+
+const BundleSecret = z.object({
+  name: z.string().meta({ description: 'the environment variable the worker gets it as' }),
+  version: z.number().int().min(1),
+  value: z.string().meta({ description: 'the secret value: the bundle is the one place it leaves the core' }),
+});
+
+/** One project placed on the node, as the node must run it. */
+export const BundleProjectSchema = z.object({
+  org: z.string(),
+  project: z.string(),
+  hostnames: z.array(z.string()).meta({ description: 'routable hostnames: the default one and the active custom ones; any other Host is 404 `unknown_hostname`' }),
+  database: z.boolean().meta({ description: 'the project has a database: `SERVICE_DB_PATH`, a SQLite file on the node' }),
+  secrets: z.array(BundleSecret).meta({ description: 'env bindings, by name: each as the environment variable of its name' }),
+  storage: z.object({
+    prefix: z.string().meta({ description: 'the project\'s object key prefix (ends with `/`): `SERVICE_STORAGE_DIR` on the reference node' }),
+    quotaBytes: z.number().int().min(0).meta({ description: '`SERVICE_STORAGE_QUOTA_BYTES`, the plan\'s; the object store enforces it' }),
+  }).nullable().meta({ description: 'null without a storage grant' }),
+  access: z.object({
+    mode: z.enum(['public', 'org', 'password']),
+    passwordHash: z.string().nullable(),
+    bypassHash: z.string().nullable(),
+  }).meta({ description: 'deployment access; `public` until the access group sets it' }),
+  signIn: z.object({
+    settings: z.record(z.string(), z.unknown()),
+    providers: z.array(z.object({ provider: z.string(), clientId: z.string(), clientSecret: z.string() })),
+  }).nullable().meta({ description: 'end-user sign-in; null without a grant' }),
+}).meta({ id: 'BundleProject' });
+
+export const BundleSchema = z.object({
+  nodeId: z.string(),
+  version: z.number().int().min(0).meta({ description: 'the bundle version, also its `ETag`; it only rises. 0: nothing built for the node yet' }),
+  projects: z.array(BundleProjectSchema).meta({ description: 'the projects placed on the node, by org and name' }),
+}).meta({ id: 'Bundle' });
+
+export const NodeReportSchema = z.strictObject({
+  bundleVersion: z.number().int().min(0).meta({ description: 'the bundle version the node runs (applied)' }),
+  projects: z.array(z.strictObject({
+    org: z.string().max(64),
+    project: z.string().max(63),
+    usedBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ description: 'bytes under the project\'s storage prefix, as measured now' }),
+  })).max(10_000).meta({ description: 'per placed project; projects not placed on the node are ignored' }),
+}).meta({ id: 'NodeReport' });
+
+export const NodeReportAnswerSchema = z.object({
+  desiredVersion: z.number().int().min(0).meta({ description: 'the version of the node\'s current bundle' }),
+  ignored: z.array(z.object({ org: z.string(), project: z.string() })).meta({ description: 'reported projects not placed on this node: not recorded' }),
+}).meta({ id: 'NodeReportAnswer' });
+
+// Type-level check that the document's schema and the store's bundle agree.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const bundleShapeAgrees: Same<z.output<typeof BundleSchema>, Bundle> = true;
+void bundleShapeAgrees;
+
+const etagOf = (version: number): string => `"${version}"`;
+/** Bundles carry secret values: no cache on the way may keep one. */
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+export const nodeOps: AnyOp[] = [
+  defineOp({
+    operationId: 'getNodeBundle',
+    tag: 'nodes',
+    method: 'get',
+    path: '/v1/nodes/{nodeId}/bundle',
+    summary: 'The node\'s convergence bundle; long-poll with `If-None-Match` and `wait`',
+    auth: 'node',
+    needsCore: true,
+    params: NodeParams,
+    query: BundleQuery,
+    requestHeaders: ['IfNoneMatch'],
+    responses: {
+      200: { description: 'the bundle; `ETag` is its version. `Cache-Control: no-store`: it carries secret values', schema: BundleSchema, headers: ['ETag', 'Cache-Control'] },
+      304: { description: '`If-None-Match` names the current version (after `wait`, if given, passed without a newer one); no body', headers: ['ETag', 'Cache-Control'] },
+      400: { description: '`bad_request`: an invalid `wait`', schema: ErrorSchema },
+      404: { description: 'another node\'s id (`not_found`)', schema: ErrorSchema },
+      503: { description: '`no_core`: the API runs without its core, which opens bundles', schema: ErrorSchema },
+    },
+    handler: async ({ deps, core, query, koa, node }) => {
+      const id = node.nodeId;
+      let version = bundleVersion(deps.store, id);
+      if (query.wait && notModified(koa, etagOf(version))) {
+        // Held until a commit of a newer bundle of this node (a 'node' change: store/nodes.ts storeBundle), the
+        // wait's end or the client going away. Idle long-polls are most of what a control plane of many nodes
+        // holds, so this wait is the lean one (api/wait.ts changeOrEnd), one waiter each.
+        const seen = version;
+        const deadline = Date.now() + query.wait * 1000;
+        while (version === seen && Date.now() < deadline && !koa.res.destroyed) {
+          await changeOrEnd(deps.store, 'node', id, deadline - Date.now(), koa.res);
+          version = bundleVersion(deps.store, id);
+        }
+      }
+      const headers = { ...NO_STORE, ETag: etagOf(version) };
+      if (notModified(koa, headers.ETag)) return { status: 304, headers };
+      const stored = await storedBundle(deps.store, id);
+      const text = stored ? await core.openBundle(id, stored.sealed) : '[]';
+      // The bundle as stored names its version (a newer one may have been built since the version was read).
+      return { status: 200, json: `{"nodeId":${JSON.stringify(id)},"version":${stored?.version ?? 0},"projects":${text}}`, headers: { ...NO_STORE, ETag: etagOf(stored?.version ?? 0) } };
+    },
+  }),
+  defineOp({
+    operationId: 'reportNode',
+    tag: 'nodes',
+    method: 'post',
+    path: '/v1/nodes/{nodeId}/report',
+    summary: 'Record what the node observed: the bundle version it applied and storage used per project',
+    auth: 'node',
+    needsCore: false,
+    params: NodeParams,
+    body: NodeReportSchema,
+    responses: {
+      200: { description: 'recorded', schema: NodeReportAnswerSchema },
+      400: { description: '`bad_request`: an invalid body, or a bundle version the node was never given', schema: ErrorSchema },
+      404: { description: 'another node\'s id (`not_found`)', schema: ErrorSchema },
+    },
+    handler: async ({ deps, body, node }) => ({ status: 200, body: await recordReport(deps.store, node.nodeId, body) }),
+  }),
+];

@@ -1,0 +1,85 @@
+/** `hostplane node-agent`: the reference node (agent/agent.ts). Its flags are checked before anything starts; it
+ * prints `{"listening": URL}` (the front end) as its first stdout line, like the servers, and stops its workers on
+ * SIGTERM or SIGINT. The node token comes from `--token` or HOSTPLANE_NODE_TOKEN and reaches no log line. */
+import { readFileSync } from 'node:fs';
+import { badRequest } from '../lib/errors';
+import type { Logger } from '../lib/log';
+import { startAgent } from '../agent/agent';
+import { httpControlPlane } from '../agent/control';
+import { defaultWorkerCommand, shellCommand } from '../agent/worker-process';
+import type { Flags } from './options';
+
+export interface NodeAgentSettings {
+  nodeId: string;
+  token: string;
+  dir: string;
+  control: string;
+  ca: string | undefined;
+  command: string[];
+  listen: { host: string; port: number };
+  reportIntervalMs: number;
+}
+
+/** The node agent's settings from its flags; a usage error (400) names the first wrong one. */
+export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process.env): NodeAgentSettings {
+  const nodeId = flags.node;
+  if (!nodeId) throw badRequest('node-agent needs --node ID (the id `admin node register` made)');
+  const token = flags.token ?? env.HOSTPLANE_NODE_TOKEN;
+  if (!token) throw badRequest('node-agent needs --token T or HOSTPLANE_NODE_TOKEN (the token `admin node register` printed)');
+  const dir = flags.dir;
+  if (!dir) throw badRequest('node-agent needs --dir D (where it keeps the bundle, storage and databases)');
+  const control = flags.control;
+  if (!control) throw badRequest('node-agent needs --control URL (the control plane)');
+  if (!URL.canParse(control) || !/^https?:$/.test(new URL(control).protocol)) throw badRequest(`invalid --control ${control}; expected an http or https URL`);
+  let ca: string | undefined;
+  if (flags.ca !== undefined) {
+    try {
+      ca = readFileSync(flags.ca, 'utf8');
+    } catch (e) {
+      throw badRequest(`--ca ${flags.ca} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw badRequest(`--ca ${flags.ca} holds no PEM certificate`);
+  }
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(flags.listen);
+  if (!m || Number(m[3]) > 65535) throw badRequest(`invalid --listen ${flags.listen}; expected HOST:PORT or [IPv6]:PORT`);
+  const interval = flags['report-interval-ms'];
+  if (!/^\d+$/.test(interval) || Number(interval) < 100) throw badRequest(`invalid --report-interval-ms ${interval}; expected milliseconds, at least 100`);
+  if (flags.worker !== undefined && flags.worker.trim() === '') throw badRequest('--worker needs a command');
+  return {
+    nodeId, token, dir, control, ca,
+    command: flags.worker === undefined ? defaultWorkerCommand() : shellCommand(flags.worker),
+    listen: { host: (m[1] ?? m[2])!, port: Number(m[3]) },
+    reportIntervalMs: Number(interval),
+  };
+}
+
+/** Runs the agent until SIGTERM or SIGINT; throws when it cannot start (its front end's address taken). */
+export async function runNodeAgent(flags: Flags, log: Logger): Promise<void> {
+  const s = nodeAgentSettings(flags);
+  const control = httpControlPlane({ baseUrl: s.control, nodeId: s.nodeId, token: s.token, ca: s.ca });
+  const agentLog = log.child({ node: s.nodeId });
+  const agent = await startAgent({
+    dir: s.dir, control, command: s.command, listen: s.listen, log: agentLog, reportIntervalMs: s.reportIntervalMs,
+  }).catch((e: NodeJS.ErrnoException) => {
+    control.close();
+    throw e.code === 'EADDRINUSE' ? new Error(`cannot listen on ${flags.listen} (--listen): the port is in use`) : e;
+  });
+  // The control plane's origin only: a URL may carry credentials.
+  agentLog.info({ url: agent.url, control: new URL(s.control).origin, dir: s.dir }, 'node agent listening');
+  process.stdout.write(`${JSON.stringify({ listening: agent.url })}\n`);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    agentLog.info({ signal }, 'stopping: draining workers');
+    const force = setTimeout(() => process.exit(1), 40_000);
+    force.unref();
+    void agent.stop().finally(() => {
+      agentLog.info('stopped');
+      log.flush();
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,109 @@
+/**
+ * The bundle reconciler: per node, its convergence bundle (CONTRACT.md, Nodes). One pass builds the node's
+ * bundle from the desired state of the projects placed on it (routable hostnames, secrets opened with the
+ * sealing key, storage with the plan's quota, access, sign-in), compares it with the stored one, and only when
+ * it differs stores it sealed under a new version (the change-feed seq of its 'node' change, so versions only
+ * rise and long-polls of that node, and of no other, wake at its commit). A second pass over an unchanged state
+ * writes nothing. It runs in the core: the bundle holds secret values, and only the core has the key.
+ *
+ * Watches: a secret, project or storage change concerns the nodes its project is placed on; a placement change
+ * its node; a hostname change the nodes of the project holding the name now and of those whose bundles carried
+ * it (a deleted name has no holder left to ask).
+ */
+import { planOf, type Plans } from '../lib/plans';
+import type { Sealer } from '../core/sealing';
+import type { Store } from '../store/db';
+import {
+  allNodeIds, bundleSources, nodesOfProject, projectOfHostname, storedBundle, storeBundle, type BundleProject, type BundleSource,
+} from '../store/nodes';
+import type { BundleSection } from '../store/schema';
+import type { Reconciler, Result, Watch } from './types';
+
+/** The sealing context of a node's bundle: a bundle copied to another node's row does not open. */
+export const bundleContext = (nodeId: string): string => `bundle/${nodeId}`;
+/** The sealing context of a secret value (api/secrets.ts seals with it). */
+const secretContext = (org: string, project: string, name: string): string => `${org}/${project}/${name}`;
+
+export interface BundleReconcilerDeps {
+  store: Store;
+  sealer: Sealer;
+  /** The plan table: each project's storage quota. */
+  plans: Plans;
+}
+
+/** A project's part of the bundle, values opened. */
+export function bundleProject(src: BundleSource, sealer: Sealer, plans: Plans): BundleProject {
+  return {
+    org: src.org,
+    project: src.project,
+    hostnames: src.hostnames,
+    database: src.database,
+    secrets: src.secrets.map((x) => ({ name: x.name, version: x.version, value: sealer.open(secretContext(src.org, src.project, x.name), x.sealed) })),
+    storage: src.storage && { prefix: src.storage.prefix, quotaBytes: planOf(plans, src.plan).storageBytes },
+    access: { mode: 'public', passwordHash: null, bypassHash: null },
+    signIn: src.signIn && { settings: src.signIn.settings, providers: [] },
+  };
+}
+
+const projectKey = (p: { org: string; project: string }): string => `${p.org}/${p.project}`;
+
+export function bundleReconciler(d: BundleReconcilerDeps): Reconciler {
+  /** Which nodes' last built bundles carry each hostname: a deleted name maps to them. */
+  const carriers = new Map<string, Set<string>>();
+  const carriedBy = new Map<string, string[]>();
+  const remember = (nodeId: string, hosts: string[]): void => {
+    for (const h of carriedBy.get(nodeId) ?? []) carriers.get(h)?.delete(nodeId);
+    for (const h of hosts) {
+      let set = carriers.get(h);
+      if (!set) carriers.set(h, (set = new Set()));
+      set.add(nodeId);
+    }
+    carriedBy.set(nodeId, hosts);
+  };
+  const ofProject = (changeKey: string): Promise<string[]> => nodesOfProject(d.store, Number(changeKey));
+  const watches: Watch[] = [
+    { kind: 'secret', keys: ofProject },
+    { kind: 'project', keys: ofProject },
+    { kind: 'storage', keys: ofProject },
+    { kind: 'placement', keys: (nodeId) => [nodeId] },
+    {
+      kind: 'hostname',
+      keys: async (name) => {
+        const holder = await projectOfHostname(d.store, name);
+        const now = holder === undefined ? [] : await nodesOfProject(d.store, holder);
+        return [...new Set([...now, ...(carriers.get(name) ?? [])])];
+      },
+    },
+  ];
+  return {
+    kind: 'bundle',
+    watches,
+    keys: () => allNodeIds(d.store),
+    async reconcile(nodeId): Promise<Result> {
+      const sources = await bundleSources(d.store, nodeId);
+      const built = sources.map((src) => bundleProject(src, d.sealer, d.plans));
+      const text = JSON.stringify(built);
+      const old = await storedBundle(d.store, nodeId);
+      const oldText = old ? d.sealer.open(bundleContext(nodeId), old.sealed) : '[]';
+      remember(nodeId, built.flatMap((p) => p.hostnames));
+      if (oldText === text) return {};
+      const before = new Map((JSON.parse(oldText) as BundleProject[]).map((p) => [projectKey(p), JSON.stringify(p)]));
+      await storeBundle(d.store, nodeId, (version) => {
+        const sections: Record<string, BundleSection> = {};
+        sources.forEach((src, i) => {
+          const p = built[i]!;
+          const prev = old?.sections[String(src.projectId)];
+          const same = prev !== undefined && before.get(projectKey(p)) === JSON.stringify(p);
+          const secrets: BundleSection['secrets'] = {};
+          for (const x of p.secrets) {
+            const had = prev?.secrets[x.name];
+            secrets[x.name] = { version: x.version, since: had && had.version === x.version ? had.since : version };
+          }
+          sections[String(src.projectId)] = { version: same ? prev.version : version, secrets };
+        });
+        return { sealed: d.sealer.seal(bundleContext(nodeId), text), sections };
+      });
+      return {};
+    },
+  };
+}

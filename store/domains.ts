@@ -1,0 +1,307 @@
+/**
+ * Domains (spec 4.3): the rows of bought and imported domains, the purchase saga's rows and the ledger. A name is
+ * held once, globally (the primary key of `domains`), from the reservation of a purchase on. The registrar is
+ * authoritative for expiry, lock and nameservers: the domain reconciler and the registrar calls of the core write
+ * its answers here (`recordRegistrarFacts`).
+ */
+import { and, asc, count, desc, eq, gt, inArray, like, ne, or, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { conflict, notFound, AppError } from '../lib/errors';
+import { quotaExceeded } from '../lib/plans';
+import { iso, type Store, type Tx } from './db';
+import { appendAudit, recordChange } from './feed';
+import { decodeCursor, toPage, type Page } from './paging';
+import { domainLedger, domainPurchases, domains, resourceStatus, zones } from './schema';
+import type { ResourceStatus } from './status';
+
+export type DomainState = 'pending' | 'active' | 'expired' | 'transferred_out' | 'imported';
+export type DomainRow = typeof domains.$inferSelect & { status: DomainState };
+export type PurchaseRow = typeof domainPurchases.$inferSelect & { step: PurchaseStep };
+
+/**
+ * The saga's steps, each stored before the external call it makes: `reserved` (the name held, the zone quota
+ * counted) → `charging` (the charge sent, idempotency key `purchase:<id>:charge`) → `charged` → `registering`
+ * (the registration sent, ref `<id>`) → `registered` → `done`; or `refunding` → `refunded` when the name cannot
+ * be registered after the charge, `failed` when it ended before any charge (declined, unavailable).
+ */
+export const PURCHASE_STEPS = ['reserved', 'charging', 'charged', 'registering', 'registered', 'done', 'refunding', 'refunded', 'failed'] as const;
+export type PurchaseStep = (typeof PURCHASE_STEPS)[number];
+const CLOSED: PurchaseStep[] = ['done', 'refunded', 'failed'];
+
+export interface LedgerEntry { at: string; kind: string; amountCents: number; currency: string; note: string }
+
+/** What the domain reconciler observes of a domain besides its conditions. */
+export interface DomainFacts {
+  /** The registrar's own auto-renew (or null for an imported domain). */
+  registrarAutoRenew: boolean | null;
+}
+export type DomainStatus = ResourceStatus<DomainFacts>;
+export interface DomainWithStatus extends DomainRow { observed: DomainStatus | null; purchaseStep: PurchaseStep | null }
+
+const statusJoin = and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key, domains.name), eq(resourceStatus.uid, domains.uid));
+
+async function withStatus(s: Store, d: DomainRow): Promise<DomainWithStatus> {
+  const st = s.db.select().from(resourceStatus).where(and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key, d.name), eq(resourceStatus.uid, d.uid))).get();
+  const p = d.status === 'pending'
+    ? s.db.select({ step: domainPurchases.step }).from(domainPurchases).where(and(eq(domainPurchases.name, d.name), eq(domainPurchases.open, 1))).get()
+    : undefined;
+  return {
+    ...d,
+    observed: st ? { uid: st.uid, observedGeneration: st.observedGeneration, conditions: st.conditions, facts: st.facts as unknown as DomainFacts, lastError: st.lastError, reconciledAt: st.reconciledAt } : null,
+    purchaseStep: (p?.step as PurchaseStep | undefined) ?? null,
+  };
+}
+
+/** The domain of this organization; another's (or none) is 404. */
+export async function domainOf(s: Store, orgId: number, name: string): Promise<DomainWithStatus> {
+  const d = s.db.select().from(domains).where(eq(domains.name, name)).get() as DomainRow | undefined;
+  if (!d || d.orgId !== orgId) throw notFound(`domain ${name}`);
+  return withStatus(s, d);
+}
+
+/** The domain row by name alone, for the core and the reconciler. */
+export function domainByName(s: Store, name: string): DomainRow | undefined {
+  return s.db.select().from(domains).where(eq(domains.name, name)).get() as DomainRow | undefined;
+}
+
+export async function listDomains(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<DomainWithStatus>> {
+  const after = cursor === undefined ? undefined : gt(domains.name, decodeCursor(cursor));
+  const rows = s.db.select().from(domains).where(and(eq(domains.orgId, orgId), after)).orderBy(asc(domains.name)).limit(limit + 1).all() as DomainRow[];
+  const page = toPage(rows, limit, (r) => r.name);
+  return { items: await Promise.all(page.items.map((d) => withStatus(s, d))), nextCursor: page.nextCursor };
+}
+
+/** The most recent ledger entries of the organization's domain, newest first. */
+export function ledgerOf(s: Store, orgId: number, name: string, limit = 50): LedgerEntry[] {
+  return s.db.select({ at: domainLedger.at, kind: domainLedger.kind, amountCents: domainLedger.amountCents, currency: domainLedger.currency, note: domainLedger.note })
+    .from(domainLedger).where(and(eq(domainLedger.orgId, orgId), eq(domainLedger.name, name))).orderBy(desc(domainLedger.id)).limit(limit).all();
+}
+
+export async function addLedger(tx: Tx, e: { orgId: number; name: string; kind: string; amountCents: number; currency: string; note: string; reference?: string | null }, at: Date): Promise<void> {
+  await tx.insert(domainLedger).values({ ...e, reference: e.reference ?? null, at: iso(at) });
+}
+
+/** A zone of another organization at, above or below `name`: the name is theirs to run. */
+async function zoneOfOther(tx: Tx, orgId: number, name: string): Promise<boolean> {
+  const labels = name.split('.');
+  const parents = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+  const clash = (await tx.select({ name: zones.name, orgId: zones.orgId }).from(zones)
+    .where(or(eq(zones.name, name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${name}`))))
+    .filter((z) => z.name === name || parents.includes(z.name) || z.name.endsWith(`.${name}`));
+  return clash.some((z) => z.orgId !== orgId);
+}
+
+/** The organization's zones and the zones its open purchases will create: what a new zone counts against. */
+async function zonesCounted(tx: Tx, orgId: number): Promise<number> {
+  const [z] = await tx.select({ n: count() }).from(zones).where(eq(zones.orgId, orgId));
+  const [p] = await tx.select({ n: count() }).from(domainPurchases)
+    .where(and(eq(domainPurchases.orgId, orgId), eq(domainPurchases.open, 1), sql`${domainPurchases.name} NOT IN (SELECT name FROM zones)`));
+  return (z?.n ?? 0) + (p?.n ?? 0);
+}
+
+export interface ReservePurchase {
+  orgId: number;
+  name: string;
+  years: number;
+  paymentMethod: string;
+  contactSealed: string;
+  actor: string;
+  quota: { plan: string; limit: number };
+}
+
+export type Reservation =
+  | { kind: 'finished'; domain: DomainRow }
+  | { kind: 'open'; purchase: PurchaseRow }
+  | { kind: 'new'; purchase: PurchaseRow };
+
+/**
+ * The reserve step: holds the name for the organization (a `pending` domain row) and opens its purchase, the zone
+ * quota counted with the zones other open purchases will create, before anything is charged. The organization's
+ * open purchase of the name is answered as it is (a resend resumes it), a finished one as finished. A name another
+ * organization holds, is buying, or runs a zone at, above or below, is 409 `domain_taken`.
+ */
+export async function reservePurchase(s: Store, p: ReservePurchase): Promise<Reservation> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    await tx.lock('zones');
+    await tx.lock(`domain/${p.name}`);
+    const [d] = await tx.select().from(domains).where(eq(domains.name, p.name)) as DomainRow[];
+    if (d && d.orgId !== p.orgId) throw conflict('domain_taken', `${p.name} is held by another organization, or being bought by one`);
+    if (d?.status === 'pending') {
+      const [open] = await tx.select().from(domainPurchases).where(and(eq(domainPurchases.name, p.name), eq(domainPurchases.open, 1))) as PurchaseRow[];
+      if (open) return { kind: 'open', purchase: open };
+    }
+    if (d && (d.status === 'active' || d.status === 'expired')) return { kind: 'finished', domain: d };
+    if (d?.status === 'imported') {
+      throw conflict('domain_unavailable', `${p.name} is imported: it is registered at another registrar, where it is renewed and transferred`);
+    }
+    if (await zoneOfOther(tx, p.orgId, p.name)) throw conflict('domain_taken', `${p.name} (or a zone above or below it) belongs to another organization`);
+    const [own] = await tx.select({ name: zones.name }).from(zones).where(eq(zones.name, p.name));
+    if (!own) {
+      const n = await zonesCounted(tx, p.orgId);
+      if (n >= p.quota.limit) throw quotaExceeded('zones', p.quota.limit, n, p.quota.plan, 'zones');
+    }
+    // A domain transferred out (or left half-made) is bought again as a new lifetime.
+    if (d) await tx.delete(domains).where(eq(domains.name, p.name));
+    await tx.insert(domains).values({
+      name: p.name, orgId: p.orgId, uid: randomUUID(), status: 'pending', nameservers: [], autoRenew: true, createdAt: iso(now),
+    });
+    const row = {
+      id: randomUUID(), orgId: p.orgId, name: p.name, years: p.years, paymentMethod: p.paymentMethod, contactSealed: p.contactSealed, step: 'reserved' as const,
+      open: 1, amountCents: null, currency: null, chargeId: null, actor: p.actor, lastError: null, createdAt: iso(now), updatedAt: iso(now),
+    };
+    await tx.insert(domainPurchases).values(row);
+    await recordChange(s, tx, 'domain', p.name, now);
+    return { kind: 'new', purchase: row };
+  });
+}
+
+export function purchaseById(s: Store, id: string): PurchaseRow | undefined {
+  return s.db.select().from(domainPurchases).where(eq(domainPurchases.id, id)).get() as PurchaseRow | undefined;
+}
+
+/** Open purchases, oldest first (the reconciler's). */
+export function openPurchases(s: Store): PurchaseRow[] {
+  return s.db.select().from(domainPurchases).where(eq(domainPurchases.open, 1)).orderBy(asc(domainPurchases.createdAt)).all() as PurchaseRow[];
+}
+
+/** Stores the step a purchase is at (before the external call it makes), with what the last one learned. */
+export async function setPurchaseStep(
+  s: Store, id: string, step: PurchaseStep,
+  patch: Partial<{ amountCents: number; currency: string; chargeId: string; lastError: string | null }> = {},
+  ledger?: { kind: string; note: string; amountCents: number; currency: string; reference: string },
+): Promise<PurchaseRow> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    const closed = CLOSED.includes(step);
+    await tx.update(domainPurchases).set({ step, ...patch, updatedAt: iso(now), ...(closed ? { open: 0, contactSealed: null } : {}) })
+      .where(eq(domainPurchases.id, id));
+    const [row] = await tx.select().from(domainPurchases).where(eq(domainPurchases.id, id)) as PurchaseRow[];
+    if (!row) throw new Error(`purchase ${id} is gone`);
+    if (ledger) await addLedger(tx, { orgId: row.orgId, name: row.name, ...ledger }, now);
+    if (closed && step !== 'done') {
+      // The name is free again: the pending row of this purchase goes (never a finished domain).
+      await tx.delete(domains).where(and(eq(domains.name, row.name), eq(domains.orgId, row.orgId), eq(domains.status, 'pending')));
+      await recordChange(s, tx, 'domain', row.name, now);
+    }
+    return row;
+  });
+}
+
+/** The last lines of a purchase: the domain active with the registrar's answer, the purchase done (its sealed
+ * contact dropped), the audit record (no contact in it). The zone was created before, through createZone. */
+export async function finishPurchase(
+  s: Store, p: PurchaseRow, reg: { expiresAt: string; locked: boolean; nameservers: string[] }, by: 'request' | 'reconciler',
+): Promise<void> {
+  const now = s.clock();
+  await s.write(async (tx) => {
+    await tx.update(domains).set({
+      status: 'active', expiresAt: reg.expiresAt, locked: reg.locked, nameservers: reg.nameservers, paymentRef: p.paymentMethod, syncedAt: iso(now),
+      generation: sql`${domains.generation} + 1`,
+    }).where(and(eq(domains.name, p.name), eq(domains.orgId, p.orgId)));
+    await tx.update(domainPurchases).set({ step: 'done', open: 0, contactSealed: null, lastError: null, updatedAt: iso(now) }).where(eq(domainPurchases.id, p.id));
+    await recordChange(s, tx, 'domain', p.name, now);
+    await appendAudit(tx, {
+      orgId: p.orgId, event: 'domain.purchase', actor: p.actor, target: p.name,
+      details: { years: p.years, amountCents: p.amountCents, currency: p.currency, ...(by === 'reconciler' ? { completedBy: 'system' } : {}) },
+    }, now);
+  });
+}
+
+export interface RegistrarFacts { expiresAt: string; locked: boolean; nameservers: string[] }
+
+/** The registrar's answer about a domain (or its absence: `transferred_out`), for this lifetime only. */
+export async function recordRegistrarFacts(s: Store, name: string, uid: string, facts: RegistrarFacts | 'transferred_out' | { delegation: string[] }): Promise<DomainRow | undefined> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    const [d] = await tx.select().from(domains).where(and(eq(domains.name, name), eq(domains.uid, uid))) as DomainRow[];
+    if (!d) return undefined;
+    let set: Partial<typeof domains.$inferInsert>;
+    if (facts === 'transferred_out') set = { status: 'transferred_out' };
+    else if ('delegation' in facts) set = { nameservers: facts.delegation };
+    else {
+      const expired = d.status !== 'transferred_out' && Date.parse(facts.expiresAt) < now.getTime();
+      set = { ...facts, status: d.status === 'transferred_out' ? d.status : expired ? 'expired' : 'active' };
+    }
+    const changed = Object.entries(set).some(([k, v]) => JSON.stringify((d as Record<string, unknown>)[k]) !== JSON.stringify(v));
+    await tx.update(domains).set({ ...set, syncedAt: iso(now), ...(changed ? { generation: d.generation + 1 } : {}) }).where(eq(domains.name, name));
+    if (changed) await recordChange(s, tx, 'domain', name, now);
+    const [after] = await tx.select().from(domains).where(eq(domains.name, name)) as DomainRow[];
+    return after;
+  });
+}
+
+/** importDomain's row (the zone is made before, through createZone): 201 for a new one, 200 for the org's own. */
+export async function importDomainRow(s: Store, p: { orgId: number; name: string; nameservers: string[]; actor: string }): Promise<{ domain: DomainRow; created: boolean }> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    await tx.lock(`domain/${p.name}`);
+    const [d] = await tx.select().from(domains).where(eq(domains.name, p.name)) as DomainRow[];
+    if (d && d.orgId !== p.orgId) throw conflict('domain_taken', `${p.name} is held by another organization, or being bought by one`);
+    if (d && d.status !== 'transferred_out') return { domain: d, created: false };
+    if (d) await tx.delete(domains).where(eq(domains.name, p.name));
+    const row = {
+      name: p.name, orgId: p.orgId, uid: randomUUID(), status: 'imported' as const, expiresAt: null, locked: false, nameservers: [], autoRenew: false,
+      paymentRef: null, renewal: null, syncedAt: null, generation: 1, createdAt: iso(now),
+    };
+    await tx.insert(domains).values(row);
+    await recordChange(s, tx, 'domain', p.name, now);
+    await appendAudit(tx, { orgId: p.orgId, event: 'domain.import', actor: p.actor, target: p.name }, now);
+    return { domain: row, created: true };
+  });
+}
+
+/** Another organization's domain row at the name (any status), for importDomain's check before the zone. */
+export function heldByOther(s: Store, orgId: number, name: string): boolean {
+  return s.db.select({ n: count() }).from(domains).where(and(eq(domains.name, name), ne(domains.orgId, orgId))).get()!.n > 0;
+}
+
+export async function setAutoRenew(s: Store, p: { orgId: number; name: string; autoRenew: boolean; actor: string }): Promise<void> {
+  const now = s.clock();
+  await s.write(async (tx) => {
+    const [d] = await tx.select().from(domains).where(eq(domains.name, p.name)) as DomainRow[];
+    if (!d || d.orgId !== p.orgId) throw notFound(`domain ${p.name}`);
+    if (d.autoRenew === p.autoRenew) return;
+    await tx.update(domains).set({ autoRenew: p.autoRenew, generation: d.generation + 1 }).where(eq(domains.name, p.name));
+    await recordChange(s, tx, 'domain', p.name, now);
+    await appendAudit(tx, { orgId: p.orgId, event: 'domain.auto_renew', actor: p.actor, target: p.name, details: { autoRenew: p.autoRenew } }, now);
+  });
+}
+
+/** An audit record of a registrar operation done for a caller (`domain.renew`, `domain.lock`, `domain.auth_code`):
+ * the details never carry a transfer code. */
+export async function auditDomain(s: Store, e: { orgId: number; event: string; actor: string; name: string; details?: Record<string, unknown> }): Promise<void> {
+  const now = s.clock();
+  await s.write(async (tx) => {
+    await appendAudit(tx, { orgId: e.orgId, event: e.event, actor: e.actor, target: e.name, details: e.details }, now);
+  });
+}
+
+/** A renewal under way (stored before each external call): renew at the registrar, then bill. */
+export interface Renewal { fromExpiresAt: string; years: number; state: 'renewing' | 'billing'; amountCents: number; currency: string; newExpiresAt?: string; auto: boolean; actor: string }
+
+export async function setRenewal(s: Store, name: string, uid: string, r: Renewal | null, ledger?: { orgId: number; kind: string; amountCents: number; currency: string; note: string; reference?: string | null }, facts?: RegistrarFacts): Promise<void> {
+  const now = s.clock();
+  await s.write(async (tx) => {
+    await tx.update(domains).set({ renewal: r as unknown as Record<string, unknown> | null, ...(facts ? { ...facts, status: 'active', syncedAt: iso(now) } : {}) })
+      .where(and(eq(domains.name, name), eq(domains.uid, uid)));
+    if (ledger) await addLedger(tx, { name, ...ledger }, now);
+  });
+}
+
+/** Every name the domain reconciler looks after: domains and open purchases. */
+export function allDomainKeys(s: Store): string[] {
+  const a = s.db.select({ name: domains.name }).from(domains).all().map((r) => r.name);
+  const b = s.db.select({ name: domainPurchases.name }).from(domainPurchases).where(eq(domainPurchases.open, 1)).all().map((r) => r.name);
+  return [...new Set([...a, ...b])].sort();
+}
+
+/** Domains and their reconcile status, for operators (admin status). */
+export function domainReconcileStatus(s: Store) {
+  return s.db.select({ name: domains.name, status: domains.status, expiresAt: domains.expiresAt, syncedAt: domains.syncedAt, st: resourceStatus })
+    .from(domains).leftJoin(resourceStatus, statusJoin).orderBy(asc(domains.name)).all()
+    .map((r) => ({ domain: r.name, status: r.status, expiresAt: r.expiresAt, syncedAt: r.syncedAt, conditions: r.st?.conditions ?? [], lastError: r.st?.lastError ?? null }));
+}
+
+export const purchaseIsOpen = (p: PurchaseRow): boolean => !CLOSED.includes(p.step);
+export { AppError };

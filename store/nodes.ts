@@ -1,0 +1,272 @@
+/**
+ * Nodes' side of the store: what a node's bundle is built from, the bundle as last built (sealed: it carries
+ * secret values), and what nodes report (the bundle version applied, storage used per project). Operators read
+ * per node its desired and applied versions and whether it went silent (`nodeStatuses`); an org's users read
+ * per project its placements (`projectPlacements`) and per secret where its version runs (`secretRollout`).
+ */
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { AppError } from '../lib/errors';
+import type { Condition } from '../lib/conditions';
+import { iso, type Store } from './db';
+import { recordChange } from './feed';
+import { authGrants, hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
+
+/** A node that has not reported for this long is Stale in `admin status` (a node reports after each bundle it
+ * applies and at least every minute: CONTRACT.md, Nodes). */
+export const NODE_STALE_AFTER_MS = 3 * 60_000;
+
+/** The access section of a bundle (filled by the access issue; until then every project is public). */
+export interface BundleAccess { mode: 'public' | 'org' | 'password'; passwordHash: string | null; bypassHash: string | null }
+/** The sign-in section (settings from the grant; providers are filled by the sign-in issue). */
+export interface BundleSignIn { settings: Record<string, unknown>; providers: { provider: string; clientId: string; clientSecret: string }[] }
+
+/** One placed project in a node's bundle. Secrets carry their values: the bundle is sealed at rest and opened
+ * only by the core, for the node itself. */
+export interface BundleProject {
+  org: string;
+  project: string;
+  /** Routable hostnames: the default one and the active custom ones, by name. */
+  hostnames: string[];
+  /** Whether the project has a database (`SERVICE_DB_PATH` on the node). */
+  database: boolean;
+  /** Secrets by name; each reaches the worker as the environment variable of its name. */
+  secrets: { name: string; version: number; value: string }[];
+  /** `SERVICE_STORAGE_DIR` (the prefix) and `SERVICE_STORAGE_QUOTA_BYTES`; null without a grant. */
+  storage: { prefix: string; quotaBytes: number } | null;
+  access: BundleAccess;
+  signIn: BundleSignIn | null;
+}
+
+/** The bundle as a node reads it: `version` is its ETag. */
+export interface Bundle { nodeId: string; version: number; projects: BundleProject[] }
+
+/** What a placed project's part of a bundle is made of, as stored (secret values still sealed). */
+export interface BundleSource {
+  projectId: number;
+  org: string;
+  plan: string;
+  project: string;
+  database: boolean;
+  hostnames: string[];
+  secrets: { name: string; version: number; sealed: string }[];
+  storage: { prefix: string } | null;
+  signIn: { settings: Record<string, unknown> } | null;
+}
+
+export async function allNodeIds(s: Store): Promise<string[]> {
+  return s.db.select({ id: nodes.id }).from(nodes).orderBy(asc(nodes.id)).all().map((r) => r.id);
+}
+
+/** The nodes a project is placed on. */
+export async function nodesOfProject(s: Store, projectId: number): Promise<string[]> {
+  return s.prepared('nodesOfProject', (db) => db.select({ nodeId: placements.nodeId }).from(placements)
+    .where(eq(placements.projectId, sql.placeholder('id'))).prepare()).all({ id: projectId }).map((r) => r.nodeId);
+}
+
+/** The project holding the hostname `name`, if any. */
+export async function projectOfHostname(s: Store, name: string): Promise<number | undefined> {
+  return s.prepared('projectOfHostname', (db) => db.select({ id: hostnames.projectId }).from(hostnames)
+    .where(eq(hostnames.name, sql.placeholder('name'))).prepare()).get({ name })?.id;
+}
+
+/** Everything the bundle of `nodeId` is made of, by org and project name. */
+export async function bundleSources(s: Store, nodeId: string): Promise<BundleSource[]> {
+  const placed = s.db.select({ projectId: projects.id, org: orgs.slug, plan: orgs.plan, project: projects.name, database: projects.database })
+    .from(placements).innerJoin(projects, eq(projects.id, placements.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
+    .where(eq(placements.nodeId, nodeId)).orderBy(asc(orgs.slug), asc(projects.name)).all();
+  if (placed.length === 0) return [];
+  const ids = placed.map((p) => p.projectId);
+  const group = <T extends { projectId: number }>(rows: T[]): Map<number, T[]> => {
+    const m = new Map<number, T[]>();
+    for (const r of rows) m.set(r.projectId, [...(m.get(r.projectId) ?? []), r]);
+    return m;
+  };
+  const hosts = group(s.db.select({ projectId: hostnames.projectId, name: hostnames.name }).from(hostnames)
+    .where(and(inArray(hostnames.projectId, ids), eq(hostnames.status, 'active'))).orderBy(asc(hostnames.name)).all());
+  const sealed = group(s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
+    .where(inArray(secrets.projectId, ids)).orderBy(asc(secrets.name)).all());
+  const storage = new Map(s.db.select({ projectId: storageGrants.projectId, prefix: storageGrants.prefix }).from(storageGrants)
+    .where(inArray(storageGrants.projectId, ids)).all().map((r) => [r.projectId, r]));
+  const auth = new Map(s.db.select({ projectId: authGrants.projectId, settings: authGrants.settings }).from(authGrants)
+    .where(inArray(authGrants.projectId, ids)).all().map((r) => [r.projectId, r]));
+  return placed.map((p) => ({
+    ...p,
+    hostnames: (hosts.get(p.projectId) ?? []).map((h) => h.name),
+    secrets: (sealed.get(p.projectId) ?? []).map(({ name, version, sealed: v }) => ({ name, version, sealed: v })),
+    storage: storage.has(p.projectId) ? { prefix: storage.get(p.projectId)!.prefix } : null,
+    signIn: auth.has(p.projectId) ? { settings: auth.get(p.projectId)!.settings } : null,
+  }));
+}
+
+export interface StoredBundle { version: number; sealed: string; sections: Record<string, BundleSection>; builtAt: string }
+
+/** The bundle of `nodeId` as last built; undefined: none yet (the empty bundle, version 0). */
+export async function storedBundle(s: Store, nodeId: string): Promise<StoredBundle | undefined> {
+  return s.prepared('storedBundle', (db) => db.select({ version: nodeBundles.version, sealed: nodeBundles.sealed, sections: nodeBundles.sections, builtAt: nodeBundles.builtAt })
+    .from(nodeBundles).where(eq(nodeBundles.nodeId, sql.placeholder('id'))).prepare()).get({ id: nodeId });
+}
+
+/** The version of the bundle of `nodeId` (0: none built yet): what a long-poll compares, without the bundle. */
+export function bundleVersion(s: Store, nodeId: string): number {
+  return s.prepared('bundleVersion', (_db, sqlite) => sqlite.prepare<[string], number>('SELECT version FROM node_bundles WHERE node_id = ?').pluck())
+    .get(nodeId) ?? 0;
+}
+
+/**
+ * Stores a new bundle of `nodeId`: its version is the change-feed seq of the 'node' change recorded with it, so
+ * versions only rise and every long-poll of the node wakes at its commit. `make` gets the version and answers
+ * the sealed bundle and its sections. Answers the version.
+ */
+export async function storeBundle(s: Store, nodeId: string, make: (version: number) => { sealed: string; sections: Record<string, BundleSection> }): Promise<number> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    const version = await recordChange(s, tx, 'node', nodeId, now);
+    const { sealed, sections } = make(version);
+    const row = { version, sealed, sections, builtAt: iso(now) };
+    await tx.insert(nodeBundles).values({ nodeId, ...row }).onConflictDoUpdate({ target: nodeBundles.nodeId, set: row });
+    return version;
+  });
+}
+
+export interface NodeReport { bundleVersion: number; projects: { org: string; project: string; usedBytes: number }[] }
+
+/**
+ * Records a node's report: the bundle version it applied and the storage used by each project. Only projects
+ * placed on the node are recorded; the others are answered as `ignored`. A version the node was never given
+ * (above its bundle's) is 400.
+ */
+export async function recordReport(s: Store, nodeId: string, r: NodeReport): Promise<{ desiredVersion: number; ignored: { org: string; project: string }[] }> {
+  const now = iso(s.clock());
+  const placed = s.db.select({ projectId: projects.id, org: orgs.slug, project: projects.name }).from(placements)
+    .innerJoin(projects, eq(projects.id, placements.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
+    .where(eq(placements.nodeId, nodeId)).all();
+  const byName = new Map(placed.map((p) => [`${p.org}/${p.project}`, p.projectId]));
+  const ignored: { org: string; project: string }[] = [];
+  const usage = new Map<number, number>();
+  for (const p of r.projects) {
+    const id = byName.get(`${p.org}/${p.project}`);
+    if (id === undefined) ignored.push({ org: p.org, project: p.project });
+    else usage.set(id, p.usedBytes);
+  }
+  const desiredVersion = await s.write(async (tx) => {
+    const [b] = await tx.select({ version: nodeBundles.version }).from(nodeBundles).where(eq(nodeBundles.nodeId, nodeId));
+    const desired = b?.version ?? 0;
+    if (r.bundleVersion > desired) {
+      throw new AppError(400, 'bad_request', `bundle version ${r.bundleVersion} was never issued to node ${nodeId} (its bundle is at ${desired})`);
+    }
+    await tx.insert(nodeReports).values({ nodeId, appliedVersion: r.bundleVersion, reportedAt: now })
+      .onConflictDoUpdate({ target: nodeReports.nodeId, set: { appliedVersion: r.bundleVersion, reportedAt: now } });
+    for (const [projectId, usedBytes] of usage) {
+      await tx.insert(projectUsage).values({ projectId, nodeId, usedBytes, reportedAt: now })
+        .onConflictDoUpdate({ target: [projectUsage.projectId, projectUsage.nodeId], set: { usedBytes, reportedAt: now } });
+    }
+    return desired;
+  });
+  return { desiredVersion, ignored };
+}
+
+export interface ProjectPlacement {
+  nodeId: string;
+  createdAt: string;
+  /** The bundle version that carries the project as it is now (null: the node's bundle has not taken it yet). */
+  version: number | null;
+  /** The bundle version the node last reported applied (null: it never reported). */
+  appliedVersion: number | null;
+  /** The node runs the project as it is now: it applied `version` or a later bundle. */
+  applied: boolean;
+  reportedAt: string | null;
+}
+
+/** The nodes a project is placed on, with how far each has applied it; nothing of other projects. */
+export async function projectPlacements(s: Store, projectId: number): Promise<ProjectPlacement[]> {
+  type Row = { nodeId: string; createdAt: string; sections: string | null; appliedVersion: number | null; reportedAt: string | null };
+  const rows = s.prepared('projectPlacements', (_db, sqlite) => sqlite.prepare<[number], Row>(
+    `SELECT p.node_id AS nodeId, p.created_at AS createdAt, b.sections AS sections, r.applied_version AS appliedVersion, r.reported_at AS reportedAt
+     FROM placements p LEFT JOIN node_bundles b ON b.node_id = p.node_id LEFT JOIN node_reports r ON r.node_id = p.node_id
+     WHERE p.project_id = ? ORDER BY p.node_id`,
+  )).all(projectId);
+  return rows.map((r) => {
+    const section = r.sections === null ? undefined : (JSON.parse(r.sections) as Record<string, BundleSection>)[String(projectId)];
+    const version = section?.version ?? null;
+    return {
+      nodeId: r.nodeId, createdAt: r.createdAt, version, appliedVersion: r.appliedVersion,
+      applied: version !== null && r.appliedVersion !== null && r.appliedVersion >= version, reportedAt: r.reportedAt,
+    };
+  });
+}
+
+export interface SecretRollout { nodeId: string; state: 'applied' | 'pending' }
+
+/**
+ * Where version `version` of a project's secret runs: per node the project is placed on, `applied` once the
+ * node reported a bundle version at or after the first one that carried this secret version (or a later one of
+ * it), else `pending` (the bundle is not built yet, or the node has not applied it).
+ */
+export async function secretRollout(s: Store, projectId: number, name: string, version: number): Promise<SecretRollout[]> {
+  return (await projectPlacements(s, projectId)).map((p) => ({ nodeId: p.nodeId, state: rolloutState(s, p.nodeId, projectId, name, version, p.appliedVersion) }));
+}
+
+function rolloutState(s: Store, nodeId: string, projectId: number, name: string, version: number, applied: number | null): SecretRollout['state'] {
+  const row = storedSections(s, nodeId);
+  const entry = row?.[String(projectId)]?.secrets[name];
+  if (!entry || entry.version < version || applied === null) return 'pending';
+  return applied >= entry.since ? 'applied' : 'pending';
+}
+
+function storedSections(s: Store, nodeId: string): Record<string, BundleSection> | undefined {
+  const text = s.prepared('bundleSections', (_db, sqlite) => sqlite.prepare<[string], string>('SELECT sections FROM node_bundles WHERE node_id = ?').pluck()).get(nodeId);
+  return text === undefined ? undefined : (JSON.parse(text) as Record<string, BundleSection>);
+}
+
+export interface NodeStatus {
+  nodeId: string;
+  /** The version of its current bundle (0: none built). */
+  desiredVersion: number;
+  appliedVersion: number | null;
+  lastReportAt: string | null;
+  /** `Stale` (silent for NODE_STALE_AFTER_MS, or never reported) and `Applied` (runs its current bundle). */
+  conditions: Condition[];
+  /** Per placed project: its secrets whose current version the node does not run yet. */
+  pendingSecrets: { org: string; project: string; name: string; version: number }[];
+}
+
+/** Every node with its versions and conditions, judged at the store's clock: what `admin status` prints. */
+export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS): Promise<NodeStatus[]> {
+  const now = s.clock();
+  type Row = { nodeId: string; createdAt: string; version: number | null; sections: string | null; appliedVersion: number | null; reportedAt: string | null };
+  const rows = s.db.all<Row>(sql`SELECT n.id AS nodeId, n.created_at AS createdAt, b.version AS version, b.sections AS sections,
+    r.applied_version AS appliedVersion, r.reported_at AS reportedAt
+    FROM nodes n LEFT JOIN node_bundles b ON b.node_id = n.id LEFT JOIN node_reports r ON r.node_id = n.id ORDER BY n.id`);
+  const current = s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, org: orgs.slug, project: projects.name })
+    .from(secrets).innerJoin(projects, eq(projects.id, secrets.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
+    .innerJoin(placements, eq(placements.projectId, secrets.projectId)).all();
+  const placedOn = s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId }).from(placements).all();
+  return rows.map((r) => {
+    const desiredVersion = r.version ?? 0;
+    const sections = r.sections === null ? {} : (JSON.parse(r.sections) as Record<string, BundleSection>);
+    const silentMs = r.reportedAt === null ? Infinity : now.getTime() - Date.parse(r.reportedAt);
+    const stale = silentMs > staleAfterMs;
+    const at = iso(now);
+    const conditions: Condition[] = [
+      {
+        type: 'Applied', status: r.appliedVersion !== null && r.appliedVersion >= desiredVersion ? 'True' : 'False',
+        reason: r.appliedVersion === null ? 'NeverReported' : r.appliedVersion >= desiredVersion ? 'CurrentBundle' : 'OlderBundle',
+        message: r.appliedVersion === null ? 'the node has not reported an applied bundle' : `the node runs bundle ${r.appliedVersion} of ${desiredVersion}`,
+        observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? at,
+      },
+      {
+        type: 'Stale', status: stale ? 'True' : 'False', reason: r.reportedAt === null ? 'NeverReported' : stale ? 'Silent' : 'Reporting',
+        message: r.reportedAt === null ? 'the node has never reported' : stale
+          ? `no report for ${Math.round(silentMs / 1000)} s (stale after ${Math.round(staleAfterMs / 1000)} s)`
+          : `last report ${Math.round(silentMs / 1000)} s ago`,
+        observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? r.createdAt,
+      },
+    ];
+    const projectsHere = new Set(placedOn.filter((p) => p.nodeId === r.nodeId).map((p) => p.projectId));
+    const pendingSecrets = current.filter((c) => projectsHere.has(c.projectId)).filter((c) => {
+      const entry = sections[String(c.projectId)]?.secrets[c.name];
+      return !entry || entry.version < c.version || r.appliedVersion === null || r.appliedVersion < entry.since;
+    }).map(({ org, project, name, version }) => ({ org, project, name, version }));
+    return { nodeId: r.nodeId, desiredVersion, appliedVersion: r.appliedVersion, lastReportAt: r.reportedAt, conditions, pendingSecrets };
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * The bundle reconciler (issue 10 item 1): builds a node's bundle from the projects placed on it, stores it
+ * sealed under a version that only rises, writes nothing when nothing changed, leaves other nodes alone, and
+ * wakes the node's long-polls at the commit of a new bundle, with no timer involved.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { holdUntil } from '../../api/wait';
+import { openSealer, type Sealer } from '../../core/sealing';
+import { DEFAULT_PLANS } from '../../lib/plans';
+import { bundleContext, bundleReconciler } from '../../reconcilers/bundles';
+import type { Reconciler } from '../../reconcilers/types';
+import { createOrg, registerNode, setOrgPlan } from '../../store/accounts';
+import { openStore, type Store } from '../../store/db';
+import { activateHostname, addHostname, deleteHostname } from '../../store/hostnames';
+import { bundleVersion, storedBundle, type BundleProject } from '../../store/nodes';
+import { createProject, setPlacement } from '../../store/projects';
+import { rawSqlite } from '../helpers/sqlite';
+import { setSecret } from '../../store/secrets';
+import { grantStorage } from '../../store/storage';
+
+const noAbort = new AbortController().signal;
+let dir: string;
+let s: Store;
+let sealer: Sealer;
+let r: Reconciler;
+let orgId: number;
+const ids: Record<string, number> = {};
+
+const secret = (project: string, name: string, value: string) =>
+  setSecret(s, { orgId, projectId: ids[project]!, projectName: project, name, sealed: sealer.seal(`acme/${project}/${name}`, value), actor: 'test' });
+const opened = async (node: string): Promise<BundleProject[]> => JSON.parse(sealer.open(bundleContext(node), (await storedBundle(s, node))!.sealed)) as BundleProject[];
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hostplane-bundles-'));
+  s = openStore(dir);
+  sealer = openSealer(dir);
+  r = bundleReconciler({ store: s, sealer, plans: DEFAULT_PLANS });
+  orgId = (await createOrg(s, 'acme', 'pro')).id;
+  for (const name of ['shop', 'blog']) {
+    ids[name] = (await createProject(s, { orgId, plan: 'pro', limit: 100, name, database: false, hostname: `${name}.hostplane.test`, actor: 'test' })).id;
+  }
+  await registerNode(s, 'a');
+  await registerNode(s, 'b');
+  await setPlacement(s, orgId, 'shop', 'a');
+  await setPlacement(s, orgId, 'blog', 'b');
+});
+afterEach(() => {
+  vi.useRealTimers();
+  s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('bundle reconciler', () => {
+  it('builds the bundle, then is a no-op: no version, no commit the second time', async () => {
+    await secret('shop', 'API_KEY', 'v-one');
+    await r.reconcile('a', noAbort);
+    const v = bundleVersion(s, 'a');
+    expect(v).toBeGreaterThan(0);
+    expect(await opened('a')).toEqual([{
+      org: 'acme', project: 'shop', hostnames: ['shop.hostplane.test'], database: false, secrets: [{ name: 'API_KEY', version: 1, value: 'v-one' }],
+      storage: null, access: { mode: 'public', passwordHash: null, bypassHash: null }, signIn: null,
+    }]);
+    const commits = s.stats().commits;
+    await r.reconcile('a', noAbort);
+    expect(bundleVersion(s, 'a')).toBe(v);
+    expect(s.stats().commits).toBe(commits);
+  });
+
+  it('stores the bundle sealed for its node: no value in the row, and it does not open as another node\'s', async () => {
+    await secret('shop', 'API_KEY', 'plain-value-xyz');
+    await r.reconcile('a', noAbort);
+    const row = rawSqlite(s).prepare('SELECT sealed, sections FROM node_bundles WHERE node_id = ?').get('a') as { sealed: string; sections: string };
+    expect(row.sealed + row.sections).not.toContain('plain-value-xyz');
+    expect(() => sealer.open(bundleContext('b'), row.sealed)).toThrow();
+  });
+
+  it('versions rise; a change of a project placed elsewhere leaves the node\'s version alone', async () => {
+    await r.reconcile('a', noAbort);
+    await r.reconcile('b', noAbort);
+    const a = bundleVersion(s, 'a');
+    const b = bundleVersion(s, 'b');
+    await secret('blog', 'TOKEN', 'x');
+    await r.reconcile('a', noAbort);
+    await r.reconcile('b', noAbort);
+    expect(bundleVersion(s, 'a')).toBe(a);
+    expect(bundleVersion(s, 'b')).toBeGreaterThan(b);
+    await secret('shop', 'TOKEN', 'y');
+    await r.reconcile('a', noAbort);
+    expect(bundleVersion(s, 'a')).toBeGreaterThan(bundleVersion(s, 'b'));
+  });
+
+  it('watches map a secret, storage or project change to the nodes of the project, a placement to its node, a hostname to its holders', async () => {
+    const keys = async (kind: string, key: string) => (await Promise.all(r.watches.filter((w) => w.kind === kind).map((w) => w.keys(key)))).flat();
+    expect(await keys('secret', String(ids.shop))).toEqual(['a']);
+    expect(await keys('storage', String(ids.blog))).toEqual(['b']);
+    expect(await keys('project', String(ids.blog))).toEqual(['b']);
+    expect(await keys('placement', 'b')).toEqual(['b']);
+    const { hostname } = await addHostname(s, { orgId, projectId: ids.shop!, projectName: 'shop', name: 'www.shop.example', actor: 'test' });
+    await r.reconcile('a', noAbort);
+    expect((await opened('a'))[0]!.hostnames).toEqual(['shop.hostplane.test']);
+    expect(await activateHostname(s, { name: 'www.shop.example', uid: hostname.uid, proof: 'txt' })).toBe(true);
+    expect(await keys('hostname', 'www.shop.example')).toEqual(['a']);
+    await r.reconcile('a', noAbort);
+    expect((await opened('a'))[0]!.hostnames).toEqual(['shop.hostplane.test', 'www.shop.example']);
+    // A name no project holds any more still maps to the nodes whose bundles carried it.
+    await deleteHostname(s, { orgId, projectId: ids.shop!, projectName: 'shop', name: 'www.shop.example', actor: 'test' });
+    expect(await keys('hostname', 'www.shop.example')).toEqual(['a']);
+    await r.reconcile('a', noAbort);
+    expect((await opened('a'))[0]!.hostnames).toEqual(['shop.hostplane.test']);
+  });
+
+  it('a storage grant adds storage with the plan\'s quota; a secret keeps the version that first carried it', async () => {
+    await secret('shop', 'API_KEY', 'v-one');
+    await r.reconcile('a', noAbort);
+    const first = (await storedBundle(s, 'a'))!;
+    const since = first.sections[String(ids.shop)]!.secrets.API_KEY!.since;
+    expect(since).toBe(first.version);
+    await grantStorage(s, { orgId, projectId: ids.shop!, projectName: 'shop', actor: 'test', quotaBytes: 1 });
+    await r.reconcile('a', noAbort);
+    const second = (await storedBundle(s, 'a'))!;
+    expect(second.version).toBeGreaterThan(first.version);
+    expect((await opened('a'))[0]!.storage).toEqual({ prefix: expect.any(String), quotaBytes: DEFAULT_PLANS.pro!.storageBytes });
+    expect(second.sections[String(ids.shop)]!.secrets.API_KEY).toEqual({ version: 1, since });
+    expect(second.sections[String(ids.shop)]!.version).toBe(second.version);
+    // A plan change is a storage change of every granted project of the org: the quota follows the plan.
+    const { changesSince } = await import('../../store/feed');
+    const seq = second.version;
+    await setOrgPlan(s, 'acme', 'free');
+    expect((await changesSince(s, seq)).map((c) => `${c.kind}/${c.key}`)).toEqual([`storage/${ids.shop}`]);
+    await r.reconcile('a', noAbort);
+    expect((await opened('a'))[0]!.storage!.quotaBytes).toBe(DEFAULT_PLANS.free!.storageBytes);
+  });
+
+  it('a long-poll of the node wakes at the commit of its new bundle, with timers frozen', async () => {
+    await r.reconcile('a', noAbort);
+    const seen = bundleVersion(s, 'a');
+    // No setTimeout or setInterval fires from here on (the store's group commit runs on setImmediate).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'Date'] });
+    let woke: number | undefined;
+    const held = holdUntil(s, 'node', 'a', { deadline: Date.now() + 30_000 }, async () => bundleVersion(s, 'a'), (v) => v !== seen)
+      .then((v) => { woke = v; });
+    await secret('blog', 'OTHER', 'z');
+    await r.reconcile('b', noAbort);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woke).toBeUndefined();
+    await secret('shop', 'API_KEY', 'v-two');
+    await r.reconcile('a', noAbort);
+    await held;
+    expect(woke).toBeGreaterThan(seen);
+  });
+});

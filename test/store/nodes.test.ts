@@ -1,0 +1,30 @@
+/** Node reports and the operators' view of nodes (issue 10 item 2): a node silent longer than
+ * NODE_STALE_AFTER_MS is Stale, judged at the store's clock; a report brings it back. */
+import { describe, expect, it } from 'vitest';
+import { registerNode } from '../../store/accounts';
+import { openStore } from '../../store/db';
+import { NODE_STALE_AFTER_MS, nodeStatuses, recordReport } from '../../store/nodes';
+
+describe('nodeStatuses', () => {
+  it('a node is Stale once silent longer than the threshold, and not after its next report', async () => {
+    let now = Date.parse('2026-11-26T10:00:00Z');
+    const s = openStore(':memory:', { clock: () => new Date(now) });
+    try {
+      await registerNode(s, 'n1');
+      const stale = async () => (await nodeStatuses(s)).find((n) => n.nodeId === 'n1')!.conditions.find((c) => c.type === 'Stale')!;
+      expect(await stale()).toMatchObject({ status: 'True', reason: 'NeverReported' });
+      await recordReport(s, 'n1', { bundleVersion: 0, projects: [] });
+      expect(await stale()).toMatchObject({ status: 'False', reason: 'Reporting' });
+      now += NODE_STALE_AFTER_MS - 1000;
+      expect((await stale()).status).toBe('False');
+      now += 2000;
+      expect(await stale()).toMatchObject({ status: 'True', reason: 'Silent', lastTransitionTime: '2026-11-26T10:00:00Z' });
+      const [n] = await nodeStatuses(s);
+      expect(n).toMatchObject({ desiredVersion: 0, appliedVersion: 0, lastReportAt: '2026-11-26T10:00:00Z' });
+      await recordReport(s, 'n1', { bundleVersion: 0, projects: [] });
+      expect((await stale()).status).toBe('False');
+    } finally {
+      s.close();
+    }
+  });
+});
