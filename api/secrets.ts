@@ -5,6 +5,7 @@ import { AppError } from '../lib/errors';
 import { getProject } from '../store/projects';
 import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';
 import { secretRollout } from '../store/nodes';
+import type { Store } from '../store/db';
 import { notFound } from '../lib/errors';
 import { bodyTag, checkWrite, conditionsOf, hasWriteConditions, preconditionResponse, type Conditions } from './conditional';
 import { defineOp, type AnyOp } from './ops';
@@ -47,6 +48,12 @@ function secretPrecondition(c: Conditions, name: string): SecretPrecondition | u
 function checkReserved(name: string): string {
   if (isReservedSecretName(name)) throw new AppError(400, 'reserved_name', `${name} is reserved (DB, ASSETS and SERVICE_*)`);
   return name;
+}
+
+/** The answer of setSecret and getSecret: the secret with its rollout, and its tag. */
+async function secretStatus(store: Store, projectId: number, meta: SecretVersion) {
+  const rollout = await secretRollout(store, projectId, meta.name, meta.version);
+  return { status: 200 as const, body: { name: meta.name, version: meta.version, updatedAt: meta.updatedAt, rollout }, headers: { ETag: secretTag(meta) } };
 }
 
 /** The sealing context: binds a sealed value to the one row it was sealed for. */
@@ -92,8 +99,7 @@ export const secretOps: AnyOp[] = [
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
       const precondition = secretPrecondition(conditionsOf(koa), name);
       const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition });
-      const rollout = await secretRollout(deps.store, p.id, meta.name, meta.version);
-      return { status: 200, body: { name: meta.name, version: meta.version, updatedAt: meta.updatedAt, rollout }, headers: { ETag: secretTag(meta) } };
+      return secretStatus(deps.store, p.id, meta);
     },
   }),
   defineOp({
@@ -116,8 +122,7 @@ export const secretOps: AnyOp[] = [
       const p = await getProject(deps.store, org.id, params.projectName);
       const meta = await secretMeta(deps.store, p.id, params.secretName);
       if (!meta) throw notFound(`secret ${params.secretName}`);
-      const rollout = await secretRollout(deps.store, p.id, meta.name, meta.version);
-      return { status: 200, body: { name: meta.name, version: meta.version, updatedAt: meta.updatedAt, rollout }, headers: { ETag: secretTag(meta) } };
+      return secretStatus(deps.store, p.id, meta);
     },
   }),
   defineOp({

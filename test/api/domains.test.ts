@@ -3,12 +3,12 @@
  * reaches audit rows, logs or the store in plaintext. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOrg, createUser, issueToken, setMembership } from '../../store/accounts';
 import { appendAudit, listAudit } from '../../store/feed';
 import { domainByName } from '../../store/domains';
 import { startTestApi, type TestApi } from '../helpers/app';
-import { CONTACT, CONTACT_VALUES, purchaseBody, startProviders, type Providers } from '../helpers/domains';
+import { CONTACT, CONTACT_VALUES, purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
 import { DEFAULT_PLANS } from '../../lib/plans';
 
 const D = '/v1/orgs/acme/domains';
@@ -16,18 +16,10 @@ let t: TestApi;
 let p: Providers;
 let service: NonNullable<Providers['service']>;
 
-beforeAll(async () => {
-  p = await startProviders();
-  t = await startTestApi({ domains: p.domains });
-  service = p.service!;
-});
-afterAll(async () => {
-  await t.close();
-  await p.close();
-});
-afterEach(() => {
-  p.registrar.fault(null);
-  p.payments.fault(null);
+useDomainSetting({}, (s) => {
+  t = s.t;
+  p = s.p;
+  service = s.p.service!;
 });
 
 const chargesFor = (name: string) => p.payments.charges().filter((c) => c.description.startsWith(name));

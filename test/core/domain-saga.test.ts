@@ -8,29 +8,21 @@
  *   (never charged: nothing to refund), never half done; and a charged one whose name is gone is refunded.
  * (serve killed mid-step: test/e2e/domains.test.ts.)
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import type { FaultMode } from '../../providers/sandbox-server';
 import { domainReconciler } from '../../reconcilers/domains';
 import { domainByName, openPurchases } from '../../store/domains';
-import { startTestApi, type TestApi } from '../helpers/app';
-import { purchaseBody, startProviders, type Providers } from '../helpers/domains';
+import type { TestApi } from '../helpers/app';
+import { purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
 
 let t: TestApi;
 let p: Providers;
 let n = 0;
 
-beforeAll(async () => {
-  p = await startProviders({ timeoutMs: 300 });
-  t = await startTestApi({ domains: p.domains });
-});
-afterAll(async () => {
-  await t.close();
-  await p.close();
-});
-afterEach(() => {
-  p.registrar.fault(null);
-  p.payments.fault(null);
+useDomainSetting({ timeoutMs: 300 }, (s) => {
+  t = s.t;
+  p = s.p;
 });
 
 type Step = 'check' | 'charge' | 'register';

@@ -9,6 +9,8 @@ import { httpRegistrar } from '../../providers/registrar/http';
 import { startRegistrarSandbox, type RegistrarSandbox } from '../../providers/registrar/sandbox';
 import type { Store } from '../../store/db';
 import type { NudgeKind } from '../../core/port';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startTestApi, type TestApi } from './app';
 
 export const CONTACT = {
   name: 'Ada Lovelace-Sentinel',
@@ -60,4 +62,24 @@ export async function startProviders(opts: { timeoutMs?: number; registrar?: boo
     },
   };
   return p;
+}
+
+/** A test file's setting: the providers and a test API over them, started before its tests (then handed to
+ * `ready`) and closed after them; the sandboxes' faults are cleared after each test. */
+export function useDomainSetting(opts: { timeoutMs?: number }, ready: (s: { t: TestApi; p: Providers }) => void): void {
+  let t: TestApi | undefined;
+  let p: Providers | undefined;
+  beforeAll(async () => {
+    p = await startProviders(opts);
+    t = await startTestApi({ domains: p.domains });
+    ready({ t, p });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await p?.close();
+  });
+  afterEach(() => {
+    p?.registrar.fault(null);
+    p?.payments.fault(null);
+  });
 }

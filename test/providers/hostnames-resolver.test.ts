@@ -1,23 +1,15 @@
 /** The resolver port's record lookups for hostname proofs (issue 9 item 2), against DNS servers on loopback: the
  * stub resolver (dns-packet, UDP and TCP) and a silent socket; never the machine's resolver. */
-import { createSocket, type Socket } from 'node:dgram';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResolverError, systemResolver } from '../../providers/resolver';
-import { startStubResolver, type StubResolver } from '../helpers/stub-resolver';
+import { useResolvers } from '../helpers/resolvers';
+import type { StubResolver } from '../helpers/stub-resolver';
 
 let stub: StubResolver;
-let silent: Socket;
 let silentAt: string;
-beforeAll(async () => {
-  stub = await startStubResolver();
-  silent = createSocket('udp4');
-  // Bound and never answering: a resolver that is down but whose address is reachable.
-  await new Promise<void>((r) => silent.bind(0, '127.0.0.1', r));
-  silentAt = `127.0.0.1:${silent.address().port}`;
-});
-afterAll(async () => {
-  await stub.close();
-  silent.close();
+useResolvers((r) => {
+  stub = r.stub;
+  silentAt = r.silentAt;
 });
 
 const txt = (name: string, ...values: string[]) => values.map((v) => ({ type: 'TXT' as const, name, ttl: 60, data: v }));

@@ -3,28 +3,23 @@
  * domain stays renewed), no renewal with it off (the registrar's own renewal arrives as a synced fact), and a
  * registrar outage shown in status while every API read still answers. */
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { domainReconciler } from '../../reconcilers/domains';
 import { domains } from '../../store/schema';
 import { readStatus } from '../../store/status';
-import { startTestApi, type TestApi } from '../helpers/app';
-import { purchaseBody, startProviders, type Providers } from '../helpers/domains';
+import type { TestApi } from '../helpers/app';
+import { purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
 
 let t: TestApi;
 let p: Providers;
 const DAY = 86_400_000;
 const signal = new AbortController().signal;
 
-beforeAll(async () => {
-  p = await startProviders({ timeoutMs: 300 });
-  t = await startTestApi({ domains: p.domains });
+useDomainSetting({ timeoutMs: 300 }, (s) => {
+  t = s.t;
+  p = s.p;
 });
-afterAll(async () => {
-  await t.close();
-  await p.close();
-});
-afterEach(() => p.registrar.fault(null));
 
 const reconciler = (o: { syncIntervalMs?: number; renewBeforeMs?: number } = {}) =>
   domainReconciler({ store: t.store, domains: p.service!, log: createLogger({ level: 'silent' }), registrar: true, syncIntervalMs: 0, ...o });

@@ -4,10 +4,9 @@
  * seen and what was expected; a resolver that never answers; a proof gone after activation; managed records;
  * finalizers through edge outages; the minute loop activating with no verify call.
  */
-import { createSocket, type Socket } from 'node:dgram';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { conditionOf } from '../../lib/conditions';
 import { normalizeCustomHostname } from '../../lib/hostnames';
 import { createLogger } from '../../lib/log';
@@ -24,7 +23,8 @@ import { statusOf } from '../../store/status';
 import { createZone, putRRset } from '../../store/zones';
 import { checkCnameConflict } from '../../zonefiles';
 import { FakeEdge } from '../helpers/edge';
-import { startStubResolver, type StubResolver } from '../helpers/stub-resolver';
+import { useResolvers } from '../helpers/resolvers';
+import type { StubResolver } from '../helpers/stub-resolver';
 
 const FALLBACK = 'edge.hostplane.test';
 const EDGE_ADDRESSES = ['192.0.2.80', '2001:db8::80'];
@@ -32,17 +32,10 @@ const silentLog = createLogger({ destination: new Writable({ write: (_c, _e, cb)
 const noAbort = new AbortController().signal;
 
 let stub: StubResolver;
-let silent: Socket;
 let silentAt: string;
-beforeAll(async () => {
-  stub = await startStubResolver();
-  silent = createSocket('udp4');
-  await new Promise<void>((r) => silent.bind(0, '127.0.0.1', r));
-  silentAt = `127.0.0.1:${silent.address().port}`;
-});
-afterAll(async () => {
-  await stub.close();
-  silent.close();
+useResolvers((r) => {
+  stub = r.stub;
+  silentAt = r.silentAt;
 });
 
 let s: Store;
