@@ -155,12 +155,21 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     if (clash.some((z) => z.orgId !== p.orgId)) {
       throw conflict('zone_taken', `zone ${p.name} (or a zone above or below it) belongs to another organization`);
     }
-    // A domain another organization holds or is buying (store/domains.ts): its zone is theirs to come.
-    const [held] = await tx.select({ orgId: domains.orgId }).from(domains).where(eq(domains.name, p.name));
-    if (held && held.orgId !== p.orgId) throw conflict('zone_taken', `zone ${p.name} belongs to a domain of another organization`);
+    // A domain another organization holds or is buying (store/domains.ts): its zone, and every name under it,
+    // are theirs to come; a zone of another under it would answer for part of what they paid for.
+    const held = (await tx.select({ name: domains.name, orgId: domains.orgId, status: domains.status }).from(domains)
+      .where(inArray(domains.name, [p.name, ...parents])))
+      .find((d) => d.orgId !== p.orgId && d.status !== 'transferred_out');
+    if (held) {
+      throw conflict('zone_taken', held.name === p.name
+        ? `zone ${p.name} belongs to a domain of another organization`
+        : `zone ${p.name} is under ${held.name}, a domain of another organization`);
+    }
     if (p.quota) {
+      // A purchase still open holds a zone to come (store/domains.ts reserves it against the same quota).
       const [counted] = await tx.select({ n: count() }).from(zones).where(eq(zones.orgId, p.orgId));
-      const n = counted?.n ?? 0;
+      const [buying] = await tx.select({ n: count() }).from(domains).where(and(eq(domains.orgId, p.orgId), eq(domains.status, 'pending')));
+      const n = (counted?.n ?? 0) + (buying?.n ?? 0);
       if (n >= p.quota.limit) throw quotaExceeded('zones', p.quota.limit, n, p.quota.plan, 'zones');
     }
     const [before] = await tx.select({ serial: zoneTombstones.serial }).from(zoneTombstones).where(eq(zoneTombstones.name, p.name));

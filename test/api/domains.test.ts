@@ -65,6 +65,17 @@ describe('purchaseDomain', () => {
     expect((await t.call('POST', D, { token: t.tokens.member, body: purchaseBody('member-buys.com') })).status).toBe(403);
   });
 
+  it('while a purchase is open, no other organization can create a zone under the name (it would answer for part of it)', async () => {
+    p.registrar.fault({ mode: 'fail', operations: ['register'], times: 1 });
+    const first = await t.call('POST', D, { body: purchaseBody('nested-held.com') });
+    expect(first.status, JSON.stringify(first.body)).toBe(502);
+    const theirs = await t.call('POST', '/v1/orgs/globex/dns/zones', { token: t.other.token, body: { name: 'www.nested-held.com' } });
+    expect([theirs.status, theirs.body.code], JSON.stringify(theirs.body)).toEqual([409, 'zone_taken']);
+    const resent = await t.call('POST', D, { body: purchaseBody('nested-held.com') });
+    expect(resent.status, JSON.stringify(resent.body)).toBe(201);
+    expect(chargesFor('nested-held.com')).toHaveLength(1);
+  });
+
   it('a declined payment method is 402 payment_failed; nothing charged, the name free again', async () => {
     const r = await t.call('POST', D, { body: purchaseBody('declined.com', { paymentMethod: 'pm_card_declined' }) });
     expect(r.status).toBe(402);
@@ -116,6 +127,19 @@ describe('purchaseDomain', () => {
       expect(r.status).toBe(409);
       expect(r.body).toMatchObject({ code: 'quota_exceeded', details: { quota: 'zones', limit: 1, count: 1 } });
       expect(chargesFor('over-quota.com')).toEqual([]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('an open purchase counts against the zone quota of createZone too', async () => {
+    const small = await startTestApi({ domains: p.domains, config: { plans: { ...DEFAULT_PLANS, free: { ...DEFAULT_PLANS.free!, zones: 1 } } } });
+    try {
+      p.registrar.fault({ mode: 'fail', operations: ['register'], times: 1 });
+      expect((await small.call('POST', D, { body: purchaseBody('held-quota.com') })).status).toBe(502);
+      const r = await small.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'extra-zone.com' } });
+      expect([r.status, r.body.code], JSON.stringify(r.body)).toEqual([409, 'quota_exceeded']);
+      expect((await small.call('POST', D, { body: purchaseBody('held-quota.com') })).status).toBe(201);
     } finally {
       await small.close();
     }
