@@ -25,9 +25,22 @@ export interface Tx extends Db {
   lock(name: string): Promise<void>;
 }
 
+export interface WriteOptions {
+  /**
+   * False for what the store can lose to a crash of the machine (not of the process) and have derived again:
+   * reconcilers' observations (status). A group made only of such writes commits without waiting for the
+   * disk, and the next durable commit writes it out with its own (the WAL keeps their order), so an observation
+   * recorded after a change costs the next API write no fsync of its own. PostgreSQL: `SET LOCAL
+   * synchronous_commit = off`. Default true.
+   */
+  durable?: boolean;
+}
+
 export interface WriteStats {
   /** Transactions committed: one per group of writes. */
   commits: number;
+  /** Of those, committed without waiting for the disk (every write of the group was not durable). */
+  lazyCommits: number;
   /** Writes whose function ran in a transaction that committed (those that threw included). */
   writes: number;
   /** Transactions rolled back whole: every write of them failed. */
@@ -47,7 +60,7 @@ export interface Store {
    * commit is on disk. When the database rolls back the whole transaction (disk full, I/O error, a deferred
    * constraint at COMMIT), every write of the group fails with WriteAbortedError and nothing of it commits.
    */
-  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: Tx) => Promise<T>, opts?: WriteOptions): Promise<T>;
   /** Builds a query once per store and reuses it: drizzle otherwise rebuilds the SQL text and SQLite
    * re-prepares the statement on every call, which dominated the hot read paths. Bulk reads whose row
    * mapping is the cost (a zone of 100,000 rrsets) may prepare on the driver itself. Read side, like `db`. */
@@ -156,7 +169,7 @@ export interface OpenStoreOptions {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-type Pending = { fn: (tx: Tx) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+type Pending = { fn: (tx: Tx) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void; durable: boolean };
 
 /** Opens (and migrates) the SQLite store in `dataDir/hostplane.db`, creating it unless `create` is false;
  * `:memory:` for tests that need no file. */
@@ -230,13 +243,15 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   });
 
   const commitListeners = new Set<() => void>();
-  const stats: WriteStats = { commits: 0, writes: 0, aborts: 0 };
+  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0 };
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
   const savepoint = sqlite.prepare('SAVEPOINT write');
   const release = sqlite.prepare('RELEASE write');
   const rollbackTo = sqlite.prepare('ROLLBACK TO write');
+  const syncNormal = sqlite.prepare('PRAGMA synchronous = NORMAL');
+  const syncFull = sqlite.prepare('PRAGMA synchronous = FULL');
 
   /** Runs one write in its savepoint; when the database has rolled the whole transaction back meanwhile, there is
    * no savepoint left to release, and the caller fails the group. */
@@ -265,6 +280,9 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   const runGroup = async (group: Pending[]): Promise<void> => {
     const outcomes: Outcome[] = [];
     let failure: { error: unknown } | undefined;
+    // Outside a transaction only: SQLite takes a change of synchronous between transactions.
+    const lazy = group.every((w) => !w.durable);
+    if (lazy) syncNormal.run();
     try {
       begin.run();
       for (const w of group) {
@@ -287,9 +305,12 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       for (const w of group) w.reject(error);
       // A failed COMMIT (a deferred foreign key) leaves the transaction open.
       if (sqlite.inTransaction) rollback.run();
+      if (lazy) syncFull.run();
       return;
     }
+    if (lazy) syncFull.run();
     stats.commits++;
+    if (lazy) stats.lazyCommits++;
     stats.writes += group.length;
     group.forEach((w, i) => {
       const o = outcomes[i]!;
@@ -313,14 +334,14 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   return {
     db,
     clock,
-    write: <T>(fn: (tx: Tx) => Promise<T>) => new Promise<T>((resolve, reject) => {
+    write: <T>(fn: (tx: Tx) => Promise<T>, opts: WriteOptions = {}) => new Promise<T>((resolve, reject) => {
       // A write started from inside another would commit apart from it (in the next group, even when the outer
       // one rolls back): a store function called inside a write must take its transaction handle instead.
       if (running) {
         reject(new WriteContractError('a write was started inside another write function: pass its transaction handle instead'));
         return;
       }
-      queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, durable: opts.durable !== false });
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);

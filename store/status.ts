@@ -45,13 +45,16 @@ function announceStatus(s: Store, kind: string, key: string): void {
   }
 }
 
+/** What reconcilers observe is derived again after a crash of the machine: written without waiting for the disk. */
+const OBSERVATION = { durable: false } as const;
+
 /** Written only by reconcilers. */
 export async function recordStatus<F>(s: Store, kind: string, key: string, st: ResourceStatus<F>): Promise<void> {
   const row = { ...st, facts: st.facts as Record<string, unknown> };
   await s.write(async (tx) => {
     await tx.insert(resourceStatus).values({ kind, key, ...row })
       .onConflictDoUpdate({ target: [resourceStatus.kind, resourceStatus.key], set: row });
-  });
+  }, OBSERVATION);
   announceStatus(s, kind, key);
 }
 
@@ -67,7 +70,7 @@ export async function statusOf<F>(s: Store, kind: string, key: string, uid?: str
 export async function dropStatus(s: Store, kind: string, key: string): Promise<void> {
   await s.write(async (tx) => {
     await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key)));
-  });
+  }, OBSERVATION);
   announceStatus(s, kind, key);
 }
 
@@ -77,7 +80,7 @@ export async function recordFact(s: Store, kind: string, key: string, uid: strin
     await tx.update(resourceStatus)
       .set({ facts: sql`json_set(${resourceStatus.facts}, ${`$.${fact}`}, json(${JSON.stringify(value)}))` })
       .where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key), eq(resourceStatus.uid, uid)));
-  });
+  }, OBSERVATION);
   announceStatus(s, kind, key);
 }
 

@@ -53,10 +53,30 @@ describe('group commit, counted', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason.message).toBe('changed my mind');
-    expect(s.stats()).toEqual({ commits: before.commits + 1, writes: before.writes + 3, aborts: before.aborts });
+    expect(s.stats()).toEqual({ commits: before.commits + 1, lazyCommits: before.lazyCommits, writes: before.writes + 3, aborts: before.aborts });
     expect(s.db.select().from(audit).where(eq(audit.event, 'half.done')).all()).toEqual([]);
     // Settled means committed: a second connection, which sees only committed data, has both orgs.
     expect(committedOrgs(s)).toBe(2);
+  });
+
+  it('a group of writes that are not durable commits without waiting for the disk; one durable write makes its group durable', async () => {
+    const s = fresh();
+    const synchronous = (): number => Number(rawSqlite(s).pragma('synchronous', { simple: true }));
+    const before = s.stats();
+    await s.write(async (tx) => { await addOrg(tx, 'lazy'); }, { durable: false });
+    expect(s.stats()).toMatchObject({ commits: before.commits + 1, lazyCommits: before.lazyCommits + 1 });
+    // FULL again for every other write.
+    expect(synchronous()).toBe(2);
+    await Promise.all([
+      s.write(async (tx) => { await addOrg(tx, 'lazy2'); }, { durable: false }),
+      s.write(async (tx) => { await addOrg(tx, 'durable'); }),
+    ]);
+    expect(s.stats()).toMatchObject({ commits: before.commits + 2, lazyCommits: before.lazyCommits + 1 });
+    expect(synchronous()).toBe(2);
+    // A lazy group the database rolls back restores FULL too.
+    await expect(s.write(async (tx) => { await addOrg(tx, 'lazy'); }, { durable: false })).rejects.toThrow();
+    expect(synchronous()).toBe(2);
+    expect(orgCount(s)).toBe(3);
   });
 
   it('a write issued in a later turn is a transaction of its own', async () => {
@@ -72,7 +92,7 @@ describe('group commit, counted', () => {
     const before = s.stats();
     const n = 2 * GROUP_LIMIT + 10;
     await Promise.all(Array.from({ length: n }, (_, i) => s.write(async (tx) => { await addOrg(tx, `org-${i}`); })));
-    expect(s.stats()).toEqual({ commits: before.commits + 3, writes: before.writes + n, aborts: before.aborts });
+    expect(s.stats()).toEqual({ commits: before.commits + 3, lazyCommits: before.lazyCommits, writes: before.writes + n, aborts: before.aborts });
     expect(orgCount(s)).toBe(n);
   });
 
@@ -209,7 +229,7 @@ describe('a transaction the database rolls back whole fails every write of its g
       expect(e.cause).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     }
     expect([orgCount(s), committedOrgs(s), heard]).toEqual([0, 0, 0]);
-    expect(s.stats()).toEqual({ commits: before.commits, writes: before.writes, aborts: before.aborts + 1 });
+    expect(s.stats()).toEqual({ commits: before.commits, lazyCommits: before.lazyCommits, writes: before.writes, aborts: before.aborts + 1 });
     // The store goes on: the next group commits.
     await createOrg(s, 'next', 'free');
     expect([orgCount(s), heard]).toEqual([1, 1]);
