@@ -18,6 +18,7 @@ import type { ControlPlane, Report } from './control';
 import { frontend } from './frontend';
 import { Supervisor, type SupervisorOptions } from './supervisor';
 import { usedBytes } from './usage';
+import { defaultWorkerUsers, type WorkerUsers } from './users';
 
 export interface AgentOptions {
   dir: string;
@@ -33,6 +34,8 @@ export interface AgentOptions {
   reportIntervalMs?: number;
   /** Delays between attempts when the control plane cannot be reached. */
   backoff?: BackoffOptions;
+  /** Who workers run as (default: each project its own uid when the agent runs as root; agent/users.ts). */
+  users?: WorkerUsers;
   /** Passed to the supervisor (tests start fake workers). */
   supervisor?: Partial<SupervisorOptions>;
 }
@@ -65,11 +68,22 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const stopper = new AbortController();
   const stopped = stopper.signal;
   const waitSeconds = o.waitSeconds ?? 30;
+  const users = o.users ?? defaultWorkerUsers();
+  if (users.mode === 'isolated') {
+    log.info({ uidBase: users.uidBase }, 'each project\'s worker runs as a user of its own (uid base + the project\'s index in users.json)');
+  } else {
+    log.warn(
+      { allowSharedUser: users.allowSeveralOrgs },
+      users.allowSeveralOrgs
+        ? 'the agent does not run as root: every worker runs as the agent\'s user and can read the other workers\' data and bundle.json (every project\'s secret values); --allow-shared-user: projects of several organizations run anyway'
+        : 'the agent does not run as root: every worker runs as the agent\'s user and can read the other workers\' data and bundle.json (every project\'s secret values); projects of one organization run at a time (--allow-shared-user lifts this)',
+    );
+  }
   // A report is wanted at once (a bundle was applied): the report loop's sleep is cut short, or skipped.
   let reportWanted = false;
   let wakeReports: (() => void) | null = null;
   const supervisor = new Supervisor({
-    dir: o.dir, command: o.command, log,
+    dir: o.dir, command: o.command, log, users,
     onApplied: (version) => {
       log.info({ bundleVersion: version }, 'bundle applied');
       reportWanted = true;

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { BundleProject } from './bundle';
+import { loaderRule } from '../lib/env-names';
 
 /** Secret names the control plane accepts (CONTRACT.md); anything else is not passed on, and never `SERVICE_*`. */
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
@@ -17,11 +18,19 @@ export interface Places {
   dbPath: string | null;
 }
 
-/** The bindings of one project: the environment its worker gets besides what the supervisor adds to run it. */
+/** The secrets of `p` that are never passed to its worker because they change how a process loads or runs
+ * (lib/env-names.ts): their names only, for the log. */
+export function withheldSecrets(p: BundleProject): string[] {
+  return p.secrets.map((s) => s.name).filter((name) => loaderRule(name) !== null).sort();
+}
+
+/** The bindings of one project: the environment its worker gets besides what the supervisor adds to run it.
+ * A secret whose name changes how a process loads or runs (`NODE_OPTIONS`, `LD_PRELOAD`, `PATH`, ...) is left
+ * out, whatever the bundle says. */
 export function bindings(p: BundleProject, places: Places): Record<string, string> {
   const env: Record<string, string> = {};
   for (const { name, value } of [...p.secrets].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (SECRET_NAME.test(name) && !name.startsWith('SERVICE_')) env[name] = value;
+    if (SECRET_NAME.test(name) && !name.startsWith('SERVICE_') && loaderRule(name) === null) env[name] = value;
   }
   if (p.storage && places.storageDir) {
     env.SERVICE_STORAGE_DIR = places.storageDir;
@@ -36,9 +45,10 @@ export const bindingHash = (value: string): string => createHash('sha256').updat
 
 /** A digest of everything a worker is started with: two specs with the same digest run the same worker, so a
  * bundle that changes nothing of a project leaves its worker alone. */
-export function specDigest(command: readonly string[], env: Record<string, string>): string {
+export function specDigest(command: readonly string[], env: Record<string, string>, user: { uid: number; gid: number } | null = null): string {
   const h = createHash('sha256');
   h.update(JSON.stringify(command));
+  if (user) h.update(`\0user\0${user.uid}:${user.gid}`);
   for (const name of Object.keys(env).sort()) h.update(`\0${name}\0${env[name]}`);
   return h.digest('hex');
 }

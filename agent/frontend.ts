@@ -4,6 +4,11 @@
  * (`{"code", "message", "requestId"}`, with `X-Request-Id`): a host no project placed here routes → 404
  * `unknown_hostname`; a project whose worker is not running (yet) → 503 `worker_unavailable` with
  * `Retry-After`; a worker that fails mid-request → 502 `bad_gateway`.
+ *
+ * Which host a request is for (RFC 9112 3.2): a request with two `Host` headers is 400 `bad_request`; a request
+ * whose target is in absolute form (`GET http://shop.test/path`) is for the target's authority, whatever its
+ * `Host` says (3.2.2: Host is then ignored), and reaches the worker in origin form (`/path`) with `Host` set to
+ * that authority. An absolute target that is not an http(s) URL with a host is 400 too.
  */
 import { randomUUID } from 'node:crypto';
 import { request, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type ServerResponse } from 'node:http';
@@ -29,14 +34,36 @@ function error(res: ServerResponse, requestId: string, status: number, code: str
   res.end(JSON.stringify({ code, message, requestId }));
 }
 
-function forwardedHeaders(req: IncomingMessage, requestId: string): OutgoingHttpHeaders {
+/** The authority and origin-form target a request is for, or why it is a bad request. */
+export function targetOf(req: Pick<IncomingMessage, 'url' | 'headers' | 'rawHeaders'>): { host: string; path: string } | { bad: string } {
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return { bad: 'a request has one Host header' };
+  const target = req.url ?? '/';
+  if (target.startsWith('/') || target === '*') return { host: req.headers.host ?? '', path: target };
+  // Absolute form: its authority wins over Host (RFC 9112 3.2.2).
+  let u: URL;
+  try {
+    u = new URL(target);
+  } catch {
+    return { bad: 'the request target is neither a path nor an absolute URL' };
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.host === '' || !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+    return { bad: 'an absolute request target is an http or https URL with a host' };
+  }
+  return { host: u.host, path: `${u.pathname || '/'}${u.search}` };
+}
+
+function forwardedHeaders(req: IncomingMessage, requestId: string, host: string): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   const listed = new Set((req.headers.connection ?? '').split(',').map((s) => s.trim().toLowerCase()));
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k) && !listed.has(k)) out[k] = v;
   const addr = req.socket.remoteAddress ?? '';
   out['x-forwarded-for'] = req.headers['x-forwarded-for'] ? `${req.headers['x-forwarded-for']}, ${addr}` : addr;
   out['x-forwarded-proto'] = 'encrypted' in req.socket ? 'https' : 'http';
-  out['x-forwarded-host'] = req.headers.host ?? '';
+  // The authority the request is for: an absolute-form target's, which replaces Host (RFC 9112 3.2.2).
+  out.host = host;
+  out['x-forwarded-host'] = host;
   out['x-request-id'] = requestId;
   return out;
 }
@@ -46,8 +73,12 @@ export function frontend(route: (host: string) => Route): RequestListener {
   return (req, res) => {
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && /^[\w.:-]{1,200}$/.test(given) ? given : randomUUID();
-    const host = hostOf(req.headers.host);
-    const r = route(host);
+    const target = targetOf(req);
+    if ('bad' in target) {
+      req.resume();
+      return error(res, requestId, 400, 'bad_request', target.bad, { connection: 'close' });
+    }
+    const r = route(hostOf(target.host));
     if (r.kind === 'unknown') {
       req.resume();
       return error(res, requestId, 404, 'unknown_hostname', 'no project on this node serves this hostname');
@@ -57,7 +88,7 @@ export function frontend(route: (host: string) => Route): RequestListener {
       return error(res, requestId, 503, 'worker_unavailable', 'the project\'s worker is not running; retry shortly', { 'retry-after': '1' });
     }
     const upstream = request({
-      host: '127.0.0.1', port: r.worker.port, method: req.method, path: req.url, headers: forwardedHeaders(req, requestId), agent: r.worker.agent,
+      host: '127.0.0.1', port: r.worker.port, method: req.method, path: target.path, headers: forwardedHeaders(req, requestId, target.host), agent: r.worker.agent,
     }, (up) => {
       const headers: OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;

@@ -1,8 +1,10 @@
 /**
  * Where the node agent keeps things under its `--dir`: `bundle.json` (the last bundle, mode 0600), a directory per
- * storage prefix under `storage/`, a SQLite file per project with a database under `databases/`, and each
- * worker's output under `logs/` (a worker's output is its own: it may print its values, so it never goes to the
- * agent's log).
+ * storage prefix under `storage/`, a directory per project with a database under `databases/<org>/<project>/`
+ * holding its SQLite file (a directory of its own, so that its worker can create SQLite's journal beside the
+ * file, and no other), each worker's output under `logs/` (a worker's output is its own: it may print its
+ * values, so it never goes to the agent's log), and `users.json`, the index of each project's worker user
+ * (agent/users.ts).
  */
 import { join } from 'node:path';
 
@@ -17,5 +19,12 @@ export function prefixPath(prefix: string): string {
 }
 
 export const storageDir = (dir: string, prefix: string): string => join(dir, 'storage', prefixPath(prefix));
-export const databasePath = (dir: string, org: string, project: string): string => join(dir, 'databases', org, `${project}.sqlite`);
+export const databasesRoot = (dir: string): string => join(dir, 'databases');
+export const databaseDir = (dir: string, org: string, project: string): string => join(dir, 'databases', org, project);
+export const databasePath = (dir: string, org: string, project: string): string => join(databaseDir(dir, org, project), `${project}.sqlite`);
+/** Where earlier agents kept a project's SQLite file (moved to databasePath at the project's next start). */
+export const legacyDatabasePath = (dir: string, org: string, project: string): string => join(dir, 'databases', org, `${project}.sqlite`);
+export const storageRoot = (dir: string): string => join(dir, 'storage');
+export const logsDir = (dir: string): string => join(dir, 'logs');
+export const usersPath = (dir: string): string => join(dir, 'users.json');
 export const workerLogPath = (dir: string, org: string, project: string): string => join(dir, 'logs', `${org}.${project}.log`);

@@ -7,14 +7,17 @@
  * gets no new requests, finishes those it has (drain) and is stopped. A new worker that fails to start leaves the
  * old one serving, is logged (project and reason, never a value) and is retried with backoff; until it runs,
  * the node does not count that bundle version as applied. A worker that dies is restarted the same way.
+ *
+ * Who workers run as (agent/users.ts): as root, each project's worker under its own uid; otherwise as the agent's
+ * user, and then (unless allowed) the projects of one organization at a time: a project of another one is
+ * refused like a worker that failed to start, until the projects of the one running are no longer placed here.
  */
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Logger } from '../lib/log';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
-import { bindings, specDigest } from './bindings';
+import { bindings, specDigest, withheldSecrets } from './bindings';
 import { projectKey, type BundleProject, type VersionedBundle } from './bundle';
-import { databasePath, storageDir, workerLogPath } from './layout';
+import { storageDir, workerLogPath } from './layout';
+import { defaultWorkerUsers, hardenDir, MAX_WORKER_UID, prepareDatabase, prepareStorage, UserIndex, type WorkerUsers } from './users';
 import { startWorker, type Worker, type WorkerSpec } from './worker-process';
 
 export interface SupervisorOptions {
@@ -31,6 +34,8 @@ export interface SupervisorOptions {
   retry?: BackoffOptions;
   /** Called whenever the applied version rises (the agent reports then). */
   onApplied?: (version: string) => void;
+  /** Who workers run as (default: agent/users.ts defaultWorkerUsers, isolated when the agent runs as root). */
+  users?: WorkerUsers;
 }
 
 /** Where a request for a hostname goes. */
@@ -68,6 +73,12 @@ export class Supervisor {
   private readonly inFlight = new Map<Worker, number>();
   private readonly idle = new Map<Worker, () => void>();
   private readonly stopping = new Set<Promise<void>>();
+  /** Workers retired and not yet stopped. */
+  private readonly retiring = new Set<Worker>();
+  readonly users: WorkerUsers;
+  private userIndex: UserIndex | null = null;
+  /** Shared user, one organization at a time: the one whose projects may run now. */
+  private allowedOrg: string | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private latest: string | null = null;
   private applied: string | null = null;
@@ -76,6 +87,7 @@ export class Supervisor {
 
   constructor(private readonly opts: SupervisorOptions) {
     this.start = opts.start ?? ((spec) => startWorker(spec));
+    this.users = opts.users ?? defaultWorkerUsers();
   }
 
   /** The highest bundle version whose every worker runs; null before the first. */
@@ -149,6 +161,10 @@ export class Supervisor {
       this.slots.delete(key);
       this.opts.log.info({ project: key }, 'project no longer placed on this node: its worker is stopped');
     }
+    if (this.users.mode === 'isolated' && !this.userIndex) {
+      hardenDir(this.opts.dir);
+      this.userIndex = new UserIndex(this.opts.dir);
+    }
     const changed: Slot[] = [];
     for (const [key, p] of wanted) {
       const { spec, storage } = this.specOf(p, b.version);
@@ -169,29 +185,53 @@ export class Supervisor {
     this.routes.clear();
     for (const [key, p] of wanted) for (const h of p.hostnames) this.routes.set(h.toLowerCase().replace(/\.$/, ''), key);
 
+    if (this.users.mode === 'shared' && !this.users.allowSeveralOrgs) {
+      // The organization running stays; with none running, the first of the bundle's starts.
+      this.allowedOrg = [...this.slots.values()].find((s) => s.current)?.project.org ?? b.bundle.projects[0]?.org ?? null;
+      // A worker of another organization still draining is gone before one of this one starts.
+      if ([...this.retiring].some((w) => w.spec.org !== this.allowedOrg)) await Promise.all([...this.stopping]);
+    }
     const results = await Promise.all(changed.map(async (slot) => ((await this.replace(slot)) ? null : slot.key)));
     const failed = results.filter((k): k is string => k !== null);
     this.checkApplied();
     return { failed };
   }
 
-  /** The worker spec of `p` at `version`, creating its storage directory and database file. */
+  /** The uid and gid of `key`'s worker when workers are isolated. */
+  userOf(key: string): { uid: number; gid: number } | null {
+    if (this.users.mode !== 'isolated') return null;
+    this.userIndex ??= new UserIndex(this.opts.dir);
+    const id = this.users.uidBase + this.userIndex.indexOf(key);
+    if (id > MAX_WORKER_UID) throw new Error(`no worker uid is left above --worker-uid-base ${this.users.uidBase}`);
+    return { uid: id, gid: id };
+  }
+
+  /** The worker spec of `p` at `version`, creating its storage directory and database file (owned by the
+   * project's user when workers are isolated). */
   private specOf(p: BundleProject, version: string): { spec: WorkerSpec; storage: string | null } {
+    const key = projectKey(p);
+    const user = this.userOf(key);
     const storage = p.storage ? storageDir(this.opts.dir, p.storage.prefix) : null;
-    if (storage) mkdirSync(storage, { recursive: true, mode: 0o700 });
-    let dbPath: string | null = null;
-    if (p.database) {
-      dbPath = databasePath(this.opts.dir, p.org, p.project);
-      mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
-      // An empty file is an empty SQLite database: the worker's SQLite opens it as one.
-      closeSync(openSync(dbPath, 'a', 0o600));
+    if (storage) prepareStorage(storage, user);
+    // An empty file is an empty SQLite database: the worker's SQLite opens it as one.
+    const dbPath = p.database ? prepareDatabase(this.opts.dir, p.org, p.project, user) : null;
+    const withheld = withheldSecrets(p);
+    if (withheld.length > 0) {
+      // Names only: the values are not the agent's to log.
+      this.opts.log.warn({ project: key, bundleVersion: version, names: withheld }, 'secrets that change how a process loads or runs are not passed to the worker');
     }
     const env = bindings(p, { storageDir: storage, dbPath });
     const spec: WorkerSpec = {
-      key: projectKey(p), org: p.org, project: p.project, version, command: this.opts.command, bindings: env,
-      digest: specDigest(this.opts.command, env), logPath: workerLogPath(this.opts.dir, p.org, p.project),
+      key, org: p.org, project: p.project, version, command: this.opts.command, bindings: env, user,
+      digest: specDigest(this.opts.command, env, user), logPath: workerLogPath(this.opts.dir, p.org, p.project),
     };
     return { spec, storage };
+  }
+
+  /** Why the worker of `spec` may not run now (shared user, another organization running), or null. */
+  private refusal(spec: WorkerSpec): string | null {
+    if (this.users.mode !== 'shared' || this.users.allowSeveralOrgs || this.allowedOrg === null || spec.org === this.allowedOrg) return null;
+    return `refused: workers run as the agent's user (it is not root) and could read the data of organization ${this.allowedOrg}, whose projects run here, and the bundle; --allow-shared-user runs several organizations anyway`;
   }
 
   /** Starts the slot's wanted worker; once ready it takes the routes and the old one is drained. False when it
@@ -201,6 +241,13 @@ export class Supervisor {
     if (slot.retry) {
       clearTimeout(slot.retry);
       slot.retry = null;
+    }
+    const refused = this.refusal(spec);
+    if (refused) {
+      // Like a failed start, without retries: the next bundle decides again.
+      slot.failure = { digest: spec.digest, reason: refused, attempts: 1 };
+      this.opts.log.warn({ project: slot.key, bundleVersion: spec.version, reason: refused }, 'the worker was not started');
+      return false;
     }
     let worker: Worker;
     try {
@@ -256,6 +303,7 @@ export class Supervisor {
 
   /** Takes `worker` out of service: it finishes the requests it has (up to the drain timeout), then stops. */
   private retire(worker: Worker): void {
+    this.retiring.add(worker);
     const drained = new Promise<void>((resolve) => {
       if (!this.inFlight.get(worker)) return resolve();
       const timer = setTimeout(resolve, this.opts.drainTimeoutMs ?? 30_000);
@@ -267,6 +315,7 @@ export class Supervisor {
     const done = drained.then(() => worker.stop()).catch((e: Error) => {
       this.opts.log.error({ err: e.message, pid: worker.pid }, 'stopping a worker failed');
     }).finally(() => {
+      this.retiring.delete(worker);
       this.idle.delete(worker);
       this.inFlight.delete(worker);
       this.stopping.delete(done);

@@ -1,6 +1,7 @@
 /**
  * One worker: a child process serving one project on a loopback port of its own (`SERVICE_PORT`), started with
- * the project's bindings and nothing of the agent's environment but `PATH`. It counts as ready once it answers
+ * the project's bindings and nothing of the agent's environment but `PATH` (never a binding that changes how a
+ * process loads or runs: lib/env-names.ts), as its project's own user when the spec names one. It counts as ready once it answers
  * HTTP on its port (any status below 500 to `GET /`); it is stopped with SIGTERM, then SIGKILL after a grace
  * period. Its stdout and stderr go to its log file under the agent's dir, never to the agent's log: what a
  * worker prints is its own and may hold its values.
@@ -11,6 +12,7 @@ import { Agent, request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loaderRule } from '../lib/env-names';
 
 export interface WorkerSpec {
   /** `org/project`. */
@@ -26,6 +28,8 @@ export interface WorkerSpec {
   /** Identifies command and bindings: the same digest runs the same worker. */
   digest: string;
   logPath: string;
+  /** The project's own user and group (agent/users.ts, when the agent runs as root); none: the agent's. */
+  user?: { uid: number; gid: number } | null;
 }
 
 export interface Worker {
@@ -99,19 +103,23 @@ export async function startWorker(spec: WorkerSpec, opts: StartOptions = {}): Pr
   const port = await freePort();
   mkdirSync(dirname(spec.logPath), { recursive: true, mode: 0o700 });
   const out = openSync(spec.logPath, 'a', 0o600);
+  // agent/bindings.ts leaves these out already; checked again here, where the environment is made.
+  const passed = Object.fromEntries(Object.entries(spec.bindings).filter(([name]) => loaderRule(name) === null));
   let child: ChildProcess;
   try {
     child = spawn(spec.command[0]!, spec.command.slice(1), {
       env: {
+        ...passed,
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-        ...spec.bindings,
         SERVICE_HOST: '127.0.0.1',
         SERVICE_PORT: String(port),
         SERVICE_ORG: spec.org,
         SERVICE_PROJECT: spec.project,
         SERVICE_BUNDLE_VERSION: spec.version,
-        SERVICE_BINDINGS: Object.keys(spec.bindings).sort().join(','),
+        SERVICE_BINDINGS: Object.keys(passed).sort().join(','),
       },
+      // As root: the project's own uid and gid (libuv drops the supplementary groups too).
+      ...(spec.user ? { uid: spec.user.uid, gid: spec.user.gid } : {}),
       // stdin stays open: the built-in worker exits when it closes, so it does not outlive an agent killed hard.
       stdio: ['pipe', out, out],
       detached: true,

@@ -1,6 +1,7 @@
 /** Secrets group (spec 4.7): listSecrets, setSecret, deleteSecret. Values go to the core to be sealed and
  * never come back out through this API. */
 import { z } from 'zod';
+import { LOADER_RULES, loaderRule } from '../lib/env-names';
 import { AppError } from '../lib/errors';
 import { getProject } from '../store/projects';
 import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';
@@ -13,8 +14,17 @@ import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageO
 
 /** Secret names (docs/api.md, Names): upper-case identifiers, at most 64 characters. */
 export const SecretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'a secret name matches ^[A-Z][A-Z0-9_]{0,63}$').meta({
-  description: 'the environment variable the worker sees; `DB`, `ASSETS` and `SERVICE_*` are reserved (400 `reserved_name`)',
+  description: 'the environment variable the worker sees; `DB`, `ASSETS` and `SERVICE_*` are reserved (400 `reserved_name`). '
+    + 'Names that change how a process loads or runs are refused (400 `bad_request`), since a worker would run what they say before its own code: '
+    + `${LOADER_RULES.map((r) => `\`${r}\``).join(', ')} (a \`*\` stands for any ending)`,
 });
+
+/** A name that changes how a process loads or runs (lib/env-names.ts): 400 `bad_request` naming the rule. */
+function checkLoader(name: string): void {
+  const rule = loaderRule(name);
+  if (rule === null) return;
+  throw new AppError(400, 'bad_request', `${name} is refused: names that change how a process loads or runs (rule ${rule}) are not accepted as secrets`, { rule });
+}
 
 /** `DB` and `ASSETS` are the upper-case twins of the bindings env.db and env.assets; `SERVICE_` is the node's own prefix. */
 export const isReservedSecretName = (name: string): boolean => name === 'DB' || name === 'ASSETS' || name.startsWith('SERVICE_');
@@ -90,11 +100,12 @@ export const secretOps: AnyOp[] = [
     responses: {
       200: { description: 'the new version and its rollout (at once: pending on every node); `ETag` is its tag', schema: SecretStatus, headers: ['ETag'] },
       412: preconditionResponse('`If-Match` does not name the secret\'s current `ETag` (or it is not set), or `If-None-Match: *` and it is set'),
-      400: { description: '`bad_request` (name or body) or `reserved_name`', schema: ErrorSchema },
+      400: { description: '`bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks) or `reserved_name`', schema: ErrorSchema },
       ...errorResponses([503, '`no_core`: the API runs without its core, which seals values']),
     },
     handler: async ({ deps, core, org, params, body, actor, koa }) => {
       const name = checkReserved(params.secretName);
+      checkLoader(name);
       const p = await getProject(deps.store, org.id, params.projectName);
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
       const precondition = secretPrecondition(conditionsOf(koa), name);

@@ -6,6 +6,7 @@ import { badRequest } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import { startAgent } from '../agent/agent';
 import { httpControlPlane } from '../agent/control';
+import { defaultWorkerUsers, MAX_WORKER_UID, type WorkerUsers } from '../agent/users';
 import { defaultWorkerCommand, shellCommand } from '../agent/worker-process';
 import type { Flags } from './options';
 
@@ -18,6 +19,9 @@ export interface NodeAgentSettings {
   command: string[];
   listen: { host: string; port: number };
   reportIntervalMs: number;
+  /** Who workers run as: as root, each project its own uid from `--worker-uid-base`; otherwise the agent's
+   * user, one organization at a time unless `--allow-shared-user`. */
+  users: WorkerUsers;
 }
 
 /** The node agent's settings from its flags; a usage error (400) names the first wrong one. */
@@ -45,11 +49,16 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
   const interval = flags['report-interval-ms'];
   if (!/^\d+$/.test(interval) || Number(interval) < 100) throw badRequest(`invalid --report-interval-ms ${interval}; expected milliseconds, at least 100`);
   if (flags.worker !== undefined && flags.worker.trim() === '') throw badRequest('--worker needs a command');
+  const uidBase = flags['worker-uid-base'];
+  if (!/^\d{1,10}$/.test(uidBase) || Number(uidBase) < 1000 || Number(uidBase) > MAX_WORKER_UID - 65_536) {
+    throw badRequest(`invalid --worker-uid-base ${uidBase}; expected a uid from 1000 to ${MAX_WORKER_UID - 65_536}`);
+  }
   return {
     nodeId, token, dir, control, ca,
     command: flags.worker === undefined ? defaultWorkerCommand() : shellCommand(flags.worker),
     listen: { host: (m[1] ?? m[2])!, port: Number(m[3]) },
     reportIntervalMs: Number(interval),
+    users: defaultWorkerUsers({ uidBase: Number(uidBase), allowSharedUser: flags['allow-shared-user'] === true }),
   };
 }
 
@@ -59,7 +68,7 @@ export async function runNodeAgent(flags: Flags, log: Logger): Promise<void> {
   const control = httpControlPlane({ baseUrl: s.control, nodeId: s.nodeId, token: s.token, ca: s.ca });
   const agentLog = log.child({ node: s.nodeId });
   const agent = await startAgent({
-    dir: s.dir, control, command: s.command, listen: s.listen, log: agentLog, reportIntervalMs: s.reportIntervalMs,
+    dir: s.dir, control, command: s.command, listen: s.listen, log: agentLog, reportIntervalMs: s.reportIntervalMs, users: s.users,
   }).catch((e: NodeJS.ErrnoException) => {
     control.close();
     throw e.code === 'EADDRINUSE' ? new Error(`cannot listen on ${flags.listen} (--listen): the port is in use`) : e;

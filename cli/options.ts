@@ -63,6 +63,8 @@ export const OPTIONS = {
   listen: { type: 'string', default: '127.0.0.1:8090' },
   ca: { type: 'string' },
   'report-interval-ms': { type: 'string', default: '10000' },
+  'worker-uid-base': { type: 'string', default: '2000000000' },
+  'allow-shared-user': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -217,7 +219,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   dir: {
     arg: 'D', commands: ['node-agent'],
-    help: 'the node\'s state (required): `bundle.json` (mode 0600; served from at start until the control plane answers), `storage/` (a directory per storage prefix), `databases/` (a SQLite file per project with a database), `logs/` (each worker\'s output)',
+    help: 'the node\'s state (required): `bundle.json` (mode 0600; served from at start until the control plane answers), `storage/` (a directory per storage prefix), `databases/` (a directory with a SQLite file per project with a database), `logs/` (each worker\'s output), `users.json` (each project\'s worker uid index, as root)',
   },
   control: { arg: 'URL', commands: ['node-agent'], help: 'the control plane (`serve` or `api`), http or https (required)' },
   worker: {
@@ -232,6 +234,14 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   'report-interval-ms': {
     arg: 'N', commands: ['node-agent'],
     help: 'reports (applied bundle version, each project\'s measured `usedBytes`) go out after each applied bundle and at least this often',
+  },
+  'worker-uid-base': {
+    arg: 'N', commands: ['node-agent'],
+    help: 'as root, each project\'s worker runs as uid and gid N + the project\'s index (kept in `D/users.json`), owning its storage and database directories (0700); the range must be unused (and mapped, in a user namespace)',
+  },
+  'allow-shared-user': {
+    shown: 'off', commands: ['node-agent'],
+    help: 'not root, workers share the agent\'s user and can read each other\'s data and `bundle.json`: only projects of one organization run unless this is given',
   },
   json: { shown: 'off', commands: ['admin'], help: 'lists print a JSON array instead of aligned columns' },
   help: { commands: [...ALL, 'admin'], help: 'describes the command and its flags' },

@@ -258,12 +258,15 @@ async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sea
 async function startCore(store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
   const sealer = openSealer(flags.data);
   const dns = dnsInfo(flags);
-  const hostnames = await startHostnames(store, flags, log);
   let zones: Awaited<ReturnType<typeof startDns>> = null;
+  let hostnames: Awaited<ReturnType<typeof startHostnames>> | null = null;
   let domains: Awaited<ReturnType<typeof startDomains>> | null = null;
   try {
-    domains = await startDomains(store, flags, log, sealer, dns, registry);
+    // The nameserver first: it binds the DNS port it was given before the sandboxes take free ports of their own,
+    // one of which could otherwise be that very port.
     zones = await startDns(store, flags, log, dns);
+    hostnames = await startHostnames(store, flags, log);
+    domains = await startDomains(store, flags, log, sealer, dns, registry);
     // Nodes' bundles are built here: they carry secret values, which only the core can open.
     const bundles = bundleReconciler({ store, sealer, plans: plans(flags) });
     const reconcilers = [hostnames.reconciler, bundles, domains.reconciler, ...(zones ? [zones.reconciler] : [])];
@@ -277,21 +280,22 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
         (e: Error) => log.error({ err: e.message }, 'listing zones after a knotd restart failed'),
       );
     });
+    const started = { hostnames, domains, zones };
     return {
       core: localCore({
-        sealer, dns, verifyHostname: (name) => hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key),
+        sealer, dns, verifyHostname: (name) => started.hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key),
         domains: domains.service,
       }),
       close: async () => {
         await runner.stop();
-        await hostnames.close();
-        await domains?.close();
-        await zones?.nameserver.stop();
+        await started.hostnames.close();
+        await started.domains.close();
+        await started.zones?.nameserver.stop();
       },
     };
   } catch (e) {
     // The caller only learns how to stop what startCore returns.
-    await hostnames.close();
+    await hostnames?.close();
     await domains?.close();
     await zones?.nameserver.stop();
     throw e;

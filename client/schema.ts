@@ -3606,7 +3606,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecretStatus"];
                 };
             };
-            /** @description `bad_request` (name or body) or `reserved_name` */
+            /** @description `bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks) or `reserved_name` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -281,9 +281,15 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     const outcomes: Outcome[] = [];
     let failure: { error: unknown } | undefined;
     // Outside a transaction only: SQLite takes a change of synchronous between transactions.
-    const lazy = group.every((w) => !w.durable);
-    if (lazy) syncNormal.run();
+    let lazy = false;
+    const durableAgain = (): void => {
+      if (lazy && sqlite.open) syncFull.run();
+    };
     try {
+      if (group.every((w) => !w.durable)) {
+        syncNormal.run();
+        lazy = true;
+      }
       begin.run();
       for (const w of group) {
         const o = await runOne(w);
@@ -304,11 +310,11 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       const error = new WriteAbortedError(failure.error);
       for (const w of group) w.reject(error);
       // A failed COMMIT (a deferred foreign key) leaves the transaction open.
-      if (sqlite.inTransaction) rollback.run();
-      if (lazy) syncFull.run();
+      if (sqlite.open && sqlite.inTransaction) rollback.run();
+      durableAgain();
       return;
     }
-    if (lazy) syncFull.run();
+    durableAgain();
     stats.commits++;
     if (lazy) stats.lazyCommits++;
     stats.writes += group.length;

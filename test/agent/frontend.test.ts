@@ -1,12 +1,15 @@
 /** The front end routes by Host to the project's current worker; a host no project here holds is 404
- * `unknown_hostname` with the API's error body. */
+ * `unknown_hostname` with the API's error body. Two Host headers are 400; an absolute-form target routes by its
+ * authority and reaches the worker in origin form. */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { Agent, createServer, request, type IncomingHttpHeaders } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostOf } from '../../agent/frontend';
+import { frontend, hostOf } from '../../agent/frontend';
 import { Supervisor } from '../../agent/supervisor';
+import type { Worker } from '../../agent/worker-process';
 import { bundleOf, captureLogger, fakeWorker, startFrontend } from '../helpers/agent';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-frontend-'));
@@ -79,5 +82,89 @@ describe('front end', () => {
     expect(hostOf('[::1]:8080')).toBe('::1');
     expect(hostOf('a.test.')).toBe('a.test');
     expect(hostOf(undefined)).toBe('');
+  });
+});
+
+/** Which host a request is for (RFC 9112 3.2): one Host header, and an absolute-form target's authority over Host. */
+describe('front end: the request target', () => {
+  /** A worker that answers what it received: method, target and Host. */
+  const echo = createServer((req, res) => {
+    req.resume();
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ url: req.url, host: req.headers.host, forwardedHost: req.headers['x-forwarded-host'] }));
+  });
+  const routed: string[] = [];
+  let url = '';
+  let server: ReturnType<typeof createServer>;
+  beforeAll(async () => {
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const worker = { id: 1, port: (echo.address() as AddressInfo).port, agent: new Agent({ keepAlive: false }) } as unknown as Worker;
+    // Only shop.test is served here: a request routed by the wrong name is 404.
+    server = createServer(frontend((host) => {
+      routed.push(host);
+      return host === 'shop.test' ? { kind: 'worker', key: 'acme/shop', worker, release: () => undefined } : { kind: 'unknown' };
+    }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    echo.closeAllConnections();
+    await Promise.all([new Promise((r) => server.close(r)), new Promise((r) => echo.close(r))]);
+  });
+
+  /** Sends `head` (the request line and headers, CRLF-separated, without the blank line) as written. */
+  function raw(head: string): Promise<{ status: number; body: string }> {
+    const u = new URL(url);
+    return new Promise((resolve, reject) => {
+      const s = connect(Number(u.port), u.hostname, () => s.write(`${head}\r\nConnection: close\r\n\r\n`));
+      let data = '';
+      s.setEncoding('utf8').on('data', (c: string) => { data += c; }).on('error', reject).on('close', () => {
+        const m = /^HTTP\/1\.1 (\d{3})/.exec(data);
+        if (!m) return reject(new Error(`no answer: ${JSON.stringify(data)}`));
+        resolve({ status: Number(m[1]), body: data.slice(data.indexOf('\r\n\r\n') + 4) });
+      });
+    });
+  }
+  const jsonOf = (body: string): Record<string, unknown> => {
+    // The echo answers with a body of a known length; a chunked one (errors) has its size line first.
+    const start = body.indexOf('{');
+    return JSON.parse(body.slice(start, body.lastIndexOf('}') + 1)) as Record<string, unknown>;
+  };
+
+  it('answers 400 bad_request to a request with two Host headers, routing it nowhere', async () => {
+    routed.length = 0;
+    for (const [first, second] of [['shop.test', 'other.test'], ['other.test', 'shop.test'], ['shop.test', 'shop.test']]) {
+      const r = await raw(`GET / HTTP/1.1\r\nHost: ${first}\r\nHost: ${second}`);
+      expect(r.status, `${first}, ${second}`).toBe(400);
+      expect(jsonOf(r.body)).toMatchObject({ code: 'bad_request' });
+    }
+    expect(routed).toEqual([]);
+  });
+
+  it('routes an absolute-form request by its authority, not by Host, and forwards the path in origin form', async () => {
+    const r = await raw('GET http://shop.test/a/b?c=1 HTTP/1.1\r\nHost: other.test');
+    expect(r.status).toBe(200);
+    expect(jsonOf(r.body)).toEqual({ url: '/a/b?c=1', host: 'shop.test', forwardedHost: 'shop.test' });
+    // And the other way round: a Host this node serves does not route a target for another authority.
+    const r2 = await raw('GET http://other.test/ HTTP/1.1\r\nHost: shop.test');
+    expect(r2.status).toBe(404);
+    expect(jsonOf(r2.body)).toMatchObject({ code: 'unknown_hostname' });
+    const r3 = await raw('GET HTTP://Shop.Test:8080 HTTP/1.1\r\nHost: shop.test');
+    expect(r3.status).toBe(200);
+    expect(jsonOf(r3.body)).toMatchObject({ url: '/', host: 'shop.test:8080' });
+  });
+
+  it('answers 400 to an absolute target that is not an http(s) URL with a host', async () => {
+    for (const target of ['ftp://shop.test/x', 'http:/x', 'mailto:a@shop.test']) {
+      const r = await raw(`GET ${target} HTTP/1.1\r\nHost: shop.test`);
+      expect(r.status, target).toBe(400);
+    }
+  });
+
+  it('keeps an origin-form request as it is', async () => {
+    const r = await raw('GET /x?y HTTP/1.1\r\nHost: SHOP.test:80');
+    expect(r.status).toBe(200);
+    expect(jsonOf(r.body)).toEqual({ url: '/x?y', host: 'SHOP.test:80', forwardedHost: 'SHOP.test:80' });
   });
 });

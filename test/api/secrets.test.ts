@@ -54,6 +54,42 @@ describe('secret names (CONTRACT: ^[A-Z][A-Z0-9_]{0,63}$)', () => {
   });
 });
 
+describe('secret names that change how a process loads or runs are refused (a worker would run them first)', () => {
+  const B = '/v1/orgs/acme/projects/beta/secrets';
+  const refused: [name: string, rule: string][] = [
+    ['NODE_OPTIONS', 'NODE_*'], ['NODE_PATH', 'NODE_*'], ['LD_PRELOAD', 'LD_*'], ['LD_LIBRARY_PATH', 'LD_*'],
+    ['DYLD_INSERT_LIBRARIES', 'DYLD_*'], ['PATH', 'PATH'], ['HOME', 'HOME'], ['SHELL', 'SHELL'], ['BASH_ENV', 'BASH_*'], ['ENV', 'ENV'],
+    ['IFS', 'IFS'], ['PYTHONPATH', 'PYTHON*'], ['PYTHONSTARTUP', 'PYTHON*'], ['PERL5OPT', 'PERL*'], ['PERL5LIB', 'PERL*'],
+    ['RUBYOPT', 'RUBY*'], ['RUBYLIB', 'RUBY*'], ['JAVA_TOOL_OPTIONS', 'JAVA_TOOL_OPTIONS'], ['GCONV_PATH', 'GCONV_PATH'],
+    ['GLIBC_TUNABLES', 'GLIBC_TUNABLES'], ['TZDIR', 'TZDIR'], ['LOCPATH', 'LOCPATH'], ['OPENSSL_CONF', 'OPENSSL_CONF'],
+  ];
+  it.each(refused)('%s is 400 bad_request naming the rule %s', async (name, rule) => {
+    const r = await t.call('PUT', `${B}/${name}`, { token: t.tokens.member, body: { value: '--import=data:text/javascript,process.exit(1)' } });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('bad_request');
+    expect(r.body.message).toContain(name);
+    expect(r.body.message).toContain(`rule ${rule}`);
+    expect(r.body.details).toEqual({ rule });
+    expect(JSON.stringify(r.body)).not.toContain('process.exit');
+  });
+
+  const accepted = ['NODE_ENV', 'NODE', 'NODES_URL', 'PATHS', 'HOMEPAGE_URL', 'ENVIRONMENT', 'SHELLY'];
+  it.each(accepted)('%s, which only looks like one, is accepted', async (name) => {
+    expect((await t.call('PUT', `${B}/${name}`, { token: t.tokens.member, body: { value: 'v' } })).status).toBe(200);
+  });
+
+  it('none was stored, and the OpenAPI document says which they are', async () => {
+    const names = (await t.call('GET', B)).body.items.map((i: { name: string }) => i.name);
+    expect(names.sort()).toEqual([...accepted].sort());
+    const doc = (await t.call('GET', '/openapi.json')).body as { paths: Record<string, { put?: { parameters?: { name: string; schema?: { description?: string }; description?: string }[] } }> };
+    const param = doc.paths['/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}']!.put!.parameters!.find((p) => p.name === 'secretName')!;
+    const description = param.description ?? param.schema?.description ?? '';
+    for (const rule of ['`NODE_*`', '`LD_*`', '`DYLD_*`', '`PATH`', '`HOME`', '`BASH_*`', '`PYTHON*`', '`PERL*`', '`JAVA_TOOL_OPTIONS`', '`GCONV_PATH`']) {
+      expect(description).toContain(rule);
+    }
+  });
+});
+
 describe('setSecret bodies', () => {
   const bodies: [string, string | undefined, unknown][] = [
     ['no value', undefined, {}],

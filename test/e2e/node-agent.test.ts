@@ -5,7 +5,7 @@
  * getStorage shows. Values reach no log line of either process.
  */
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../agent/fetch';
@@ -110,6 +110,15 @@ describe.skipIf(!hasOpenssl())('node agent with serve', () => {
       return r.status === 200 && r.data.usedBytes === 12_345 ? r.data : undefined;
     });
     expect(storage).toMatchObject({ granted: true, usedBytes: 12_345 });
+    if (process.getuid?.() === 0) {
+      // As root, the worker runs as the project's own user, who owns its storage; the bundle stays root's.
+      const [prefix] = readdirSync(join(nodeDir, 'storage'));
+      const st = statSync(join(nodeDir, 'storage', prefix!));
+      expect(st.uid).toBeGreaterThanOrEqual(2_000_000_000);
+      expect(st.mode & 0o777).toBe(0o700);
+      expect(statSync(join(nodeDir, 'storage', prefix!, 'hello.txt')).uid).toBe(st.uid);
+      expect(statSync(join(nodeDir, 'bundle.json')).uid).toBe(0);
+    }
 
     for (const text of [agent.stderr(), serve.stderr()]) {
       expect(text).not.toMatch(/first-secret-value|second-secret-value/);
@@ -129,6 +138,7 @@ describe('usage errors stop before anything starts, exit 2', () => {
     [['node-agent', '--token', 't', '--dir', '/tmp/x', '--control', 'http://127.0.0.1:1'], 'hostplane: node-agent needs --node ID (the id `admin node register` made)'],
     [['node-agent', '--node', 'n1', '--token', 't', '--dir', '/tmp/x', '--control', 'ftp://x'], 'hostplane: invalid --control ftp://x; expected an http or https URL'],
     [['node-agent', '--node', 'n1', '--token', 't', '--dir', '/tmp/x', '--control', 'http://x', '--port', '1'], 'hostplane: node-agent takes no --port (hostplane node-agent --help lists its flags)'],
+    [['node-agent', '--node', 'n1', '--token', 't', '--dir', '/tmp/x', '--control', 'http://x', '--worker-uid-base', '0'], 'hostplane: invalid --worker-uid-base 0; expected a uid from 1000 to 2147418110'],
   ])('%j', async (args, message) => {
     const r = await runHostplane(args[0] === 'serve' ? [...args, '--data', tempDir()] : args);
     expect(r).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });

@@ -79,6 +79,13 @@ describe('group commit, counted', () => {
     expect(orgCount(s)).toBe(3);
   });
 
+  it('a write that is not durable, queued when the store closes, fails like any other (no unhandled rejection)', async () => {
+    const s = openStore(':memory:');
+    const pending = s.write(async (tx) => { await addOrg(tx, 'late'); }, { durable: false });
+    s.close();
+    await expect(pending).rejects.toBeInstanceOf(WriteAbortedError);
+  });
+
   it('a write issued in a later turn is a transaction of its own', async () => {
     const s = fresh();
     const before = s.stats().commits;
