@@ -20,7 +20,7 @@ import { openSealer } from '../core/sealing';
 import { coreServer } from '../core/server';
 import { openStore, type Store } from '../store/db';
 import { startFeedPruning } from '../store/feed';
-import { zoneConfigs } from '../store/zones';
+import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden } from '../lib/http-server';
@@ -206,6 +206,8 @@ async function startHostnames(store: Store, flags: Flags, log: Logger) {
 /** The nameserver (none with `--dns off`) and its zone reconciler. */
 async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo) {
   if (!dns.configured) return null;
+  const renamed = await syncZoneNameservers(store, dns.nameservers);
+  if (renamed.length > 0) log.info({ zones: renamed.length, nameservers: dns.nameservers }, 'zones\' NS set to --nameservers');
   const nameserver = createNameserver(flags, log);
   await nameserver.start(await zoneConfigs(store)).catch((e: Error) => {
     // A taken address is the operator's to fix: fail now rather than look healthy and serve no DNS.

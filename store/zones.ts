@@ -408,6 +408,27 @@ export async function putManagedRRset(s: Store, p: PutManagedRRset): Promise<Sto
   });
 }
 
+/**
+ * Brings every zone's apex NS (the service's own rrset, `managedBy: system`) to `nameservers`, after the
+ * operator changed `--nameservers`: the SOA's MNAME and the API's answer follow the flag at once, and the NS a
+ * zone serves must not be left naming the old ones. Each rewrite is a change like any other (generation,
+ * serial, audit as `system`), so secondaries get it by IXFR. Returns the zones rewritten.
+ */
+export async function syncZoneNameservers(s: Store, nameservers: string[]): Promise<string[]> {
+  const rows = s.prepared('apexNs', (_db, sqlite) => sqlite.prepare<[], { zone: string; records: string }>(
+    "SELECT rrsets.zone AS zone, rrsets.records AS records FROM rrsets JOIN zones ON zones.name = rrsets.zone WHERE rrsets.name = rrsets.zone AND rrsets.type = 'NS' AND rrsets.managed_by = 'system'",
+  )).all();
+  const rewritten: string[] = [];
+  for (const { zone, records } of rows) {
+    const want = validateRRset(zone, { name: zone, type: 'NS', ttl: NS_TTL, records: nameservers.map((content) => ({ content })) });
+    const have = (JSON.parse(records) as RRset['records']).map((r) => r.content).sort();
+    if (JSON.stringify(have) === JSON.stringify(want.records.map((r) => r.content).sort())) continue;
+    await putManagedRRset(s, { zone, rrset: want, managedBy: 'system', actor: 'system' });
+    rewritten.push(zone);
+  }
+  return rewritten;
+}
+
 /** Removes an rrset the service owns, with the same bookkeeping as deleteRRset. Idempotent, as reconcilers
  * need: false when there is none. A customer's or another owner's rrset is 409, as for putManagedRRset. */
 export async function deleteManagedRRset(s: Store, p: {

@@ -8,7 +8,7 @@ import { openStore, type Store } from '../../store/db';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
 import { rrsets } from '../../store/schema';
 import {
-  createZone, deleteManagedRRset, deleteRRset, putManagedRRset, putRRset, zoneByName, zoneChangesSince, type ZoneRow,
+  createZone, deleteManagedRRset, deleteRRset, putManagedRRset, putRRset, syncZoneNameservers, zoneByName, zoneChangesSince, type ZoneRow,
 } from '../../store/zones';
 import { checkCnameConflict, renderedBytes, serialGreater, ZoneValidationError, type RRset } from '../../zonefiles';
 
@@ -176,5 +176,23 @@ describe('refusals', () => {
   it('a zone that does not exist is 404', async () => {
     await expect(putManagedRRset(s, { zone: 'nope.test', rrset: txt('a.nope.test', 'x'), managedBy: 'system', actor: 'system' }))
       .rejects.toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
+describe('syncZoneNameservers (after --nameservers changed)', () => {
+  it('rewrites every zone\'s apex NS as the system, with a new generation and serial; again it changes nothing', async () => {
+    await createZone(s, { orgId, name: 'second.test', nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'], actor: 'user:owner@acme.test', quota: null });
+    const before = await zone();
+    expect(await syncZoneNameservers(s, ['ns1.hostplane.test', 'ns2.hostplane.test'])).toEqual([]);
+    clock = new Date('2026-11-26T11:00:00Z');
+    expect((await syncZoneNameservers(s, ['ns-a.example.net', 'ns-b.example.net'])).sort()).toEqual(['customer.test', 'second.test']);
+    expect(stored(ZONE, 'NS')!.records.map((r) => r.content).sort()).toEqual(['ns-a.example.net', 'ns-b.example.net']);
+    expect(stored(ZONE, 'NS')!.managedBy).toBe('system');
+    const after = await zone();
+    expect(after.generation).toBe(before.generation + 1);
+    expect(serialGreater(after.serial, before.serial)).toBe(true);
+    expect((await listAudit(s, orgId, 20)).find((e) => e.event === 'dns.rrset.set' && e.target === `${ZONE}/${ZONE}/NS`)).toMatchObject({ actor: 'system' });
+    expect(await syncZoneNameservers(s, ['ns-b.example.net', 'ns-a.example.net'])).toEqual([]);
+    expect((await recount()).counted).toEqual((await recount()).rows);
   });
 });
