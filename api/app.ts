@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
+import { accessOps } from './access';
 import { auditOps } from './audit';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';
@@ -22,7 +23,7 @@ import { secretOps } from './secrets';
 import { storageOps } from './storage';
 
 /** Every operation of the public API, in the order of the spec's groups. */
-export const allOps: AnyOp[] = [...dnsOps, ...domainOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
+export const allOps: AnyOp[] = [...dnsOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 

@@ -37,9 +37,10 @@ export const BundleProjectSchema = z.object({
   }).nullable().meta({ description: 'null without a storage grant' }),
   access: z.object({
     mode: z.enum(['public', 'org', 'password']),
-    passwordHash: z.string().nullable(),
-    bypassHash: z.string().nullable(),
-  }).meta({ description: 'deployment access; `public` until the access group sets it' }),
+    passwordHash: z.string().nullable().meta({ description: 'the shared password as a scrypt PHC string (`$scrypt$ln=17,r=8,p=1$salt$key`); null: none' }),
+    bypassHash: z.string().nullable().meta({ description: 'SHA-256 (hex) of the bypass secret sent as `Service-Access-Bypass`; null: none' }),
+    version: z.number().int().min(0).meta({ description: 'the policy version: rises with the mode or the password; sessions made under an older one end (0: never set)' }),
+  }).meta({ description: 'deployment access (setAccess); `public` at version 0 when never set' }),
   signIn: z.object({
     settings: z.record(z.string(), z.unknown()),
     providers: z.array(z.object({ provider: z.string(), clientId: z.string(), clientSecret: z.string() })),

@@ -21,7 +21,6 @@
  * Loopback only, bounded (about 60 s). Exits non-zero if a server fails to start or any measured request failed
  * (non-2xx or no response): a bench where requests fail is not a result.
  */
-import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -88,27 +87,10 @@ function hostRRsets(): { name: string; type: string; body: unknown }[] {
   });
 }
 
-/** One autocannon run, with `bodies` sent in turn when given (lib.run sends one body). */
-async function runCase(t: Target, c: Case, seconds: number): Promise<Slice> {
+/** One autocannon run of case `c` on `t`, its `bodies` sent in turn when it has some. */
+function runCase(t: Target, c: Case, seconds: number): Promise<Slice> {
   const headers: Record<string, string> = { authorization: `Bearer ${t.token}`, ...(c.bodies ? { 'content-type': 'application/json' } : {}) };
-  if (!c.bodies) return runLoad({ url: t.url, method: c.method, path: c.path, headers, connections: c.connections, seconds });
-  const latencies: number[] = [];
-  let non2xx = 0;
-  const result = await new Promise<autocannon.Result>((res, rej) => {
-    const inst = autocannon({
-      url: t.url,
-      requests: c.bodies!.map((body) => ({ method: c.method, path: c.path, headers, body })),
-      connections: c.connections,
-      pipelining: 1,
-      duration: seconds,
-      timeout: 10,
-    }, (err, r) => (err ? rej(err) : res(r)));
-    inst.on('response', (_client, status, _bytes, ms) => {
-      if (status >= 200 && status < 300) latencies.push(ms);
-      else non2xx += 1;
-    });
-  });
-  return { latencies, non2xx: Math.max(non2xx, result.non2xx), errors: result.errors, seconds: result.duration };
+  return runLoad({ url: t.url, method: c.method, path: c.path, headers, bodies: c.bodies, connections: c.connections, seconds });
 }
 
 /** One request through fetch, to check a route answers as expected before it is measured. */

@@ -25,15 +25,14 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { assertLoopback, freePorts, ms, sleep, stats } from './dns-lib';
+import { assertLoopback, freePorts, ms, stats } from './dns-lib';
 import { ensurePowerDns, startPowerDns, type PowerDns } from './dns-pdns';
 import { DnsProbe } from './dns-query';
 import {
-  addressOf, bootstrap, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, pdnsSide, servedAfter, setupWrite, startServe,
-  waitServed, write, zonePasses, type Side,
+  addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, pdnsSide, servedAfter, setupWrite,
+  startServe, waitServed, zonePasses, type Side,
 } from './dns-sides';
 import { guard, type ChildServer } from './lib';
 
@@ -69,38 +68,32 @@ const emptySeries = (): Series => ({ total: [], acked: [], afterAck: [], late: 0
 async function changes(side: Side, count: number, pollMs: number, next: { n: number }, into: Series | null): Promise<void> {
   const probe = new DnsProbe(side.dns);
   const fqdn = `c.${ZONE}`;
-  try {
-    let tick = performance.now();
-    for (let i = 0; i < count; i++) {
-      tick += CADENCE_MS;
-      const wait = tick - performance.now();
-      if (wait > 0) await sleep(wait);
-      else if (into) into.late++;
-      const address = addressOf(++next.n, 172);
-      const t0 = performance.now();
-      try {
-        await write(side, ZONE, fqdn, address);
-      } catch (e) {
-        if (into) {
-          into.failed++;
-          into.firstError ??= (e as Error).message;
-        }
-        continue;
-      }
-      const t1 = performance.now();
-      const after = await servedAfter(probe, fqdn, address, t1, CHANGE_TIMEOUT_MS, pollMs);
-      if (!into) continue;
-      if (after === null) {
-        into.failed++;
-        into.firstError ??= `${fqdn} A ${address} not served within ${CHANGE_TIMEOUT_MS} ms`;
-        continue;
-      }
-      into.acked.push(t1 - t0);
-      into.afterAck.push(after);
-      into.total.push(t1 - t0 + after);
-      // A tick missed while waiting is not made up for: the next change starts now at the earliest.
-      tick = Math.max(tick, performance.now() - CADENCE_MS);
+  const fail = (why: string): void => {
+    if (into) {
+      into.failed++;
+      into.firstError ??= why;
     }
+  };
+  try {
+    await changesAtCadence({
+      side, zone: ZONE, fqdn, count, cadenceMs: CADENCE_MS, next,
+      late: () => {
+        if (into) into.late++;
+      },
+      failed: fail,
+      written: async (address, t0, t1) => {
+        const after = await servedAfter(probe, fqdn, address, t1, CHANGE_TIMEOUT_MS, pollMs);
+        if (!into) return false;
+        if (after === null) {
+          fail(`${fqdn} A ${address} not served within ${CHANGE_TIMEOUT_MS} ms`);
+          return false;
+        }
+        into.acked.push(t1 - t0);
+        into.afterAck.push(after);
+        into.total.push(t1 - t0 + after);
+        return true;
+      },
+    });
   } finally {
     probe.close();
   }

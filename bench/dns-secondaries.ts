@@ -33,15 +33,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { orgBySlug } from '../store/accounts';
-import { openStore } from '../store/db';
-import { createZone, putRRset } from '../store/zones';
-import { checkCnameConflict, validateRRset } from '../zonefiles';
 import { cleanup as cleanupTempDirs } from '../test/helpers/proc';
 import { startBindSecondary, startKnotSecondary, stopDaemons, type Secondary } from '../test/helpers/secondaries';
 import { assertLoopback, findExecutable, freePorts, sleep, stats } from './dns-lib';
 import { DnsProbe } from './dns-query';
-import { addressOf, bootstrap, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, startServe, write, type Side } from './dns-sides';
+import { addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, note, ORG, out, startServe, type Side } from './dns-sides';
+import { fill } from './fill';
 import { guard, processTree, type ChildServer } from './lib';
 
 const CATALOG = 'catalog.invalid';
@@ -52,8 +49,6 @@ const fillOf = (zone: string): number => SIZE[zone]! - 3;
 const PLAN = 'bench';
 const MiB = 1024 * 1024;
 const PLANS = { [PLAN]: { projects: 10, zones: 10, rrsetsPerZone: 25_000, zoneBytes: 64 * MiB, storageBytes: 1024 * MiB, signInUsers: 10 } };
-/** Store writes issued together, to share a commit. */
-const FILL_BATCH = 256;
 const CADENCE_MS = 100;
 const POLL_MS = 1;
 /** Unmeasured changes before each case (JIT, caches, the first IXFR after the initial transfer). */
@@ -101,35 +96,6 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
   }
 }
 
-/** Every zone and rrset, through the store with serve not yet started (bench/memory.ts does the same). */
-async function fill(data: string, zones: string[]): Promise<void> {
-  const store = openStore(data, { create: false });
-  try {
-    const org = await orgBySlug(store, ORG);
-    if (!org) throw new Error(`no org ${ORG} in the store`);
-    const plan = PLANS[PLAN];
-    for (const name of zones) await createZone(store, { orgId: org.id, name, nameservers: NAMESERVERS, actor: 'bench', quota: { plan: PLAN, limit: plan.zones } });
-    let pending: Promise<unknown>[] = [];
-    const put = async (zone: string, name: string, address: string): Promise<void> => {
-      const rrset = validateRRset(zone, { name, type: 'A', ttl: 300, records: [{ content: address }] });
-      pending.push(putRRset(store, {
-        orgId: org.id, zone, rrset, actor: 'bench', cnameConflict: checkCnameConflict, quota: { plan: PLAN, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes },
-      }));
-      if (pending.length >= FILL_BATCH) {
-        await Promise.all(pending);
-        pending = [];
-      }
-    };
-    for (const zone of zones) {
-      for (let i = 0; i < fillOf(zone); i++) await put(zone, `r${i}.${zone}`, addressOf(i));
-      await put(zone, `c.${zone}`, '192.0.2.1');
-    }
-    await Promise.all(pending);
-  } finally {
-    store.close();
-  }
-}
-
 interface Server { name: string; probe: DnsProbe; secondary?: Secondary }
 
 interface Series {
@@ -154,40 +120,38 @@ const newSeries = (zone: string, servers: Server[]): Series => ({
  */
 async function changes(side: Side, zone: string, servers: Server[], count: number, next: { n: number; serial: number }, into: Series | null, deadline: number): Promise<boolean> {
   const fqdn = `c.${zone}`;
-  let tick = performance.now();
-  for (let i = 0; i < count; i++) {
-    if (into && performance.now() > deadline) break;
-    tick += CADENCE_MS;
-    const wait = tick - performance.now();
-    if (wait > 0) await sleep(wait);
-    else if (into) into.late++;
-    const address = addressOf(++next.n, 172);
-    const t0 = performance.now();
-    const fail = (why: string): false => {
-      if (into) {
-        into.failed++;
-        into.firstError ??= why;
-      } else throw new Error(`warm-up change of ${zone}: ${why}`);
-      return false;
-    };
-    try {
-      await write(side, zone, fqdn, address);
-    } catch (e) {
-      return fail((e as Error).message);
-    }
-    const t1 = performance.now();
-    const got = await Promise.all(servers.map((s) => serialAfterAt(s.probe, zone, next.serial, t1, CHANGE_TIMEOUT_MS)));
-    const missing = servers.filter((_, j) => got[j] === null).map((s) => s.name);
-    if (missing.length > 0) return fail(`${fqdn} A ${address}: ${missing.join(', ')} served no serial after ${next.serial} within ${CHANGE_TIMEOUT_MS / 1000} s`);
-    // The primary's new serial; a secondary may only be at it, not beyond.
-    next.serial = got[0]!.serial;
+  let going = true;
+  const fail = (why: string): void => {
+    going = false;
     if (into) {
-      into.acked.push(t1 - t0);
-      servers.forEach((s, j) => into.after.get(s.name)!.push(got[j]!.ms));
-    }
-    tick = Math.max(tick, performance.now() - CADENCE_MS);
-  }
-  return true;
+      into.failed++;
+      into.firstError ??= why;
+    } else throw new Error(`warm-up change of ${zone}: ${why}`);
+  };
+  await changesAtCadence({
+    side, zone, fqdn, count, cadenceMs: CADENCE_MS, next,
+    stop: () => !going || (into !== null && performance.now() > deadline),
+    late: () => {
+      if (into) into.late++;
+    },
+    failed: fail,
+    written: async (address, t0, t1) => {
+      const got = await Promise.all(servers.map((s) => serialAfterAt(s.probe, zone, next.serial, t1, CHANGE_TIMEOUT_MS)));
+      const missing = servers.filter((_, j) => got[j] === null).map((s) => s.name);
+      if (missing.length > 0) {
+        fail(`${fqdn} A ${address}: ${missing.join(', ')} served no serial after ${next.serial} within ${CHANGE_TIMEOUT_MS / 1000} s`);
+        return false;
+      }
+      // The primary's new serial; a secondary may only be at it, not beyond.
+      next.serial = got[0]!.serial;
+      if (into) {
+        into.acked.push(t1 - t0);
+        servers.forEach((s, j) => into.after.get(s.name)!.push(got[j]!.ms));
+      }
+      return true;
+    },
+  });
+  return going;
 }
 
 export interface SecondariesBenchOptions { changes?: number }
@@ -232,7 +196,8 @@ export async function main(opts: SecondariesBenchOptions = {}): Promise<number> 
     const token = await bootstrap(data, PLAN, plansFile);
     let t = performance.now();
     const zones: string[] = [ZONES.small, ZONES.signed, ZONES.unsigned];
-    await fill(data, zones);
+    // Every zone and rrset, through the store with serve not yet started (as bench/memory.ts does).
+    await fill(data, { name: PLAN, ...PLANS[PLAN] }, zones, fillOf, (zone) => [{ name: `c.${zone}`, address: '192.0.2.1' }]);
     note(`${zones.map((z) => `${z} ${SIZE[z]}`).join(', ')} rrsets written to the store in ${fmtMs(performance.now() - t)}`);
 
     t = performance.now();

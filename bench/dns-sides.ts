@@ -171,3 +171,46 @@ export async function zonePasses(metricsUrl: string): Promise<{ count: number; o
   }
   return p;
 }
+
+export interface CadenceOptions {
+  side: Side;
+  zone: string;
+  fqdn: string;
+  count: number;
+  cadenceMs: number;
+  /** Numbers the addresses written (172.x) across calls. */
+  next: { n: number };
+  /** Asked before each change: true ends the series there. */
+  stop?: () => boolean;
+  /** Told when a change starts after its tick. */
+  late?: () => void;
+  /** A write that failed, with why. */
+  failed(why: string): void;
+  /** After the write of `address` was answered (`t0` its start, `t1` its answer): follows the change up and
+   * answers true when it is done, so that a tick missed meanwhile is not made up for. */
+  written(address: string, t0: number, t1: number): Promise<boolean>;
+}
+
+/** `count` changes of `fqdn` A in `zone`, one per `cadenceMs` tick at the earliest, or as soon as the
+ * previous one is done when that is later. */
+export async function changesAtCadence(o: CadenceOptions): Promise<void> {
+  let tick = performance.now();
+  for (let i = 0; i < o.count; i++) {
+    if (o.stop?.()) break;
+    tick += o.cadenceMs;
+    const wait = tick - performance.now();
+    if (wait > 0) await sleep(wait);
+    else o.late?.();
+    const address = addressOf(++o.next.n, 172);
+    const t0 = performance.now();
+    try {
+      await write(o.side, o.zone, o.fqdn, address);
+    } catch (e) {
+      o.failed((e as Error).message);
+      continue;
+    }
+    const t1 = performance.now();
+    // A tick missed while waiting is not made up for: the next change starts now at the earliest.
+    if (await o.written(address, t0, t1)) tick = Math.max(tick, performance.now() - o.cadenceMs);
+  }
+}

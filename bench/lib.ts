@@ -135,6 +135,8 @@ export interface Load {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** Bodies sent in turn on each connection, in place of `body`. */
+  bodies?: string[];
   connections: number;
   seconds: number;
 }
@@ -157,12 +159,14 @@ export interface Slice { latencies: number[]; non2xx: number; errors: number; se
 export async function run(load: Load): Promise<Slice> {
   const latencies: number[] = [];
   let non2xx = 0;
+  const { method, path, headers } = load;
+  // With `bodies`, one request per body, sent in turn; otherwise the one request at `url` + `path`.
+  const requests = load.bodies
+    ? { url: load.url, requests: load.bodies.map((body) => ({ method, path, headers, body })) }
+    : { url: `${load.url}${path}`, method, headers, ...(load.body === undefined ? {} : { body: load.body }) };
   const result = await new Promise<autocannon.Result>((res, rej) => {
     const inst = autocannon({
-      url: `${load.url}${load.path}`,
-      method: load.method,
-      headers: load.headers,
-      ...(load.body === undefined ? {} : { body: load.body }),
+      ...requests,
       connections: load.connections,
       pipelining: 1,
       duration: load.seconds,

@@ -24,11 +24,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { assertLoopback, freePorts, ms, sleep } from './dns-lib';
 import { DnsProbe } from './dns-query';
-import { createZone, putRRset } from '../store/zones';
-import { openStore } from '../store/db';
-import { orgBySlug } from '../store/accounts';
-import { checkCnameConflict, validateRRset } from '../zonefiles';
-import { addressOf, bootstrap, hostplaneSide, NAMESERVERS, ORG, out, startServe, write, zonePasses, type Side } from './dns-sides';
+import { addressOf, bootstrap, hostplaneSide, out, startServe, write, zonePasses, type Side } from './dns-sides';
+import { fill } from './fill';
 import { guard, sampleTreeRss, type ChildServer, type ProcessRss } from './lib';
 
 const SMALL_ZONES = 1_000;
@@ -43,8 +40,6 @@ const MiB = 1024 * 1024;
 const PLANS = {
   [PLAN]: { projects: 10, zones: SMALL_ZONES + 1, rrsetsPerZone: BIG_RRSETS, zoneBytes: 64 * MiB, storageBytes: 1024 * MiB, signInUsers: 10 },
 };
-/** Writes issued together, to share a commit. */
-const FILL_BATCH = 256;
 const LOAD_SECONDS = 5;
 const CADENCE_MS = 25;
 const STAGE_TIMEOUT_MS = 180_000;
@@ -57,38 +52,6 @@ const mib = (bytes: number): string => `${Math.round(bytes / MiB)}MiB`;
 const runsAs = (pid: number): string =>
   readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('dist/cli/main.js') ? 'compiled' : 'through tsx';
 const breakdown = (ps: ProcessRss[]): string => ps.map((p) => `${p.name} ${mib(p.rssBytes)}`).join(' + ');
-
-/** Every zone and rrset, through the store with serve stopped. */
-async function fill(data: string, zones: string[]): Promise<void> {
-  const store = openStore(data, { create: false });
-  try {
-    const org = await orgBySlug(store, ORG);
-    if (!org) throw new Error(`no org ${ORG} in the store`);
-    const plan = PLANS[PLAN];
-    let pending: Promise<unknown>[] = [];
-    const flush = async (): Promise<void> => {
-      await Promise.all(pending);
-      pending = [];
-    };
-    for (const name of zones) {
-      pending.push(createZone(store, { orgId: org.id, name, nameservers: NAMESERVERS, actor: 'bench', quota: { plan: PLAN, limit: plan.zones } }));
-      if (pending.length >= FILL_BATCH) await flush();
-    }
-    await flush();
-    for (const zone of zones) {
-      for (let i = 0; i < fillOf(zone); i++) {
-        const rrset = validateRRset(zone, { name: `r${i}.${zone}`, type: 'A', ttl: 300, records: [{ content: addressOf(i) }] });
-        pending.push(putRRset(store, {
-          orgId: org.id, zone, rrset, actor: 'bench', cnameConflict: checkCnameConflict, quota: { plan: PLAN, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes },
-        }));
-        if (pending.length >= FILL_BATCH) await flush();
-      }
-    }
-    await flush();
-  } finally {
-    store.close();
-  }
-}
 
 /** Resolves once the zone reconciler has passed over every zone successfully since serve started. */
 async function converged(metricsUrl: string, zones: number): Promise<void> {
@@ -162,7 +125,8 @@ export async function main(): Promise<number> {
     };
 
     let t = performance.now();
-    await fill(data, zones);
+    // Every zone and rrset, through the store with serve stopped.
+    await fill(data, { name: PLAN, ...PLANS[PLAN] }, zones, fillOf);
     process.stderr.write(`# ${zones.length} zones, ${SMALL_ZONES * (SMALL_RRSETS - 2) + BIG_RRSETS - 2} rrsets written to the store in ${ms(performance.now() - t)}\n`);
 
     const line = (stage: string, r: ReturnType<typeof sampleTreeRss>, took: number, aim: boolean): string => {

@@ -300,6 +300,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{orgSlug}/projects/{projectName}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the deployment access policy; a project never set reads `public`
+         * @description Minimum role: viewer. Needs the core component (503 `no_core` without it).
+         */
+        get: operations["getAccess"];
+        /**
+         * Set the access mode; an omitted password keeps the stored one
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        put: operations["setAccess"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/projects/{projectName}/access/bypass": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the bypass secret (shown once); the previous one stops working at once
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["newAccessBypass"];
+        /**
+         * Remove the bypass secret (idempotent); the policy is unchanged
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        delete: operations["revokeAccessBypass"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/access/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign-in round trip to an `org`-protected deployment: a redirect to its callback with a one-time code */
+        post: operations["authorizeAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/nodes/{nodeId}/access/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Redeem an authorizeAccess code, once, on a node that serves its host */
+        post: operations["redeemAccessCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{orgSlug}/projects/{projectName}/hostnames": {
         parameters: {
             query?: never;
@@ -562,6 +644,21 @@ export interface components {
             /** @description ISO 3166-1 alpha-2, upper case */
             country: string;
         };
+        AccessPut: {
+            /** @enum {string} */
+            mode: "public" | "org" | "password";
+            /** @description a new shared password; omitted: the stored one is kept. `password` mode with none sent nor stored is 400 */
+            password?: string;
+        };
+        AccessAuthorizeRequest: {
+            /** @description the hostname of the deployment: a default or an active custom hostname the service routes, else 404 */
+            to: string;
+            /** @description where to go after sign-in: a path only (`/dash?x=1`); an absolute or protocol-relative address is 400 */
+            next: string;
+        };
+        AccessRedeemRequest: {
+            code: string;
+        };
         NodeReport: {
             /** @description the bundle version the node runs (applied) */
             bundleVersion: number;
@@ -761,6 +858,39 @@ export interface components {
             /** @description advice: registries refuse a transfer within 60 days of registration; null when past */
             transferLockedUntil: components["schemas"]["Timestamp"] | null;
         };
+        AccessPolicy: {
+            /**
+             * @description `public`: anyone; `org`: members of the project's organization (member role or above); `password`: one shared password
+             * @enum {string}
+             */
+            mode: "public" | "org" | "password";
+            /** @description a password is stored (as a slow hash; it is never returned) */
+            hasPassword: boolean;
+            /** @description a bypass secret is set (`Service-Access-Bypass` header; stored as a hash) */
+            hasBypass: boolean;
+            /** @description null: never set (the project is `public`) */
+            updatedAt: components["schemas"]["Timestamp"] | null;
+        };
+        AccessBypass: {
+            /** @description send as `Service-Access-Bypass: <secret>`; shown only here, and the previous one stops working at once */
+            secret: string;
+        };
+        AccessAuthorize: {
+            /** @description `https://<to>/__service/access/callback?code=...&next=...`: the code is single use, valid 60 s, bound to host, user and `next` */
+            redirect: string;
+        };
+        AccessRedeemed: {
+            host: string;
+            next: string;
+            /** @description the user's email */
+            user: string;
+            org: string;
+            /**
+             * @description the user's role in the org now; in `org` mode the node admits member and admin
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin";
+        };
         HostnameList: {
             items: components["schemas"]["Hostname"][];
             /** @description pass as `cursor` for the next page; null on the last page */
@@ -898,12 +1028,16 @@ export interface components {
                 /** @description `SERVICE_STORAGE_QUOTA_BYTES`, the plan's; the object store enforces it */
                 quotaBytes: number;
             } | null;
-            /** @description deployment access; `public` until the access group sets it */
+            /** @description deployment access (setAccess); `public` at version 0 when never set */
             access: {
                 /** @enum {string} */
                 mode: "public" | "org" | "password";
+                /** @description the shared password as a scrypt PHC string (`$scrypt$ln=17,r=8,p=1$salt$key`); null: none */
                 passwordHash: string | null;
+                /** @description SHA-256 (hex) of the bypass secret sent as `Service-Access-Bypass`; null: none */
                 bypassHash: string | null;
+                /** @description the policy version: rises with the mode or the password; sessions made under an older one end (0: never set) */
+                version: number;
             };
             /** @description end-user sign-in; null without a grant */
             signIn: {
@@ -2909,6 +3043,459 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    getAccess: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only (412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the policy (`public` when never set: not a 404) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessPolicy"];
+                };
+            };
+            /** @description not modified: `If-None-Match` names the current `ETag`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setAccess: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessPut"];
+            };
+        };
+        responses: {
+            /** @description the policy as stored */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessPolicy"];
+                };
+            };
+            /** @description `bad_request`: an invalid body, or mode `password` with no password sent and none stored */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    newAccessBypass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new secret, in this answer only (`Cache-Control: no-store`) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessBypass"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAccessBypass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description no bypass secret (any more) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    authorizeAccess: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessAuthorizeRequest"];
+            };
+        };
+        responses: {
+            /** @description where to move the browser (`Cache-Control: no-store`) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessAuthorize"];
+                };
+            };
+            /** @description `bad_request`: `next` is not a path on the same host, or an invalid body */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `forbidden`: the caller is no member of the host's organization (viewer is enough) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: `to` is no hostname the service routes */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeemAccessCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                nodeId: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessRedeemRequest"];
+            };
+        };
+        responses: {
+            /** @description who was let in, where to, and their role now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRedeemed"];
+                };
+            };
+            /** @description `bad_request`: an invalid body */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `not_found`: another node's id; or the code is unknown, expired, already redeemed, or for a host this node does not serve */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
         };
     };
     listHostnames: {

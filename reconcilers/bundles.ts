@@ -6,7 +6,7 @@
  * rise and long-polls of that node, and of no other, wake at its commit). A second pass over an unchanged state
  * writes nothing. It runs in the core: the bundle holds secret values, and only the core has the key.
  *
- * Watches: a secret, project or storage change concerns the nodes its project is placed on; a placement change
+ * Watches: a secret, project (also an access policy: store/access.ts) or storage change concerns the nodes its project is placed on; a placement change
  * its node; a hostname change the nodes of the project holding the name now and of those whose bundles carried
  * it (a deleted name has no holder left to ask).
  */
@@ -40,7 +40,7 @@ export function bundleProject(src: BundleSource, sealer: Sealer, plans: Plans): 
     database: src.database,
     secrets: src.secrets.map((x) => ({ name: x.name, version: x.version, value: sealer.open(secretContext(src.org, src.project, x.name), x.sealed) })),
     storage: src.storage && { prefix: src.storage.prefix, quotaBytes: planOf(plans, src.plan).storageBytes },
-    access: { mode: 'public', passwordHash: null, bypassHash: null },
+    access: { mode: src.access.mode, passwordHash: src.access.passwordHash, bypassHash: src.access.bypassHash, version: src.access.version },
     signIn: src.signIn && { settings: src.signIn.settings, providers: [] },
   };
 }

@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { AppError } from '../lib/errors';
 import type { Condition } from '../lib/conditions';
 import { iso, type Store } from './db';
+import { accessForBundle } from './access';
 import { recordChange } from './feed';
 import { authGrants, hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
 
@@ -15,8 +16,9 @@ import { authGrants, hostnames, nodeBundles, nodeReports, nodes, orgs, placement
  * applies and at least every minute: CONTRACT.md, Nodes). */
 export const NODE_STALE_AFTER_MS = 3 * 60_000;
 
-/** The access section of a bundle (filled by the access issue; until then every project is public). */
-export interface BundleAccess { mode: 'public' | 'org' | 'password'; passwordHash: string | null; bypassHash: string | null }
+/** The access section of a bundle (store/access.ts): a project never set is `public` at version 0; `version`
+ * rises with the mode or the password, so sessions made under an older one end. */
+export interface BundleAccess { mode: 'public' | 'org' | 'password'; passwordHash: string | null; bypassHash: string | null; version: number }
 /** The sign-in section (settings from the grant; providers are filled by the sign-in issue). */
 export interface BundleSignIn { settings: Record<string, unknown>; providers: { provider: string; clientId: string; clientSecret: string }[] }
 
@@ -51,6 +53,7 @@ export interface BundleSource {
   secrets: { name: string; version: number; sealed: string }[];
   storage: { prefix: string } | null;
   signIn: { settings: Record<string, unknown> } | null;
+  access: BundleAccess;
 }
 
 export async function allNodeIds(s: Store): Promise<string[]> {
@@ -89,12 +92,14 @@ export async function bundleSources(s: Store, nodeId: string): Promise<BundleSou
     .where(inArray(storageGrants.projectId, ids)).all().map((r) => [r.projectId, r]));
   const auth = new Map(s.db.select({ projectId: authGrants.projectId, settings: authGrants.settings }).from(authGrants)
     .where(inArray(authGrants.projectId, ids)).all().map((r) => [r.projectId, r]));
+  const access = accessForBundle(s, ids);
   return placed.map((p) => ({
     ...p,
     hostnames: (hosts.get(p.projectId) ?? []).map((h) => h.name),
     secrets: (sealed.get(p.projectId) ?? []).map(({ name, version, sealed: v }) => ({ name, version, sealed: v })),
     storage: storage.has(p.projectId) ? { prefix: storage.get(p.projectId)!.prefix } : null,
     signIn: auth.has(p.projectId) ? { settings: auth.get(p.projectId)!.settings } : null,
+    access: access.get(p.projectId) ?? { mode: 'public', passwordHash: null, bypassHash: null, version: 0 },
   }));
 }
 

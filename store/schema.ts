@@ -421,3 +421,27 @@ export const projectUsage = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.nodeId] })],
 );
+
+/**
+ * A project's deployment access policy (spec 4.4; api/access.ts). No row: `public`. The password and the bypass
+ * secret are kept only as hashes (scrypt for the password, SHA-256 of 32 random bytes for the bypass); `version`
+ * rises with every change, so the node ends sessions made under an older policy.
+ */
+export const accessPolicies = sqliteTable('access_policies', {
+  projectId: integer('project_id').primaryKey().references(() => projects.id),
+  mode: text('mode', { enum: ['public', 'org', 'password'] }).notNull(),
+  passwordHash: text('password_hash'),
+  bypassHash: text('bypass_hash'),
+  version: integer('version').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+/** One-time codes of authorizeAccess: only the SHA-256 of the code is kept; a redeem deletes the row. */
+export const accessCodes = sqliteTable('access_codes', {
+  codeHash: text('code_hash').primaryKey(),
+  host: text('host').notNull(),
+  projectId: integer('project_id').notNull().references(() => projects.id),
+  userId: integer('user_id').notNull().references(() => users.id),
+  next: text('next').notNull(),
+  expiresAt: text('expires_at').notNull(),
+}, (t) => [index('access_codes_expires').on(t.expiresAt)]);

@@ -72,7 +72,7 @@ describe('getNodeBundle', () => {
     const shop = r.body.projects[0];
     expect(shop).toMatchObject({
       hostnames: ['shop.hostplane.test'], database: true, storage: null, signIn: null,
-      access: { mode: 'public', passwordHash: null, bypassHash: null },
+      access: { mode: 'public', passwordHash: null, bypassHash: null, version: 0 },
       secrets: [{ name: 'STRIPE_KEY', version: 1, value: SECRET_A }],
     });
     // Nothing of another node's projects.

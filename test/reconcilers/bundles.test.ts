@@ -61,7 +61,7 @@ describe('bundle reconciler', () => {
     expect(v).toBeGreaterThan(0);
     expect(await opened('a')).toEqual([{
       org: 'acme', project: 'shop', hostnames: ['shop.hostplane.test'], database: false, secrets: [{ name: 'API_KEY', version: 1, value: 'v-one' }],
-      storage: null, access: { mode: 'public', passwordHash: null, bypassHash: null }, signIn: null,
+      storage: null, access: { mode: 'public', passwordHash: null, bypassHash: null, version: 0 }, signIn: null,
     }]);
     const commits = s.stats().commits;
     await r.reconcile('a', noAbort);
