@@ -28,7 +28,7 @@ const limited = (what: string, policy: string, rate: Rate, d: Decision): AppErro
   return Object.assign(e, { headers: { 'Retry-After': String(d.retryAfter), ...rateLimitHeaders(policy, rate, d) } });
 };
 
-export function apiLimits(config: RateLimits = {}, now: () => number = Date.now) {
+export function apiLimits(config: RateLimits = {}, now: () => number = () => Date.now()) {
   const failedRate = config.failedAuth === undefined ? DEFAULT_FAILED_AUTH_RATE : config.failedAuth;
   const failures = failedRate ? new TokenBuckets(failedRate, now) : null;
   const tokenRate = config.perToken ?? null;
