@@ -1,5 +1,5 @@
 /**
- * A placed project's env bindings, as CONTRACT.md names them: secret `NAME` as environment variable `NAME`; the
+ * A placed project's env bindings, as docs/api.md (Names) names them: secret `NAME` as environment variable `NAME`; the
  * node's own bindings under the reserved prefix `SERVICE_`: `SERVICE_STORAGE_DIR` and
  * `SERVICE_STORAGE_QUOTA_BYTES` when storage is granted, `SERVICE_DB_PATH` for a project with a database.
  * Pure: where the directories live is decided by the caller (agent/layout.ts).
@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { BundleProject } from './bundle';
 import { loaderRule } from '../lib/env-names';
 
-/** Secret names the control plane accepts (CONTRACT.md); anything else is not passed on, and never `SERVICE_*`. */
+/** Secret names the control plane accepts (docs/api.md, Names); anything else is not passed on, and never `SERVICE_*`. */
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 export interface Places {

@@ -1,5 +1,5 @@
 /**
- * The convergence bundle as the node agent reads it (CONTRACT.md, Nodes): per placed project its routable
+ * The convergence bundle as the node agent reads it (docs/api.md, Nodes): per placed project its routable
  * hostnames, env bindings (secret values), storage (prefix, quota) and whether it has a project database; the
  * access and sign-in sections are carried through to bundle.json untouched. The bundle's version is its ETag.
  *

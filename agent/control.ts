@@ -1,5 +1,5 @@
 /**
- * The node agent's side of the control plane's node endpoints (CONTRACT.md, Nodes), behind a small interface so
+ * The node agent's side of the control plane's node endpoints (docs/api.md, Nodes), behind a small interface so
  * that the agent's loops are tested against a fake: the bundle long-poll and the report.
  */
 import type { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Deployment access group (spec 4.4, CONTRACT.md): getAccess, setAccess, newAccessBypass, revokeAccessBypass,
+ * Deployment access group (spec 4.4, docs/api.md): getAccess, setAccess, newAccessBypass, revokeAccessBypass,
  * authorizeAccess, and the node's redeem of authorizeAccess's one-time code. The password and the bypass secret
  * are hashed here (lib/access-hash.ts) and only their hashes are stored and carried in the node's bundle; no
  * answer, audit record or log holds either. Nodes enforce the policy from their bundle: every change records a

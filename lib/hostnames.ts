@@ -11,7 +11,7 @@ import { checkLabelledName, type LabelledNameRule } from '../zonefiles/names';
 
 const PSL = { allowPrivateDomains: true } as const;
 
-/** The owner of the TXT proof: `_service-verify.<host>` (CONTRACT.md). */
+/** The owner of the TXT proof: `_service-verify.<host>` (docs/api.md). */
 export const VERIFY_LABEL = '_service-verify';
 export const verifyName = (host: string): string => `${VERIFY_LABEL}.${host}`;
 

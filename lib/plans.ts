@@ -1,4 +1,4 @@
-/** The plan table (CONTRACT.md, "Plans, quotas and conventions"): one table, replaced as a whole by a JSON file. */
+/** The plan table (docs/api.md, Plans): one table, replaced as a whole by a JSON file. */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { conflict } from './errors';
@@ -47,7 +47,7 @@ export const planOf = (plans: Plans, name: string): Plan =>
 
 export type Quota = 'zones' | 'rrsets_per_zone' | 'zone_bytes';
 
-/** 409 `quota_exceeded` with the details CONTRACT.md fixes. `count` is the usage before the refused write. */
+/** 409 `quota_exceeded` with the details docs/api.md (Plans) gives. `count` is the usage before the refused write. */
 export function quotaExceeded(quota: Quota, limit: number, used: number, plan: string, what: string) {
   return conflict('quota_exceeded', `the ${plan} plan allows ${limit} ${what}`, { quota, limit, count: used, plan });
 }

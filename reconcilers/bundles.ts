@@ -1,5 +1,5 @@
 /**
- * The bundle reconciler: per node, its convergence bundle (CONTRACT.md, Nodes). One pass builds the node's
+ * The bundle reconciler: per node, its convergence bundle (docs/api.md, Nodes). One pass builds the node's
  * bundle from the desired state of the projects placed on it (routable hostnames, secrets opened with the
  * sealing key, storage with the plan's quota, access, sign-in), compares it with the stored one, and only when
  * it differs stores it sealed under a new version (the change-feed seq of its 'node' change, so versions only

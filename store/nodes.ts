@@ -13,7 +13,7 @@ import { recordChange } from './feed';
 import { authGrants, hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
 
 /** A node that has not reported for this long is Stale in `admin status` (a node reports after each bundle it
- * applies and at least every minute: CONTRACT.md, Nodes). */
+ * applies and at least every minute: docs/api.md, Nodes). */
 export const NODE_STALE_AFTER_MS = 3 * 60_000;
 
 /** The access section of a bundle (store/access.ts): a project never set is `public` at version 0; `version`

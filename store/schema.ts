@@ -204,7 +204,7 @@ export const rrsetTombstones = sqliteTable(
 );
 
 /**
- * The status of every reconciled resource, one model for every kind (ARCHITECTURE.md): the lifetime it
+ * The status of every reconciled resource, one model for every kind (docs/reconcile.md): the lifetime it
  * describes, the generation it observed, conditions in the shape Kubernetes users know, and the kind's
  * observed facts. Written only by reconcilers. `last_error` is the whole failure for operators (admin
  * status, logs); tenants read the conditions, whose messages carry no server paths.

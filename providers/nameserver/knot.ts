@@ -1,7 +1,7 @@
 /**
  * The nameserver port on Knot DNS: `knotd` runs as our child process (the hidden primary) with a generated
  * configuration in `dir`, serving the zone files we write to `zonesDir`. Knot facts: the design notes'
- * KNOT.md; what this adapter relies on is exercised in `test/providers/nameserver/knot.test.ts`.
+ * docs/dns.md; what this adapter relies on is exercised in `test/providers/nameserver/knot.test.ts`.
  *
  * Run-time changes go to the control socket. The zone set: a `knotc` configuration transaction (constant
  * cost, where `knotc reload` re-reads every zone's configuration: 40 ms against 510 ms with 10,000 zones),
