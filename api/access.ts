@@ -13,12 +13,10 @@ import {
   ACCESS_MODES, accessPolicy, issueAccessCode, knownHost, redeemAccessCode, revokeBypass, setAccessPolicy, setBypass, type AccessPolicyState,
 } from '../store/access';
 import { getProject } from '../store/projects';
-import { bodyTag, cacheable, notModifiedResponse } from './conditional';
+import { NO_STORE, bodyTag, cacheable, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
-import { ErrorSchema, ProjectParams, Timestamp, errorResponses } from './schemas';
+import { ErrorSchema, NO_CORE, ProjectParams, Timestamp, errorResponses } from './schemas';
 
-const NO_CORE: [number, string] = [503, '`no_core`: the API runs without its core component'];
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 const AccessPolicy = z.object({
   mode: z.enum(ACCESS_MODES as [string, ...string[]]).meta({ description: '`public`: anyone; `org`: members of the project\'s organization (member role or above); `password`: one shared password' }),

@@ -105,6 +105,17 @@ export function checkWrite(c: Conditions, current: string | null, what: string):
 /** Whether the request has any write condition: without one the store need not be asked to check. */
 export const hasWriteConditions = (c: Conditions): boolean => c.ifMatch !== undefined || c.ifNoneMatch !== undefined;
 
+/**
+ * A store write's precondition: `checkWrite` of `c` against the current resource's tag (`tagOf`; null: it does
+ * not exist); none without conditions, so the store reads nothing for it.
+ */
+export function writePrecondition<T>(c: Conditions, what: string, tagOf: (cur: T) => string): ((cur: T | null) => void) | undefined {
+  return hasWriteConditions(c) ? (cur) => checkWrite(c, cur === null ? null : tagOf(cur), what) : undefined;
+}
+
+/** For answers that carry secrets (a bypass secret, a node's bundle): no cache on the way may keep one. */
+export const NO_STORE = { 'Cache-Control': 'no-store' };
+
 /** Whether a GET's `If-None-Match` names `tag` (weak comparison, RFC 9110 13.1.2): then the answer is 304. */
 export function notModified(ctx: Context, tag: string): boolean {
   const inm = parseTags(ctx.get('if-none-match'));

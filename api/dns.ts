@@ -17,7 +17,7 @@ import {
 } from '../zonefiles';
 import { soaContent, soaFor } from '../zonefiles/soa';
 import {
-  checkWrite, conditionsOf, hasWriteConditions, notModified, notModifiedResponse, preconditionResponse, rrsetTag, rrsetTagger, soaTag, zoneTag, type Conditions,
+  conditionsOf, notModified, notModifiedResponse, preconditionResponse, rrsetTag, rrsetTagger, soaTag, writePrecondition, zoneTag, type Conditions,
 } from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
@@ -146,11 +146,11 @@ const zoneHeaders = (zn: ZoneWithStatus, ns: string[]): Record<string, string> =
 
 /** The zone's precondition, checked in the write's transaction; none without conditions (no status read). */
 function zonePrecondition(c: Conditions, name: string, ns: string[]): ZonePrecondition | undefined {
-  return hasWriteConditions(c) ? (cur) => checkWrite(c, zoneTag(cur, ns), `zone ${name}`) : undefined;
+  return writePrecondition(c, `zone ${name}`, (cur: ZoneWithStatus) => zoneTag(cur, ns));
 }
 
 function rrsetPrecondition(c: Conditions, name: string, type: string): RRsetPrecondition | undefined {
-  return hasWriteConditions(c) ? (cur) => checkWrite(c, cur && rrsetTag(cur), `rrset ${name} ${type}`) : undefined;
+  return writePrecondition(c, `rrset ${name} ${type}`, rrsetTag);
 }
 
 /** Served at `generation` or a later one: the Ready condition is True and was judged at it or later. */

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { hostnameRefusal, normalizeCustomHostname, verifyName } from '../lib/hostnames';
 import { addHostname, deleteHostname, hostnameOfProject, listHostnames, type HostnameWithStatus } from '../store/hostnames';
 import { getProject } from '../store/projects';
-import { checkWrite, conditionsOf, digest, etag, hasWriteConditions, preconditionResponse } from './conditional';
+import { conditionsOf, digest, etag, preconditionResponse, writePrecondition } from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, ErrorSchema, ListQuery, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
 
@@ -155,7 +155,7 @@ export const hostnameOps: AnyOp[] = [
       const p = await getProject(deps.store, org.id, params.projectName);
       const name = normalizeCustomHostname(params.host);
       const c = conditionsOf(koa);
-      const precondition = hasWriteConditions(c) ? (cur: HostnameWithStatus) => checkWrite(c, hostnameTag(cur), `hostname ${name}`) : undefined;
+      const precondition = writePrecondition(c, `hostname ${name}`, hostnameTag);
       await deleteHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, precondition });
       core?.nudge('hostname', name);
       return { status: 204 };

@@ -5,7 +5,7 @@
  * node observed. A node token reads only its own bundle: another node's id is 404, whether it exists or not.
  */
 import { z } from 'zod';
-import { notModified } from './conditional';
+import { NO_STORE, notModified } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema } from './schemas';
 import { changeOrEnd, MAX_WAIT_SECONDS } from './wait';
@@ -73,8 +73,6 @@ const bundleShapeAgrees: Same<z.output<typeof BundleSchema>, Bundle> = true;
 void bundleShapeAgrees;
 
 const etagOf = (version: number): string => `"${version}"`;
-/** Bundles carry secret values: no cache on the way may keep one. */
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 export const nodeOps: AnyOp[] = [
   defineOp({

@@ -66,6 +66,9 @@ export const ConditionSchema = z.object({
 
 /** Error responses of operations in `{orgSlug}` besides those every operation has (api/openapi.ts adds 400, 401,
  * 413, 415, 429, 500 and 503 from the operation's inputs, auth and need of the core); each adds its own. */
+/** The 503 of an operation that needs the core component, for `errorResponses`. */
+export const NO_CORE: [number, string] = [503, '`no_core`: the API runs without its core component'];
+
 export const errorResponses = (...extra: [number, string][]) => {
   const out: Record<number, { description: string; schema: typeof ErrorSchema }> = {
     403: { description: 'role too low (`forbidden`)', schema: ErrorSchema },

@@ -1,5 +1,6 @@
 /** Secrets group (spec 4.7): listSecrets, setSecret, deleteSecret. Values go to the core to be sealed and
  * never come back out through this API. */
+import { secretContext } from '../core/sealing';
 import { z } from 'zod';
 import { LOADER_RULES, loaderRule } from '../lib/env-names';
 import { AppError } from '../lib/errors';
@@ -8,7 +9,7 @@ import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPreconditi
 import { secretRollout } from '../store/nodes';
 import type { Store } from '../store/db';
 import { notFound } from '../lib/errors';
-import { bodyTag, checkWrite, conditionsOf, hasWriteConditions, preconditionResponse, type Conditions } from './conditional';
+import { bodyTag, conditionsOf, preconditionResponse, writePrecondition, type Conditions } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf } from './schemas';
 
@@ -52,7 +53,7 @@ const secretTag = ({ name, version, updatedAt, uid }: SecretVersion): string =>
   bodyTag(uid === '' ? { name, version, updatedAt } : { name, version, updatedAt, uid });
 
 function secretPrecondition(c: Conditions, name: string): SecretPrecondition | undefined {
-  return hasWriteConditions(c) ? (cur) => checkWrite(c, cur && secretTag(cur), `secret ${name}`) : undefined;
+  return writePrecondition(c, `secret ${name}`, secretTag);
 }
 
 function checkReserved(name: string): string {
@@ -67,8 +68,6 @@ async function secretStatus(store: Store, projectId: number, meta: SecretVersion
 }
 
 /** The sealing context: binds a sealed value to the one row it was sealed for. */
-export const secretContext = (org: string, project: string, name: string): string => `${org}/${project}/${name}`;
-
 export const secretOps: AnyOp[] = [
   defineOp({
     operationId: 'listSecrets',

@@ -10,7 +10,7 @@ import { planOf } from '../lib/plans';
 import { getProject } from '../store/projects';
 import { grantStorage, revokeStorage, storageState } from '../store/storage';
 import { defineOp, type AnyOp, type Deps } from './ops';
-import { ConditionSchema, ProjectParams, Timestamp, errorResponses } from './schemas';
+import { ConditionSchema, NO_CORE, ProjectParams, Timestamp, errorResponses } from './schemas';
 import type { Org } from '../store/accounts';
 
 const StorageStatus = z.object({
@@ -21,8 +21,6 @@ const StorageStatus = z.object({
   usedBytesAt: Timestamp.nullable().meta({ description: 'when `usedBytes` was reported' }),
   conditions: z.array(ConditionSchema).meta({ description: '`WithinQuota`: False once the reported usage passes the quota (the object store enforces it), Unknown before a report' }),
 }).meta({ id: 'StorageStatus' });
-
-const NO_CORE: [number, string] = [503, '`no_core`: the API runs without its core component'];
 
 async function status(deps: Deps, org: Org, projectId: number): Promise<z.output<typeof StorageStatus>> {
   const st = await storageState(deps.store, projectId);

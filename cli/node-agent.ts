@@ -8,7 +8,7 @@ import { startAgent } from '../agent/agent';
 import { httpControlPlane } from '../agent/control';
 import { defaultWorkerUsers, MAX_WORKER_UID, type WorkerUsers } from '../agent/users';
 import { defaultWorkerCommand, shellCommand } from '../agent/worker-process';
-import type { Flags } from './options';
+import { listenAddress, type Flags } from './options';
 
 export interface NodeAgentSettings {
   nodeId: string;
@@ -44,8 +44,8 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
     }
     if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw badRequest(`--ca ${flags.ca} holds no PEM certificate`);
   }
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(flags.listen);
-  if (!m || Number(m[3]) > 65535) throw badRequest(`invalid --listen ${flags.listen}; expected HOST:PORT or [IPv6]:PORT`);
+  const listen = listenAddress(flags.listen);
+  if (!listen) throw badRequest(`invalid --listen ${flags.listen}; expected HOST:PORT or [IPv6]:PORT`);
   const interval = flags['report-interval-ms'];
   if (!/^\d+$/.test(interval) || Number(interval) < 100) throw badRequest(`invalid --report-interval-ms ${interval}; expected milliseconds, at least 100`);
   if (flags.worker !== undefined && flags.worker.trim() === '') throw badRequest('--worker needs a command');
@@ -56,7 +56,7 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
   return {
     nodeId, token, dir, control, ca,
     command: flags.worker === undefined ? defaultWorkerCommand() : shellCommand(flags.worker),
-    listen: { host: (m[1] ?? m[2])!, port: Number(m[3]) },
+    listen,
     reportIntervalMs: Number(interval),
     users: defaultWorkerUsers({ uidBase: Number(uidBase), allowSharedUser: flags['allow-shared-user'] === true }),
   };

@@ -355,14 +355,21 @@ export function serverHardening(flags: Flags, descriptors = descriptorLimit()): 
   return { ...limits, headersTimeoutMs, requestTimeoutMs };
 }
 
+/** A listen address `HOST:PORT` (`[v6]:PORT` for IPv6; port 0 picks a free one), or null when `given` is not one. */
+export function listenAddress(given: string): { host: string; port: number } | null {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(given);
+  const port = Number(m?.[3]);
+  if (!m || port > 65535) return null;
+  return { host: (m[1] ?? m[2])!, port };
+}
+
 /** `--metrics-listen HOST:PORT` (`[v6]:PORT` for IPv6), or null for `off`. */
 export function metricsListen(flags: Flags): { host: string; port: number } | null {
   const given = flags['metrics-listen'];
   if (given === 'off') return null;
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(given);
-  const port = Number(m?.[3]);
-  if (!m || port > 65535) throw badRequest(`invalid --metrics-listen ${given}; expected HOST:PORT, [IPv6]:PORT or off`);
-  return { host: (m[1] ?? m[2])!, port };
+  const at = listenAddress(given);
+  if (!at) throw badRequest(`invalid --metrics-listen ${given}; expected HOST:PORT, [IPv6]:PORT or off`);
+  return at;
 }
 
 export type ServerCommand = 'serve' | 'api' | 'core';

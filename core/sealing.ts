@@ -27,6 +27,10 @@ const BLOCK = 65_536;
 
 export const KEY_FILE = 'sealing-keys.json';
 
+/** The sealing context of a project's secret value: the API seals with it, the core opens bundles with it, and a
+ * value copied to another project or name does not open. */
+export const secretContext = (org: string, project: string, name: string): string => `${org}/${project}/${name}`;
+
 /** Loads the key file from `dataDir`, creating it (mode 0600) with a fresh key on first start. */
 export function openSealer(dataDir: string, opts: { rotateAfter?: number } = {}): Sealer {
   const path = join(dataDir, KEY_FILE);

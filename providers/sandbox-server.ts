@@ -194,3 +194,10 @@ export async function callJson(
     throw fail(`the ${who} answered ${what} with something that is not JSON (${res.status})`);
   }
 }
+
+/** `json` in the shape of `schema`, or `fail` saying that the `who` answered `what` with another shape. */
+export function parseJson<T>(schema: z.ZodType<T>, json: unknown, fail: (message: string) => Error, who: string, what: string): T {
+  const r = schema.safeParse(json);
+  if (!r.success) throw fail(`the ${who} answered ${what} with a body of another shape`);
+  return r.data;
+}

@@ -11,7 +11,7 @@
  * it (a deleted name has no holder left to ask).
  */
 import { planOf, type Plans } from '../lib/plans';
-import type { Sealer } from '../core/sealing';
+import { secretContext, type Sealer } from '../core/sealing';
 import type { Store } from '../store/db';
 import {
   allNodeIds, bundleSources, nodesOfProject, projectOfHostname, storedBundle, storeBundle, type BundleProject, type BundleSource,
@@ -21,8 +21,6 @@ import type { Reconciler, Result, Watch } from './types';
 
 /** The sealing context of a node's bundle: a bundle copied to another node's row does not open. */
 export const bundleContext = (nodeId: string): string => `bundle/${nodeId}`;
-/** The sealing context of a secret value (api/secrets.ts seals with it). */
-const secretContext = (org: string, project: string, name: string): string => `${org}/${project}/${name}`;
 
 export interface BundleReconcilerDeps {
   store: Store;

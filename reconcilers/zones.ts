@@ -81,7 +81,7 @@ const SECONDARY_RETRY_MS = 30_000;
 /** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
 const FILE_SAVE_MS = 5_000;
 /** Zones from this many rrsets have their file written apart from their changes. */
-export const DEFER_FILE_RRSETS = 5_000;
+const DEFER_FILE_RRSETS = 5_000;
 
 interface Served {
   /** Which rrsets are served: whether a change replaces an rrset or adds it, which an incremental change must
@@ -148,9 +148,6 @@ const serves = (served: number | null, applied: number, signed: boolean): boolea
 
 export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   const served = new Map<string, Served>();
-  const forget = (name: string): void => {
-    served.delete(name);
-  };
   const checkedAt = new Map<string, number>();
   const maxIncremental = d.maxIncremental ?? 40;
   const deferFileFrom = d.deferFileFrom ?? DEFER_FILE_RRSETS;
@@ -349,7 +346,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       text = renderZone({ name, soa, rrsets: snap.rrsets });
     }
     // Until the nameserver took it, what it serves is not known for sure.
-    forget(name);
+    served.delete(name);
     try {
       await apply(name, changes, text);
     } catch (e) {
@@ -438,7 +435,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
    * never reached it. */
   const purge = async (name: string): Promise<void> => {
     if (isZoneName(name)) await d.nameserver.removeZone(name);
-    forget(name);
+    served.delete(name);
     checkedAt.delete(name);
     clearTimeout(secondaryTimers.get(name));
     secondaryTimers.delete(name);
@@ -505,7 +502,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         // A nameserver that is down serves the applied files once it runs again: look again later. One that
         // runs but serves something else (it lost the zone, or restarted on an older file) drifted: apply again.
         const down = !d.nameserver.health().running;
-        if (!down) forget(name);
+        if (!down) served.delete(name);
         const f = down ? failure(null) : { lastError: `served serial ${servedSerial} is not the applied ${applied.serial}`, reason: 'NotServed', message: 'the nameserver does not serve this version of the zone; applying it again' };
         await record(z, st, {
           observedGeneration: st?.observedGeneration ?? 0,

@@ -5,6 +5,7 @@
  * `custom_metadata.ref`.
  */
 import { z } from 'zod';
+import { callJson, parseJson } from '../sandbox-server';
 import { EdgeError, type Edge, type EdgeHostname } from './port';
 
 const EDGE_TIMEOUT_MS = 5_000;
@@ -31,40 +32,14 @@ export interface HttpEdgeOptions {
 /** The edge at `baseUrl` (`--edge-url`, or the sandbox `serve` starts). */
 export function httpEdge(baseUrl: string, opts: HttpEdgeOptions = {}): Edge {
   const timeoutMs = opts.timeoutMs ?? EDGE_TIMEOUT_MS;
-  const call = async (what: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(new URL(path, baseUrl), {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await res.text();
-    } catch (e) {
-      const timedOut = (e as Error).name === 'TimeoutError';
-      throw new EdgeError(timedOut
-        ? `the edge provider did not answer ${what} within ${timeoutMs / 1000} s`
-        : `the edge provider could not be reached for ${what} (${(e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message})`);
-    }
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      throw new EdgeError(`the edge provider answered ${what} with something that is not JSON (${res.status})`);
-    }
-    return { status: res.status, json };
-  };
+  const fail = (message: string): EdgeError => new EdgeError(message);
+  const call = (what: string, method: string, path: string, body?: unknown) =>
+    callJson(baseUrl, method, path, body, { timeoutMs }, fail, 'edge provider', what);
   const failed = (what: string, status: number, json: unknown): EdgeError => {
     const message = (json as { errors?: { message?: string }[] } | undefined)?.errors?.[0]?.message;
     return new EdgeError(`the edge provider answered ${status} to ${what}${message ? `: ${message}` : ''}`);
   };
-  const parse = <T>(schema: z.ZodType<T>, what: string, json: unknown): T => {
-    const r = schema.safeParse(json);
-    if (!r.success) throw new EdgeError(`the edge provider answered ${what} with a body of another shape`);
-    return r.data;
-  };
+  const parse = <T>(schema: z.ZodType<T>, what: string, json: unknown): T => parseJson(schema, json, fail, 'edge provider', what);
 
   const list = async (hostname: string): Promise<EdgeHostname[]> => {
     const what = `the lookup of ${hostname}`;

@@ -1,7 +1,7 @@
 /** The payment port over the Stripe-shaped API the sandbox serves (providers/payment/sandbox.ts): the idempotency
  * key travels as Stripe's `Idempotency-Key` header; a decline is 402 with a `decline_code`. */
 import { z } from 'zod';
-import { callJson } from '../sandbox-server';
+import { callJson, parseJson } from '../sandbox-server';
 import { PaymentDeclined, PaymentError, type Charge, type Payments } from './port';
 
 const PAYMENT_TIMEOUT_MS = 5_000;
@@ -14,17 +14,14 @@ const toPort = (c: z.infer<typeof ChargeBody>): Charge => ({ id: c.id, amountCen
 
 export function httpPayments(baseUrl: string, opts: { timeoutMs?: number } = {}): Payments {
   const timeoutMs = opts.timeoutMs ?? PAYMENT_TIMEOUT_MS;
+  const fail = (message: string): PaymentError => new PaymentError(message);
   const call = (what: string, method: string, path: string, body: unknown, key?: string) =>
-    callJson(baseUrl, method, path, body, { timeoutMs, headers: key ? { 'idempotency-key': key } : {} }, (m) => new PaymentError(m), 'payment provider', what);
+    callJson(baseUrl, method, path, body, { timeoutMs, headers: key ? { 'idempotency-key': key } : {} }, fail, 'payment provider', what);
   const failed = (what: string, status: number, json: unknown): PaymentError => {
     const code = (json as { error?: { code?: string } } | undefined)?.error?.code;
     return new PaymentError(`the payment provider answered ${status} to ${what}${code ? ` (${code})` : ''}`);
   };
-  const parse = <T>(schema: z.ZodType<T>, what: string, json: unknown): T => {
-    const r = schema.safeParse(json);
-    if (!r.success) throw new PaymentError(`the payment provider answered ${what} with a body of another shape`);
-    return r.data;
-  };
+  const parse = <T>(schema: z.ZodType<T>, what: string, json: unknown): T => parseJson(schema, json, fail, 'payment provider', what);
   return {
     async charge(p) {
       const what = 'the charge';

@@ -4,7 +4,7 @@
  * a registration whose answer was lost is also found by `info` before it is sent again.
  */
 import { z } from 'zod';
-import { callJson } from '../sandbox-server';
+import { callJson, parseJson } from '../sandbox-server';
 import { RegistrarError, RegistrarRefused, type Registrar, type RegistrarDomain } from './port';
 
 const REGISTRAR_TIMEOUT_MS = 5_000;
@@ -24,17 +24,14 @@ const toPort = (d: z.infer<typeof Domain>): RegistrarDomain => ({
 
 export function httpRegistrar(baseUrl: string, opts: { timeoutMs?: number } = {}): Registrar {
   const timeoutMs = opts.timeoutMs ?? REGISTRAR_TIMEOUT_MS;
+  const fail = (message: string): RegistrarError => new RegistrarError(message);
   const call = (what: string, method: string, path: string, body?: unknown) =>
-    callJson(baseUrl, method, path, body, { timeoutMs }, (m) => new RegistrarError(m), 'registrar', what);
+    callJson(baseUrl, method, path, body, { timeoutMs }, fail, 'registrar', what);
   const failed = (what: string, status: number, json: unknown): RegistrarError => {
     const message = (json as { error?: { message?: string } } | undefined)?.error?.message;
     return new RegistrarError(`the registrar answered ${status} to ${what}${message ? `: ${message}` : ''}`);
   };
-  const parse = <T>(schema: z.ZodType<T>, what: string, json: unknown): T => {
-    const r = schema.safeParse(json);
-    if (!r.success) throw new RegistrarError(`the registrar answered ${what} with a body of another shape`);
-    return r.data;
-  };
+  const parse = <T>(schema: z.ZodType<T>, what: string, json: unknown): T => parseJson(schema, json, fail, 'registrar', what);
   const path = (name: string, suffix = ''): string => `/v1/domains/${encodeURIComponent(name)}${suffix}`;
   const domainCall = async (what: string, method: string, name: string, suffix: string, body?: unknown): Promise<RegistrarDomain> => {
     const r = await call(what, method, path(name, suffix), body);

@@ -3,22 +3,17 @@
  * policy version; an access change is a 'project' change the bundle reconciler watches, so the nodes of the
  * project get a new bundle, and a new bypass secret replaces the old hash in it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSealer, type Sealer } from '../../core/sealing';
-import { bypassHash, verifyPassword } from '../../lib/access-hash';
-import { DEFAULT_PLANS } from '../../lib/plans';
-import { bundleContext, bundleReconciler } from '../../reconcilers/bundles';
+import type { Sealer } from '../../core/sealing';
+import { bypassHash, hashPassword, verifyPassword } from '../../lib/access-hash';
 import type { Reconciler } from '../../reconcilers/types';
 import { createOrg, registerNode } from '../../store/accounts';
 import { revokeBypass, setAccessPolicy, setBypass } from '../../store/access';
-import { openStore, type Store } from '../../store/db';
+import type { Store } from '../../store/db';
 import { changesSince, latestSeq } from '../../store/feed';
-import { bundleVersion, storedBundle, type BundleProject } from '../../store/nodes';
+import { bundleVersion } from '../../store/nodes';
 import { createProject, setPlacement } from '../../store/projects';
-import { hashPassword } from '../../lib/access-hash';
+import { closeBundleEnv, openBundleEnv, openedBundle } from '../helpers/bundles';
 
 const noAbort = new AbortController().signal;
 let dir: string;
@@ -28,7 +23,7 @@ let r: Reconciler;
 let orgId: number;
 let projectId: number;
 const w = () => ({ orgId, projectId, projectName: 'shop', actor: 'test' });
-const opened = async (node: string): Promise<BundleProject[]> => JSON.parse(sealer.open(bundleContext(node), (await storedBundle(s, node))!.sealed)) as BundleProject[];
+const opened = (node: string) => openedBundle(s, sealer, node);
 
 /** The nodes the reconciler's watches name for the changes after `seq`. */
 async function woken(seq: number): Promise<string[]> {
@@ -40,10 +35,7 @@ async function woken(seq: number): Promise<string[]> {
 }
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hostplane-access-bundle-'));
-  s = openStore(dir);
-  sealer = openSealer(dir);
-  r = bundleReconciler({ store: s, sealer, plans: DEFAULT_PLANS });
+  ({ dir, s, sealer, r } = openBundleEnv('hostplane-access-bundle-'));
   orgId = (await createOrg(s, 'acme', 'pro')).id;
   projectId = (await createProject(s, { orgId, plan: 'pro', limit: 100, name: 'shop', database: false, hostname: 'shop.hostplane.test', actor: 'test' })).id;
   await registerNode(s, 'a');
@@ -51,8 +43,7 @@ beforeEach(async () => {
   await setPlacement(s, orgId, 'shop', 'a');
 });
 afterEach(() => {
-  s.close();
-  rmSync(dir, { recursive: true, force: true });
+  closeBundleEnv({ dir, s });
 });
 
 describe('access in the bundle', () => {

@@ -3,23 +3,21 @@
  * sealed under a version that only rises, writes nothing when nothing changed, leaves other nodes alone, and
  * wakes the node's long-polls at the commit of a new bundle, with no timer involved.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { holdUntil } from '../../api/wait';
-import { openSealer, type Sealer } from '../../core/sealing';
+import type { Sealer } from '../../core/sealing';
 import { DEFAULT_PLANS } from '../../lib/plans';
-import { bundleContext, bundleReconciler } from '../../reconcilers/bundles';
+import { bundleContext } from '../../reconcilers/bundles';
 import type { Reconciler } from '../../reconcilers/types';
 import { createOrg, registerNode, setOrgPlan } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import type { Store } from '../../store/db';
 import { activateHostname, addHostname, deleteHostname } from '../../store/hostnames';
-import { bundleVersion, storedBundle, type BundleProject } from '../../store/nodes';
+import { bundleVersion, storedBundle } from '../../store/nodes';
 import { createProject, setPlacement } from '../../store/projects';
 import { rawSqlite } from '../helpers/sqlite';
 import { setSecret } from '../../store/secrets';
 import { grantStorage } from '../../store/storage';
+import { closeBundleEnv, openBundleEnv, openedBundle } from '../helpers/bundles';
 
 const noAbort = new AbortController().signal;
 let dir: string;
@@ -31,13 +29,10 @@ const ids: Record<string, number> = {};
 
 const secret = (project: string, name: string, value: string) =>
   setSecret(s, { orgId, projectId: ids[project]!, projectName: project, name, sealed: sealer.seal(`acme/${project}/${name}`, value), actor: 'test' });
-const opened = async (node: string): Promise<BundleProject[]> => JSON.parse(sealer.open(bundleContext(node), (await storedBundle(s, node))!.sealed)) as BundleProject[];
+const opened = (node: string) => openedBundle(s, sealer, node);
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'hostplane-bundles-'));
-  s = openStore(dir);
-  sealer = openSealer(dir);
-  r = bundleReconciler({ store: s, sealer, plans: DEFAULT_PLANS });
+  ({ dir, s, sealer, r } = openBundleEnv('hostplane-bundles-'));
   orgId = (await createOrg(s, 'acme', 'pro')).id;
   for (const name of ['shop', 'blog']) {
     ids[name] = (await createProject(s, { orgId, plan: 'pro', limit: 100, name, database: false, hostname: `${name}.hostplane.test`, actor: 'test' })).id;
@@ -49,8 +44,7 @@ beforeEach(async () => {
 });
 afterEach(() => {
   vi.useRealTimers();
-  s.close();
-  rmSync(dir, { recursive: true, force: true });
+  closeBundleEnv({ dir, s });
 });
 
 describe('bundle reconciler', () => {

@@ -1,0 +1,28 @@
+/** A store, sealer and bundle reconciler in a fresh directory, for the bundle reconciler's tests. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSealer, type Sealer } from '../../core/sealing';
+import { DEFAULT_PLANS } from '../../lib/plans';
+import { bundleContext, bundleReconciler } from '../../reconcilers/bundles';
+import type { Reconciler } from '../../reconcilers/types';
+import { openStore, type Store } from '../../store/db';
+import { storedBundle, type BundleProject } from '../../store/nodes';
+
+export interface BundleEnv { dir: string; s: Store; sealer: Sealer; r: Reconciler }
+
+export function openBundleEnv(prefix: string): BundleEnv {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const s = openStore(dir);
+  const sealer = openSealer(dir);
+  return { dir, s, sealer, r: bundleReconciler({ store: s, sealer, plans: DEFAULT_PLANS }) };
+}
+
+export function closeBundleEnv(e: Pick<BundleEnv, 'dir' | 's'>): void {
+  e.s.close();
+  rmSync(e.dir, { recursive: true, force: true });
+}
+
+/** The node's stored bundle, opened. */
+export const openedBundle = async (s: Store, sealer: Sealer, node: string): Promise<BundleProject[]> =>
+  JSON.parse(sealer.open(bundleContext(node), (await storedBundle(s, node))!.sealed)) as BundleProject[];
