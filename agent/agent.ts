@@ -1,21 +1,27 @@
 /**
  * The reference node (`hostplane node-agent`): long-polls its bundle from the control plane, writes it to
  * `D/bundle.json`, converges its workers to it (supervisor.ts), serves them behind the front end (frontend.ts)
- * and reports the applied version and each project's storage usage.
+ * and reports the applied version and each project's storage usage. The front end serves HTTPS when given a
+ * certificate, with a plain HTTP listener beside it that only redirects; every request for a known host passes
+ * the access gate (access-gate.ts) first.
  *
  * Unreachable control plane: the node keeps serving the last bundle it has (the one in memory, or at start the
  * one in `D/bundle.json`) and retries with backoff; the report loop does the same on its own schedule.
  */
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden } from '../lib/http-server';
 import type { Logger } from '../lib/log';
+import { accessGate, type AccessGateOptions } from './access-gate';
+import { loadAccessKey } from './access-session';
 import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './backoff';
 import type { VersionedBundle } from './bundle';
 import { readBundleFile, writeBundleFile } from './bundle-file';
 import type { ControlPlane, Report } from './control';
-import { frontend } from './frontend';
+import { frontend, httpsRedirect } from './frontend';
+import type { NodeService } from './services';
 import { Supervisor, type SupervisorOptions } from './supervisor';
 import { usedBytes } from './usage';
 import { defaultWorkerUsers, type WorkerUsers } from './users';
@@ -27,6 +33,15 @@ export interface AgentOptions {
   command: readonly string[];
   /** Where the front end listens (port 0: a free one). */
   listen: { host: string; port: number };
+  /** PEM certificate chain and key: the front end serves HTTPS. Without them plain HTTP, where projects in
+   * `org` or `password` mode answer 403 `https_required`. */
+  tls?: { cert: Buffer; key: Buffer };
+  /** With `tls`: a plain HTTP listener that redirects to the front end. */
+  httpListen?: { host: string; port: number };
+  /** The access gate's settings (the dashboard, the session lifetime, its limits). */
+  access?: Omit<AccessGateOptions, 'key' | 'redeem' | 'log' | 'dashboardUrl'> & { dashboardUrl?: string };
+  /** The node's services under `/__service/` (the sign-in handler), after the gate; told each applied bundle. */
+  services?: NodeService;
   log: Logger;
   /** Seconds a bundle request waits for a change (`?wait=`, default 30). */
   waitSeconds?: number;
@@ -41,8 +56,10 @@ export interface AgentOptions {
 }
 
 export interface RunningAgent {
-  /** The front end's URL. */
+  /** The front end's URL (https with `tls`). */
   url: string;
+  /** The redirecting plain HTTP listener's URL, when there is one. */
+  httpUrl: string | null;
   supervisor: Supervisor;
   /** Sends a report now (also what the report loop does). */
   reportNow(): Promise<void>;
@@ -50,7 +67,7 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
-async function listenOn(server: Server, at: { host: string; port: number }): Promise<string> {
+async function listenOn(server: Server, at: { host: string; port: number }, scheme: 'http' | 'https'): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(at.port, at.host, () => {
@@ -59,8 +76,20 @@ async function listenOn(server: Server, at: { host: string; port: number }): Pro
     });
   });
   const { port } = server.address() as AddressInfo;
-  return `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}`;
+  return `${scheme}://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}`;
 }
+
+/** A listener facing the internet, with the API's timeouts and connection caps (lib/http-server.ts). */
+function hardened(server: Server, log: Logger, listener: string): Server {
+  server.keepAliveTimeout = 65_000;
+  harden(server, { ...connectionLimits(descriptorLimit()), headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS }, log.child({ listener }));
+  return server;
+}
+
+const closeServer = (server: Server): Promise<void> => new Promise<void>((resolve) => {
+  server.close(() => resolve());
+  server.closeIdleConnections();
+});
 
 export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   const log = o.log;
@@ -108,6 +137,8 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
         } catch (e) {
           log.error({ err: (e as Error).message, bundleVersion: b2.version }, 'applying the bundle failed');
         }
+        // Whatever the workers did: a revoked grant's sessions end now.
+        o.services?.apply(b2.bundle.projects);
       }
       applying = false;
     })();
@@ -125,14 +156,28 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     log.warn({ err: (e as Error).message }, 'the bundle file cannot be read: waiting for the control plane');
   }
 
-  const server = createServer(frontend((host) => supervisor.route(host)));
-  server.keepAliveTimeout = 65_000;
-  // The front end faces the internet: the API's timeouts and connection caps (lib/http-server.ts).
-  harden(server, { ...connectionLimits(descriptorLimit()), headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS }, log.child({ listener: 'frontend' }));
+  const route = (host: string) => supervisor.route(host);
+  const gate = accessGate({
+    ...o.access,
+    key: loadAccessKey(o.dir),
+    dashboardUrl: o.access?.dashboardUrl ?? null,
+    redeem: (code, signal) => o.control.redeem(code, AbortSignal.any([stopped, signal])),
+    log: log.child({ component: 'access' }),
+  });
+  if (!o.tls) log.warn('the front end serves plain HTTP: projects in org or password mode answer 403 https_required (--tls-cert, --tls-key)');
+  const handler = frontend(route, { gate, services: o.services?.handle });
+  const server = hardened(o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler) : createServer(handler), log, 'frontend');
   let url: string;
+  let httpServer: Server | null = null;
+  let httpUrl: string | null = null;
   try {
-    url = await listenOn(server, o.listen);
+    url = await listenOn(server, o.listen, o.tls ? 'https' : 'http');
+    if (o.tls && o.httpListen) {
+      httpServer = hardened(createServer(httpsRedirect(route, (server.address() as AddressInfo).port)), log, 'http-redirect');
+      httpUrl = await listenOn(httpServer, o.httpListen, 'http');
+    }
   } catch (e) {
+    if (server.listening) await closeServer(server);
     await supervisor.stop();
     throw e;
   }
@@ -195,16 +240,15 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
 
   return {
     url,
+    httpUrl,
     supervisor,
     reportNow,
     stop: async () => {
       stopper.abort();
       await Promise.all([poll, reports]);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await Promise.all([closeServer(server), httpServer && closeServer(httpServer)]);
       await supervisor.stop();
+      o.services?.close();
       o.control.close();
     },
   };

@@ -1,7 +1,8 @@
 /**
  * The convergence bundle as the node agent reads it (docs/api.md, Nodes): per placed project its routable
- * hostnames, env bindings (secret values), storage (prefix, quota) and whether it has a project database; the
- * access and sign-in sections are carried through to bundle.json untouched. The bundle's version is its ETag.
+ * hostnames, env bindings (secret values), storage (prefix, quota), whether it has a project database and
+ * sign-in (agent/signin/); the access section is carried through to bundle.json untouched. The bundle's version
+ * is its ETag.
  *
  * The shape is checked here with zod, leniently (unknown fields pass): the agent must keep working when the
  * control plane adds sections that only later nodes use.
@@ -13,7 +14,27 @@ const Storage = z.object({ prefix: z.string().min(1), quotaBytes: z.number().int
 /** A secret binding: reaches the worker as environment variable `name`. */
 const Secret = z.object({ name: z.string().min(1), version: z.number().int(), value: z.string() }).loose();
 
-/** One placed project as the agent needs it (api/nodes.ts BundleProject; access and sign-in are kept as given). */
+/** Browsers are sent to the authorize URL: nothing but a web address. */
+const HttpUrl = z.url({ protocol: /^https?$/ });
+
+/** A sign-in provider the project registered. A provider name this node does not know is kept, and not served. */
+const SignInProvider = z.object({
+  provider: z.string().min(1),
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  endpoints: z.object({ authorize: HttpUrl, token: HttpUrl, userInfo: HttpUrl, emails: HttpUrl.nullable().default(null) }).loose(),
+}).loose();
+
+/** End-user sign-in (spec 4.2): null without a grant, when `/__service/auth/*` goes to the worker. */
+const SignIn = z.object({
+  settings: z.object({ sessionDays: z.number().int().min(1).max(365).default(30) }).loose(),
+  /** The plan's sign-in users per project: sign-ups beyond it are refused. */
+  maxUsers: z.number().int().nonnegative(),
+  providers: z.array(SignInProvider).default([]),
+}).loose();
+export type BundleSignIn = z.infer<typeof SignIn>;
+
+/** One placed project as the agent needs it (api/nodes.ts BundleProject; access is kept as given). */
 export const BundleProject = z.object({
   org: z.string().min(1),
   project: z.string().min(1),
@@ -21,6 +42,7 @@ export const BundleProject = z.object({
   database: z.boolean().default(false),
   secrets: z.array(Secret).default([]),
   storage: Storage.nullable().default(null),
+  signIn: SignIn.nullable().default(null),
 }).loose();
 export type BundleProject = z.infer<typeof BundleProject>;
 

@@ -1,6 +1,7 @@
 /**
  * The node agent's side of the control plane's node endpoints (docs/api.md, Nodes), behind a small interface so
- * that the agent's loops are tested against a fake: the bundle long-poll and the report.
+ * that the agent's loops are tested against a fake: the bundle long-poll, the report, and the redeem of a
+ * deployment access code.
  */
 import type { z } from 'zod';
 import { createClient, type components } from '../client/index';
@@ -16,11 +17,24 @@ export interface Report {
   projects: { org: string; project: string; usedBytes: number }[];
 }
 
+/** Who a redeemed access code lets in, where to, and their role in the organization now. */
+export interface Redeemed {
+  host: string;
+  next: string;
+  /** The user's email. */
+  user: string;
+  org: string;
+  role: 'viewer' | 'member' | 'admin';
+}
+
 export interface ControlPlane {
   /** `GET /v1/nodes/{nodeId}/bundle`, with `If-None-Match: "<version>"` and `?wait=` when a version is held. */
   bundle(opts: { version: string | null; waitSeconds: number; signal?: AbortSignal }): Promise<BundleAnswer>;
   /** `POST /v1/nodes/{nodeId}/report`. */
   report(report: Report, signal?: AbortSignal): Promise<void>;
+  /** `POST /v1/nodes/{nodeId}/access/redeem`: null when the code does not hold (unknown, expired, spent, or for
+   * a host this node does not serve: 404). */
+  redeem(code: string, signal?: AbortSignal): Promise<Redeemed | null>;
   close(): void;
 }
 
@@ -72,6 +86,12 @@ export function httpControlPlane(opts: { baseUrl: string; nodeId: string; token:
       if (!/^\d+$/.test(report.bundleVersion)) throw new ControlPlaneError(0, undefined, `report: bundle version ${report.bundleVersion} is not a number`);
       const r = await api.POST('/v1/nodes/{nodeId}/report', { path, body: { ...report, bundleVersion: Number(report.bundleVersion) }, signal });
       if (!r.ok) throw failure('report', r);
+    },
+    async redeem(code, signal) {
+      const r = await api.POST('/v1/nodes/{nodeId}/access/redeem', { path, body: { code }, signal });
+      if (r.status === 404) return null;
+      if (r.status !== 200) throw failure('redeem', r);
+      return r.data;
     },
     close: () => transport.close(),
   };

@@ -9,9 +9,14 @@
  * whose target is in absolute form (`GET http://shop.test/path`) is for the target's authority, whatever its
  * `Host` says (3.2.2: Host is then ignored), and reaches the worker in origin form (`/path`) with `Host` set to
  * that authority. An absolute target that is not an http(s) URL with a host is 400 too.
+ *
+ * A request for a known host goes to the access gate first (agent/access-gate.ts), then to the node's services
+ * (`/__service/...`, agent/services.ts), and only then to the worker; the gate answers before a 503 too, so
+ * that a protected project says nothing about its worker to whoever it does not admit.
  */
 import { randomUUID } from 'node:crypto';
 import { request, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type ServerResponse } from 'node:http';
+import type { ServiceHandler } from './services';
 import type { Route } from './supervisor';
 
 /** Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, not the message, and are not forwarded. */
@@ -25,7 +30,8 @@ export function hostOf(header: string | undefined): string {
   return bare.replace(/\.$/, '');
 }
 
-function error(res: ServerResponse, requestId: string, status: number, code: string, message: string, extra: Record<string, string> = {}): void {
+/** Answers with the API's JSON error body. */
+export function sendError(res: ServerResponse, requestId: string, status: number, code: string, message: string, extra: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -68,24 +74,41 @@ function forwardedHeaders(req: IncomingMessage, requestId: string, host: string)
   return out;
 }
 
+export interface FrontendOptions {
+  /** Decides every request for a known host first: answers (true) what it refuses and its own paths. */
+  gate: ServiceHandler;
+  /** The node's services, for what the gate lets through. */
+  services?: ServiceHandler;
+}
+
+const requestIdOf = (req: IncomingMessage): string => {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,200}$/.test(given) ? given : randomUUID();
+};
+
 /** The front end's request handler over `route` (Supervisor.route). */
-export function frontend(route: (host: string) => Route): RequestListener {
+export function frontend(route: (host: string) => Route, o: FrontendOptions): RequestListener {
   return (req, res) => {
-    const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && /^[\w.:-]{1,200}$/.test(given) ? given : randomUUID();
+    const requestId = requestIdOf(req);
     const target = targetOf(req);
     if ('bad' in target) {
       req.resume();
-      return error(res, requestId, 400, 'bad_request', target.bad, { connection: 'close' });
+      return sendError(res, requestId, 400, 'bad_request', target.bad, { connection: 'close' });
     }
-    const r = route(hostOf(target.host));
+    const host = hostOf(target.host);
+    const r = route(host);
     if (r.kind === 'unknown') {
       req.resume();
-      return error(res, requestId, 404, 'unknown_hostname', 'no project on this node serves this hostname');
+      return sendError(res, requestId, 404, 'unknown_hostname', 'no project on this node serves this hostname');
+    }
+    const ctx = { project: r.project, host, path: target.path, requestId };
+    if (o.gate(req, res, ctx) || o.services?.(req, res, ctx)) {
+      if (r.kind === 'worker') r.release();
+      return;
     }
     if (r.kind === 'unavailable') {
       req.resume();
-      return error(res, requestId, 503, 'worker_unavailable', 'the project\'s worker is not running; retry shortly', { 'retry-after': '1' });
+      return sendError(res, requestId, 503, 'worker_unavailable', 'the project\'s worker is not running; retry shortly', { 'retry-after': '1' });
     }
     const upstream = request({
       host: '127.0.0.1', port: r.worker.port, method: req.method, path: target.path, headers: forwardedHeaders(req, requestId, target.host), agent: r.worker.agent,
@@ -98,12 +121,33 @@ export function frontend(route: (host: string) => Route): RequestListener {
     });
     upstream.once('error', () => {
       r.release();
-      error(res, requestId, 502, 'bad_gateway', 'the project\'s worker did not answer');
+      sendError(res, requestId, 502, 'bad_gateway', 'the project\'s worker did not answer');
     });
     res.once('close', () => {
       r.release();
       if (!res.writableFinished) upstream.destroy();
     });
     req.pipe(upstream);
+  };
+}
+
+/**
+ * The plain HTTP listener beside an HTTPS front end: a request for a host a project here serves is sent (308,
+ * method and body kept) to the same host and target over HTTPS on `httpsPort`; anything else is answered as the
+ * front end would (400, 404), so the listener redirects to nobody else's site.
+ */
+export function httpsRedirect(route: (host: string) => Route, httpsPort: number): RequestListener {
+  return (req, res) => {
+    req.resume();
+    const requestId = requestIdOf(req);
+    const target = targetOf(req);
+    if ('bad' in target) return sendError(res, requestId, 400, 'bad_request', target.bad, { connection: 'close' });
+    const host = hostOf(target.host);
+    const r = route(host);
+    if (r.kind === 'worker') r.release();
+    if (r.kind === 'unknown') return sendError(res, requestId, 404, 'unknown_hostname', 'no project on this node serves this hostname');
+    const path = target.path.startsWith('/') ? target.path : '/';
+    res.writeHead(308, { location: `https://${host}${httpsPort === 443 ? '' : `:${httpsPort}`}${path}`, 'content-length': '0', 'x-request-id': requestId });
+    res.end();
   };
 }

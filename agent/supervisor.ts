@@ -38,11 +38,11 @@ export interface SupervisorOptions {
   users?: WorkerUsers;
 }
 
-/** Where a request for a hostname goes. */
+/** Where a request for a hostname goes, with the project that holds it as the last applied bundle has it. */
 export type Route =
   | { kind: 'unknown' }
-  | { kind: 'unavailable'; key: string }
-  | { kind: 'worker'; key: string; worker: Worker; release(): void };
+  | { kind: 'unavailable'; key: string; project: BundleProject }
+  | { kind: 'worker'; key: string; project: BundleProject; worker: Worker; release(): void };
 
 /** A project as the supervisor last applied it, for reports and status. */
 export interface ProjectState {
@@ -110,11 +110,11 @@ export class Supervisor {
     const slot = key === undefined ? undefined : this.slots.get(key);
     if (!slot) return { kind: 'unknown' };
     const worker = slot.current;
-    if (!worker) return { kind: 'unavailable', key: slot.key };
+    if (!worker) return { kind: 'unavailable', key: slot.key, project: slot.project };
     this.inFlight.set(worker, (this.inFlight.get(worker) ?? 0) + 1);
     let released = false;
     return {
-      kind: 'worker', key: slot.key, worker,
+      kind: 'worker', key: slot.key, project: slot.project, worker,
       release: () => {
         if (released) return;
         released = true;

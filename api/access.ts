@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { AppError, notFound } from '../lib/errors';
 import { bypassHash, hashPassword, newBypassSecret } from '../lib/access-hash';
+import { isSafeNext, MAX_NEXT } from '../lib/safe-next';
 import { membership } from '../store/accounts';
 import {
   ACCESS_MODES, accessPolicy, issueAccessCode, knownHost, redeemAccessCode, revokeBypass, setAccessPolicy, setBypass, type AccessPolicyState,
@@ -33,26 +34,6 @@ const AccessPut = z.strictObject({
 const AccessBypass = z.object({
   secret: z.string().meta({ description: 'send as `Service-Access-Bypass: <secret>`; shown only here, and the previous one stops working at once' }),
 }).meta({ id: 'AccessBypass' });
-
-const MAX_NEXT = 2048;
-/** One leading `/` not followed by `/` or `\`, then printable ASCII without space (0x21..0x7E) only. */
-const PATH_ONLY = /^\/(?![/\\])[\x21-\x7e]*$/;
-
-/**
- * Whether `next` is a path on the same host, by an allowlist: it and its form after one percent-decoding both
- * match PATH_ONLY (so `/%2F/evil.example` and `/%5Cevil.example`, which decode to a protocol-relative address,
- * are refused, and so is an encoding that does not decode).
- */
-export function isSafeNext(next: string): boolean {
-  if (next.length > MAX_NEXT || !PATH_ONLY.test(next)) return false;
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(next);
-  } catch {
-    return false;
-  }
-  return PATH_ONLY.test(decoded);
-}
 
 const AccessAuthorizeRequest = z.strictObject({
   to: z.string().min(1).max(253).meta({ description: 'the hostname of the deployment: a default or an active custom hostname the service routes, else 404' }),

@@ -10,6 +10,7 @@ import client from 'prom-client';
 import type { Logger } from '../lib/log';
 import { accessOps } from './access';
 import { auditOps } from './audit';
+import { authOps } from './auth';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';
 import { domainOps } from './domains';
@@ -23,7 +24,7 @@ import { secretOps } from './secrets';
 import { storageOps } from './storage';
 
 /** Every operation of the public API, in the order of the spec's groups. */
-export const allOps: AnyOp[] = [...dnsOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
+export const allOps: AnyOp[] = [...dnsOps, ...authOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 

@@ -5,6 +5,7 @@
  * node observed. A node token reads only its own bundle: another node's id is 404, whether it exists or not.
  */
 import { z } from 'zod';
+import { OAuthProvider, ProviderEndpointsSchema } from '../lib/oauth-providers';
 import { NO_STORE, notModified } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema } from './schemas';
@@ -42,8 +43,14 @@ export const BundleProjectSchema = z.object({
     version: z.number().int().min(0).meta({ description: 'the policy version: rises with the mode or the password; sessions made under an older one end (0: never set)' }),
   }).meta({ description: 'deployment access (setAccess); `public` at version 0 when never set' }),
   signIn: z.object({
-    settings: z.record(z.string(), z.unknown()),
-    providers: z.array(z.object({ provider: z.string(), clientId: z.string(), clientSecret: z.string() })),
+    settings: z.object({ sessionDays: z.number().int().min(1).max(365).meta({ description: 'how long a session lasts, in days' }) }),
+    maxUsers: z.number().int().min(0).meta({ description: 'the plan\'s sign-in users per project: sign-ups beyond it are refused by the node' }),
+    providers: z.array(z.object({
+      provider: OAuthProvider,
+      clientId: z.string(),
+      clientSecret: z.string().meta({ description: 'the project\'s OAuth client secret: the bundle is the one place it leaves the core' }),
+      endpoints: ProviderEndpointsSchema.meta({ description: 'where the node reaches the provider, as the operator configured it (`--oauth-providers`: the real providers, a sandbox or a file)' }),
+    })).meta({ description: 'the registered providers, by name; callbacks come to `https://<host>/__service/auth/callback/<provider>`' }),
   }).nullable().meta({ description: 'end-user sign-in; null without a grant' }),
 }).meta({ id: 'BundleProject' });
 

@@ -6,6 +6,7 @@ import { main as dnsLatency } from './dns-latency';
 import { main as dnsSecondaries } from './dns-secondaries';
 import { main as hostnames } from './hostnames';
 import { main as memory } from './memory';
+import { main as nodeAccess } from './node-access';
 import { main as nodeBundle } from './node-bundle';
 
 const BENCHES: [name: string, main: () => Promise<number>][] = [
@@ -15,6 +16,7 @@ const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['dns-secondaries', dnsSecondaries],
   ['hostnames', hostnames],
   ['memory', memory],
+  ['node-access', nodeAccess],
   ['node-bundle', nodeBundle],
 ];
 

@@ -97,7 +97,7 @@ export function serverHelp(command: ServerCommand): string {
   ].join('\n');
 }
 
-export const NODE_AGENT_HELP = 'the reference node: long-polls the node\'s bundle from the control plane, writes it to D/bundle.json (mode 0600), runs a worker per placed project with its bindings (secrets as their own names, SERVICE_STORAGE_DIR, SERVICE_STORAGE_QUOTA_BYTES, SERVICE_DB_PATH), routes requests by Host to them, replaces a worker with no downtime when its bindings change, and reports the applied version and storage usage. When the control plane cannot be reached it keeps serving the last bundle.';
+export const NODE_AGENT_HELP = 'the reference node: long-polls the node\'s bundle from the control plane, writes it to D/bundle.json (mode 0600), runs a worker per placed project with its bindings (secrets as their own names, SERVICE_STORAGE_DIR, SERVICE_STORAGE_QUOTA_BYTES, SERVICE_DB_PATH), routes requests by Host to them behind the deployment access gate (HTTPS with --tls-cert), replaces a worker with no downtime when its bindings change, and reports the applied version and storage usage. When the control plane cannot be reached it keeps serving the last bundle.';
 
 /** `hostplane node-agent --help`. */
 export function nodeAgentHelp(): string {

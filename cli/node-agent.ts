@@ -1,14 +1,17 @@
 /** `hostplane node-agent`: the reference node (agent/agent.ts). Its flags are checked before anything starts; it
- * prints `{"listening": URL}` (the front end) as its first stdout line, like the servers, and stops its workers on
- * SIGTERM or SIGINT. The node token comes from `--token` or HOSTPLANE_NODE_TOKEN and reaches no log line. */
+ * prints `{"listening": URL}` (the front end; `"redirect": URL` adds the `--http-listen` listener's) as its first
+ * stdout line, like the servers, and stops its workers on SIGTERM or SIGINT. The node token comes from `--token`
+ * or HOSTPLANE_NODE_TOKEN and reaches no log line. */
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { badRequest } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import { startAgent } from '../agent/agent';
+import { createSignInService } from '../agent/signin/service';
 import { httpControlPlane } from '../agent/control';
 import { defaultWorkerUsers, MAX_WORKER_UID, type WorkerUsers } from '../agent/users';
 import { defaultWorkerCommand, shellCommand } from '../agent/worker-process';
-import { listenAddress, type Flags } from './options';
+import { listenAddress, tlsFiles, type Flags } from './options';
 
 export interface NodeAgentSettings {
   nodeId: string;
@@ -18,11 +21,18 @@ export interface NodeAgentSettings {
   ca: string | undefined;
   command: string[];
   listen: { host: string; port: number };
+  /** The front end's certificate and key (HTTPS), and the redirecting plain HTTP listener. */
+  tls: { cert: Buffer; key: Buffer } | undefined;
+  httpListen: { host: string; port: number } | undefined;
+  dashboardUrl: string | undefined;
+  sessionTtlMs: number;
   reportIntervalMs: number;
   /** Who workers run as: as root, each project its own uid from `--worker-uid-base`; otherwise the agent's
    * user, one organization at a time unless `--allow-shared-user`. */
   users: WorkerUsers;
 }
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** The node agent's settings from its flags; a usage error (400) names the first wrong one. */
 export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process.env): NodeAgentSettings {
@@ -46,6 +56,29 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
   }
   const listen = listenAddress(flags.listen);
   if (!listen) throw badRequest(`invalid --listen ${flags.listen}; expected HOST:PORT or [IPv6]:PORT`);
+  const tls = tlsFiles(flags) ?? undefined;
+  if (tls) {
+    try {
+      createSecureContext(tls);
+    } catch (e) {
+      throw badRequest(`--tls-cert, --tls-key: ${(e as Error).message}`);
+    }
+  }
+  let httpListen: NodeAgentSettings['httpListen'];
+  if (flags['http-listen'] !== undefined) {
+    if (!tls) throw badRequest('--http-listen needs --tls-cert and --tls-key: without them --listen serves plain HTTP itself');
+    httpListen = listenAddress(flags['http-listen']) ?? undefined;
+    if (!httpListen) throw badRequest(`invalid --http-listen ${flags['http-listen']}; expected HOST:PORT or [IPv6]:PORT`);
+  }
+  const dashboardUrl = flags['dashboard-url'];
+  if (dashboardUrl !== undefined && (!URL.canParse(dashboardUrl) || !/^https?:$/.test(new URL(dashboardUrl).protocol))) {
+    throw badRequest(`invalid --dashboard-url ${dashboardUrl}; expected an http or https URL`);
+  }
+  const session = /^(\d{1,6})([mhd])$/.exec(flags['access-session']);
+  const sessionTtlMs = session ? Number(session[1]) * UNIT_MS[session[2] as keyof typeof UNIT_MS] : 0;
+  if (sessionTtlMs < UNIT_MS.m || sessionTtlMs > 365 * UNIT_MS.d) {
+    throw badRequest(`invalid --access-session ${flags['access-session']}; expected a number and m, h or d, from 1m to 365d, as 24h`);
+  }
   const interval = flags['report-interval-ms'];
   if (!/^\d+$/.test(interval) || Number(interval) < 100) throw badRequest(`invalid --report-interval-ms ${interval}; expected milliseconds, at least 100`);
   if (flags.worker !== undefined && flags.worker.trim() === '') throw badRequest('--worker needs a command');
@@ -56,7 +89,7 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
   return {
     nodeId, token, dir, control, ca,
     command: flags.worker === undefined ? defaultWorkerCommand() : shellCommand(flags.worker),
-    listen,
+    listen, tls, httpListen, dashboardUrl, sessionTtlMs,
     reportIntervalMs: Number(interval),
     users: defaultWorkerUsers({ uidBase: Number(uidBase), allowSharedUser: flags['allow-shared-user'] === true }),
   };
@@ -67,15 +100,22 @@ export async function runNodeAgent(flags: Flags, log: Logger): Promise<void> {
   const s = nodeAgentSettings(flags);
   const control = httpControlPlane({ baseUrl: s.control, nodeId: s.nodeId, token: s.token, ca: s.ca });
   const agentLog = log.child({ node: s.nodeId });
+  const signIn = createSignInService({ dir: s.dir, log: agentLog.child({ component: 'signin' }) });
   const agent = await startAgent({
     dir: s.dir, control, command: s.command, listen: s.listen, log: agentLog, reportIntervalMs: s.reportIntervalMs, users: s.users,
-  }).catch((e: NodeJS.ErrnoException) => {
+    tls: s.tls, httpListen: s.httpListen,
+    access: { dashboardUrl: s.dashboardUrl, sessionTtlMs: s.sessionTtlMs },
+    services: signIn,
+  }).catch((e: NodeJS.ErrnoException & { address?: string; port?: number }) => {
+    signIn.close();
     control.close();
-    throw e.code === 'EADDRINUSE' ? new Error(`cannot listen on ${flags.listen} (--listen): the port is in use`) : e;
+    if (e.code !== 'EADDRINUSE') throw e;
+    const flag = s.httpListen && e.port === s.httpListen.port && e.port !== s.listen.port ? 'http-listen' : 'listen';
+    throw new Error(`cannot listen on ${flags[flag]} (--${flag}): the port is in use`);
   });
   // The control plane's origin only: a URL may carry credentials.
-  agentLog.info({ url: agent.url, control: new URL(s.control).origin, dir: s.dir }, 'node agent listening');
-  process.stdout.write(`${JSON.stringify({ listening: agent.url })}\n`);
+  agentLog.info({ url: agent.url, redirect: agent.httpUrl, control: new URL(s.control).origin, dir: s.dir }, 'node agent listening');
+  process.stdout.write(`${JSON.stringify({ listening: agent.url, ...(agent.httpUrl ? { redirect: agent.httpUrl } : {}) })}\n`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { badRequest } from '../lib/errors';
 import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, type HardeningOptions } from '../lib/http-server';
 import { DEFAULT_PLANS, readPlans, type Plans } from '../lib/plans';
+import { readProviderEndpoints, REAL_ENDPOINTS, type ProviderEndpointTable } from '../lib/oauth-providers';
 import { rateLimitFlag } from '../lib/rate-limit';
 import { readFileSync } from 'node:fs';
 import { parseHostPort, parseTsigKey, type TsigKey } from '../providers/nameserver/knot-config';
@@ -50,6 +51,8 @@ export const OPTIONS = {
   'purchase-abandon-after': { type: 'string', default: '24h' },
   'domain-sync-interval': { type: 'string', default: '6h' },
   'domain-renew-before': { type: 'string', default: '30d' },
+  // No parser default: serve's and core's differ (oauthProviders).
+  'oauth-providers': { type: 'string' },
   name: { type: 'string', default: 'cli' },
   'expires-in': { type: 'string' },
   'expires-at': { type: 'string' },
@@ -65,6 +68,9 @@ export const OPTIONS = {
   'report-interval-ms': { type: 'string', default: '10000' },
   'worker-uid-base': { type: 'string', default: '2000000000' },
   'allow-shared-user': { type: 'boolean' },
+  'http-listen': { type: 'string' },
+  'dashboard-url': { type: 'string' },
+  'access-session': { type: 'string', default: '24h' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -201,6 +207,10 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
     arg: 'DURATION', commands: ['serve', 'core'],
     help: 'how long before expiry a domain with `autoRenew` is renewed (then billed): a number and `s`, `m`, `h` or `d`',
   },
+  'oauth-providers': {
+    arg: 'real|sandbox|FILE', shown: 'sandbox (serve), real (core)', commands: ['serve', 'core'],
+    help: 'where nodes reach the sign-in providers (GitHub, Google, Kakao), as bundles tell them: `real`, the providers\' public endpoints; `sandbox`, a sandbox OAuth provider of ours started on loopback; or a JSON file `{"github": {"authorize": URL, "token": URL, "userInfo": URL, "emails": URL or null}, ...}` (the providers it does not name keep the real ones)',
+  },
   name: { arg: 'NAME', commands: ['admin'], help: 'what to call a new token: `token list` shows it' },
   'expires-in': {
     arg: 'DURATION', commands: ['admin'],
@@ -208,10 +218,10 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'expires-at': { arg: 'TIME', commands: ['admin'], help: 'a new token stops working at this ISO 8601 time (`2027-01-31T00:00:00Z`)' },
   'tls-cert': {
-    arg: 'FILE', commands: ['serve', 'api'],
-    help: 'with `--tls-key`: the API listens with TLS (HTTPS) with this PEM certificate chain, as nodes should reach it (bundles carry secret values); read at start',
+    arg: 'FILE', commands: ['serve', 'api', 'node-agent'],
+    help: 'with `--tls-key`: the API (`serve`, `api`), or the node\'s front end (`node-agent`, on `--listen`), listens with TLS (HTTPS) with this PEM certificate chain, read at start. Nodes should reach the API so (bundles carry secret values); a node without it serves plain HTTP, where projects in `org` or `password` access mode answer 403 `https_required`',
   },
-  'tls-key': { arg: 'FILE', commands: ['serve', 'api'], help: 'the PEM private key of `--tls-cert`' },
+  'tls-key': { arg: 'FILE', commands: ['serve', 'api', 'node-agent'], help: 'the PEM private key of `--tls-cert`' },
   node: { arg: 'ID', commands: ['node-agent'], help: 'the node\'s id, as `admin node register` made it (required)' },
   token: {
     arg: 'T', shown: 'HOSTPLANE_NODE_TOKEN', commands: ['node-agent'],
@@ -219,7 +229,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   dir: {
     arg: 'D', commands: ['node-agent'],
-    help: 'the node\'s state (required): `bundle.json` (mode 0600; served from at start until the control plane answers), `storage/` (a directory per storage prefix), `databases/` (a directory with a SQLite file per project with a database), `logs/` (each worker\'s output), `users.json` (each project\'s worker uid index, as root)',
+    help: 'the node\'s state (required): `bundle.json` (mode 0600; served from at start until the control plane answers), `storage/` (a directory per storage prefix), `databases/` (a directory with a SQLite file per project with a database), `logs/` (each worker\'s output), `users.json` (each project\'s worker uid index, as root), `access.key` (mode 0600, made at first start: the key of the node\'s deployment access sessions)',
   },
   control: { arg: 'URL', commands: ['node-agent'], help: 'the control plane (`serve` or `api`), http or https (required)' },
   worker: {
@@ -228,7 +238,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   listen: {
     arg: 'HOST:PORT', commands: ['node-agent'],
-    help: 'the front end, routing by `Host` to the project\'s worker; port `0` picks a free one (the first stdout line says which)',
+    help: 'the front end, routing by `Host` to the project\'s worker after the access gate (HTTPS with `--tls-cert`); port `0` picks a free one (the first stdout line says which)',
   },
   ca: { arg: 'FILE', commands: ['node-agent'], help: 'PEM certificates trusted for an https `--control` besides the system\'s (a private CA)' },
   'report-interval-ms': {
@@ -242,6 +252,18 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   'allow-shared-user': {
     shown: 'off', commands: ['node-agent'],
     help: 'not root, workers share the agent\'s user and can read each other\'s data and `bundle.json`: only projects of one organization run unless this is given',
+  },
+  'http-listen': {
+    arg: 'HOST:PORT', commands: ['node-agent'],
+    help: 'with `--tls-cert`: a plain HTTP listener that only redirects (308) to the same host and path on the HTTPS front end; a host no project here serves is 404',
+  },
+  'dashboard-url': {
+    arg: 'URL', commands: ['node-agent'],
+    help: 'the dashboard screen that signs members in for projects in `org` access mode (it calls authorizeAccess): the node sends browsers there with `?to=<host>&next=<path>`; without it those requests answer 503 `dashboard_not_configured`',
+  },
+  'access-session': {
+    arg: 'DURATION', commands: ['node-agent'],
+    help: 'how long a deployment access session lasts (the cookie `__Host-service-access`, after the password or the dashboard): a number and `m`, `h` or `d`, up to `365d`; a changed password or mode ends sessions at once',
   },
   json: { shown: 'off', commands: ['admin'], help: 'lists print a JSON array instead of aligned columns' },
   help: { commands: [...ALL, 'admin'], help: 'describes the command and its flags' },
@@ -424,6 +446,19 @@ export function tlsFiles(flags: Flags): { cert: Buffer; key: Buffer } | null {
   return { cert: read('tls-cert', cert), key: read('tls-key', key) };
 }
 
+/** `--oauth-providers`: the endpoint table nodes get (`real`, or a file's), or `sandbox` for one of ours on loopback
+ * that the command starts. `serve` defaults to the sandbox, `core` to the real providers. */
+export function oauthProviders(command: 'serve' | 'core', flags: Flags): ProviderEndpointTable | 'sandbox' {
+  const given = flags['oauth-providers'] ?? (command === 'serve' ? 'sandbox' : 'real');
+  if (given === 'sandbox') return 'sandbox';
+  if (given === 'real') return REAL_ENDPOINTS;
+  try {
+    return readProviderEndpoints(given);
+  } catch (e) {
+    throw badRequest(`invalid --oauth-providers: ${(e as Error).message}; expected real, sandbox or a JSON file of provider endpoints`);
+  }
+}
+
 /** Checks every flag of a long-running command before it starts anything: a mistake found once knotd, the
  * store or the reconcilers are up leaves a half-started process to tear down, and files in the data dir.
  * Throws a bad request naming the first bad flag. The API host is resolved here too; whether its port is free
@@ -448,7 +483,10 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
       throw badRequest(`--tls-cert, --tls-key: ${(e as Error).message}`);
     }
   }
-  if (command !== 'api') edgeUrl(flags);
+  if (command !== 'api') {
+    edgeUrl(flags);
+    oauthProviders(command, flags);
+  }
   if (command === 'api') {
     const url = flags['core-url'];
     if (url !== undefined) {

@@ -25,7 +25,10 @@ import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden } from '../lib/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
-import { checkServerFlags, coreToken, domainSettings, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, plans, port, serverHardening, tlsFiles, tsigKey, type Flags } from './options';
+import {
+  checkServerFlags, coreToken, domainSettings, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, oauthProviders, plans, port, serverHardening, tlsFiles,
+  tsigKey, type Flags,
+} from './options';
 import { httpEdge } from '../providers/edge/http';
 import { startEdgeSandbox } from '../providers/edge/sandbox';
 import { hostnameReconciler } from '../reconcilers/hostnames';
@@ -36,6 +39,8 @@ import { httpRegistrar } from '../providers/registrar/http';
 import { startRegistrarSandbox } from '../providers/registrar/sandbox';
 import { httpPayments } from '../providers/payment/http';
 import { startPaymentSandbox } from '../providers/payment/sandbox';
+import { startOAuthSandbox } from '../providers/oauth/sandbox';
+import { OAUTH_PROVIDERS, type ProviderEndpointTable } from '../lib/oauth-providers';
 import type { ChangeKind } from '../store/feed';
 import type { Sealer } from '../core/sealing';
 
@@ -255,22 +260,35 @@ async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sea
   };
 }
 
+/** Where nodes reach the sign-in providers (`--oauth-providers`): the real ones, a file's, or a sandbox OAuth
+ * provider of ours on loopback, started here and stopped by `close`. */
+async function startOAuth(command: 'serve' | 'core', flags: Flags, log: Logger) {
+  const setting = oauthProviders(command, flags);
+  if (setting !== 'sandbox') return { endpoints: setting, close: async () => undefined };
+  const sandbox = await startOAuthSandbox({ log: log.child({ component: 'oauth-sandbox' }) });
+  log.info({ url: sandbox.url }, '--oauth-providers sandbox: a sandbox OAuth provider runs on loopback');
+  const endpoints = Object.fromEntries(OAUTH_PROVIDERS.map((p) => [p, sandbox.endpoints(p)])) as ProviderEndpointTable;
+  return { endpoints, close: () => sandbox.close() };
+}
+
 /** The core component: the sealing key (created with mode 0600 on first start), the nameserver it supervises,
  * the edge, and the reconcilers converging them, in one runner. */
-async function startCore(store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
+async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
   const sealer = openSealer(flags.data);
   const dns = dnsInfo(flags);
   let zones: Awaited<ReturnType<typeof startDns>> = null;
   let hostnames: Awaited<ReturnType<typeof startHostnames>> | null = null;
   let domains: Awaited<ReturnType<typeof startDomains>> | null = null;
+  let oauth: Awaited<ReturnType<typeof startOAuth>> | null = null;
   try {
     // The nameserver first: it binds the DNS port it was given before the sandboxes take free ports of their own,
     // one of which could otherwise be that very port.
     zones = await startDns(store, flags, log, dns);
     hostnames = await startHostnames(store, flags, log);
     domains = await startDomains(store, flags, log, sealer, dns, registry);
+    oauth = await startOAuth(command, flags, log);
     // Nodes' bundles are built here: they carry secret values, which only the core can open.
-    const bundles = bundleReconciler({ store, sealer, plans: plans(flags) });
+    const bundles = bundleReconciler({ store, sealer, plans: plans(flags), oauthEndpoints: oauth.endpoints });
     const reconcilers = [hostnames.reconciler, bundles, domains.reconciler, ...(zones ? [zones.reconciler] : [])];
     const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), registry, reconcilers });
     domains.bind((kind, key) => runner.nudge(kind, key));
@@ -282,7 +300,7 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
         (e: Error) => log.error({ err: e.message }, 'listing zones after a knotd restart failed'),
       );
     });
-    const started = { hostnames, domains, zones };
+    const started = { hostnames, domains, zones, oauth };
     return {
       core: localCore({
         sealer, dns, verifyHostname: (name) => started.hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key),
@@ -292,6 +310,7 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
         await runner.stop();
         await started.hostnames.close();
         await started.domains.close();
+        await started.oauth.close();
         await started.zones?.nameserver.stop();
       },
     };
@@ -299,6 +318,7 @@ async function startCore(store: Store, flags: Flags, log: Logger, registry?: cli
     // The caller only learns how to stop what startCore returns.
     await hostnames?.close();
     await domains?.close();
+    await oauth?.close();
     await zones?.nameserver.stop();
     throw e;
   }
@@ -336,13 +356,13 @@ async function startServer(
 
 /** What `serve` and `core` own: the data dir's lock, the store, the feed's pruning and the core with its
  * reconcilers, each undone by `stops` in reverse. */
-async function startOwnedCore(flags: Flags, log: Logger, stops: (() => Promise<void> | void)[], registry: client.Registry) {
+async function startOwnedCore(command: 'serve' | 'core', flags: Flags, log: Logger, stops: (() => Promise<void> | void)[], registry: client.Registry) {
   const lock = lockDataDir(flags.data);
   stops.push(() => lock.release());
   const store = openStore(flags.data);
   stops.push(() => store.close());
   stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
-  const rt = await startCore(store, flags, log, registry);
+  const rt = await startCore(command, store, flags, log, registry);
   stops.push(() => rt.close());
   return { store, core: rt.core };
 }
@@ -351,7 +371,7 @@ export async function runServe(flags: Flags, log: Logger): Promise<void> {
   await checkServerFlags('serve', flags);
   await startServer(flags, log, async (stops) => {
     const registry = new client.Registry();
-    const { store, core } = await startOwnedCore(flags, log, stops, registry);
+    const { store, core } = await startOwnedCore('serve', flags, log, stops, registry);
     const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
     return { handler: app.koa.callback(), registry };
   });
@@ -376,7 +396,7 @@ export async function runCore(flags: Flags, log: Logger): Promise<void> {
   await startServer(flags, log, async (stops) => {
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
-    const { core } = await startOwnedCore(flags, log, stops, registry);
+    const { core } = await startOwnedCore('core', flags, log, stops, registry);
     return { handler: coreServer(core, coreToken(flags)!, { log }), registry };
   });
 }

@@ -116,6 +116,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{orgSlug}/projects/{projectName}/auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the sign-in grant: settings, registered providers (client ids only) and the hosts to register callbacks on
+         * @description Minimum role: viewer. Needs the core component (503 `no_core` without it).
+         */
+        get: operations["getAuth"];
+        put?: never;
+        /**
+         * Grant sign-in (idempotent): settings start at their defaults; again, settings and providers stay
+         * @description Minimum role: member. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["grantAuth"];
+        /**
+         * Revoke sign-in (idempotent): the users stay in the project database, the providers stay registered
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        delete: operations["revokeAuth"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the sign-in settings sent; the others are kept
+         * @description Minimum role: member. Needs the core component (503 `no_core` without it).
+         */
+        patch: operations["updateAuthSettings"];
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/projects/{projectName}/auth/providers/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register (or replace) the project's own OAuth app for a provider; the client secret is sealed and never returned
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        put: operations["setAuthProvider"];
+        post?: never;
+        /**
+         * Remove a provider (idempotent): its users stay, only their way in through it goes; registering it again restores it
+         * @description Minimum role: admin. Needs the core component (503 `no_core` without it).
+         */
+        delete: operations["deleteAuthProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{orgSlug}/domains": {
         parameters: {
             query?: never;
@@ -624,6 +680,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AuthSettingsPatch: {
+            /** @description 1 to 365; omitted: unchanged */
+            sessionDays?: number;
+        };
+        AuthProviderPut: {
+            /** @description the OAuth app's client id (non-empty, else 400 `invalid_provider`) */
+            clientId: string;
+            /** @description the OAuth app's client secret (non-empty, else 400 `invalid_provider`): sealed, never returned, audited or listed among the secrets */
+            clientSecret: string;
+        };
         /** @description the registrant: personal data, sent to the registrar only. Never answered, logged or put in the audit log; kept sealed only while the purchase is open */
         DomainContact: {
             name: string;
@@ -776,6 +842,24 @@ export interface components {
             managedBy: ("system" | "app" | "acme") | null;
             /** @description the rrset's own entity tag, for `If-Match` on putRRset and deleteRRset; a write that changes nothing keeps it */
             etag: string;
+        };
+        AuthStatus: {
+            /** @description the project has sign-in: its node runs the sign-in worker under `/__service/auth/*` */
+            granted: boolean;
+            /** @description null without a grant; a grant starts with the defaults */
+            settings: components["schemas"]["AuthSettings"] | null;
+            /** @description the registered providers by name, client id only (the client secret is never returned). They are the project's: a revoke keeps them, and a grant again uses them */
+            providers: {
+                /** @enum {string} */
+                provider: "github" | "google" | "kakao";
+                clientId: string;
+            }[];
+            /** @description the project's routable hostnames (default and active custom), by name: register `https://<host>/__service/auth/callback/<provider>` with each provider for each of them */
+            hosts: string[];
+        };
+        AuthSettings: {
+            /** @description how long a signed-in session lasts, in days (1 to 365, default 30); it also bounds the session table (150 MB ceiling) */
+            sessionDays: number;
         };
         DomainList: {
             items: components["schemas"]["Domain"][];
@@ -1042,12 +1126,26 @@ export interface components {
             /** @description end-user sign-in; null without a grant */
             signIn: {
                 settings: {
-                    [key: string]: unknown;
+                    /** @description how long a session lasts, in days */
+                    sessionDays: number;
                 };
+                /** @description the plan's sign-in users per project: sign-ups beyond it are refused by the node */
+                maxUsers: number;
+                /** @description the registered providers, by name; callbacks come to `https://<host>/__service/auth/callback/<provider>` */
                 providers: {
-                    provider: string;
+                    /** @enum {string} */
+                    provider: "github" | "google" | "kakao";
                     clientId: string;
+                    /** @description the project's OAuth client secret: the bundle is the one place it leaves the core */
                     clientSecret: string;
+                    /** @description where the node reaches the provider, as the operator configured it (`--oauth-providers`: the real providers, a sandbox or a file) */
+                    endpoints: {
+                        authorize: string;
+                        token: string;
+                        userInfo: string;
+                        /** @description where verified email addresses are read when the user info may lack one (GitHub); null: none */
+                        emails: string | null;
+                    };
                 }[];
             } | null;
         };
@@ -2046,6 +2144,477 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuth: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only (412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the sign-in state (`granted: false` when never granted: not a 404) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthStatus"];
+                };
+            };
+            /** @description not modified: `If-None-Match` names the current `ETag`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantAuth: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description granted (again: unchanged) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_required`: the project has no database, where the user table lives; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAuth: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description not granted (any more); granting again lets the same people sign in */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAuthSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AuthSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description the state with the settings as stored */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setAuthProvider: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+                provider: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthProviderPut"];
+            };
+        };
+        responses: {
+            /** @description the state with the provider registered (with or without a grant) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthStatus"];
+                };
+            };
+            /** @description `invalid_provider`: the provider is none of `github`, `google`, `kakao`, or `clientId` or `clientSecret` is empty; `bad_request`: a body of another shape */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core, which seals client secrets */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAuthProvider: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the provider is not registered (any more); a name that never was, whatever it is, is 204 too */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `no_core`: the API runs without its core component */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -6,10 +6,12 @@
  * rise and long-polls of that node, and of no other, wake at its commit). A second pass over an unchanged state
  * writes nothing. It runs in the core: the bundle holds secret values, and only the core has the key.
  *
- * Watches: a secret, project (also an access policy: store/access.ts) or storage change concerns the nodes its project is placed on; a placement change
+ * Watches: a secret, project (also an access policy, store/access.ts, and sign-in, store/auth.ts) or storage change
+ * concerns the nodes its project is placed on; a placement change
  * its node; a hostname change the nodes of the project holding the name now and of those whose bundles carried
  * it (a deleted name has no holder left to ask).
  */
+import { clientSecretName, REAL_ENDPOINTS, type ProviderEndpointTable } from '../lib/oauth-providers';
 import { planOf, type Plans } from '../lib/plans';
 import { secretContext, type Sealer } from '../core/sealing';
 import type { Store } from '../store/db';
@@ -25,27 +27,40 @@ export const bundleContext = (nodeId: string): string => `bundle/${nodeId}`;
 export interface BundleReconcilerDeps {
   store: Store;
   sealer: Sealer;
-  /** The plan table: each project's storage quota. */
+  /** The plan table: each project's storage quota and sign-in user limit. */
   plans: Plans;
+  /** Where nodes reach each sign-in provider (`--oauth-providers`); default the real providers' public endpoints. */
+  oauthEndpoints?: ProviderEndpointTable;
 }
 
 /** A project's part of the bundle, values opened. */
-export function bundleProject(src: BundleSource, sealer: Sealer, plans: Plans): BundleProject {
+export function bundleProject(src: BundleSource, sealer: Sealer, plans: Plans, endpoints: ProviderEndpointTable): BundleProject {
+  const plan = planOf(plans, src.plan);
   return {
     org: src.org,
     project: src.project,
     hostnames: src.hostnames,
     database: src.database,
     secrets: src.secrets.map((x) => ({ name: x.name, version: x.version, value: sealer.open(secretContext(src.org, src.project, x.name), x.sealed) })),
-    storage: src.storage && { prefix: src.storage.prefix, quotaBytes: planOf(plans, src.plan).storageBytes },
+    storage: src.storage && { prefix: src.storage.prefix, quotaBytes: plan.storageBytes },
     access: { mode: src.access.mode, passwordHash: src.access.passwordHash, bypassHash: src.access.bypassHash, version: src.access.version },
-    signIn: src.signIn && { settings: src.signIn.settings, providers: [] },
+    signIn: src.signIn && {
+      settings: src.signIn.settings,
+      maxUsers: plan.signInUsers,
+      providers: src.signIn.providers.map((x) => ({
+        provider: x.provider,
+        clientId: x.clientId,
+        clientSecret: sealer.open(secretContext(src.org, src.project, clientSecretName(x.provider)), x.sealed),
+        endpoints: endpoints[x.provider],
+      })),
+    },
   };
 }
 
 const projectKey = (p: { org: string; project: string }): string => `${p.org}/${p.project}`;
 
 export function bundleReconciler(d: BundleReconcilerDeps): Reconciler {
+  const endpoints = d.oauthEndpoints ?? REAL_ENDPOINTS;
   /** Which nodes' last built bundles carry each hostname: a deleted name maps to them. */
   const carriers = new Map<string, Set<string>>();
   const carriedBy = new Map<string, string[]>();
@@ -79,7 +94,7 @@ export function bundleReconciler(d: BundleReconcilerDeps): Reconciler {
     keys: () => allNodeIds(d.store),
     async reconcile(nodeId): Promise<Result> {
       const sources = await bundleSources(d.store, nodeId);
-      const built = sources.map((src) => bundleProject(src, d.sealer, d.plans));
+      const built = sources.map((src) => bundleProject(src, d.sealer, d.plans, endpoints));
       const text = JSON.stringify(built);
       const old = await storedBundle(d.store, nodeId);
       const oldText = old ? d.sealer.open(bundleContext(nodeId), old.sealed) : '[]';

@@ -3,7 +3,7 @@ import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, notFound } from '../lib/errors';
 import { isUniqueViolation, iso, type Store } from './db';
-import { memberships, nodes, orgs, projects, storageGrants, tokens, users } from './schema';
+import { authGrants, memberships, nodes, orgs, projects, storageGrants, tokens, users } from './schema';
 import { recordChange } from './feed';
 
 export type Role = 'viewer' | 'member' | 'admin';
@@ -83,6 +83,10 @@ export async function setOrgPlan(s: Store, slug: string, plan: string): Promise<
     const granted = await tx.select({ id: storageGrants.projectId }).from(storageGrants).innerJoin(projects, eq(projects.id, storageGrants.projectId))
       .where(eq(projects.orgId, org.id));
     for (const g of granted) await recordChange(s, tx, 'storage', String(g.id), now);
+    // So is the sign-in user cap of every project granted sign-in (the bundle's `signIn.maxUsers`).
+    const signIn = await tx.select({ id: authGrants.projectId }).from(authGrants).innerJoin(projects, eq(projects.id, authGrants.projectId))
+      .where(eq(projects.orgId, org.id));
+    for (const g of signIn) await recordChange(s, tx, 'project', String(g.id), now);
   });
   return { previousPlan: org.plan };
 }

@@ -9,8 +9,10 @@ import { AppError } from '../lib/errors';
 import type { Condition } from '../lib/conditions';
 import { iso, type Store } from './db';
 import { accessForBundle } from './access';
+import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
+import type { OAuthProviderName, ProviderEndpoints } from '../lib/oauth-providers';
 import { recordChange } from './feed';
-import { authGrants, hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
+import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
 
 /** A node that has not reported for this long is Stale in `admin status` (a node reports after each bundle it
  * applies and at least every minute: docs/api.md, Nodes). */
@@ -19,8 +21,14 @@ export const NODE_STALE_AFTER_MS = 3 * 60_000;
 /** The access section of a bundle (store/access.ts): a project never set is `public` at version 0; `version`
  * rises with the mode or the password, so sessions made under an older one end. */
 export interface BundleAccess { mode: 'public' | 'org' | 'password'; passwordHash: string | null; bypassHash: string | null; version: number }
-/** The sign-in section (settings from the grant; providers are filled by the sign-in issue). */
-export interface BundleSignIn { settings: Record<string, unknown>; providers: { provider: string; clientId: string; clientSecret: string }[] }
+/** The sign-in section: the grant's settings, the plan's user limit, and per registered provider the project's app
+ * (client secret opened) with the endpoints the operator configured (lib/oauth-providers.ts). */
+export interface BundleSignIn {
+  settings: AuthSettings;
+  /** The plan's `signInUsers`: the node refuses sign-ups beyond it. */
+  maxUsers: number;
+  providers: { provider: OAuthProviderName; clientId: string; clientSecret: string; endpoints: ProviderEndpoints }[];
+}
 
 /** One placed project in a node's bundle. Secrets carry their values: the bundle is sealed at rest and opened
  * only by the core, for the node itself. */
@@ -52,7 +60,8 @@ export interface BundleSource {
   hostnames: string[];
   secrets: { name: string; version: number; sealed: string }[];
   storage: { prefix: string } | null;
-  signIn: { settings: Record<string, unknown> } | null;
+  /** Null without a grant; client secrets still sealed. */
+  signIn: AuthForBundle | null;
   access: BundleAccess;
 }
 
@@ -90,15 +99,14 @@ export async function bundleSources(s: Store, nodeId: string): Promise<BundleSou
     .where(inArray(secrets.projectId, ids)).orderBy(asc(secrets.name)).all());
   const storage = new Map(s.db.select({ projectId: storageGrants.projectId, prefix: storageGrants.prefix }).from(storageGrants)
     .where(inArray(storageGrants.projectId, ids)).all().map((r) => [r.projectId, r]));
-  const auth = new Map(s.db.select({ projectId: authGrants.projectId, settings: authGrants.settings }).from(authGrants)
-    .where(inArray(authGrants.projectId, ids)).all().map((r) => [r.projectId, r]));
+  const auth = authForBundle(s, ids);
   const access = accessForBundle(s, ids);
   return placed.map((p) => ({
     ...p,
     hostnames: (hosts.get(p.projectId) ?? []).map((h) => h.name),
     secrets: (sealed.get(p.projectId) ?? []).map(({ name, version, sealed: v }) => ({ name, version, sealed: v })),
     storage: storage.has(p.projectId) ? { prefix: storage.get(p.projectId)!.prefix } : null,
-    signIn: auth.has(p.projectId) ? { settings: auth.get(p.projectId)!.settings } : null,
+    signIn: auth.get(p.projectId) ?? null,
     access: access.get(p.projectId) ?? { mode: 'public', passwordHash: null, bypassHash: null, version: 0 },
   }));
 }

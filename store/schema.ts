@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { integer, primaryKey, sqliteTable, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { OAUTH_PROVIDERS } from '../lib/oauth-providers';
 
 export const orgs = sqliteTable('orgs', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -244,12 +245,30 @@ export const zoneFinalizers = sqliteTable('zone_finalizers', {
   deletedAt: text('deleted_at').notNull(),
 }, (t) => [index('zone_finalizers_name').on(t.name)]);
 
-/** Sign-in grant: the row's existence is the grant (spec part 3). Written by the app-auth group. */
+/** Sign-in grant: the row's existence is the grant (spec part 3). Written by the app-auth group (store/auth.ts). */
 export const authGrants = sqliteTable('auth_grants', {
   projectId: integer('project_id').primaryKey().references(() => projects.id),
   settings: text('settings', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   createdAt: text('created_at').notNull(),
 });
+
+/**
+ * A project's own OAuth app per sign-in provider (spec 4.2 rule 5; store/auth.ts). The client secret is sealed as
+ * a project secret is, under the reserved name `auth/<provider>`. It is a table of its own, not rows of `secrets`,
+ * so that listSecrets, getSecret and the worker's env bindings, which read `secrets`, cannot come upon it. Rows
+ * outlive a revoke of the grant: they are the project's app credentials, and a grant again finds them.
+ */
+export const authProviders = sqliteTable(
+  'auth_providers',
+  {
+    projectId: integer('project_id').notNull().references(() => projects.id),
+    provider: text('provider', { enum: OAUTH_PROVIDERS }).notNull(),
+    clientId: text('client_id').notNull(),
+    sealedSecret: text('sealed_secret').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.provider] })],
+);
 
 /** Storage grant: the prefix is assigned once and kept across repeated grants. Written by the storage group. */
 export const storageGrants = sqliteTable('storage_grants', {

@@ -40,6 +40,9 @@ class FakeControlPlane implements ControlPlane {
     this.reports.push(r);
     return Promise.resolve();
   }
+  redeem(): Promise<null> {
+    return Promise.resolve(null);
+  }
   close(): void {}
 }
 

@@ -1,5 +1,6 @@
 /** The agent's control-plane client over HTTP and HTTPS (a private CA given as `--ca` would be): the long-poll's
- * If-None-Match and wait, 304 as "unchanged", the ETag as version, errors with status and code, the report. */
+ * If-None-Match and wait, 304 as "unchanged", the ETag as version, errors with status and code, the report, the
+ * redeem of an access code. */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -85,6 +86,20 @@ describe.skipIf(!hasOpenssl())('control plane client', () => {
     expect(JSON.parse(seen.at(-1)!.body)).toEqual({ bundleVersion: 12, projects: [{ org: 'acme', project: 'blog', usedBytes: 42 }] });
     answer = (_req, res) => json(res, 404, { code: 'not_found', message: 'node not found' });
     await expect(cp.report({ bundleVersion: '12', projects: [] })).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    cp.close();
+  });
+
+  it('redeems an access code: who and where on 200, null on 404, an error otherwise', async () => {
+    const cp = httpControlPlane({ baseUrl: url, nodeId: 'n1', token: 't', ca: pki.ca });
+    const redeemed = { host: 'blog.test', next: '/x', user: 'ada@acme.test', org: 'acme', role: 'member' };
+    answer = (_req, res) => json(res, 200, redeemed);
+    expect(await cp.redeem('code-1')).toEqual(redeemed);
+    expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/v1/nodes/n1/access/redeem' });
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ code: 'code-1' });
+    answer = (_req, res) => json(res, 404, { code: 'not_found', message: 'no such code' });
+    expect(await cp.redeem('code-1')).toBeNull();
+    answer = (_req, res) => json(res, 503, { code: 'no_core', message: 'down' });
+    await expect(cp.redeem('code-2')).rejects.toMatchObject({ status: 503, code: 'no_core' });
     cp.close();
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frontend, hostOf } from '../../agent/frontend';
 import { Supervisor } from '../../agent/supervisor';
 import type { Worker } from '../../agent/worker-process';
-import { bundleOf, captureLogger, fakeWorker, startFrontend } from '../helpers/agent';
+import { bundleOf, captureLogger, fakeWorker, startFrontend, testGate } from '../helpers/agent';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-frontend-'));
 const supervisor = new Supervisor({ dir, command: ['unused'], log: captureLogger().log, start: fakeWorker, retry: { baseMs: 60_000, maxMs: 60_000 } });
@@ -100,10 +100,11 @@ describe('front end: the request target', () => {
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     const worker = { id: 1, port: (echo.address() as AddressInfo).port, agent: new Agent({ keepAlive: false }) } as unknown as Worker;
     // Only shop.test is served here: a request routed by the wrong name is 404.
+    const project = bundleOf('1', [{ project: 'shop', hostnames: ['shop.test'] }]).bundle.projects[0]!;
     server = createServer(frontend((host) => {
       routed.push(host);
-      return host === 'shop.test' ? { kind: 'worker', key: 'acme/shop', worker, release: () => undefined } : { kind: 'unknown' };
-    }));
+      return host === 'shop.test' ? { kind: 'worker', key: 'acme/shop', project, worker, release: () => undefined } : { kind: 'unknown' };
+    }, { gate: testGate() }));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

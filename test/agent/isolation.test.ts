@@ -254,6 +254,7 @@ describe('not root: workers share the agent\'s user', () => {
       const control: ControlPlane = {
         bundle: ({ signal }) => new Promise<BundleAnswer>((resolve) => signal?.addEventListener('abort', () => resolve({ kind: 'unchanged' }))),
         report: () => Promise.resolve(),
+        redeem: () => Promise.resolve(null),
         close: () => undefined,
       };
       const agent = await startAgent({

@@ -3,12 +3,14 @@
  * node's is 404), the ETag is the bundle version and only rises, `If-None-Match` + `wait` holds until a change
  * that affects this node commits (and not one of a project placed elsewhere), answers carry
  * `Cache-Control: no-store`, and no secret value reaches a log line. Reports record the applied version and
- * usage; getProject's placements, getSecret's rollout and `admin status` read them.
+ * usage; getProject's placements, getSecret's rollout and `admin status` read them. A sign-in client secret reaches
+ * the bundle of the node hosting its project only, and never as an env binding.
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waiting } from '../../api/wait';
 import { createLogger } from '../../lib/log';
+import { REAL_ENDPOINTS } from '../../lib/oauth-providers';
 import { DEFAULT_PLANS } from '../../lib/plans';
 import { bundleReconciler } from '../../reconcilers/bundles';
 import { startRunner, type Runner } from '../../reconcilers/runner';
@@ -22,6 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SECRET_A = 'sk_live_nodes_test_6f1d0c2a9b';
 const SECRET_A2 = 'sk_live_nodes_test_second_77e1';
 const SECRET_B = 'sk_live_nodes_test_other_c0ffee';
+const CLIENT_SECRET = 'oauth_client_secret_nodes_test_9d41';
 
 let t: TestApi;
 let runner: Runner;
@@ -219,12 +222,31 @@ describe('reportNode', () => {
   });
 });
 
+describe('sign-in in the bundle', () => {
+  it('the client secret goes to the node hosting the project only, beside its env bindings, not among them', async () => {
+    const v = bundleVersion(t.store, 'node-a');
+    expect((await t.call('POST', '/v1/orgs/acme/projects/shop/auth', { token: t.tokens.member })).status).toBe(200);
+    const set = await t.call('PUT', '/v1/orgs/acme/projects/shop/auth/providers/github', { body: { clientId: 'gh-shop', clientSecret: CLIENT_SECRET } });
+    expect(set.status).toBe(200);
+    await runner.idle();
+    await until(() => bundleVersion(t.store, 'node-a') > v);
+    const [shop] = (await bundle('node-a')).body.projects;
+    expect(shop.signIn).toEqual({
+      settings: { sessionDays: 30 },
+      maxUsers: DEFAULT_PLANS.free!.signInUsers,
+      providers: [{ provider: 'github', clientId: 'gh-shop', clientSecret: CLIENT_SECRET, endpoints: REAL_ENDPOINTS.github }],
+    });
+    expect(shop.secrets.map((x: { name: string }) => x.name)).toEqual(['STRIPE_KEY']);
+    for (const other of ['node-b', 'node-c']) expect(JSON.stringify((await bundle(other)).body), other).not.toContain(CLIENT_SECRET);
+  });
+});
+
 describe('no secret value in a log line', () => {
   it('after bundles were built, fetched, long-polled and reported, no log line holds a value', async () => {
     await runner.idle();
     const lines = t.logs.join('');
     // Not vacuous: the bundle requests were logged.
     expect(lines).toContain('getNodeBundle');
-    for (const v of [SECRET_A, SECRET_A2, SECRET_B]) expect(lines).not.toContain(v);
+    for (const v of [SECRET_A, SECRET_A2, SECRET_B, CLIENT_SECRET]) expect(lines).not.toContain(v);
   });
 });

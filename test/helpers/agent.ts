@@ -1,10 +1,14 @@
 /** Helpers of the node agent's tests: a logger that keeps its lines, in-process fake workers, a front end on a
  * free port, and a client that sends many requests through it. */
-import { Agent, createServer, request, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../lib/log';
+import { accessGate, type AccessGateOptions } from '../../agent/access-gate';
 import { frontend } from '../../agent/frontend';
+import type { ServiceHandler } from '../../agent/services';
 import type { Supervisor } from '../../agent/supervisor';
 import type { Worker, WorkerSpec } from '../../agent/worker-process';
 import type { NodeBundle, VersionedBundle } from '../../agent/bundle';
@@ -55,9 +59,15 @@ export async function fakeWorker(spec: WorkerSpec): Promise<Worker> {
   };
 }
 
+/** An access gate with a fresh key, no dashboard and a control plane that redeems no code, unless `o` says
+ * otherwise. */
+export const testGate = (o: Partial<AccessGateOptions> = {}): ServiceHandler => accessGate({
+  key: randomBytes(32), dashboardUrl: null, redeem: () => Promise.resolve(null), log: captureLogger().log, ...o,
+});
+
 /** A front end over `supervisor` on a free port. */
 export async function startFrontend(supervisor: Supervisor): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(frontend((h) => supervisor.route(h)));
+  const server = createServer(frontend((h) => supervisor.route(h), { gate: testGate() }));
   const url = await listen(server);
   return {
     url,
@@ -121,9 +131,47 @@ export function bundleOf(version: string, projects: ProjectInput[]): VersionedBu
     version,
     bundle: {
       projects: projects.map(({ env = {}, ...p }) => ({
-        org: 'acme', project: 'blog', hostnames: ['blog.hostplane.test'], database: false, storage: null,
+        org: 'acme', project: 'blog', hostnames: ['blog.hostplane.test'], database: false, storage: null, signIn: null,
         secrets: Object.entries(env).map(([name, value]) => ({ name, version: 1, value })), ...p,
       })),
     },
   };
 }
+
+export interface TlsAnswer { status: number; headers: IncomingHttpHeaders; body: string }
+
+/** One request to an HTTPS (or, for an http URL, plain) front end with `Host: host`, trusting `ca`; the
+ * answer whole. `localAddress` sends it from another loopback address (127.0.0.2): another client. */
+export function send(url: string, o: {
+  host: string; path?: string; method?: string; headers?: Record<string, string>; body?: string; ca?: string; localAddress?: string;
+}): Promise<TlsAnswer> {
+  const u = new URL(url);
+  const options = {
+    host: u.hostname, port: u.port, path: o.path ?? '/', method: o.method ?? 'GET', headers: { host: o.host, ...o.headers },
+    // The certificate is for localhost (test/helpers/tls.ts); without a servername Node would check it against Host.
+    ca: o.ca, servername: 'localhost', localAddress: o.localAddress, agent: false,
+  } as const;
+  return new Promise((resolve, reject) => {
+    const req = (u.protocol === 'https:' ? httpsRequest : request)(options, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(o.body);
+  });
+}
+
+/** The `name=value` of each Set-Cookie of an answer, as a Cookie header sends them back. */
+export const cookiesOf = (a: { headers: IncomingHttpHeaders }): string => (a.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!).join('; ');
+
+/** `next` values that must never become a redirect: other hosts, schemes, encodings that decode to one, control
+ * characters, non-ASCII, malformed escapes, too long. The API's list (test/api/access.test.ts) and more. */
+export const HOSTILE_NEXT = [
+  '', 'dash', '//evil.example', '//evil.example/', '/\\evil.example', '\\\\evil.example', '/\\/evil.example',
+  'https://evil.example', 'http://evil.example/x', 'javascript:alert(1)', 'data:text/html,x', ' /dash', '/dash x',
+  '/dash\ttab', '/dash\nLocation: x', '/dash\r\n', '/%2F/evil.example', '/%2f%2fevil.example', '/%5Cevil.example',
+  '/%5cevil.example', '%2F%2Fevil.example', '/%0d%0aSet-Cookie:x', '/%09', '/%E2%80%AE', '/caf\u00e9', '/\u2215evil',
+  '/%zz', '/%', '/x%2', `/${'a'.repeat(2048)}`, '/%20', '/\u0000', '///evil.example', '/\\\\evil.example', 'HTTPS://evil.example',
+  '/%2F%2Fevil.example', '/\u3002evil.example', './/evil.example',
+];

@@ -1,0 +1,392 @@
+/**
+ * Deployment access at the node (spec 4.4): decides every request for a known host before the node's services
+ * or the project's worker get it, from the bundle's `access` section (mode, password hash, bypass hash, policy
+ * version). Its own paths are under `/__service/access/`; every other path, `/__service/auth/*` included, is
+ * gated.
+ *
+ * - `public`: everything passes.
+ * - `org` and `password` need HTTPS (on plain HTTP: 403 `https_required`) and one of:
+ *   - `Service-Access-Bypass: <secret>` whose SHA-256 is the bundle's `bypassHash` (a wrong or old secret: 403
+ *     `bypass_refused`, whatever else the request carries);
+ *   - the session cookie (agent/access-session.ts) made on this node for this host, project, mode and policy
+ *     version, not expired.
+ *   Otherwise `password` answers 401 with the password form, and `org` redirects a GET or HEAD (302) to the
+ *   dashboard (`?to=<host>&next=<path>`), which sends the browser back to the callback with a one-time code;
+ *   other methods get 401 `access_required`.
+ * - `GET /__service/access/callback?code&next` (`org`): `next` must be a path on this host (lib/safe-next.ts,
+ *   the API's own check) and the code well formed, else 400 before anything is spent; the code is redeemed at
+ *   the control plane, and admits when it was issued for this host, this `next` and the project's organization,
+ *   to a member or admin (a viewer may ask for a code but is refused here, 403). Then the session cookie and a
+ *   302 to `next`.
+ * - `POST /__service/access/login` (`password`): the form (`password`, `csrf`, `next`), urlencoded, at most 4 KiB,
+ *   within 10 s; sent from this origin (`Origin` and `Sec-Fetch-Site` when the browser sends them) with the CSRF
+ *   token. Each attempt takes one of the client address's (IPv6: its /64) 10 a minute (429 with `Retry-After`
+ *   past them), and at most 2 verifications run at once with 8 waiting (past that 503 with `Retry-After`): a
+ *   verification is 128 MiB of scrypt. Right: the session cookie and a 303 to `next`; wrong: the form again, 401.
+ * - `/__service/access/logout` (GET or POST): ends the session (the cookie cleared) unless the browser says the
+ *   request came from another site. A GET is enough because it can do nothing but sign out, and a cross-site
+ *   one (an image on another page) is refused.
+ * - A gate path of another mode (the callback of a project now in `password` mode) redirects to `next`.
+ *
+ * The bypass header and the access cookies are taken out of every request that passes: the worker never sees a
+ * credential of the node's.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { verifyPassword } from '../lib/access-hash';
+import { addressKey } from '../lib/http-server';
+import type { Logger } from '../lib/log';
+import { rateLimitHeaders, TokenBuckets, type Rate } from '../lib/rate-limit';
+import { isSafeNext } from '../lib/safe-next';
+import { Slots } from './access-limits';
+import { messagePage, passwordPage, sendPage } from './access-pages';
+import {
+  checkCsrf, clearedSessionCookie, cookieValue, CSRF_COOKIE, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,
+  verifySession, withoutAccessCookies, type SessionScope,
+} from './access-session';
+import type { BundleProject } from './bundle';
+import type { Redeemed } from './control';
+import { hostOf, sendError } from './frontend';
+import type { ServiceContext, ServiceHandler } from './services';
+
+export const ACCESS_PATH = '/__service/access/';
+const LOGIN_PATH = `${ACCESS_PATH}login`;
+/** The gate's own paths under ACCESS_PATH, with the methods each takes. */
+const ACTIONS = new Map<string, readonly string[]>([['callback', ['GET', 'HEAD']], ['login', ['GET', 'HEAD', 'POST']], ['logout', ['GET', 'HEAD', 'POST']]]);
+
+export const DEFAULT_SESSION_TTL_MS = 24 * 3_600_000;
+/** Password attempts per client address: enough for a person who mistypes, not for guessing. */
+export const DEFAULT_ATTEMPTS: Rate = { limit: 10, windowSeconds: 60 };
+export const DEFAULT_VERIFICATIONS = { concurrent: 2, queued: 8 };
+const MAX_FORM_BYTES = 4096;
+const FORM_TIMEOUT_MS = 10_000;
+/** The API takes passwords up to this length; a longer one cannot be right and is not hashed. */
+const MAX_PASSWORD = 1024;
+/** Redeems in flight at once: each is a request to the control plane, which a flood of made-up codes must not
+ * multiply without bound. */
+const REDEEMS_AT_ONCE = 16;
+const REDEEM_TIMEOUT_MS = 10_000;
+/** Client addresses whose attempts are counted; past it the least recently seen are forgotten. */
+const MAX_ADDRESSES = 10_000;
+
+export interface AccessGateOptions {
+  /** The node's session key (agent/access-session.ts loadAccessKey). */
+  key: Buffer;
+  /** Redeems an `org` code at the control plane: null when it is not valid (404); throws when unreachable. */
+  redeem(code: string, signal: AbortSignal): Promise<Redeemed | null>;
+  /** The dashboard screen `org` mode sends browsers to (`--dashboard-url`); null: those requests get 503. */
+  dashboardUrl: string | null;
+  /** How long a session lasts (default 24 h). */
+  sessionTtlMs?: number;
+  log: Logger;
+  /** Password attempts per client address (default 10 a minute). */
+  attempts?: Rate;
+  /** Password verifications at once, and waiting for one (default 2 and 8). */
+  verifications?: { concurrent: number; queued: number };
+  /** Milliseconds since the epoch (tests move it). */
+  now?: () => number;
+  /** The slow hash's check (tests make it slower or faster). */
+  verifyPassword?: (password: string, hash: string) => Promise<boolean>;
+}
+
+const AccessSection = z.object({
+  mode: z.enum(['public', 'org', 'password']),
+  passwordHash: z.string().nullable(),
+  bypassHash: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  version: z.number().int().min(0),
+});
+
+type Policy =
+  | { mode: 'public' }
+  | { mode: 'org' | 'password'; version: number; passwordHash: string | null; bypass: Buffer | null }
+  /** A section the node cannot read: nothing passes (503), rather than guessing. */
+  | { mode: 'invalid' };
+
+/** Parsed once per bundle: each applied bundle brings new project objects. */
+const policies = new WeakMap<BundleProject, Policy>();
+
+function policyOf(p: BundleProject): Policy {
+  let policy = policies.get(p);
+  if (policy) return policy;
+  // A control plane from before access had no section: its projects were public.
+  const parsed = p.access === undefined ? null : AccessSection.safeParse(p.access);
+  if (parsed === null || (parsed.success && parsed.data.mode === 'public')) policy = { mode: 'public' };
+  else if (!parsed.success) policy = { mode: 'invalid' };
+  else {
+    const a = parsed.data;
+    policy = { mode: a.mode as 'org' | 'password', version: a.version, passwordHash: a.passwordHash, bypass: a.bypassHash === null ? null : Buffer.from(a.bypassHash, 'hex') };
+  }
+  policies.set(p, policy);
+  return policy;
+}
+
+type Guarded = Extract<Policy, { version: number }>;
+
+const isSecure = (req: IncomingMessage): boolean => 'encrypted' in req.socket;
+
+const safeNext = (next: string | null | undefined): string => (next && isSafeNext(next) ? next : '/');
+
+/** Takes the node's credentials out of a request that goes on to the worker. */
+function strip(req: IncomingMessage): void {
+  if (req.headers['service-access-bypass'] !== undefined) delete req.headers['service-access-bypass'];
+  const cookie = req.headers.cookie;
+  if (cookie === undefined) return;
+  const kept = withoutAccessCookies(cookie);
+  if (kept === undefined) delete req.headers.cookie;
+  else req.headers.cookie = kept;
+}
+
+/** Whether the browser says the request came from another site or origin. */
+function crossSite(req: IncomingMessage, host: string): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  if (!URL.canParse(origin)) return true;
+  const u = new URL(origin);
+  return u.protocol !== 'https:' || hostOf(u.host) !== host;
+}
+
+type Body = { text: string } | { failed: 413 | 408 | 'aborted' };
+
+/** Reads a small body whole, or says why not: too large, too slow, or the client went away. */
+function readBody(req: IncomingMessage, max: number, timeoutMs: number): Promise<Body> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (b: Body): void => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
+      if ('failed' in b) req.pause();
+      resolve(b);
+    };
+    const onData = (c: Buffer): void => {
+      size += c.length;
+      if (size > max) done({ failed: 413 });
+      else chunks.push(c);
+    };
+    const onEnd = (): void => done({ text: Buffer.concat(chunks).toString('utf8') });
+    const onAbort = (): void => done({ failed: 'aborted' });
+    const timer = setTimeout(() => done({ failed: 408 }), timeoutMs);
+    req.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
+  });
+}
+
+/** The access gate: a handler that answers (true) what it refuses and its own paths, and lets (false) what it
+ * admits go on, without the node's credentials. */
+export function accessGate(o: AccessGateOptions): ServiceHandler {
+  const now = o.now ?? Date.now;
+  const ttlSeconds = Math.floor((o.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS) / 1000);
+  const attemptRate = o.attempts ?? DEFAULT_ATTEMPTS;
+  const attempts = new TokenBuckets(attemptRate, now, MAX_ADDRESSES);
+  const { concurrent, queued } = o.verifications ?? DEFAULT_VERIFICATIONS;
+  const verifications = new Slots(concurrent, queued);
+  const redeems = new Slots(REDEEMS_AT_ONCE, 0);
+  const verify = o.verifyPassword ?? verifyPassword;
+  const log = o.log;
+
+  const scopeOf = (ctx: ServiceContext, p: Guarded): SessionScope => ({
+    host: ctx.host, project: `${ctx.project.org}/${ctx.project.project}`, mode: p.mode, version: p.version,
+  });
+
+  const admitSession = (res: ServerResponse, ctx: ServiceContext, p: Guarded, user: string, next: string, status: 302 | 303): void => {
+    const value = signSession(o.key, scopeOf(ctx, p), Math.floor(now() / 1000) + ttlSeconds, user);
+    res.writeHead(status, { location: next, 'set-cookie': sessionCookie(value, ttlSeconds), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': '0' });
+    res.end();
+  };
+
+  const redirect = (res: ServerResponse, location: string): void => {
+    res.writeHead(302, { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': '0' });
+    res.end();
+  };
+
+  /** The password form, with the browser's CSRF nonce (a new one when it has none). */
+  const form = (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, status: number, next: string, note?: string): void => {
+    const given = cookieValue(req.headers.cookie, CSRF_COOKIE);
+    const nonce = given && /^[A-Za-z0-9_-]{22}$/.test(given) ? given : newCsrfNonce();
+    const html = passwordPage({ host: ctx.host, action: LOGIN_PATH, next, csrf: csrfToken(o.key, ctx.host, nonce), note });
+    sendPage(res, status, html, nonce === given ? {} : { 'set-cookie': csrfCookie(nonce) });
+  };
+
+  const bypassMatches = (p: Guarded, secret: string): boolean => {
+    if (p.bypass === null) return false;
+    return timingSafeEqual(createHash('sha256').update(secret, 'utf8').digest(), p.bypass);
+  };
+
+  /** A gated request without credentials: the form, or the way to the dashboard. */
+  const challenge = (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, p: Guarded): void => {
+    req.resume();
+    if (p.mode === 'password') return form(req, res, ctx, 401, safeNext(ctx.path));
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return sendError(res, ctx.requestId, 401, 'access_required', 'this deployment admits members of its organization: sign in through the dashboard first');
+    }
+    if (o.dashboardUrl === null) {
+      return sendError(res, ctx.requestId, 503, 'dashboard_not_configured', 'this deployment admits members of its organization, and this node has no dashboard to sign them in (--dashboard-url)');
+    }
+    const to = new URL(o.dashboardUrl);
+    to.searchParams.set('to', ctx.host);
+    to.searchParams.set('next', safeNext(ctx.path));
+    redirect(res, to.href);
+  };
+
+  const login = async (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, p: Guarded): Promise<void> => {
+    const body = await readBody(req, MAX_FORM_BYTES, FORM_TIMEOUT_MS);
+    if ('failed' in body) {
+      if (body.failed === 'aborted') return void res.destroy();
+      const [code, message] = body.failed === 413 ? ['payload_too_large', `the form is larger than ${MAX_FORM_BYTES} bytes`] : ['request_timeout', 'the form did not arrive in time'];
+      return sendError(res, ctx.requestId, body.failed, code, message, { connection: 'close' });
+    }
+    const fields = new URLSearchParams(body.text);
+    const next = safeNext(fields.get('next'));
+    if (!checkCsrf(o.key, ctx.host, cookieValue(req.headers.cookie, CSRF_COOKIE), fields.get('csrf'))) {
+      return form(req, res, ctx, 403, next, 'This form has expired. Enter the password again.');
+    }
+    const taken = attempts.take(addressKey(req.socket.remoteAddress ?? ''));
+    if (!taken.ok) {
+      return sendPage(res, 429, messagePage('Too many attempts', `Wait ${taken.retryAfter} seconds before you try again.`), {
+        'retry-after': String(taken.retryAfter), ...rateLimitHeaders('access-password', attemptRate, taken),
+      });
+    }
+    const release = await verifications.acquire();
+    if (!release) return sendPage(res, 503, messagePage('Busy', 'Too many sign-ins at once. Try again in a moment.'), { 'retry-after': '1' });
+    let right = false;
+    try {
+      const password = fields.get('password') ?? '';
+      // A client that went away while it waited is not worth a verification.
+      if (!res.destroyed && p.passwordHash !== null && password.length <= MAX_PASSWORD) right = await verify(password, p.passwordHash);
+    } finally {
+      release();
+    }
+    if (!right) return form(req, res, ctx, 401, next, 'Wrong password.');
+    admitSession(res, ctx, p, '', next, 303);
+  };
+
+  const callback = async (res: ServerResponse, ctx: ServiceContext, p: Guarded, code: string, next: string): Promise<void> => {
+    const release = await redeems.acquire();
+    if (!release) return sendPage(res, 503, messagePage('Busy', 'Too many sign-ins at once. Try again in a moment.'), { 'retry-after': '1' });
+    let r: Redeemed | null;
+    try {
+      r = await o.redeem(code, AbortSignal.timeout(REDEEM_TIMEOUT_MS));
+    } catch (e) {
+      log.warn({ err: (e as Error).message, host: ctx.host }, 'the control plane did not redeem a sign-in code');
+      return sendPage(res, 502, messagePage('Sign-in failed', 'The sign-in could not be checked right now. Try again in a moment.'));
+    } finally {
+      release();
+    }
+    if (r === null || r.host !== ctx.host || r.next !== next || r.org !== ctx.project.org) {
+      return sendPage(res, 403, messagePage('Sign-in link not valid', 'This sign-in link has expired, was used already, or is not for this site. Sign in again.'));
+    }
+    if (r.role !== 'member' && r.role !== 'admin') {
+      log.info({ host: ctx.host, user: r.user, role: r.role }, 'access refused: the role does not admit');
+      return sendPage(res, 403, messagePage('Access refused', `Your role in ${r.org} is ${r.role}: this deployment admits members and admins.`));
+    }
+    log.info({ host: ctx.host, user: r.user, role: r.role }, 'access granted');
+    admitSession(res, ctx, p, r.user, next, 302);
+  };
+
+  const failed = (res: ServerResponse, ctx: ServiceContext) => (e: unknown): void => {
+    log.error({ err: (e as Error).message, host: ctx.host }, 'the access gate failed');
+    sendError(res, ctx.requestId, 500, 'internal', 'internal error');
+  };
+
+  /** `/__service/access/*`. */
+  const own = (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, policy: Policy): void => {
+    const q = ctx.path.indexOf('?');
+    const action = ctx.path.slice(ACCESS_PATH.length, q < 0 ? undefined : q);
+    const query = new URLSearchParams(q < 0 ? '' : ctx.path.slice(q + 1));
+    const method = req.method ?? 'GET';
+    const allowed = ACTIONS.get(action);
+    if (!allowed) {
+      req.resume();
+      return sendError(res, ctx.requestId, 404, 'not_found', 'no such access path');
+    }
+    if (!allowed.includes(method)) {
+      req.resume();
+      return sendError(res, ctx.requestId, 405, 'method_not_allowed', `${method} is not allowed here`, { allow: allowed.join(', ') });
+    }
+    if (policy.mode === 'invalid') {
+      req.resume();
+      return sendError(res, ctx.requestId, 503, 'access_policy_invalid', 'this node cannot read the deployment\'s access policy');
+    }
+    if (policy.mode !== 'public' && !isSecure(req)) {
+      req.resume();
+      return sendError(res, ctx.requestId, 403, 'https_required', 'this deployment is protected and served over HTTPS only');
+    }
+    if (action === 'logout') {
+      req.resume();
+      if (crossSite(req, ctx.host)) return sendPage(res, 403, messagePage('Not signed out', 'A sign-out from another site is refused.'));
+      return sendPage(res, 200, messagePage('Signed out', `You are signed out of ${ctx.host}.`), { 'set-cookie': clearedSessionCookie() });
+    }
+    if (action === 'callback' && policy.mode === 'org') {
+      req.resume();
+      const code = query.get('code');
+      const next = query.get('next');
+      if (next === null || !isSafeNext(next) || code === null || !/^[A-Za-z0-9_-]{1,128}$/.test(code)) {
+        return sendPage(res, 400, messagePage('Sign-in link not valid', 'This sign-in link is not valid for this site.'));
+      }
+      return void callback(res, ctx, policy, code, next).catch(failed(res, ctx));
+    }
+    if (action === 'login' && policy.mode === 'password') {
+      if (method !== 'POST') {
+        req.resume();
+        return form(req, res, ctx, 200, safeNext(query.get('next')));
+      }
+      if (crossSite(req, ctx.host)) {
+        req.resume();
+        return sendPage(res, 403, messagePage('Refused', 'The password form was sent from another site.'));
+      }
+      if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+        req.resume();
+        return sendError(res, ctx.requestId, 415, 'unsupported_media_type', 'the form is sent as application/x-www-form-urlencoded');
+      }
+      if (Number(req.headers['content-length'] ?? 0) > MAX_FORM_BYTES) {
+        return sendError(res, ctx.requestId, 413, 'payload_too_large', `the form is larger than ${MAX_FORM_BYTES} bytes`, { connection: 'close' });
+      }
+      return void login(req, res, ctx, policy).catch(failed(res, ctx));
+    }
+    // A path of another mode than the project's now (a callback after a switch to `password`): on to `next`,
+    // where this mode's gate decides.
+    req.resume();
+    redirect(res, safeNext(query.get('next')));
+  };
+
+  return (req, res, ctx) => {
+    const policy = policyOf(ctx.project);
+    if (ctx.path.startsWith(ACCESS_PATH)) {
+      own(req, res, ctx, policy);
+      return true;
+    }
+    if (policy.mode === 'public') {
+      strip(req);
+      return false;
+    }
+    if (policy.mode === 'invalid') {
+      req.resume();
+      sendError(res, ctx.requestId, 503, 'access_policy_invalid', 'this node cannot read the deployment\'s access policy');
+      return true;
+    }
+    if (!isSecure(req)) {
+      req.resume();
+      sendError(res, ctx.requestId, 403, 'https_required', 'this deployment is protected and served over HTTPS only');
+      return true;
+    }
+    const bypass = req.headers['service-access-bypass'];
+    if (bypass !== undefined) {
+      if (bypassMatches(policy, bypass as string)) {
+        strip(req);
+        return false;
+      }
+      req.resume();
+      sendError(res, ctx.requestId, 403, 'bypass_refused', 'the Service-Access-Bypass secret is not the deployment\'s current one');
+      return true;
+    }
+    const session = cookieValue(req.headers.cookie, SESSION_COOKIE);
+    if (session !== null && verifySession(o.key, session, scopeOf(ctx, policy), Math.floor(now() / 1000))) {
+      strip(req);
+      return false;
+    }
+    challenge(req, res, ctx, policy);
+    return true;
+  };
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { NodeBundle } from '../../agent/bundle';
+
+const project = { org: 'acme', project: 'shop', hostnames: ['shop.example.test'], database: true };
+const endpoints = { authorize: 'https://a.test/authorize', token: 'https://a.test/token', userInfo: 'https://a.test/user', emails: null };
+
+describe('the bundle\'s signIn section', () => {
+  it('is null when the control plane sends none (no grant)', () => {
+    expect(NodeBundle.parse({ projects: [project] }).projects[0]!.signIn).toBeNull();
+  });
+
+  it('reads settings, maxUsers and providers with their endpoints, keeping fields it does not know', () => {
+    const signIn = { settings: { sessionDays: 7, later: true }, maxUsers: 5000, providers: [{ provider: 'github', clientId: 'id', clientSecret: 's', endpoints: { ...endpoints, emails: 'https://a.test/emails' } }] };
+    expect(NodeBundle.parse({ projects: [{ ...project, signIn }] }).projects[0]!.signIn).toEqual(signIn);
+  });
+
+  it('defaults sessionDays to 30 and keeps a provider this node does not know (it is not served)', () => {
+    const parsed = NodeBundle.parse({ projects: [{ ...project, signIn: { settings: {}, maxUsers: 1, providers: [{ provider: 'later', clientId: 'i', clientSecret: 's', endpoints }] } }] });
+    expect(parsed.projects[0]!.signIn).toMatchObject({ settings: { sessionDays: 30 }, providers: [{ provider: 'later' }] });
+  });
+
+  it('refuses a sessionDays out of 1..365 and an authorize URL that is not http(s)', () => {
+    const bad = (signIn: unknown) => NodeBundle.safeParse({ projects: [{ ...project, signIn }] }).success;
+    expect(bad({ settings: { sessionDays: 366 }, maxUsers: 1, providers: [] })).toBe(false);
+    expect(bad({ settings: { sessionDays: 1 }, maxUsers: 1, providers: [{ provider: 'github', clientId: 'i', clientSecret: 's', endpoints: { ...endpoints, authorize: 'javascript:alert(1)' } }] })).toBe(false);
+  });
+});

@@ -1,0 +1,395 @@
+/** The sign-in handler through a node:http server that gives it every request (as the front end does after the
+ * access gate) and answers 404 "worker" when it declines, driven by a small browser (a cookie jar that follows
+ * redirects by hand) against the sandbox OAuth provider. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BundleProject } from '../../agent/bundle';
+import { hostOf } from '../../agent/frontend';
+import { databasePath } from '../../agent/layout';
+import { createSignInService, type SignInService } from '../../agent/signin/service';
+import { startOAuthSandbox, type OAuthProviderName, type OAuthSandbox } from '../../providers/oauth/sandbox';
+import { captureLogger, listen } from '../helpers/agent';
+
+const HOST = 'shop.example.test';
+const PROVIDERS: OAuthProviderName[] = ['github', 'google', 'kakao'];
+
+let sandbox: OAuthSandbox;
+let dir: string;
+let service: SignInService;
+let server: Server;
+let url: string;
+let project: BundleProject;
+let logs: ReturnType<typeof captureLogger>;
+
+const control = async (path: string, body?: unknown, method = 'PUT'): Promise<void> => {
+  const res = await fetch(`${sandbox.url}/_sandbox/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  expect(res.status).toBe(200);
+};
+
+function grant(providers: OAuthProviderName[] = PROVIDERS, over: { maxUsers?: number; sessionDays?: number } = {}): BundleProject {
+  return {
+    ...project,
+    signIn: {
+      settings: { sessionDays: over.sessionDays ?? 30 },
+      maxUsers: over.maxUsers ?? 5000,
+      providers: providers.map((p) => ({ provider: p, clientId: `${p}-id`, clientSecret: `${p}-secret-value`, endpoints: sandbox.endpoints(p) })),
+    },
+  };
+}
+
+function setProject(p: BundleProject): void {
+  project = p;
+  service.apply([p]);
+}
+
+interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+
+/** A browser: cookies of the node's host, redirects followed by hand (the node's `https://HOST` is `url`). */
+class Browser {
+  jar = new Map<string, string>();
+
+  node(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+    const u = new URL(url);
+    const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    return new Promise((resolve, reject) => {
+      const req = request({ host: u.hostname, port: u.port, method, path, headers: { host: HOST, ...(cookie ? { cookie } : {}), ...headers } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => {
+          for (const c of ([] as string[]).concat(res.headers['set-cookie'] ?? [])) {
+            const [pair, ...attrs] = c.split(';').map((s) => s.trim());
+            const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
+            if (attrs.includes('Max-Age=0')) this.jar.delete(name);
+            else this.jar.set(name, value);
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** Starts a login and lets the provider consent: the callback path the provider redirects to, or the
+   * provider's refusal. */
+  async toProvider(p: OAuthProviderName, extra = ''): Promise<{ callback: string } | { status: number; body: string }> {
+    const start = await this.node('GET', `/__service/auth/login/${p}?next=/dash${extra}`);
+    expect(start.status).toBe(302);
+    const res = await fetch(start.headers.location as string, { redirect: 'manual' });
+    const to = res.headers.get('location');
+    if (res.status !== 302 || !to) return { status: res.status, body: await res.text() };
+    const back = new URL(to);
+    expect(back.origin).toBe(`https://${HOST}`);
+    return { callback: back.pathname + back.search };
+  }
+
+  async signIn(p: OAuthProviderName): Promise<Answer> {
+    const r = await this.toProvider(p);
+    if (!('callback' in r)) throw new Error(`the provider refused: ${r.status} ${r.body}`);
+    return this.node('GET', r.callback);
+  }
+
+  async session(): Promise<{ status: number; json: { user: { id: number; email: string | null; providers: string[] }; expiresAt: string } }> {
+    const r = await this.node('GET', '/__service/auth/session');
+    return { status: r.status, json: JSON.parse(r.body) };
+  }
+}
+
+const sessionRows = (): number => {
+  const db = new Database(databasePath(dir, 'acme', 'shop'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM service_auth_sessions').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+beforeAll(async () => {
+  sandbox = await startOAuthSandbox({});
+});
+afterAll(() => sandbox.close());
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'signin-'));
+  const db = databasePath(dir, 'acme', 'shop');
+  mkdirSync(join(db, '..'), { recursive: true });
+  writeFileSync(db, '');
+  logs = captureLogger();
+  service = createSignInService({ dir, log: logs.log, providerTimeoutMs: 400 });
+  project = { org: 'acme', project: 'shop', hostnames: [HOST], database: true, secrets: [], storage: null, signIn: null };
+  server = createServer((req, res) => {
+    const handled = service.handle(req, res, { project, host: hostOf(req.headers.host), path: req.url!, requestId: 'req-1' });
+    if (!handled) {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('worker');
+    }
+  });
+  url = await listen(server);
+  await control('faults', undefined, 'DELETE');
+  for (const p of PROVIDERS) {
+    await control(`${p}/clients/${p}-id`, { clientSecret: `${p}-secret-value`, redirectUris: [`https://${HOST}/__service/auth/callback/${p}`] });
+    await control(`${p}/users/1001`, { email: 'ada@example.test', verified: true });
+    await control(`${p}/users/1002`, { email: 'bob@example.test', verified: true });
+    await control(`${p}/users/1003`, { email: 'ada@example.test', verified: false });
+    await control(`${p}/session`, { userId: '1001' });
+  }
+  setProject(grant());
+});
+
+afterEach(async () => {
+  service.close();
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('signing in', () => {
+  it.each(PROVIDERS)('%s: login, callback, session, logout', async (p) => {
+    const b = new Browser();
+    const start = await b.node('GET', `/__service/auth/login/${p}?next=/dash`);
+    const authorize = new URL(start.headers.location as string);
+    expect(authorize.href.startsWith(sandbox.endpoints(p).authorize)).toBe(true);
+    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+      response_type: 'code', client_id: `${p}-id`, redirect_uri: `https://${HOST}/__service/auth/callback/${p}`, code_challenge_method: 'S256',
+    });
+    expect(start.headers['set-cookie']![0]).toMatch(/^__Host-service-auth-login=.*; Path=\/; Max-Age=600; HttpOnly; Secure; SameSite=Lax$/);
+
+    const done = await b.signIn(p);
+    expect(done.status).toBe(302);
+    expect(done.headers.location).toBe('/dash');
+    const cookie = (done.headers['set-cookie'] as string[]).find((c) => c.startsWith('__Host-service-auth='))!;
+    expect(cookie).toMatch(/; Path=\/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax$/);
+    expect(b.jar.has('__Host-service-auth-login')).toBe(false);
+
+    const s = await b.session();
+    expect(s.status).toBe(200);
+    expect(s.json.user).toMatchObject({ email: 'ada@example.test', providers: [p] });
+    expect(Date.parse(s.json.expiresAt) - Date.now()).toBeGreaterThan(29.9 * 86_400_000);
+
+    const out = await b.node('POST', '/__service/auth/logout', { origin: `https://${HOST}`, 'sec-fetch-site': 'same-origin' });
+    expect(out.status).toBe(204);
+    expect((await b.session()).status).toBe(401);
+    expect(sessionRows()).toBe(0);
+    // Nothing secret reaches the log: not the client secret, the code, nor the session token.
+    expect(logs.text()).not.toContain('secret-value');
+    expect(logs.text()).not.toContain(cookie.split(';')[0]!.split('=')[1]);
+  });
+
+  it('stores only the SHA-256 of the session token', async () => {
+    const b = new Browser();
+    await b.signIn('github');
+    const token = b.jar.get('__Host-service-auth')!;
+    const db = new Database(databasePath(dir, 'acme', 'shop'), { readonly: true });
+    const row = db.prepare('SELECT hex(token_hash) AS h FROM service_auth_sessions').get() as { h: string };
+    db.close();
+    const { createHash } = await import('node:crypto');
+    expect(row.h).toBe(createHash('sha256').update(token).digest('hex').toUpperCase());
+  });
+
+  it('refuses a next that leaves the site', async () => {
+    const b = new Browser();
+    for (const next of ['//evil.example', 'https://evil.example/', '/%2F/evil.example']) {
+      expect((await b.node('GET', `/__service/auth/login/github?next=${encodeURIComponent(next)}`)).status).toBe(400);
+    }
+  });
+
+  it('answers 401 without a session, and 404 for an unknown path under /__service/auth/', async () => {
+    const b = new Browser();
+    expect((await b.session()).status).toBe(401);
+    b.jar.set('__Host-service-auth', 'made-up');
+    expect((await b.session()).status).toBe(401);
+    expect((await b.node('GET', '/__service/auth/other')).status).toBe(404);
+    expect((await b.node('GET', '/__service/auth/logout')).status).toBe(405);
+  });
+});
+
+describe('what is refused', () => {
+  it('a forged state: 403 and no session', async () => {
+    const b = new Browser();
+    const r = await b.toProvider('google');
+    if (!('callback' in r)) throw new Error('no callback');
+    const forged = r.callback.replace(/state=[^&]+/, 'state=forged');
+    const answer = await b.node('GET', forged);
+    expect(answer.status).toBe(403);
+    expect(b.jar.has('__Host-service-auth')).toBe(false);
+    // The real state no longer works either: the login cookie went with the failed callback.
+    expect((await b.node('GET', r.callback)).status).toBe(403);
+  });
+
+  it('a callback in another browser (without the login cookie): 403', async () => {
+    const r = await new Browser().toProvider('github');
+    if (!('callback' in r)) throw new Error('no callback');
+    expect((await new Browser().node('GET', r.callback)).status).toBe(403);
+  });
+
+  it('a replayed code, even with the login cookie copied: the provider refuses, no session', async () => {
+    const b = new Browser();
+    const r = await b.toProvider('kakao');
+    if (!('callback' in r)) throw new Error('no callback');
+    const copy = new Browser();
+    copy.jar = new Map(b.jar);
+    expect((await b.node('GET', r.callback)).status).toBe(302);
+    const replay = await copy.node('GET', r.callback);
+    expect(replay.status).toBe(400);
+    expect(replay.body).toMatch(/invalid, used or expired/);
+    expect(copy.jar.has('__Host-service-auth')).toBe(false);
+  });
+
+  it('a redirect URI the provider does not have registered: the provider refuses, no code, no session', async () => {
+    await control('github/clients/github-id', { clientSecret: 'github-secret-value', redirectUris: ['https://other.example.test/__service/auth/callback/github'] });
+    const b = new Browser();
+    const r = await b.toProvider('github');
+    expect(r).toMatchObject({ status: 400 });
+    expect((await b.session()).status).toBe(401);
+  });
+
+  it('denied consent: 403 page, no session', async () => {
+    await control('faults', { kind: 'deny', times: 1 });
+    const b = new Browser();
+    const answer = await b.signIn('google');
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatch(/cancelled/);
+    expect(b.jar.has('__Host-service-auth')).toBe(false);
+  });
+
+  it('a token endpoint slower than the deadline: 502 page, no session', async () => {
+    await control('faults', { kind: 'slow_token', delayMs: 3_000, times: 1 });
+    const b = new Browser();
+    const answer = await b.signIn('kakao');
+    expect(answer.status).toBe(502);
+    expect(b.jar.has('__Host-service-auth')).toBe(false);
+    expect(sessionRows()).toBe(0);
+  });
+
+  it('a bad code: 400 page', async () => {
+    await control('faults', { kind: 'bad_code', times: 1 });
+    expect((await new Browser().signIn('github')).status).toBe(400);
+  });
+
+  it('a logout from another site: 403, the session stays', async () => {
+    const b = new Browser();
+    await b.signIn('github');
+    expect((await b.node('POST', '/__service/auth/logout', { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await b.node('POST', '/__service/auth/logout', { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await b.session()).status).toBe(200);
+  });
+});
+
+describe('accounts', () => {
+  it('one person through two providers asserting the same verified email is one account', async () => {
+    const b = new Browser();
+    await b.signIn('github');
+    const first = (await b.session()).json.user.id;
+    const c = new Browser();
+    await c.signIn('google');
+    expect((await c.session()).json.user).toEqual({ id: first, email: 'ada@example.test', providers: ['github', 'google'] });
+  });
+
+  it('an unverified email links nothing: another account', async () => {
+    const b = new Browser();
+    await b.signIn('github');
+    const first = (await b.session()).json.user.id;
+    await control('kakao/session', { userId: '1003' });
+    const c = new Browser();
+    await c.signIn('kakao');
+    const other = (await c.session()).json.user;
+    expect(other.id).not.toBe(first);
+    expect(other.providers).toEqual(['kakao']);
+  });
+
+  it('refuses sign-up beyond maxUsers, and still lets the existing users in', async () => {
+    setProject(grant(PROVIDERS, { maxUsers: 1 }));
+    expect((await new Browser().signIn('github')).status).toBe(302);
+    await control('github/session', { userId: '1002' });
+    const refused = await new Browser().signIn('github');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatch(/cannot take new accounts/);
+    await control('github/session', { userId: '1001' });
+    expect((await new Browser().signIn('github')).status).toBe(302);
+  });
+
+  it('keeps 10 sessions per user: the 11th evicts the oldest', async () => {
+    const browsers: Browser[] = [];
+    for (let i = 0; i < 11; i++) {
+      const b = new Browser();
+      expect((await b.signIn('google')).status).toBe(302);
+      browsers.push(b);
+    }
+    expect((await browsers[0]!.session()).status).toBe(401);
+    for (const b of browsers.slice(1)) expect((await b.session()).status).toBe(200);
+    expect(sessionRows()).toBe(10);
+  });
+
+  it('sessionDays sets the cookie and the session, and lowering it shortens live sessions', async () => {
+    setProject(grant(PROVIDERS, { sessionDays: 7 }));
+    const b = new Browser();
+    const done = await b.signIn('github');
+    expect((done.headers['set-cookie'] as string[]).join()).toContain('Max-Age=604800');
+    setProject(grant(PROVIDERS, { sessionDays: 1 }));
+    const left = Date.parse((await b.session()).json.expiresAt) - Date.now();
+    expect(left).toBeLessThanOrEqual(86_400_000);
+    expect(left).toBeGreaterThan(86_000_000);
+  });
+});
+
+describe('grants and providers changing', () => {
+  it('a provider removed: its login and callback are 404; registered again, the same account', async () => {
+    const b = new Browser();
+    await b.signIn('kakao');
+    const id = (await b.session()).json.user.id;
+    const pending = await new Browser().toProvider('kakao');
+    setProject(grant(['github', 'google']));
+    expect((await new Browser().node('GET', '/__service/auth/login/kakao')).status).toBe(404);
+    if (!('callback' in pending)) throw new Error('no callback');
+    expect((await new Browser().node('GET', pending.callback)).status).toBe(404);
+    setProject(grant());
+    const again = new Browser();
+    await again.signIn('kakao');
+    expect((await again.session()).json.user.id).toBe(id);
+  });
+
+  it('revoked: the paths go to the worker and sessions end; granted again, the same account', async () => {
+    const b = new Browser();
+    await b.signIn('github');
+    const id = (await b.session()).json.user.id;
+    setProject({ ...project, signIn: null });
+    const fallThrough = await b.node('GET', '/__service/auth/session');
+    expect(fallThrough).toMatchObject({ status: 404, body: 'worker' });
+    expect((await b.node('GET', '/__service/auth/login/github')).body).toBe('worker');
+    setProject(grant());
+    expect((await b.session()).status).toBe(401);
+    const again = new Browser();
+    await again.signIn('github');
+    expect((await again.session()).json.user.id).toBe(id);
+  });
+
+  it('a node restarted while the grant was revoked ends the old sessions at its first apply', async () => {
+    const b = new Browser();
+    await b.signIn('google');
+    service.close();
+    service = createSignInService({ dir, log: logs.log, providerTimeoutMs: 400 });
+    setProject({ ...project, signIn: null });
+    setProject(grant());
+    expect((await b.session()).status).toBe(401);
+  });
+
+  it('does not create the tables in the database of a project that never had the grant', async () => {
+    const blog = databasePath(dir, 'acme', 'blog');
+    mkdirSync(join(blog, '..'), { recursive: true });
+    writeFileSync(blog, '');
+    service.close();
+    service = createSignInService({ dir, log: logs.log });
+    service.apply([{ ...project, project: 'blog', signIn: null }]);
+    const db = new Database(blog, { readonly: true });
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'service_auth%'").all()).toEqual([]);
+    db.close();
+  });
+
+  it('declines paths outside /__service/auth/', async () => {
+    expect((await new Browser().node('GET', '/__service/authx')).body).toBe('worker');
+    expect((await new Browser().node('GET', '/dash')).body).toBe('worker');
+  });
+});
