@@ -37,12 +37,12 @@ import { z } from 'zod';
 import { verifyPassword } from '../lib/access-hash';
 import { addressKey } from '../lib/http-server';
 import type { Logger } from '../lib/log';
-import { rateLimitHeaders, TokenBuckets, type Rate } from '../lib/rate-limit';
+import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
 import { isSafeNext } from '../lib/safe-next';
 import { Slots } from './access-limits';
 import { messagePage, passwordPage, sendPage } from './access-pages';
 import {
-  checkCsrf, clearedSessionCookie, cookieValue, CSRF_COOKIE, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,
+  checkCsrf, clearedSessionCookie, cookieValue, cookieValues, CSRF_COOKIE, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,
   verifySession, withoutAccessCookies, type SessionScope,
 } from './access-session';
 import type { BundleProject } from './bundle';
@@ -66,9 +66,18 @@ const MAX_PASSWORD = 1024;
 /** Redeems in flight at once: each is a request to the control plane, which a flood of made-up codes must not
  * multiply without bound. */
 const REDEEMS_AT_ONCE = 16;
+/** The form of authorizeAccess's codes (store/access.ts: 32 random bytes, base64url): anything else is no code. */
+const ACCESS_CODE = /^[A-Za-z0-9_-]{43}$/;
 const REDEEM_TIMEOUT_MS = 10_000;
 /** Client addresses whose attempts are counted; past it the least recently seen are forgotten. */
 const MAX_ADDRESSES = 10_000;
+/** Password attempts per project, from all addresses together: many addresses (an IPv6 /48 is 65,536 /64s)
+ * get no more guesses at one password than this, and one project under attack takes at most this share of the
+ * node's verifications, so the other projects' people still sign in. */
+export const DEFAULT_PROJECT_ATTEMPTS: Rate = { limit: 60, windowSeconds: 60 };
+/** Callbacks per client address: each spends a code at the control plane, with the node's token. */
+export const DEFAULT_CALLBACKS: Rate = { limit: 30, windowSeconds: 60 };
+const MAX_PROJECTS = 10_000;
 
 export interface AccessGateOptions {
   /** The node's session key (agent/access-session.ts loadAccessKey). */
@@ -82,6 +91,10 @@ export interface AccessGateOptions {
   log: Logger;
   /** Password attempts per client address (default 10 a minute). */
   attempts?: Rate;
+  /** Password attempts per project (default 60 a minute). */
+  projectAttempts?: Rate;
+  /** Callbacks per client address (default 30 a minute). */
+  callbacks?: Rate;
   /** Password verifications at once, and waiting for one (default 2 and 8). */
   verifications?: { concurrent: number; queued: number };
   /** Milliseconds since the epoch (tests move it). */
@@ -95,11 +108,13 @@ const AccessSection = z.object({
   passwordHash: z.string().nullable(),
   bypassHash: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   version: z.number().int().min(0),
+  // A control plane from before members versions sent none.
+  membersVersion: z.number().int().min(0).default(0),
 });
 
 type Policy =
   | { mode: 'public' }
-  | { mode: 'org' | 'password'; version: number; passwordHash: string | null; bypass: Buffer | null }
+  | { mode: 'org' | 'password'; version: number; membersVersion: number; passwordHash: string | null; bypass: Buffer | null }
   /** A section the node cannot read: nothing passes (503), rather than guessing. */
   | { mode: 'invalid' };
 
@@ -115,7 +130,10 @@ function policyOf(p: BundleProject): Policy {
   else if (!parsed.success) policy = { mode: 'invalid' };
   else {
     const a = parsed.data;
-    policy = { mode: a.mode as 'org' | 'password', version: a.version, passwordHash: a.passwordHash, bypass: a.bypassHash === null ? null : Buffer.from(a.bypassHash, 'hex') };
+    policy = {
+      mode: a.mode as 'org' | 'password', version: a.version, membersVersion: a.membersVersion, passwordHash: a.passwordHash,
+      bypass: a.bypassHash === null ? null : Buffer.from(a.bypassHash, 'hex'),
+    };
   }
   policies.set(p, policy);
   return policy;
@@ -137,15 +155,17 @@ function strip(req: IncomingMessage): void {
   else req.headers.cookie = kept;
 }
 
-/** Whether the browser says the request came from another site or origin. */
+/** Whether the browser says the request came from another site or origin. An origin is scheme, host and port:
+ * another port of the same name is another origin (a different server may listen there). */
 function crossSite(req: IncomingMessage, host: string): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
   const origin = req.headers.origin;
   if (origin === undefined) return false;
-  if (!URL.canParse(origin)) return true;
+  const authority = `https://${req.headers.host ?? ''}`;
+  if (!URL.canParse(origin) || !URL.canParse(authority)) return true;
   const u = new URL(origin);
-  return u.protocol !== 'https:' || hostOf(u.host) !== host;
+  return u.protocol !== 'https:' || hostOf(u.host) !== host || u.host !== new URL(authority).host;
 }
 
 type Body = { text: string } | { failed: 413 | 408 | 'aborted' };
@@ -180,14 +200,21 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
   const ttlSeconds = Math.floor((o.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS) / 1000);
   const attemptRate = o.attempts ?? DEFAULT_ATTEMPTS;
   const attempts = new TokenBuckets(attemptRate, now, MAX_ADDRESSES);
+  const projectRate = o.projectAttempts ?? DEFAULT_PROJECT_ATTEMPTS;
+  const projectAttempts = new TokenBuckets(projectRate, now, MAX_PROJECTS);
+  const callbackRate = o.callbacks ?? DEFAULT_CALLBACKS;
+  const callbacks = new TokenBuckets(callbackRate, now, MAX_ADDRESSES);
   const { concurrent, queued } = o.verifications ?? DEFAULT_VERIFICATIONS;
   const verifications = new Slots(concurrent, queued);
   const redeems = new Slots(REDEEMS_AT_ONCE, 0);
   const verify = o.verifyPassword ?? verifyPassword;
   const log = o.log;
 
+  // An `org` session admits whoever had the role when it was made: a demotion or a removal (a new members
+  // version) ends it. A password session admits whoever knows the password, members or not.
   const scopeOf = (ctx: ServiceContext, p: Guarded): SessionScope => ({
     host: ctx.host, project: `${ctx.project.org}/${ctx.project.project}`, mode: p.mode, version: p.version,
+    members: p.mode === 'org' ? p.membersVersion : 0,
   });
 
   const admitSession = (res: ServerResponse, ctx: ServiceContext, p: Guarded, user: string, next: string, status: 302 | 303): void => {
@@ -195,6 +222,11 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
     res.writeHead(status, { location: next, 'set-cookie': sessionCookie(value, ttlSeconds), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': '0' });
     res.end();
   };
+
+  const tooMany = (res: ServerResponse, taken: Decision, policy: string, rate: Rate): void =>
+    sendPage(res, 429, messagePage('Too many attempts', `Wait ${taken.retryAfter} seconds before you try again.`), {
+      'retry-after': String(taken.retryAfter), ...rateLimitHeaders(policy, rate, taken),
+    });
 
   const redirect = (res: ServerResponse, location: string): void => {
     res.writeHead(302, { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': '0' });
@@ -243,10 +275,11 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
       return form(req, res, ctx, 403, next, 'This form has expired. Enter the password again.');
     }
     const taken = attempts.take(addressKey(req.socket.remoteAddress ?? ''));
-    if (!taken.ok) {
-      return sendPage(res, 429, messagePage('Too many attempts', `Wait ${taken.retryAfter} seconds before you try again.`), {
-        'retry-after': String(taken.retryAfter), ...rateLimitHeaders('access-password', attemptRate, taken),
-      });
+    if (!taken.ok) return tooMany(res, taken, 'access-password', attemptRate);
+    const ofProject = projectAttempts.take(`${ctx.project.org}/${ctx.project.project}`);
+    if (!ofProject.ok) {
+      log.warn({ host: ctx.host, project: `${ctx.project.org}/${ctx.project.project}` }, 'password attempts for the project are over its limit: someone may be guessing');
+      return tooMany(res, ofProject, 'access-password-project', projectRate);
     }
     const release = await verifications.acquire();
     if (!release) return sendPage(res, 503, messagePage('Busy', 'Too many sign-ins at once. Try again in a moment.'), { 'retry-after': '1' });
@@ -262,7 +295,9 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
     admitSession(res, ctx, p, '', next, 303);
   };
 
-  const callback = async (res: ServerResponse, ctx: ServiceContext, p: Guarded, code: string, next: string): Promise<void> => {
+  const callback = async (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, p: Guarded, code: string, next: string): Promise<void> => {
+    const taken = callbacks.take(addressKey(req.socket.remoteAddress ?? ''));
+    if (!taken.ok) return tooMany(res, taken, 'access-callback', callbackRate);
     const release = await redeems.acquire();
     if (!release) return sendPage(res, 503, messagePage('Busy', 'Too many sign-ins at once. Try again in a moment.'), { 'retry-after': '1' });
     let r: Redeemed | null;
@@ -322,10 +357,12 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
       req.resume();
       const code = query.get('code');
       const next = query.get('next');
-      if (next === null || !isSafeNext(next) || code === null || !/^[A-Za-z0-9_-]{1,128}$/.test(code)) {
+      if (next === null || !isSafeNext(next) || code === null || !ACCESS_CODE.test(code)) {
         return sendPage(res, 400, messagePage('Sign-in link not valid', 'This sign-in link is not valid for this site.'));
       }
-      return void callback(res, ctx, policy, code, next).catch(failed(res, ctx));
+      // A HEAD (a link preview fetching the URL) must not spend the person's code.
+      if (method === 'HEAD') return sendPage(res, 200, '');
+      return void callback(req, res, ctx, policy, code, next).catch(failed(res, ctx));
     }
     if (action === 'login' && policy.mode === 'password') {
       if (method !== 'POST') {
@@ -381,8 +418,9 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
       sendError(res, ctx.requestId, 403, 'bypass_refused', 'the Service-Access-Bypass secret is not the deployment\'s current one');
       return true;
     }
-    const session = cookieValue(req.headers.cookie, SESSION_COOKIE);
-    if (session !== null && verifySession(o.key, session, scopeOf(ctx, policy), Math.floor(now() / 1000))) {
+    const scope = scopeOf(ctx, policy);
+    const at = Math.floor(now() / 1000);
+    if (cookieValues(req.headers.cookie, SESSION_COOKIE).some((v) => verifySession(o.key, v, scope, at))) {
       strip(req);
       return false;
     }

@@ -19,7 +19,7 @@
  * neither read nor compute.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../lib/files';
 
@@ -32,24 +32,32 @@ export const accessKeyPath = (dir: string): string => join(dir, 'access.key');
 export function loadAccessKey(dir: string): Buffer {
   const path = accessKeyPath(dir);
   if (!existsSync(path)) writeFileAtomic(path, `${randomBytes(32).toString('base64')}\n`, 0o600);
+  // A key copied from another node (several nodes behind one balancer share it) may have come with a readable
+  // mode; whoever reads it forges sessions for every protected host here.
+  const st = lstatSync(path);
+  if (!st.isFile()) throw new Error(`${path} is not a regular file`);
+  if ((st.mode & 0o077) !== 0) chmodSync(path, 0o600);
+  if (process.getuid?.() === 0 && st.uid !== 0) chownSync(path, 0, 0);
   const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new Error(`${path} does not hold a 32-byte key (base64): delete it to have a new one made (every access session on this node then ends)`);
   return key;
 }
 
-/** What a session admits: one host of one project, under one mode and policy version. */
+/** What a session admits: one host of one project, under one mode and policy version (and for `org` mode, one
+ * members version of the organization). */
 export interface SessionScope {
   host: string;
   /** `org/project`. */
   project: string;
   mode: 'org' | 'password';
   version: number;
+  members: number;
 }
 
 const mac = (key: Buffer, ...parts: string[]): Buffer => createHmac('sha256', key).update(parts.join('\n')).digest();
 
 const sessionMac = (key: Buffer, s: SessionScope, expires: number, user: string): Buffer =>
-  mac(key, 'hostplane access session 1', s.host, s.project, s.mode, String(s.version), String(expires), user);
+  mac(key, 'hostplane access session 1', s.host, s.project, s.mode, String(s.version), String(s.members), String(expires), user);
 
 /** The session cookie's value for `user` (empty in `password` mode), expiring at `expires` (unix seconds). */
 export function signSession(key: Buffer, s: SessionScope, expires: number, user: string): string {
@@ -82,15 +90,20 @@ export function checkCsrf(key: Buffer, host: string, nonce: string | null, token
   return given.length === 32 && timingSafeEqual(given, mac(key, 'hostplane access csrf 1', host, nonce));
 }
 
-/** The value of cookie `name` in a `Cookie` header, or null. */
-export function cookieValue(header: string | undefined, name: string): string | null {
-  if (header === undefined || !header.includes(name)) return null;
+/** Every value of cookie `name` in a `Cookie` header, in order: a browser sends two of one name when another
+ * site managed to plant one beside ours, and the planted one may come first. */
+export function cookieValues(header: string | undefined, name: string): string[] {
+  if (header === undefined || !header.includes(name)) return [];
+  const values: string[] = [];
   for (const pair of header.split(';')) {
     const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
+    if (eq > 0 && pair.slice(0, eq).trim() === name) values.push(pair.slice(eq + 1).trim());
   }
-  return null;
+  return values;
 }
+
+/** The first value of cookie `name` in a `Cookie` header, or null. */
+export const cookieValue = (header: string | undefined, name: string): string | null => cookieValues(header, name)[0] ?? null;
 
 /** A `Cookie` header without the access cookies (undefined when nothing else is left): they are the node's,
  * and a worker that logs its requests must not get a session it could replay. */

@@ -137,7 +137,7 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
         } catch (e) {
           log.error({ err: (e as Error).message, bundleVersion: b2.version }, 'applying the bundle failed');
         }
-        // Whatever the workers did: a revoked grant's sessions end now.
+        // Whatever the workers did: the services follow the bundle (sign-in stops the helpers of revoked grants).
         o.services?.apply(b2.bundle.projects);
       }
       applying = false;

@@ -27,6 +27,8 @@ const SignInProvider = z.object({
 
 /** End-user sign-in (spec 4.2): null without a grant, when `/__service/auth/*` goes to the worker. */
 const SignIn = z.object({
+  /** The grant's id (16 bytes, hex): new at each grant, so a session made under another grant does not count. */
+  grant: z.string().regex(/^[0-9a-f]{32}$/),
   settings: z.object({ sessionDays: z.number().int().min(1).max(365).default(30) }).loose(),
   /** The plan's sign-in users per project: sign-ups beyond it are refused. */
   maxUsers: z.number().int().nonnegative(),

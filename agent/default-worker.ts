@@ -1,6 +1,7 @@
 /**
  * The built-in worker of the reference node (`hostplane node-agent` without `--worker`): a small HTTP server on
- * `SERVICE_HOST:SERVICE_PORT` that shows what it runs with, never a value:
+ * the Unix socket `SERVICE_SOCKET` (a worker has no TCP port: agent/worker-process.ts) that shows what it runs
+ * with, never a value:
  *
  * - any `GET`: `{"org", "project", "bundleVersion", "bindings": {"NAME": "<SHA-256 hex of the value>"}}`, for
  *   every binding the agent named in `SERVICE_BINDINGS` (secrets, `SERVICE_STORAGE_DIR`, ...);
@@ -44,7 +45,11 @@ const server = createServer((req, res) => {
   json(res, 200, identity);
 });
 server.keepAliveTimeout = 65_000;
-server.listen(Number(env.SERVICE_PORT ?? 0), env.SERVICE_HOST ?? '127.0.0.1');
+if (!env.SERVICE_SOCKET) {
+  process.stderr.write('SERVICE_SOCKET is not set: the node agent gives a worker the Unix socket to listen on\n');
+  process.exit(2);
+}
+server.listen(env.SERVICE_SOCKET);
 
 const stop = (): void => {
   server.close(() => process.exit(0));

@@ -3,9 +3,16 @@
  * storage prefix under `storage/`, a directory per project with a database under `databases/<org>/<project>/`
  * holding its SQLite file (a directory of its own, so that its worker can create SQLite's journal beside the
  * file, and no other), each worker's output under `logs/` (a worker's output is its own: it may print its
- * values, so it never goes to the agent's log), and `users.json`, the index of each project's worker user
- * (agent/users.ts).
+ * values, so it never goes to the agent's log), `users.json`, the index of each project's worker user
+ * (agent/users.ts), and the node's keys, `access.key` (deployment access sessions, agent/access-session.ts) and
+ * `signin.key` (sign-in's login cookies, agent/signin/service.ts).
+ *
+ * `run/` holds the workers' Unix sockets (agent/worker-process.ts): a directory per project, `run/<id>/` (`<id>`: the
+ * first 24 hex digits of the SHA-256 of `org/project`, short whatever the names, since a socket's path is at most
+ * 107 bytes), where its worker binds `<n>.sock`; and `run/agent/`, the agent's own, with a hard link to each
+ * running worker's socket, which the front end connects through.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 export const bundlePath = (dir: string): string => join(dir, 'bundle.json');
@@ -28,3 +35,9 @@ export const storageRoot = (dir: string): string => join(dir, 'storage');
 export const logsDir = (dir: string): string => join(dir, 'logs');
 export const usersPath = (dir: string): string => join(dir, 'users.json');
 export const workerLogPath = (dir: string, org: string, project: string): string => join(dir, 'logs', `${org}.${project}.log`);
+export const runRoot = (dir: string): string => join(dir, 'run');
+/** The directory a project's worker binds its sockets in (its own uid's, as root). */
+export const socketDir = (dir: string, org: string, project: string): string =>
+  join(dir, 'run', createHash('sha256').update(`${org}/${project}`).digest('hex').slice(0, 24));
+/** The agent's own directory of links to the workers' sockets (never a worker's). */
+export const pinDir = (dir: string): string => join(dir, 'run', 'agent');

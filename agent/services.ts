@@ -19,8 +19,8 @@ export interface ServiceContext {
 /** Answers the request and returns true, or returns false without touching it (the worker gets it). */
 export type ServiceHandler = (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext) => boolean;
 
-/** A service of the node as the agent runs it: it answers requests, follows each applied bundle (a grant gone
- * ends its sessions) and is closed when the agent stops. */
+/** A service of the node as the agent runs it: it answers requests, follows each applied bundle and is closed
+ * when the agent stops. */
 export interface NodeService {
   handle: ServiceHandler;
   apply(projects: readonly BundleProject[]): void;

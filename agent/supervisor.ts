@@ -3,7 +3,7 @@
  *
  * A bundle is applied level-triggered: for each project the wanted worker (command + bindings, as a digest) is
  * compared with the running one, and only a project whose digest changed gets a new worker. A swap has no
- * downtime: the new worker is started and answers on its port before the front end routes to it; the old one then
+ * downtime: the new worker is started and answers on its own socket (a new one each start) before the front end routes to it; the old one then
  * gets no new requests, finishes those it has (drain) and is stopped. A new worker that fails to start leaves the
  * old one serving, is logged (project and reason, never a value) and is retried with backoff; until it runs,
  * the node does not count that bundle version as applied. A worker that dies is restarted the same way.
@@ -16,7 +16,7 @@ import type { Logger } from '../lib/log';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
 import { bindings, specDigest, withheldSecrets } from './bindings';
 import { projectKey, type BundleProject, type VersionedBundle } from './bundle';
-import { storageDir, workerLogPath } from './layout';
+import { pinDir, socketDir, storageDir, workerLogPath } from './layout';
 import { defaultWorkerUsers, hardenDir, MAX_WORKER_UID, prepareDatabase, prepareStorage, UserIndex, type WorkerUsers } from './users';
 import { startWorker, type Worker, type WorkerSpec } from './worker-process';
 
@@ -212,9 +212,15 @@ export class Supervisor {
     const key = projectKey(p);
     const user = this.userOf(key);
     const storage = p.storage ? storageDir(this.opts.dir, p.storage.prefix) : null;
-    if (storage) prepareStorage(storage, user);
-    // An empty file is an empty SQLite database: the worker's SQLite opens it as one.
-    const dbPath = p.database ? prepareDatabase(this.opts.dir, p.org, p.project, user) : null;
+    let dbPath: string | null = null;
+    let unusable: string | undefined;
+    try {
+      if (storage) prepareStorage(storage, user);
+      // An empty file is an empty SQLite database: the worker's SQLite opens it as one.
+      dbPath = p.database ? prepareDatabase(this.opts.dir, p.org, p.project, user) : null;
+    } catch (e) {
+      unusable = `refused: ${(e as Error).message}`;
+    }
     const withheld = withheldSecrets(p);
     if (withheld.length > 0) {
       // Names only: the values are not the agent's to log.
@@ -224,12 +230,15 @@ export class Supervisor {
     const spec: WorkerSpec = {
       key, org: p.org, project: p.project, version, command: this.opts.command, bindings: env, user,
       digest: specDigest(this.opts.command, env, user), logPath: workerLogPath(this.opts.dir, p.org, p.project),
+      socketDir: socketDir(this.opts.dir, p.org, p.project), pinDir: pinDir(this.opts.dir), unusable,
     };
     return { spec, storage };
   }
 
-  /** Why the worker of `spec` may not run now (shared user, another organization running), or null. */
+  /** Why the worker of `spec` may not run now (its storage or database refused, or a shared user with another
+   * organization running), or null. */
   private refusal(spec: WorkerSpec): string | null {
+    if (spec.unusable) return spec.unusable;
     if (this.users.mode !== 'shared' || this.users.allowSeveralOrgs || this.allowedOrg === null || spec.org === this.allowedOrg) return null;
     return `refused: workers run as the agent's user (it is not root) and could read the data of organization ${this.allowedOrg}, whose projects run here, and the bundle; --allow-shared-user runs several organizations anyway`;
   }

@@ -12,7 +12,7 @@
  *   `D/bundle.json`, which holds every project's secret values on the node. The agent warns at start and, unless
  *   `allowSeveralOrgs` (`--allow-shared-user`), runs the projects of one organization at a time.
  */
-import { chmodSync, closeSync, existsSync, lchownSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, fchownSync, constants as fsConstants, fstatSync, lchownSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../lib/files';
 import { bundlePath, databaseDir, databasePath, databasesRoot, legacyDatabasePath, logsDir, storageRoot, usersPath } from './layout';
@@ -100,7 +100,12 @@ export function prepareStorage(path: string, user: { uid: number; gid: number } 
 }
 
 /** The project's database directory and SQLite file (an empty file is an empty SQLite database); a file where
- * earlier agents kept it is moved in first, with its journal files. Returns the file's path. */
+ * earlier agents kept it is moved in first, with its journal files. Returns the file's path.
+ *
+ * The directory is the worker's: what is in it may have been put there to make root write elsewhere. So no path
+ * in it is followed: the file and its journal files are opened without following a link (and without waiting on a
+ * FIFO), checked on the descriptor, and changed through it; one that is not a regular file, or is another user's
+ * (say a hard link to a file of root's or of another project), is refused with an error. */
 export function prepareDatabase(dir: string, org: string, project: string, user: { uid: number; gid: number } | null): string {
   const dbDir = databaseDir(dir, org, project);
   const dbPath = databasePath(dir, org, project);
@@ -112,11 +117,37 @@ export function prepareDatabase(dir: string, org: string, project: string, user:
   if (!existsSync(dbPath) && existsSync(legacy)) {
     for (const suffix of ['-wal', '-shm', '-journal', '']) if (existsSync(legacy + suffix)) renameSync(legacy + suffix, dbPath + suffix);
   }
-  closeSync(openSync(dbPath, 'a', 0o600));
-  chmodSync(dbPath, 0o600);
   if (user) {
-    chownTree(dbDir, user.uid, user.gid);
-    for (const suffix of ['', '-wal', '-shm', '-journal']) if (existsSync(dbPath + suffix)) chownTree(dbPath + suffix, user.uid, user.gid);
+    const st = lstatSync(dbDir);
+    if (st.uid !== user.uid || st.gid !== user.gid) lchownSync(dbDir, user.uid, user.gid);
   }
+  for (const suffix of ['', '-wal', '-shm', '-journal']) adoptFile(dbPath + suffix, user, suffix === '');
   return dbPath;
+}
+
+/** Gives the file at `path` to `user` (mode 0600 for the database itself), creating it when `create`; a missing
+ * journal file is left missing. See prepareDatabase. */
+function adoptFile(path: string, user: { uid: number; gid: number } | null, create: boolean): void {
+  const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fsConstants;
+  let fd: number;
+  try {
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new Error(`${path} is a link: the project database is not used through one`);
+    if (code !== 'ENOENT') throw e;
+    if (!create) return;
+    fd = openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${path} is not a regular file`);
+    const owner = user?.uid ?? process.getuid?.();
+    // The agent's own file (made by it, or by an earlier agent) is the worker's to have, unless it has other names.
+    if (st.uid !== owner && (st.uid !== process.getuid?.() || st.nlink !== 1)) throw new Error(`${path} belongs to another user`);
+    if (create) fchmodSync(fd, 0o600);
+    if (user && (st.uid !== user.uid || st.gid !== user.gid)) fchownSync(fd, user.uid, user.gid);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -13,10 +13,12 @@ import { membership } from '../store/accounts';
 import {
   ACCESS_MODES, accessPolicy, issueAccessCode, knownHost, redeemAccessCode, revokeBypass, setAccessPolicy, setBypass, type AccessPolicyState,
 } from '../store/access';
+import type { Store } from '../store/db';
+import { accessRollout, projectPlacements } from '../store/nodes';
 import { getProject } from '../store/projects';
 import { NO_STORE, bodyTag, cacheable, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
-import { ErrorSchema, NO_CORE, ProjectParams, Timestamp, errorResponses } from './schemas';
+import { ErrorSchema, NO_CORE, ProjectParams, Timestamp, errorResponses, rolloutSchema } from './schemas';
 
 
 const AccessPolicy = z.object({
@@ -24,11 +26,14 @@ const AccessPolicy = z.object({
   hasPassword: z.boolean().meta({ description: 'a password is stored (as a slow hash; it is never returned)' }),
   hasBypass: z.boolean().meta({ description: 'a bypass secret is set (`Service-Access-Bypass` header; stored as a hash)' }),
   updatedAt: Timestamp.nullable().meta({ description: 'null: never set (the project is `public`)' }),
+  rollout: rolloutSchema('this policy (mode, password, bypass secret, and the organization\'s members as they are now)'),
 }).meta({ id: 'AccessPolicy' });
 
 const AccessPut = z.strictObject({
   mode: z.enum(['public', 'org', 'password']),
-  password: z.string().min(1).max(1024).optional().meta({ description: 'a new shared password; omitted: the stored one is kept. `password` mode with none sent nor stored is 400' }),
+  // NIST SP 800-63B's floor for a chosen secret: the node's per-address attempt limit slows guessing, it cannot
+  // make a one-character password safe.
+  password: z.string().min(8).max(1024).optional().meta({ description: 'a new shared password, 8 to 1,024 characters; omitted: the stored one is kept. `password` mode with none sent nor stored is 400' }),
 }).meta({ id: 'AccessPut' });
 
 const AccessBypass = z.object({
@@ -56,7 +61,11 @@ const Redeemed = z.object({
 
 const NodeParams = z.object({ nodeId: z.string().meta({ description: 'the node of the token; another node\'s id is 404' }) });
 
-const view = (st: AccessPolicyState): z.output<typeof AccessPolicy> => ({ mode: st.mode, hasPassword: st.hasPassword, hasBypass: st.hasBypass, updatedAt: st.updatedAt });
+/** The policy as answered, with where it is enforced (a new bypass secret and a revoke show there too). */
+async function view(store: Store, projectId: number, st: AccessPolicyState): Promise<z.output<typeof AccessPolicy>> {
+  const rollout = accessRollout(store, projectId, await projectPlacements(store, projectId));
+  return { mode: st.mode, hasPassword: st.hasPassword, hasBypass: st.hasBypass, updatedAt: st.updatedAt, rollout };
+}
 
 const PATH = '/v1/orgs/{orgSlug}/projects/{projectName}/access';
 
@@ -78,7 +87,7 @@ export const accessOps: AnyOp[] = [
     },
     handler: async ({ deps, org, params, koa }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      const body = view(await accessPolicy(deps.store, p.id));
+      const body = await view(deps.store, p.id, await accessPolicy(deps.store, p.id));
       return cacheable(koa, bodyTag(body), body);
     },
   }),
@@ -102,7 +111,7 @@ export const accessOps: AnyOp[] = [
       const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
       const st = await setAccessPolicy(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, mode: body.mode, passwordHash });
       core.nudge('project', String(p.id));
-      const out = view(st);
+      const out = await view(deps.store, p.id, st);
       return { status: 200, body: out, headers: { ETag: bodyTag(out) } };
     },
   }),

@@ -52,6 +52,50 @@ const DOCS_INIT = 'window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "
 const DOCS_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
   + "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/** Slashes of a request path or a route's template, a trailing one not counted. */
+function depth(path: string): number {
+  let n = 0;
+  for (let i = 0; i < path.length - 1; i++) if (path.charCodeAt(i) === 47) n++;
+  return n;
+}
+
+/** A template of plain segments and whole-segment parameters: it matches paths of its own depth alone. */
+const PLAIN_TEMPLATE = /^(?:\/(?:[\w.-]+|:\w+))+$/;
+
+/**
+ * @koa/router tests every route's regexp on every request, about 110 of them. A route of plain segments and
+ * whole-segment parameters matches only paths of its own depth (a parameter never spans a `/`; one trailing `/`
+ * is optional), so the router's own match runs on the routes of the request's depth (and any other kind of
+ * route) alone, in the router's order: the same answer, a few tests instead of all.
+ */
+function matchByDepth(router: Router): void {
+  const match = router.match.bind(router);
+  type Layer = (typeof router.stack)[number];
+  let built = -1;
+  const byDepth = new Map<number, Layer[]>();
+  let always: Layer[] = [];
+  const stack = router.stack;
+  router.match = (path: string, method: string) => {
+    if (built !== stack.length) {
+      built = stack.length;
+      byDepth.clear();
+      always = stack.filter((l) => typeof l.path !== 'string' || !PLAIN_TEMPLATE.test(l.path));
+      for (const l of stack) {
+        if (always.includes(l)) continue;
+        const d = depth(l.path as string);
+        if (!byDepth.has(d)) byDepth.set(d, stack.filter((x) => always.includes(x) || (!always.includes(x) && depth(x.path as string) === d)));
+      }
+    }
+    const layers = byDepth.get(depth(path)) ?? always;
+    router.stack = layers;
+    try {
+      return match(path, method);
+    } finally {
+      router.stack = stack;
+    }
+  };
+}
+
 export interface App {
   koa: Koa;
   registry: client.Registry;
@@ -121,6 +165,7 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
   // oversized or malformed body gets 401, never a parse error.
   mount(router, allOps, deps, readJsonBody);
+  matchByDepth(router);
   app.context.log = log;
   app.use(router.routes());
   // Sets 405 with an Allow header (or 501); the error edge then writes the body.

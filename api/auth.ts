@@ -39,8 +39,8 @@ const AuthSettingsPatch = z.strictObject({
 
 // An empty value passes the shape and is refused by the spec's own code, `invalid_provider`.
 const AuthProviderPut = z.strictObject({
-  clientId: z.string().max(512).meta({ description: 'the OAuth app\'s client id (non-empty, else 400 `invalid_provider`)' }),
-  clientSecret: z.string().max(4096).meta({ description: 'the OAuth app\'s client secret (non-empty, else 400 `invalid_provider`): sealed, never returned, audited or listed among the secrets' }),
+  clientId: z.string().max(512).meta({ description: 'the OAuth app\'s client id (not empty or blank, else 400 `invalid_provider`)' }),
+  clientSecret: z.string().max(4096).meta({ description: 'the OAuth app\'s client secret (not empty or blank, else 400 `invalid_provider`): sealed, never returned, audited or listed among the secrets' }),
 }).meta({ id: 'AuthProviderPut' });
 
 const ProviderParams = ProjectParams.extend({
@@ -171,7 +171,8 @@ export const authOps: AnyOp[] = [
     },
     handler: async (c) => {
       const provider = providerOf(c.params.provider);
-      if (c.body.clientId === '' || c.body.clientSecret === '') throw invalidProvider('clientId and clientSecret must not be empty');
+      // Blank is empty: no provider issues an id or a secret of spaces, and one would only fail at sign-in.
+      if (c.body.clientId.trim() === '' || c.body.clientSecret.trim() === '') throw invalidProvider('clientId and clientSecret must not be empty');
       const { project, write } = await writeOf(c.deps, c, c.params.projectName);
       const sealed = await c.core.seal(secretContext(c.org.slug, project.name, clientSecretName(provider)), c.body.clientSecret);
       await setAuthProvider(c.deps.store, { ...write, provider, clientId: c.body.clientId, sealed });

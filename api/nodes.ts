@@ -41,8 +41,10 @@ export const BundleProjectSchema = z.object({
     passwordHash: z.string().nullable().meta({ description: 'the shared password as a scrypt PHC string (`$scrypt$ln=17,r=8,p=1$salt$key`); null: none' }),
     bypassHash: z.string().nullable().meta({ description: 'SHA-256 (hex) of the bypass secret sent as `Service-Access-Bypass`; null: none' }),
     version: z.number().int().min(0).meta({ description: 'the policy version: rises with the mode or the password; sessions made under an older one end (0: never set)' }),
+    membersVersion: z.number().int().min(0).meta({ description: 'the organization\'s members version: rises when a member\'s role changes or a member leaves; `org`-mode sessions made under an older one end' }),
   }).meta({ description: 'deployment access (setAccess); `public` at version 0 when never set' }),
   signIn: z.object({
+    grant: z.string().regex(/^[0-9a-f]{32}$/).meta({ description: 'the grant\'s id, new at each grant (16 random bytes, hex): a session made under another grant does not count, so a revoke and a grant again end sessions' }),
     settings: z.object({ sessionDays: z.number().int().min(1).max(365).meta({ description: 'how long a session lasts, in days' }) }),
     maxUsers: z.number().int().min(0).meta({ description: 'the plan\'s sign-in users per project: sign-ups beyond it are refused by the node' }),
     providers: z.array(z.object({

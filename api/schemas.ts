@@ -54,6 +54,13 @@ export const ProjectParams = OrgParams.extend({ projectName: z.string() });
 
 export const Timestamp = z.iso.datetime().meta({ id: 'Timestamp', description: 'RFC 3339, UTC', examples: ['2026-11-26T10:00:00Z'] });
 
+/** Where a change runs: per node the project is placed on, whether the node reported running a bundle with
+ * `what` (secrets: this version; access: this policy). */
+export const rolloutSchema = (what: string) => z.array(z.object({
+  nodeId: z.string(),
+  state: z.enum(['applied', 'pending']).meta({ description: `\`applied\`: the node reported running a bundle with ${what}; \`pending\`: not yet` }),
+})).meta({ description: 'per node the project is placed on (none before its first deploy), by node id' });
+
 /** One condition of a reconciled resource's status, in the shape Kubernetes users know. */
 export const ConditionSchema = z.object({
   type: z.string(),

@@ -11,7 +11,7 @@ import type { Store } from '../store/db';
 import { notFound } from '../lib/errors';
 import { bodyTag, conditionsOf, preconditionResponse, writePrecondition, type Conditions } from './conditional';
 import { defineOp, type AnyOp } from './ops';
-import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf } from './schemas';
+import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf, rolloutSchema } from './schemas';
 
 /** Secret names (docs/api.md, Names): upper-case identifiers, at most 64 characters. */
 export const SecretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'a secret name matches ^[A-Z][A-Z0-9_]{0,63}$').meta({
@@ -38,10 +38,7 @@ const SetSecretBody = z.strictObject({ value: z.string().max(65_536).meta({ desc
 const SecretMeta = z.object({ name: z.string(), version: z.number().int().min(1), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
 /** A secret with where its current version runs (item 5 of issue 10: Fly's deployed / staged, per node). */
 const SecretStatus = SecretMeta.extend({
-  rollout: z.array(z.object({
-    nodeId: z.string(),
-    state: z.enum(['applied', 'pending']).meta({ description: '`applied`: the node reported running a bundle with this version (or a later one); `pending`: not yet' }),
-  })).meta({ description: 'per node the project is placed on (none before its first deploy), by node id' }),
+  rollout: rolloutSchema('this version (or a later one)'),
 }).meta({ id: 'SecretStatus' });
 
 /**

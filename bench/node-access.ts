@@ -34,7 +34,9 @@ const AIM_ADDED_P50_MS = 0.5;
 const WATCHDOG_MS = 180_000;
 const PASSWORD = 'bench-password';
 const BYPASS = 'bench-bypass-secret';
-const WORKER = "require('http').createServer((q,s)=>{q.resume();s.end('ok')}).listen(+process.env.SERVICE_PORT,process.env.SERVICE_HOST)";
+// On the node's SERVICE_SOCKET; the direct one (no node) on SERVICE_PORT, as a client would reach an app itself.
+const WORKER = "const e=process.env,w=require('http').createServer((q,s)=>{q.resume();s.end('ok')});"
+  + "e.SERVICE_SOCKET?w.listen(e.SERVICE_SOCKET):w.listen(+e.SERVICE_PORT,e.SERVICE_HOST)";
 
 interface Answer { status: number; headers: IncomingHttpHeaders; body: string }
 

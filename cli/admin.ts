@@ -6,7 +6,7 @@ import { badRequest, notFound } from '../lib/errors';
 import type { Plans } from '../lib/plans';
 import {
   createOrg, createToken, createUser, listOrgs, listTokens, listUsers, orgBySlug, registerNode, revokeToken, ROLES,
-  setMembership, setOrgPlan, TOKEN_ID, type Role,
+  removeMembership, setMembership, setOrgPlan, TOKEN_ID, type Role,
 } from '../store/accounts';
 import { iso, openStore, STORE_FILE, type Store } from '../store/db';
 import { setPlacement } from '../store/projects';
@@ -156,6 +156,16 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       if (previousRole && previousRole !== role) note(`${email} was ${previousRole} in ${org}, now ${role}`);
       if (previousRole === role) note(`${email} was ${role} in ${org} already`);
       return { org, email, role, previousRole: previousRole ?? null };
+    },
+  },
+  {
+    name: 'member remove', args: ['<org>', '<email>'], flags: [],
+    help: 'takes the user out of the organization (their tokens stay, for their other organizations); nodes end their `org`-mode access sessions for it at their next bundle',
+    async run({ s, note }, [org, emailGiven]) {
+      const email = emailGiven!.toLowerCase();
+      const { previousRole } = await removeMembership(s, org!, email);
+      if (!previousRole) note(`${email} was no member of ${org}`);
+      return { org, email, previousRole: previousRole ?? null };
     },
   },
   {

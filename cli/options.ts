@@ -209,7 +209,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'oauth-providers': {
     arg: 'real|sandbox|FILE', shown: 'sandbox (serve), real (core)', commands: ['serve', 'core'],
-    help: 'where nodes reach the sign-in providers (GitHub, Google, Kakao), as bundles tell them: `real`, the providers\' public endpoints; `sandbox`, a sandbox OAuth provider of ours started on loopback; or a JSON file `{"github": {"authorize": URL, "token": URL, "userInfo": URL, "emails": URL or null}, ...}` (the providers it does not name keep the real ones)',
+    help: 'where nodes reach the sign-in providers (GitHub, Google, Kakao), as bundles tell them: `real`, the providers\' public endpoints; `sandbox`, a sandbox OAuth provider of ours started on loopback (its URL and control token in `DATA/oauth-sandbox.json`, mode 0600); or a JSON file `{"github": {"authorize": URL, "token": URL, "userInfo": URL, "emails": URL or null}, ...}` (the providers it does not name keep the real ones)',
   },
   name: { arg: 'NAME', commands: ['admin'], help: 'what to call a new token: `token list` shows it' },
   'expires-in': {
@@ -229,12 +229,12 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   dir: {
     arg: 'D', commands: ['node-agent'],
-    help: 'the node\'s state (required): `bundle.json` (mode 0600; served from at start until the control plane answers), `storage/` (a directory per storage prefix), `databases/` (a directory with a SQLite file per project with a database), `logs/` (each worker\'s output), `users.json` (each project\'s worker uid index, as root), `access.key` (mode 0600, made at first start: the key of the node\'s deployment access sessions)',
+    help: 'the node\'s state (required): `bundle.json` (mode 0600; served from at start until the control plane answers), `storage/` (a directory per storage prefix), `databases/` (a directory with a SQLite file per project with a database), `logs/` (each worker\'s output), `users.json` (each project\'s worker uid index, as root), `run/` (each worker\'s Unix socket, in a directory of its project\'s user), `access.key` and `signin.key` (mode 0600, made at first start: the keys of the node\'s deployment access sessions and of sign-in\'s login cookies)',
   },
   control: { arg: 'URL', commands: ['node-agent'], help: 'the control plane (`serve` or `api`), http or https (required)' },
   worker: {
     arg: 'CMD', shown: 'the built-in worker', commands: ['node-agent'],
-    help: 'the command each placed project runs (through `sh -c`) with its bindings in the environment, listening on `SERVICE_HOST:SERVICE_PORT`; ready once it answers HTTP there below 500',
+    help: 'the command each placed project runs (through `sh -c`) with its bindings in the environment, listening for HTTP on the Unix socket `SERVICE_SOCKET` (a worker gets no TCP port); ready once it answers there below 500',
   },
   listen: {
     arg: 'HOST:PORT', commands: ['node-agent'],

@@ -25,6 +25,7 @@ import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden } from '../lib/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
+import { writeFileAtomic } from '../lib/files';
 import {
   checkServerFlags, coreToken, domainSettings, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, oauthProviders, plans, port, serverHardening, tlsFiles,
   tsigKey, type Flags,
@@ -266,7 +267,10 @@ async function startOAuth(command: 'serve' | 'core', flags: Flags, log: Logger) 
   const setting = oauthProviders(command, flags);
   if (setting !== 'sandbox') return { endpoints: setting, close: async () => undefined };
   const sandbox = await startOAuthSandbox({ log: log.child({ component: 'oauth-sandbox' }) });
-  log.info({ url: sandbox.url }, '--oauth-providers sandbox: a sandbox OAuth provider runs on loopback');
+  // Its control routes' token: for whoever may read the data directory, never in a log line.
+  const controlFile = join(flags.data, 'oauth-sandbox.json');
+  writeFileAtomic(controlFile, `${JSON.stringify({ url: sandbox.url, token: sandbox.token })}\n`, 0o600);
+  log.info({ url: sandbox.url, control: controlFile }, '--oauth-providers sandbox: a sandbox OAuth provider runs on loopback (its control token is in the file)');
   const endpoints = Object.fromEntries(OAUTH_PROVIDERS.map((p) => [p, sandbox.endpoints(p)])) as ProviderEndpointTable;
   return { endpoints, close: () => sandbox.close() };
 }

@@ -685,9 +685,9 @@ export interface components {
             sessionDays?: number;
         };
         AuthProviderPut: {
-            /** @description the OAuth app's client id (non-empty, else 400 `invalid_provider`) */
+            /** @description the OAuth app's client id (not empty or blank, else 400 `invalid_provider`) */
             clientId: string;
-            /** @description the OAuth app's client secret (non-empty, else 400 `invalid_provider`): sealed, never returned, audited or listed among the secrets */
+            /** @description the OAuth app's client secret (not empty or blank, else 400 `invalid_provider`): sealed, never returned, audited or listed among the secrets */
             clientSecret: string;
         };
         /** @description the registrant: personal data, sent to the registrar only. Never answered, logged or put in the audit log; kept sealed only while the purchase is open */
@@ -713,7 +713,7 @@ export interface components {
         AccessPut: {
             /** @enum {string} */
             mode: "public" | "org" | "password";
-            /** @description a new shared password; omitted: the stored one is kept. `password` mode with none sent nor stored is 400 */
+            /** @description a new shared password, 8 to 1,024 characters; omitted: the stored one is kept. `password` mode with none sent nor stored is 400 */
             password?: string;
         };
         AccessAuthorizeRequest: {
@@ -954,6 +954,15 @@ export interface components {
             hasBypass: boolean;
             /** @description null: never set (the project is `public`) */
             updatedAt: components["schemas"]["Timestamp"] | null;
+            /** @description per node the project is placed on (none before its first deploy), by node id */
+            rollout: {
+                nodeId: string;
+                /**
+                 * @description `applied`: the node reported running a bundle with this policy (mode, password, bypass secret, and the organization's members as they are now); `pending`: not yet
+                 * @enum {string}
+                 */
+                state: "applied" | "pending";
+            }[];
         };
         AccessBypass: {
             /** @description send as `Service-Access-Bypass: <secret>`; shown only here, and the previous one stops working at once */
@@ -1122,9 +1131,13 @@ export interface components {
                 bypassHash: string | null;
                 /** @description the policy version: rises with the mode or the password; sessions made under an older one end (0: never set) */
                 version: number;
+                /** @description the organization's members version: rises when a member's role changes or a member leaves; `org`-mode sessions made under an older one end */
+                membersVersion: number;
             };
             /** @description end-user sign-in; null without a grant */
             signIn: {
+                /** @description the grant's id, new at each grant (16 random bytes, hex): a session made under another grant does not count, so a revoke and a grant again end sessions */
+                grant: string;
                 settings: {
                     /** @description how long a session lasts, in days */
                     sessionDays: number;

@@ -16,7 +16,7 @@ import { planOf, type Plans } from '../lib/plans';
 import { secretContext, type Sealer } from '../core/sealing';
 import type { Store } from '../store/db';
 import {
-  allNodeIds, bundleSources, nodesOfProject, projectOfHostname, storedBundle, storeBundle, type BundleProject, type BundleSource,
+  accessDigest, allNodeIds, bundleSources, nodesOfProject, projectOfHostname, storedBundle, storeBundle, type BundleProject, type BundleSource,
 } from '../store/nodes';
 import type { BundleSection } from '../store/schema';
 import type { Reconciler, Result, Watch } from './types';
@@ -43,8 +43,11 @@ export function bundleProject(src: BundleSource, sealer: Sealer, plans: Plans, e
     database: src.database,
     secrets: src.secrets.map((x) => ({ name: x.name, version: x.version, value: sealer.open(secretContext(src.org, src.project, x.name), x.sealed) })),
     storage: src.storage && { prefix: src.storage.prefix, quotaBytes: plan.storageBytes },
-    access: { mode: src.access.mode, passwordHash: src.access.passwordHash, bypassHash: src.access.bypassHash, version: src.access.version },
+    access: {
+      mode: src.access.mode, passwordHash: src.access.passwordHash, bypassHash: src.access.bypassHash, version: src.access.version, membersVersion: src.membersVersion,
+    },
     signIn: src.signIn && {
+      grant: src.signIn.grant,
       settings: src.signIn.settings,
       maxUsers: plan.signInUsers,
       providers: src.signIn.providers.map((x) => ({
@@ -112,7 +115,9 @@ export function bundleReconciler(d: BundleReconcilerDeps): Reconciler {
             const had = prev?.secrets[x.name];
             secrets[x.name] = { version: x.version, since: had && had.version === x.version ? had.since : version };
           }
-          sections[String(src.projectId)] = { version: same ? prev.version : version, secrets };
+          const digest = accessDigest(p.access);
+          const access = { digest, since: prev?.access?.digest === digest ? prev.access.since : version };
+          sections[String(src.projectId)] = { version: same ? prev.version : version, secrets, access };
         });
         return { sealed: d.sealer.seal(bundleContext(nodeId), text), sections };
       });

@@ -2,7 +2,7 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, notFound } from '../lib/errors';
-import { isUniqueViolation, iso, type Store } from './db';
+import { isUniqueViolation, iso, type Store, type Tx } from './db';
 import { authGrants, memberships, nodes, orgs, projects, storageGrants, tokens, users } from './schema';
 import { recordChange } from './feed';
 
@@ -52,6 +52,17 @@ export async function orgBySlug(s: Store, slug: string): Promise<Org | undefined
   return s.db.select({ id: orgs.id, slug: orgs.slug, plan: orgs.plan }).from(orgs).where(eq(orgs.slug, slug)).get();
 }
 
+/** A member's role changed or a member left: the org's members version rises and every project of the org is a
+ * 'project' change, so the nodes' bundles carry the new version and `org`-mode access sessions made before end
+ * (a session admits whoever had the role when it was made; this is how a demotion reaches the nodes). */
+async function membersChanged(s: Store, tx: Tx, orgId: number): Promise<void> {
+  await tx.update(orgs).set({ membersVersion: sql`${orgs.membersVersion} + 1` }).where(eq(orgs.id, orgId));
+  const now = s.clock();
+  for (const p of await tx.select({ id: projects.id }).from(projects).where(eq(projects.orgId, orgId))) {
+    await recordChange(s, tx, 'project', String(p.id), now);
+  }
+}
+
 /** Adds the user to the org, or changes the role of an existing membership. Answers the role the user had
  * before (undefined: a new member), so the operator is told when a role changed. */
 export async function setMembership(s: Store, orgSlug: string, email: string, role: Role): Promise<{ previousRole: Role | undefined }> {
@@ -63,7 +74,20 @@ export async function setMembership(s: Store, orgSlug: string, email: string, ro
       .where(and(eq(memberships.orgId, org.id), eq(memberships.userId, user.id))).get();
     await tx.insert(memberships).values({ orgId: org.id, userId: user.id, role })
       .onConflictDoUpdate({ target: [memberships.orgId, memberships.userId], set: { role } });
+    if (before && before.role !== role) await membersChanged(s, tx, org.id);
     return { previousRole: before?.role };
+  });
+}
+
+/** Takes the user out of the org. Answers the role the user had (undefined: was no member). */
+export async function removeMembership(s: Store, orgSlug: string, email: string): Promise<{ previousRole: Role | undefined }> {
+  const org = await orgBySlug(s, orgSlug);
+  if (!org) throw notFound(`organization ${orgSlug}`);
+  const user = await userByEmail(s, email);
+  return s.write(async (tx) => {
+    const [gone] = await tx.delete(memberships).where(and(eq(memberships.orgId, org.id), eq(memberships.userId, user.id))).returning({ role: memberships.role });
+    if (gone) await membersChanged(s, tx, org.id);
+    return { previousRole: gone?.role };
   });
 }
 

@@ -5,6 +5,7 @@
  * through the same apps. Every change of what a node runs records a 'project' change, so the bundle reconciler
  * rebuilds the bundles of the project's nodes. Audit records name providers and client ids, never a secret.
  */
+import { randomBytes } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { AppError } from '../lib/errors';
 import type { OAuthProviderName } from '../lib/oauth-providers';
@@ -51,13 +52,14 @@ export async function authState(s: Store, projectId: number): Promise<AuthState>
 }
 
 /**
- * grantAuth: idempotent. A project not granted gets the default settings; a granted one keeps its settings and
- * providers, and the call changes nothing (no change, no audit record). Answers whether this call granted.
+ * grantAuth: idempotent. A project not granted gets the default settings and a new grant id; a granted one keeps
+ * its settings, grant id and providers, and the call changes nothing (no change, no audit record). Answers whether
+ * this call granted.
  */
 export async function grantAuth(s: Store, p: AuthWrite): Promise<{ granted: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
-    const inserted = await tx.insert(authGrants).values({ projectId: p.projectId, settings: { ...AUTH_DEFAULTS }, createdAt: iso(now) })
+    const inserted = await tx.insert(authGrants).values({ projectId: p.projectId, grantId: randomBytes(16).toString('hex'), settings: { ...AUTH_DEFAULTS }, createdAt: iso(now) })
       .onConflictDoNothing().returning({ id: authGrants.projectId });
     if (inserted.length === 0) return { granted: false };
     await recordChange(s, tx, 'project', String(p.projectId), now);
@@ -133,8 +135,10 @@ export async function deleteAuthProvider(s: Store, p: AuthWrite & { provider: st
   });
 }
 
-/** The sign-in of granted projects as the bundle needs it: settings, and providers with their secrets still sealed. */
+/** The sign-in of granted projects as the bundle needs it: the grant's id and settings, and providers with their
+ * secrets still sealed. */
 export interface AuthForBundle {
+  grant: string;
   settings: AuthSettings;
   providers: { provider: OAuthProviderName; clientId: string; sealed: string }[];
 }
@@ -143,7 +147,7 @@ export function authForBundle(s: Store, projectIds: number[]): Map<number, AuthF
   const out = new Map<number, AuthForBundle>();
   if (projectIds.length === 0) return out;
   for (const g of s.db.select().from(authGrants).where(inArray(authGrants.projectId, projectIds)).all()) {
-    out.set(g.projectId, { settings: settingsOf(g.settings), providers: [] });
+    out.set(g.projectId, { grant: g.grantId, settings: settingsOf(g.settings), providers: [] });
   }
   const rows = s.db.select().from(authProviders).where(inArray(authProviders.projectId, [...out.keys()]))
     .orderBy(asc(authProviders.provider)).all();

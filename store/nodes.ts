@@ -5,10 +5,11 @@
  * per project its placements (`projectPlacements`) and per secret where its version runs (`secretRollout`).
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
 import { AppError } from '../lib/errors';
 import type { Condition } from '../lib/conditions';
 import { iso, type Store } from './db';
-import { accessForBundle } from './access';
+import { accessForBundle, type AccessForBundle } from './access';
 import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
 import type { OAuthProviderName, ProviderEndpoints } from '../lib/oauth-providers';
 import { recordChange } from './feed';
@@ -20,10 +21,12 @@ export const NODE_STALE_AFTER_MS = 3 * 60_000;
 
 /** The access section of a bundle (store/access.ts): a project never set is `public` at version 0; `version`
  * rises with the mode or the password, so sessions made under an older one end. */
-export interface BundleAccess { mode: 'public' | 'org' | 'password'; passwordHash: string | null; bypassHash: string | null; version: number }
-/** The sign-in section: the grant's settings, the plan's user limit, and per registered provider the project's app
- * (client secret opened) with the endpoints the operator configured (lib/oauth-providers.ts). */
+export type BundleAccess = AccessForBundle & { membersVersion: number };
+/** The sign-in section: the grant's id and settings, the plan's user limit, and per registered provider the
+ * project's app (client secret opened) with the endpoints the operator configured (lib/oauth-providers.ts). */
 export interface BundleSignIn {
+  /** New at each grant (store/auth.ts): the node honours a session only under the grant it was made under. */
+  grant: string;
   settings: AuthSettings;
   /** The plan's `signInUsers`: the node refuses sign-ups beyond it. */
   maxUsers: number;
@@ -62,8 +65,13 @@ export interface BundleSource {
   storage: { prefix: string } | null;
   /** Null without a grant; client secrets still sealed. */
   signIn: AuthForBundle | null;
-  access: BundleAccess;
+  access: AccessForBundle;
+  /** The org's members version (store/accounts.ts): `org`-mode sessions are bound to it. */
+  membersVersion: number;
 }
+
+/** A project whose policy was never set. */
+const PUBLIC_ACCESS: AccessForBundle = { mode: 'public', passwordHash: null, bypassHash: null, version: 0 };
 
 export async function allNodeIds(s: Store): Promise<string[]> {
   return s.db.select({ id: nodes.id }).from(nodes).orderBy(asc(nodes.id)).all().map((r) => r.id);
@@ -83,7 +91,7 @@ export async function projectOfHostname(s: Store, name: string): Promise<number 
 
 /** Everything the bundle of `nodeId` is made of, by org and project name. */
 export async function bundleSources(s: Store, nodeId: string): Promise<BundleSource[]> {
-  const placed = s.db.select({ projectId: projects.id, org: orgs.slug, plan: orgs.plan, project: projects.name, database: projects.database })
+  const placed = s.db.select({ projectId: projects.id, org: orgs.slug, plan: orgs.plan, membersVersion: orgs.membersVersion, project: projects.name, database: projects.database })
     .from(placements).innerJoin(projects, eq(projects.id, placements.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
     .where(eq(placements.nodeId, nodeId)).orderBy(asc(orgs.slug), asc(projects.name)).all();
   if (placed.length === 0) return [];
@@ -107,7 +115,7 @@ export async function bundleSources(s: Store, nodeId: string): Promise<BundleSou
     secrets: (sealed.get(p.projectId) ?? []).map(({ name, version, sealed: v }) => ({ name, version, sealed: v })),
     storage: storage.has(p.projectId) ? { prefix: storage.get(p.projectId)!.prefix } : null,
     signIn: auth.get(p.projectId) ?? null,
-    access: access.get(p.projectId) ?? { mode: 'public', passwordHash: null, bypassHash: null, version: 0 },
+    access: access.get(p.projectId) ?? PUBLIC_ACCESS,
   }));
 }
 
@@ -209,6 +217,27 @@ export async function projectPlacements(s: Store, projectId: number): Promise<Pr
 }
 
 export interface SecretRollout { nodeId: string; state: 'applied' | 'pending' }
+
+/** What identifies a project's access section in a bundle: the bundle reconciler records it with the first
+ * version that carried it, and the access policy's rollout compares it with the policy now. */
+export const accessDigest = (a: BundleAccess): string =>
+  createHash('sha256').update(JSON.stringify([a.mode, a.passwordHash, a.bypassHash, a.version, a.membersVersion])).digest('base64url');
+
+/**
+ * Where a project's access policy as it is now (mode, password, bypass, the org's members version) is enforced:
+ * per node the project is placed on, `applied` once the node reported a bundle version at or after the first
+ * one that carried it, else `pending`.
+ */
+export function accessRollout(s: Store, projectId: number, placements: ProjectPlacement[]): SecretRollout[] {
+  const row = s.db.select({ membersVersion: orgs.membersVersion }).from(projects).innerJoin(orgs, eq(orgs.id, projects.orgId)).where(eq(projects.id, projectId)).get();
+  const access = accessForBundle(s, [projectId]).get(projectId) ?? PUBLIC_ACCESS;
+  const digest = accessDigest({ ...access, membersVersion: row?.membersVersion ?? 0 });
+  return placements.map((p) => {
+    const entry = storedSections(s, p.nodeId)?.[String(projectId)]?.access;
+    const applied = entry !== undefined && entry.digest === digest && p.appliedVersion !== null && p.appliedVersion >= entry.since;
+    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
+  });
+}
 
 /**
  * Where version `version` of a project's secret runs: per node the project is placed on, `applied` once the

@@ -81,24 +81,30 @@ export async function getProject(s: Store, orgId: number, name: string): Promise
 
 /** The project with its hostnames (by name), grants and placements (by node): getProject's read path, on the
  * driver's statements directly (the generic row mapping cost more than the reads). One statement with JSON
- * aggregates was measured slower than these five (29 us against 11). Another org's project reads as missing. */
+ * aggregates was measured slower than separate ones (29 us against 11); the grants are EXISTS columns of the
+ * project's row, and the three statements run in one read transaction: one snapshot, and one WAL read lock
+ * instead of one per statement (measured 15 us against 7 for the reads). Another org's project reads as missing. */
 export async function getProjectDetail(s: Store, orgId: number, name: string): Promise<ProjectDetail> {
-  type Row = { id: number; name: string; hostname: string; database: number; createdAt: string };
-  const q = s.prepared('projectDetail', (_db, sqlite) => ({
-    project: sqlite.prepare<[number, string], Row>(`SELECT p.id, p.name, h.name AS hostname, p.database, p.created_at AS createdAt
-      FROM projects p JOIN hostnames h ON h.project_id = p.id AND h.kind = 'default' WHERE p.org_id = ? AND p.name = ?`),
-    names: sqlite.prepare<[number], ProjectDetail['hostnames'][number]>('SELECT name, kind, status FROM hostnames WHERE project_id = ? ORDER BY name'),
-    auth: sqlite.prepare<[number], { id: number }>('SELECT project_id AS id FROM auth_grants WHERE project_id = ?'),
-    storage: sqlite.prepare<[number], { id: number }>('SELECT project_id AS id FROM storage_grants WHERE project_id = ?'),
-  }));
-  const row = q.project.get(orgId, name);
-  if (!row) throw notFound(`project ${name}`);
-  const { id } = row;
+  type Row = { id: number; name: string; hostname: string; database: number; createdAt: string; auth: number; storage: number };
+  const read = s.prepared('projectDetail', (_db, sqlite) => {
+    const project = sqlite.prepare<[number, string], Row>(`SELECT p.id, p.name, h.name AS hostname, p.database, p.created_at AS createdAt,
+      EXISTS (SELECT 1 FROM auth_grants a WHERE a.project_id = p.id) AS auth, EXISTS (SELECT 1 FROM storage_grants g WHERE g.project_id = p.id) AS storage
+      FROM projects p JOIN hostnames h ON h.project_id = p.id AND h.kind = 'default' WHERE p.org_id = ? AND p.name = ?`);
+    const names = sqlite.prepare<[number], ProjectDetail['hostnames'][number]>('SELECT name, kind, status FROM hostnames WHERE project_id = ? ORDER BY name');
+    // projectPlacements runs its statement before its first await, so inside the transaction; it settles later.
+    return sqlite.transaction((org: number, project_: string) => {
+      const row = project.get(org, project_);
+      return row && { row, hostnames: names.all(row.id), placements: projectPlacements(s, row.id) };
+    });
+  });
+  const found = read(orgId, name);
+  if (!found) throw notFound(`project ${name}`);
+  const { row } = found;
   return {
-    id, name: row.name, hostname: row.hostname, database: row.database === 1, createdAt: row.createdAt,
-    hostnames: q.names.all(id),
-    grants: { auth: q.auth.get(id) !== undefined, storage: q.storage.get(id) !== undefined },
-    placements: await projectPlacements(s, id),
+    id: row.id, name: row.name, hostname: row.hostname, database: row.database === 1, createdAt: row.createdAt,
+    hostnames: found.hostnames,
+    grants: { auth: row.auth === 1, storage: row.storage === 1 },
+    placements: await found.placements,
   };
 }
 

@@ -11,6 +11,9 @@ export const orgs = sqliteTable('orgs', {
   slug: text('slug').notNull().unique(),
   plan: text('plan').notNull(),
   createdAt: text('created_at').notNull(),
+  /** Rises when a member's role changes or a member is removed: the bundles carry it, and a node's `org`-mode
+   * access sessions made under an older one end (agent/access-gate.ts). */
+  membersVersion: integer('members_version').notNull().default(0),
 });
 
 export const users = sqliteTable('users', {
@@ -245,9 +248,13 @@ export const zoneFinalizers = sqliteTable('zone_finalizers', {
   deletedAt: text('deleted_at').notNull(),
 }, (t) => [index('zone_finalizers_name').on(t.name)]);
 
-/** Sign-in grant: the row's existence is the grant (spec part 3). Written by the app-auth group (store/auth.ts). */
+/** Sign-in grant: the row's existence is the grant (spec part 3). Written by the app-auth group (store/auth.ts).
+ * `grant_id` (16 random bytes, hex) is made with the row and goes to the bundle: a node honours a session only
+ * under the grant it was made under, so a revoke followed by a grant ends sessions however the node learns of it.
+ * (Its default only lets the column be added to rows from before it; the migration gives those an id of their own.) */
 export const authGrants = sqliteTable('auth_grants', {
   projectId: integer('project_id').primaryKey().references(() => projects.id),
+  grantId: text('grant_id').notNull().default(''),
   settings: text('settings', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   createdAt: text('created_at').notNull(),
 });
@@ -406,7 +413,12 @@ export const storagePrefixes = sqliteTable('storage_prefixes', {
 
 /** What a node's bundle carries of one project, beside the sealed bundle: the bundle version at which the
  * project's part last changed, and per secret its version and the bundle version that first carried it. */
-export interface BundleSection { version: number; secrets: Record<string, { version: number; since: number }> }
+export interface BundleSection {
+  version: number;
+  secrets: Record<string, { version: number; since: number }>;
+  /** The access section's digest (store/nodes.ts accessDigest) and the first bundle version that carried it. */
+  access?: { digest: string; since: number };
+}
 
 /**
  * A node's convergence bundle as the bundle reconciler last built it (reconcilers/bundles.ts): sealed whole

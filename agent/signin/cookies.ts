@@ -2,12 +2,13 @@
  * The sign-in handler's cookies. Both are `__Host-` cookies (RFC 6265bis 4.1.3.2): the browser keeps them only
  * when Secure, Path=/ and without Domain, so they belong to the one host that set them, and no sibling host of
  * the app domain can set or overwrite them.
- * - `__Host-service-auth`: the session token (32 random bytes, base64url); the node keeps only its SHA-256.
+ * - `__Host-service-auth`: the session token (32 random bytes, base64url); the node keeps only its SHA-256
+ *   (tokenHash).
  * - `__Host-service-auth-login`: one login in progress, `<payload>.<mac>`: base64url JSON {state, PKCE verifier,
  *   next, provider, host, expiry} and its HMAC-SHA256 under the node's key, so the callback can check that the
  *   `state` the provider echoes is the one this browser was given, without memory on the node.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SESSION_COOKIE = '__Host-service-auth';
 export const LOGIN_COOKIE = '__Host-service-auth-login';
@@ -35,6 +36,9 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   }
   return out;
 }
+
+/** The SHA-256 of a session token, hex: all of it the project's database is given. */
+export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** A `Set-Cookie` value for `name`; `maxAgeSeconds` 0 deletes it. */
 export function setCookie(name: string, value: string, maxAgeSeconds: number): string {

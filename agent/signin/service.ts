@@ -11,26 +11,54 @@
  * - `POST /__service/auth/logout`: ends the session (same-origin requests only).
  * A provider not registered for the project is 404 at its login and callback paths.
  *
- * Each project's database is opened at its first need and kept open while the project has the grant; `apply`
- * closes the others and, when a grant goes, ends its sessions (users and identities stay).
+ * The agent never opens a project's database: each call goes to the project's database helper (project-db.ts),
+ * a child process running as the project's worker user, with a deadline; a helper that fails or is too slow makes
+ * the request 503 `signin_unavailable` (Retry-After), for that project only. A session counts only under the
+ * grant id of the bundle, on the host that made it, within the current sessionDays (store.ts): a revoke, a new
+ * grant or a lower sessionDays needs nothing done to the database, which prune() keeps tidy at each helper start
+ * and every 10 minutes while it runs. Callbacks (each a code exchange with the project's client secret) are
+ * rate-limited per client address and per project: 429 with Retry-After.
  */
 import { randomBytes, createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { addressKey } from '../../lib/http-server';
 import { OAUTH_PROVIDERS } from '../../lib/oauth-providers';
 import type { Logger } from '../../lib/log';
+import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../../lib/rate-limit';
 import { isSafeNext } from '../../lib/safe-next';
 import { projectKey, type BundleProject, type BundleSignIn } from '../bundle';
-import { databasePath } from '../layout';
+import { databaseDir, databasePath } from '../layout';
 import type { ServiceContext, ServiceHandler } from '../services';
-import { LOGIN_COOKIE, LOGIN_TTL_MS, openLogin, parseCookies, sameText, sealLogin, SESSION_COOKIE, setCookie } from './cookies';
+import { runsAsRoot } from '../users';
+import { LOGIN_COOKIE, LOGIN_TTL_MS, openLogin, parseCookies, sameText, sealLogin, SESSION_COOKIE, setCookie, tokenHash } from './cookies';
+import { DatabaseUnavailable, DEFAULT_HELPER_LIMITS, ProjectDatabase, type HelperLimits } from './project-db';
 import { authorizeUrl, exchangeCode, ProviderError, readUser, type ProviderConfig } from './providers';
-import { SignInStore } from './store';
+import type { ProviderUser } from './store';
 
 export const AUTH_PREFIX = '/__service/auth/';
 const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
 const PRUNE_INTERVAL_MS = 10 * 60_000;
+/** Seconds a browser is told to wait when the project's database helper cannot answer. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
+/** Callbacks per client address: a person signs in a few times a minute at most. */
+const CALLBACKS_PER_ADDRESS: Rate = { limit: 20, windowSeconds: 60 };
+/** Callbacks per project: sign-ups of a busy launch, well below what a provider allows one client. */
+const CALLBACKS_PER_PROJECT: Rate = { limit: 600, windowSeconds: 60 };
+
+/** The helper's answers, checked: it runs as the project's worker, which can take it over. */
+const SignInAnswer = z.union([
+  z.object({ userId: z.number().int().positive(), created: z.boolean(), linked: z.boolean() }),
+  z.object({ refused: z.literal('user_limit') }),
+]);
+const SessionAnswer = z.object({
+  user: z.object({ id: z.number().int().positive(), email: z.string().max(320).nullable(), emailVerified: z.boolean(), providers: z.array(z.string().max(32)).max(8) }),
+  expiresAt: z.iso.datetime(),
+}).nullable();
+const CreatedAnswer = z.object({ expiresAt: z.number() });
+const PrunedAnswer = z.number().int().nonnegative();
 
 export interface SignInServiceOptions {
   /** The node's `--dir`: project databases (agent/layout.ts) and the key of login cookies, `signin.key`. */
@@ -38,12 +66,16 @@ export interface SignInServiceOptions {
   log: Logger;
   /** Each call to a provider must be answered within this. Default 10 s. */
   providerTimeoutMs?: number;
+  /** The project database helpers' deadlines and bounds (project-db.ts). */
+  database?: Partial<HelperLimits>;
+  /** Callbacks allowed per client address and per project. */
+  callbacks?: { perAddress?: Rate; perProject?: Rate };
   now?: () => number;
 }
 
 export interface SignInService {
   handle: ServiceHandler;
-  /** The projects of the bundle just applied: grants gone end their sessions, settings changed take effect. */
+  /** The projects of the bundle just applied: the helpers of projects without the grant are stopped. */
   apply(projects: readonly BundleProject[]): void;
   close(): void;
 }
@@ -65,37 +97,66 @@ function loginKey(dir: string): Buffer {
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** Who a project's database helper runs as: as root, the owner of the project's database directory, which the
+ * supervisor gave to the project's worker user (agent/users.ts prepareDatabase) and which the worker cannot give
+ * away; not root, the agent's user, like the workers. */
+function helperUser(dir: string, org: string, project: string): { uid: number; gid: number } | null {
+  if (!runsAsRoot()) return null;
+  const st = lstatSync(databaseDir(dir, org, project));
+  if (!st.isDirectory() || st.uid === 0) throw new Error('the project database directory is not its worker\'s');
+  return { uid: st.uid, gid: st.gid };
+}
+
+/** The bundle's sign-in of a project as the helper is told it: sessions count under this grant and sessionDays. */
+const scopeOf = (signIn: BundleSignIn, host: string) => ({ grant: signIn.grant, host, sessionDays: signIn.settings.sessionDays });
+
 export function createSignInService(o: SignInServiceOptions): SignInService {
   const now = o.now ?? Date.now;
   const timeoutMs = o.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS;
+  const limits: HelperLimits = { ...DEFAULT_HELPER_LIMITS, ...o.database };
+  const perAddressRate = o.callbacks?.perAddress ?? CALLBACKS_PER_ADDRESS;
+  const perProjectRate = o.callbacks?.perProject ?? CALLBACKS_PER_PROJECT;
+  const perAddress = new TokenBuckets(perAddressRate, now);
+  const perProject = new TokenBuckets(perProjectRate, now);
   const key = loginKey(o.dir);
-  const stores = new Map<string, SignInStore>();
-  /** sessionDays per project with the grant, as last applied; null before the first apply. */
-  let granted: Map<string, number> | null = null;
+  /** The helpers of projects with the grant, made at their first need. */
+  const databases = new Map<string, ProjectDatabase>();
+  /** Projects with the grant and a database, as last applied. */
+  const granted = new Map<string, BundleProject>();
 
-  const storeOf = (p: BundleProject): SignInStore | null => {
+  const prune = (k: string, db: ProjectDatabase): void => {
+    const signIn = granted.get(k)?.signIn;
+    if (!signIn) return;
+    db.call('prune', { scope: { grant: signIn.grant, sessionDays: signIn.settings.sessionDays }, now: now() })
+      .then((n) => PrunedAnswer.parse(n))
+      .catch((e: Error) => o.log.warn({ project: k, err: e.message }, 'sign-in: pruning sessions failed'));
+  };
+
+  /** The helper of `p`'s database, or null when the node has no database for it (yet). */
+  const databaseOf = (p: BundleProject): ProjectDatabase | null => {
     const k = projectKey(p);
-    let s = stores.get(k);
-    if (s) return s;
+    let db = databases.get(k);
+    if (db) return db;
     const path = databasePath(o.dir, p.org, p.project);
     if (!p.database || !existsSync(path)) return null;
-    s = SignInStore.open(path);
-    stores.set(k, s);
-    return s;
+    db = new ProjectDatabase({
+      project: k, path, log: o.log, limits,
+      user: () => helperUser(o.dir, p.org, p.project),
+      onStart: () => prune(k, db!),
+    });
+    databases.set(k, db);
+    return db;
   };
-  const forget = (k: string): void => {
-    stores.get(k)?.close();
-    stores.delete(k);
+  const call = async <T>(p: BundleProject, op: string, args: unknown, answer: z.ZodType<T>): Promise<T> => {
+    const db = databaseOf(p);
+    if (!db) throw new DatabaseUnavailable('unavailable', 'the project has no database on this node yet');
+    const out = answer.safeParse(await db.call(op, args));
+    if (!out.success) throw new DatabaseUnavailable('unavailable', `the database helper answered ${op} with something else`);
+    return out.data;
   };
 
   const pruner = setInterval(() => {
-    for (const [k, s] of stores) {
-      try {
-        s.prune(now());
-      } catch (e) {
-        o.log.warn({ project: k, err: (e as Error).message }, 'sign-in: pruning expired sessions failed');
-      }
-    }
+    for (const [k, db] of databases) if (db.running) prune(k, db);
   }, PRUNE_INTERVAL_MS);
   pruner.unref();
 
@@ -109,6 +170,13 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
   }
   const jsonError = (res: ServerResponse, ctx: ServiceContext, status: number, code: string, message: string, headers?: Record<string, string>) =>
     json(res, ctx, status, { code, message, requestId: ctx.requestId }, headers);
+  const unavailable = (ctx: ServiceContext, e: DatabaseUnavailable): { headers: Record<string, string>; message: string } => {
+    o.log.warn({ host: ctx.host, requestId: ctx.requestId, err: e.message }, 'sign-in: the project database did not answer');
+    return {
+      headers: { 'retry-after': String(UNAVAILABLE_RETRY_SECONDS) },
+      message: e.kind === 'busy' ? 'sign-in is busy on this node; try again shortly' : 'sign-in is not available on this node now; try again shortly',
+    };
+  };
 
   const providerOf = (signIn: BundleSignIn, name: string): ProviderConfig | undefined =>
     (OAUTH_PROVIDERS as readonly string[]).includes(name)
@@ -132,10 +200,19 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
     res.end();
   }
 
+  /** A unit from the callback buckets of the client's address and of the project, or the refusal. */
+  function takeCallback(req: IncomingMessage, project: string): { rate: Rate; d: Decision } | null {
+    const byAddress = perAddress.take(addressKey(req.socket.remoteAddress ?? ''));
+    if (!byAddress.ok) return { rate: perAddressRate, d: byAddress };
+    const byProject = perProject.take(project);
+    return byProject.ok ? null : { rate: perProjectRate, d: byProject };
+  }
+
   async function callback(req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, project: BundleProject, signIn: BundleSignIn, p: ProviderConfig, url: URL): Promise<void> {
     // Whatever happens, this login is over: its cookie goes.
     const clear = { 'set-cookie': setCookie(LOGIN_COOKIE, '', 0) };
-    const login = openLogin(key, parseCookies(req.headers.cookie).get(LOGIN_COOKIE), now());
+    const cookies = parseCookies(req.headers.cookie);
+    const login = openLogin(key, cookies.get(LOGIN_COOKIE), now());
     const given = url.searchParams.get('state') ?? '';
     if (!login || login.provider !== p.provider || login.host !== ctx.host || !sameText(given, login.state)) {
       o.log.warn({ host: ctx.host, provider: p.provider, requestId: ctx.requestId }, 'sign-in: a callback without the state this browser was given (forged, replayed or expired)');
@@ -148,13 +225,17 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
     }
     const code = url.searchParams.get('code');
     if (!code) return page(res, ctx, 400, 'The provider sent no code.', clear);
-    const store = storeOf(project);
-    if (!store) return page(res, ctx, 503, 'Sign-in is not ready on this node yet. Try again shortly.', { ...clear, 'retry-after': '5' });
-    let result;
+    const limited = takeCallback(req, projectKey(project));
+    if (limited) {
+      o.log.warn({ host: ctx.host, provider: p.provider, requestId: ctx.requestId }, 'sign-in: too many callbacks');
+      return page(res, ctx, 429, `Too many sign-ins. Wait ${limited.d.retryAfter} seconds, then start again.`, {
+        ...clear, 'retry-after': String(limited.d.retryAfter), ...rateLimitHeaders('signin-callback', limited.rate, limited.d),
+      });
+    }
+    let who: ProviderUser;
     try {
       const token = await exchangeCode(p, { code, redirectUri: redirectUri(ctx.host, p.provider), verifier: login.verifier }, timeoutMs);
-      const who = await readUser(p, token, timeoutMs);
-      result = store.signIn(p.provider, who, signIn.maxUsers, now());
+      who = await readUser(p, token, timeoutMs);
     } catch (e) {
       if (!(e instanceof ProviderError)) throw e;
       o.log.warn({ host: ctx.host, provider: p.provider, requestId: ctx.requestId, err: e.message }, 'sign-in: the provider step failed');
@@ -162,15 +243,30 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
         ? page(res, ctx, 400, `${p.provider} refused this sign-in (the code is invalid, used or expired). Start again.`, clear)
         : page(res, ctx, 502, `${p.provider} did not answer in time. Try again.`, clear);
     }
-    if ('refused' in result) {
-      o.log.warn({ host: ctx.host, provider: p.provider, maxUsers: signIn.maxUsers }, 'sign-in: sign-up refused, the project has its maximum of users');
-      return page(res, ctx, 403, 'This site cannot take new accounts now.', clear);
+    const token = randomBytes(32).toString('base64url');
+    const old = cookies.get(SESSION_COOKIE);
+    let result: z.infer<typeof SignInAnswer>;
+    try {
+      result = await call(project, 'signIn', { provider: p.provider, who, maxUsers: signIn.maxUsers, now: now() }, SignInAnswer);
+      if ('refused' in result) {
+        o.log.warn({ host: ctx.host, provider: p.provider, maxUsers: signIn.maxUsers }, 'sign-in: sign-up refused, the project has its maximum of users');
+        return page(res, ctx, 403, 'This site cannot take new accounts now.', clear);
+      }
+      // The browser's previous session ends with this one: it is the same browser's, and would otherwise count
+      // against the user's sessions until evicted.
+      await call(project, 'createSession', {
+        tokenHash: tokenHash(token), userId: result.userId, scope: scopeOf(signIn, ctx.host), maxUsers: signIn.maxUsers, now: now(),
+        replacing: old ? tokenHash(old) : null,
+      }, CreatedAnswer);
+    } catch (e) {
+      if (!(e instanceof DatabaseUnavailable)) throw e;
+      const u = unavailable(ctx, e);
+      return page(res, ctx, 503, 'Sign-in is not available on this site now. Try again shortly.', { ...clear, ...u.headers });
     }
-    const session = store.createSession(result.userId, signIn.settings.sessionDays, signIn.maxUsers, now());
     o.log.info({ host: ctx.host, provider: p.provider, userId: result.userId, created: result.created, linked: result.linked }, 'sign-in: signed in');
     res.writeHead(302, {
       location: login.next,
-      'set-cookie': [clear['set-cookie'], setCookie(SESSION_COOKIE, session.token, signIn.settings.sessionDays * 86_400)],
+      'set-cookie': [clear['set-cookie'], setCookie(SESSION_COOKIE, token, signIn.settings.sessionDays * 86_400)],
       'cache-control': 'no-store',
       'x-request-id': ctx.requestId,
     });
@@ -192,6 +288,44 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
     }
   }
 
+  async function session(req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, signIn: BundleSignIn): Promise<void> {
+    const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+    if (!token) return jsonError(res, ctx, 401, 'unauthorized', 'not signed in');
+    let view: z.infer<typeof SessionAnswer>;
+    try {
+      view = await call(ctx.project, 'session', { tokenHash: tokenHash(token), scope: scopeOf(signIn, ctx.host), now: now() }, SessionAnswer);
+    } catch (e) {
+      if (!(e instanceof DatabaseUnavailable)) throw e;
+      const u = unavailable(ctx, e);
+      return jsonError(res, ctx, 503, 'signin_unavailable', u.message, u.headers);
+    }
+    return view ? json(res, ctx, 200, view) : jsonError(res, ctx, 401, 'unauthorized', 'not signed in');
+  }
+
+  async function logout(req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, url: URL): Promise<void> {
+    if (!sameOrigin(req, ctx.host)) return jsonError(res, ctx, 403, 'forbidden', 'logout is taken from this site only');
+    const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+    if (token) {
+      try {
+        await call(ctx.project, 'endSession', { tokenHash: tokenHash(token), host: ctx.host }, z.null());
+      } catch (e) {
+        if (!(e instanceof DatabaseUnavailable)) throw e;
+        // The cookie stays: a retry must still be able to end the session.
+        const u = unavailable(ctx, e);
+        return jsonError(res, ctx, 503, 'signin_unavailable', u.message, u.headers);
+      }
+    }
+    const next = url.searchParams.get('next');
+    const clear = { 'set-cookie': setCookie(SESSION_COOKIE, '', 0) };
+    if (next !== null && isSafeNext(next)) {
+      res.writeHead(303, { location: next, 'cache-control': 'no-store', 'x-request-id': ctx.requestId, ...clear });
+      res.end();
+      return;
+    }
+    res.writeHead(204, { 'cache-control': 'no-store', 'x-request-id': ctx.requestId, ...clear });
+    res.end();
+  }
+
   function route(req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, signIn: BundleSignIn, rest: string, url: URL): void | Promise<void> {
     const method = req.method ?? 'GET';
     const m = /^(login|callback)\/([^/]+)$/.exec(rest);
@@ -203,26 +337,11 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
     }
     if (rest === 'session') {
       if (method !== 'GET' && method !== 'HEAD') return jsonError(res, ctx, 405, 'method_not_allowed', 'session takes GET', { allow: 'GET, HEAD' });
-      const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
-      const store = token ? storeOf(ctx.project) : null;
-      const view = token && store ? store.session(token, now()) : null;
-      return view ? json(res, ctx, 200, view) : jsonError(res, ctx, 401, 'unauthorized', 'not signed in');
+      return session(req, res, ctx, signIn);
     }
     if (rest === 'logout') {
       if (method !== 'POST') return jsonError(res, ctx, 405, 'method_not_allowed', 'logout takes POST', { allow: 'POST' });
-      if (!sameOrigin(req, ctx.host)) return jsonError(res, ctx, 403, 'forbidden', 'logout is taken from this site only');
-      const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
-      if (token) storeOf(ctx.project)?.endSession(token);
-      const next = url.searchParams.get('next');
-      const clear = { 'set-cookie': setCookie(SESSION_COOKIE, '', 0) };
-      if (next !== null && isSafeNext(next)) {
-        res.writeHead(303, { location: next, 'cache-control': 'no-store', 'x-request-id': ctx.requestId, ...clear });
-        res.end();
-        return;
-      }
-      res.writeHead(204, { 'cache-control': 'no-store', 'x-request-id': ctx.requestId, ...clear });
-      res.end();
-      return;
+      return logout(req, res, ctx, url);
     }
     return jsonError(res, ctx, 404, 'not_found', `no sign-in path ${AUTH_PREFIX}${rest}`);
   }
@@ -248,37 +367,18 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
   return {
     handle,
     apply(projects) {
-      const first = granted === null;
-      const was = granted ?? new Map<string, number>();
-      const next = new Map<string, number>();
-      for (const p of projects) {
-        const k = projectKey(p);
-        if (p.signIn) {
-          next.set(k, p.signIn.settings.sessionDays);
-          if (was.get(k) !== p.signIn.settings.sessionDays) {
-            try {
-              storeOf(p)?.limitSessions(p.signIn.settings.sessionDays);
-            } catch (e) {
-              o.log.warn({ project: k, err: (e as Error).message }, 'sign-in: the project database cannot be opened');
-            }
-          }
-        } else if (p.database && (first || was.has(k))) {
-          // The grant went (or may have gone while the node was down): sessions end; users stay for a re-grant.
-          forget(k);
-          const path = databasePath(o.dir, p.org, p.project);
-          try {
-            if (existsSync(path)) SignInStore.endAllSessionsAt(path);
-          } catch (e) {
-            o.log.warn({ project: k, err: (e as Error).message }, 'sign-in: ending the sessions of a revoked grant failed');
-          }
-        }
+      granted.clear();
+      for (const p of projects) if (p.signIn && p.database) granted.set(projectKey(p), p);
+      for (const [k, db] of databases) {
+        if (granted.has(k)) continue;
+        db.close();
+        databases.delete(k);
       }
-      for (const k of stores.keys()) if (!next.has(k)) forget(k);
-      granted = next;
     },
     close() {
       clearInterval(pruner);
-      for (const k of [...stores.keys()]) forget(k);
+      for (const db of databases.values()) db.close();
+      databases.clear();
     },
   };
 }

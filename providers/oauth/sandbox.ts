@@ -10,7 +10,8 @@
  *   code cannot be sent to a URI the client did not register), `state` echoed. PKCE is optional at all three, as
  *   it is at the real ones: a `code_challenge` given binds the code to its verifier (GitHub: `S256` only; Google
  *   and Kakao also `plain`, the default method when none is named). Consent is given at once by the sandbox's
- *   signed-in user of that provider (or `sandbox_user=<id>`): a 302 straight back with `code` and `state`.
+ *   signed-in user of that provider (set through the control routes): a 302 straight back with `code` and
+ *   `state`.
  * - token: `grant_type=authorization_code`, form body; the client authenticates with `client_secret` in the body
  *   (Google also with HTTP basic); a code is single use (a replay also revokes the token issued for it, RFC 6749
  *   10.5) and lives 10 minutes; `redirect_uri` must equal the authorize one and `code_verifier` must match the
@@ -24,7 +25,9 @@
  *   (email with scope `email`); Kakao `/v2/user/me` `{id, kakao_account: {email, is_email_verified,
  *   is_email_valid}}` (email with scope `account_email`).
  *
- * Control (JSON), for tests and curl users:
+ * Control (JSON), for tests and curl users, with `Authorization: Bearer <token>` (`OAuthSandbox.token`; `serve`
+ * writes it to `DATA/oauth-sandbox.json`, mode 0600): without it anyone who can reach the port could add a person
+ * with any verified email and sign in as them wherever the sandbox is trusted. 401 otherwise.
  * - `PUT /_sandbox/{provider}/clients/{clientId}` `{clientSecret, redirectUris}` registers (or replaces) an app;
  * - `PUT /_sandbox/{provider}/users/{id}` `{email, verified?}` adds a person (GitHub and Kakao ids are numbers);
  * - `PUT /_sandbox/{provider}/session` `{userId}` (`null`: nobody) signs a person in at that provider;
@@ -44,6 +47,8 @@ export type { OAuthProviderName, ProviderEndpoints };
 
 export interface OAuthSandbox {
   url: string;
+  /** The bearer token of the control routes (`/_sandbox/...`). */
+  token: string;
   /** The sandbox's endpoints for `provider`, to put in a bundle in place of the real ones (lib/oauth-providers.ts). */
   endpoints(provider: OAuthProviderName): ProviderEndpoints;
   close(): Promise<void>;
@@ -60,6 +65,8 @@ const PATHS: Record<OAuthProviderName, ProviderEndpoints> = {
 const CODE_TTL_MS = 10 * 60_000;
 const TOKEN_TTL_MS = 60 * 60_000;
 const MAX_BODY_BYTES = 64 * 1024;
+/** Codes and tokens alive at once: anyone can ask the authorize endpoint for codes, and memory stays bounded. */
+const MAX_GRANTS = 10_000;
 
 const ClientBody = z.strictObject({ clientSecret: z.string().min(1), redirectUris: z.array(z.url()).min(1) });
 const UserBody = z.strictObject({ email: z.email().nullable(), verified: z.boolean().default(true), login: z.string().min(1).optional() });
@@ -88,6 +95,7 @@ const redirect = (to: string): Reply => ({ status: 302, headers: { location: to 
 
 /** Starts the sandbox OAuth provider on `host:port` (loopback and a free port by default). */
 export async function startOAuthSandbox(opts: { host?: string; port?: number; log?: Logger }): Promise<OAuthSandbox> {
+  const controlToken = randomBytes(32).toString('base64url');
   const clients = new Map<string, Client>();
   const people = new Map<string, Person>();
   const signedIn = new Map<OAuthProviderName, string>();
@@ -130,9 +138,10 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
       return back({ error: 'invalid_request', error_description: `code_challenge_method ${method} is not supported` });
     }
     if (challenge !== null && !/^[A-Za-z0-9._~-]{43,128}$/.test(challenge)) return back({ error: 'invalid_request', error_description: 'code_challenge is malformed' });
-    const userId = q.get('sandbox_user') ?? signedIn.get(p);
-    if (userId === undefined || !people.has(key(p, userId))) return text(401, `${p}: nobody is signed in at the sandbox provider (PUT /_sandbox/${p}/session or pass sandbox_user)`);
+    const userId = signedIn.get(p);
+    if (userId === undefined || !people.has(key(p, userId))) return text(401, `${p}: nobody is signed in at the sandbox provider (PUT /_sandbox/${p}/session)`);
     if (faultNow('deny', p)) return back({ error: 'access_denied', error_description: 'The user has denied your application access.' });
+    if (codes.size >= MAX_GRANTS) return text(503, `${p}: too many codes outstanding; try again later`);
     const code = randomBytes(20).toString('hex');
     codes.set(code, {
       provider: p, clientId, userId, redirectUri, scope: (q.get('scope') ?? '').split(/[\s,]+/).filter(Boolean),
@@ -195,6 +204,7 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
         return p === 'github' ? bad('bad_verification_code', 'The code_verifier does not match the code_challenge.') : bad('invalid_grant', 'Invalid code verifier.');
       }
     }
+    if (tokens.size >= MAX_GRANTS) return bad('temporarily_unavailable', 'too many tokens outstanding', 503);
     code.used = true;
     const access = randomBytes(24).toString('base64url');
     code.token = access;
@@ -282,7 +292,13 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = req.method ?? 'GET';
     sweep(Date.now());
-    if (url.pathname.startsWith('/_sandbox/')) return send(res, await control(method, url.pathname, req));
+    if (url.pathname.startsWith('/_sandbox/')) {
+      const given = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+      if (given === undefined || !same(given, controlToken)) {
+        return send(res, json(401, { code: 'unauthorized', message: 'the sandbox\'s control routes need Authorization: Bearer <its token>' }, { 'www-authenticate': 'Bearer' }));
+      }
+      return send(res, await control(method, url.pathname, req));
+    }
     for (const p of OAUTH_PROVIDERS) {
       const paths = PATHS[p];
       if (url.pathname === paths.authorize && method === 'GET') return send(res, authorize(p, url));
@@ -318,6 +334,7 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url,
+    token: controlToken,
     endpoints: (p) => ({
       authorize: url + PATHS[p].authorize,
       token: url + PATHS[p].token,

@@ -54,9 +54,15 @@ describe.skipIf(!hasOpenssl())('agent with TLS', () => {
     try {
       expect(agent.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       await until(async () => (await send(agent.url, { host: HOST, ca: pki.ca })).status === 302);
+      expect((await send(agent.url, { host: HOST, ca: pki.ca })).headers['strict-transport-security']).toBe('max-age=31536000');
       const port = new URL(agent.url).port;
       const r = await send(agent.httpUrl!, { host: `${HOST}:80`, path: '/a/b?c=1', method: 'POST', body: 'x' });
       expect(r.status).toBe(308);
+      expect(r.headers['strict-transport-security']).toBeUndefined();
+      const clear = await send(agent.httpUrl!, { host: HOST, headers: { 'service-access-bypass': 'x'.repeat(43) } });
+      expect(clear.status).toBe(400);
+      expect(clear.headers.location).toBeUndefined();
+      expect(JSON.parse(clear.body)).toMatchObject({ code: 'https_required' });
       expect(r.headers.location).toBe(`https://${HOST}:${port}/a/b?c=1`);
       expect((await send(agent.httpUrl!, { host: 'other.test' })).status).toBe(404);
     } finally {
@@ -64,18 +70,21 @@ describe.skipIf(!hasOpenssl())('agent with TLS', () => {
     }
   });
 
+  /** A code of the form authorizeAccess issues: 43 base64url characters. */
+  const CODE = 'c'.repeat(43);
+
   it('redeems the callback\'s code at the control plane; the session outlives a restart (the key is in the node\'s dir)', async () => {
     const redeemed: Redeemed = { host: HOST, next: '/home', user: 'ada@acme.test', org: 'acme', role: 'member' };
-    let agent = await start(new OneBundle({ kind: 'changed', ...bundle }, { 'code-1': redeemed }));
+    let agent = await start(new OneBundle({ kind: 'changed', ...bundle }, { [CODE]: redeemed }));
     let cookie: string;
     try {
       await until(async () => (await send(agent.url, { host: HOST, ca: pki.ca })).status === 302);
-      const cb = await send(agent.url, { host: HOST, ca: pki.ca, path: '/__service/access/callback?code=code-1&next=%2Fhome' });
+      const cb = await send(agent.url, { host: HOST, ca: pki.ca, path: `/__service/access/callback?code=${CODE}&next=%2Fhome` });
       expect(cb.status).toBe(302);
       cookie = cookiesOf(cb);
       expect((await send(agent.url, { host: HOST, ca: pki.ca, headers: { cookie } })).status).toBe(200);
       // Spent: the same link again is refused.
-      expect((await send(agent.url, { host: HOST, ca: pki.ca, path: '/__service/access/callback?code=code-1&next=%2Fhome' })).status).toBe(403);
+      expect((await send(agent.url, { host: HOST, ca: pki.ca, path: `/__service/access/callback?code=${CODE}&next=%2Fhome` })).status).toBe(403);
     } finally {
       await agent.stop();
     }

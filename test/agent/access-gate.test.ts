@@ -20,7 +20,7 @@ import type { ServiceHandler } from '../../agent/services';
 import type { Route } from '../../agent/supervisor';
 import type { Worker } from '../../agent/worker-process';
 import { bypassHash, hashPassword } from '../../lib/access-hash';
-import { bundleOf, captureLogger, cookiesOf, HOSTILE_NEXT, send, type TlsAnswer } from '../helpers/agent';
+import { bundleOf, captureLogger, cookiesOf, HOSTILE_NEXT, listenOnSocket, send, type TlsAnswer } from '../helpers/agent';
 import { hasOpenssl, makePki, type TestPki } from '../helpers/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-access-'));
@@ -29,7 +29,7 @@ const BYPASS = 'bypass-secret-one';
 let passwordHash: string;
 let pki: TestPki;
 
-type Access = { mode: 'public' | 'org' | 'password'; passwordHash?: string | null; bypassHash?: string | null; version?: number };
+type Access = { mode: 'public' | 'org' | 'password'; passwordHash?: string | null; bypassHash?: string | null; version?: number; membersVersion?: number };
 
 /** A project as a bundle carries it; a new object is what a new bundle brings. */
 const project = (name: string, access: Access | null, org = 'acme'): BundleProject => {
@@ -48,6 +48,7 @@ let now = Date.now();
 
 let echo: Server;
 let worker: Worker;
+let closeEcho = async (): Promise<void> => undefined;
 let tls: { server: Server; url: string };
 let plain: { server: Server; url: string };
 
@@ -131,18 +132,20 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ url: req.url, headers: req.headers }));
   });
-  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
-  worker = { id: 1, port: (echo.address() as AddressInfo).port, agent: new Agent({ keepAlive: true }) } as unknown as Worker;
+  // A worker listens on a Unix socket (agent/worker-process.ts).
+  const at = await listenOnSocket(echo);
+  closeEcho = at.close;
+  worker = { id: 1, socketPath: at.socketPath, agent: new Agent({ keepAlive: true }) } as unknown as Worker;
 }, 30_000);
 afterAll(async () => {
-  echo.closeAllConnections();
-  await new Promise((r) => echo.close(r));
+  await closeEcho();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe.skipIf(!hasOpenssl())('access gate', () => {
   // Attempts are limited per address (all of these come from one): that is the next describe's.
-  const unlimited = (o: Partial<AccessGateOptions> = {}) => gate({ attempts: { limit: 1000, windowSeconds: 60 }, ...o });
+  const lots = { limit: 1000, windowSeconds: 60 };
+  const unlimited = (o: Partial<AccessGateOptions> = {}) => gate({ attempts: lots, projectAttempts: lots, callbacks: lots, ...o });
   beforeAll(() => startFrontends(unlimited()));
   afterAll(stopFrontends);
   beforeEach(() => {
@@ -276,7 +279,10 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
         const a = await postLogin(host, fields, { cookie: f.cookie, headers });
         expect(a.status, JSON.stringify(headers)).toBe(403);
       }
-      const same = await postLogin(host, fields, { cookie: f.cookie, headers: { origin: 'https://secret.hostplane.test:8443', 'sec-fetch-site': 'same-origin' } });
+      // Another port is another origin; the same port (the Host header's) is the same one.
+      const otherPort = await postLogin(host, fields, { cookie: f.cookie, headers: { host: 'secret.hostplane.test:8443', origin: 'https://secret.hostplane.test:9443' } });
+      expect(otherPort.status).toBe(403);
+      const same = await postLogin(host, fields, { cookie: f.cookie, headers: { host: 'secret.hostplane.test:8443', origin: 'https://secret.hostplane.test:8443', 'sec-fetch-site': 'same-origin' } });
       expect(same.status).toBe(303);
     });
 
@@ -336,8 +342,10 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
   describe('org', () => {
     const member = (host: string, next: string, o: Partial<Redeemed> = {}): (() => Promise<Redeemed>) =>
       () => Promise.resolve({ host, next, user: 'ada@acme.test', org: 'acme', role: 'member', ...o });
+    /** A code of the form authorizeAccess issues (43 base64url characters) from a readable name. */
+    const codeOf = (name: string): string => name.padEnd(43, '0');
     const callback = (host: string, code: string, next: string, headers: Record<string, string> = {}): Promise<TlsAnswer> =>
-      get(host, { path: `/__service/access/callback?code=${encodeURIComponent(code)}&next=${encodeURIComponent(next)}`, headers });
+      get(host, { path: `/__service/access/callback?code=${encodeURIComponent(codeOf(code))}&next=${encodeURIComponent(next)}`, headers });
 
     it('sends a GET to the dashboard with to and next; other methods get 401 access_required', async () => {
       const host = use(project('team', { mode: 'org' }));
@@ -362,7 +370,39 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
         expect(Buffer.from(cookiesOf(a).split('.')[4]!, 'base64url').toString()).toBe('ada@acme.test');
         expect((await get(host, { path: '/reports', headers: { cookie: cookiesOf(a) } })).status).toBe(200);
       }
-      expect(redeems).toEqual(['code-member', 'code-admin']);
+      expect(redeems).toEqual([codeOf('code-member'), codeOf('code-admin')]);
+    });
+
+    it('a demotion or a removal in the organization (a new members version) ends org sessions, not password ones', async () => {
+      const host = use(project('team', { mode: 'org', membersVersion: 4 }));
+      redeemAnswer = member(host, '/');
+      const cookie = cookiesOf(await callback(host, 'members', '/'));
+      expect((await get(host, { path: '/', headers: { cookie } })).status).toBe(200);
+      use(project('team', { mode: 'org', membersVersion: 5 }));
+      expect((await get(host, { path: '/', headers: { cookie } })).status).toBe(302);
+      const secret = use(project('secret', { mode: 'password', passwordHash, membersVersion: 4 }));
+      const session = await signIn(secret);
+      use(project('secret', { mode: 'password', passwordHash, membersVersion: 5 }));
+      expect((await get(secret, { path: '/', headers: { cookie: session } })).status).toBe(200);
+    });
+
+    it('a HEAD of the callback (a link preview) does not spend the code', async () => {
+      const host = use(project('team', { mode: 'org' }));
+      redeemAnswer = member(host, '/');
+      const head = await get(host, { method: 'HEAD', path: `/__service/access/callback?code=${codeOf('preview')}&next=%2F` });
+      expect(head.status).toBe(200);
+      expect(head.headers['set-cookie']).toBeUndefined();
+      expect(redeems).toEqual([]);
+      expect((await callback(host, 'preview', '/')).status).toBe(302);
+    });
+
+    it('a session cookie planted before the real one does not shadow it', async () => {
+      const host = use(project('team', { mode: 'org' }));
+      redeemAnswer = member(host, '/');
+      const real = cookiesOf(await callback(host, 'shadow', '/'));
+      const a = await get(host, { path: '/', headers: { cookie: `__Host-service-access=junk; ${real}` } });
+      expect(a.status).toBe(200);
+      expect((JSON.parse(a.body) as Echo).headers.cookie).toBeUndefined();
     });
 
     it('refuses a viewer, and a code the control plane does not redeem, or redeemed for another host, next or org', async () => {
@@ -404,7 +444,7 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
 
     it('refuses a malformed code before redeeming it', async () => {
       const host = use(project('team', { mode: 'org' }));
-      for (const path of ['/__service/access/callback?next=/', `/__service/access/callback?code=${'a'.repeat(129)}&next=/`, '/__service/access/callback?code=a%20b&next=/']) {
+      for (const path of ['/__service/access/callback?next=/', `/__service/access/callback?code=${'a'.repeat(44)}&next=/`, '/__service/access/callback?code=short&next=/', `/__service/access/callback?code=${'a'.repeat(42)}%20&next=/`]) {
         expect((await get(host, { path })).status, path).toBe(400);
       }
       expect(redeems).toEqual([]);
@@ -477,6 +517,37 @@ describe.skipIf(!hasOpenssl())('access gate limits', () => {
     await signIn(host, PASSWORD, '127.0.0.2');
     await stopFrontends();
   }, 20_000);
+
+  it('limits password attempts per project from all addresses together; another project is not limited', async () => {
+    await startFrontends(gate({ projectAttempts: { limit: 3, windowSeconds: 60 } }));
+    const host = 'secret.hostplane.test';
+    hosts.set(host, { project: project('secret', { mode: 'password', passwordHash }) });
+    hosts.set('other.hostplane.test', { project: project('other', { mode: 'password', passwordHash }) });
+    const f = await formOf(host);
+    for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4']) {
+      expect((await postLogin(host, { password: 'guess', csrf: f.csrf }, { cookie: f.cookie, localAddress: address })).status).toBe(401);
+    }
+    const limited = await postLogin(host, { password: PASSWORD, csrf: f.csrf }, { cookie: f.cookie, localAddress: '127.0.0.5' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers['ratelimit-policy']).toBe('"access-password-project";q=3;w=60');
+    await signIn('other.hostplane.test', PASSWORD, '127.0.0.5');
+    await stopFrontends();
+  }, 20_000);
+
+  it('limits callbacks per client address before redeeming: made-up codes cannot spend the node\'s calls', async () => {
+    await startFrontends(gate({ callbacks: { limit: 2, windowSeconds: 60 } }));
+    const host = 'team.hostplane.test';
+    hosts.set(host, { project: project('team', { mode: 'org' }) });
+    redeems.length = 0;
+    redeemAnswer = () => Promise.resolve(null);
+    const made = (i: number) => get(host, { path: `/__service/access/callback?code=${String(i).padEnd(43, 'z')}&next=%2F` });
+    expect([(await made(1)).status, (await made(2)).status]).toEqual([403, 403]);
+    const limited = await made(3);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['ratelimit-policy']).toBe('"access-callback";q=2;w=60');
+    expect(redeems).toHaveLength(2);
+    await stopFrontends();
+  });
 
   it('runs at most the configured verifications at once and refuses past the queue at once (503, Retry-After)', async () => {
     let running = 0;

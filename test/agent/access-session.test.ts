@@ -1,7 +1,7 @@
 /** The node's access sessions and limits: the key file, the cookie's MAC over everything it admits, the CSRF
  * token, what is taken out of the worker's Cookie header, and the slots of slow verifications. */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,17 @@ describe('the access key', () => {
     expect(loadAccessKey(dir).equals(key)).toBe(true);
   });
 
+  it('makes a key file copied in with a readable mode 0600 again, and refuses a link', () => {
+    const dir = tempDir();
+    const key = randomBytes(32);
+    writeFileSync(accessKeyPath(dir), `${key.toString('base64')}\n`, { mode: 0o644 });
+    expect(loadAccessKey(dir).equals(key)).toBe(true);
+    expect(statSync(accessKeyPath(dir)).mode & 0o777).toBe(0o600);
+    const linked = tempDir();
+    symlinkSync(accessKeyPath(dir), accessKeyPath(linked));
+    expect(() => loadAccessKey(linked)).toThrow(/not a regular file/);
+  });
+
   it('refuses a key file that does not hold 32 bytes, saying how to make a new one', () => {
     const dir = tempDir();
     writeFileSync(accessKeyPath(dir), 'c2hvcnQ=\n');
@@ -38,7 +49,7 @@ describe('the access key', () => {
 
 describe('session cookies', () => {
   const key = randomBytes(32);
-  const scope: SessionScope = { host: 'blog.hostplane.test', project: 'acme/blog', mode: 'org', version: 4 };
+  const scope: SessionScope = { host: 'blog.hostplane.test', project: 'acme/blog', mode: 'org', version: 4, members: 2 };
   const value = signSession(key, scope, 2000, 'ada@acme.test');
 
   it('admit the user for the scope they were made for until they expire', () => {
@@ -51,6 +62,7 @@ describe('session cookies', () => {
     ['another project', { project: 'acme/shop' }],
     ['another mode', { mode: 'password' as const }],
     ['another policy version', { version: 5 }],
+    ['another members version', { members: 3 }],
   ])('do not admit for %s', (_what, change) => {
     expect(verifySession(key, value, { ...scope, ...change }, 1000)).toBeNull();
   });

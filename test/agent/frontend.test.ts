@@ -7,10 +7,10 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { frontend, hostOf } from '../../agent/frontend';
+import { authorityOf, frontend, hostOf } from '../../agent/frontend';
 import { Supervisor } from '../../agent/supervisor';
 import type { Worker } from '../../agent/worker-process';
-import { bundleOf, captureLogger, fakeWorker, startFrontend, testGate } from '../helpers/agent';
+import { bundleOf, captureLogger, fakeWorker, listenOnSocket, startFrontend, testGate } from '../helpers/agent';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-frontend-'));
 const supervisor = new Supervisor({ dir, command: ['unused'], log: captureLogger().log, start: fakeWorker, retry: { baseMs: 60_000, maxMs: 60_000 } });
@@ -83,6 +83,18 @@ describe('front end', () => {
     expect(hostOf('a.test.')).toBe('a.test');
     expect(hostOf(undefined)).toBe('');
   });
+
+  it('authorityOf keeps a port of digits and refuses what is not an authority', () => {
+    expect(authorityOf('Example.COM.:8080')).toEqual({ host: 'example.com', authority: 'example.com:8080' });
+    expect(authorityOf('[::1]:80')).toEqual({ host: '::1', authority: '[::1]:80' });
+    expect(authorityOf('[::1]')).toEqual({ host: '::1', authority: '[::1]' });
+    expect(authorityOf('a.test')).toEqual({ host: 'a.test', authority: 'a.test' });
+    expect(authorityOf('')).toEqual({ host: '', authority: '' });
+    for (const bad of ['[pub.test]evil.example', '[pub.test]', '[::1]evil', '[::1]:', '[::1', 'pub.test:', 'pub.test:x', 'pub.test:80x', 'pub.test:123456', 'a:b:80', ':80', '.', 'a]b.test']) {
+      expect(authorityOf(bad), bad).toBeNull();
+      expect(hostOf(bad), bad).toBe('');
+    }
+  });
 });
 
 /** Which host a request is for (RFC 9112 3.2): one Host header, and an absolute-form target's authority over Host. */
@@ -96,9 +108,11 @@ describe('front end: the request target', () => {
   const routed: string[] = [];
   let url = '';
   let server: ReturnType<typeof createServer>;
+  let closeEcho = async (): Promise<void> => undefined;
   beforeAll(async () => {
-    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
-    const worker = { id: 1, port: (echo.address() as AddressInfo).port, agent: new Agent({ keepAlive: false }) } as unknown as Worker;
+    const at = await listenOnSocket(echo);
+    closeEcho = at.close;
+    const worker = { id: 1, socketPath: at.socketPath, agent: new Agent({ keepAlive: false }) } as unknown as Worker;
     // Only shop.test is served here: a request routed by the wrong name is 404.
     const project = bundleOf('1', [{ project: 'shop', hostnames: ['shop.test'] }]).bundle.projects[0]!;
     server = createServer(frontend((host) => {
@@ -110,8 +124,7 @@ describe('front end: the request target', () => {
   });
   afterAll(async () => {
     server.closeAllConnections();
-    echo.closeAllConnections();
-    await Promise.all([new Promise((r) => server.close(r)), new Promise((r) => echo.close(r))]);
+    await Promise.all([new Promise((r) => server.close(r)), closeEcho()]);
   });
 
   /** Sends `head` (the request line and headers, CRLF-separated, without the blank line) as written. */
@@ -163,9 +176,27 @@ describe('front end: the request target', () => {
     }
   });
 
-  it('keeps an origin-form request as it is', async () => {
+  it('keeps an origin-form request as it is, its authority normalized', async () => {
     const r = await raw('GET /x?y HTTP/1.1\r\nHost: SHOP.test:80');
     expect(r.status).toBe(200);
-    expect(jsonOf(r.body)).toEqual({ url: '/x?y', host: 'SHOP.test:80', forwardedHost: 'SHOP.test:80' });
+    expect(jsonOf(r.body)).toEqual({ url: '/x?y', host: 'shop.test:80', forwardedHost: 'shop.test:80' });
+  });
+
+  it('gives the worker the normalized authority, never the raw Host', async () => {
+    for (const [given, forwarded] of [['Shop.Test.', 'shop.test'], ['shop.test.:8443', 'shop.test:8443'], ['SHOP.TEST', 'shop.test']]) {
+      const r = await raw(`GET / HTTP/1.1\r\nHost: ${given}`);
+      expect(r.status, given).toBe(200);
+      expect(jsonOf(r.body), given).toEqual({ url: '/', host: forwarded, forwardedHost: forwarded });
+    }
+  });
+
+  it('answers 400 bad_request to a Host that is not an authority, routing it nowhere', async () => {
+    routed.length = 0;
+    for (const host of ['[shop.test]evil.example', '[shop.test]', 'shop.test:', 'shop.test:evil', 'shop.test:80:80', '[::1]evil.example']) {
+      const r = await raw(`GET / HTTP/1.1\r\nHost: ${host}`);
+      expect(r.status, host).toBe(400);
+      expect(jsonOf(r.body), host).toMatchObject({ code: 'bad_request' });
+    }
+    expect(routed).toEqual([]);
   });
 });

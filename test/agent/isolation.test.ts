@@ -5,7 +5,7 @@
  *   and database directories, and cannot read `bundle.json`, the logs or another project's data;
  * - not root, the agent warns, and runs the projects of one organization at a time unless told otherwise. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { writeBundleFile } from '../../agent/bundle-file';
 import type { BundleAnswer, ControlPlane } from '../../agent/control';
 import { LOADER_RULES, loaderRule } from '../../lib/env-names';
 import { Supervisor } from '../../agent/supervisor';
-import { UserIndex, type WorkerUsers } from '../../agent/users';
+import { prepareDatabase, UserIndex, type WorkerUsers } from '../../agent/users';
 import { defaultWorkerCommand } from '../../agent/worker-process';
 import { bundleOf, captureLogger, fakeWorker, get, startFrontend } from '../helpers/agent';
 
@@ -130,17 +130,17 @@ http.createServer((req, res) => {
   for (const p of q.getAll('write')) out.write[p] = attempt(() => fs.writeFileSync(p, 'x'));
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify(out));
-}).listen(Number(process.env.SERVICE_PORT), process.env.SERVICE_HOST);
+}).listen(process.env.SERVICE_SOCKET);
 process.stdin.on('end', () => process.exit(0)).resume();
 `;
 
 interface Probe { uid: number; gid: number; groups: number[]; read: Record<string, string>; list: Record<string, string>; write: Record<string, string> }
 
-function probe(port: number, q: { read?: string[]; list?: string[]; write?: string[] }): Promise<Probe> {
+function probe(socketPath: string, q: { read?: string[]; list?: string[]; write?: string[] }): Promise<Probe> {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(q)) for (const p of v) qs.append(k, p);
   return new Promise((resolve, reject) => {
-    httpGet({ host: '127.0.0.1', port, path: `/?${qs}` }, (res) => {
+    httpGet({ socketPath, path: `/?${qs}` }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => resolve(JSON.parse(body) as Probe));
     }).on('error', reject);
@@ -160,11 +160,11 @@ describe.skipIf(process.getuid?.() !== 0)('as root, each project\'s worker runs 
     execFileSync('mkdir', ['-p', join(dir, 'storage', 'p-blog')]);
     writeFileSync(join(dir, 'storage', 'p-blog', 'private.txt'), 'blog-private-data', { mode: 0o600 });
     expect(await supervisor.apply(b)).toEqual({ failed: [] });
-    const portOf = (host: string): number => {
+    const portOf = (host: string): string => {
       const r = supervisor.route(host);
       if (r.kind !== 'worker') throw new Error(`no worker for ${host}`);
       r.release();
-      return r.worker.port;
+      return r.worker.socketPath;
     };
     const blogStorage = join(dir, 'storage', 'p-blog');
     const thiefStorage = join(dir, 'storage', 'p-thief');
@@ -212,6 +212,55 @@ describe.skipIf(process.getuid?.() !== 0)('as root, each project\'s worker runs 
     expect(existsSync(join(dir, 'databases', 'acme', 'blog.sqlite'))).toBe(false);
     const moved = join(dir, 'databases', 'acme', 'blog', 'blog.sqlite');
     expect(statSync(moved)).toMatchObject({ size: 'old-database'.length, uid: 2_000_200_000 });
+  });
+});
+
+describe('the project database the agent prepares is the worker\'s directory: nothing planted there is followed', () => {
+  const user = process.getuid?.() === 0 ? { uid: 2_000_300_000, gid: 2_000_300_000 } : null;
+
+  it('a link where the database file was: refused, and the file it points to is untouched', () => {
+    const dir = tempDir();
+    const db = prepareDatabase(dir, 'acme', 'blog', user);
+    // Another project's database, or any file of root's.
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'not yours', { mode: 0o644 });
+    const before = statSync(victim);
+    rmSync(db);
+    symlinkSync(victim, db);
+    expect(() => prepareDatabase(dir, 'acme', 'blog', user)).toThrow(/is a link/);
+    const after = statSync(victim);
+    expect({ uid: after.uid, mode: after.mode, size: after.size }).toEqual({ uid: before.uid, mode: before.mode, size: before.size });
+    expect(readFileSync(victim, 'utf8')).toBe('not yours');
+  });
+
+  it('a link where a journal file was: refused, not given to the worker', () => {
+    const dir = tempDir();
+    const db = prepareDatabase(dir, 'acme', 'blog', user);
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'x', { mode: 0o644 });
+    symlinkSync(victim, `${db}-wal`);
+    expect(() => prepareDatabase(dir, 'acme', 'blog', user)).toThrow(/is a link/);
+    expect(statSync(victim).uid).toBe(process.getuid!());
+  });
+
+  it.skipIf(user === null)('a hard link to a file of root\'s: refused, the file stays root\'s with its mode', () => {
+    const dir = tempDir();
+    const db = prepareDatabase(dir, 'acme', 'blog', user);
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'root only', { mode: 0o644 });
+    rmSync(db);
+    linkSync(victim, db);
+    expect(() => prepareDatabase(dir, 'acme', 'blog', user)).toThrow(/another user/);
+    expect(statSync(victim)).toMatchObject({ uid: 0, mode: 0o100644 });
+  });
+
+  it('an existing database of the worker is kept as it is', () => {
+    const dir = tempDir();
+    const db = prepareDatabase(dir, 'acme', 'blog', user);
+    writeFileSync(db, 'data');
+    expect(prepareDatabase(dir, 'acme', 'blog', user)).toBe(db);
+    expect(readFileSync(db, 'utf8')).toBe('data');
+    expect(statSync(db)).toMatchObject({ uid: user?.uid ?? process.getuid!(), mode: 0o100600 });
   });
 });
 

@@ -10,18 +10,22 @@ describe('the bundle\'s signIn section', () => {
   });
 
   it('reads settings, maxUsers and providers with their endpoints, keeping fields it does not know', () => {
-    const signIn = { settings: { sessionDays: 7, later: true }, maxUsers: 5000, providers: [{ provider: 'github', clientId: 'id', clientSecret: 's', endpoints: { ...endpoints, emails: 'https://a.test/emails' } }] };
+    const signIn = { grant: 'ab'.repeat(16), settings: { sessionDays: 7, later: true }, maxUsers: 5000, providers: [{ provider: 'github', clientId: 'id', clientSecret: 's', endpoints: { ...endpoints, emails: 'https://a.test/emails' } }] };
     expect(NodeBundle.parse({ projects: [{ ...project, signIn }] }).projects[0]!.signIn).toEqual(signIn);
   });
 
   it('defaults sessionDays to 30 and keeps a provider this node does not know (it is not served)', () => {
-    const parsed = NodeBundle.parse({ projects: [{ ...project, signIn: { settings: {}, maxUsers: 1, providers: [{ provider: 'later', clientId: 'i', clientSecret: 's', endpoints }] } }] });
+    const parsed = NodeBundle.parse({ projects: [{ ...project, signIn: { grant: 'ab'.repeat(16), settings: {}, maxUsers: 1, providers: [{ provider: 'later', clientId: 'i', clientSecret: 's', endpoints }] } }] });
     expect(parsed.projects[0]!.signIn).toMatchObject({ settings: { sessionDays: 30 }, providers: [{ provider: 'later' }] });
   });
 
-  it('refuses a sessionDays out of 1..365 and an authorize URL that is not http(s)', () => {
+  it('refuses a sessionDays out of 1..365, an authorize URL that is not http(s) and a missing or malformed grant id', () => {
     const bad = (signIn: unknown) => NodeBundle.safeParse({ projects: [{ ...project, signIn }] }).success;
-    expect(bad({ settings: { sessionDays: 366 }, maxUsers: 1, providers: [] })).toBe(false);
-    expect(bad({ settings: { sessionDays: 1 }, maxUsers: 1, providers: [{ provider: 'github', clientId: 'i', clientSecret: 's', endpoints: { ...endpoints, authorize: 'javascript:alert(1)' } }] })).toBe(false);
+    const grant = 'ab'.repeat(16);
+    expect(bad({ grant, settings: { sessionDays: 1 }, maxUsers: 1, providers: [] })).toBe(true);
+    expect(bad({ settings: { sessionDays: 1 }, maxUsers: 1, providers: [] })).toBe(false);
+    expect(bad({ grant: 'AB'.repeat(16), settings: { sessionDays: 1 }, maxUsers: 1, providers: [] })).toBe(false);
+    expect(bad({ grant, settings: { sessionDays: 366 }, maxUsers: 1, providers: [] })).toBe(false);
+    expect(bad({ grant, settings: { sessionDays: 1 }, maxUsers: 1, providers: [{ provider: 'github', clientId: 'i', clientSecret: 's', endpoints: { ...endpoints, authorize: 'javascript:alert(1)' } }] })).toBe(false);
   });
 });

@@ -1,10 +1,11 @@
 /** The supervisor swaps a project's worker with no downtime (real worker processes, requests through the front
  * end throughout), keeps the old worker when the new one fails, and logs no value. */
-import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindingHash } from '../../agent/bindings';
+import { databasePath } from '../../agent/layout';
 import { Supervisor } from '../../agent/supervisor';
 import { defaultWorkerCommand, shellCommand } from '../../agent/worker-process';
 import { bundleOf, captureLogger, fakeWorker, get, hammer, startFrontend } from '../helpers/agent';
@@ -134,6 +135,22 @@ describe('supervisor', () => {
     await supervisor.apply(bundleOf('3', []));
     expect(supervisor.route(HOST)).toEqual({ kind: 'unknown' });
     if (r1.kind === 'worker') await r1.worker.exited;
+  });
+
+  it('a project whose database is a planted link fails alone: the others start, the version is not applied', async () => {
+    const { supervisor, dir, logs } = setup({ fake: true });
+    const db = databasePath(dir, 'acme', 'shop');
+    mkdirSync(dirname(db), { recursive: true });
+    writeFileSync(join(dir, 'elsewhere'), 'not the project\'s');
+    symlinkSync(join(dir, 'elsewhere'), db);
+    const b = bundleOf('1', [{}, { project: 'shop', hostnames: ['shop.hostplane.test'], database: true }]);
+    expect(await supervisor.apply(b)).toEqual({ failed: ['acme/shop'] });
+    expect(supervisor.route(HOST).kind).toBe('worker');
+    expect(supervisor.route('shop.hostplane.test').kind).toBe('unavailable');
+    expect(supervisor.appliedVersion()).toBeNull();
+    expect(supervisor.projects().find((p) => p.key === 'acme/shop')!.failure).toMatch(/^refused: /);
+    expect(readFileSync(join(dir, 'elsewhere'), 'utf8')).toBe('not the project\'s');
+    expect(logs.text()).toContain('acme/shop');
   });
 
   it('gives storage a directory per prefix and a database a SQLite file, both as bindings', async () => {

@@ -38,7 +38,7 @@ describe('access policy', () => {
   it('a project never set reads public with 200, not 404, with an ETag honoured by If-None-Match', async () => {
     const r = await t.call('GET', A, { token: t.tokens.viewer });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ mode: 'public', hasPassword: false, hasBypass: false, updatedAt: null });
+    expect(r.body).toEqual({ mode: 'public', hasPassword: false, hasBypass: false, updatedAt: null, rollout: [] });
     const tag = r.headers.get('etag')!;
     expect(tag).toMatch(/^"/);
     const again = await t.call('GET', A, { token: t.tokens.viewer, headers: { 'if-none-match': tag } });
@@ -55,7 +55,7 @@ describe('access policy', () => {
   it('stores the password only as a scrypt hash (N=2^17, r=8, p=1) and never returns it', async () => {
     const r = await t.call('PUT', A, { body: { mode: 'password', password: 'correct horse' } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ mode: 'password', hasPassword: true, hasBypass: false, updatedAt: expect.any(String) });
+    expect(r.body).toEqual({ mode: 'password', hasPassword: true, hasBypass: false, updatedAt: expect.any(String), rollout: [] });
     expect(r.headers.get('etag')).toMatch(/^"/);
     expect(JSON.stringify(r.body)).not.toContain('correct horse');
     const row = stored()!;
@@ -94,6 +94,10 @@ describe('access policy', () => {
     expect((await t.call('PUT', A, { body: { mode: 'private' } })).status).toBe(400);
     expect((await t.call('PUT', A, { body: { mode: 'public', passwordHash: 'x' } })).status).toBe(400);
     expect((await t.call('PUT', A, { body: { mode: 'password', password: '' } })).status).toBe(400);
+    const short = await t.call('PUT', A, { body: { mode: 'password', password: 'a'.repeat(7) } });
+    expect(short.status).toBe(400);
+    expect(short.body.details.issues).toEqual([expect.objectContaining({ path: 'body.password' })]);
+    expect((await t.call('PUT', A, { body: { mode: 'password', password: 'a'.repeat(8) } })).status).toBe(200);
   });
 
   it('roles: viewer reads, only admin sets; another org and a missing project are 404', async () => {
@@ -235,7 +239,7 @@ describe('authorizeAccess and redeem', () => {
     'https://evil.example', 'http://evil.example/x', 'javascript:alert(1)', 'data:text/html,x', ' /dash', '/dash x',
     '/dash\ttab', '/dash\nLocation: x', '/dash\r\n', '/%2F/evil.example', '/%2f%2fevil.example', '/%5Cevil.example',
     '/%5cevil.example', '%2F%2Fevil.example', '/%0d%0aSet-Cookie:x', '/%09', '/%E2%80%AE', '/caf\u00e9', '/\u2215evil',
-    '/%zz', '/%', '/x%2', `/${'a'.repeat(2048)}`, '/%20', '/\u0000',
+    '/%zz', '/%', '/x%2', `/${'a'.repeat(2048)}`, '/%20', '/\u0000', '/.//evil.example', '/a/%2E%2E//evil.example',
   ];
   it.each(hostileNext.map((n) => [JSON.stringify(n).slice(0, 40), n]))('next %s is refused (400)', async (_l, next) => {
     expect(isSafeNext(next)).toBe(false);
@@ -253,7 +257,7 @@ describe('authorizeAccess and redeem', () => {
     expect(r.status).toBe(404);
   });
 
-  const goodNext = ['/', '/dash?x=1', '/a/b/c', '/a.b-c_d~e', '/q?next=%2Fhome', '/~user/#frag', '/a//b'];
+  const goodNext = ['/', '/dash?x=1', '/a/b/c', '/a.b-c_d~e', '/q?next=%2Fhome', '/~user/#frag', '/a//b', '/.well-known/security.txt', '/a/...', '/a?p=../b'];
   it.each(goodNext)('next %s passes', async (next) => {
     expect(isSafeNext(next)).toBe(true);
     const r = await t.call('POST', AUTH, { body: { to: 'blog.hostplane.test', next } });

@@ -63,6 +63,8 @@ describe('statuses and codes of spec 4.2', () => {
     ['setAuthProvider of a provider in upper case', 'PUT', auth('codes', '/providers/GitHub'), { clientId: 'id', clientSecret: 's' }, 400, 'invalid_provider'],
     ['setAuthProvider with an empty clientId', 'PUT', auth('codes', '/providers/github'), { clientId: '', clientSecret: 's' }, 400, 'invalid_provider'],
     ['setAuthProvider with an empty clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id', clientSecret: '' }, 400, 'invalid_provider'],
+    ['setAuthProvider with a blank clientId', 'PUT', auth('codes', '/providers/github'), { clientId: ' \t', clientSecret: 's' }, 400, 'invalid_provider'],
+    ['setAuthProvider with a blank clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id', clientSecret: '  ' }, 400, 'invalid_provider'],
     ['setAuthProvider without clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id' }, 400, 'bad_request'],
     ['setAuthProvider of a project that does not exist', 'PUT', auth('ghost', '/providers/github'), { clientId: 'id', clientSecret: 's' }, 404, 'not_found'],
     ['deleteAuthProvider', 'DELETE', auth('codes', '/providers/kakao'), undefined, 204, undefined],

@@ -208,6 +208,23 @@ describe('reportNode', () => {
       .toEqual([{ nodeId: 'node-a', state: 'applied' }]);
   });
 
+  it('the access policy\'s rollout: pending until the node reports the bundle that carries it, again for a new bypass secret', async () => {
+    const access = () => t.call('GET', '/v1/orgs/acme/projects/shop/access', { token: t.tokens.viewer });
+    const report = async () => {
+      await runner.idle();
+      const version = (await bundle('node-a')).body.version;
+      expect((await t.call('POST', '/v1/nodes/node-a/report', { token: nodeTokens['node-a'], body: { bundleVersion: version, projects: [] } })).status).toBe(200);
+    };
+    const set = await t.call('PUT', '/v1/orgs/acme/projects/shop/access', { body: { mode: 'password', password: 'long enough' } });
+    expect(set.body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending' }]);
+    await report();
+    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'applied' }]);
+    expect((await t.call('POST', '/v1/orgs/acme/projects/shop/access/bypass')).status).toBe(200);
+    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending' }]);
+    await report();
+    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'applied' }]);
+  });
+
   it('a version the node was never given is 400; another node\'s report path is 404', async () => {
     const r = await t.call('POST', '/v1/nodes/node-a/report', { token: nodeTokens['node-a'], body: { bundleVersion: 1e9, projects: [] } });
     expect(r.status).toBe(400);
@@ -233,6 +250,7 @@ describe('sign-in in the bundle', () => {
     const [shop] = (await bundle('node-a')).body.projects;
     expect(shop.signIn).toEqual({
       settings: { sessionDays: 30 },
+      grant: expect.stringMatching(/^[0-9a-f]{32}$/),
       maxUsers: DEFAULT_PLANS.free!.signInUsers,
       providers: [{ provider: 'github', clientId: 'gh-shop', clientSecret: CLIENT_SECRET, endpoints: REAL_ENDPOINTS.github }],
     });

@@ -53,6 +53,15 @@ describe('lists, set-plan and role changes, on one data dir', () => {
     expect(again.stderr).toBe('ada@acme.test was admin in acme already\n');
   });
 
+  it('member remove takes the user out and says what role it had; again, that it was no member', async () => {
+    await admin(dir, 'member', 'add', 'globex', 'ada@acme.test', 'member');
+    expect(await adminJson(dir, 'member', 'remove', 'globex', 'Ada@acme.test')).toEqual({ org: 'globex', email: 'ada@acme.test', previousRole: 'member' });
+    const again = await admin(dir, 'member', 'remove', 'globex', 'ada@acme.test');
+    expect(JSON.parse(again.stdout)).toMatchObject({ previousRole: null });
+    expect(again.stderr).toBe('ada@acme.test was no member of globex\n');
+    await admin(dir, 'member', 'add', 'globex', 'ada@acme.test', 'viewer');
+  });
+
   it('org set-plan moves the org to a plan of the table and prints the one it was on', async () => {
     expect(await adminJson(dir, 'org', 'set-plan', 'globex', 'pro')).toEqual({ slug: 'globex', plan: 'pro', previousPlan: 'free', projectLimit: 100 });
     expect(await adminJson<{ plan: string }[]>(dir, 'org', 'list', '--json')).toMatchObject([{ plan: 'pro' }, { plan: 'pro' }]);

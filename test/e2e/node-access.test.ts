@@ -23,7 +23,7 @@ const BLOG = 'blog.hostplane.app';
 const DASHBOARD = 'https://dash.hostplane.test/access';
 /** A worker that answers the headers it received: what passes the gate, and without which credentials. */
 const ECHO = "require('http').createServer((q,s)=>{q.resume();s.setHeader('content-type','application/json');"
-  + "s.end(JSON.stringify({headers:q.headers}))}).listen(+process.env.SERVICE_PORT,process.env.SERVICE_HOST)";
+  + "s.end(JSON.stringify({headers:q.headers}))}).listen(process.env.SERVICE_SOCKET)";
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -175,7 +175,7 @@ describe.skipIf(!hasOpenssl())('deployment access at the node', () => {
     await refused(await authorize(memberToken, 'shop.hostplane.app', '/'), 'a code for another host of this node');
     // Hostile next values, whatever the code: refused before anything is spent.
     for (const next of HOSTILE_NEXT) {
-      const a = await callbackAt(`/__service/access/callback?code=anything&next=${encodeURIComponent(next)}`);
+      const a = await callbackAt(`/__service/access/callback?code=${'a'.repeat(43)}&next=${encodeURIComponent(next)}`);
       expect(a.status, JSON.stringify(next)).toBe(400);
       expect(a.headers.location).toBeUndefined();
     }

@@ -1,6 +1,6 @@
 /** `hostplane serve` as a real process: the listening line, bootstrap through the admin CLI, a project and a
  * sealed secret over HTTP, the 0600 key file, and a graceful SIGTERM that lets in-flight requests finish. */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,19 @@ describe('hostplane serve', () => {
     const path = join(dir, KEY_FILE);
     expect(existsSync(path)).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('runs the sandbox OAuth provider with its control token in a 0600 file, never in the log', async () => {
+    const path = join(dir, 'oauth-sandbox.json');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const { url, token: control } = JSON.parse(readFileSync(path, 'utf8')) as { url: string; token: string };
+    const put = (auth: string) => fetch(`${url}/_sandbox/github/users/7`, {
+      method: 'PUT', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify({ email: 'a@example.test' }),
+    });
+    expect((await put('')).status).toBe(401);
+    expect((await put(`Bearer ${control}`)).status).toBe(200);
+    expect(serve.stderr()).toContain(url);
+    expect(serve.stderr()).not.toContain(control);
   });
 
   it('creates a project and seals a secret for the token the CLI issued', async () => {

@@ -2,8 +2,8 @@
  * App sign-in through real processes: `serve` (told to send nodes to a sandbox OAuth provider this test runs, by
  * `--oauth-providers FILE`) and `node-agent` with a worker that answers 404 under `/__service/`. Signing in with
  * each provider, the session read, logout; a forged state, a replayed code and a redirect URI the provider does
- * not have refused; revoke (the paths fall through to the worker, old sessions end) and grant again (the same
- * account); a provider removed, then registered again (the same account).
+ * not have refused; revoke (the paths fall through to the worker, old sessions end: the grant again has another
+ * id) and grant again (the same account); a provider removed, then registered again (the same account).
  */
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -86,7 +86,7 @@ describe('app sign-in on the reference node', () => {
     sandbox = await startOAuthSandbox({});
     const sb = sandbox;
     const control = async (path: string, body: unknown): Promise<void> => {
-      const r = await fetch(`${sb.url}/_sandbox/${path}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const r = await fetch(`${sb.url}/_sandbox/${path}`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${sb.token}` }, body: JSON.stringify(body) });
       expect(r.status).toBe(200);
     };
     const data = tempDir();
@@ -104,7 +104,7 @@ describe('app sign-in on the reference node', () => {
         const ours = req.url.startsWith('/__service/');
         res.writeHead(ours ? 404 : 200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(ours ? { code: 'worker_not_found' } : { worker: true }));
-      }).listen(Number(process.env.SERVICE_PORT), process.env.SERVICE_HOST);
+      }).listen(process.env.SERVICE_SOCKET);
       process.stdin.on('end', () => process.exit(0)).resume();
     `, { mode: 0o644 });
 
@@ -210,7 +210,8 @@ describe('app sign-in on the reference node', () => {
     expect((await bob.session()).user!.id).not.toBe(ada);
 
     if (process.getuid?.() === 0) {
-      // The agent (root) opened the worker's database too: SQLite's files it made are the worker's, not root's.
+      // The sign-in tables are written by the project's database helper, which runs as the worker's user: the
+      // files SQLite made are the worker's, not root's.
       const db = join(nodeDir, 'databases', 'acme', 'blog', 'blog.sqlite');
       const owner = statSync(db).uid;
       expect(owner).toBeGreaterThanOrEqual(2_000_000_000);

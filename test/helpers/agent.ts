@@ -1,6 +1,9 @@
 /** Helpers of the node agent's tests: a logger that keeps its lines, in-process fake workers, a front end on a
  * free port, and a client that sends many requests through it. */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +36,24 @@ export async function listen(server: Server): Promise<string> {
 
 let fakeIds = 10_000;
 
+/** `server` listening on a Unix socket in a directory of its own, as a worker does (agent/worker-process.ts):
+ * its path, and how to close it and remove the directory. */
+export async function listenOnSocket(server: Server): Promise<{ socketPath: string; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hp-w-'));
+  const socketPath = join(dir, 'http.sock');
+  await new Promise<void>((r) => server.listen(socketPath, r));
+  return {
+    socketPath,
+    close: async () => {
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Starts an in-process "worker" answering `{"version", "bindings": names}` for `spec`; fails for a spec with
  * the binding FAIL set. */
 export async function fakeWorker(spec: WorkerSpec): Promise<Worker> {
@@ -42,18 +63,15 @@ export async function fakeWorker(spec: WorkerSpec): Promise<Worker> {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ version: spec.version, project: spec.project, bindings: Object.keys(spec.bindings).sort() }));
   });
-  const url = await listen(server);
+  const at = await listenOnSocket(server);
   let exit!: (e: { code: number | null; signal: NodeJS.Signals | null }) => void;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => { exit = r; });
   const agent = new Agent({ keepAlive: true });
   return {
-    id: fakeIds++, spec, port: Number(new URL(url).port), pid: undefined, agent, exited,
+    id: fakeIds++, spec, socketPath: at.socketPath, pid: undefined, agent, exited,
     stop: async () => {
       agent.destroy();
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      });
+      await at.close();
       exit({ code: 0, signal: null });
     },
   };
@@ -173,5 +191,6 @@ export const HOSTILE_NEXT = [
   '/dash\ttab', '/dash\nLocation: x', '/dash\r\n', '/%2F/evil.example', '/%2f%2fevil.example', '/%5Cevil.example',
   '/%5cevil.example', '%2F%2Fevil.example', '/%0d%0aSet-Cookie:x', '/%09', '/%E2%80%AE', '/caf\u00e9', '/\u2215evil',
   '/%zz', '/%', '/x%2', `/${'a'.repeat(2048)}`, '/%20', '/\u0000', '///evil.example', '/\\\\evil.example', 'HTTPS://evil.example',
-  '/%2F%2Fevil.example', '/\u3002evil.example', './/evil.example',
+  '/%2F%2Fevil.example', '/\u3002evil.example', './/evil.example', '/.//evil.example', '/a/..//evil.example', '/%2e//evil.example',
+  '/a/%2E%2E//evil.example', '/..', '/a/.?x=1',
 ];

@@ -49,7 +49,7 @@ afterEach(() => {
 describe('access in the bundle', () => {
   it('a project never set is public at version 0', async () => {
     await r.reconcile('a', noAbort);
-    expect((await opened('a'))[0]!.access).toEqual({ mode: 'public', passwordHash: null, bypassHash: null, version: 0 });
+    expect((await opened('a'))[0]!.access).toEqual({ mode: 'public', passwordHash: null, bypassHash: null, version: 0, membersVersion: 0 });
   });
 
   it('a policy change wakes the project\'s nodes only and rebuilds with mode, hashes and a rising version', async () => {

@@ -9,7 +9,7 @@ import type { Sealer } from '../../core/sealing';
 import { DEFAULT_PLANS } from '../../lib/plans';
 import { bundleContext } from '../../reconcilers/bundles';
 import type { Reconciler } from '../../reconcilers/types';
-import { createOrg, registerNode, setOrgPlan } from '../../store/accounts';
+import { createOrg, createUser, registerNode, removeMembership, setMembership, setOrgPlan } from '../../store/accounts';
 import type { Store } from '../../store/db';
 import { activateHostname, addHostname, deleteHostname } from '../../store/hostnames';
 import { bundleVersion, storedBundle } from '../../store/nodes';
@@ -55,7 +55,7 @@ describe('bundle reconciler', () => {
     expect(v).toBeGreaterThan(0);
     expect(await opened('a')).toEqual([{
       org: 'acme', project: 'shop', hostnames: ['shop.hostplane.test'], database: false, secrets: [{ name: 'API_KEY', version: 1, value: 'v-one' }],
-      storage: null, access: { mode: 'public', passwordHash: null, bypassHash: null, version: 0 }, signIn: null,
+      storage: null, access: { mode: 'public', passwordHash: null, bypassHash: null, version: 0, membersVersion: 0 }, signIn: null,
     }]);
     const commits = s.stats().commits;
     await r.reconcile('a', noAbort);
@@ -126,6 +126,25 @@ describe('bundle reconciler', () => {
     expect((await changesSince(s, seq)).map((c) => `${c.kind}/${c.key}`)).toEqual([`storage/${ids.shop}`]);
     await r.reconcile('a', noAbort);
     expect((await opened('a'))[0]!.storage!.quotaBytes).toBe(DEFAULT_PLANS.free!.storageBytes);
+  });
+
+  it('a role change or a removal raises the org\'s members version in every project\'s bundle; a new member does not', async () => {
+    const { changesSince, latestSeq } = await import('../../store/feed');
+    await createUser(s, 'ada@acme.test');
+    await r.reconcile('a', noAbort);
+    let seq = await latestSeq(s);
+    await setMembership(s, 'acme', 'ada@acme.test', 'member');
+    await setMembership(s, 'acme', 'ada@acme.test', 'member');
+    expect(await changesSince(s, seq)).toEqual([]);
+    await setMembership(s, 'acme', 'ada@acme.test', 'viewer');
+    expect((await changesSince(s, seq)).map((c) => `${c.kind}/${c.key}`).sort()).toEqual([`project/${ids.blog}`, `project/${ids.shop}`].sort());
+    await r.reconcile('a', noAbort);
+    expect((await opened('a'))[0]!.access.membersVersion).toBe(1);
+    seq = await latestSeq(s);
+    expect(await removeMembership(s, 'acme', 'ada@acme.test')).toEqual({ previousRole: 'viewer' });
+    expect(await changesSince(s, seq)).toHaveLength(2);
+    await r.reconcile('a', noAbort);
+    expect((await opened('a'))[0]!.access.membersVersion).toBe(2);
   });
 
   it('a long-poll of the node wakes at the commit of its new bundle, with timers frozen', async () => {

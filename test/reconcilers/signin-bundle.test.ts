@@ -1,9 +1,10 @@
 /**
- * The bundle's sign-in section (issue 12 item 1): null without a grant; with one, the grant's settings, the plan's
+ * The bundle's sign-in section (issue 12 item 1): null without a grant; with one, the grant's id and settings, the plan's
  * user limit and per registered provider the client id, the client secret opened from `auth/<provider>` and the
  * operator's endpoints. Only the nodes the project is placed on carry it, never as a worker's env binding. Every
  * sign-in write is a 'project' change the reconciler maps to the project's nodes; a provider set again with the same
- * secret builds no new version.
+ * secret builds no new version. The grant id is made with the grant and kept while it lasts: a revoke and a grant
+ * again give another, which ends the sessions of the first on the node.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { secretContext, type Sealer } from '../../core/sealing';
@@ -66,6 +67,7 @@ describe('sign-in in the bundle', () => {
     await provider('github', 'gh-id', GH_SECRET);
     await r.reconcile('a', noAbort);
     expect((await opened('a'))[0]!.signIn).toEqual({
+      grant: expect.stringMatching(/^[0-9a-f]{32}$/),
       settings: { sessionDays: 7 },
       maxUsers: DEFAULT_PLANS.pro!.signInUsers,
       providers: [
@@ -73,6 +75,26 @@ describe('sign-in in the bundle', () => {
         { provider: 'kakao', clientId: 'kakao-id', clientSecret: KAKAO_SECRET, endpoints: REAL_ENDPOINTS.kakao },
       ],
     });
+  });
+
+  it('the grant id: kept by a repeated grant, settings and providers; another after a revoke and a grant, even unseen between', async () => {
+    const grantOf = async (): Promise<string> => {
+      await r.reconcile('a', noAbort);
+      return (await opened('a'))[0]!.signIn!.grant;
+    };
+    await grantAuth(s, w());
+    const first = await grantOf();
+    await grantAuth(s, w());
+    await updateAuthSettings(s, { ...w(), patch: { sessionDays: 3 } });
+    await provider('github', 'gh-id', GH_SECRET);
+    expect(await grantOf()).toBe(first);
+    // Revoked and granted again before the bundle is built: the node never sees the section go, and still must not
+    // take the sessions of the first grant as this one's.
+    await revokeAuth(s, w());
+    await grantAuth(s, w());
+    const second = await grantOf();
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('a plan change wakes every project granted sign-in: maxUsers follows the plan', async () => {

@@ -6,8 +6,8 @@ import { startOAuthSandbox, type OAuthProviderName, type OAuthSandbox } from '..
 let sandbox: OAuthSandbox;
 const CALLBACK = 'https://app.example.test/__service/auth/callback';
 
-const control = async (path: string, body: unknown, method = 'PUT'): Promise<Response> =>
-  fetch(`${sandbox.url}/_sandbox/${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const control = async (path: string, body: unknown, method = 'PUT', token = sandbox.token): Promise<Response> =>
+  fetch(`${sandbox.url}/_sandbox/${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
 
 const SCOPES: Record<OAuthProviderName, string> = { github: 'read:user user:email', google: 'openid email', kakao: 'account_email' };
 
@@ -51,6 +51,25 @@ beforeEach(async () => {
   }
 });
 
+describe('the control routes', () => {
+  it('need the sandbox\'s token: without it nobody can add a person with a verified email and sign in as them', async () => {
+    for (const token of ['', 'wrong', `${sandbox.token}x`]) {
+      const r = await control('github/users/666', { email: 'ada@example.test', verified: true }, 'PUT', token);
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    expect((await control('github/session', { userId: '666' })).status).toBe(400);
+  });
+
+  it('the consenting person is the one the control routes signed in: the authorize URL cannot name another', async () => {
+    const a = await authorize('github', { sandbox_user: '1002' });
+    expect(a.status).toBe(302);
+    const t = await exchange('github', { code: a.query.get('code')! });
+    const auth = { authorization: `Bearer ${t.body.access_token as string}`, 'user-agent': 'test' };
+    expect(await (await fetch(sandbox.endpoints('github').userInfo, { headers: auth })).json()).toMatchObject({ id: 1001 });
+  });
+});
+
 describe('the authorization-code flow of each provider', () => {
   it('github: redirects back with code and state, exchanges it with PKCE, answers /user and /user/emails', async () => {
     const { verifier, challenge } = pkce();
@@ -65,7 +84,8 @@ describe('the authorization-code flow of each provider', () => {
   });
 
   it('google: answers userinfo with sub, email and email_verified, and takes HTTP basic client authentication', async () => {
-    const a = await authorize('google', { sandbox_user: '1002' });
+    await control('google/session', { userId: '1002' });
+    const a = await authorize('google', {});
     const basic = Buffer.from('google-client:google-secret').toString('base64');
     const t = await exchange('google', { code: a.query.get('code')!, client_id: '', client_secret: '' }, { authorization: `Basic ${basic}` });
     expect(t.status).toBe(200);
