@@ -65,7 +65,13 @@ interface Slot {
   current: Worker | null;
   failure: { digest: string; reason: string; attempts: number } | null;
   retry: NodeJS.Timeout | null;
+  /** When its current worker started serving, and how many in a row exited within CRASH_WINDOW_MS of that. */
+  servingSince: number;
+  crashes: number;
 }
+
+/** A worker that exits this soon after it started serving crashed: the next start waits, growing each time. */
+const CRASH_WINDOW_MS = 60_000;
 
 export class Supervisor {
   private readonly slots = new Map<string, Slot>();
@@ -170,7 +176,7 @@ export class Supervisor {
       const { spec, storage } = this.specOf(p, b.version);
       let slot = this.slots.get(key);
       if (!slot) {
-        slot = { key, project: p, storageDir: storage, wanted: spec, current: null, failure: null, retry: null };
+        slot = { key, project: p, storageDir: storage, wanted: spec, current: null, failure: null, retry: null, servingSince: 0, crashes: 0 };
         this.slots.set(key, slot);
       }
       slot.project = p;
@@ -264,7 +270,7 @@ export class Supervisor {
     } catch (e) {
       const attempts = slot.failure?.digest === spec.digest ? slot.failure.attempts + 1 : 1;
       slot.failure = { digest: spec.digest, reason: (e as Error).message, attempts };
-      const delay = backoffDelay(attempts, this.opts.retry ?? { ...DEFAULT_BACKOFF, baseMs: 1000, maxMs: 60_000 });
+      const delay = backoffDelay(attempts, this.retryBackoff());
       this.opts.log.warn(
         { project: slot.key, bundleVersion: spec.version, reason: (e as Error).message, attempts, retryInMs: delay, serving: slot.current?.spec.version ?? null },
         slot.current ? 'the new worker failed to start: the old one keeps serving' : 'the worker failed to start',
@@ -280,6 +286,7 @@ export class Supervisor {
     const old = slot.current;
     slot.current = worker;
     slot.failure = null;
+    slot.servingSince = Date.now();
     this.watchExit(slot, worker);
     if (old) this.retire(old);
     this.opts.log.info({ project: slot.key, bundleVersion: spec.version, pid: worker.pid, replaced: old?.spec.version ?? null }, 'worker serving');
@@ -305,9 +312,16 @@ export class Supervisor {
     void worker.exited.then((e) => {
       if (this.closed || slot.current !== worker) return;
       slot.current = null;
-      this.opts.log.warn({ project: slot.key, code: e.code, signal: e.signal }, 'the worker exited: starting it again');
-      this.scheduleRetry(slot, 0);
+      // Once at once; a worker that keeps exiting soon after it starts (a crash loop) waits longer each time.
+      slot.crashes = Date.now() - slot.servingSince < CRASH_WINDOW_MS ? slot.crashes + 1 : 1;
+      const delay = slot.crashes <= 1 ? 0 : backoffDelay(slot.crashes - 1, this.retryBackoff());
+      this.opts.log.warn({ project: slot.key, code: e.code, signal: e.signal, retryInMs: delay }, 'the worker exited: starting it again');
+      this.scheduleRetry(slot, delay);
     });
+  }
+
+  private retryBackoff(): BackoffOptions {
+    return this.opts.retry ?? { ...DEFAULT_BACKOFF, baseMs: 1000, maxMs: 60_000 };
   }
 
   /** Takes `worker` out of service: it finishes the requests it has (up to the drain timeout), then stops. */

@@ -12,14 +12,20 @@
  * - a helper without calls for `idleMs` is stopped, so that a node with many projects keeps a process only for
  *   those signing people in now.
  *
- * The helper runs as the worker, which can take it over: its answers are checked like any input (bounded lines,
- * shapes checked by the caller), and it is told nothing the worker may not know (token hashes, never tokens; no
- * client secret).
+ * - a helper that failed (killed, or it could not start) is started again only after a growing delay
+ *   (agent/backoff.ts); calls meanwhile are refused at once, so a project that breaks its own database costs the
+ *   node one start per delay, not one per request.
+ *
+ * The helper runs as the worker, which can take it over (or write to its stdout: same uid): anything on that pipe
+ * is input, never trusted (bounded lines, objects only, shapes checked by the caller), a killed helper's pipe is
+ * closed and no more of it read, and it is told nothing the worker may not know (token hashes, never tokens; no
+ * client secret). It runs in a process group of its own, killed whole, so what it forks does not outlive it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../lib/log';
+import { backoffDelay, type BackoffOptions } from '../backoff';
 
 export interface HelperLimits {
   /** Default 2 s. */
@@ -30,9 +36,13 @@ export interface HelperLimits {
   idleMs: number;
   /** Default 64. */
   maxPending: number;
+  /** Delays before a helper that failed is started again (default from 1 s, doubling, up to 60 s). */
+  restart: BackoffOptions;
 }
 
-export const DEFAULT_HELPER_LIMITS: HelperLimits = { callTimeoutMs: 2_000, startTimeoutMs: 10_000, idleMs: 60_000, maxPending: 64 };
+export const DEFAULT_HELPER_LIMITS: HelperLimits = {
+  callTimeoutMs: 2_000, startTimeoutMs: 10_000, idleMs: 60_000, maxPending: 64, restart: { baseMs: 1_000, maxMs: 60_000 },
+};
 
 /** An answer line longer than this is not one the helper writes: it is killed. */
 const MAX_LINE_BYTES = 64 * 1024;
@@ -67,6 +77,8 @@ interface Pending {
 interface Helper {
   proc: ChildProcess;
   ready: boolean;
+  /** Killed: nothing more of its pipes is read. */
+  dead: boolean;
   pending: Map<number, Pending>;
   out: string;
   err: string;
@@ -91,6 +103,9 @@ export class ProjectDatabase {
   private idleTimer: NodeJS.Timeout | null = null;
   private nextId = 1;
   private closed = false;
+  /** Helpers that failed in a row, and until when no new one starts. */
+  private failures = 0;
+  private retryAt = 0;
 
   constructor(private readonly o: ProjectDatabaseOptions) {}
 
@@ -107,6 +122,9 @@ export class ProjectDatabase {
     }
     let started = false;
     if (!this.helper) {
+      if (Date.now() < this.retryAt) {
+        return Promise.reject(new DatabaseUnavailable('unavailable', 'the database helper failed; it is started again after a delay'));
+      }
       try {
         this.helper = this.spawn();
       } catch (e) {
@@ -141,10 +159,12 @@ export class ProjectDatabase {
     const proc = spawn(cmd!, [...argv, this.o.path], {
       env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
       stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own session and process group: no controlling terminal of the agent's, and killed as a group.
+      detached: true,
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
     });
     const h: Helper = {
-      proc, ready: false, pending: new Map(), out: '', err: '',
+      proc, ready: false, dead: false, pending: new Map(), out: '', err: '',
       startTimer: setTimeout(() => this.kill(h, `the database helper was not ready within ${this.o.limits.startTimeoutMs} ms`), this.o.limits.startTimeoutMs),
     };
     proc.stdin!.on('error', () => undefined);
@@ -156,28 +176,40 @@ export class ProjectDatabase {
   }
 
   private read(h: Helper, chunk: string): void {
+    if (h.dead) return;
     h.out += chunk;
-    let nl: number;
-    while ((nl = h.out.indexOf('\n')) >= 0) {
-      const line = h.out.slice(0, nl);
-      h.out = h.out.slice(nl + 1);
-      if (!this.answer(h, line)) return;
+    try {
+      let nl: number;
+      while ((nl = h.out.indexOf('\n')) >= 0) {
+        const line = h.out.slice(0, nl);
+        h.out = h.out.slice(nl + 1);
+        if (!this.answer(h, line)) return;
+      }
+      if (h.out.length > MAX_LINE_BYTES) this.kill(h, 'the database helper wrote a line too long');
+    } catch (e) {
+      // Whatever it wrote, the agent, which serves every project, goes on.
+      this.kill(h, `the database helper's answer could not be read: ${(e as Error).message}`);
     }
-    if (h.out.length > MAX_LINE_BYTES) this.kill(h, 'the database helper wrote a line too long');
   }
 
   /** Handles one line; false when it killed the helper. */
   private answer(h: Helper, line: string): boolean {
-    let msg: { ready?: unknown; id?: unknown; ok?: unknown; result?: unknown; error?: unknown };
+    let parsed: unknown;
     try {
-      msg = JSON.parse(line) as typeof msg;
+      parsed = JSON.parse(line);
     } catch {
       this.kill(h, 'the database helper wrote something that is not JSON');
       return false;
     }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      this.kill(h, 'the database helper wrote something that is not an object');
+      return false;
+    }
+    const msg = parsed as { ready?: unknown; id?: unknown; ok?: unknown; result?: unknown; error?: unknown };
+    const error = typeof msg.error === 'string' ? msg.error.slice(0, 200) : 'no reason given';
     if (!h.ready) {
       if (msg.ready !== true) {
-        this.kill(h, `the database cannot be opened: ${String(msg.error).slice(0, 200)}`);
+        this.kill(h, `the database cannot be opened: ${error}`);
         return false;
       }
       h.ready = true;
@@ -192,11 +224,12 @@ export class ProjectDatabase {
     }
     h.pending.delete(msg.id as number);
     if (p.timer) clearTimeout(p.timer);
-    if (msg.ok === true) p.resolve(msg.result);
-    else {
-      const why = String(msg.error).slice(0, 200);
-      this.o.log.warn({ project: this.o.project, err: why }, 'sign-in: a database call failed');
-      p.reject(new DatabaseUnavailable('unavailable', `the database call failed: ${why}`));
+    if (msg.ok === true) {
+      this.failures = 0;
+      p.resolve(msg.result);
+    } else {
+      this.o.log.warn({ project: this.o.project, err: error }, 'sign-in: a database call failed');
+      p.reject(new DatabaseUnavailable('unavailable', `the database call failed: ${error}`));
     }
     if (h.pending.size === 0 && this.helper === h) this.idle(h);
     return true;
@@ -213,7 +246,7 @@ export class ProjectDatabase {
       this.helper = null;
       // Its stdin ending is its cue to close the database and exit.
       h.proc.stdin!.end();
-      setTimeout(() => h.proc.kill('SIGKILL'), 1_000).unref();
+      setTimeout(() => killGroup(h.proc), 1_000).unref();
     }, this.o.limits.idleMs);
     this.idleTimer.unref();
   }
@@ -223,7 +256,19 @@ export class ProjectDatabase {
     clearTimeout(h.startTimer);
     const current = this.helper === h;
     if (current) this.helper = null;
-    if (h.proc.exitCode === null && h.proc.signalCode === null) h.proc.kill('SIGKILL');
+    if (!h.dead) {
+      h.dead = true;
+      h.out = '';
+      killGroup(h.proc);
+      // Another process may hold the pipe's other end (the worker, with the helper's uid): none of it is read.
+      h.proc.stdout!.destroy();
+      h.proc.stderr!.destroy();
+      h.proc.stdin!.destroy();
+      if (current && !this.closed) {
+        this.failures++;
+        this.retryAt = Date.now() + backoffDelay(this.failures, this.o.limits.restart);
+      }
+    }
     if (h.pending.size > 0 || (current && !this.closed)) {
       this.o.log.warn({ project: this.o.project, reason: why, pending: h.pending.size, stderr: h.err.slice(-500) || undefined }, 'sign-in: the database helper was stopped');
     }
@@ -232,5 +277,15 @@ export class ProjectDatabase {
       p.reject(new DatabaseUnavailable('unavailable', why));
     }
     h.pending.clear();
+  }
+}
+
+/** SIGKILL to the helper's process group (it leads one: `detached`), so that what it forked goes too. */
+function killGroup(proc: ChildProcess): void {
+  if (proc.pid === undefined) return;
+  try {
+    process.kill(-proc.pid, 'SIGKILL');
+  } catch {
+    // Gone already.
   }
 }

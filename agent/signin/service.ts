@@ -103,7 +103,7 @@ const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.ch
 function helperUser(dir: string, org: string, project: string): { uid: number; gid: number } | null {
   if (!runsAsRoot()) return null;
   const st = lstatSync(databaseDir(dir, org, project));
-  if (!st.isDirectory() || st.uid === 0) throw new Error('the project database directory is not its worker\'s');
+  if (!st.isDirectory() || st.uid === 0 || st.gid === 0) throw new Error('the project database directory is not its worker\'s');
   return { uid: st.uid, gid: st.gid };
 }
 
@@ -138,7 +138,8 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
     let db = databases.get(k);
     if (db) return db;
     const path = databasePath(o.dir, p.org, p.project);
-    if (!p.database || !existsSync(path)) return null;
+    // lstat: the path is the worker's to change, and a link it planted must not tell it what root can see.
+    if (!p.database || !lstatSync(path, { throwIfNoEntry: false })?.isFile()) return null;
     db = new ProjectDatabase({
       project: k, path, log: o.log, limits,
       user: () => helperUser(o.dir, p.org, p.project),

@@ -28,7 +28,7 @@ function helper(limits: Partial<HelperLimits> = {}, script = FAKE) {
   const logs = captureLogger();
   const db = new ProjectDatabase({
     project: 'acme/shop', path: '/unused', user: () => null, log: logs.log,
-    limits: { callTimeoutMs: 500, startTimeoutMs: 5_000, idleMs: 60_000, maxPending: 64, ...limits },
+    limits: { callTimeoutMs: 500, startTimeoutMs: 5_000, idleMs: 60_000, maxPending: 64, restart: { baseMs: 400, maxMs: 400, random: () => 1 }, ...limits },
     command: [process.execPath, '-e', script],
   });
   opened.push(db);
@@ -47,9 +47,24 @@ describe('the project database helper', () => {
     expect(hung).toMatchObject({ kind: 'unavailable', message: 'a database call took longer than 500 ms' });
     expect(queued.kind).toBe('unavailable');
     expect(logs.text()).toContain('the database helper was stopped');
+    // Not at once: a helper that fails is started again after a delay, so a broken database costs little.
+    expect(await failure(db.call('pid', {}))).toMatchObject({ kind: 'unavailable', message: 'the database helper failed; it is started again after a delay' });
+    await new Promise((r) => setTimeout(r, 450));
     const next = await db.call('pid', {});
     expect(next).not.toBe(pid);
   });
+
+  it.each([['null'], ['[1]'], ['"text"'], ['{"id":1,"ok":false,"error":{"toString":1}}']])(
+    'an answer that is not an object of ours (%s) kills the helper, never the agent',
+    async (line) => {
+      const { db, logs } = helper({}, `process.stdout.write(JSON.stringify({ ready: true }) + '\\n');
+        process.stdin.once('data', () => process.stdout.write(${JSON.stringify(line)} + '\\n'));
+        setInterval(() => {}, 1000);`);
+      // Before, the agent's stdout listener threw here: an uncaught exception, every project on the node down.
+      expect(await failure(db.call('pid', {}))).toMatchObject({ kind: 'unavailable' });
+      expect(logs.text()).toMatch(/the database helper was stopped|a database call failed/);
+    },
+  );
 
   it('refuses calls beyond maxPending at once', async () => {
     const { db } = helper({ maxPending: 2, callTimeoutMs: 2_000 });

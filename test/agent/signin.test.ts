@@ -532,10 +532,13 @@ describe('the project database is the worker\'s', () => {
     expect(answer.ms).toBeLessThan(2_500);
     expect(logs.text()).toContain('a database call took longer than 1000 ms');
 
-    // The next call starts a new helper: with the view gone, the table is made again (its sessions are gone).
+    // After the restart delay the next call starts a new helper: with the view gone, the table is made again
+    // (its sessions are gone).
     const again = new Database(databasePath(dir, 'acme', 'shop'));
     again.exec('DROP VIEW service_auth_sessions');
     again.close();
+    expect((await b.session()).status).toBe(503);
+    await new Promise((r) => setTimeout(r, 1_100));
     expect((await b.session()).status).toBe(401);
     expect((await b.signIn('github')).status).toBe(302);
     expect((await b.session()).status).toBe(200);
@@ -576,7 +579,6 @@ describe('the project database is the worker\'s', () => {
     expect(answer.headers['retry-after']).toBe('5');
     expect(readFileSync(victim).equals(before)).toBe(true);
     expect(existsSync(`${victim}-wal`)).toBe(false);
-    expect(logs.text()).toContain('not a regular file');
   });
 
   it.skipIf(!runsAsRoot())('as root, the helper runs as the project\'s worker: a file its owner may not write is not written', async () => {

@@ -119,6 +119,18 @@ describe('supervisor', () => {
     expect(logs.text()).toContain('the worker exited: starting it again');
   }, 30_000);
 
+  it('a worker that keeps exiting soon after it starts is started again after growing delays, not in a tight loop', async () => {
+    const crashing = `${JSON.stringify(process.execPath)} -e "require('http').createServer((q, s) => s.end('ok')).listen(process.env.SERVICE_SOCKET, () => setTimeout(() => process.exit(1), 200))"`;
+    const { supervisor, logs } = setup({ command: shellCommand(crashing) });
+    (supervisor as unknown as { opts: { retry: object } }).opts.retry = { baseMs: 300, maxMs: 10_000, random: () => 1 };
+    await supervisor.apply(bundleOf('1', [{}]));
+    const delays = (): number[] => logs.lines.map((l) => JSON.parse(l) as { msg: string; retryInMs?: number })
+      .filter((l) => l.msg === 'the worker exited: starting it again').map((l) => l.retryInMs!);
+    const deadline = Date.now() + 15_000;
+    while (delays().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(delays().slice(0, 3)).toEqual([0, 300, 600]);
+  }, 30_000);
+
   it('leaves a worker alone when a bundle changes nothing of its project, and stops the worker of a project no longer placed', async () => {
     const { supervisor } = setup({ fake: true });
     await supervisor.apply(bundleOf('1', [{ env: { A: 'x' } }]));

@@ -14,7 +14,7 @@ import { nodeFetch } from '../../agent/fetch';
 import { STORE_FILE } from '../../store/db';
 import { createClient } from '../../client/index';
 import { cookiesOf, HOSTILE_NEXT, send, type TlsAnswer } from '../helpers/agent';
-import { adminJson, bootstrapWithCli, cleanup, runHostplane, startHostplane, tempDir } from '../helpers/proc';
+import { adminJson, bootstrapWithCli, cleanup, runHostplane, startHostplane, tempDir, until } from '../helpers/proc';
 import { hasOpenssl, makePki } from '../helpers/tls';
 
 afterAll(cleanup);
@@ -24,16 +24,6 @@ const DASHBOARD = 'https://dash.hostplane.test/access';
 /** A worker that answers the headers it received: what passes the gate, and without which credentials. */
 const ECHO = "require('http').createServer((q,s)=>{q.resume();s.setHeader('content-type','application/json');"
   + "s.end(JSON.stringify({headers:q.headers}))}).listen(process.env.SERVICE_SOCKET)";
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.skipIf(!hasOpenssl())('deployment access at the node', () => {
   it('enforces each mode end to end', async () => {

@@ -12,7 +12,7 @@ import { nodeFetch } from '../../agent/fetch';
 import { defaultWorkerCommand } from '../../agent/worker-process';
 import { createClient } from '../../client/index';
 import { hammer, get } from '../helpers/agent';
-import { adminJson, bootstrapWithCli, cleanup, runHostplane, startHostplane, tempDir, type Running } from '../helpers/proc';
+import { adminJson, bootstrapWithCli, cleanup, runHostplane, type Running, startHostplane, tempDir, until } from '../helpers/proc';
 import { hasOpenssl, makePki } from '../helpers/tls';
 
 afterAll(cleanup);
@@ -21,16 +21,6 @@ const sha = (v: string): string => createHash('sha256').update(v).digest('hex');
 const HOST = 'blog.hostplane.app';
 
 interface WorkerAnswer { org: string; project: string; bundleVersion: string; bindings: Record<string, string> }
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.skipIf(!hasOpenssl())('node agent with serve', () => {
   it('runs the placed project, swaps its worker on a secret change with no failed request, reports storage usage', async () => {

@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOAuthSandbox, type OAuthProviderName, type OAuthSandbox } from '../../providers/oauth/sandbox';
-import { adminJson, bootstrapWithCli, cleanup, startHostplane, tempDir } from '../helpers/proc';
+import { adminJson, bootstrapWithCli, cleanup, startHostplane, tempDir, until } from '../helpers/proc';
 
 const HOST = 'blog.hostplane.app';
 const PROVIDERS: OAuthProviderName[] = ['github', 'google', 'kakao'];
@@ -20,16 +20,6 @@ afterAll(async () => {
   await sandbox?.close();
   await cleanup();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
 

@@ -146,3 +146,14 @@ export async function cleanup(): Promise<void> {
   await Promise.all([...running].map((r) => r.stop('SIGKILL')));
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 }
+
+/** Polls `probe` every 50 ms until it gives a value (a throw counts as none yet), or fails naming `what`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
