@@ -19,29 +19,16 @@
  * neither read nor compute.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../lib/files';
+import { loadNodeKey } from './node-key';
 
 export const SESSION_COOKIE = '__Host-service-access';
 export const CSRF_COOKIE = '__Host-service-access-csrf';
 
 export const accessKeyPath = (dir: string): string => join(dir, 'access.key');
 
-/** The node's session key from `D/access.key`, made (mode 0600) when there is none. */
-export function loadAccessKey(dir: string): Buffer {
-  const path = accessKeyPath(dir);
-  if (!existsSync(path)) writeFileAtomic(path, `${randomBytes(32).toString('base64')}\n`, 0o600);
-  // A key copied from another node (several nodes behind one balancer share it) may have come with a readable
-  // mode; whoever reads it forges sessions for every protected host here.
-  const st = lstatSync(path);
-  if (!st.isFile()) throw new Error(`${path} is not a regular file`);
-  if ((st.mode & 0o077) !== 0) chmodSync(path, 0o600);
-  if (process.getuid?.() === 0 && st.uid !== 0) chownSync(path, 0, 0);
-  const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${path} does not hold a 32-byte key (base64): delete it to have a new one made (every access session on this node then ends)`);
-  return key;
-}
+/** The node's session key from `D/access.key` (agent/node-key.ts). */
+export const loadAccessKey = (dir: string): Buffer => loadNodeKey(accessKeyPath(dir), 'every access session on this node then ends');
 
 /** What a session admits: one host of one project, under one mode and policy version (and for `org` mode, one
  * members version of the organization). */

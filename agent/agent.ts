@@ -104,8 +104,8 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
     log.warn(
       { allowSharedUser: users.allowSeveralOrgs },
       users.allowSeveralOrgs
-        ? 'the agent does not run as root: every worker runs as the agent\'s user and can read the other workers\' data and bundle.json (every project\'s secret values); --allow-shared-user: projects of several organizations run anyway'
-        : 'the agent does not run as root: every worker runs as the agent\'s user and can read the other workers\' data and bundle.json (every project\'s secret values); projects of one organization run at a time (--allow-shared-user lifts this)',
+        ? 'the agent does not run as root: every worker runs as the agent\'s user and can read the other workers\' data and bundle.json (every project\'s secret values) and the node\'s keys (access.key, signin.key: access sessions can be forged); --allow-shared-user: projects of several organizations run anyway'
+        : 'the agent does not run as root: every worker runs as the agent\'s user and can read the other workers\' data and bundle.json (every project\'s secret values) and the node\'s keys (access.key, signin.key: access sessions can be forged); projects of one organization run at a time (--allow-shared-user lifts this)',
     );
   }
   // A report is wanted at once (a bundle was applied): the report loop's sleep is cut short, or skipped.

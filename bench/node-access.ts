@@ -15,7 +15,7 @@
  * removed at the end, also on failure. Exits non-zero when a request fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -96,6 +96,9 @@ async function measure(url: string, agent: HttpAgent, host: string, headers: Rec
 
 export async function main(): Promise<number> {
   const tmp = mkdtempSync(join(tmpdir(), 'hostplane-bench-access-'));
+  // As root each worker runs as a uid of its own and binds its socket under the node's dir: the way there must
+  // be searchable by it (docs/deployment.md).
+  chmodSync(tmp, 0o711);
   const children: ChildServer[] = [];
   let direct: ChildProcess | undefined;
   const release = guard('node-access', tmp, () => [...children.map((c) => c.child), direct], WATCHDOG_MS);
@@ -149,7 +152,7 @@ export async function main(): Promise<number> {
       method: 'POST', path: '/__service/access/login', body: new URLSearchParams({ password: PASSWORD, csrf, next: '/' }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookiesOf(form) },
     });
-    const callback = await send(tlsUrl, tlsAgent, 'org.bench.test', { path: '/__service/access/callback?code=bench-code&next=%2F' });
+    const callback = await send(tlsUrl, tlsAgent, 'org.bench.test', { path: `/__service/access/callback?code=${'b'.repeat(43)}&next=%2F` });
     if (login.status !== 303 || callback.status !== 302) throw new Error(`sign-in: password ${login.status}, org ${callback.status}`);
 
     const cases: [name: string, url: string, agent: HttpAgent, host: string, headers: Record<string, string>][] = [

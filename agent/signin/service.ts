@@ -20,7 +20,7 @@
  * rate-limited per client address and per project: 429 with Retry-After.
  */
 import { randomBytes, createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -31,6 +31,7 @@ import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../../
 import { isSafeNext } from '../../lib/safe-next';
 import { projectKey, type BundleProject, type BundleSignIn } from '../bundle';
 import { databaseDir, databasePath } from '../layout';
+import { loadNodeKey } from '../node-key';
 import type { ServiceContext, ServiceHandler } from '../services';
 import { runsAsRoot } from '../users';
 import { LOGIN_COOKIE, LOGIN_TTL_MS, openLogin, parseCookies, sameText, sealLogin, SESSION_COOKIE, setCookie, tokenHash } from './cookies';
@@ -83,16 +84,8 @@ export interface SignInService {
 /** The node's key for login cookies: made once, kept beside the bundle (mode 0600), so a login started before a
  * restart still finishes after it. */
 function loginKey(dir: string): Buffer {
-  const path = join(dir, 'signin.key');
-  if (existsSync(path)) {
-    const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64url');
-    if (key.length === 32) return key;
-  }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  writeFileSync(path, key.toString('base64url'), { mode: 0o600 });
-  chmodSync(path, 0o600);
-  return key;
+  return loadNodeKey(join(dir, 'signin.key'), 'sign-ins under way on this node then fail and start again');
 }
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
