@@ -1,7 +1,9 @@
 /**
  * A placed project's env bindings, as docs/api.md (Names) names them: secret `NAME` as environment variable `NAME`; the
  * node's own bindings under the reserved prefix `SERVICE_`: `SERVICE_STORAGE_DIR` and
- * `SERVICE_STORAGE_QUOTA_BYTES` when storage is granted, `SERVICE_DB_PATH` for a project with a database.
+ * `SERVICE_STORAGE_QUOTA_BYTES` when storage is granted, `SERVICE_DB_PATH` for a project with a database, and
+ * with a sign-in grant `SERVICE_AUTH_GRANT` and `SERVICE_AUTH_SESSION_DAYS`, which a worker reading the sessions
+ * in its database needs to count the ones the node counts (docs/deployment.md, Sign-in on the node).
  * Pure: where the directories live is decided by the caller (agent/layout.ts).
  */
 import { createHash } from 'node:crypto';
@@ -37,6 +39,10 @@ export function bindings(p: BundleProject, places: Places): Record<string, strin
     env.SERVICE_STORAGE_QUOTA_BYTES = String(p.storage.quotaBytes);
   }
   if (p.database && places.dbPath) env.SERVICE_DB_PATH = places.dbPath;
+  if (p.database && places.dbPath && p.signIn) {
+    env.SERVICE_AUTH_GRANT = p.signIn.grant;
+    env.SERVICE_AUTH_SESSION_DAYS = String(p.signIn.settings.sessionDays);
+  }
   return env;
 }
 

@@ -109,7 +109,9 @@ export const authOps: AnyOp[] = [
     },
     handler: async (c) => {
       const { project, write } = await writeOf(c.deps, c, c.params.projectName);
-      if (!project.database) throw conflict('database_required', `project ${project.name} has no database: sign-in keeps its users there`);
+      if (!project.database) {
+        throw conflict('database_required', `project ${project.name} has no database, where sign-in keeps its users; a project gets one only when created (createProject with "database": true)`);
+      }
       const { granted } = await grantAuth(c.deps.store, write);
       if (granted) c.core.nudge('project', String(project.id));
       return answer(c.deps, project.id);

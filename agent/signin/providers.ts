@@ -22,7 +22,7 @@ export interface ProviderConfig {
  * `unavailable`, the provider could not be reached, was too slow or answered nonsense. */
 export class ProviderError extends Error {
   override name = 'ProviderError';
-  constructor(readonly kind: 'refused' | 'unavailable', message: string) {
+  constructor(readonly kind: 'refused' | 'misconfigured' | 'unavailable', message: string) {
     super(message);
   }
 }
@@ -74,6 +74,9 @@ async function call(url: string, init: RequestInit, timeoutMs: number, what: str
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Token endpoint errors about the client rather than the code (RFC 6749 5.2; GitHub's own names). */
+const CLIENT_ERRORS = new Set(['invalid_client', 'unauthorized_client', 'incorrect_client_credentials', 'redirect_uri_mismatch']);
+
 /** Exchanges `code` for an access token. */
 export async function exchangeCode(p: ProviderConfig, o: { code: string; redirectUri: string; verifier: string }, timeoutMs: number): Promise<string> {
   const form = new URLSearchParams({
@@ -81,8 +84,10 @@ export async function exchangeCode(p: ProviderConfig, o: { code: string; redirec
   });
   const { status, json } = await call(p.endpoints.token, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form }, timeoutMs, 'token exchange');
   if (isObject(json) && typeof json.error === 'string') {
-    // A 4xx or GitHub's 200 with an error: the provider refused this code (what it says names no secret).
-    throw new ProviderError(status >= 500 ? 'unavailable' : 'refused', `token exchange: the provider answered ${status} ${json.error}`);
+    // A 4xx or GitHub's 200 with an error: the provider refused this code (what it says names no secret), or the
+    // project's client (its id, secret or registered callback), which no new attempt can get past.
+    const kind = status >= 500 ? 'unavailable' : CLIENT_ERRORS.has(json.error) ? 'misconfigured' : 'refused';
+    throw new ProviderError(kind, `token exchange: the provider answered ${status} ${json.error}`);
   }
   if (status < 200 || status > 299) throw new ProviderError('unavailable', `token exchange: the provider answered ${status}`);
   if (!isObject(json) || typeof json.access_token !== 'string' || json.access_token === '') throw new ProviderError('unavailable', 'token exchange: the answer has no access_token');

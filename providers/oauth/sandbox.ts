@@ -70,7 +70,8 @@ const MAX_GRANTS = 10_000;
 
 const ClientBody = z.strictObject({ clientSecret: z.string().min(1), redirectUris: z.array(z.url()).min(1) });
 const UserBody = z.strictObject({ email: z.email().nullable(), verified: z.boolean().default(true), login: z.string().min(1).optional() });
-const SessionBody = z.strictObject({ userId: z.string().min(1).nullable() });
+// A number is taken as the id it spells: GitHub's and Kakao's ids are numbers.
+const SessionBody = z.strictObject({ userId: z.union([z.string().min(1), z.number().int().nonnegative().transform(String)]).nullable() });
 const FaultBody = z.strictObject({
   kind: z.enum(['deny', 'bad_code', 'slow_token']),
   provider: OAuthProvider.optional(),
@@ -262,7 +263,12 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
       return json(200, { ok: true });
     }
     const m = /^\/_sandbox\/(github|google|kakao)\/(?:(clients|users)\/([^/]+)|(session))$/.exec(path);
-    if (!m || method !== 'PUT') return json(404, { code: 'not_found', message: 'no such sandbox route' });
+    if (!m || method !== 'PUT') {
+      return json(404, {
+        code: 'not_found',
+        message: 'no such sandbox route; the routes: PUT /_sandbox/{github|google|kakao}/clients/{clientId} {clientSecret, redirectUris}, PUT /_sandbox/{provider}/users/{id} {email, verified?}, PUT /_sandbox/{provider}/session {userId}, PUT /_sandbox/faults {kind, provider?, times?, delayMs?}, DELETE /_sandbox/faults',
+      });
+    }
     const p = m[1] as OAuthProviderName;
     const id = m[3] === undefined ? '' : decodeURIComponent(m[3]);
     const body = await readJson(req);

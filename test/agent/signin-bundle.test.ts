@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bindings } from '../../agent/bindings';
 import { NodeBundle } from '../../agent/bundle';
 
 const project = { org: 'acme', project: 'shop', hostnames: ['shop.example.test'], database: true };
@@ -17,6 +18,15 @@ describe('the bundle\'s signIn section', () => {
   it('defaults sessionDays to 30 and keeps a provider this node does not know (it is not served)', () => {
     const parsed = NodeBundle.parse({ projects: [{ ...project, signIn: { grant: 'ab'.repeat(16), settings: {}, maxUsers: 1, providers: [{ provider: 'later', clientId: 'i', clientSecret: 's', endpoints }] } }] });
     expect(parsed.projects[0]!.signIn).toMatchObject({ settings: { sessionDays: 30 }, providers: [{ provider: 'later' }] });
+  });
+
+  it('gives the worker the grant id and sessionDays with a grant, and neither without one (sign-in is off)', () => {
+    const signIn = { grant: 'cd'.repeat(16), settings: { sessionDays: 7 }, maxUsers: 5, providers: [] };
+    const places = { storageDir: null, dbPath: '/d/shop.sqlite' };
+    const granted = bindings(NodeBundle.parse({ projects: [{ ...project, signIn }] }).projects[0]!, places);
+    expect(granted).toMatchObject({ SERVICE_DB_PATH: '/d/shop.sqlite', SERVICE_AUTH_GRANT: 'cd'.repeat(16), SERVICE_AUTH_SESSION_DAYS: '7' });
+    const revoked = bindings(NodeBundle.parse({ projects: [project] }).projects[0]!, places);
+    expect(Object.keys(revoked)).toEqual(['SERVICE_DB_PATH']);
   });
 
   it('refuses a sessionDays out of 1..365, an authorize URL that is not http(s) and a missing or malformed grant id', () => {

@@ -297,6 +297,17 @@ describe('what is refused', () => {
     expect((await new Browser().signIn('github')).status).toBe(400);
   });
 
+  it.each(['github', 'google', 'kakao'] as const)('%s refusing the project\'s client secret: 502 "not set up", not "start again", and an error log naming the client', async (p) => {
+    const wrong = grant();
+    setProject({ ...wrong, signIn: { ...wrong.signIn!, providers: wrong.signIn!.providers.map((x) => ({ ...x, clientSecret: 'not-the-registered-one' })) } });
+    const answer = await new Browser().signIn(p);
+    expect(answer.status).toBe(502);
+    expect(answer.body).toContain('not set up correctly');
+    expect(logs.text()).toContain(`"clientId":"${p}-id"`);
+    expect(logs.text()).not.toContain('not-the-registered-one');
+    expect(sessionRows()).toBe(0);
+  });
+
   it('a logout from another site: 403, the session stays', async () => {
     const b = new Browser();
     await b.signIn('github');

@@ -61,6 +61,15 @@ describe('the control routes', () => {
     expect((await control('github/session', { userId: '666' })).status).toBe(400);
   });
 
+  it('takes a numeric userId for the session, and lists its routes on a 404', async () => {
+    expect((await control('github/session', { userId: 1002 })).status).toBe(200);
+    expect((await authorize('github', {})).status).toBe(302);
+    const missing = await control('github/people/1', {});
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { message: string }).message).toContain('PUT /_sandbox/{provider}/users/{id}');
+    await control('github/session', { userId: '1001' });
+  });
+
   it('the consenting person is the one the control routes signed in: the authorize URL cannot name another', async () => {
     const a = await authorize('github', { sandbox_user: '1002' });
     expect(a.status).toBe(302);
