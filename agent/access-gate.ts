@@ -31,7 +31,7 @@
  * The bypass header and the access cookies are taken out of every request that passes: the worker never sees a
  * credential of the node's.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { verifyPassword } from '../lib/access-hash';
@@ -39,10 +39,11 @@ import { addressKey } from '../lib/http-server';
 import type { Logger } from '../lib/log';
 import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
 import { isSafeNext } from '../lib/safe-next';
+import { sameText } from '../lib/same-text';
 import { Slots } from './access-limits';
 import { messagePage, passwordPage, sendPage } from './access-pages';
 import {
-  checkCsrf, clearedSessionCookie, cookieValue, cookieValues, CSRF_COOKIE, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,
+  checkCsrf, clearedSessionCookie, clearedStateCookie, cookieValue, cookieValues, CSRF_COOKIE, STATE_COOKIE, stateCookie, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,
   verifySession, withoutAccessCookies, type SessionScope,
 } from './access-session';
 import type { BundleProject } from './bundle';
@@ -68,6 +69,8 @@ const MAX_PASSWORD = 1024;
 const REDEEMS_AT_ONCE = 16;
 /** The form of authorizeAccess's codes (store/access.ts: 32 random bytes, base64url): anything else is no code. */
 const ACCESS_CODE = /^[A-Za-z0-9_-]{43}$/;
+/** The form of the state this node sends browsers to the dashboard with (16 random bytes, base64url). */
+const ROUND_TRIP_STATE = /^[A-Za-z0-9_-]{22}$/;
 const REDEEM_TIMEOUT_MS = 10_000;
 /** Client addresses whose attempts are counted; past it the least recently seen are forgotten. */
 const MAX_ADDRESSES = 10_000;
@@ -219,7 +222,9 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
 
   const admitSession = (res: ServerResponse, ctx: ServiceContext, p: Guarded, user: string, next: string, status: 302 | 303): void => {
     const value = signSession(o.key, scopeOf(ctx, p), Math.floor(now() / 1000) + ttlSeconds, user);
-    res.writeHead(status, { location: next, 'set-cookie': sessionCookie(value, ttlSeconds), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': '0' });
+    // An org round trip's state is spent with it.
+    const cookies = p.mode === 'org' ? [sessionCookie(value, ttlSeconds), clearedStateCookie()] : sessionCookie(value, ttlSeconds);
+    res.writeHead(status, { location: next, 'set-cookie': cookies, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': '0' });
     res.end();
   };
 
@@ -256,10 +261,15 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
     if (o.dashboardUrl === null) {
       return sendError(res, ctx.requestId, 503, 'dashboard_not_configured', 'this deployment admits members of its organization, and this node has no dashboard to sign them in (--dashboard-url)');
     }
+    // The round trip's state, kept by this browser: the callback admits only in the browser that started it, so
+    // a member cannot sign someone else's browser in with a link of theirs.
+    const state = randomBytes(16).toString('base64url');
     const to = new URL(o.dashboardUrl);
     to.searchParams.set('to', ctx.host);
     to.searchParams.set('next', safeNext(ctx.path));
-    redirect(res, to.href);
+    to.searchParams.set('state', state);
+    res.writeHead(302, { location: to.href, 'set-cookie': stateCookie(state), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': '0' });
+    res.end();
   };
 
   const login = async (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, p: Guarded): Promise<void> => {
@@ -295,9 +305,12 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
     admitSession(res, ctx, p, '', next, 303);
   };
 
-  const callback = async (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, p: Guarded, code: string, next: string): Promise<void> => {
+  const callback = async (req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, p: Guarded, code: string, next: string, state: string): Promise<void> => {
     const taken = callbacks.take(addressKey(req.socket.remoteAddress ?? ''));
     if (!taken.ok) return tooMany(res, taken, 'access-callback', callbackRate);
+    if (!cookieValues(req.headers.cookie, STATE_COOKIE).some((v) => sameText(v, state))) {
+      return sendPage(res, 403, messagePage('Sign-in link not valid', 'This sign-in was not started in this browser, or took too long. Open the site again to sign in.'));
+    }
     const release = await redeems.acquire();
     if (!release) return sendPage(res, 503, messagePage('Busy', 'Too many sign-ins at once. Try again in a moment.'), { 'retry-after': '1' });
     let r: Redeemed | null;
@@ -357,12 +370,13 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
       req.resume();
       const code = query.get('code');
       const next = query.get('next');
-      if (next === null || !isSafeNext(next) || code === null || !ACCESS_CODE.test(code)) {
+      const state = query.get('state');
+      if (next === null || !isSafeNext(next) || code === null || !ACCESS_CODE.test(code) || state === null || !ROUND_TRIP_STATE.test(state)) {
         return sendPage(res, 400, messagePage('Sign-in link not valid', 'This sign-in link is not valid for this site.'));
       }
       // A HEAD (a link preview fetching the URL) must not spend the person's code.
       if (method === 'HEAD') return sendPage(res, 200, '');
-      return void callback(req, res, ctx, policy, code, next).catch(failed(res, ctx));
+      return void callback(req, res, ctx, policy, code, next, state).catch(failed(res, ctx));
     }
     if (action === 'login' && policy.mode === 'password') {
       if (method !== 'POST') {

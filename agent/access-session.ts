@@ -24,6 +24,8 @@ import { loadNodeKey } from './node-key';
 
 export const SESSION_COOKIE = '__Host-service-access';
 export const CSRF_COOKIE = '__Host-service-access-csrf';
+/** The `state` of an `org` round trip through the dashboard, for the browser that started it. */
+export const STATE_COOKIE = '__Host-service-access-state';
 
 export const accessKeyPath = (dir: string): string => join(dir, 'access.key');
 
@@ -98,7 +100,7 @@ export function withoutAccessCookies(header: string): string | undefined {
   if (!header.includes(SESSION_COOKIE)) return header;
   const kept = header.split(';').map((pair) => pair.trim()).filter((pair) => {
     const name = pair.slice(0, pair.indexOf('=')).trim();
-    return name !== SESSION_COOKIE && name !== CSRF_COOKIE;
+    return name !== SESSION_COOKIE && name !== CSRF_COOKIE && name !== STATE_COOKIE;
   }).join('; ');
   return kept === '' ? undefined : kept;
 }
@@ -109,3 +111,6 @@ export const sessionCookie = (value: string, maxAgeSeconds: number): string => `
 export const clearedSessionCookie = (): string => `${SESSION_COOKIE}=; Max-Age=0; ${ATTRIBUTES}`;
 /** The pre-session cookie lives as long as the browser session. */
 export const csrfCookie = (nonce: string): string => `${CSRF_COOKIE}=${nonce}; ${ATTRIBUTES}`;
+/** Lives as long as a round trip may take: the dashboard's sign-in, then the code's 60 s. */
+export const stateCookie = (state: string): string => `${STATE_COOKIE}=${state}; Max-Age=600; ${ATTRIBUTES}`;
+export const clearedStateCookie = (): string => `${STATE_COOKIE}=; Max-Age=0; ${ATTRIBUTES}`;

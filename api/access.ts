@@ -44,10 +44,12 @@ const AccessAuthorizeRequest = z.strictObject({
   to: z.string().min(1).max(253).meta({ description: 'the hostname of the deployment: a default or an active custom hostname the service routes, else 404' }),
   next: z.string().max(MAX_NEXT).refine(isSafeNext, 'next must be a path on the same host: one leading `/` not followed by `/` or `\\`, printable ASCII only, also after one percent-decoding')
     .meta({ description: 'where to go after sign-in: a path only (`/dash?x=1`); an absolute or protocol-relative address is 400' }),
+  state: z.string().regex(/^[A-Za-z0-9_-]{22,128}$/, 'state is the value the node sent the browser with, unchanged').optional()
+    .meta({ description: 'the `state` the node sent the browser to the dashboard with, passed on unchanged: it comes back in `redirect`, and the node admits the callback only in the browser that started the round trip (the reference node requires it)' }),
 }).meta({ id: 'AccessAuthorizeRequest' });
 
 const AccessAuthorize = z.object({
-  redirect: z.string().meta({ description: '`https://<to>/__service/access/callback?code=...&next=...`: the code is single use, valid 60 s, bound to host, user and `next`' }),
+  redirect: z.string().meta({ description: '`https://<to>/__service/access/callback?code=...&next=...[&state=...]`: the code is single use, valid 60 s, bound to host, user and `next`' }),
 }).meta({ id: 'AccessAuthorize' });
 
 const RedeemRequest = z.strictObject({ code: z.string().min(1).max(128) }).meta({ id: 'AccessRedeemRequest' });
@@ -176,7 +178,8 @@ export const accessOps: AnyOp[] = [
       const m = await membership(deps.store, host.orgSlug, principal.userId);
       if (!m) throw new AppError(403, 'forbidden', 'you are no member of the organization of this hostname');
       const code = await issueAccessCode(deps.store, { host, userId: principal.userId, next: body.next });
-      const redirect = `https://${host.host}/__service/access/callback?code=${encodeURIComponent(code)}&next=${encodeURIComponent(body.next)}`;
+      const state = body.state === undefined ? '' : `&state=${body.state}`;
+      const redirect = `https://${host.host}/__service/access/callback?code=${encodeURIComponent(code)}&next=${encodeURIComponent(body.next)}${state}`;
       return { status: 200, body: { redirect }, headers: NO_STORE };
     },
   }),

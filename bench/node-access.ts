@@ -152,7 +152,12 @@ export async function main(): Promise<number> {
       method: 'POST', path: '/__service/access/login', body: new URLSearchParams({ password: PASSWORD, csrf, next: '/' }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookiesOf(form) },
     });
-    const callback = await send(tlsUrl, tlsAgent, 'org.bench.test', { path: `/__service/access/callback?code=${'b'.repeat(43)}&next=%2F` });
+    // The org round trip: the node's state (from its redirect to the dashboard) comes back with the code.
+    const toDashboard = await send(tlsUrl, tlsAgent, 'org.bench.test');
+    const state = new URL(toDashboard.headers.location ?? 'https://x/').searchParams.get('state') ?? '';
+    const callback = await send(tlsUrl, tlsAgent, 'org.bench.test', {
+      path: `/__service/access/callback?code=${'b'.repeat(43)}&next=%2F&state=${state}`, headers: { cookie: cookiesOf(toDashboard) },
+    });
     if (login.status !== 303 || callback.status !== 302) throw new Error(`sign-in: password ${login.status}, org ${callback.status}`);
 
     const cases: [name: string, url: string, agent: HttpAgent, host: string, headers: Record<string, string>][] = [

@@ -721,6 +721,8 @@ export interface components {
             to: string;
             /** @description where to go after sign-in: a path only (`/dash?x=1`); an absolute or protocol-relative address is 400 */
             next: string;
+            /** @description the `state` the node sent the browser to the dashboard with, passed on unchanged: it comes back in `redirect`, and the node admits the callback only in the browser that started the round trip (the reference node requires it) */
+            state?: string;
         };
         AccessRedeemRequest: {
             code: string;
@@ -969,7 +971,7 @@ export interface components {
             secret: string;
         };
         AccessAuthorize: {
-            /** @description `https://<to>/__service/access/callback?code=...&next=...`: the code is single use, valid 60 s, bound to host, user and `next` */
+            /** @description `https://<to>/__service/access/callback?code=...&next=...[&state=...]`: the code is single use, valid 60 s, bound to host, user and `next` */
             redirect: string;
         };
         AccessRedeemed: {

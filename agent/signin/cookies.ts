@@ -70,9 +70,3 @@ export function openLogin(key: Buffer, value: string | undefined, now: number): 
   return typeof s.expires === 'number' && s.expires > now ? s : null;
 }
 
-/** Whether two strings are equal, in time independent of where they differ. */
-export function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}

@@ -36,11 +36,12 @@
  *   the provider does an unknown one), `slow_token` (the token endpoint acts, then answers after `delayMs`,
  *   default 30 s).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../../lib/log';
+import { sameText } from '../../lib/same-text';
 import { OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName, type ProviderEndpoints } from '../../lib/oauth-providers';
 
 export type { OAuthProviderName, ProviderEndpoints };
@@ -177,7 +178,7 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
       secret = s ?? null;
     }
     const client = clientId === null ? undefined : clients.get(key(p, clientId));
-    if (!client || secret === null || !same(secret, client.clientSecret)) {
+    if (!client || secret === null || !sameText(secret, client.clientSecret)) {
       return p === 'github' ? bad('incorrect_client_credentials', 'The client_id and/or client_secret passed are incorrect.') : bad('invalid_client', 'Unauthorized', 401);
     }
     if (p !== 'github' && body.get('grant_type') !== 'authorization_code') return bad('unsupported_grant_type', 'grant_type must be authorization_code');
@@ -201,7 +202,7 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
       const verifier = body.get('code_verifier');
       const derived = verifier === null ? null
         : code.challenge.method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
-      if (derived === null || !same(derived, code.challenge.value)) {
+      if (derived === null || !sameText(derived, code.challenge.value)) {
         return p === 'github' ? bad('bad_verification_code', 'The code_verifier does not match the code_challenge.') : bad('invalid_grant', 'Invalid code verifier.');
       }
     }
@@ -300,7 +301,7 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
     sweep(Date.now());
     if (url.pathname.startsWith('/_sandbox/')) {
       const given = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (given === undefined || !same(given, controlToken)) {
+      if (given === undefined || !sameText(given, controlToken)) {
         return send(res, json(401, { code: 'unauthorized', message: 'the sandbox\'s control routes need Authorization: Bearer <its token>' }, { 'www-authenticate': 'Bearer' }));
       }
       return send(res, await control(method, url.pathname, req));
@@ -397,8 +398,3 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(t);
 }
 
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}

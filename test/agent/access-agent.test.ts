@@ -70,8 +70,10 @@ describe.skipIf(!hasOpenssl())('agent with TLS', () => {
     }
   });
 
-  /** A code of the form authorizeAccess issues: 43 base64url characters. */
+  /** A code of the form authorizeAccess issues (43 base64url characters), and the round trip's state. */
   const CODE = 'c'.repeat(43);
+  const STATE = 's'.repeat(22);
+  const STATE_COOKIE = `__Host-service-access-state=${STATE}`;
 
   it('redeems the callback\'s code at the control plane; the session outlives a restart (the key is in the node\'s dir)', async () => {
     const redeemed: Redeemed = { host: HOST, next: '/home', user: 'ada@acme.test', org: 'acme', role: 'member' };
@@ -79,12 +81,12 @@ describe.skipIf(!hasOpenssl())('agent with TLS', () => {
     let cookie: string;
     try {
       await until(async () => (await send(agent.url, { host: HOST, ca: pki.ca })).status === 302);
-      const cb = await send(agent.url, { host: HOST, ca: pki.ca, path: `/__service/access/callback?code=${CODE}&next=%2Fhome` });
+      const cb = await send(agent.url, { host: HOST, ca: pki.ca, path: `/__service/access/callback?code=${CODE}&next=%2Fhome&state=${STATE}`, headers: { cookie: STATE_COOKIE } });
       expect(cb.status).toBe(302);
       cookie = cookiesOf(cb);
       expect((await send(agent.url, { host: HOST, ca: pki.ca, headers: { cookie } })).status).toBe(200);
       // Spent: the same link again is refused.
-      expect((await send(agent.url, { host: HOST, ca: pki.ca, path: `/__service/access/callback?code=${CODE}&next=%2Fhome` })).status).toBe(403);
+      expect((await send(agent.url, { host: HOST, ca: pki.ca, path: `/__service/access/callback?code=${CODE}&next=%2Fhome&state=${STATE}`, headers: { cookie: STATE_COOKIE } })).status).toBe(403);
     } finally {
       await agent.stop();
     }

@@ -344,8 +344,12 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
       () => Promise.resolve({ host, next, user: 'ada@acme.test', org: 'acme', role: 'member', ...o });
     /** A code of the form authorizeAccess issues (43 base64url characters) from a readable name. */
     const codeOf = (name: string): string => name.padEnd(43, '0');
-    const callback = (host: string, code: string, next: string, headers: Record<string, string> = {}): Promise<TlsAnswer> =>
-      get(host, { path: `/__service/access/callback?code=${encodeURIComponent(codeOf(code))}&next=${encodeURIComponent(next)}`, headers });
+    /** The round trip's state, as the browser that started it keeps it. */
+    const STATE = 's'.repeat(22);
+    const callback = (host: string, code: string, next: string, headers: Record<string, string> = {}, state = STATE): Promise<TlsAnswer> => get(host, {
+      path: `/__service/access/callback?code=${encodeURIComponent(codeOf(code))}&next=${encodeURIComponent(next)}&state=${state}`,
+      headers: { ...headers, cookie: [headers.cookie, `__Host-service-access-state=${STATE}`].filter(Boolean).join('; ') },
+    });
 
     it('sends a GET to the dashboard with to and next; other methods get 401 access_required', async () => {
       const host = use(project('team', { mode: 'org' }));
@@ -353,7 +357,8 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
       expect(a.status).toBe(302);
       const to = new URL(a.headers.location!);
       expect(to.origin + to.pathname).toBe('https://dash.hostplane.test/access');
-      expect(Object.fromEntries(to.searchParams)).toEqual({ from: 'node', to: host, next: '/reports?q=1' });
+      expect(Object.fromEntries(to.searchParams)).toEqual({ from: 'node', to: host, next: '/reports?q=1', state: expect.stringMatching(/^[\w-]{22}$/) });
+      expect(a.headers['set-cookie']).toEqual([`__Host-service-access-state=${to.searchParams.get('state')}; Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax`]);
       const post = await get(host, { method: 'POST', body: 'x' });
       expect(post.status).toBe(401);
       expect(JSON.parse(post.body)).toMatchObject({ code: 'access_required' });
@@ -366,7 +371,10 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
         const a = await callback(host, `code-${role}`, '/reports');
         expect(a.status).toBe(302);
         expect(a.headers.location).toBe('/reports');
-        expect(a.headers['set-cookie']).toEqual([expect.stringMatching(/^__Host-service-access=1\.org\.1\.\d+\.[\w-]+\.[\w-]{43}; Max-Age=86400; Path=\/; HttpOnly; Secure; SameSite=Lax$/)]);
+        expect(a.headers['set-cookie']).toEqual([
+          expect.stringMatching(/^__Host-service-access=1\.org\.1\.\d+\.[\w-]+\.[\w-]{43}; Max-Age=86400; Path=\/; HttpOnly; Secure; SameSite=Lax$/),
+          '__Host-service-access-state=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax',
+        ]);
         expect(Buffer.from(cookiesOf(a).split('.')[4]!, 'base64url').toString()).toBe('ada@acme.test');
         expect((await get(host, { path: '/reports', headers: { cookie: cookiesOf(a) } })).status).toBe(200);
       }
@@ -386,10 +394,22 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
       expect((await get(secret, { path: '/', headers: { cookie: session } })).status).toBe(200);
     });
 
+    it('a callback in a browser that did not start the round trip (no state, another state) is refused before redeeming', async () => {
+      const host = use(project('team', { mode: 'org' }));
+      redeemAnswer = member(host, '/');
+      const victim = (cookie: string | undefined, state: string) => get(host, {
+        path: `/__service/access/callback?code=${codeOf('sent-by-link')}&next=%2F&state=${state}`, headers: cookie ? { cookie } : {},
+      });
+      expect((await victim(undefined, STATE)).status).toBe(403);
+      expect((await victim(`__Host-service-access-state=${'t'.repeat(22)}`, STATE)).status).toBe(403);
+      expect((await victim(`__Host-service-access-state=${STATE}`, 'short')).status).toBe(400);
+      expect(redeems).toEqual([]);
+    });
+
     it('a HEAD of the callback (a link preview) does not spend the code', async () => {
       const host = use(project('team', { mode: 'org' }));
       redeemAnswer = member(host, '/');
-      const head = await get(host, { method: 'HEAD', path: `/__service/access/callback?code=${codeOf('preview')}&next=%2F` });
+      const head = await get(host, { method: 'HEAD', path: `/__service/access/callback?code=${codeOf('preview')}&next=%2F&state=${STATE}` });
       expect(head.status).toBe(200);
       expect(head.headers['set-cookie']).toBeUndefined();
       expect(redeems).toEqual([]);
@@ -540,7 +560,10 @@ describe.skipIf(!hasOpenssl())('access gate limits', () => {
     hosts.set(host, { project: project('team', { mode: 'org' }) });
     redeems.length = 0;
     redeemAnswer = () => Promise.resolve(null);
-    const made = (i: number) => get(host, { path: `/__service/access/callback?code=${String(i).padEnd(43, 'z')}&next=%2F` });
+    const state = 's'.repeat(22);
+    const made = (i: number) => get(host, {
+      path: `/__service/access/callback?code=${String(i).padEnd(43, 'z')}&next=%2F&state=${state}`, headers: { cookie: `__Host-service-access-state=${state}` },
+    });
     expect([(await made(1)).status, (await made(2)).status]).toEqual([403, 403]);
     const limited = await made(3);
     expect(limited.status).toBe(429);

@@ -228,6 +228,17 @@ describe('authorizeAccess and redeem', () => {
     expect(new URL(r.body.redirect).host).toBe('www.customer.example');
   });
 
+  it('passes the node\'s state on in the redirect, unchanged; a state of another form is 400', async () => {
+    const state = 'Ab-_'.repeat(8);
+    const r = await t.call('POST', AUTH, { body: { to: 'blog.hostplane.test', next: '/x', state } });
+    expect(r.status).toBe(200);
+    expect(new URL(r.body.redirect).searchParams.get('state')).toBe(state);
+    expect(new URL((await t.call('POST', AUTH, { body: { to: 'blog.hostplane.test', next: '/x' } })).body.redirect).searchParams.has('state')).toBe(false);
+    for (const bad of ['short', 'a'.repeat(129), 'has space and more characters', 'x&next=//evil.example&yy']) {
+      expect((await t.call('POST', AUTH, { body: { to: 'blog.hostplane.test', next: '/x', state: bad } })).status, bad).toBe(400);
+    }
+  });
+
   it('a caller outside the host\'s org is 403; no token is 401', async () => {
     expect((await t.call('POST', AUTH, { token: t.other.token, body: { to: 'blog.hostplane.test', next: '/' } })).status).toBe(403);
     expect((await t.call('POST', AUTH, { token: t.tokens.stranger, body: { to: 'blog.hostplane.test', next: '/' } })).status).toBe(403);

@@ -117,15 +117,23 @@ describe.skipIf(!hasOpenssl())('deployment access at the node', () => {
     });
     const dash = new URL(toDashboard.headers.location!);
     expect(`${dash.origin}${dash.pathname}`).toBe(DASHBOARD);
-    expect(Object.fromEntries(dash.searchParams)).toEqual({ to: BLOG, next: '/reports?q=1' });
+    expect(Object.fromEntries(dash.searchParams)).toEqual({ to: BLOG, next: '/reports?q=1', state: expect.stringMatching(/^[\w-]{22}$/) });
+    // The dashboard passes the node's state on; the callback admits only in the browser holding it.
+    const state = dash.searchParams.get('state')!;
+    const stateCookie = cookiesOf(toDashboard);
+    expect(stateCookie).toBe(`__Host-service-access-state=${state}`);
     const authorize = async (token: string, to = BLOG, next = '/reports?q=1'): Promise<string> => {
-      const r = await client(token).POST('/v1/access/authorize', { body: { to, next } });
+      const r = await client(token).POST('/v1/access/authorize', { body: { to, next, state } });
       expect(r.status).toBe(200);
       const u = new URL(r.data!.redirect);
       expect(u.origin).toBe(`https://${to}`);
       return `${u.pathname}${u.search}`;
     };
-    const callbackAt = (path: string) => get({ path });
+    const callbackAt = (path: string, cookie = stateCookie) => get({ path, headers: { cookie } });
+    // A member's link opened in a browser that did not start the round trip (login CSRF): refused, code unspent.
+    const sent = await authorize(memberToken);
+    expect((await callbackAt(sent, 'app=1')).status).toBe(403);
+    expect((await callbackAt(sent)).status).toBe(302);
 
     for (const token of [memberToken, ownerToken]) {
       const path = await authorize(token);
@@ -165,7 +173,7 @@ describe.skipIf(!hasOpenssl())('deployment access at the node', () => {
     await refused(await authorize(memberToken, 'shop.hostplane.app', '/'), 'a code for another host of this node');
     // Hostile next values, whatever the code: refused before anything is spent.
     for (const next of HOSTILE_NEXT) {
-      const a = await callbackAt(`/__service/access/callback?code=${'a'.repeat(43)}&next=${encodeURIComponent(next)}`);
+      const a = await callbackAt(`/__service/access/callback?code=${'a'.repeat(43)}&next=${encodeURIComponent(next)}&state=${state}`);
       expect(a.status, JSON.stringify(next)).toBe(400);
       expect(a.headers.location).toBeUndefined();
     }
