@@ -74,8 +74,10 @@ async function call(url: string, init: RequestInit, timeoutMs: number, what: str
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Token endpoint errors about the client rather than the code (RFC 6749 5.2; GitHub's own names). */
-const CLIENT_ERRORS = new Set(['invalid_client', 'unauthorized_client', 'incorrect_client_credentials', 'redirect_uri_mismatch']);
+/** Token endpoint errors about the client rather than the code (RFC 6749 5.2; GitHub's own name). Not
+ * `redirect_uri_mismatch`: whoever signs in chooses the redirect URI the code is issued for, so anyone could
+ * make a working site look broken with it; a callback URL registered wrong fails at the authorize step instead. */
+const CLIENT_ERRORS = new Set(['invalid_client', 'unauthorized_client', 'incorrect_client_credentials']);
 
 /** Exchanges `code` for an access token. */
 export async function exchangeCode(p: ProviderConfig, o: { code: string; redirectUri: string; verifier: string }, timeoutMs: number): Promise<string> {

@@ -235,7 +235,7 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
       if (!(e instanceof ProviderError)) throw e;
       if (e.kind === 'misconfigured') {
         // The project's setup, not the person: its developer must fix the client id, secret or callback URL.
-        o.log.error({ host: ctx.host, provider: p.provider, clientId: p.clientId, requestId: ctx.requestId, err: e.message }, 'sign-in: the provider refused the project\'s client (setAuthProvider\'s clientId or clientSecret, or the callback URL registered there)');
+        o.log.error({ host: ctx.host, provider: p.provider, clientId: p.clientId, requestId: ctx.requestId, err: e.message }, 'sign-in: the provider refused the project\'s client (setAuthProvider\'s clientId or clientSecret)');
         return page(res, ctx, 502, `Sign-in with ${p.provider} is not set up correctly on this site. Its operator has been told.`, clear);
       }
       o.log.warn({ host: ctx.host, provider: p.provider, requestId: ctx.requestId, err: e.message }, 'sign-in: the provider step failed');
