@@ -262,8 +262,11 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
       return sendError(res, ctx.requestId, 503, 'dashboard_not_configured', 'this deployment admits members of its organization, and this node has no dashboard to sign them in (--dashboard-url)');
     }
     // The round trip's state, kept by this browser: the callback admits only in the browser that started it, so
-    // a member cannot sign someone else's browser in with a link of theirs.
-    const state = randomBytes(16).toString('base64url');
+    // a member cannot sign someone else's browser in with a link of theirs. A state the browser has already is
+    // used again, so that round trips started together (two tabs) all come back to it; no other site can have
+    // set it (`__Host-`).
+    const held = cookieValues(req.headers.cookie, STATE_COOKIE).find((v) => ROUND_TRIP_STATE.test(v));
+    const state = held ?? randomBytes(16).toString('base64url');
     const to = new URL(o.dashboardUrl);
     to.searchParams.set('to', ctx.host);
     to.searchParams.set('next', safeNext(ctx.path));

@@ -394,6 +394,15 @@ describe.skipIf(!hasOpenssl())('access gate', () => {
       expect((await get(secret, { path: '/', headers: { cookie: session } })).status).toBe(200);
     });
 
+    it('round trips started together in one browser (two tabs) share its state, so each comes back', async () => {
+      const host = use(project('team', { mode: 'org' }));
+      const first = await get(host, { path: '/a' });
+      const state = new URL(first.headers.location!).searchParams.get('state');
+      const second = await get(host, { path: '/b', headers: { cookie: cookiesOf(first) } });
+      expect(new URL(second.headers.location!).searchParams.get('state')).toBe(state);
+      expect(new URL((await get(host, { path: '/c' })).headers.location!).searchParams.get('state')).not.toBe(state);
+    });
+
     it('a callback in a browser that did not start the round trip (no state, another state) is refused before redeeming', async () => {
       const host = use(project('team', { mode: 'org' }));
       redeemAnswer = member(host, '/');
