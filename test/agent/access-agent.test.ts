@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../agent/agent';
 import type { BundleAnswer, ControlPlane, Redeemed, Report } from '../../agent/control';
 import { bundleOf, captureLogger, cookiesOf, fakeWorker, send } from '../helpers/agent';
+import { until } from '../helpers/proc';
 import { hasOpenssl, makePki } from '../helpers/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-access-agent-'));
@@ -53,7 +54,7 @@ describe.skipIf(!hasOpenssl())('agent with TLS', () => {
     const agent = await start(new OneBundle({ kind: 'changed', ...bundle }, {}));
     try {
       expect(agent.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-      await until(async () => (await send(agent.url, { host: HOST, ca: pki.ca })).status === 302);
+      await until('the front end', async () => (await send(agent.url, { host: HOST, ca: pki.ca })).status === 302, 5000, 20);
       expect((await send(agent.url, { host: HOST, ca: pki.ca })).headers['strict-transport-security']).toBe('max-age=31536000');
       const port = new URL(agent.url).port;
       const r = await send(agent.httpUrl!, { host: `${HOST}:80`, path: '/a/b?c=1', method: 'POST', body: 'x' });
@@ -80,7 +81,7 @@ describe.skipIf(!hasOpenssl())('agent with TLS', () => {
     let agent = await start(new OneBundle({ kind: 'changed', ...bundle }, { [CODE]: redeemed }));
     let cookie: string;
     try {
-      await until(async () => (await send(agent.url, { host: HOST, ca: pki.ca })).status === 302);
+      await until('the front end', async () => (await send(agent.url, { host: HOST, ca: pki.ca })).status === 302, 5000, 20);
       const cb = await send(agent.url, { host: HOST, ca: pki.ca, path: `/__service/access/callback?code=${CODE}&next=%2Fhome&state=${STATE}`, headers: { cookie: STATE_COOKIE } });
       expect(cb.status).toBe(302);
       cookie = cookiesOf(cb);
@@ -92,17 +93,9 @@ describe.skipIf(!hasOpenssl())('agent with TLS', () => {
     }
     agent = await start(new OneBundle({ kind: 'changed', ...bundle }, {}));
     try {
-      await until(async () => (await send(agent.url, { host: HOST, ca: pki.ca, headers: { cookie } })).status === 200);
+      await until('the session admitted', async () => (await send(agent.url, { host: HOST, ca: pki.ca, headers: { cookie } })).status === 200, 5000, 20);
     } finally {
       await agent.stop();
     }
   });
 });
-
-async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

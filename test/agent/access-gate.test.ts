@@ -21,6 +21,7 @@ import type { Route } from '../../agent/supervisor';
 import type { Worker } from '../../agent/worker-process';
 import { bypassHash, hashPassword } from '../../lib/access-hash';
 import { bundleOf, captureLogger, cookiesOf, HOSTILE_NEXT, listenOnSocket, send, type TlsAnswer } from '../helpers/agent';
+import { until } from '../helpers/proc';
 import { hasOpenssl, makePki, type TestPki } from '../helpers/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-access-'));
@@ -601,22 +602,14 @@ describe.skipIf(!hasOpenssl())('access gate limits', () => {
     const attempt = () => postLogin(host, { password: 'x', csrf: f.csrf }, { cookie: f.cookie });
     const first = attempt();
     const second = attempt();
-    await until(() => gates.length === 1);
+    await until('one verification running', () => gates.length === 1, 5000, 10);
     const third = await attempt();
     expect(third.status).toBe(503);
     expect(third.headers['retry-after']).toBe('1');
     gates.shift()!();
-    await until(() => gates.length === 1);
+    await until('one verification running', () => gates.length === 1, 5000, 10);
     gates.shift()!();
     expect([(await first).status, (await second).status]).toEqual([401, 401]);
     expect(most).toBe(1);
   });
 });
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -9,6 +9,7 @@ import { databasePath } from '../../agent/layout';
 import { Supervisor } from '../../agent/supervisor';
 import { defaultWorkerCommand, shellCommand } from '../../agent/worker-process';
 import { bundleOf, captureLogger, fakeWorker, get, hammer, startFrontend } from '../helpers/agent';
+import { alive } from '../helpers/proc';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -34,14 +35,6 @@ const pidOf = (s: Supervisor): number | undefined => {
   if (r.kind !== 'worker') return undefined;
   r.release();
   return r.worker.pid;
-};
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 describe('supervisor', () => {

@@ -19,6 +19,7 @@ import { bundleVersion } from '../../store/nodes';
 import { setPlacement } from '../../store/projects';
 import { readStatus } from '../../store/status';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { until } from '../helpers/proc';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SECRET_A = 'sk_live_nodes_test_6f1d0c2a9b';
@@ -29,14 +30,6 @@ const CLIENT_SECRET = 'oauth_client_secret_nodes_test_9d41';
 let t: TestApi;
 let runner: Runner;
 const nodeTokens: Record<string, string> = {};
-
-async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await sleep(5);
-  }
-}
 
 beforeAll(async () => {
   t = await startTestApi();
@@ -110,11 +103,11 @@ describe('getNodeBundle', () => {
     const tag = before.headers.get('etag')!;
     const started = Date.now();
     const polled = bundle('node-a', { headers: { 'if-none-match': tag }, query: '?wait=30' }).then((r) => ({ ...r, at: Date.now() }));
-    await until(() => waiting(t.store) >= 1);
+    await until('a held long-poll', () => waiting(t.store) >= 1, 5000, 5);
     // A change of a project placed on node-b only: node-b's bundle moves, node-a's request keeps waiting.
     const bBefore = bundleVersion(t.store, 'node-b');
     expect((await t.call('PUT', '/v1/orgs/acme/projects/blog/secrets/BLOG_KEY', { body: { value: `${SECRET_B}-2` } })).status).toBe(200);
-    await until(() => bundleVersion(t.store, 'node-b') > bBefore);
+    await until('a new bundle of node-b', () => bundleVersion(t.store, 'node-b') > bBefore, 5000, 5);
     await sleep(150);
     let answered = false;
     void polled.then(() => { answered = true; });
@@ -151,12 +144,12 @@ describe('getNodeBundle', () => {
     await runner.idle();
     expect(bundleVersion(t.store, 'node-a')).toBe(v0);
     expect((await t.call('POST', '/v1/orgs/acme/projects/shop/storage')).status).toBe(200);
-    await until(() => bundleVersion(t.store, 'node-a') > v0);
+    await until('a new bundle of node-a', () => bundleVersion(t.store, 'node-a') > v0, 5000, 5);
     const r = await bundle('node-a');
     expect(r.body.projects[0].storage).toEqual({ prefix: expect.stringMatching(/^p[0-9a-f]{24}\/$/), quotaBytes: DEFAULT_PLANS.free!.storageBytes });
     const v1 = r.body.version;
     expect((await t.call('DELETE', '/v1/orgs/acme/projects/shop/storage')).status).toBe(204);
-    await until(() => bundleVersion(t.store, 'node-a') > v1);
+    await until('a new bundle of node-a', () => bundleVersion(t.store, 'node-a') > v1, 5000, 5);
     expect((await bundle('node-a')).body.projects[0].storage).toBeNull();
   });
 });
@@ -246,7 +239,7 @@ describe('sign-in in the bundle', () => {
     const set = await t.call('PUT', '/v1/orgs/acme/projects/shop/auth/providers/github', { body: { clientId: 'gh-shop', clientSecret: CLIENT_SECRET } });
     expect(set.status).toBe(200);
     await runner.idle();
-    await until(() => bundleVersion(t.store, 'node-a') > v);
+    await until('a new bundle of node-a', () => bundleVersion(t.store, 'node-a') > v, 5000, 5);
     const [shop] = (await bundle('node-a')).body.projects;
     expect(shop.signIn).toEqual({
       settings: { sessionDays: 30 },

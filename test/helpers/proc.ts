@@ -147,13 +147,24 @@ export async function cleanup(): Promise<void> {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
-/** Polls `probe` every 50 ms until it gives a value (a throw counts as none yet), or fails naming `what`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+/** Polls `probe` every `everyMs` until it gives a value (`undefined`, `false` and a throw count as none yet), or
+ * fails naming `what`. */
+export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 20_000, everyMs = 50): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
+    const v = await Promise.resolve().then(probe).catch(() => undefined);
+    if (v !== undefined && v !== false) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Whether process `pid` still runs. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -14,6 +14,7 @@ import { AddressInUseError, createKnotNameserver, findKnot, type KnotNameserver,
 import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver/port';
 import { query, txtValue, type Server } from '../../helpers/dns';
 import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
+import { alive, until } from '../../helpers/proc';
 
 const ZONE = 'example.test';
 const TXT_PARTS = ['a'.repeat(255), 'b'.repeat(255), 'c'.repeat(100)];
@@ -59,24 +60,6 @@ async function startKnot(zones: ZoneConfig[] = [], extra: Partial<KnotNameserver
   return { ns, server: { host: '127.0.0.1', port }, dir, opts };
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The RDATA of any answer but OPT (which has none). */
 const rdata = (a: Answer | undefined): unknown => (a && 'data' in a ? a.data : undefined);
@@ -237,7 +220,7 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     const again = createKnotNameserver(opts);
     cleanups.push(() => again.stop());
     await again.start([{ name: ZONE, dnssec: false }]);
-    await eventually('the change served again', async () => ((await again.servedSerial(ZONE)) === 2 ? true : undefined));
+    await until('the change served again', async () => ((await again.servedSerial(ZONE)) === 2 ? true : undefined), 5000, 25);
     expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.2']);
     // A text at the served serial is refused, unless the caller knows it is what is served: then its file catches up.
     const text2 = zoneText(2, { www: '192.0.2.2' });
@@ -321,11 +304,11 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect(before).toMatchObject({ running: true, restarts: 0, lastError: null });
 
     process.kill(before.pid!, 'SIGKILL');
-    await eventually('health to report the crash', async () => (ns.health().running ? undefined : true), 2000);
+    await until('health to report the crash', async () => (ns.health().running ? undefined : true), 2000, 25);
     expect(ns.health().lastError).toMatch(/SIGKILL/);
     await expect(ns.applyZone(ZONE, zoneText(9), { dnssec: true })).rejects.toThrow(/not running/);
 
-    await eventually('knotd to be back', async () => (ns.health().running ? true : undefined));
+    await until('knotd to be back', async () => (ns.health().running ? true : undefined), 5000, 25);
     const after = ns.health();
     expect(after).toMatchObject({ running: true, restarts: 1 });
     expect(after.pid).not.toBe(before.pid);
@@ -365,7 +348,7 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
 
     await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
 
-    await eventually('a NOTIFY', async () => (notifies.includes(ZONE) ? true : undefined));
+    await until('a NOTIFY', async () => (notifies.includes(ZONE) ? true : undefined), 5000, 25);
     const axfr = await query(server, ZONE, 'AXFR', { tcp: true });
     expect(axfr.rcode).toBe('NOERROR');
     expect(axfr.answers?.[0]?.type).toBe('SOA');
@@ -382,7 +365,7 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     cleanups.push(async () => {
       orphan.kill('SIGKILL');
     });
-    await eventually('the orphan to serve', async () => ((await query(first.server, ZONE, 'SOA', { timeoutMs: 200 })).rcode === 'NOERROR' ? true : undefined));
+    await until('the orphan to serve', async () => ((await query(first.server, ZONE, 'SOA', { timeoutMs: 200 })).rcode === 'NOERROR' ? true : undefined), 5000, 25);
 
     const second = createKnotNameserver({ ...first.opts, takeOver: true });
     cleanups.push(() => second.stop());
@@ -458,7 +441,7 @@ describe.skipIf(!hasKnot())(knotTitle('knot supervision backs off'), () => {
     cleanups.push(() => ns.stop());
     await ns.start([]);
 
-    await eventually('five launches', async () => (knotd.launches().length >= 5 ? true : undefined), 15_000);
+    await until('five launches', async () => (knotd.launches().length >= 5 ? true : undefined), 15_000, 25);
     const [a, b, , d, e] = knotd.launches() as [number, number, number, number, number];
     // Each cycle is the 500 ms run, the start and the delay: 250 ms, then 500, 1000 and 2000. Had a knotd
     // that answered reset the backoff, every cycle would take the same time.
