@@ -31,22 +31,23 @@
  * The bypass header and the access cookies are taken out of every request that passes: the worker never sees a
  * credential of the node's.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { verifyPassword } from '../lib/access-hash';
+import { bypassHash, verifyPassword } from '../lib/access-hash';
 import { addressKey } from '../lib/http-server';
 import type { Logger } from '../lib/log';
 import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
 import { isSafeNext } from '../lib/safe-next';
 import { sameText } from '../lib/same-text';
+import { cookieValue, cookieValues } from '../lib/cookies';
 import { Slots } from './access-limits';
 import { messagePage, passwordPage, sendPage } from './access-pages';
 import {
-  checkCsrf, clearedSessionCookie, clearedStateCookie, cookieValue, cookieValues, CSRF_COOKIE, STATE_COOKIE, stateCookie, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,
+  checkCsrf, clearedSessionCookie, clearedStateCookie, CSRF_COOKIE, STATE_COOKIE, stateCookie, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,
   verifySession, withoutAccessCookies, type SessionScope,
 } from './access-session';
-import type { BundleProject } from './bundle';
+import { projectKey, type BundleProject } from './bundle';
 import type { Redeemed } from './control';
 import { hostOf, sendError } from './frontend';
 import type { ServiceContext, ServiceHandler } from './services';
@@ -117,7 +118,7 @@ const AccessSection = z.object({
 
 type Policy =
   | { mode: 'public' }
-  | { mode: 'org' | 'password'; version: number; membersVersion: number; passwordHash: string | null; bypass: Buffer | null }
+  | { mode: 'org' | 'password'; version: number; membersVersion: number; passwordHash: string | null; bypassHash: string | null }
   /** A section the node cannot read: nothing passes (503), rather than guessing. */
   | { mode: 'invalid' };
 
@@ -135,7 +136,7 @@ function policyOf(p: BundleProject): Policy {
     const a = parsed.data;
     policy = {
       mode: a.mode as 'org' | 'password', version: a.version, membersVersion: a.membersVersion, passwordHash: a.passwordHash,
-      bypass: a.bypassHash === null ? null : Buffer.from(a.bypassHash, 'hex'),
+      bypassHash: a.bypassHash,
     };
   }
   policies.set(p, policy);
@@ -147,6 +148,22 @@ type Guarded = Extract<Policy, { version: number }>;
 const isSecure = (req: IncomingMessage): boolean => 'encrypted' in req.socket;
 
 const safeNext = (next: string | null | undefined): string => (next && isSafeNext(next) ? next : '/');
+
+/** For a project that is not `public`: answers (true) when its policy cannot be read (503) or the request came
+ * over plain HTTP (403), where nothing it carries may be trusted or sent back. */
+function refused(req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, policy: Exclude<Policy, { mode: 'public' }>): policy is Extract<Policy, { mode: 'invalid' }> {
+  if (policy.mode === 'invalid') {
+    req.resume();
+    sendError(res, ctx.requestId, 503, 'access_policy_invalid', 'this node cannot read the deployment\'s access policy');
+    return true;
+  }
+  if (!isSecure(req)) {
+    req.resume();
+    sendError(res, ctx.requestId, 403, 'https_required', 'this deployment is protected and served over HTTPS only');
+    return true;
+  }
+  return false;
+}
 
 /** Takes the node's credentials out of a request that goes on to the worker. */
 function strip(req: IncomingMessage): void {
@@ -216,7 +233,7 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
   // An `org` session admits whoever had the role when it was made: a demotion or a removal (a new members
   // version) ends it. A password session admits whoever knows the password, members or not.
   const scopeOf = (ctx: ServiceContext, p: Guarded): SessionScope => ({
-    host: ctx.host, project: `${ctx.project.org}/${ctx.project.project}`, mode: p.mode, version: p.version,
+    host: ctx.host, project: projectKey(ctx.project), mode: p.mode, version: p.version,
     members: p.mode === 'org' ? p.membersVersion : 0,
   });
 
@@ -246,9 +263,10 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
     sendPage(res, status, html, nonce === given ? {} : { 'set-cookie': csrfCookie(nonce) });
   };
 
+  // The bundle's hash is the control plane's bypassHash of the secret: the same digest, compared in constant time.
   const bypassMatches = (p: Guarded, secret: string): boolean => {
-    if (p.bypass === null) return false;
-    return timingSafeEqual(createHash('sha256').update(secret, 'utf8').digest(), p.bypass);
+    if (p.bypassHash === null) return false;
+    return sameText(bypassHash(secret), p.bypassHash);
   };
 
   /** A gated request without credentials: the form, or the way to the dashboard. */
@@ -289,9 +307,10 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
     }
     const taken = attempts.take(addressKey(req.socket.remoteAddress ?? ''));
     if (!taken.ok) return tooMany(res, taken, 'access-password', attemptRate);
-    const ofProject = projectAttempts.take(`${ctx.project.org}/${ctx.project.project}`);
+    const project = projectKey(ctx.project);
+    const ofProject = projectAttempts.take(project);
     if (!ofProject.ok) {
-      log.warn({ host: ctx.host, project: `${ctx.project.org}/${ctx.project.project}` }, 'password attempts for the project are over its limit: someone may be guessing');
+      log.warn({ host: ctx.host, project }, 'password attempts for the project are over its limit: someone may be guessing');
       return tooMany(res, ofProject, 'access-password-project', projectRate);
     }
     const release = await verifications.acquire();
@@ -356,14 +375,7 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
       req.resume();
       return sendError(res, ctx.requestId, 405, 'method_not_allowed', `${method} is not allowed here`, { allow: allowed.join(', ') });
     }
-    if (policy.mode === 'invalid') {
-      req.resume();
-      return sendError(res, ctx.requestId, 503, 'access_policy_invalid', 'this node cannot read the deployment\'s access policy');
-    }
-    if (policy.mode !== 'public' && !isSecure(req)) {
-      req.resume();
-      return sendError(res, ctx.requestId, 403, 'https_required', 'this deployment is protected and served over HTTPS only');
-    }
+    if (policy.mode !== 'public' && refused(req, res, ctx, policy)) return;
     if (action === 'logout') {
       req.resume();
       if (crossSite(req, ctx.host)) return sendPage(res, 403, messagePage('Not signed out', 'A sign-out from another site is refused.'));
@@ -415,16 +427,7 @@ export function accessGate(o: AccessGateOptions): ServiceHandler {
       strip(req);
       return false;
     }
-    if (policy.mode === 'invalid') {
-      req.resume();
-      sendError(res, ctx.requestId, 503, 'access_policy_invalid', 'this node cannot read the deployment\'s access policy');
-      return true;
-    }
-    if (!isSecure(req)) {
-      req.resume();
-      sendError(res, ctx.requestId, 403, 'https_required', 'this deployment is protected and served over HTTPS only');
-      return true;
-    }
+    if (refused(req, res, ctx, policy)) return true;
     const bypass = req.headers['service-access-bypass'];
     if (bypass !== undefined) {
       if (bypassMatches(policy, bypass as string)) {

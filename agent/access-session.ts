@@ -79,20 +79,6 @@ export function checkCsrf(key: Buffer, host: string, nonce: string | null, token
   return given.length === 32 && timingSafeEqual(given, mac(key, 'hostplane access csrf 1', host, nonce));
 }
 
-/** Every value of cookie `name` in a `Cookie` header, in order: a browser sends two of one name when another
- * site managed to plant one beside ours, and the planted one may come first. */
-export function cookieValues(header: string | undefined, name: string): string[] {
-  if (header === undefined || !header.includes(name)) return [];
-  const values: string[] = [];
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq).trim() === name) values.push(pair.slice(eq + 1).trim());
-  }
-  return values;
-}
-
-/** The first value of cookie `name` in a `Cookie` header, or null. */
-export const cookieValue = (header: string | undefined, name: string): string | null => cookieValues(header, name)[0] ?? null;
 
 /** A `Cookie` header without the access cookies (undefined when nothing else is left): they are the node's,
  * and a worker that logs its requests must not get a session it could replay. */

@@ -10,7 +10,7 @@
  *
  * It stops on SIGTERM after the requests it is answering, and when its stdin closes (the agent is gone).
  */
-import { createHash } from 'node:crypto';
+import { bindingHash } from './bindings';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ import { pipeline } from 'node:stream/promises';
 const env = process.env;
 const names = (env.SERVICE_BINDINGS ?? '').split(',').filter(Boolean);
 const bindings: Record<string, string> = {};
-for (const name of names) bindings[name] = createHash('sha256').update(env[name] ?? '').digest('hex');
+for (const name of names) bindings[name] = bindingHash(env[name] ?? '');
 const identity = JSON.stringify({ org: env.SERVICE_ORG, project: env.SERVICE_PROJECT, bundleVersion: env.SERVICE_BUNDLE_VERSION, bindings });
 
 const json = (res: ServerResponse, status: number, body: string): void => {

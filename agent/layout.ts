@@ -35,7 +35,6 @@ export const storageRoot = (dir: string): string => join(dir, 'storage');
 export const logsDir = (dir: string): string => join(dir, 'logs');
 export const usersPath = (dir: string): string => join(dir, 'users.json');
 export const workerLogPath = (dir: string, org: string, project: string): string => join(dir, 'logs', `${org}.${project}.log`);
-export const runRoot = (dir: string): string => join(dir, 'run');
 /** The directory a project's worker binds its sockets in (its own uid's, as root). */
 export const socketDir = (dir: string, org: string, project: string): string =>
   join(dir, 'run', createHash('sha256').update(`${org}/${project}`).digest('hex').slice(0, 24));

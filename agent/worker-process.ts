@@ -89,14 +89,7 @@ export const shellCommand = (cmd: string): string[] => ['/bin/sh', '-c', cmd];
 export const MAX_SOCKET_PATH = 107;
 
 const code = (e: unknown): string | undefined => (e as NodeJS.ErrnoException).code;
-const lstatOrNull = (path: string) => {
-  try {
-    return lstatSync(path);
-  } catch (e) {
-    if (code(e) === 'ENOENT') return null;
-    throw e;
-  }
-};
+
 
 /** Makes `path` a directory owned by `owner` with `mode`, never through a link: made when missing (its parent must
  * exist), otherwise checked with lstat (a directory, not a link: refused else), then given its owner and mode. Its
@@ -132,7 +125,7 @@ export function prepareSocketDirs(spec: Pick<WorkerSpec, 'socketDir' | 'pinDir' 
 /** Removes what is at `path` when lstat says it is a socket (one left by an earlier worker); anything else there is
  * refused, and left alone. */
 function clearSocket(path: string): void {
-  const st = lstatOrNull(path);
+  const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st) return;
   if (!st.isSocket()) throw new WorkerStartError(`${path} is in the way of the worker's socket and is not a socket: it is left alone`);
   unlinkSync(path);
@@ -154,7 +147,7 @@ function unlinkQuietly(path: string): void {
  * worker reaches, is what every connection reaches.
  */
 function pin(socket: string, pinned: string, uid: number): boolean {
-  const st = lstatOrNull(socket);
+  const st = lstatSync(socket, { throwIfNoEntry: false });
   if (!st?.isSocket() || st.uid !== uid) return false;
   unlinkQuietly(pinned);
   try {

@@ -25,18 +25,6 @@ export interface LoginState {
   expires: number;
 }
 
-/** The cookies of a `Cookie` header, first value of each name (RFC 6265 5.4 orders the most specific first). */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (name && !out.has(name)) out.set(name, part.slice(eq + 1).trim());
-  }
-  return out;
-}
-
 /** The SHA-256 of a session token, hex: all of it the project's database is given. */
 export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
 

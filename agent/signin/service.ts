@@ -35,7 +35,9 @@ import { loadNodeKey } from '../node-key';
 import type { ServiceContext, ServiceHandler } from '../services';
 import { runsAsRoot } from '../users';
 import { sameText } from '../../lib/same-text';
-import { LOGIN_COOKIE, LOGIN_TTL_MS, openLogin, parseCookies, sealLogin, SESSION_COOKIE, setCookie, tokenHash } from './cookies';
+import { cookieValue } from '../../lib/cookies';
+import { sendError } from '../frontend';
+import { LOGIN_COOKIE, LOGIN_TTL_MS, openLogin, sealLogin, SESSION_COOKIE, setCookie, tokenHash } from './cookies';
 import { DatabaseUnavailable, DEFAULT_HELPER_LIMITS, ProjectDatabase, type HelperLimits } from './project-db';
 import { authorizeUrl, exchangeCode, ProviderError, readUser, type ProviderConfig } from './providers';
 import type { ProviderUser } from './store';
@@ -159,12 +161,8 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': ctx.requestId, ...headers });
     res.end(`<!doctype html><meta charset="utf-8"><title>Sign-in</title><p>${escapeHtml(message)}</p>\n`);
   }
-  function json(res: ServerResponse, ctx: ServiceContext, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': ctx.requestId, ...headers });
-    res.end(JSON.stringify(body));
-  }
-  const jsonError = (res: ServerResponse, ctx: ServiceContext, status: number, code: string, message: string, headers?: Record<string, string>) =>
-    json(res, ctx, status, { code, message, requestId: ctx.requestId }, headers);
+  const jsonError = (res: ServerResponse, ctx: ServiceContext, status: number, code: string, message: string, headers?: Record<string, string>): void =>
+    sendError(res, ctx.requestId, status, code, message, headers);
   const unavailable = (ctx: ServiceContext, e: DatabaseUnavailable): { headers: Record<string, string>; message: string } => {
     o.log.warn({ host: ctx.host, requestId: ctx.requestId, err: e.message }, 'sign-in: the project database did not answer');
     return {
@@ -206,8 +204,7 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
   async function callback(req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, project: BundleProject, signIn: BundleSignIn, p: ProviderConfig, url: URL): Promise<void> {
     // Whatever happens, this login is over: its cookie goes.
     const clear = { 'set-cookie': setCookie(LOGIN_COOKIE, '', 0) };
-    const cookies = parseCookies(req.headers.cookie);
-    const login = openLogin(key, cookies.get(LOGIN_COOKIE), now());
+    const login = openLogin(key, cookieValue(req.headers.cookie, LOGIN_COOKIE) ?? undefined, now());
     const given = url.searchParams.get('state') ?? '';
     if (!login || login.provider !== p.provider || login.host !== ctx.host || !sameText(given, login.state)) {
       o.log.warn({ host: ctx.host, provider: p.provider, requestId: ctx.requestId }, 'sign-in: a callback without the state this browser was given (forged, replayed or expired)');
@@ -244,7 +241,7 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
         : page(res, ctx, 502, `${p.provider} did not answer in time. Try again.`, clear);
     }
     const token = randomBytes(32).toString('base64url');
-    const old = cookies.get(SESSION_COOKIE);
+    const old = cookieValue(req.headers.cookie, SESSION_COOKIE) ?? undefined;
     let result: z.infer<typeof SignInAnswer>;
     try {
       result = await call(project, 'signIn', { provider: p.provider, who, maxUsers: signIn.maxUsers, now: now() }, SignInAnswer);
@@ -289,7 +286,7 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
   }
 
   async function session(req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, signIn: BundleSignIn): Promise<void> {
-    const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+    const token = cookieValue(req.headers.cookie, SESSION_COOKIE) ?? undefined;
     if (!token) return jsonError(res, ctx, 401, 'unauthorized', 'not signed in');
     let view: z.infer<typeof SessionAnswer>;
     try {
@@ -299,12 +296,14 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
       const u = unavailable(ctx, e);
       return jsonError(res, ctx, 503, 'signin_unavailable', u.message, u.headers);
     }
-    return view ? json(res, ctx, 200, view) : jsonError(res, ctx, 401, 'unauthorized', 'not signed in');
+    if (!view) return jsonError(res, ctx, 401, 'unauthorized', 'not signed in');
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': ctx.requestId });
+    res.end(JSON.stringify(view));
   }
 
   async function logout(req: IncomingMessage, res: ServerResponse, ctx: ServiceContext, url: URL): Promise<void> {
     if (!sameOrigin(req, ctx.host)) return jsonError(res, ctx, 403, 'forbidden', 'logout is taken from this site only');
-    const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+    const token = cookieValue(req.headers.cookie, SESSION_COOKIE) ?? undefined;
     if (token) {
       try {
         await call(ctx.project, 'endSession', { tokenHash: tokenHash(token), host: ctx.host }, z.null());
@@ -353,8 +352,7 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
     req.resume();
     const fail = (e: unknown): void => {
       o.log.error({ host: ctx.host, requestId: ctx.requestId, err: (e as Error).message }, 'sign-in: request failed');
-      if (res.headersSent) res.destroy();
-      else jsonError(res, ctx, 500, 'internal', 'internal error');
+      jsonError(res, ctx, 500, 'internal', 'internal error');
     };
     try {
       void Promise.resolve(route(req, res, ctx, signIn, url.pathname.slice(AUTH_PREFIX.length), url)).catch(fail);

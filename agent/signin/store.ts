@@ -35,7 +35,6 @@
  *   test/agent/signin-store.test.ts fills the table to the caps with the longest ids and measures it: 180 bytes a
  *   row, 90 MB.
  */
-import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 
 export const SESSION_TABLE_CEILING_BYTES = 150 * 1000 * 1000;
@@ -109,9 +108,6 @@ export interface SessionView {
 }
 
 export type SignInResult = { userId: number; created: boolean; linked: boolean } | { refused: 'user_limit' };
-
-/** The SHA-256 of a session token: what the table keeps of it. */
-export const hashToken = (token: string): Buffer => createHash('sha256').update(token).digest();
 
 /** The statements of a store, compiled once (a sign-in runs several). */
 function statements(db: Database.Database) {

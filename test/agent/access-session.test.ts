@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Slots } from '../../agent/access-limits';
 import {
-  accessKeyPath, checkCsrf, cookieValue, csrfToken, loadAccessKey, newCsrfNonce, signSession, verifySession, withoutAccessCookies, type SessionScope,
+  accessKeyPath, checkCsrf, csrfToken, loadAccessKey, newCsrfNonce, signSession, verifySession, withoutAccessCookies, type SessionScope,
 } from '../../agent/access-session';
+import { cookieValue } from '../../lib/cookies';
 
 const dirs: string[] = [];
 const tempDir = (): string => {
