@@ -18,7 +18,7 @@ import { accessRollout, projectPlacements } from '../store/nodes';
 import { getProject } from '../store/projects';
 import { NO_STORE, bodyTag, cacheable, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
-import { ErrorSchema, NO_CORE, ProjectParams, Timestamp, errorResponses, rolloutSchema } from './schemas';
+import { ErrorSchema, NO_CORE, NodeParams, ProjectParams, Timestamp, errorResponses, rolloutSchema } from './schemas';
 
 
 const AccessPolicy = z.object({
@@ -61,7 +61,6 @@ const Redeemed = z.object({
   role: z.enum(['viewer', 'member', 'admin']).meta({ description: 'the user\'s role in the org now; in `org` mode the node admits member and admin' }),
 }).meta({ id: 'AccessRedeemed' });
 
-const NodeParams = z.object({ nodeId: z.string().meta({ description: 'the node of the token; another node\'s id is 404' }) });
 
 /** The policy as answered, with where it is enforced (a new bypass secret and a revoke show there too). */
 async function view(store: Store, projectId: number, st: AccessPolicyState): Promise<z.output<typeof AccessPolicy>> {

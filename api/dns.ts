@@ -20,7 +20,7 @@ import {
   conditionsOf, notModified, notModifiedResponse, preconditionResponse, rrsetTag, rrsetTagger, soaTag, writePrecondition, zoneTag, type Conditions,
 } from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
-import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
+import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, WaitSeconds, errorResponses, pageOf } from './schemas';
 import { holdUntil, MAX_HELD_WAITS_PER_ORG, MAX_WAIT_SECONDS } from './wait';
 
 const ZoneParams = OrgParams.extend({
@@ -43,7 +43,7 @@ const GetZoneQuery = z.strictObject({
       description: 'hold the answer until the zone is served at this generation or a later one (its `Ready` condition True, judged at it or later), '
         + 'or until `wait` ends; then answer the zone as it is. A write\'s `X-Generation` is the number to wait for',
     }),
-  wait: z.string().regex(/^(?:[0-9]|[12][0-9]|30)$/, `wait is seconds, a whole number from 0 to ${MAX_WAIT_SECONDS}`).transform(Number).optional()
+  wait: WaitSeconds.optional()
     .meta({
       description: `seconds to hold for \`waitGeneration\` at most: 0 to ${MAX_WAIT_SECONDS}, default ${MAX_WAIT_SECONDS}; only with \`waitGeneration\`. `
         + `An organization holds at most ${MAX_HELD_WAITS_PER_ORG} waits at once (per API process): beyond that the zone is answered at once as it is `

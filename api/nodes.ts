@@ -8,14 +8,12 @@ import { z } from 'zod';
 import { OAuthProvider, ProviderEndpointsSchema } from '../lib/oauth-providers';
 import { NO_STORE, notModified } from './conditional';
 import { defineOp, type AnyOp } from './ops';
-import { ErrorSchema } from './schemas';
+import { ErrorSchema, NodeParams, WaitSeconds } from './schemas';
 import { changeOrEnd, MAX_WAIT_SECONDS } from './wait';
 import { bundleVersion, recordReport, storedBundle, type Bundle } from '../store/nodes';
 
-const NodeParams = z.object({ nodeId: z.string().meta({ description: 'the node of the token; another node\'s id is 404' }) });
-
 const BundleQuery = z.object({
-  wait: z.string().regex(/^(?:[0-9]|[12][0-9]|30)$/, `wait is seconds, a whole number from 0 to ${MAX_WAIT_SECONDS}`).transform(Number).optional()
+  wait: WaitSeconds.optional()
     .meta({ description: `with \`If-None-Match\` naming the current version: hold the request until a newer bundle exists or this many seconds (0 to ${MAX_WAIT_SECONDS}) pass, then 304` }),
 });
 

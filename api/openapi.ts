@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { MAX_BODY_BYTES } from './body';
-import { IDEMPOTENCY_MAX_ANSWER_BYTES, IDEMPOTENCY_MAX_KEYS } from './idempotency';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_MAX_ANSWER_BYTES, IDEMPOTENCY_MAX_KEYS } from './idempotency';
 import { honoursIdempotencyKey, type AnyOp, type AuthMode } from './ops';
 import { ErrorSchema } from './schemas';
 
@@ -203,7 +203,7 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
             + '(412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag',
         },
         IdempotencyKey: {
-          name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source },
           description: 'a key of the caller\'s choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, '
             + 'body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with '
             + 'another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the '

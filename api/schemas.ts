@@ -1,6 +1,7 @@
 /** Schemas shared by several groups. */
 import { z } from 'zod';
 import { listCursorKey } from '../store/paging';
+import { MAX_WAIT_SECONDS } from './wait';
 
 export const ErrorSchema = z.object({
   code: z.string().regex(/^[a-z][a-z_]*$/).meta({ description: 'snake_case, for programs; each response names the codes it carries' }),
@@ -51,6 +52,10 @@ export const pageOf = <T extends z.ZodType>(item: T) => z.object({
 
 export const OrgParams = z.object({ orgSlug: z.string().meta({ description: 'the organization; one the caller is not a member of is 404' }) });
 export const ProjectParams = OrgParams.extend({ projectName: z.string() });
+/** A node operation's path: the node of the token; another node's id is 404. */
+export const NodeParams = z.object({ nodeId: z.string().meta({ description: 'the node of the token; another node\'s id is 404' }) });
+/** `?wait=`: whole seconds a long-poll is held, 0 to MAX_WAIT_SECONDS (api/wait.ts; the pattern spells it out). */
+export const WaitSeconds = z.string().regex(/^(?:[0-9]|[12][0-9]|30)$/, `wait is seconds, a whole number from 0 to ${MAX_WAIT_SECONDS}`).transform(Number);
 
 export const Timestamp = z.iso.datetime().meta({ id: 'Timestamp', description: 'RFC 3339, UTC', examples: ['2026-11-26T10:00:00Z'] });
 

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Condition } from '../lib/conditions';
 import { planOf } from '../lib/plans';
+import { iso } from '../store/db';
 import { getProject } from '../store/projects';
 import { grantStorage, revokeStorage, storageState } from '../store/storage';
 import { defineOp, type AnyOp, type Deps } from './ops';
@@ -27,7 +28,7 @@ async function status(deps: Deps, org: Org, projectId: number): Promise<z.output
   const quotaBytes = st.granted ? planOf(deps.config.plans, org.plan).storageBytes : null;
   const conditions: Condition[] = [];
   if (quotaBytes !== null) {
-    const at = st.usedBytesAt ?? new Date(deps.store.clock()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const at = st.usedBytesAt ?? iso(deps.store.clock());
     const over = st.usedBytes !== null && st.usedBytes > quotaBytes;
     conditions.push(st.usedBytes === null
       ? { type: 'WithinQuota', status: 'Unknown', reason: 'NotReported', message: 'no node has reported usage yet', observedGeneration: 0, lastTransitionTime: at }

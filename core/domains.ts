@@ -18,9 +18,9 @@ import { AppError, badRequest, notFound } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import { PaymentDeclined, PaymentError, type Payments } from '../providers/payment/port';
 import { RegistrarError, RegistrarRefused, type Availability, type Contact, type Registrar, type RegistrarDomain } from '../providers/registrar/port';
-import type { Store } from '../store/db';
+import { iso, type Store } from '../store/db';
 import {
-  auditDomain, domainByName, purchaseById, recordRegistrarFacts, reservePurchase, setPurchaseStep, setRenewal, finishPurchase,
+  auditDomain, domainByName, purchaseById, purchaseIsOpen, recordRegistrarFacts, reservePurchase, setPurchaseStep, setRenewal, finishPurchase,
   type DomainRow, type PurchaseRow, type Renewal,
 } from '../store/domains';
 import type { ChangeKind } from '../store/feed';
@@ -239,7 +239,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
     if (!first) return Promise.resolve();
     return serially(first.name, async () => {
       let p = purchaseById(s, id);
-      if (!p || !['reserved', 'charging', 'charged', 'registering', 'registered', 'refunding'].includes(p.step)) return;
+      if (!p || !purchaseIsOpen(p)) return;
       if (p.step === 'reserved') {
         await setPurchaseStep(s, p.id, 'failed', { lastError: 'abandoned before the payment' });
         return;
@@ -367,7 +367,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
       }
       await auditDomain(s, { orgId: i.orgId, event: 'domain.auth_code', actor: i.actor, name: i.name });
       const until = new Date(Date.parse(dom.createdAt) + TRANSFER_LOCK_DAYS * 86_400_000);
-      return { authCode, transferLockedUntil: until.getTime() > s.clock().getTime() ? until.toISOString().replace(/\.\d{3}Z$/, 'Z') : null };
+      return { authCode, transferLockedUntil: until.getTime() > s.clock().getTime() ? iso(until) : null };
     },
     sync: async (i) => {
       const dom = domainByName(s, i.name);

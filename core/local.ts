@@ -1,7 +1,7 @@
 import { AppError } from '../lib/errors';
 import type { ChangeKind } from '../store/feed';
 import type { Core, DnsInfo } from './port';
-import type { Sealer } from './sealing';
+import { bundleContext, type Sealer } from './sealing';
 import type { DomainService } from './domains';
 
 /** The core in the same process as the API (`hostplane serve`). `verifyHostname` is the hostname reconciler's
@@ -19,7 +19,7 @@ export function localCore(d: {
       if (!d.verifyHostname) throw new AppError(503, 'no_core', 'this core does not verify hostnames');
       await d.verifyHostname(name);
     },
-    openBundle: async (nodeId, sealed) => d.sealer.open(`bundle/${nodeId}`, sealed),
+    openBundle: async (nodeId, sealed) => d.sealer.open(bundleContext(nodeId), sealed),
     domain: async (op, input) => {
       if (!d.domains) throw new AppError(503, 'registrar_not_configured', 'this deployment has no registrar');
       return d.domains.call(op, input);

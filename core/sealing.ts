@@ -31,6 +31,9 @@ export const KEY_FILE = 'sealing-keys.json';
  * value copied to another project or name does not open. */
 export const secretContext = (org: string, project: string, name: string): string => `${org}/${project}/${name}`;
 
+/** The sealing context of a node's bundle: a bundle copied to another node's row does not open. */
+export const bundleContext = (nodeId: string): string => `bundle/${nodeId}`;
+
 /** Loads the key file from `dataDir`, creating it (mode 0600) with a fresh key on first start. */
 export function openSealer(dataDir: string, opts: { rotateAfter?: number } = {}): Sealer {
   const path = join(dataDir, KEY_FILE);

@@ -13,7 +13,7 @@
  */
 import { clientSecretName, REAL_ENDPOINTS, type ProviderEndpointTable } from '../lib/oauth-providers';
 import { planOf, type Plans } from '../lib/plans';
-import { secretContext, type Sealer } from '../core/sealing';
+import { bundleContext, secretContext, type Sealer } from '../core/sealing';
 import type { Store } from '../store/db';
 import {
   accessDigest, allNodeIds, bundleSources, nodesOfProject, projectOfHostname, storedBundle, storeBundle, type BundleProject, type BundleSource,
@@ -21,8 +21,6 @@ import {
 import type { BundleSection } from '../store/schema';
 import type { Reconciler, Result, Watch } from './types';
 
-/** The sealing context of a node's bundle: a bundle copied to another node's row does not open. */
-export const bundleContext = (nodeId: string): string => `bundle/${nodeId}`;
 
 export interface BundleReconcilerDeps {
   store: Store;

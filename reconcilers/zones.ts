@@ -25,7 +25,7 @@ import { setCondition, type Condition } from '../lib/conditions';
 import { StaleSerialError, UnservableZoneError, type Nameserver, type ZoneChanges } from '../providers/nameserver/port';
 import type { ParentDs, Resolver } from '../providers/resolver';
 import { iso, type Store } from '../store/db';
-import { dropStatus, recordFact, recordStatus, statusOf } from '../store/status';
+import { dropStatus, recordFact, recordStatus } from '../store/status';
 import {
   allZoneNames, finishZoneFinalizers, zoneByName, zoneChangesSince, zoneFinalizersOf, zoneSnapshot, zoneStatusOf,
   type ZoneFacts, type ZoneRow, type ZoneStatus,
@@ -165,7 +165,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     if (z.dnssec !== 'off' && d.resolver.ds) {
       d.resolver.ds(z.name)
         .then(async (ds) => {
-          const seen = (await statusOf<ZoneFacts>(d.store, 'zone', z.name, z.uid))?.facts.parentDs;
+          const seen = (await zoneStatusOf(d.store, z))?.facts.parentDs;
           await recordFact(d.store, 'zone', z.name, z.uid, 'parentDs', ds && { ttl: Math.max(ds.ttl, seen?.ttl ?? 0), seenAt: iso(d.store.clock()) });
         })
         .catch((e: Error) => d.log.debug({ zone: z.name, err: e.message }, 'DS lookup failed'));
@@ -254,7 +254,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   };
   /** Records what each secondary serves against the served serial; one behind gets NOTIFY again. */
   const checkSecondaries = async (name: string, uid: string): Promise<void> => {
-    const st = await statusOf<ZoneFacts>(d.store, 'zone', name, uid);
+    const st = await zoneStatusOf(d.store, { name, uid });
     const want = st?.facts.servedSerial;
     if (!st || want == null) return;
     const serials = await d.nameserver.secondarySerials!(name);
@@ -265,7 +265,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     const behind = serials.filter((s) => s.serial === null || (s.serial !== want && !serialGreater(s.serial, want)));
     const now = iso(d.store.clock());
     // Read again: a pass may have recorded a change while the secondaries were asked.
-    const latest = await statusOf<ZoneFacts>(d.store, 'zone', name, uid);
+    const latest = await zoneStatusOf(d.store, { name, uid });
     if (!latest || latest.facts.servedSerial !== want) return;
     const conditions = setCondition(latest.conditions, behind.length === 0
       ? { type: 'SecondariesInSync', status: 'True', reason: 'InSync', message: `every secondary serves serial ${want}`, observedGeneration: latest.observedGeneration }

@@ -11,7 +11,8 @@ import { AppError } from '../lib/errors';
 import type { OAuthProviderName } from '../lib/oauth-providers';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
-import { authGrants, authProviders, hostnames } from './schema';
+import { routableHostnames } from './hostnames';
+import { authGrants, authProviders } from './schema';
 
 export interface AuthSettings {
   /** How long a signed-in session lasts, in days (1..365). It also bounds the session table, which must stay inside
@@ -46,9 +47,7 @@ export async function authState(s: Store, projectId: number): Promise<AuthState>
   const grant = s.db.select({ settings: authGrants.settings }).from(authGrants).where(eq(authGrants.projectId, projectId)).get();
   const providers = s.db.select({ provider: authProviders.provider, clientId: authProviders.clientId }).from(authProviders)
     .where(eq(authProviders.projectId, projectId)).orderBy(asc(authProviders.provider)).all();
-  const hosts = s.db.select({ name: hostnames.name }).from(hostnames)
-    .where(and(eq(hostnames.projectId, projectId), eq(hostnames.status, 'active'))).orderBy(asc(hostnames.name)).all().map((h) => h.name);
-  return { granted: grant !== undefined, settings: grant ? settingsOf(grant.settings) : null, providers, hosts };
+  return { granted: grant !== undefined, settings: grant ? settingsOf(grant.settings) : null, providers, hosts: await routableHostnames(s, projectId) };
 }
 
 /**

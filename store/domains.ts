@@ -6,13 +6,13 @@
  */
 import { and, asc, count, desc, eq, gt, inArray, like, ne, or, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
-import { conflict, notFound, AppError } from '../lib/errors';
+import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../lib/plans';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { domainLedger, domainPurchases, domains, resourceStatus, zones } from './schema';
-import type { ResourceStatus } from './status';
+import { statusOf, type ResourceStatus } from './status';
 
 export type DomainState = 'pending' | 'active' | 'expired' | 'transferred_out' | 'imported';
 export type DomainRow = typeof domains.$inferSelect & { status: DomainState };
@@ -41,13 +41,13 @@ export interface DomainWithStatus extends DomainRow { observed: DomainStatus | n
 const statusJoin = and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key, domains.name), eq(resourceStatus.uid, domains.uid));
 
 async function withStatus(s: Store, d: DomainRow): Promise<DomainWithStatus> {
-  const st = s.db.select().from(resourceStatus).where(and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key, d.name), eq(resourceStatus.uid, d.uid))).get();
+  const st = await statusOf<DomainFacts>(s, 'domain', d.name, d.uid);
   const p = d.status === 'pending'
     ? s.db.select({ step: domainPurchases.step }).from(domainPurchases).where(and(eq(domainPurchases.name, d.name), eq(domainPurchases.open, 1))).get()
     : undefined;
   return {
     ...d,
-    observed: st ? { uid: st.uid, observedGeneration: st.observedGeneration, conditions: st.conditions, facts: st.facts as unknown as DomainFacts, lastError: st.lastError, reconciledAt: st.reconciledAt } : null,
+    observed: st ?? null,
     purchaseStep: (p?.step as PurchaseStep | undefined) ?? null,
   };
 }
@@ -304,4 +304,3 @@ export function domainReconcileStatus(s: Store) {
 }
 
 export const purchaseIsOpen = (p: PurchaseRow): boolean => !CLOSED.includes(p.step);
-export { AppError };

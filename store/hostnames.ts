@@ -11,7 +11,7 @@ import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { isReady } from '../lib/conditions';
 import { hostnameFinalizers, hostnames, orgs, projects, resourceStatus, rrsets, zones, type Condition } from './schema';
-import type { ResourceStatus } from './status';
+import { toResourceStatus, type ResourceStatus } from './status';
 
 export type HostnameState = 'pending_dns' | 'active';
 /** Which ownership proof passed (spec 4.5 rule 4). */
@@ -55,10 +55,7 @@ const withStatus = (r: Joined): HostnameWithStatus => ({
   ...r,
   status: r.status as HostnameState,
   proof: r.proof as Proof | null,
-  observed: r.st && {
-    uid: r.st.uid, observedGeneration: r.st.observedGeneration, conditions: r.st.conditions, facts: r.st.facts as unknown as HostnameFacts,
-    lastError: r.st.lastError, reconciledAt: r.st.reconciledAt,
-  },
+  observed: r.st && toResourceStatus<HostnameFacts>(r.st),
 });
 
 /** The tokens of TXT proofs: 128 random bits, hex. */

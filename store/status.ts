@@ -58,13 +58,18 @@ export async function recordStatus<F>(s: Store, kind: string, key: string, st: R
   announceStatus(s, kind, key);
 }
 
+/** A status row as the resource's status, its facts typed as the kind's. */
+export const toResourceStatus = <F>(row: typeof resourceStatus.$inferSelect): ResourceStatus<F> => ({
+  uid: row.uid, observedGeneration: row.observedGeneration, conditions: row.conditions, facts: row.facts as F, lastError: row.lastError, reconciledAt: row.reconciledAt,
+});
+
 /** The status of this lifetime of the resource; a status left by an earlier lifetime reads as none. */
 export async function statusOf<F>(s: Store, kind: string, key: string, uid?: string): Promise<ResourceStatus<F> | undefined> {
   const row = s.prepared('statusOf', (db) => db.select().from(resourceStatus)
     .where(and(eq(resourceStatus.kind, sql.placeholder('kind')), eq(resourceStatus.key, sql.placeholder('key')))).prepare())
     .get({ kind, key });
   if (!row || (uid !== undefined && row.uid !== uid)) return undefined;
-  return { uid: row.uid, observedGeneration: row.observedGeneration, conditions: row.conditions, facts: row.facts as F, lastError: row.lastError, reconciledAt: row.reconciledAt };
+  return toResourceStatus<F>(row);
 }
 
 export async function dropStatus(s: Store, kind: string, key: string): Promise<void> {

@@ -8,7 +8,7 @@ import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
 import { domains, resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneTombstones, zones, type DsValue } from './schema';
-import { statusOf, type ResourceStatus } from './status';
+import { statusOf, toResourceStatus, type ResourceStatus } from './status';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
 export type ManagedBy = 'system' | 'app' | 'acme' | null;
@@ -71,10 +71,7 @@ export type ZonePrecondition = (current: ZoneWithStatus) => void;
 async function statusInTx(tx: Tx, z: ZoneRow): Promise<ZoneStatus | null> {
   const [row] = await tx.select().from(resourceStatus).where(and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, z.name)));
   if (!row || row.uid !== z.uid) return null;
-  return {
-    uid: row.uid, observedGeneration: row.observedGeneration, conditions: row.conditions, facts: row.facts as unknown as ZoneFacts,
-    lastError: row.lastError, reconciledAt: row.reconciledAt,
-  };
+  return toResourceStatus<ZoneFacts>(row);
 }
 
 async function checkZone(tx: Tx, z: ZoneRow, precondition: ZonePrecondition | undefined): Promise<void> {
