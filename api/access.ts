@@ -14,7 +14,7 @@ import {
   ACCESS_MODES, accessPolicy, issueAccessCode, knownHost, redeemAccessCode, revokeBypass, setAccessPolicy, setBypass, type AccessPolicyState,
 } from '../store/access';
 import type { Store } from '../store/db';
-import { accessRollout, projectPlacements } from '../store/nodes';
+import { accessRollout } from '../store/nodes';
 import { getProject } from '../store/projects';
 import { NO_STORE, bodyTag, cacheable, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
@@ -63,8 +63,8 @@ const Redeemed = z.object({
 
 
 /** The policy as answered, with where it is enforced (a new bypass secret and a revoke show there too). */
-async function view(store: Store, projectId: number, st: AccessPolicyState): Promise<z.output<typeof AccessPolicy>> {
-  const rollout = accessRollout(store, projectId, await projectPlacements(store, projectId));
+function view(store: Store, projectId: number, st: AccessPolicyState): z.output<typeof AccessPolicy> {
+  const rollout = accessRollout(store, projectId);
   return { mode: st.mode, hasPassword: st.hasPassword, hasBypass: st.hasBypass, updatedAt: st.updatedAt, rollout };
 }
 
@@ -88,7 +88,7 @@ export const accessOps: AnyOp[] = [
     },
     handler: async ({ deps, org, params, koa }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      const body = await view(deps.store, p.id, await accessPolicy(deps.store, p.id));
+      const body = view(deps.store, p.id, await accessPolicy(deps.store, p.id));
       return cacheable(koa, bodyTag(body), body);
     },
   }),
@@ -112,7 +112,7 @@ export const accessOps: AnyOp[] = [
       const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
       const st = await setAccessPolicy(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, mode: body.mode, passwordHash });
       core.nudge('project', String(p.id));
-      const out = await view(deps.store, p.id, st);
+      const out = view(deps.store, p.id, st);
       return { status: 200, body: out, headers: { ETag: bodyTag(out) } };
     },
   }),

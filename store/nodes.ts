@@ -198,17 +198,22 @@ export interface ProjectPlacement {
   reportedAt: string | null;
 }
 
-/** The nodes a project is placed on, with how far each has applied it; nothing of other projects. */
-export async function projectPlacements(s: Store, projectId: number): Promise<ProjectPlacement[]> {
+/** The nodes a project is placed on, each with the project's section of the node's bundle as last built (none
+ * yet: undefined) and the node's last report; read and parsed once for the placements and the rollouts. */
+function placedSections(s: Store, projectId: number): { nodeId: string; createdAt: string; section: BundleSection | undefined; appliedVersion: number | null; reportedAt: string | null }[] {
   type Row = { nodeId: string; createdAt: string; sections: string | null; appliedVersion: number | null; reportedAt: string | null };
   const rows = s.prepared('projectPlacements', (_db, sqlite) => sqlite.prepare<[number], Row>(
     `SELECT p.node_id AS nodeId, p.created_at AS createdAt, b.sections AS sections, r.applied_version AS appliedVersion, r.reported_at AS reportedAt
      FROM placements p LEFT JOIN node_bundles b ON b.node_id = p.node_id LEFT JOIN node_reports r ON r.node_id = p.node_id
      WHERE p.project_id = ? ORDER BY p.node_id`,
   )).all(projectId);
-  return rows.map((r) => {
-    const section = r.sections === null ? undefined : (JSON.parse(r.sections) as Record<string, BundleSection>)[String(projectId)];
-    const version = section?.version ?? null;
+  return rows.map(({ sections, ...r }) => ({ ...r, section: sections === null ? undefined : (JSON.parse(sections) as Record<string, BundleSection>)[String(projectId)] }));
+}
+
+/** The nodes a project is placed on, with how far each has applied it; nothing of other projects. */
+export async function projectPlacements(s: Store, projectId: number): Promise<ProjectPlacement[]> {
+  return placedSections(s, projectId).map((r) => {
+    const version = r.section?.version ?? null;
     return {
       nodeId: r.nodeId, createdAt: r.createdAt, version, appliedVersion: r.appliedVersion,
       applied: version !== null && r.appliedVersion !== null && r.appliedVersion >= version, reportedAt: r.reportedAt,
@@ -228,12 +233,12 @@ export const accessDigest = (a: BundleAccess): string =>
  * per node the project is placed on, `applied` once the node reported a bundle version at or after the first
  * one that carried it, else `pending`.
  */
-export function accessRollout(s: Store, projectId: number, placements: ProjectPlacement[]): SecretRollout[] {
+export function accessRollout(s: Store, projectId: number): SecretRollout[] {
   const row = s.db.select({ membersVersion: orgs.membersVersion }).from(projects).innerJoin(orgs, eq(orgs.id, projects.orgId)).where(eq(projects.id, projectId)).get();
   const access = accessForBundle(s, [projectId]).get(projectId) ?? PUBLIC_ACCESS;
   const digest = accessDigest({ ...access, membersVersion: row?.membersVersion ?? 0 });
-  return placements.map((p) => {
-    const entry = storedSections(s, p.nodeId)?.[String(projectId)]?.access;
+  return placedSections(s, projectId).map((p) => {
+    const entry = p.section?.access;
     const applied = entry !== undefined && entry.digest === digest && p.appliedVersion !== null && p.appliedVersion >= entry.since;
     return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
   });
@@ -245,19 +250,11 @@ export function accessRollout(s: Store, projectId: number, placements: ProjectPl
  * it), else `pending` (the bundle is not built yet, or the node has not applied it).
  */
 export async function secretRollout(s: Store, projectId: number, name: string, version: number): Promise<SecretRollout[]> {
-  return (await projectPlacements(s, projectId)).map((p) => ({ nodeId: p.nodeId, state: rolloutState(s, p.nodeId, projectId, name, version, p.appliedVersion) }));
-}
-
-function rolloutState(s: Store, nodeId: string, projectId: number, name: string, version: number, applied: number | null): SecretRollout['state'] {
-  const row = storedSections(s, nodeId);
-  const entry = row?.[String(projectId)]?.secrets[name];
-  if (!entry || entry.version < version || applied === null) return 'pending';
-  return applied >= entry.since ? 'applied' : 'pending';
-}
-
-function storedSections(s: Store, nodeId: string): Record<string, BundleSection> | undefined {
-  const text = s.prepared('bundleSections', (_db, sqlite) => sqlite.prepare<[string], string>('SELECT sections FROM node_bundles WHERE node_id = ?').pluck()).get(nodeId);
-  return text === undefined ? undefined : (JSON.parse(text) as Record<string, BundleSection>);
+  return placedSections(s, projectId).map((p) => {
+    const entry = p.section?.secrets[name];
+    const applied = entry !== undefined && entry.version >= version && p.appliedVersion !== null && p.appliedVersion >= entry.since;
+    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
+  });
 }
 
 export interface NodeStatus {
