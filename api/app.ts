@@ -26,6 +26,10 @@ import { storageOps } from './storage';
 /** Every operation of the public API, in the order of the spec's groups. */
 export const allOps: AnyOp[] = [...dnsOps, ...authOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
 
+/** The OpenAPI document of the operations, as GET /openapi.json serves it (scripts/client-schema.ts makes the
+ * typed client from it). */
+export const apiDocument = (): Record<string, unknown> => openApiDocument(allOps, { title: 'hostplane control API', version: '1' });
+
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** /docs: Swagger UI from its npm package, served by this API itself: the page loads nothing from elsewhere. */
@@ -113,7 +117,7 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
     registers: [registry],
   });
 
-  const spec = openApiDocument(allOps, { title: 'hostplane control API', version: '1' });
+  const spec = apiDocument();
   const app = new Koa();
   app.proxy = false;
   // Koa's own error event would print stack traces to stderr; our error edge already logged what matters.

@@ -40,6 +40,7 @@ import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, note, ORG, out, startServe, type Side } from './dns-sides';
 import { fill } from './fill';
 import { guard, processTree, type ChildServer } from './lib';
+import { serialGreater } from '../zonefiles/serial';
 
 const CATALOG = 'catalog.invalid';
 const ZONES = { small: 'small.test', signed: 'signed.test', unsigned: 'unsigned.test' } as const;
@@ -65,9 +66,6 @@ const WATCHDOG_MS = 240_000;
 
 const fmtMs = (v: number): string => (Number.isNaN(v) ? 'n/a' : `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v)} ms`);
 
-/** RFC 1982: is serial `a` after `b`? */
-const serialAfter = (a: number, b: number): boolean => a !== b && ((a - b) >>> 0) < 0x80000000;
-
 /** The SOA serial a server answers authoritatively for `zone`, or null. */
 async function soaOf(probe: DnsProbe, zone: string, timeoutMs = 250): Promise<number | null> {
   const p = await probe.query(zone, 'SOA', timeoutMs);
@@ -81,7 +79,7 @@ async function serialAfterAt(probe: DnsProbe, zone: string, before: number, sinc
   for (;;) {
     const s = await soaOf(probe, zone);
     const now = performance.now();
-    if (s !== null && serialAfter(s, before)) return { ms: now - since, serial: s };
+    if (s !== null && serialGreater(s, before)) return { ms: now - since, serial: s };
     if (now - since > timeoutMs) return null;
     await sleep(POLL_MS);
   }

@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { bypassHash, hashPassword } from '../lib/access-hash';
+import { cookiesOf } from '../test/helpers/agent';
 import { makePki } from '../test/helpers/tls';
 import { freePort, ms, sleep, stats, type Stats } from './dns-lib';
 import { guard, REPO, spawnServer, type ChildServer } from './lib';
@@ -54,8 +55,6 @@ function send(url: string, agent: HttpAgent, host: string, o: { path?: string; m
     req.end(o.body);
   });
 }
-
-const cookiesOf = (a: Answer): string => (a.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!).join('; ');
 
 /** The stand-in control plane: the same bundle for every node, held long-polls, taken reports and redeems. */
 function controlPlane(bundle: unknown, redeemed: unknown): Server {

@@ -102,8 +102,9 @@ async function main(argv: string[]): Promise<number> {
   // `admin help [command]` as `help admin [command]`.
   if (command === 'admin' && rest[0] === 'help') return main(['help', 'admin', ...rest.slice(1)]);
   if (flags.help || command === 'help') {
-    const text = helpFor(command === 'help' ? rest : positionals);
-    if (text === undefined) return fail(badRequest(`unknown command ${(command === 'help' ? rest : positionals).join(' ')} (hostplane help lists the commands)`));
+    const asked = command === 'help' ? rest : positionals;
+    const text = helpFor(asked);
+    if (text === undefined) return fail(badRequest(`unknown command ${asked.join(' ')} (hostplane help lists the commands)`));
     process.stdout.write(`${text}\n`);
     return 0;
   }

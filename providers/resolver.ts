@@ -4,8 +4,7 @@
  */
 import { getServers } from 'node:dns';
 import type { RecordType } from 'dns-packet';
-import type { DnsResponse } from './nameserver/dns-query';
-import { dnsAsk, DnsTimeoutError, type DnsServer } from './nameserver/dns-transport';
+import { bare, dnsAsk, DnsTimeoutError, type DnsResponse, type DnsServer } from './nameserver/dns-transport';
 import { parseHostPort } from './nameserver/knot-config';
 
 /** The DS rrset a parent publishes for a zone, as a resolver sees it. */
@@ -57,7 +56,6 @@ export function parseResolverAddress(value: string): { host: string; port: numbe
 
 const at = (t: DnsServer): string => (t.port === 53 ? t.host : `${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`);
 const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
-const bare = (name: string): string => name.toLowerCase().replace(/\.$/, '');
 
 /**
  * Resolves through `servers` (each `ip`, `ip:port` or `[ipv6]:port`), or the system's resolvers (those of

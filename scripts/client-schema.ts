@@ -4,8 +4,7 @@
  * into TypeScript types by openapi-typescript. Deterministic: the same operations give the same text.
  */
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { allOps } from '../api/app';
-import { openApiDocument } from '../api/openapi';
+import { apiDocument } from '../api/app';
 
 /** Where the generated types live, relative to the repository root. */
 export const SCHEMA_FILE = 'client/schema.ts';
@@ -17,13 +16,8 @@ const HEADER = `/**
  */
 `;
 
-/** The document GET /openapi.json serves, built the way api/app.ts builds it (`info` aside, which no type uses). */
-export function openApiDoc(): Record<string, unknown> {
-  return openApiDocument(allOps, { title: 'hostplane control API', version: '1' });
-}
-
 /** The text of client/schema.ts for `doc`. */
-export async function renderSchema(doc: Record<string, unknown> = openApiDoc()): Promise<string> {
+export async function renderSchema(doc: Record<string, unknown> = apiDocument()): Promise<string> {
   // A copy: openapi-typescript's bundler annotates the object it is given.
   const ast = await openapiTS(structuredClone(doc) as unknown as OpenAPI3, { silent: true });
   return HEADER + astToString(ast);

@@ -5,9 +5,9 @@ import { udpAsk, type DnsResponse, type DnsServer } from './dns-transport';
 export type { DnsResponse } from './dns-transport';
 
 /** Sends one query over UDP with EDNS of 4096 bytes (an SOA answer for a long zone name does not fit 512 bytes)
- * and resolves with the response; rejects after `timeoutMs`. `recursive` asks a resolver to recurse (RD). */
-export function udpQuery(server: DnsServer, name: string, type: RecordType, timeoutMs: number, opts: { recursive?: boolean } = {}): Promise<DnsResponse> {
-  return udpAsk(server, name, type, timeoutMs, { recursive: opts.recursive, udpPayloadSize: 4096 });
+ * and resolves with the response; rejects after `timeoutMs`. */
+export function udpQuery(server: DnsServer, name: string, type: RecordType, timeoutMs: number): Promise<DnsResponse> {
+  return udpAsk(server, name, type, timeoutMs, { udpPayloadSize: 4096 });
 }
 
 /** The SOA serial `server` answers authoritatively for the zone `fqdn`; null when it does not serve it

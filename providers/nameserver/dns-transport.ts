@@ -44,7 +44,8 @@ function encodeQuery(id: number, name: string, type: RecordType, o: QueryOptions
 }
 
 /** A name as compared: lower case, no final dot. */
-const bare = (name: string): string => name.toLowerCase().replace(/\.$/, '');
+/** A name as compared: lower case, without its trailing dot. */
+export const bare = (name: string): string => name.toLowerCase().replace(/\.$/, '');
 
 /** One question over UDP; rejects with DnsTimeoutError after `timeoutMs`. */
 export function udpAsk(server: DnsServer, name: string, type: RecordType, timeoutMs: number, o: QueryOptions = {}): Promise<DnsResponse> {

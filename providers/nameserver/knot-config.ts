@@ -13,6 +13,9 @@ export const DS_DELETE_POLICY_ID = 'hostplane-ds-delete';
 /** How knotd signs a zone: not; signing; or signing while asking the parent to delete its DS. */
 export type Signing = 'off' | 'on' | 'delete-ds';
 
+/** The `dnssec-policy` of a signed zone. */
+export const policyOf = (signing: Exclude<Signing, 'off'>): string => (signing === 'on' ? POLICY_ID : DS_DELETE_POLICY_ID);
+
 export const signingOf = (z: { dnssec: boolean; deleteDs?: boolean }): Signing => (!z.dnssec ? 'off' : z.deleteDs ? 'delete-ds' : 'on');
 
 /** The catalog zone (RFC 9432) when none is named: `.invalid` never resolves publicly (RFC 6761), and the API
@@ -200,7 +203,7 @@ export function renderKnotConfig(input: KnotConfigInput): string {
   for (const z of zones) {
     lines.push(`  - domain: ${zoneFqdn(z.name)}`);
     const signing = signingOf(z);
-    if (signing !== 'off') lines.push('    dnssec-signing: on', `    dnssec-policy: ${signing === 'on' ? POLICY_ID : DS_DELETE_POLICY_ID}`);
+    if (signing !== 'off') lines.push('    dnssec-signing: on', `    dnssec-policy: ${policyOf(signing)}`);
   }
   return `${lines.join('\n')}\n`;
 }

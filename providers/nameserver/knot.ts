@@ -29,7 +29,7 @@ import { soaSerialServed, udpQuery } from './dns-query';
 import { removeFileDurably, replaceFile, stageFile, writeFileDurably, type StagedFile } from '../../lib/files';
 import { control, KnotControl, type CtlData } from './knot-ctl';
 import {
-  configuredZones, DS_DELETE_POLICY_ID, knotPaths, parseHostPort, POLICY_ID, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
+  configuredZones, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
 } from './knot-config';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
@@ -659,7 +659,7 @@ class Knot implements KnotNameserver {
       } else {
         // Both policies have the same algorithm, so a zone moving between them keeps its keys.
         if (current !== 'on' && current !== 'delete-ds') steps.push(['conf-set', `${item}.dnssec-signing`, 'on']);
-        steps.push(['conf-set', `${item}.dnssec-policy`, signing === 'on' ? POLICY_ID : DS_DELETE_POLICY_ID]);
+        steps.push(['conf-set', `${item}.dnssec-policy`, policyOf(signing)]);
       }
 
       const restore = (): Promise<void> => {
