@@ -35,6 +35,7 @@ import type { Context } from 'koa';
 import { AppError } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import { claimKey, finishKey, releaseKey, type StoredAnswer } from '../store/idempotency';
+import { canonicalJson } from '../lib/canonical-json';
 import type { Store } from '../store/db';
 import { toErrorBody } from './errors';
 
@@ -79,15 +80,6 @@ export function idempotencyKeyOf(ctx: Context): string | undefined {
   return given;
 }
 
-/** JSON with object keys sorted, so that the same body sent with its fields in another order is the same request. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
 /**
  * What makes two requests the same: the operation, the path, the query, the body (parsed JSON) and the
  * preconditions (`If-Match`, `If-None-Match`, as sent): a stored 200 or 412 answered one precondition and must not
@@ -99,7 +91,8 @@ export function fingerprint(operationId: string, ctx: Context, body: unknown): s
   const ifMatch = ctx.get('if-match');
   const ifNoneMatch = ctx.get('if-none-match');
   if (ifMatch !== '' || ifNoneMatch !== '') parts.push({ ifMatch, ifNoneMatch });
-  return createHash('sha256').update(canonical(parts)).digest('hex');
+  // Canonical: the same body sent with its fields in another order is the same request.
+  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }
 
 /** A claimed key: the request's outcome settles it. */

@@ -18,6 +18,8 @@ import { AppError, badRequest, notFound } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import { PaymentDeclined, PaymentError, type Payments } from '../providers/payment/port';
 import { RegistrarError, RegistrarRefused, type Availability, type Contact, type Registrar, type RegistrarDomain } from '../providers/registrar/port';
+import { canonicalJson } from '../lib/canonical-json';
+import { keyedSerial } from '../lib/keyed-serial';
 import { iso, type Store } from '../store/db';
 import {
   auditDomain, domainByName, purchaseById, purchaseIsOpen, recordRegistrarFacts, reservePurchase, setPurchaseStep, setRenewal, finishPurchase,
@@ -81,23 +83,10 @@ const paymentIncomplete = (e: unknown): AppError =>
 const unavailable = (name: string): AppError => new AppError(409, 'domain_unavailable', `the registry refuses ${name}: it is taken, reserved or not offered`);
 const contactContext = (orgId: number, name: string): string => `purchase/${orgId}/${name}`;
 
-/** Canonical JSON (sorted keys) of a contact, to compare a resend's with the stored one. */
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x)
-  ? Object.fromEntries(Object.entries(x as Record<string, unknown>).filter(([, y]) => y !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
-
 export function domainService(d: DomainServiceDeps): DomainService {
   const s = d.store;
-  const running = new Map<string, Promise<unknown>>();
-  const serially = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    for (let r = running.get(name); r; r = running.get(name)) await r.catch(() => undefined);
-    const run = fn();
-    running.set(name, run);
-    try {
-      return await run;
-    } finally {
-      if (running.get(name) === run) running.delete(name);
-    }
-  };
+  // A name's purchase, renewal and sync run one at a time.
+  const serially = keyedSerial();
   const registrar = (): Registrar => {
     if (!d.registrar) throw new AppError(503, 'registrar_not_configured', 'this deployment has no registrar');
     return d.registrar;
@@ -224,7 +213,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
         const differ: string[] = [];
         if (p.years !== i.years) differ.push('years');
         if (p.paymentMethod !== i.paymentMethod) differ.push('paymentMethod');
-        if (canonical(JSON.parse(d.sealer.open(contactContext(p.orgId, p.name), p.contactSealed!))) !== canonical(i.contact)) differ.push('contact');
+        if (canonicalJson(JSON.parse(d.sealer.open(contactContext(p.orgId, p.name), p.contactSealed!))) !== canonicalJson(i.contact)) differ.push('contact');
         if (differ.length) {
           throw badRequest(`a purchase of ${i.name} with other terms is under way; send it again with the same ${differ.join(', ')} to finish it`, { fields: differ });
         }

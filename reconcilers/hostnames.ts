@@ -16,6 +16,7 @@
 import { setCondition, type Condition } from '../lib/conditions';
 import { AppError } from '../lib/errors';
 import { verifyName } from '../lib/hostnames';
+import { keyedSerial } from '../lib/keyed-serial';
 import type { Logger } from '../lib/log';
 import type { Edge } from '../providers/edge/port';
 import { ResolverError, type Lookup, type RecordLookups, type Resolver } from '../providers/resolver';
@@ -97,17 +98,7 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
 
   /** Verification of one name runs one at a time, whether the loop or verifyHostname asked for it: two would
    * both judge and race to record. */
-  const verifying = new Map<string, Promise<void>>();
-  const serially = async (name: string, fn: () => Promise<void>): Promise<void> => {
-    for (let running = verifying.get(name); running; running = verifying.get(name)) await running.catch(() => undefined);
-    const run = fn();
-    verifying.set(name, run);
-    try {
-      await run;
-    } finally {
-      if (verifying.get(name) === run) verifying.delete(name);
-    }
-  };
+  const serially = keyedSerial();
 
   const ours = new Set(d.nameservers.map((n) => n.toLowerCase().replace(/\.$/, '')));
   /** A zone anyone may create here proves nothing by itself: only one public DNS delegates to our nameservers
