@@ -75,11 +75,15 @@ export class WorkerStartError extends Error {
 const here = dirname(fileURLToPath(import.meta.url));
 const compiled = import.meta.url.endsWith('.js');
 
-/** The built-in worker (agent/default-worker): node on its compiled file, or through tsx from the sources. */
-export function defaultWorkerCommand(): string[] {
-  if (compiled) return [process.execPath, join(here, 'default-worker.js')];
-  return [process.execPath, '--import', join(here, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs'), join(here, 'default-worker.ts')];
+/** A module of the agent run as a process of its own (`base` in directory `dir`): node on its compiled file, or
+ * through tsx from the sources. */
+export function entryCommand(dir: string, base: string): string[] {
+  if (compiled) return [process.execPath, join(dir, `${base}.js`)];
+  return [process.execPath, '--import', join(here, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs'), join(dir, `${base}.ts`)];
 }
+
+/** The built-in worker (agent/default-worker). */
+export const defaultWorkerCommand = (): string[] => entryCommand(here, 'default-worker');
 
 /** `--worker CMD`: run through the shell. The worker runs in a process group of its own, which stop() signals
  * whole: the command and whatever the shell started for it. */

@@ -22,10 +22,11 @@
  * client secret). It runs in a process group of its own, killed whole, so what it forks does not outlive it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../lib/log';
 import { backoffDelay, type BackoffOptions } from '../backoff';
+import { entryCommand } from '../worker-process';
 
 export interface HelperLimits {
   /** Default 2 s. */
@@ -58,15 +59,8 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-const compiled = import.meta.url.endsWith('.js');
-
-/** The helper as the workers' built-in command is run (agent/worker-process.ts): node on its compiled file, or
- * through tsx from the sources. */
-export function helperCommand(): string[] {
-  if (compiled) return [process.execPath, join(here, 'db-helper.js')];
-  return [process.execPath, '--import', join(here, '..', '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs'), join(here, 'db-helper.ts')];
-}
+/** The helper, run as the built-in worker is (agent/worker-process.ts entryCommand). */
+const helperCommand = (): string[] => entryCommand(dirname(fileURLToPath(import.meta.url)), 'db-helper');
 
 interface Pending {
   resolve(v: unknown): void;
