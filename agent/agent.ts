@@ -10,9 +10,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden } from '../lib/http-server';
+import { createServer as createHttpsServer } from 'node:https';
+import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden, listenOn } from '../lib/http-server';
 import type { Logger } from '../lib/log';
 import { accessGate, type AccessGateOptions } from './access-gate';
 import { loadAccessKey } from './access-session';
@@ -65,18 +65,6 @@ export interface RunningAgent {
   reportNow(): Promise<void>;
   /** Stops polling and reporting, closes the front end and stops every worker. */
   stop(): Promise<void>;
-}
-
-async function listenOn(server: Server, at: { host: string; port: number }, scheme: 'http' | 'https'): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(at.port, at.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return `${scheme}://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}`;
 }
 
 /** A listener facing the internet, with the API's timeouts and connection caps (lib/http-server.ts). */
@@ -171,10 +159,10 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   let httpServer: Server | null = null;
   let httpUrl: string | null = null;
   try {
-    url = await listenOn(server, o.listen, o.tls ? 'https' : 'http');
+    url = await listenOn(server, o.listen);
     if (o.tls && o.httpListen) {
       httpServer = hardened(createServer(httpsRedirect(route, (server.address() as AddressInfo).port)), log, 'http-redirect');
-      httpUrl = await listenOn(httpServer, o.httpListen, 'http');
+      httpUrl = await listenOn(httpServer, o.httpListen);
     }
   } catch (e) {
     if (server.listening) await closeServer(server);

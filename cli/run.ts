@@ -1,8 +1,7 @@
 /** The long-running commands: `serve` (everything in one process), `api` and `core` (the split). */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
@@ -23,7 +22,7 @@ import { startFeedPruning } from '../store/feed';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
-import { harden } from '../lib/http-server';
+import { harden, listenOn } from '../lib/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
 import { writeFileAtomic } from '../lib/files';
 import {
@@ -75,18 +74,9 @@ const LISTEN_ERRORS: Record<string, string> = {
 
 /** Listens on `host:port` and answers the URL it listens on; `flag` names what set the address, for the error. */
 async function bind(server: Server, at: { host: string; port: number }, flag: string): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    const fail = (e: NodeJS.ErrnoException): void => {
-      reject(new Error(`cannot listen on ${at.host}:${at.port} (${flag}): ${LISTEN_ERRORS[e.code ?? ''] ?? e.message}`, { cause: e }));
-    };
-    server.once('error', fail);
-    server.listen(at.port, at.host, () => {
-      server.off('error', fail);
-      resolve();
-    });
+  return listenOn(server, at).catch((e: NodeJS.ErrnoException) => {
+    throw new Error(`cannot listen on ${at.host}:${at.port} (${flag}): ${LISTEN_ERRORS[e.code ?? ''] ?? e.message}`, { cause: e });
   });
-  const { port: actual } = server.address() as AddressInfo;
-  return `${server instanceof HttpsServer ? 'https' : 'http'}://${at.host.includes(':') ? `[${at.host}]` : at.host}:${actual}`;
 }
 
 /** Listens on the API port and on --metrics-listen, both hardened against slow and flooding clients, prints the

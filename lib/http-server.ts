@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -155,6 +155,20 @@ interface Connection {
 /** The TCP socket under a request's socket: with TLS (https.Server) requests arrive on a TLSSocket wrapping the
  * accepted one, which is what the caps count (Node keeps it as `_parent`). */
 const transportOf = (socket: Duplex): Duplex => (socket as Duplex & { _parent?: Duplex | null })._parent ?? socket;
+
+/** Listens on `at` (port 0: a free one) and answers the URL it listens on, https for a TLS server; rejects with
+ * the listen error (EADDRINUSE, ...). */
+export async function listenOn(server: Server, at: { host: string; port: number }): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return `${server instanceof TlsServer ? 'https' : 'http'}://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}`;
+}
 
 /**
  * Applies timeouts, caps and JSON client-error answers to `server`. Call before `listen` (Node reads the

@@ -9,7 +9,7 @@
  * A fault applies to the operations it names (all by default), `times` calls (unlimited by default).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../lib/http-server';
 import { z } from 'zod';
 
 export type FaultMode = 'fail' | 'hang' | 'late' | 'lost';
@@ -138,17 +138,9 @@ export async function startSandboxServer<Op extends string>(routes: SandboxRoute
       send(res, answer);
     })().catch(() => send(res, { status: 500, body: o.error('internal', 'internal error') }));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = o.host ?? '127.0.0.1';
+  const url = await listenOn(server, { host: o.host ?? '127.0.0.1', port: o.port ?? 0 });
   const api: SandboxServer<Op> = {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url,
     fault(f) {
       fault = f ? { ...f, left: f.times ?? Infinity } : null;
       if (!f || f.mode !== 'hang') {

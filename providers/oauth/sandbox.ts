@@ -38,7 +38,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../../lib/http-server';
 import { z } from 'zod';
 import type { Logger } from '../../lib/log';
 import { sameText } from '../../lib/same-text';
@@ -329,16 +329,7 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
       send(res, json(e instanceof TooLarge ? 413 : 500, { error: 'server_error' }));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = opts.host ?? '127.0.0.1';
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = await listenOn(server, { host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   return {
     url,
     token: controlToken,
