@@ -13,7 +13,7 @@ import { setPlacement } from '../store/projects';
 import { readStatus } from '../store/status';
 import { createZone } from '../store/zones';
 import { checkZoneName } from '../zonefiles';
-import { checkGiven, FLAG_HELP, type FlagName, type Flags } from './options';
+import { checkGiven, durationMs, FLAG_HELP, type FlagName, type Flags } from './options';
 
 const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -80,7 +80,6 @@ const knownPlan = (plans: Plans, plan: string): string => {
   return plan;
 };
 
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** `--expires-in` or `--expires-at` as the RFC 3339 time the token stops working, or null: it does not expire. */
@@ -90,9 +89,9 @@ export function tokenExpiry(flags: Pick<Flags, 'expires-in' | 'expires-at'>, now
   if (inText !== undefined && atText !== undefined) throw badRequest('give --expires-in or --expires-at, not both');
   let at: Date;
   if (inText !== undefined) {
-    const m = /^(\d{1,6})([mhd])$/.exec(inText);
-    if (!m || Number(m[1]) === 0) throw badRequest(`invalid --expires-in ${inText}; expected a number and m, h or d, as 30d`);
-    at = new Date(now.getTime() + Number(m[1]) * UNITS[m[2]!]!);
+    const ms = durationMs(inText);
+    if (ms === null) throw badRequest(`invalid --expires-in ${inText}; expected a number and m, h or d, as 30d`);
+    at = new Date(now.getTime() + ms);
   } else if (atText !== undefined) {
     at = new Date(atText);
     if (!ISO_TIME.test(atText) || Number.isNaN(at.getTime())) {

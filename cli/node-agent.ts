@@ -2,8 +2,6 @@
  * prints `{"listening": URL}` (the front end; `"redirect": URL` adds the `--http-listen` listener's) as its first
  * stdout line, like the servers, and stops its workers on SIGTERM or SIGINT. The node token comes from `--token`
  * or HOSTPLANE_NODE_TOKEN and reaches no log line. */
-import { readFileSync } from 'node:fs';
-import { createSecureContext } from 'node:tls';
 import { badRequest } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import { startAgent } from '../agent/agent';
@@ -11,7 +9,7 @@ import { createSignInService } from '../agent/signin/service';
 import { httpControlPlane } from '../agent/control';
 import { defaultWorkerUsers, MAX_WORKER_UID, type WorkerUsers } from '../agent/users';
 import { defaultWorkerCommand, shellCommand } from '../agent/worker-process';
-import { listenAddress, tlsFiles, type Flags } from './options';
+import { DURATION_UNITS, durationMs, httpUrlFlag, listenAddress, readFlagFile, tlsFiles, type Flags } from './options';
 
 export interface NodeAgentSettings {
   nodeId: string;
@@ -32,8 +30,6 @@ export interface NodeAgentSettings {
   users: WorkerUsers;
 }
 
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
 /** The node agent's settings from its flags; a usage error (400) names the first wrong one. */
 export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process.env): NodeAgentSettings {
   const nodeId = flags.node;
@@ -44,26 +40,15 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
   if (!dir) throw badRequest('node-agent needs --dir D (where it keeps the bundle, storage and databases)');
   const control = flags.control;
   if (!control) throw badRequest('node-agent needs --control URL (the control plane)');
-  if (!URL.canParse(control) || !/^https?:$/.test(new URL(control).protocol)) throw badRequest(`invalid --control ${control}; expected an http or https URL`);
+  httpUrlFlag('control', control);
   let ca: string | undefined;
   if (flags.ca !== undefined) {
-    try {
-      ca = readFileSync(flags.ca, 'utf8');
-    } catch (e) {
-      throw badRequest(`--ca ${flags.ca} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
+    ca = readFlagFile('ca', flags.ca).toString('utf8');
     if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw badRequest(`--ca ${flags.ca} holds no PEM certificate`);
   }
   const listen = listenAddress(flags.listen);
   if (!listen) throw badRequest(`invalid --listen ${flags.listen}; expected HOST:PORT or [IPv6]:PORT`);
   const tls = tlsFiles(flags) ?? undefined;
-  if (tls) {
-    try {
-      createSecureContext(tls);
-    } catch (e) {
-      throw badRequest(`--tls-cert, --tls-key: ${(e as Error).message}`);
-    }
-  }
   let httpListen: NodeAgentSettings['httpListen'];
   if (flags['http-listen'] !== undefined) {
     if (!tls) throw badRequest('--http-listen needs --tls-cert and --tls-key: without them --listen serves plain HTTP itself');
@@ -71,12 +56,9 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
     if (!httpListen) throw badRequest(`invalid --http-listen ${flags['http-listen']}; expected HOST:PORT or [IPv6]:PORT`);
   }
   const dashboardUrl = flags['dashboard-url'];
-  if (dashboardUrl !== undefined && (!URL.canParse(dashboardUrl) || !/^https?:$/.test(new URL(dashboardUrl).protocol))) {
-    throw badRequest(`invalid --dashboard-url ${dashboardUrl}; expected an http or https URL`);
-  }
-  const session = /^(\d{1,6})([mhd])$/.exec(flags['access-session']);
-  const sessionTtlMs = session ? Number(session[1]) * UNIT_MS[session[2] as keyof typeof UNIT_MS] : 0;
-  if (sessionTtlMs < UNIT_MS.m || sessionTtlMs > 365 * UNIT_MS.d) {
+  if (dashboardUrl !== undefined) httpUrlFlag('dashboard-url', dashboardUrl);
+  const sessionTtlMs = durationMs(flags['access-session']) ?? 0;
+  if (sessionTtlMs < DURATION_UNITS.m! || sessionTtlMs > 365 * DURATION_UNITS.d!) {
     throw badRequest(`invalid --access-session ${flags['access-session']}; expected a number and m, h or d, from 1m to 365d, as 24h`);
   }
   const interval = flags['report-interval-ms'];

@@ -328,7 +328,30 @@ export function deferFileFrom(flags: Flags): number {
   return n;
 }
 
-const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+export const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A flag's duration, a number and one of `units` (`7d`, `24h`), in milliseconds; null when it is none, or zero
+ * (each flag says what it takes in its own usage error). */
+export function durationMs(text: string, units: Record<string, number> = DURATION_UNITS): number | null {
+  const m = /^(\d{1,6})([a-z])$/.exec(text);
+  const unit = m ? units[m[2]!] : undefined;
+  return m && unit !== undefined && Number(m[1]) !== 0 ? Number(m[1]) * unit : null;
+}
+
+/** A flag's value that must be an http or https URL, or the usage error saying so. */
+export function httpUrlFlag(flag: string, value: string): string {
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw badRequest(`invalid --${flag} ${value}; expected an http or https URL`);
+  return value;
+}
+
+/** A flag's file, read, or the usage error naming the flag, the file and why it cannot be read. */
+export function readFlagFile(flag: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw badRequest(`--${flag} ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
 
 /** The custom hostname settings of `serve` and `core`: fallback origin, edge addresses, check interval, expiry. */
 export function hostnameSettings(flags: Flags): { fallbackOrigin: string; edgeAddresses: string[]; intervalMs: number; pendingTtlMs: number } {
@@ -340,16 +363,15 @@ export function hostnameSettings(flags: Flags): { fallbackOrigin: string; edgeAd
   const interval = flags['verify-interval-ms'];
   const intervalMs = Number(interval);
   if (!/^\d+$/.test(interval) || intervalMs < 100) throw badRequest(`invalid --verify-interval-ms ${interval}; expected milliseconds, at least 100`);
-  const m = /^(\d{1,6})([mhd])$/.exec(flags['hostname-expiry']);
-  if (!m || Number(m[1]) === 0) throw badRequest(`invalid --hostname-expiry ${flags['hostname-expiry']}; expected a number and m, h or d, as 7d`);
-  return { fallbackOrigin: checked.name, edgeAddresses: edgeAddresses.map((a) => a.toLowerCase()), intervalMs, pendingTtlMs: Number(m[1]) * DURATION_UNITS[m[2]!]! };
+  const pendingTtlMs = durationMs(flags['hostname-expiry']);
+  if (pendingTtlMs === null) throw badRequest(`invalid --hostname-expiry ${flags['hostname-expiry']}; expected a number and m, h or d, as 7d`);
+  return { fallbackOrigin: checked.name, edgeAddresses: edgeAddresses.map((a) => a.toLowerCase()), intervalMs, pendingTtlMs };
 }
 
 /** `--edge-url`: an http(s) URL, or undefined for the sandbox. */
 export function edgeUrl(flags: Flags): string | undefined {
   const url = flags['edge-url'];
-  if (url !== undefined && (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))) throw badRequest(`invalid --edge-url ${url}; expected an http or https URL`);
-  return url;
+  return url === undefined ? undefined : httpUrlFlag('edge-url', url);
 }
 
 type HardeningFlag = 'max-connections' | 'max-connections-per-address' | 'max-waiting-connections-per-address' | 'headers-timeout-ms' | 'request-timeout-ms';
@@ -417,12 +439,7 @@ function hostPorts(flag: 'dns-listen' | 'secondaries', given: string[]): void {
 export function tsigKey(flags: Flags): TsigKey | null {
   const file = flags['tsig-key'];
   if (file === undefined) return null;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw badRequest(`--tsig-key ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const text = readFlagFile('tsig-key', file).toString('utf8');
   try {
     return parseTsigKey(text);
   } catch (e) {
@@ -430,20 +447,20 @@ export function tsigKey(flags: Flags): TsigKey | null {
   }
 }
 
-/** `--tls-cert FILE --tls-key FILE` (both or neither), read: the API listens with TLS. Null without them. */
+/** `--tls-cert FILE --tls-key FILE` (both or neither), read and checked as a pair TLS takes: the API or the node's
+ * front end listens with TLS. Null without them. */
 export function tlsFiles(flags: Flags): { cert: Buffer; key: Buffer } | null {
   const cert = flags['tls-cert'];
   const key = flags['tls-key'];
   if (cert === undefined && key === undefined) return null;
   if (cert === undefined || key === undefined) throw badRequest('--tls-cert and --tls-key go together');
-  const read = (flag: string, file: string): Buffer => {
-    try {
-      return readFileSync(file);
-    } catch (e) {
-      throw badRequest(`--${flag} ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-  };
-  return { cert: read('tls-cert', cert), key: read('tls-key', key) };
+  const files = { cert: readFlagFile('tls-cert', cert), key: readFlagFile('tls-key', key) };
+  try {
+    createSecureContext(files);
+  } catch (e) {
+    throw badRequest(`--tls-cert, --tls-key: ${(e as Error).message}`);
+  }
+  return files;
 }
 
 /** `--oauth-providers`: the endpoint table nodes get (`real`, or a file's), or `sandbox` for one of ours on loopback
@@ -475,14 +492,7 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
   serverHardening(flags);
   try { rateLimitFlag(flags['rate-limit']); } catch (e) { throw badRequest((e as Error).message); }
   hostnameSettings(flags);
-  const tls = tlsFiles(flags);
-  if (tls) {
-    try {
-      createSecureContext(tls);
-    } catch (e) {
-      throw badRequest(`--tls-cert, --tls-key: ${(e as Error).message}`);
-    }
-  }
+  tlsFiles(flags);
   if (command !== 'api') {
     edgeUrl(flags);
     oauthProviders(command, flags);
@@ -490,7 +500,7 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
   if (command === 'api') {
     const url = flags['core-url'];
     if (url !== undefined) {
-      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw badRequest(`invalid --core-url ${url}; expected an http or https URL`);
+      httpUrlFlag('core-url', url);
       if (!coreToken(flags)) throw badRequest('--core-url needs --core-token or HOSTPLANE_CORE_TOKEN');
     }
   } else {
@@ -528,13 +538,12 @@ export function domainSettings(flags: Flags): {
   if (flags.registrar !== 'on' && flags.registrar !== 'off') throw badRequest(`--registrar takes on or off, not ${flags.registrar}`);
   const url = (flag: 'registrar-url' | 'payment-url'): string | undefined => {
     const u = flags[flag];
-    if (u !== undefined && (!URL.canParse(u) || !/^https?:$/.test(new URL(u).protocol))) throw badRequest(`invalid --${flag} ${u}; expected an http or https URL`);
-    return u;
+    return u === undefined ? undefined : httpUrlFlag(flag, u);
   };
   const duration = (flag: 'purchase-abandon-after' | 'domain-sync-interval' | 'domain-renew-before'): number => {
-    const m = /^(\d{1,6})([smhd])$/.exec(flags[flag]);
-    if (!m || Number(m[1]) === 0) throw badRequest(`invalid --${flag} ${flags[flag]}; expected a number and s, m, h or d, as 24h`);
-    return Number(m[1]) * DOMAIN_UNITS[m[2]!]!;
+    const ms = durationMs(flags[flag], DOMAIN_UNITS);
+    if (ms === null) throw badRequest(`invalid --${flag} ${flags[flag]}; expected a number and s, m, h or d, as 24h`);
+    return ms;
   };
   return {
     registrar: flags.registrar === 'on', registrarUrl: url('registrar-url'), paymentUrl: url('payment-url'),
