@@ -15,7 +15,7 @@ import { setCondition, type Condition } from '../lib/conditions';
 import type { Logger } from '../lib/log';
 import type { DomainService } from '../core/domains';
 import type { Store } from '../store/db';
-import { allDomainKeys, domainByName, ledgerOf, openPurchases, type DomainFacts } from '../store/domains';
+import { allDomainKeys, domainByName, ledgerOf, openPurchaseOf, type DomainFacts } from '../store/domains';
 import { recordStatus, statusOf } from '../store/status';
 import { identityWatch, type Reconciler, type Result } from './types';
 
@@ -76,15 +76,16 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
     async reconcile(name): Promise<Result> {
       const now = s.clock().getTime();
       let next = Infinity;
-      for (const p of openPurchases(s).filter((x) => x.name === name)) {
+      const p = openPurchaseOf(s, name);
+      if (p) {
         const age = now - Date.parse(p.updatedAt);
         if (age < abandonAfterMs) {
-          next = Math.min(next, abandonAfterMs - age);
-          continue;
+          next = abandonAfterMs - age;
+        } else {
+          d.log.info({ domain: name, step: p.step }, 'finishing an abandoned purchase');
+          await d.domains.finishAbandoned(p.id);
+          purchases.inc();
         }
-        d.log.info({ domain: name, step: p.step }, 'finishing an abandoned purchase');
-        await d.domains.finishAbandoned(p.id);
-        purchases.inc();
       }
       let dom = domainByName(s, name);
       if (!dom || !d.registrar || !['active', 'expired'].includes(dom.status)) return Number.isFinite(next) ? { requeueAfterMs: next } : {};

@@ -43,7 +43,7 @@ const statusJoin = and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key,
 async function withStatus(s: Store, d: DomainRow): Promise<DomainWithStatus> {
   const st = await statusOf<DomainFacts>(s, 'domain', d.name, d.uid);
   const p = d.status === 'pending'
-    ? s.db.select({ step: domainPurchases.step }).from(domainPurchases).where(and(eq(domainPurchases.name, d.name), eq(domainPurchases.open, 1))).get()
+    ? openPurchaseOf(s, d.name)
     : undefined;
   return {
     ...d,
@@ -160,9 +160,9 @@ export function purchaseById(s: Store, id: string): PurchaseRow | undefined {
   return s.db.select().from(domainPurchases).where(eq(domainPurchases.id, id)).get() as PurchaseRow | undefined;
 }
 
-/** Open purchases, oldest first (the reconciler's). */
-export function openPurchases(s: Store): PurchaseRow[] {
-  return s.db.select().from(domainPurchases).where(eq(domainPurchases.open, 1)).orderBy(asc(domainPurchases.createdAt)).all() as PurchaseRow[];
+/** The open purchase of `name`, if any (at most one: domain_purchases_open_name). */
+export function openPurchaseOf(s: Store, name: string): PurchaseRow | undefined {
+  return s.db.select().from(domainPurchases).where(and(eq(domainPurchases.name, name), eq(domainPurchases.open, 1))).get() as PurchaseRow | undefined;
 }
 
 /** Stores the step a purchase is at (before the external call it makes), with what the last one learned. */

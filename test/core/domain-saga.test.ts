@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import type { FaultMode } from '../../providers/sandbox-server';
 import { domainReconciler } from '../../reconcilers/domains';
-import { domainByName, openPurchases } from '../../store/domains';
+import { domainByName, openPurchaseOf } from '../../store/domains';
 import type { TestApi } from '../helpers/app';
 import { purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
 
@@ -77,7 +77,7 @@ describe.each(TABLE)('%s fails by %s', (step, mode) => {
     await new Promise((r) => setTimeout(r, mode === 'late' ? 1_100 : 0));
     const r = reconciler();
     await r.reconcile(name, new AbortController().signal);
-    expect(openPurchases(t.store).filter((x) => x.name === name)).toEqual([]);
+    expect(openPurchaseOf(t.store, name)).toBeUndefined();
     const charged = step === 'register' || (step === 'charge' && (mode === 'lost' || mode === 'late'));
     if (charged) await finished(name);
     else {
@@ -100,7 +100,7 @@ describe('an abandoned purchase whose name can no longer be registered', () => {
     await reconciler().reconcile(name, new AbortController().signal);
     expect(charges(name)).toEqual([expect.objectContaining({ refunded: true })]);
     expect(domainByName(t.store, name)).toBeUndefined();
-    expect(openPurchases(t.store).filter((x) => x.name === name)).toEqual([]);
+    expect(openPurchaseOf(t.store, name)).toBeUndefined();
   });
 
   it('is left alone while it is younger than the abandonment time', async () => {
