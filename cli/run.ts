@@ -13,6 +13,7 @@ import { filesOnlyNameserver } from '../providers/nameserver/files-only';
 import { AddressInUseError, createKnotNameserver, findKnot } from '../providers/nameserver/knot';
 import type { Nameserver } from '../providers/nameserver/port';
 import { systemResolver } from '../providers/resolver';
+
 import type { Logger } from '../lib/log';
 import type { Core, DnsInfo } from '../core/port';
 import { openSealer } from '../core/sealing';
@@ -43,6 +44,9 @@ import { startOAuthSandbox } from '../providers/oauth/sandbox';
 import { OAUTH_PROVIDERS, type ProviderEndpointTable } from '../lib/oauth-providers';
 import type { ChangeKind } from '../store/feed';
 import type { Sealer } from '../core/sealing';
+
+/** The resolver the core's parts ask (delegations, hostname proofs): `--resolver`, or the system's. */
+type Resolver = ReturnType<typeof systemResolver>;
 
 /** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
  * that the API's caps leave (lib/http-server.ts). */
@@ -186,13 +190,13 @@ function createNameserver(flags: Flags, log: Logger): Nameserver {
 
 /** The custom hostnames' edge (`--edge-url`, or a sandbox on loopback) and reconciler. They run with or without
  * own DNS: proofs and the edge need none. */
-async function startHostnames(store: Store, flags: Flags, log: Logger) {
+async function startHostnames(store: Store, flags: Flags, log: Logger, resolver: Resolver) {
   const settings = hostnameSettings(flags);
   const url = edgeUrl(flags);
   const sandbox = url ? null : await startEdgeSandbox();
   if (sandbox) log.info({ url: sandbox.url }, 'no --edge-url: a sandbox edge provider runs on loopback');
   const reconciler = hostnameReconciler({
-    store, resolver: systemResolver(list(flags.resolver)), edge: httpEdge(url ?? sandbox!.url), log: log.child({ component: 'hostnames' }),
+    store, resolver, edge: httpEdge(url ?? sandbox!.url), log: log.child({ component: 'hostnames' }),
     fallbackOrigin: settings.fallbackOrigin, edgeAddresses: settings.edgeAddresses, intervalMs: settings.intervalMs, pendingTtlMs: settings.pendingTtlMs,
     nameservers: list(flags.nameservers),
   });
@@ -200,7 +204,7 @@ async function startHostnames(store: Store, flags: Flags, log: Logger) {
 }
 
 /** The nameserver (none with `--dns off`) and its zone reconciler. */
-async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo) {
+async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, resolver: Resolver) {
   if (!dns.configured) return null;
   const renamed = await syncZoneNameservers(store, dns.nameservers);
   if (renamed.length > 0) log.info({ zones: renamed.length, nameservers: dns.nameservers }, 'zones\' NS set to --nameservers');
@@ -211,7 +215,7 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo) {
     log.error({ err: e.message }, 'the nameserver did not start; zone status will say so');
   });
   const reconciler = zoneReconciler({
-    store, nameserver, resolver: systemResolver(list(flags.resolver)), nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags),
+    store, nameserver, resolver, nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags),
   });
   return { nameserver, reconciler };
 }
@@ -219,7 +223,7 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo) {
 /** The registrar and payment provider (`--registrar-url`, `--payment-url`, or sandboxes on loopback; none with
  * `--registrar off`), the domain operations over them and the domain reconciler. `nudge` is bound once the
  * runner exists. */
-async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sealer, dns: DnsInfo, registry?: client.Registry) {
+async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sealer, dns: DnsInfo, resolver: Resolver, registry?: client.Registry) {
   const settings = domainSettings(flags);
   const registrarSandbox = settings.registrar && !settings.registrarUrl ? await startRegistrarSandbox() : null;
   const paymentSandbox = settings.registrar && !settings.paymentUrl ? await startPaymentSandbox().catch(async (e: unknown) => {
@@ -229,7 +233,6 @@ async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sea
   if (registrarSandbox) log.info({ url: registrarSandbox.url }, 'no --registrar-url: a sandbox registrar runs on loopback');
   if (paymentSandbox) log.info({ url: paymentSandbox.url }, 'no --payment-url: a sandbox payment provider runs on loopback');
   let nudge: (kind: ChangeKind, key: string) => void = () => undefined;
-  const resolver = systemResolver(list(flags.resolver));
   const service = domainService({
     store, sealer, dns, log: log.child({ component: 'domains' }),
     registrar: settings.registrar ? httpRegistrar(settings.registrarUrl ?? registrarSandbox!.url) : null,
@@ -277,9 +280,11 @@ async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, 
   try {
     // The nameserver first: it binds the DNS port it was given before the sandboxes take free ports of their own,
     // one of which could otherwise be that very port.
-    zones = await startDns(store, flags, log, dns);
-    hostnames = await startHostnames(store, flags, log);
-    domains = await startDomains(store, flags, log, sealer, dns, registry);
+    // One resolver (--resolver, or the system's) for delegation checks, hostname proofs and purchases.
+    const resolver = systemResolver(list(flags.resolver));
+    zones = await startDns(store, flags, log, dns, resolver);
+    hostnames = await startHostnames(store, flags, log, resolver);
+    domains = await startDomains(store, flags, log, sealer, dns, resolver, registry);
     oauth = await startOAuth(command, flags, log);
     // Nodes' bundles are built here: they carry secret values, which only the core can open.
     const bundles = bundleReconciler({ store, sealer, plans: plans(flags), oauthEndpoints: oauth.endpoints });
