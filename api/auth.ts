@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { secretContext } from '../core/sealing';
 import { AppError, conflict } from '../lib/errors';
 import { clientSecretName, OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName } from '../lib/oauth-providers';
-import { authState, deleteAuthProvider, grantAuth, revokeAuth, setAuthProvider, updateAuthSettings, type AuthWrite } from '../store/auth';
-import { getProject, type Project } from '../store/projects';
+import { authState, deleteAuthProvider, grantAuth, revokeAuth, setAuthProvider, updateAuthSettings } from '../store/auth';
+import { getProject, type Project, type ProjectWrite } from '../store/projects';
 import { bodyTag, cacheable, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp, type Deps, type OrgScope } from './ops';
 import { ErrorSchema, NO_CORE, ProjectParams, errorResponses } from './schemas';
@@ -58,7 +58,7 @@ function providerOf(name: string): OAuthProviderName {
   return r.data;
 }
 
-async function writeOf(deps: Deps, scope: OrgScope, projectName: string): Promise<{ project: Project; write: AuthWrite }> {
+async function writeOf(deps: Deps, scope: OrgScope, projectName: string): Promise<{ project: Project; write: ProjectWrite }> {
   const project = await getProject(deps.store, scope.org.id, projectName);
   return { project, write: { orgId: scope.org.id, projectId: project.id, projectName: project.name, actor: scope.actor } };
 }

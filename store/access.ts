@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError, badRequest } from '../lib/errors';
 import type { Role } from './accounts';
 import { iso, type Store } from './db';
+import type { ProjectWrite } from './projects';
 import { appendAudit, recordChange } from './feed';
 import { accessCodes, accessPolicies, hostnames, memberships, orgs, placements, projects, users } from './schema';
 
@@ -27,8 +28,6 @@ export interface AccessPolicyState {
   /** Rises when the mode or the password changes (0: never set). */
   version: number;
 }
-
-export interface AccessWrite { orgId: number; projectId: number; projectName: string; actor: string }
 
 type Row = typeof accessPolicies.$inferSelect;
 
@@ -57,7 +56,7 @@ export function accessForBundle(s: Store, projectIds: number[]): Map<number, Acc
  * with no password sent now nor ever stored is 400. The audit record names the mode and whether a password was
  * sent, never the password nor its hash.
  */
-export async function setAccessPolicy(s: Store, p: AccessWrite & { mode: AccessMode; passwordHash?: string }): Promise<AccessPolicyState> {
+export async function setAccessPolicy(s: Store, p: ProjectWrite & { mode: AccessMode; passwordHash?: string }): Promise<AccessPolicyState> {
   const now = s.clock();
   return s.write(async (tx) => {
     await tx.lock(`project/${p.projectId}`);
@@ -80,7 +79,7 @@ export async function setAccessPolicy(s: Store, p: AccessWrite & { mode: AccessM
 }
 
 /** newAccessBypass: stores the hash of a new secret, the old one stops matching at once (one hash per project). */
-export async function setBypass(s: Store, p: AccessWrite & { bypassHash: string }): Promise<void> {
+export async function setBypass(s: Store, p: ProjectWrite & { bypassHash: string }): Promise<void> {
   const now = s.clock();
   await s.write(async (tx) => {
     await tx.lock(`project/${p.projectId}`);
@@ -96,7 +95,7 @@ export async function setBypass(s: Store, p: AccessWrite & { bypassHash: string 
 }
 
 /** revokeAccessBypass: idempotent; the policy stays as it is. Answers whether this call revoked one. */
-export async function revokeBypass(s: Store, p: AccessWrite): Promise<{ revoked: boolean }> {
+export async function revokeBypass(s: Store, p: ProjectWrite): Promise<{ revoked: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
     await tx.lock(`project/${p.projectId}`);

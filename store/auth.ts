@@ -10,6 +10,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { AppError } from '../lib/errors';
 import type { OAuthProviderName } from '../lib/oauth-providers';
 import { iso, type Store, type Tx } from './db';
+import type { ProjectWrite } from './projects';
 import { appendAudit, recordChange } from './feed';
 import { routableHostnames } from './hostnames';
 import { authGrants, authProviders } from './schema';
@@ -36,8 +37,6 @@ export interface AuthState {
   hosts: string[];
 }
 
-export interface AuthWrite { orgId: number; projectId: number; projectName: string; actor: string }
-
 async function grantOf(tx: Tx, projectId: number): Promise<AuthSettings | undefined> {
   const [row] = await tx.select({ settings: authGrants.settings }).from(authGrants).where(eq(authGrants.projectId, projectId));
   return row && settingsOf(row.settings);
@@ -55,7 +54,7 @@ export async function authState(s: Store, projectId: number): Promise<AuthState>
  * its settings, grant id and providers, and the call changes nothing (no change, no audit record). Answers whether
  * this call granted.
  */
-export async function grantAuth(s: Store, p: AuthWrite): Promise<{ granted: boolean }> {
+export async function grantAuth(s: Store, p: ProjectWrite): Promise<{ granted: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
     const inserted = await tx.insert(authGrants).values({ projectId: p.projectId, grantId: randomBytes(16).toString('hex'), settings: { ...AUTH_DEFAULTS }, createdAt: iso(now) })
@@ -71,7 +70,7 @@ export async function grantAuth(s: Store, p: AuthWrite): Promise<{ granted: bool
  * updateAuthSettings: the fields given replace theirs, the others stay. 404 `not_granted` without a grant. A patch
  * that changes nothing records no change (the bundle stays), but is audited like any call. Answers whether it changed.
  */
-export async function updateAuthSettings(s: Store, p: AuthWrite & { patch: Partial<AuthSettings> }): Promise<{ changed: boolean }> {
+export async function updateAuthSettings(s: Store, p: ProjectWrite & { patch: Partial<AuthSettings> }): Promise<{ changed: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
     await tx.lock(`project/${p.projectId}`);
@@ -90,7 +89,7 @@ export async function updateAuthSettings(s: Store, p: AuthWrite & { patch: Parti
 
 /** revokeAuth: idempotent. Removes the grant, never the users (they live in the project's database) nor the
  * providers. Answers whether this call revoked. */
-export async function revokeAuth(s: Store, p: AuthWrite): Promise<{ revoked: boolean }> {
+export async function revokeAuth(s: Store, p: ProjectWrite): Promise<{ revoked: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
     const gone = await tx.delete(authGrants).where(eq(authGrants.projectId, p.projectId)).returning({ id: authGrants.projectId });
@@ -106,7 +105,7 @@ export async function revokeAuth(s: Store, p: AuthWrite): Promise<{ revoked: boo
  * (`sealed`). Each seal differs, so the row is written on every call; the bundle, which holds the opened secret,
  * only gets a new version when the secret or client id did change.
  */
-export async function setAuthProvider(s: Store, p: AuthWrite & { provider: OAuthProviderName; clientId: string; sealed: string }): Promise<void> {
+export async function setAuthProvider(s: Store, p: ProjectWrite & { provider: OAuthProviderName; clientId: string; sealed: string }): Promise<void> {
   const now = s.clock();
   await s.write(async (tx) => {
     const row = { clientId: p.clientId, sealedSecret: p.sealed, updatedAt: iso(now) };
@@ -121,7 +120,7 @@ export async function setAuthProvider(s: Store, p: AuthWrite & { provider: OAuth
 
 /** deleteAuthProvider: idempotent; the users stay, only their way in through this provider goes. Answers whether
  * this call removed one. */
-export async function deleteAuthProvider(s: Store, p: AuthWrite & { provider: string }): Promise<{ deleted: boolean }> {
+export async function deleteAuthProvider(s: Store, p: ProjectWrite & { provider: string }): Promise<{ deleted: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
     const gone = await tx.delete(authProviders)

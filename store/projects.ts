@@ -7,6 +7,10 @@ import { decodeCursor, toPage, type Page } from './paging';
 import { hostnames, nodes, placements, projects } from './schema';
 import { projectPlacements, type ProjectPlacement } from './nodes';
 
+/** Who writes a per-project grant or policy (sign-in, storage, access), in which org and project: the audit
+ * record's actor and target. */
+export interface ProjectWrite { orgId: number; projectId: number; projectName: string; actor: string }
+
 export interface Project { id: number; name: string; hostname: string; database: boolean; createdAt: string }
 export interface ProjectDetail extends Project {
   hostnames: { name: string; kind: 'default' | 'custom'; status: string }[];

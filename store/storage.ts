@@ -7,6 +7,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import { iso, type Store, type Tx } from './db';
+import type { ProjectWrite } from './projects';
 import { appendAudit, recordChange } from './feed';
 import { projectUsage, storageGrants, storagePrefixes } from './schema';
 
@@ -24,8 +25,6 @@ const newPrefix = (): string => `p${randomBytes(12).toString('hex')}/`;
 /** What the revoke's audit record says of the objects: they stay, and deleting under a prefix is no operation yet. */
 export const REVOKE_NOTE = 'objects under the prefix are kept: deleting objects under a prefix needs a core operation that does not exist yet';
 
-export interface StorageWrite { orgId: number; projectId: number; projectName: string; actor: string }
-
 async function prefixOf(tx: Tx, projectId: number): Promise<string | undefined> {
   const [row] = await tx.select({ prefix: storagePrefixes.prefix }).from(storagePrefixes).where(eq(storagePrefixes.projectId, projectId));
   return row?.prefix;
@@ -36,7 +35,7 @@ async function prefixOf(tx: Tx, projectId: number): Promise<string | undefined> 
  * changes nothing (no change, no audit record). `quotaBytes` (the plan's now) is recorded with the grant row.
  * Answers whether this call granted.
  */
-export async function grantStorage(s: Store, p: StorageWrite & { quotaBytes: number }): Promise<{ granted: boolean; prefix: string }> {
+export async function grantStorage(s: Store, p: ProjectWrite & { quotaBytes: number }): Promise<{ granted: boolean; prefix: string }> {
   const now = s.clock();
   return s.write(async (tx) => {
     await tx.lock(`project/${p.projectId}`);
@@ -58,7 +57,7 @@ export async function grantStorage(s: Store, p: StorageWrite & { quotaBytes: num
  * revokeStorage: idempotent. Removes the grant, never the objects nor the prefix; the audit record says so.
  * Revoking what is not granted changes nothing. Answers whether this call revoked.
  */
-export async function revokeStorage(s: Store, p: StorageWrite): Promise<{ revoked: boolean }> {
+export async function revokeStorage(s: Store, p: ProjectWrite): Promise<{ revoked: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
     const gone = await tx.delete(storageGrants).where(eq(storageGrants.projectId, p.projectId)).returning({ prefix: storageGrants.prefix });
