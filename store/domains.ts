@@ -4,7 +4,7 @@
  * authoritative for expiry, lock and nameservers: the domain reconciler and the registrar calls of the core write
  * its answers here (`recordRegistrarFacts`).
  */
-import { and, asc, count, desc, eq, gt, inArray, like, ne, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, ne, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../lib/plans';
@@ -13,6 +13,7 @@ import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { domainLedger, domainPurchases, domains, resourceStatus, zones } from './schema';
 import { statusOf, type ResourceStatus } from './status';
+import { zonesAround } from './zones';
 
 export type DomainState = 'pending' | 'active' | 'expired' | 'transferred_out' | 'imported';
 export type DomainRow = typeof domains.$inferSelect & { status: DomainState };
@@ -82,14 +83,7 @@ export async function addLedger(tx: Tx, e: { orgId: number; name: string; kind: 
 }
 
 /** A zone of another organization at, above or below `name`: the name is theirs to run. */
-async function zoneOfOther(tx: Tx, orgId: number, name: string): Promise<boolean> {
-  const labels = name.split('.');
-  const parents = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
-  const clash = (await tx.select({ name: zones.name, orgId: zones.orgId }).from(zones)
-    .where(or(eq(zones.name, name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${name}`))))
-    .filter((z) => z.name === name || parents.includes(z.name) || z.name.endsWith(`.${name}`));
-  return clash.some((z) => z.orgId !== orgId);
-}
+const zoneOfOther = async (tx: Tx, orgId: number, name: string): Promise<boolean> => (await zonesAround(tx, name)).some((z) => z.orgId !== orgId);
 
 /** The organization's zones and the zones its open purchases will create: what a new zone counts against. */
 async function zonesCounted(tx: Tx, orgId: number): Promise<number> {

@@ -136,16 +136,28 @@ export interface CreateZone {
  * transaction so that concurrent creations cannot pass it. Both checks read zones of any organization: zone
  * creations take one lock, `zones`.
  */
+/** The names above `name` (`a.b.example.com` → `b.example.com`, `example.com`, `com`). */
+export const parentNames = (name: string): string[] => {
+  const labels = name.split('.');
+  return labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+};
+
+/** The zones of any organization at, above or below `name`, as a write's transaction reads them (under the
+ * `zones` lock, which zone creations and purchases take). */
+export async function zonesAround(tx: Tx, name: string): Promise<{ name: string; orgId: number }[]> {
+  const parents = parentNames(name);
+  // LIKE only narrows the search: `_` in a zone name is a LIKE wildcard, so keep true nesting alone.
+  return (await tx.select({ name: zones.name, orgId: zones.orgId }).from(zones)
+    .where(or(eq(zones.name, name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${name}`))))
+    .filter((z) => z.name === name || parents.includes(z.name) || z.name.endsWith(`.${name}`));
+}
+
 export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneWithStatus; created: boolean }> {
   const now = s.clock();
-  const labels = p.name.split('.');
-  const parents = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+  const parents = parentNames(p.name);
   const result = await s.write(async (tx) => {
     await tx.lock('zones');
-    // LIKE only narrows the search: `_` in a zone name is a LIKE wildcard, so keep true nesting alone.
-    const clash = (await tx.select({ name: zones.name, orgId: zones.orgId }).from(zones)
-      .where(or(eq(zones.name, p.name), parents.length ? inArray(zones.name, parents) : undefined, like(zones.name, `%.${p.name}`))))
-      .filter((z) => z.name === p.name || parents.includes(z.name) || z.name.endsWith(`.${p.name}`));
+    const clash = await zonesAround(tx, p.name);
     // An organization may split its own zones (delegation inside one account); only another's is in the way.
     const same = clash.find((z) => z.name === p.name);
     if (same && same.orgId === p.orgId) return { zone: await zoneOf(tx, p.orgId, p.name), created: false };
