@@ -74,23 +74,18 @@ const PLAIN_TEMPLATE = /^(?:\/(?:[\w.-]+|:\w+))+$/;
  */
 function matchByDepth(router: Router): void {
   const match = router.match.bind(router);
-  type Layer = (typeof router.stack)[number];
-  let built = -1;
-  const byDepth = new Map<number, Layer[]>();
-  let always: Layer[] = [];
   const stack = router.stack;
+  // Built once: every route is mounted before this runs.
+  const always = new Set(stack.filter((l) => typeof l.path !== 'string' || !PLAIN_TEMPLATE.test(l.path)));
+  const byDepth = new Map<number, typeof stack>();
+  for (const l of stack) {
+    if (always.has(l)) continue;
+    const d = depth(l.path as string);
+    if (!byDepth.has(d)) byDepth.set(d, stack.filter((x) => always.has(x) || depth(x.path as string) === d));
+  }
+  const otherwise = [...always];
   router.match = (path: string, method: string) => {
-    if (built !== stack.length) {
-      built = stack.length;
-      byDepth.clear();
-      always = stack.filter((l) => typeof l.path !== 'string' || !PLAIN_TEMPLATE.test(l.path));
-      for (const l of stack) {
-        if (always.includes(l)) continue;
-        const d = depth(l.path as string);
-        if (!byDepth.has(d)) byDepth.set(d, stack.filter((x) => always.includes(x) || (!always.includes(x) && depth(x.path as string) === d)));
-      }
-    }
-    const layers = byDepth.get(depth(path)) ?? always;
+    const layers = byDepth.get(depth(path)) ?? otherwise;
     router.stack = layers;
     try {
       return match(path, method);
