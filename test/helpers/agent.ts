@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../lib/log';
+import { captureLogger } from './log';
 import { accessGate, type AccessGateOptions } from '../../agent/access-gate';
 import { frontend } from '../../agent/frontend';
 import type { ServiceHandler } from '../../agent/services';
@@ -16,18 +15,7 @@ import type { Supervisor } from '../../agent/supervisor';
 import type { Worker, WorkerSpec } from '../../agent/worker-process';
 import type { NodeBundle, VersionedBundle } from '../../agent/bundle';
 
-/** A logger writing JSON lines into `lines`. */
-export function captureLogger(): { log: Logger; lines: string[]; text(): string } {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      lines.push(chunk.toString());
-      cb();
-    },
-  });
-  const log = createLogger({ level: 'debug', destination });
-  return { log, lines, text: () => lines.join('') };
-}
+export { captureLogger };
 
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

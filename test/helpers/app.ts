@@ -5,11 +5,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { createApp } from '../../api/app';
 import type { ApiConfig } from '../../api/ops';
 import { localCore } from '../../core/local';
-import { createLogger, type Logger } from '../../lib/log';
+import type { Logger } from '../../lib/log';
+import { captureLogger } from './log';
 import type { DomainService } from '../../core/domains';
 import type { Core, DnsInfo, NudgeKind } from '../../core/port';
 import { openSealer, type Sealer } from '../../core/sealing';
@@ -51,10 +51,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const dir = mkdtempSync(join(tmpdir(), 'hostplane-test-'));
   const store = openStore(dir);
   const sealer = openSealer(dir);
-  const logs: string[] = [];
+  const { log, lines: logs } = captureLogger();
   const nudges: { kind: NudgeKind; key: string }[] = [];
-  const destination = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
-  const log = createLogger({ level: 'debug', destination });
   const core: Core | null = opts.core === null ? null : localCore({
     sealer,
     dns: opts.dns ?? { configured: true, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'] },
