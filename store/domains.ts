@@ -12,7 +12,7 @@ import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { domainLedger, domainPurchases, domains, resourceStatus, zones } from './schema';
-import { statusOf, type ResourceStatus } from './status';
+import { statusOf, toResourceStatus, type ResourceStatus } from './status';
 import { zonesAround } from './zones';
 
 export type DomainState = 'pending' | 'active' | 'expired' | 'transferred_out' | 'imported';
@@ -55,7 +55,7 @@ async function withStatus(s: Store, d: DomainRow): Promise<DomainWithStatus> {
 
 /** The domain of this organization; another's (or none) is 404. */
 export async function domainOf(s: Store, orgId: number, name: string): Promise<DomainWithStatus> {
-  const d = s.db.select().from(domains).where(eq(domains.name, name)).get() as DomainRow | undefined;
+  const d = domainByName(s, name);
   if (!d || d.orgId !== orgId) throw notFound(`domain ${name}`);
   return withStatus(s, d);
 }
@@ -67,9 +67,20 @@ export function domainByName(s: Store, name: string): DomainRow | undefined {
 
 export async function listDomains(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<DomainWithStatus>> {
   const after = cursor === undefined ? undefined : gt(domains.name, decodeCursor(cursor));
-  const rows = s.db.select().from(domains).where(and(eq(domains.orgId, orgId), after)).orderBy(asc(domains.name)).limit(limit + 1).all() as DomainRow[];
-  const page = toPage(rows, limit, (r) => r.name);
-  return { items: await Promise.all(page.items.map((d) => withStatus(s, d))), nextCursor: page.nextCursor };
+  // The page with each domain's status and open purchase (one at most: domain_purchases_open_name) in one read.
+  const rows = s.db.select({ d: domains, st: resourceStatus, step: domainPurchases.step }).from(domains)
+    .leftJoin(resourceStatus, statusJoin)
+    .leftJoin(domainPurchases, and(eq(domainPurchases.name, domains.name), eq(domainPurchases.open, 1)))
+    .where(and(eq(domains.orgId, orgId), after)).orderBy(asc(domains.name)).limit(limit + 1).all();
+  const page = toPage(rows, limit, (r) => r.d.name);
+  return {
+    items: page.items.map(({ d, st, step }) => ({
+      ...(d as DomainRow),
+      observed: st && toResourceStatus<DomainFacts>(st),
+      purchaseStep: d.status === 'pending' ? (step as PurchaseStep | null) : null,
+    })),
+    nextCursor: page.nextCursor,
+  };
 }
 
 /** The most recent ledger entries of the organization's domain, newest first. */
