@@ -1,0 +1,21 @@
+/**
+ * Before any test: as root, the node tests run each project's worker (and its sign-in database helper) as a uid of
+ * its own, loading the code from this checkout, so every directory from / down to it must be searchable by others
+ * (0711 or 0755). Without that, dozens of tests fail with workers that cannot load; this says why at once instead.
+ */
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export default function setup(): void {
+  if (process.getuid?.() !== 0) return;
+  const closed: string[] = [];
+  for (let dir = resolve(dirname(fileURLToPath(import.meta.url)), '..'); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) closed.push(dir);
+    if (dirname(dir) === dir) break;
+  }
+  if (closed.length > 0) {
+    throw new Error(`run as root, the tests start workers as other users, which must reach this checkout; not searchable by others: ${closed.join(', ')} `
+      + `(chmod o+x them, or clone elsewhere, as .ci/run does)`);
+  }
+}
