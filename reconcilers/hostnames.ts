@@ -58,6 +58,8 @@ export interface HostnameReconciler extends Reconciler {
  * and 10,000 names must be judged well within the minute. */
 export const HOSTNAME_CONCURRENCY = 64;
 export const VERIFY_INTERVAL_MS = 60_000;
+/** How often at most the hostnames under one zone are looked up again for its changes (a lone change: at once). */
+const ZONE_WATCH_SPACING_MS = 250;
 export const PENDING_TTL_MS = 7 * 24 * 3_600_000;
 const CERTIFICATE_POLL_MS = 5_000;
 /** The TTL of managed records: short, so that a deleted hostname stops pointing at the edge soon. */
@@ -322,8 +324,9 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     concurrency: HOSTNAME_CONCURRENCY,
     watches: [
       identityWatch('hostname'),
-      // A zone created, deleted or changed may pass or fail the zone proof and moves managed records.
-      { kind: 'zone', keys: (zone) => hostnamesUnder(d.store, zone) },
+      // A zone created, deleted or changed may pass or fail the zone proof and moves managed records. Finding the
+      // names under a zone is a query: under a stream of writes to one zone it runs at most every ZONE_WATCH_SPACING_MS.
+      { kind: 'zone', keys: (zone) => hostnamesUnder(d.store, zone), spacingMs: ZONE_WATCH_SPACING_MS },
     ],
     keys: () => allHostnameKeys(d.store),
     async reconcile(name): Promise<Result> {

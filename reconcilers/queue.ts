@@ -35,19 +35,56 @@ export function deadlines() {
  * twice runs once (dedup), a key never runs twice at once, a key changed while it runs runs again right
  * after, and a key asked for later waits on one deadline, the earliest asked. Adding is also how changes
  * arriving together get batched: they collapse into one run.
+ *
+ * With `spacingMs`, a key starts at most once per that time: added sooner, it waits for the end of the
+ * spacing and runs once then for everything added meanwhile. A key idle for longer runs at once, so a lone
+ * change waits for nothing; under a stream of changes to one key (a client rewriting a zone's records in a
+ * loop) each run takes many changes instead of one or two. The wait counts as queued: `busy` and `onIdle`
+ * see it.
  */
-export function keyedQueue(concurrency: number, run: (key: string) => Promise<void>) {
+export function keyedQueue(concurrency: number, run: (key: string) => Promise<void>, opts: { spacingMs?: number } = {}) {
   const q = new PQueue({ concurrency });
   const pending = new Set<string>();
   const running = new Set<string>();
   const dirty = new Set<string>();
   const later = deadlines();
+  const spacingMs = opts.spacingMs ?? 0;
+  /** When each key last started, while that is within the spacing (older entries are swept). */
+  const started = new Map<string, number>();
+  const spaced = deadlines();
+  let spacedDone: { promise: Promise<void>; resolve: () => void } | null = null;
+  const settleSpaced = (): void => {
+    if (spaced.size() > 0 || !spacedDone) return;
+    spacedDone.resolve();
+    spacedDone = null;
+  };
+  const sweep = (now: number): void => {
+    for (const [k, at] of started) if (now - at >= spacingMs) started.delete(k);
+  };
   const add = (key: string): void => {
     if (running.has(key)) {
       dirty.add(key);
       return;
     }
     if (pending.has(key)) return;
+    if (spacingMs > 0) {
+      const now = Date.now();
+      const wait = (started.get(key) ?? -Infinity) + spacingMs - now;
+      if (wait > 0) {
+        if (!spacedDone) {
+          let resolve!: () => void;
+          spacedDone = { promise: new Promise<void>((r) => { resolve = r; }), resolve };
+        }
+        spaced.at(key, wait, () => {
+          add(key);
+          settleSpaced();
+        });
+        return;
+      }
+      // Sweeping when the map has grown keeps it to the keys that ran within the last spacing, in linear time overall.
+      if (started.size >= 1024) sweep(now);
+      started.set(key, now);
+    }
     pending.add(key);
     void q.add(async () => {
       pending.delete(key);
@@ -70,15 +107,27 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
     addAfter: (key: string, ms: number): void => later.at(key, ms, () => add(key)),
     /** Keys waiting for their deadline. */
     waiting: (): number => later.size(),
-    /** True while a key is queued or running. */
-    busy: (): boolean => q.size > 0 || q.pending > 0,
-    onIdle: () => q.onIdle(),
+    /** True while a key is queued (a spacing wait included) or running. */
+    busy: (): boolean => q.size > 0 || q.pending > 0 || spaced.size() > 0,
+    /** Resolves when nothing is queued, waiting out its spacing or running. */
+    onIdle: async (): Promise<void> => {
+      for (;;) {
+        await q.onIdle();
+        if (!spacedDone) return;
+        await spacedDone.promise;
+      }
+    },
     /** Drops queued keys and deadlines; a running key finishes, without running again. */
     clear: (): void => {
       q.clear();
       pending.clear();
       dirty.clear();
       later.clear();
+      spaced.clear();
+      started.clear();
+      settleSpaced();
     },
   };
 }
+
+export type KeyedQueue = ReturnType<typeof keyedQueue>;

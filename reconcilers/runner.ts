@@ -9,8 +9,8 @@ import type { Logger } from '../lib/log';
 import type { Store } from '../store/db';
 import { randomUUID } from 'node:crypto';
 import { changesSince, latestSeq, onChanges, reportFeedPosition, type ChangeKind } from '../store/feed';
-import { deadlines, keyedQueue } from './queue';
-import { TerminalError, type Reconciler } from './types';
+import { deadlines, keyedQueue, type KeyedQueue } from './queue';
+import { TerminalError, type Reconciler, type Watch } from './types';
 
 export interface RunnerOptions {
   store: Store;
@@ -50,6 +50,8 @@ interface Worker {
   /** Failures in a row per key; a success or a terminal error forgets them. */
   failures: Map<string, number>;
   resyncFailures: number;
+  /** The watches with a spacing: each maps its changes as the jobs of a keyed queue (reconcilers/queue.ts). */
+  mappers: Map<Watch, KeyedQueue>;
 }
 
 export async function startRunner(o: RunnerOptions): Promise<Runner> {
@@ -102,9 +104,16 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     }
   };
   const workers = o.reconcilers.map((r): Worker => {
-    const w: Worker = { r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key)), failures: new Map(), resyncFailures: 0 };
+    const w: Worker = {
+      r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key), { spacingMs: r.spacingMs }), failures: new Map(), resyncFailures: 0, mappers: new Map(),
+    };
+    for (const watch of r.watches) {
+      if (watch.spacingMs) w.mappers.set(watch, keyedQueue(4, async (changeKey) => mapChange(w, watch, changeKey, false), { spacingMs: watch.spacingMs }));
+    }
     return w;
   });
+  /** Every queue of the runner: the reconcilers' and their watches' mappers. */
+  const queues = (): KeyedQueue[] => workers.flatMap((w) => [w.queue, ...w.mappers.values()]);
 
   new client.Gauge({
     name: 'hostplane_reconcile_deadlines',
@@ -138,31 +147,41 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     o.log.error({ kind: w.r.kind, changeKind: kind, changeKey, err: message(e) }, 'mapping a change to keys failed; resyncing');
     scheduleResync(w, backoff(1));
   };
-  /** `nudge`: a write's own signal, after its commit, which this process's commit notification or the feed poll
-   * reports too: a key already running for it is not run a second time (half of all passes, under steady writes). */
+  /** Queues the keys `watch` maps a change to; never rejects. `nudge`: a write's own signal, after its commit,
+   * which this process's commit notification or the feed poll reports too: a key already running for it is not
+   * run a second time (half of all passes, under steady writes). */
+  const mapChange = (w: Worker, watch: Watch, changeKey: string, nudge: boolean): Promise<void> | undefined => {
+    const enqueue = (k: string): void => (nudge ? w.queue.wake(k) : w.queue.add(k));
+    let keys: Promise<string[]> | string[];
+    try {
+      keys = watch.keys(changeKey);
+    } catch (e) {
+      mappingFailed(w, watch.kind, changeKey, e);
+      return undefined;
+    }
+    if (Array.isArray(keys)) {
+      keys.forEach(enqueue);
+      return undefined;
+    }
+    return keys.then(
+      (ks) => {
+        if (!stopped()) ks.forEach(enqueue);
+      },
+      (e: unknown) => mappingFailed(w, watch.kind, changeKey, e),
+    );
+  };
   const route = (kind: ChangeKind, changeKey: string, nudge = false): void => {
     if (stopped()) return;
-    const enqueue = (w: Worker, k: string): void => (nudge ? w.queue.wake(k) : w.queue.add(k));
     for (const w of workers) {
       for (const watch of w.r.watches) {
         if (watch.kind !== kind) continue;
-        let keys: Promise<string[]> | string[];
-        try {
-          keys = watch.keys(changeKey);
-        } catch (e) {
-          mappingFailed(w, kind, changeKey, e);
+        const mapper = w.mappers.get(watch);
+        if (mapper) {
+          mapper.add(changeKey);
           continue;
         }
-        if (Array.isArray(keys)) {
-          for (const k of keys) enqueue(w, k);
-          continue;
-        }
-        track(keys.then(
-          (ks) => {
-            if (!stopped()) for (const k of ks) enqueue(w, k);
-          },
-          (e: unknown) => mappingFailed(w, kind, changeKey, e),
-        ));
+        const mapped = mapChange(w, watch, changeKey, nudge);
+        if (mapped) track(mapped);
       }
     }
   };
@@ -170,11 +189,26 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   let polled = await latestSeq(o.store);
   /** Seqs already routed from this process's commits, for the poll to skip when it reaches them. */
   const announced = new Set<number>();
+  /**
+   * Changes of this process's commits, announced and not yet routed. They are routed once the turn that
+   * committed them ends, so that the writers answer first: mapping a change to keys may query the store (the
+   * hostnames under a zone), and nothing of it concerns the write's answer. A writer here nudges within that
+   * same turn, for a change its commit already announced: that nudge is dropped instead of mapped twice.
+   */
+  const unrouted = new Set<string>();
+  const changeId = (kind: ChangeKind, key: string): string => `${kind}\u0000${key}`;
   const unsubscribe = onChanges(o.store, (batch) => {
     for (const c of batch) {
       announced.add(c.seq);
-      route(c.kind, c.key);
+      unrouted.add(changeId(c.kind, c.key));
     }
+    track(new Promise<void>((resolve) => setImmediate(() => {
+      for (const c of batch) {
+        unrouted.delete(changeId(c.kind, c.key));
+        route(c.kind, c.key);
+      }
+      resolve();
+    })));
   });
   let pollFailures = 0;
   const schedulePoll = (ms: number): void => {
@@ -217,22 +251,24 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   schedulePoll(pollMs);
 
   return {
-    nudge: (kind: ChangeKind, key: string) => route(kind, key, true),
+    nudge: (kind: ChangeKind, key: string) => {
+      if (!unrouted.has(changeId(kind, key))) route(kind, key, true);
+    },
     pending: () => workers.reduce((n, w) => n + w.queue.waiting(), 0),
     idle: async () => {
       for (;;) {
         await Promise.all(inflight);
-        await Promise.all(workers.map((w) => w.queue.onIdle()));
-        if (inflight.size === 0 && workers.every((w) => !w.queue.busy())) return;
+        await Promise.all(queues().map((q) => q.onIdle()));
+        if (inflight.size === 0 && queues().every((q) => !q.busy())) return;
       }
     },
     stop: async () => {
       abort.abort();
       unsubscribe();
       timers.clear();
-      for (const w of workers) w.queue.clear();
+      for (const q of queues()) q.clear();
       await Promise.all(inflight);
-      await Promise.all(workers.map((w) => w.queue.onIdle()));
+      await Promise.all(queues().map((q) => q.onIdle()));
     },
   };
 }

@@ -14,6 +14,9 @@ export interface Watch {
   /** The reconciler's keys that a change of `kind` at `changeKey` may affect (a secret of a project: the
    * bundles of the nodes the project is placed on). A failure here costs a resync of the reconciler. */
   keys(changeKey: string): Promise<string[]> | string[];
+  /** Maps each change key at most once per this time; its changes meanwhile are mapped once at the end
+   * (reconcilers/queue.ts). For a mapping that reads the store, under a stream of changes to one key. */
+  spacingMs?: number;
 }
 
 /** A watch for a reconciler whose keys are the change keys of `kind` themselves (a zone change: that zone). */
@@ -25,6 +28,9 @@ export interface Reconciler {
   readonly watches: readonly Watch[];
   /** Passes of this reconciler at once (the runner's default otherwise): one waiting on DNS answers takes more. */
   readonly concurrency?: number;
+  /** Each key starts at most once per this time; changes meanwhile are taken by one run at its end
+   * (reconcilers/queue.ts). For a pass that costs the same however many changes it takes. */
+  readonly spacingMs?: number;
   /** Every key that may need work: run at start and on each resync. */
   keys(): Promise<string[]>;
   /** Level-triggered and idempotent: a second run over converged state changes nothing. */

@@ -57,6 +57,8 @@ export interface ZoneReconcilerDeps {
   secondaryRetryMs?: number;
   /** How long a large zone's file may lag behind the changes served. */
   fileSaveMs?: number;
+  /** How far apart a zone's passes start at least (reconcilers/queue.ts `spacingMs`). */
+  passSpacingMs?: number;
 }
 
 /** How the nameserver is to sign a zone now, on the way to what the zone asks for. */
@@ -82,6 +84,13 @@ const SECONDARY_RETRY_MS = 30_000;
 const FILE_SAVE_MS = 5_000;
 /** Zones from this many rrsets have their file written apart from their changes. */
 const DEFER_FILE_RRSETS = 5_000;
+/**
+ * A zone's passes start at least this far apart. A pass costs about the same for one change as for fifty (a
+ * read, a render, one nameserver transaction, a new serial, a status write): a client writing records in a
+ * loop got a pass and a serial for every write or two, which took a quarter of serve's time from the writes
+ * themselves and sent a NOTIFY each to the secondaries. A change after a quiet spell is served at once.
+ */
+const PASS_SPACING_MS = 20;
 
 interface Served {
   /** Which rrsets are served: whether a change replaces an rrset or adds it, which an incremental change must
@@ -444,6 +453,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   return {
     kind: 'zone',
     watches: [identityWatch('zone')],
+    spacingMs: d.passSpacingMs ?? PASS_SPACING_MS,
     async keys() {
       // The nameserver's own zones too: one the store never had (or lost track of) is removed.
       const held = await d.nameserver.zones().catch(() => []);

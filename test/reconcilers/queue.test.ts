@@ -91,3 +91,51 @@ describe('keyed queue deadlines', () => {
     expect(runs).toEqual(['busy', 'a']);
   });
 });
+
+describe('keyed queue spacing', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('starts a key at most once per spacing; adds meanwhile run once at its end, other keys at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const runs: { key: string; at: number }[] = [];
+    const t0 = Date.now();
+    const q = keyedQueue(4, async (k) => { runs.push({ key: k, at: Date.now() - t0 }); }, { spacingMs: 20 });
+    q.add('z');
+    await vi.advanceTimersByTimeAsync(1);
+    for (let i = 0; i < 10; i++) {
+      q.add('z');
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    q.add('other');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(runs).toEqual([{ key: 'z', at: 0 }, { key: 'other', at: 11 }]);
+    // Waiting out its spacing counts as queued.
+    expect(q.busy()).toBe(true);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(runs).toEqual([{ key: 'z', at: 0 }, { key: 'other', at: 11 }, { key: 'z', at: 20 }]);
+    expect(q.busy()).toBe(false);
+    // Idle for longer than the spacing: at once.
+    await vi.advanceTimersByTimeAsync(100);
+    q.add('z');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runs.at(-1)).toEqual({ key: 'z', at: 132 });
+  });
+
+  it('onIdle waits for a run held back by the spacing, and clear drops it', async () => {
+    const runs: string[] = [];
+    const q = keyedQueue(1, async (k) => { runs.push(k); }, { spacingMs: 30 });
+    q.add('z');
+    await q.onIdle();
+    q.add('z');
+    await q.onIdle();
+    expect(runs).toEqual(['z', 'z']);
+    q.add('z');
+    q.clear();
+    await q.onIdle();
+    expect(q.busy()).toBe(false);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(runs).toEqual(['z', 'z']);
+  });
+});

@@ -204,6 +204,60 @@ describe('runner', () => {
     expect(f.keys()).toEqual(['slow.example', 'slow.example', 'slow.example']);
   });
 
+  it("maps a change this process committed once: the writer's nudge in the same turn maps nothing again", async () => {
+    const mapped: string[] = [];
+    const bundle: Reconciler = {
+      kind: 'bundle',
+      watches: [{ kind: 'secret', keys: async (project) => { mapped.push(project); return [`node-of-${project}`]; } }],
+      keys: async () => [],
+      reconcile: async () => ({}),
+    };
+    const r = await start([bundle]);
+    // As a handler does: the write resolves, and its nudge follows before the turn ends.
+    await change(store, 'secret', '7').then(() => r.nudge('secret', '7'));
+    await r.idle();
+    expect(mapped).toEqual(['7']);
+    // A nudge for a change this process did not commit (another process's, seen early) is mapped.
+    r.nudge('secret', '8');
+    await r.idle();
+    expect(mapped).toEqual(['7', '8']);
+  });
+
+  it('routes a commit once the turn that committed it ends, and idle waits for that', async () => {
+    const f = fakeReconciler(() => ({}));
+    const r = await start([f.r]);
+    let routedBeforeAnswer = false;
+    await change(store, 'zone', 'example.com').then(() => { routedBeforeAnswer = f.runs.length > 0; });
+    await r.idle();
+    expect(routedBeforeAnswer).toBe(false);
+    expect(f.keys()).toEqual(['example.com']);
+  });
+
+  it('a watch with a spacing maps a stream of changes of one key at most once per spacing, the last one included', async () => {
+    fakeTimers();
+    const mapped: { key: string; at: number }[] = [];
+    const hostnames: Reconciler = {
+      kind: 'hostname',
+      watches: [{ kind: 'zone', keys: async (zone) => { mapped.push({ key: zone, at: Date.now() }); return [`www.${zone}`]; }, spacingMs: 250 }],
+      keys: async () => [],
+      reconcile: async () => ({}),
+    };
+    const r = await start([hostnames]);
+    const t0 = Date.now();
+    for (let i = 0; i < 20; i++) {
+      await change(store, 'zone', 'example.com');
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    // Another zone is not held back by the first one's spacing.
+    await change(store, 'zone', 'other.example');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(mapped.map((m) => m.key)).toEqual(['example.com', 'other.example']);
+    await vi.advanceTimersByTimeAsync(250);
+    await r.idle();
+    // The first change at once; the 19 after it within the spacing, once, at its end.
+    expect(mapped.filter((m) => m.key === 'example.com').map((m) => m.at - t0)).toEqual([0, 250]);
+  });
+
   it("picks up another process's change from the poll, and does not run this process's change again for it", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
     const other = openStore(dir);
