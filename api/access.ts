@@ -86,10 +86,10 @@ export const accessOps: AnyOp[] = [
       304: notModifiedResponse(),
       ...errorResponses(NO_CORE),
     },
-    handler: async ({ deps, org, params, koa }) => {
+    handler: async ({ deps, org, params, http }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const body = view(deps.store, p.id, await accessPolicy(deps.store, p.id));
-      return cacheable(koa, bodyTag(body), body);
+      return cacheable(http, bodyTag(body), body);
     },
   }),
   defineOp({

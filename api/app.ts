@@ -1,12 +1,15 @@
-/** The public API: Koa with request ids, logs, metrics, one error edge, JSON bodies up to 1 MiB, and the
- * operations of every group. */
+/** The public API: the operations on their own dispatcher (api/ops.ts `compileOps`, api/exchange.ts) and Koa for
+ * /healthz, /openapi.json and /docs, with request ids, logs, metrics and one error answer (api/errors.ts) for both;
+ * JSON bodies up to 1 MiB. */
 import Router from '@koa/router';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import client from 'prom-client';
+import { AppError } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import { accessOps } from './access';
 import { auditOps } from './audit';
@@ -14,11 +17,12 @@ import { authOps } from './auth';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';
 import { domainOps } from './domains';
-import { errors } from './errors';
+import { answerError, errors } from './errors';
+import { Exchange } from './exchange';
 import { hostnameOps } from './hostnames';
 import { nodeOps } from './nodes';
 import { openApiDocument } from './openapi';
-import { mount, type AnyOp, type Deps } from './ops';
+import { compileOps, type AnyOp, type Deps, type OpMatch } from './ops';
 import { projectOps } from './projects';
 import { secretOps } from './secrets';
 import { storageOps } from './storage';
@@ -56,53 +60,17 @@ const DOCS_INIT = 'window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "
 const DOCS_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
   + "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** Slashes of a request path or a route's template, a trailing one not counted. */
-function depth(path: string): number {
-  let n = 0;
-  for (let i = 0; i < path.length - 1; i++) if (path.charCodeAt(i) === 47) n++;
-  return n;
-}
-
-/** A template of plain segments and whole-segment parameters: it matches paths of its own depth alone. */
-const PLAIN_TEMPLATE = /^(?:\/(?:[\w.-]+|:\w+))+$/;
-
-/**
- * @koa/router tests every route's regexp on every request, about 110 of them. A route of plain segments and
- * whole-segment parameters matches only paths of its own depth (a parameter never spans a `/`; one trailing `/`
- * is optional), so the router's own match runs on the routes of the request's depth (and any other kind of
- * route) alone, in the router's order: the same answer, a few tests instead of all.
- */
-function matchByDepth(router: Router): void {
-  const match = router.match.bind(router);
-  const stack = router.stack;
-  // Built once: every route is mounted before this runs.
-  const always = new Set(stack.filter((l) => typeof l.path !== 'string' || !PLAIN_TEMPLATE.test(l.path)));
-  const byDepth = new Map<number, typeof stack>();
-  for (const l of stack) {
-    if (always.has(l)) continue;
-    const d = depth(l.path as string);
-    if (!byDepth.has(d)) byDepth.set(d, stack.filter((x) => always.has(x) || depth(x.path as string) === d));
-  }
-  const otherwise = [...always];
-  router.match = (path: string, method: string) => {
-    const layers = byDepth.get(depth(path)) ?? otherwise;
-    router.stack = layers;
-    try {
-      return match(path, method);
-    } finally {
-      router.stack = stack;
-    }
-  };
-}
-
 export interface App {
-  koa: Koa;
+  /** The request listener: the operations on their own dispatcher (api/ops.ts `compileOps`), the rest
+   * (/healthz, /openapi.json, /docs, unknown routes) on Koa. */
+  handler: RequestListener;
   registry: client.Registry;
 }
 
 /** `registry` may be shared with the reconcilers of the same process (`serve`), so that /metrics shows both;
- * it is served on its own listener (--metrics-listen), never on the public port. */
-export function createApp(deps: Deps, log: Logger, registry = new client.Registry()): App {
+ * it is served on its own listener (--metrics-listen), never on the public port. `ops`: the operations served
+ * (tests serve operations of their own). */
+export function createApp(deps: Deps, log: Logger, registry = new client.Registry(), ops: AnyOp[] = allOps): App {
   client.collectDefaultMetrics({ register: registry });
   const duration = new client.Histogram({
     name: 'hostplane_http_request_duration_seconds',
@@ -121,21 +89,32 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   // The request line's fields are fixed scalars (never a header, a body or a token), so none of REDACT's paths
   // can match it: redaction, about 10 us a line, is skipped for it alone. Built once: a child per request costs more.
   const requestLog = log.child({}, { redact: { paths: [] } });
-  app.use(async (ctx, next) => {
+  /** The request's id (the client's X-Request-Id when well-formed), set on the answer; its line is logged and
+   * measured once the answer is out (or the connection gone), as pino-http does: the line's write and the
+   * histogram then delay no answer, and the time covers sending it. */
+  const begin = (req: IncomingMessage, res: ServerResponse, operation: () => string | undefined): string => {
     const started = process.hrtime.bigint();
-    const given = ctx.get('x-request-id');
-    const id = REQUEST_ID.test(given) ? given : randomUUID();
-    ctx.set('X-Request-Id', id);
-    ctx.state.reqId = id;
-    try {
-      await next();
-    } finally {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const operation = (ctx.state.operationId as string | undefined) ?? 'none';
-      duration.observe({ operation, status: String(ctx.status) }, seconds);
+      const op = operation() ?? 'none';
+      const status = res.statusCode;
+      duration.observe({ operation: op, status: String(status) }, seconds);
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
       // One flat line per request; a child logger per request cost more than the line itself.
-      requestLog.info({ reqId: id, method: ctx.method, path: ctx.path, operation, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
-    }
+      requestLog.info({
+        reqId: id, method: req.method, path: q === -1 ? url : url.slice(0, q), operation: op, status, ms: Math.round(seconds * 1e4) / 10,
+        ...(!res.writableFinished && { aborted: true }),
+      }, 'request');
+    });
+    return id;
+  };
+  app.use(async (ctx, next) => {
+    ctx.state.reqId = begin(ctx.req, ctx.res, () => undefined);
+    await next();
   });
   app.use(errors());
   const router = new Router();
@@ -161,13 +140,40 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
       ctx.body = createReadStream(join(SWAGGER_UI, file));
     });
   }
-  // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
-  // oversized or malformed body gets 401, never a parse error.
-  mount(router, allOps, deps, readJsonBody);
-  matchByDepth(router);
   app.context.log = log;
   app.use(router.routes());
   // Sets 405 with an Allow header (or 501); the error edge then writes the body.
   app.use(router.allowedMethods());
-  return { koa: app, registry };
+  const rest = app.callback();
+
+  // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
+  // oversized or malformed body gets 401, never a parse error.
+  const dispatch = compileOps(ops, deps, readJsonBody);
+  const serve = async (found: OpMatch, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let operationId: string | undefined;
+    const ex = new Exchange(req, res, begin(req, res, () => operationId), log);
+    try {
+      if (found.kind === 'op') {
+        operationId = found.operationId;
+        await found.run(ex);
+      } else {
+        ex.set({ Allow: found.allow });
+        if (found.status === 405) throw new AppError(405, 'method_not_allowed', `allowed: ${found.allow}`);
+        if (found.status === 501) throw new AppError(501, 'not_implemented', 'method not implemented');
+        ex.status = 200;
+        ex.body = '';
+      }
+    } catch (e) {
+      answerError(ex, e);
+    }
+    ex.send();
+  };
+  const handler: RequestListener = (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const found = dispatch.match(req.method ?? 'GET', q === -1 ? url : url.slice(0, q));
+    if (found) void serve(found, req, res);
+    else void rest(req, res);
+  };
+  return { handler, registry };
 }

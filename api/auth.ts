@@ -87,10 +87,10 @@ export const authOps: AnyOp[] = [
       304: notModifiedResponse(),
       ...errorResponses(NO_CORE),
     },
-    handler: async ({ deps, org, params, koa }) => {
+    handler: async ({ deps, org, params, http }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const body = await authState(deps.store, p.id);
-      return cacheable(koa, bodyTag(body), body);
+      return cacheable(http, bodyTag(body), body);
     },
   }),
   defineOp({

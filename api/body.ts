@@ -1,5 +1,5 @@
 /** JSON request bodies: read whole up to a limit, strictly UTF-8, then parsed. */
-import type { Context } from 'koa';
+import type { Exchange } from './exchange';
 import getRawBody from 'raw-body';
 import { AppError, badRequest } from '../lib/errors';
 
@@ -12,10 +12,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Reads and parses the request's JSON body, an object (undefined when empty). Throws 400 (not JSON, or JSON that
  * is not an object), 413 or 415 as AppError. */
-export async function readJsonBody(ctx: Context): Promise<unknown> {
+export async function readJsonBody(ctx: Exchange): Promise<unknown> {
   const encoding = ctx.get('content-encoding').toLowerCase();
   if (encoding !== '' && encoding !== 'identity') throw new AppError(415, 'unsupported_media_type', 'compressed request bodies are not accepted');
-  const charset = ctx.request.charset.toLowerCase();
+  const charset = ctx.charset.toLowerCase();
   if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw new AppError(415, 'unsupported_media_type', 'request bodies must be UTF-8');
   let raw: Buffer;
   try {

@@ -309,7 +309,7 @@ export const dnsOps: AnyOp[] = [
       400: { description: '`bad_request`: a zone name of one label, an invalid `limit`, `cursor`, `waitGeneration` or `wait`, or `wait` without `waitGeneration`', schema: ErrorSchema },
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, query, koa }) => {
+    handler: async ({ deps, core, org, params, query, http }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
       const read = () => getZone(deps.store, org.id, name);
@@ -323,16 +323,16 @@ export const dnsOps: AnyOp[] = [
         // A client that goes away ends its wait.
         const gone = new AbortController();
         const abort = (): void => gone.abort();
-        koa.res.once('close', abort);
+        http.res.once('close', abort);
         try {
           const deadline = Date.now() + (query.wait ?? MAX_WAIT_SECONDS) * 1000;
           zn = await holdUntil(deps.store, 'zone', name, { deadline, signal: gone.signal, owner: `org:${org.id}` }, read, (z) => servedAt(z, waitGeneration));
         } finally {
-          koa.res.off('close', abort);
+          http.res.off('close', abort);
         }
       }
       const headers = zoneHeaders(zn, ns);
-      if (notModified(koa, headers.ETag!)) return { status: 304, headers };
+      if (notModified(http, headers.ETag!)) return { status: 304, headers };
       return { status: 200, json: await zoneDetailJson(deps, zn, ns, query), headers };
     },
   }),
@@ -351,10 +351,10 @@ export const dnsOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, actor, koa }) => {
+    handler: async ({ deps, core, org, params, actor, http }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
-      await deleteZone(deps.store, { orgId: org.id, name, actor, precondition: zonePrecondition(conditionsOf(koa), name, ns) });
+      await deleteZone(deps.store, { orgId: org.id, name, actor, precondition: zonePrecondition(conditionsOf(http), name, ns) });
       core.nudge('zone', name);
       return { status: 204 };
     },
@@ -378,13 +378,13 @@ export const dnsOps: AnyOp[] = [
       400: { description: '`bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record)', schema: ErrorSchema },
       ...errorResponses([409, '`managed_rrset`, `cname_conflict`, or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, koa }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
       const rrset = validateRRset(zone, { name, type, ttl: body.ttl ?? 3600, records: body.records });
       const plan = planOf(deps.config.plans, org.plan);
       const quota = { plan: org.plan, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes };
-      const precondition = rrsetPrecondition(conditionsOf(koa), name, type);
+      const precondition = rrsetPrecondition(conditionsOf(http), name, type);
       const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota, precondition });
       core.nudge('zone', zone);
       const tag = rrsetTag(stored.version);
@@ -406,10 +406,10 @@ export const dnsOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag`'),
       ...errorResponses([409, '`managed_rrset`'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, actor, koa }) => {
+    handler: async ({ deps, core, org, params, actor, http }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
-      const precondition = rrsetPrecondition(conditionsOf(koa), name, type);
+      const precondition = rrsetPrecondition(conditionsOf(http), name, type);
       const { generation } = await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor, precondition });
       core.nudge('zone', zone);
       return { status: 204, headers: { 'X-Generation': String(generation) } };
@@ -431,10 +431,10 @@ export const dnsOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, koa }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
-      const precondition = zonePrecondition(conditionsOf(koa), name, ns);
+      const precondition = zonePrecondition(conditionsOf(http), name, ns);
       const zone = await setZoneDnssec(deps.store, { orgId: org.id, zone: name, enabled: body.enabled, actor, precondition });
       core.nudge('zone', zone.name);
       return { status: 200, body: zoneBody(zone, ns), headers: zoneHeaders(zone, ns) };
@@ -456,10 +456,10 @@ export const dnsOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses([409, '`dnssec_off`'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, koa }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
-      const precondition = zonePrecondition(conditionsOf(koa), name, ns);
+      const precondition = zonePrecondition(conditionsOf(http), name, ns);
       const zone = await setZoneDs(deps.store, { orgId: org.id, zone: name, ds: body.ds, actor, precondition });
       return { status: 200, body: zoneBody(zone, ns), headers: zoneHeaders(zone, ns) };
     },

@@ -107,8 +107,30 @@ export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unex
   return { status: 500, body: { code: 'internal', message: 'internal error' }, unexpected: true };
 }
 
-/** Outermost error middleware: everything thrown below ends here; unknown errors are logged and answered 500
- * without any internal message or stack. */
+/** Where an error answer is written: Koa's context or an operation's exchange (api/exchange.ts). */
+interface Answer {
+  status: number;
+  body: unknown;
+  set(headers: Record<string, string>): void;
+  state: { reqId?: string };
+  log?: Logger;
+}
+
+/** Writes the spec's error body for `e` to `to`, with this request's id; an unknown error is logged and answered
+ * 500 without any internal message or stack. */
+export function answerError(to: Answer, e: unknown): void {
+  const { status, body, unexpected } = toErrorBody(e);
+  if (unexpected) to.log?.error({ err: e, reqId: to.state.reqId }, 'unexpected error');
+  to.status = status;
+  // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
+  const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
+  if (extra) to.set(extra);
+  // RFC 6750: a 401 names the scheme that would be accepted.
+  if (status === 401) to.set({ 'WWW-Authenticate': 'Bearer' });
+  to.body = { ...body, requestId: to.state.reqId as string };
+}
+
+/** Outermost error middleware of the routes served by Koa: everything thrown below ends in `answerError`. */
 export const errors = (): Middleware => async (ctx, next) => {
   try {
     await next();
@@ -118,14 +140,6 @@ export const errors = (): Middleware => async (ctx, next) => {
       if (ctx.status === 501) throw new AppError(501, 'not_implemented', 'method not implemented');
     }
   } catch (e) {
-    const { status, body, unexpected } = toErrorBody(e);
-    if (unexpected) (ctx as { log?: Logger }).log?.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
-    ctx.status = status;
-    // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
-    const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
-    if (extra) ctx.set(extra);
-    // RFC 6750: a 401 names the scheme that would be accepted.
-    if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-    ctx.body = { ...body, requestId: ctx.state.reqId as string };
+    answerError(ctx as typeof ctx & { log?: Logger }, e);
   }
 };

@@ -151,10 +151,10 @@ export const hostnameOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the hostname\'s current `ETag`'),
       ...errorResponses(),
     },
-    handler: async ({ deps, core, org, params, actor, koa }) => {
+    handler: async ({ deps, core, org, params, actor, http }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const name = normalizeCustomHostname(params.host);
-      const c = conditionsOf(koa);
+      const c = conditionsOf(http);
       const precondition = writePrecondition(c, `hostname ${name}`, hostnameTag);
       await deleteHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, precondition });
       core?.nudge('hostname', name);

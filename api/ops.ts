@@ -1,11 +1,9 @@
 /**
  * Declarative operations: one `defineOp` per operationId carries its path, who may call it (`auth`, and the
  * minimum role in `{orgSlug}`), its need of the core, zod schemas and handler; the handler's context holds
- * what that scope resolved, an org only for operations in one. The same list registers the Koa routes and
+ * what that scope resolved, an org only for operations in one. The same list compiles into the request dispatcher and
  * generates the OpenAPI document, so the two cannot drift apart.
  */
-import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import type { Core } from '../core/port';
@@ -15,6 +13,7 @@ import {
 import type { Store } from '../store/db';
 import type { Plans } from '../lib/plans';
 import { fromZod, zodMessages } from './errors';
+import type { Exchange } from './exchange';
 import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
 import { apiLimits, type RateLimits } from './limits';
 
@@ -84,7 +83,8 @@ interface BaseContext<P, Q, B, C extends boolean> {
   body: B;
   core: C extends true ? Core : Core | null;
   deps: Deps;
-  koa: Context;
+  /** The request and its answer (api/exchange.ts). */
+  http: Exchange;
 }
 
 /** A user operation: the caller, and its actor in audit records, `user:<email>`. */
@@ -143,7 +143,7 @@ function checkScope(op: AnyOp): void {
  * (a user's on a node operation, a node's on a user operation), is 401. In `{orgSlug}` a non-member reads
  * as 404 and a too-low role is 403; in `{nodeId}` another node reads as 404, whether or not it exists.
  */
-async function authorize(op: AnyOp, deps: Deps, ctx: Context, limits: Limits): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
+async function authorize(op: AnyOp, deps: Deps, ctx: Exchange, limits: Limits): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
   const auth: AuthMode = op.auth ?? 'user';
   if (auth === 'none') return {};
   // Every failed authentication counts against the client's address; an address out of them is 429 before its
@@ -187,8 +187,6 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
   return r.data;
 }
 
-const koaPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
-
 type Limits = ReturnType<typeof apiLimits>;
 
 /** Whether the operation honours `Idempotency-Key`: every POST of a caller, but those whose answer carries a secret. */
@@ -200,49 +198,111 @@ function keyScope(scope: Partial<OrgScope & NodeScope>): string {
   return `user:${scope.principal!.userId}${scope.org ? `/org:${scope.org.id}` : ''}`;
 }
 
-/** Registers every operation on the router, wrapping its handler in the rate limits and authentication and
- * scope (see `authorize`, api/limits.ts), the core check (503 `no_core`), input validation, and on POST the
- * `Idempotency-Key` (api/idempotency.ts). Throws for an operation whose path and auth do not fit together. */
-export function mount(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx: Context) => Promise<unknown>): void {
+/** Methods an operation path answers with 405 when it lacks them; any other is 501 (as @koa/router did). */
+const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
+
+/** A percent-decoded path segment; one whose encoding is broken stays as sent (its parameter's schema refuses it). */
+const decodeSegment = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+
+/** A path's segments: one trailing `/` is optional (`/v1/orgs/` is `/v1/orgs`). */
+const segmentsOf = (path: string): string[] => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).split('/');
+
+interface Route { op: AnyOp; method: string; segments: ({ literal: string } | { param: string })[] }
+
+/** What a request to an operation path does: run an operation with its path's parameters, or answer the method. */
+export type OpMatch =
+  | { kind: 'op'; run: (ex: Exchange) => Promise<void>; operationId: string }
+  | { kind: 'method'; allow: string; status: 200 | 405 | 501 };
+
+/**
+ * The operations, compiled: `match` finds the operation of a method and path (paths compared as @koa/router
+ * did: case-insensitive, one trailing `/` optional, HEAD answered by GET), and its `run` wraps the handler in
+ * the rate limits and authentication and scope (see `authorize`, api/limits.ts), the core check (503
+ * `no_core`), input validation, and on POST the `Idempotency-Key` (api/idempotency.ts). A path of no operation
+ * is undefined. Throws for an operation whose path and auth do not fit together.
+ */
+export function compileOps(ops: AnyOp[], deps: Deps, parseBody: (ex: Exchange) => Promise<unknown>): { match(method: string, path: string): OpMatch | undefined } {
   for (const op of ops) checkScope(op);
   const limits = apiLimits(deps.config.rateLimits);
   const keys = idempotency(deps.store);
+  const byDepth = new Map<number, Route[]>();
   for (const op of ops) {
-    const withKeys = honoursIdempotencyKey(op);
-    router[op.method](op.operationId, koaPath(op.path), async (ctx: Context) => {
-      ctx.state.operationId = op.operationId;
-      const scope = await authorize(op, deps, ctx, limits);
-      if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
-      const key = withKeys ? idempotencyKeyOf(ctx) : undefined;
-      let body: unknown;
-      if (op.body) {
-        if (ctx.request.length && !ctx.is('application/json')) {
-          throw new AppError(415, 'unsupported_media_type', 'request bodies must be application/json');
-        }
-        body = await parseBody(ctx);
-      }
-      const input = { params: parse(op.params, ctx.params, 'path'), query: parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
-      // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
-      let guard: KeyGuard | undefined;
-      if (key !== undefined) {
-        const begun = await keys.begin(ctx, { scope: keyScope(scope), key, operationId: op.operationId, body });
-        if (begun.kind === 'replayed') return;
-        guard = begun.guard;
-      }
-      let reply: Reply;
-      try {
-        reply = await op.handler({ ...input, core: deps.core, deps, koa: ctx, ...scope });
-      } catch (e) {
-        await guard?.failed(e);
-        throw e;
-      }
-      await guard?.answered(ctx, reply.status, reply.json === undefined ? reply.body : JSON.parse(reply.json), reply.headers);
-      ctx.status = reply.status;
-      if (reply.headers) ctx.set(reply.headers);
-      if (reply.json !== undefined) {
-        ctx.type = 'application/json';
-        ctx.body = reply.json;
-      } else if (reply.body !== undefined) ctx.body = reply.body;
+    const segments = segmentsOf(op.path).map((seg) => {
+      const param = /^\{(\w+)\}$/.exec(seg)?.[1];
+      return param ? { param } : { literal: seg.toLowerCase() };
     });
+    const routes = byDepth.get(segments.length) ?? [];
+    routes.push({ op, method: op.method.toUpperCase(), segments });
+    byDepth.set(segments.length, routes);
   }
+
+  const run = (op: AnyOp, params: Record<string, string>) => async (ctx: Exchange): Promise<void> => {
+    ctx.params = params;
+    ctx.state.operationId = op.operationId;
+    const scope = await authorize(op, deps, ctx, limits);
+    if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
+    const key = honoursIdempotencyKey(op) ? idempotencyKeyOf(ctx) : undefined;
+    let body: unknown;
+    if (op.body) {
+      if (ctx.length && !ctx.is('application/json')) {
+        throw new AppError(415, 'unsupported_media_type', 'request bodies must be application/json');
+      }
+      body = await parseBody(ctx);
+    }
+    const input = { params: parse(op.params, params, 'path'), query: parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
+    // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
+    let guard: KeyGuard | undefined;
+    if (key !== undefined) {
+      const begun = await keys.begin(ctx, { scope: keyScope(scope), key, operationId: op.operationId, body });
+      if (begun.kind === 'replayed') return;
+      guard = begun.guard;
+    }
+    let reply: Reply;
+    try {
+      reply = await op.handler({ ...input, core: deps.core, deps, http: ctx, ...scope });
+    } catch (e) {
+      await guard?.failed(e);
+      throw e;
+    }
+    await guard?.answered(ctx, reply.status, reply.json === undefined ? reply.body : JSON.parse(reply.json), reply.headers);
+    ctx.status = reply.status;
+    if (reply.headers) ctx.set(reply.headers);
+    if (reply.json !== undefined) {
+      ctx.type = 'application/json';
+      ctx.body = reply.json;
+    } else if (reply.body !== undefined) ctx.body = reply.body;
+  };
+
+  return {
+    match(method: string, path: string): OpMatch | undefined {
+      const given = segmentsOf(path);
+      const routes = byDepth.get(given.length);
+      if (!routes) return undefined;
+      const wanted = method === 'HEAD' ? 'GET' : method;
+      const allowed: string[] = [];
+      for (const r of routes) {
+        let params: Record<string, string> | undefined = {};
+        for (let i = 0; i < given.length && params; i++) {
+          const seg = r.segments[i]!;
+          if ('param' in seg) {
+            if (given[i] === '') params = undefined;
+            else params[seg.param] = decodeSegment(given[i]!);
+          } else if (given[i]!.toLowerCase() !== seg.literal) params = undefined;
+        }
+        if (!params) continue;
+        if (r.method === wanted) return { kind: 'op', run: run(r.op, params), operationId: r.op.operationId };
+        allowed.push(...(r.method === 'GET' ? ['HEAD', 'GET'] : [r.method]));
+      }
+      if (allowed.length === 0) return undefined;
+      const allow = [...new Set(allowed)].join(', ');
+      if (method === 'OPTIONS') return { kind: 'method', allow, status: 200 };
+      return { kind: 'method', allow, status: KNOWN_METHODS.has(method) ? 405 : 501 };
+    },
+  };
 }

@@ -99,12 +99,12 @@ export const secretOps: AnyOp[] = [
       400: { description: '`bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks) or `reserved_name`', schema: ErrorSchema },
       ...errorResponses([503, '`no_core`: the API runs without its core, which seals values']),
     },
-    handler: async ({ deps, core, org, params, body, actor, koa }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const name = checkReserved(params.secretName);
       checkLoader(name);
       const p = await getProject(deps.store, org.id, params.projectName);
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
-      const precondition = secretPrecondition(conditionsOf(koa), name);
+      const precondition = secretPrecondition(conditionsOf(http), name);
       const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition });
       return secretStatus(deps.store, p.id, meta);
     },
@@ -147,9 +147,9 @@ export const secretOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the secret\'s current `ETag`'),
       ...errorResponses(),
     },
-    handler: async ({ deps, org, params, actor, koa }) => {
+    handler: async ({ deps, org, params, actor, http }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      const precondition = secretPrecondition(conditionsOf(koa), params.secretName);
+      const precondition = secretPrecondition(conditionsOf(http), params.secretName);
       await deleteSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name: params.secretName, actor, precondition });
       return { status: 204 };
     },

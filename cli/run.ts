@@ -372,7 +372,7 @@ export async function runServe(flags: Flags, log: Logger): Promise<void> {
     const registry = new client.Registry();
     const { store, core } = await startOwnedCore('serve', flags, log, stops, registry);
     const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
-    return { handler: app.koa.callback(), registry };
+    return { handler: app.handler, registry };
   });
 }
 
@@ -386,7 +386,7 @@ export async function runApi(flags: Flags, log: Logger): Promise<void> {
     if (!url) log.warn('no --core-url: operations that need the core answer 503 no_core');
     const core = url ? httpCore(url, coreToken(flags)!) : null;
     const app = createApp({ store, core, config: apiConfig(flags) }, log);
-    return { handler: app.koa.callback(), registry: app.registry };
+    return { handler: app.handler, registry: app.registry };
   });
 }
 

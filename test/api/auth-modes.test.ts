@@ -1,8 +1,6 @@
 /** defineOp's authentication modes (issue 7 item 7) on a test-only op list: user operations in `{orgSlug}` and
  * without it, node operations with and without `{nodeId}`, open operations; plus the CONTRACT's 401 rules
  * (`WWW-Authenticate: Bearer`, a case-insensitive scheme). No node operation exists yet: these ops stand in. */
-import Router from '@koa/router';
-import Koa from 'koa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { readJsonBody } from '../../api/body';
-import { errors } from '../../api/errors';
-import { defineOp, mount, type AnyOp, type Deps } from '../../api/ops';
+import { createApp } from '../../api/app';
+import { defineOp, type AnyOp, type Deps } from '../../api/ops';
 import { DEFAULT_PLANS } from '../../lib/plans';
+import { captureLogger } from '../helpers/log';
 import { createOrg, createUser, issueToken, registerNode, setMembership } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
 import { startTestApi } from '../helpers/app';
@@ -58,7 +56,7 @@ const testOps: AnyOp[] = [
   }),
 ];
 
-const BASE_KEYS = ['body', 'core', 'deps', 'koa', 'params', 'query'];
+const BASE_KEYS = ['body', 'core', 'deps', 'http', 'params', 'query'];
 
 let dir: string;
 let store: Store;
@@ -66,15 +64,9 @@ let server: Server;
 let url: string;
 const tok: Record<'member' | 'viewer' | 'stranger' | 'n1' | 'n2', string> = { member: '', viewer: '', stranger: '', n1: '', n2: '' };
 
-function appWith(ops: AnyOp[]): Koa {
+function appWith(ops: AnyOp[]) {
   const deps: Deps = { store, core: null, config: { appDomain: 'auth.test', plans: DEFAULT_PLANS, serviceDomains: [] } };
-  const app = new Koa();
-  app.silent = true;
-  app.use(errors());
-  const router = new Router();
-  mount(router, ops, deps, readJsonBody);
-  app.use(router.routes());
-  return app;
+  return createApp(deps, captureLogger().log, undefined, ops);
 }
 
 beforeAll(async () => {
@@ -90,7 +82,7 @@ beforeAll(async () => {
   tok.stranger = await issueToken(store, 'stranger@else.test');
   tok.n1 = await registerNode(store, 'node-1');
   tok.n2 = await registerNode(store, 'node-2');
-  server = createServer(appWith(testOps).callback());
+  server = createServer(appWith(testOps).handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -203,7 +195,7 @@ describe('the Authorization header (CONTRACT)', () => {
   });
 });
 
-describe('mount refuses operations whose path and auth do not fit', () => {
+describe('compileOps refuses operations whose path and auth do not fit', () => {
   const op = (over: Record<string, unknown>): AnyOp => ({
     operationId: 'bad', tag: 't', method: 'get', path: '/v1/x', summary: 'bad', needsCore: false, responses,
     handler: async () => ({ status: 200 }), ...over,

@@ -130,6 +130,26 @@ describe('routes and methods', () => {
     expect(allow).not.toContain(method);
   });
 
+  it('HEAD answers as GET without the body, OPTIONS lists the methods, another method is 501, a trailing slash is the same path', async () => {
+    const headers = { authorization: `Bearer ${t.tokens.admin}` };
+    const get = await fetch(`${t.url}${PROJECTS}/alpha`, { headers });
+    const text = await get.text();
+    const head = await fetch(`${t.url}${PROJECTS}/alpha`, { method: 'HEAD', headers });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(await head.text()).toBe('');
+    const options = await fetch(`${t.url}${PROJECTS}`, { method: 'OPTIONS', headers });
+    expect(options.status).toBe(200);
+    expect((options.headers.get('allow') ?? '').split(/\s*,\s*/).sort()).toEqual(['GET', 'HEAD', 'POST']);
+    const other = await fetch(`${t.url}${PROJECTS}`, { method: 'PROPFIND', headers });
+    expect(other.status).toBe(501);
+    expect((await other.json() as { code: string }).code).toBe('not_implemented');
+    const slash = await fetch(`${t.url}${PROJECTS}/alpha/`, { headers });
+    expect(slash.status).toBe(200);
+    expect(await slash.text()).toBe(text);
+  });
+
   it('a path segment with broken percent-encoding is never a 500', async () => {
     for (const path of ['/v1/orgs/%ZZ/projects', `${PROJECTS}/%E0%A4%A`, `${PROJECTS}/alpha/secrets/%C0`]) {
       const r = await raw('GET', path);

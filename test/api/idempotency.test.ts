@@ -1,19 +1,17 @@
 /** Idempotency-Key on POST (CONTRACT.md conventions; api/idempotency.ts): replay of the stored answer, 422 for
  * another request, 409 while the first runs, keys per caller, what is never stored, the operations whose answer
  * carries a secret, and expiry after 24 hours. */
-import Router from '@koa/router';
-import Koa from 'koa';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { readJsonBody } from '../../api/body';
-import { errors } from '../../api/errors';
+import { createApp } from '../../api/app';
 import { fingerprint, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_MAX_ANSWER_BYTES, IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_MS } from '../../api/idempotency';
 import { openApiDocument } from '../../api/openapi';
-import { defineOp, mount, type AnyOp } from '../../api/ops';
+import { defineOp, type AnyOp } from '../../api/ops';
 import { DEFAULT_PLANS } from '../../lib/plans';
+import { captureLogger } from '../helpers/log';
 import { AppError } from '../../lib/errors';
 import { createUser, issueToken } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
@@ -339,13 +337,8 @@ describe('the mechanics, on operations of their own', () => {
     store = openStore(':memory:');
     await createUser(store, 'solo@test.test');
     token = await issueToken(store, 'solo@test.test');
-    const app = new Koa();
-    app.silent = true;
-    app.use(errors());
-    const router = new Router();
-    mount(router, ops, { store, core: null, config: { appDomain: 'x.test', plans: DEFAULT_PLANS, serviceDomains: [] } }, readJsonBody);
-    app.use(router.routes());
-    server = createServer(app.callback());
+    const app = createApp({ store, core: null, config: { appDomain: 'x.test', plans: DEFAULT_PLANS, serviceDomains: [] } }, captureLogger().log, undefined, ops);
+    server = createServer(app.handler);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

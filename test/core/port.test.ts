@@ -129,7 +129,7 @@ describe('through the API: the caller gets what the core threw, in-process or be
 
   async function api(core: Core): Promise<string> {
     const app = createApp({ store, core, config: { appDomain: 'port.test', plans: DEFAULT_PLANS, serviceDomains: [] } }, createLogger({ level: 'silent' }));
-    return listen(app.koa.callback());
+    return listen(app.handler);
   }
   async function setSecret(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
     const call = (method: string, path: string, body: unknown) => fetch(url + path, {

@@ -76,7 +76,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   await createUser(store, 'stranger@nowhere.test');
   tokens.stranger = await issueToken(store, 'stranger@nowhere.test');
 
-  const server: Server = createServer(app.koa.callback());
+  const server: Server = createServer(app.handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let checker: Promise<OpenApiChecker> | undefined;
