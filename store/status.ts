@@ -50,10 +50,19 @@ const OBSERVATION = { durable: false } as const;
 
 /** Written only by reconcilers. */
 export async function recordStatus<F>(s: Store, kind: string, key: string, st: ResourceStatus<F>): Promise<void> {
-  const row = { ...st, facts: st.facts as Record<string, unknown> };
+  const row = { kind, key, ...st, facts: st.facts as Record<string, unknown> };
+  // Every reconcile pass writes one: prepared once (built and prepared each time, it cost more than the write).
   await s.write(async (tx) => {
-    await tx.insert(resourceStatus).values({ kind, key, ...row })
-      .onConflictDoUpdate({ target: [resourceStatus.kind, resourceStatus.key], set: row });
+    await tx.prepared('recordStatus', (db) => db.insert(resourceStatus).values({
+      kind: sql.placeholder('kind'), key: sql.placeholder('key'), uid: sql.placeholder('uid'), observedGeneration: sql.placeholder('observedGeneration'),
+      conditions: sql.placeholder('conditions'), facts: sql.placeholder('facts'), lastError: sql.placeholder('lastError'), reconciledAt: sql.placeholder('reconciledAt'),
+    }).onConflictDoUpdate({
+      target: [resourceStatus.kind, resourceStatus.key],
+      set: {
+        uid: sql`excluded.uid`, observedGeneration: sql`excluded.observed_generation`, conditions: sql`excluded.conditions`, facts: sql`excluded.facts`,
+        lastError: sql`excluded.last_error`, reconciledAt: sql`excluded.reconciled_at`,
+      },
+    }).prepare()).execute(row);
   }, OBSERVATION);
   announceStatus(s, kind, key);
 }

@@ -3,7 +3,7 @@ import { and, asc, count, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../lib/plans';
 import { checkCnameConflict, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
-import { iso, type Store, type Tx } from './db';
+import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
@@ -83,8 +83,11 @@ const NS_TTL = 86_400;
 /** The zone of this organization; another's reads as missing. Null: of whichever organization holds it, for
  * the service's own records (a project's hostname may have one in a platform zone the operator holds). Read
  * through the store, or through a write's handle. */
+/** The zone row by name: prepared once per store (each side), since writes and every reconcile pass read it. */
+const zoneByNameQuery = (db: Db) => db.select().from(zones).where(eq(zones.name, sql.placeholder('name'))).prepare();
+
 async function zoneOf(q: Pick<Tx, 'prepared'>, orgId: number | null, name: string): Promise<ZoneRow> {
-  const [z] = await q.prepared('zoneOf', (db) => db.select().from(zones).where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ name });
+  const [z] = await q.prepared('zoneOf', zoneByNameQuery).execute({ name });
   if (!z || (orgId !== null && z.orgId !== orgId)) throw notFound(`zone ${name}`);
   return z;
 }
@@ -210,7 +213,7 @@ export async function getZone(s: Store, orgId: number, name: string): Promise<Zo
 
 /** The zone row by name alone, for reconcilers (no organization scope). */
 export async function zoneByName(s: Store, name: string): Promise<ZoneRow | undefined> {
-  return s.db.select().from(zones).where(eq(zones.name, name)).get();
+  return s.prepared('zoneOf', zoneByNameQuery).get({ name });
 }
 
 /** Every stored zone with whether it is signed: what the nameserver starts with. */
@@ -227,7 +230,8 @@ export async function allZoneNames(s: Store): Promise<string[]> {
 
 /** Deleted lifetimes of zones under `name` whose cleanup in the nameserver is not done. */
 export async function zoneFinalizersOf(s: Store, name: string): Promise<{ uid: string; deletedAt: string }[]> {
-  return s.db.select({ uid: zoneFinalizers.uid, deletedAt: zoneFinalizers.deletedAt }).from(zoneFinalizers).where(eq(zoneFinalizers.name, name)).all();
+  return s.prepared('zoneFinalizersOf', (db) => db.select({ uid: zoneFinalizers.uid, deletedAt: zoneFinalizers.deletedAt }).from(zoneFinalizers)
+    .where(eq(zoneFinalizers.name, sql.placeholder('name'))).prepare()).all({ name });
 }
 
 /** The nameserver no longer holds anything of these lifetimes. */
@@ -577,7 +581,7 @@ function rrsetPage(s: Store, zone: string, limit: number, maxBytes: number, afte
 /** The zone row and all its rrsets, read in one transaction so they belong to one generation. */
 export async function zoneSnapshot(s: Store, name: string): Promise<{ zone: ZoneRow; rrsets: StoredRRset[] } | undefined> {
   return s.db.transaction(() => {
-    const zone = s.db.select().from(zones).where(eq(zones.name, name)).get();
+    const zone = s.prepared('zoneOf', zoneByNameQuery).get({ name });
     return zone && { zone, rrsets: readRRsets(s, name) };
   });
 }
@@ -592,7 +596,7 @@ export async function zoneChangesSince(s: Store, name: string, since: number): P
     removed: sqlite.prepare<[string, number], { name: string; type: string }>('SELECT name, type FROM rrset_tombstones WHERE zone = ? AND gen > ?'),
   }));
   return s.db.transaction(() => {
-    const zone = s.db.select().from(zones).where(eq(zones.name, name)).get();
+    const zone = s.prepared('zoneOf', zoneByNameQuery).get({ name });
     if (!zone) return undefined;
     const changed = q.changed.all(name, since).map(fromRaw);
     const written = new Set(changed.map((r) => `${r.name} ${r.type}`));
