@@ -1,0 +1,49 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, requestLineWriter, type RequestLine } from '../../lib/log';
+
+/** A logger whose lines the test reads, at `level`. */
+function logger(level = 'info') {
+  const lines: string[] = [];
+  const log = createLogger({ level, destination: new Writable({ write: (c, _e, cb) => { lines.push(String(c)); cb(); } }) });
+  return { log, lines };
+}
+
+const LINES: RequestLine[] = [
+  { reqId: 'c0ffee-1', method: 'GET', path: '/v1/orgs/acme/projects/web', operation: 'getProject', status: 200, ms: 0.4 },
+  { reqId: 'a.b:c-d_e', method: 'PUT', path: '/v1/orgs/acme/dns/zones/x.test/rrsets/"quoted"\\back\u2028é/A', operation: 'putRRset', status: 412, ms: 12 },
+  { reqId: 'x', method: 'DELETE', path: '/', operation: 'none', status: 404, ms: 1000.5, aborted: true },
+];
+
+describe('the request line', () => {
+  it.each(LINES)('is the line log.info(fields, "request") writes, time aside: %j', (fields) => {
+    const generic = logger();
+    generic.log.info(fields, 'request');
+    const fast = logger();
+    requestLineWriter(fast.log)(fields);
+    expect(fast.lines).toHaveLength(1);
+    expect(fast.lines[0]!.endsWith('\n')).toBe(true);
+    const strip = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"');
+    // Byte for byte, key order included.
+    expect(strip(fast.lines[0]!)).toBe(strip(generic.lines[0]!));
+    expect(JSON.parse(fast.lines[0]!).time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it("carries a child logger's bindings, as its info would", () => {
+    const { log, lines } = logger();
+    const child = log.child({ component: 'api' });
+    requestLineWriter(child)(LINES[0]!);
+    child.info(LINES[0]!, 'request');
+    const [a, b] = lines.map((l) => l.replace(/"time":"[^"]+"/, ''));
+    expect(a).toBe(b);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ svc: 'hostplane', component: 'api', msg: 'request' });
+  });
+
+  it('is not written below the info level', () => {
+    for (const level of ['warn', 'silent']) {
+      const { log, lines } = logger(level);
+      requestLineWriter(log)(LINES[0]!);
+      expect(lines).toEqual([]);
+    }
+  });
+});
