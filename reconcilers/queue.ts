@@ -49,8 +49,10 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
   const dirty = new Set<string>();
   const later = deadlines();
   const spacingMs = opts.spacingMs ?? 0;
-  /** When each key last started, while that is within the spacing (older entries are swept). */
+  /** When each key last started (performance.now(): a clock set back must not hold keys), while that is within
+   * the spacing; older entries are swept whenever the map has doubled since the last sweep. */
   const started = new Map<string, number>();
+  let sweepAt = 1024;
   const spaced = deadlines();
   let spacedDone: { promise: Promise<void>; resolve: () => void } | null = null;
   const settleSpaced = (): void => {
@@ -60,6 +62,7 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
   };
   const sweep = (now: number): void => {
     for (const [k, at] of started) if (now - at >= spacingMs) started.delete(k);
+    sweepAt = Math.max(1024, 2 * started.size);
   };
   const add = (key: string): void => {
     if (running.has(key)) {
@@ -68,7 +71,7 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
     }
     if (pending.has(key)) return;
     if (spacingMs > 0) {
-      const now = Date.now();
+      const now = performance.now();
       const wait = (started.get(key) ?? -Infinity) + spacingMs - now;
       if (wait > 0) {
         if (!spacedDone) {
@@ -81,14 +84,14 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
         });
         return;
       }
-      // Sweeping when the map has grown keeps it to the keys that ran within the last spacing, in linear time overall.
-      if (started.size >= 1024) sweep(now);
-      started.set(key, now);
+      if (started.size >= sweepAt) sweep(now);
     }
     pending.add(key);
     void q.add(async () => {
       pending.delete(key);
       running.add(key);
+      // From the start, not the queueing: a key that waited behind others is not held again for that wait.
+      if (spacingMs > 0) started.set(key, performance.now());
       try {
         await run(key);
       } finally {

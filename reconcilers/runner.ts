@@ -107,6 +107,8 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     const w: Worker = {
       r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key), { spacingMs: r.spacingMs }), failures: new Map(), resyncFailures: 0, mappers: new Map(),
     };
+    // A spaced mapping queues its keys with `add` whatever woke it: a nudge through it may run a running key once
+    // more, where `wake` would not (one pass more, never one less).
     for (const watch of r.watches) {
       if (watch.spacingMs) w.mappers.set(watch, keyedQueue(4, async (changeKey) => mapChange(w, watch, changeKey, false), { spacingMs: watch.spacingMs }));
     }

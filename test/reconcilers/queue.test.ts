@@ -98,7 +98,7 @@ describe('keyed queue spacing', () => {
   });
 
   it('starts a key at most once per spacing; adds meanwhile run once at its end, other keys at once', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     const runs: { key: string; at: number }[] = [];
     const t0 = Date.now();
     const q = keyedQueue(4, async (k) => { runs.push({ key: k, at: Date.now() - t0 }); }, { spacingMs: 20 });
@@ -138,4 +138,29 @@ describe('keyed queue spacing', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(runs).toEqual(['z', 'z']);
   });
+
+  it('holds no key when the wall clock is set back, and spaces from a pass\'s start, not its queueing', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    vi.setSystemTime(new Date('2026-11-26T10:00:00Z'));
+    const runs: number[] = [];
+    const t0 = performance.now();
+    const q = keyedQueue(1, async (k) => {
+      runs.push(Math.round(performance.now() - t0));
+      if (k === 'slow') await new Promise((r) => setTimeout(r, 50));
+    }, { spacingMs: 20 });
+    q.add('z');
+    await vi.advanceTimersByTimeAsync(1);
+    vi.setSystemTime(new Date('2026-11-26T09:59:00Z'));
+    q.add('z');
+    await vi.advanceTimersByTimeAsync(30);
+    expect(runs).toEqual([0, 20]);
+    // Queued behind a 50 ms pass of another key, y starts at 81: added again at 82, it waits from 81, not from 31.
+    q.add('slow');
+    q.add('y');
+    await vi.advanceTimersByTimeAsync(51);
+    q.add('y');
+    await vi.advanceTimersByTimeAsync(30);
+    expect(runs).toEqual([0, 20, 31, 81, 101]);
+  });
 });
+

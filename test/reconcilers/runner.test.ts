@@ -46,7 +46,7 @@ describe('runner', () => {
     runner = await startRunner({ store, reconcilers, log: logged.log, pollMs: o.pollMs ?? HOUR, resyncMs: o.resyncMs ?? DAY });
     return runner;
   };
-  const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
 
   beforeEach(() => {
     store = openStore(':memory:');
