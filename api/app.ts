@@ -9,7 +9,6 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import client from 'prom-client';
-import { AppError } from '../lib/errors';
 import { requestLineWriter, type Logger } from '../lib/log';
 import { accessOps } from './access';
 import { auditOps } from './audit';
@@ -35,6 +34,24 @@ export const allOps: AnyOp[] = [...dnsOps, ...authOps, ...domainOps, ...accessOp
 export const apiDocument = (): Record<string, unknown> => openApiDocument(allOps, { title: 'hostplane control API', version: '1' });
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** A request target's path and query, as Koa's parseurl reads them: the absolute form
+ * (`GET http://host/v1/...`, RFC 9112 3.2.2) by its path, and a `#` and what follows it dropped. */
+export function requestTarget(url: string): { path: string; querystring: string } {
+  let target = url;
+  if (!target.startsWith('/')) {
+    try {
+      const u = new URL(target);
+      target = u.pathname + u.search;
+    } catch {
+      // `*` or nonsense: no operation's path.
+    }
+  }
+  const hash = target.indexOf('#');
+  if (hash !== -1) target = target.slice(0, hash);
+  const q = target.indexOf('?');
+  return q === -1 ? { path: target, querystring: '' } : { path: target.slice(0, q), querystring: target.slice(q + 1) };
+}
 
 /** /docs: Swagger UI from its npm package, served by this API itself: the page loads nothing from elsewhere. */
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -82,7 +99,6 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
 
   const spec = apiDocument();
   const app = new Koa();
-  app.proxy = false;
   // Koa's own error event would print stack traces to stderr; our error edge already logged what matters.
   app.silent = true;
 
@@ -90,30 +106,28 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   /** The request's id (the client's X-Request-Id when well-formed), set on the answer; its line is logged and
    * measured once the answer is out (or the connection gone), as pino-http does: the line's write and the
    * histogram then delay no answer, and the time covers sending it. */
-  const begin = (req: IncomingMessage, res: ServerResponse, operation: () => string | undefined): string => {
+  const begin = (req: IncomingMessage, res: ServerResponse, path: string, operation = 'none'): string => {
     const started = process.hrtime.bigint();
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const op = operation() ?? 'none';
-      const status = res.statusCode;
-      duration.observe({ operation: op, status: String(status) }, seconds);
-      const url = req.url ?? '/';
-      const q = url.indexOf('?');
+      // The client went away before the answer was out (it may not even be decided yet): 499, as nginx logs it.
+      const status = res.writableFinished ? res.statusCode : 499;
+      duration.observe({ operation, status: String(status) }, seconds);
       requestLine({
-        reqId: id, method: req.method ?? 'GET', path: q === -1 ? url : url.slice(0, q), operation: op, status, ms: Math.round(seconds * 1e4) / 10,
-        ...(!res.writableFinished && { aborted: true }),
+        reqId: id, method: req.method ?? 'GET', path, operation, status, ms: Math.round(seconds * 1e4) / 10,
+        ...(status === 499 && { aborted: true }),
       });
     });
     return id;
   };
   app.use(async (ctx, next) => {
-    ctx.state.reqId = begin(ctx.req, ctx.res, () => undefined);
+    ctx.state.reqId = begin(ctx.req, ctx.res, ctx.path);
     await next();
   });
-  app.use(errors());
+  app.use(errors(log));
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
@@ -137,7 +151,6 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
       ctx.body = createReadStream(join(SWAGGER_UI, file));
     });
   }
-  app.context.log = log;
   app.use(router.routes());
   // Sets 405 with an Allow header (or 501); the error edge then writes the body.
   app.use(router.allowedMethods());
@@ -146,31 +159,32 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
   // oversized or malformed body gets 401, never a parse error.
   const dispatch = compileOps(ops, deps, readJsonBody);
-  const serve = async (found: OpMatch, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    let operationId: string | undefined;
-    const ex = new Exchange(req, res, begin(req, res, () => operationId), log);
+  const serve = async (found: OpMatch, ex: Exchange): Promise<void> => {
     try {
-      if (found.kind === 'op') {
-        operationId = found.operationId;
-        await found.run(ex);
-      } else {
-        ex.set({ Allow: found.allow });
-        if (found.status === 405) throw new AppError(405, 'method_not_allowed', `allowed: ${found.allow}`);
-        if (found.status === 501) throw new AppError(501, 'not_implemented', 'method not implemented');
-        ex.status = 200;
-        ex.body = '';
-      }
+      await found.run(ex);
     } catch (e) {
-      answerError(ex, e);
+      answerError(ex, e, log);
     }
-    ex.send();
+    try {
+      ex.send();
+    } catch (e) {
+      // An answer that cannot be written (a body JSON cannot hold) is this request's 500, never the process's end.
+      answerError(ex, e, log);
+      try {
+        ex.send();
+      } catch {
+        ex.res.destroy();
+      }
+    }
   };
   const handler: RequestListener = (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const found = dispatch.match(req.method ?? 'GET', q === -1 ? url : url.slice(0, q));
-    if (found) void serve(found, req, res);
-    else void rest(req, res);
+    const { path, querystring } = requestTarget(req.url ?? '/');
+    const found = dispatch.match(req.method ?? 'GET', path);
+    if (!found) {
+      void rest(req, res);
+      return;
+    }
+    void serve(found, new Exchange(req, res, path, querystring, begin(req, res, path, found.operationId), log));
   };
   return { handler, registry };
 }

@@ -1,5 +1,6 @@
 /** JSON request bodies: read whole up to a limit, strictly UTF-8, then parsed. */
 import type { Exchange } from './exchange';
+import { parse as parseContentType } from 'content-type';
 import getRawBody from 'raw-body';
 import { AppError, badRequest } from '../lib/errors';
 
@@ -13,13 +14,23 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Reads and parses the request's JSON body, an object (undefined when empty). Throws 400 (not JSON, or JSON that
  * is not an object), 413 or 415 as AppError. */
 export async function readJsonBody(ctx: Exchange): Promise<unknown> {
+  let type: { type: string; parameters: Record<string, string> } | undefined;
+  try {
+    type = parseContentType(ctx.get('content-type'));
+  } catch {
+    // Missing or malformed: not JSON.
+  }
+  const length = ctx.get('content-length');
+  // A body sent chunked has no length, and must be JSON as well.
+  const hasBody = (length !== '' && Number(length) !== 0) || ctx.get('transfer-encoding') !== '';
+  if (hasBody && type?.type !== 'application/json') throw new AppError(415, 'unsupported_media_type', 'request bodies must be application/json');
   const encoding = ctx.get('content-encoding').toLowerCase();
   if (encoding !== '' && encoding !== 'identity') throw new AppError(415, 'unsupported_media_type', 'compressed request bodies are not accepted');
-  const charset = ctx.charset.toLowerCase();
+  const charset = (type?.parameters.charset ?? '').toLowerCase();
   if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw new AppError(415, 'unsupported_media_type', 'request bodies must be UTF-8');
   let raw: Buffer;
   try {
-    raw = await getRawBody(ctx.req, { length: ctx.get('content-length') || undefined, limit: MAX_BODY_BYTES });
+    raw = await getRawBody(ctx.req, { length: length || undefined, limit: MAX_BODY_BYTES });
   } catch (e) {
     if ((e as { type?: string }).type === 'entity.too.large') throw new AppError(413, 'payload_too_large', 'request bodies are limited to 1 MiB');
     throw badRequest('the request body could not be read whole');

@@ -78,7 +78,7 @@ export function fromZod(e: z.ZodError, where: 'path' | 'query' | 'body'): AppErr
   return new AppError(400, 'bad_request', `invalid request ${where}: ${issues[0]?.message}`, { issues });
 }
 
-/** Status codes that http-errors style exceptions (body parser, router) carry, and our code for each. */
+/** Status codes that http-errors style exceptions (raw-body, Koa and its router) carry, and our code for each. */
 const CODES: Record<number, string> = {
   400: 'bad_request',
   401: 'unauthorized',
@@ -113,14 +113,18 @@ interface Answer {
   body: unknown;
   set(headers: Record<string, string>): void;
   state: { reqId?: string };
-  log?: Logger;
 }
+
+/** A path of the API asked with a method it lacks: 405 naming those it has (the Allow header is the caller's). */
+export const methodNotAllowed = (allow: string): AppError => new AppError(405, 'method_not_allowed', `allowed: ${allow}`);
+/** A method this API implements nowhere. */
+export const notImplemented = (): AppError => new AppError(501, 'not_implemented', 'method not implemented');
 
 /** Writes the spec's error body for `e` to `to`, with this request's id; an unknown error is logged and answered
  * 500 without any internal message or stack. */
-export function answerError(to: Answer, e: unknown): void {
+export function answerError(to: Answer, e: unknown, log: Logger): void {
   const { status, body, unexpected } = toErrorBody(e);
-  if (unexpected) to.log?.error({ err: e, reqId: to.state.reqId }, 'unexpected error');
+  if (unexpected) log.error({ err: e, reqId: to.state.reqId }, 'unexpected error');
   to.status = status;
   // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
   const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
@@ -131,15 +135,15 @@ export function answerError(to: Answer, e: unknown): void {
 }
 
 /** Outermost error middleware of the routes served by Koa: everything thrown below ends in `answerError`. */
-export const errors = (): Middleware => async (ctx, next) => {
+export const errors = (log: Logger): Middleware => async (ctx, next) => {
   try {
     await next();
     if (ctx.body === undefined || ctx.body === null) {
       if (ctx.status === 404) throw new AppError(404, 'not_found', 'no such route');
-      if (ctx.status === 405) throw new AppError(405, 'method_not_allowed', `allowed: ${ctx.response.get('Allow')}`);
-      if (ctx.status === 501) throw new AppError(501, 'not_implemented', 'method not implemented');
+      if (ctx.status === 405) throw methodNotAllowed(ctx.response.get('Allow'));
+      if (ctx.status === 501) throw notImplemented();
     }
   } catch (e) {
-    answerError(ctx as typeof ctx & { log?: Logger }, e);
+    answerError(ctx, e, log);
   }
 };

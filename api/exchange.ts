@@ -11,28 +11,20 @@ import type { Logger } from '../lib/log';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The media type of a Content-Type value, without parameters, lower case. */
-const mediaType = (value: string): string => value.split(';', 1)[0]!.trim().toLowerCase();
-
 export class Exchange {
   readonly method: string;
-  readonly path: string;
-  readonly querystring: string;
-  /** The path's parameters, decoded (a parameter whose percent-encoding is broken stays as sent). */
-  params: Record<string, string> = {};
-  readonly state: { reqId: string; operationId?: string };
+  readonly state: { reqId: string };
   status = 404;
   body: unknown = undefined;
   /** The answer's Content-Type; `application/json` for an object body when unset. */
   type: string | undefined;
   private parsedQuery: ParsedUrlQuery | undefined;
 
-  constructor(readonly req: IncomingMessage, readonly res: ServerResponse, reqId: string, readonly log: Logger) {
+  /** `path` and `querystring`: the request target's two parts, split once by the listener (api/app.ts). */
+  constructor(
+    readonly req: IncomingMessage, readonly res: ServerResponse, readonly path: string, readonly querystring: string, reqId: string, readonly log: Logger,
+  ) {
     this.method = req.method ?? 'GET';
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    this.path = q === -1 ? url : url.slice(0, q);
-    this.querystring = q === -1 ? '' : url.slice(q + 1);
     this.state = { reqId };
   }
 
@@ -58,25 +50,10 @@ export class Exchange {
     return this.parsedQuery;
   }
 
-  /** The peer's address: this API trusts no forwarding header (Koa's `proxy = false`). */
+  /** The peer's address, never a forwarding header's: those are the client's to write (the rate limits count
+   * by address). */
   get ip(): string {
     return this.req.socket.remoteAddress ?? '';
-  }
-
-  /** The request body's declared length (Content-Length), undefined without one. */
-  get length(): number | undefined {
-    const v = this.req.headers['content-length'];
-    return v === undefined || v === '' ? undefined : Number(v);
-  }
-
-  /** The request's charset parameter, '' without one. */
-  get charset(): string {
-    return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(this.req.headers['content-type'] ?? '')?.[1] ?? '';
-  }
-
-  /** Whether the request's Content-Type is `type` (parameters aside). */
-  is(type: string): boolean {
-    return mediaType(this.req.headers['content-type'] ?? '') === type;
   }
 
   /** Writes the answer, as Koa's `respond` would: no body for HEAD, 204 and 304; an object as JSON. */
@@ -89,9 +66,14 @@ export class Exchange {
       body = JSON.stringify(body);
       this.type ??= 'application/json';
     }
-    if (this.status === 204 || this.status === 304 || body === undefined || body === null) {
+    if (this.status === 204 || this.status === 304) {
       res.removeHeader('Content-Type');
       res.removeHeader('Content-Length');
+      res.end();
+      return;
+    }
+    if (body === undefined || body === null) {
+      res.setHeader('Content-Length', 0);
       res.end();
       return;
     }

@@ -12,7 +12,7 @@ import {
 } from '../store/accounts';
 import type { Store } from '../store/db';
 import type { Plans } from '../lib/plans';
-import { fromZod, zodMessages } from './errors';
+import { fromZod, methodNotAllowed, notImplemented, zodMessages } from './errors';
 import type { Exchange } from './exchange';
 import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
 import { apiLimits, type RateLimits } from './limits';
@@ -126,7 +126,7 @@ const unauthorized = (token: string): AppError => new AppError(401, 'unauthorize
 
 const paramOf = (path: string, name: string): boolean => path.includes(`{${name}}`);
 
-/** How an operation's path and its auth fit together, checked once at mount: a handler's scope is then always
+/** How an operation's path and its auth fit together, checked once at compile: a handler's scope is then always
  * the one its type promises (an org for exactly the operations in `{orgSlug}`). */
 function checkScope(op: AnyOp): void {
   const auth: AuthMode = op.auth ?? 'user';
@@ -143,14 +143,15 @@ function checkScope(op: AnyOp): void {
  * (a user's on a node operation, a node's on a user operation), is 401. In `{orgSlug}` a non-member reads
  * as 404 and a too-low role is 403; in `{nodeId}` another node reads as 404, whether or not it exists.
  */
-async function authorize(op: AnyOp, deps: Deps, ctx: Exchange, limits: Limits): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
+async function authorize(
+  op: AnyOp, deps: Deps, ctx: Exchange, path: Record<string, string>, limits: Limits,
+): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
   const auth: AuthMode = op.auth ?? 'user';
   if (auth === 'none') return {};
   // Every failed authentication counts against the client's address; an address out of them is 429 before its
   // token is looked at (api/limits.ts).
   limits.beforeAuth(ctx);
   const token = bearer(ctx.get('authorization'));
-  const path = ctx.params as Record<string, string>;
   const failed = (what: string): AppError => {
     limits.authFailed(ctx);
     return unauthorized(what);
@@ -215,10 +216,22 @@ const segmentsOf = (path: string): string[] => (path.length > 1 && path.endsWith
 
 interface Route { op: AnyOp; method: string; segments: ({ literal: string } | { param: string })[] }
 
-/** What a request to an operation path does: run an operation with its path's parameters, or answer the method. */
-export type OpMatch =
-  | { kind: 'op'; run: (ex: Exchange) => Promise<void>; operationId: string }
-  | { kind: 'method'; allow: string; status: 200 | 405 | 501 };
+/** The path's parameters if `route` matches the segments (literals lower case), else undefined. */
+function bind(route: Route, given: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < given.length; i++) {
+    const seg = route.segments[i]!;
+    if ('literal' in seg) {
+      if (given[i] !== seg.literal) return undefined;
+    } else if (given[i] === '') return undefined;
+    else params[seg.param] = given[i]!;
+  }
+  return params;
+}
+
+/** What a request to an operation path does: an operation (its id, for logs and metrics), or the answer for a
+ * method the path lacks. */
+export interface OpMatch { operationId?: string; run(ex: Exchange): Promise<void> }
 
 /**
  * The operations, compiled: `match` finds the operation of a method and path (paths compared as @koa/router
@@ -235,6 +248,7 @@ export function compileOps(ops: AnyOp[], deps: Deps, parseBody: (ex: Exchange) =
   for (const op of ops) {
     const segments = segmentsOf(op.path).map((seg) => {
       const param = /^\{(\w+)\}$/.exec(seg)?.[1];
+      if (!param && /[{}]/.test(seg)) throw new Error(`operation ${op.operationId}: a parameter must be a whole path segment, not ${seg}`);
       return param ? { param } : { literal: seg.toLowerCase() };
     });
     const routes = byDepth.get(segments.length) ?? [];
@@ -243,18 +257,11 @@ export function compileOps(ops: AnyOp[], deps: Deps, parseBody: (ex: Exchange) =
   }
 
   const run = (op: AnyOp, params: Record<string, string>) => async (ctx: Exchange): Promise<void> => {
-    ctx.params = params;
-    ctx.state.operationId = op.operationId;
-    const scope = await authorize(op, deps, ctx, limits);
+    const scope = await authorize(op, deps, ctx, params, limits);
     if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
     const key = honoursIdempotencyKey(op) ? idempotencyKeyOf(ctx) : undefined;
     let body: unknown;
-    if (op.body) {
-      if (ctx.length && !ctx.is('application/json')) {
-        throw new AppError(415, 'unsupported_media_type', 'request bodies must be application/json');
-      }
-      body = await parseBody(ctx);
-    }
+    if (op.body) body = await parseBody(ctx);
     const input = { params: parse(op.params, params, 'path'), query: parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
     // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
     let guard: KeyGuard | undefined;
@@ -284,25 +291,29 @@ export function compileOps(ops: AnyOp[], deps: Deps, parseBody: (ex: Exchange) =
       const given = segmentsOf(path);
       const routes = byDepth.get(given.length);
       if (!routes) return undefined;
+      const lower = given.map((s) => s.toLowerCase());
       const wanted = method === 'HEAD' ? 'GET' : method;
       const allowed: string[] = [];
       for (const r of routes) {
-        let params: Record<string, string> | undefined = {};
-        for (let i = 0; i < given.length && params; i++) {
-          const seg = r.segments[i]!;
-          if ('param' in seg) {
-            if (given[i] === '') params = undefined;
-            else params[seg.param] = decodeSegment(given[i]!);
-          } else if (given[i]!.toLowerCase() !== seg.literal) params = undefined;
-        }
+        // Literals compare case-insensitively, parameters keep their case.
+        const params = bind(r, lower);
         if (!params) continue;
-        if (r.method === wanted) return { kind: 'op', run: run(r.op, params), operationId: r.op.operationId };
+        if (r.method === wanted) {
+          for (const [i, seg] of r.segments.entries()) if ('param' in seg) params[seg.param] = decodeSegment(given[i]!);
+          return { operationId: r.op.operationId, run: run(r.op, params) };
+        }
         allowed.push(...(r.method === 'GET' ? ['HEAD', 'GET'] : [r.method]));
       }
       if (allowed.length === 0) return undefined;
       const allow = [...new Set(allowed)].join(', ');
-      if (method === 'OPTIONS') return { kind: 'method', allow, status: 200 };
-      return { kind: 'method', allow, status: KNOWN_METHODS.has(method) ? 405 : 501 };
+      return {
+        run: async (ex) => {
+          ex.set({ Allow: allow });
+          if (method !== 'OPTIONS') throw KNOWN_METHODS.has(method) ? methodNotAllowed(allow) : notImplemented();
+          ex.status = 200;
+          ex.body = '';
+        },
+      };
     },
   };
 }

@@ -32,26 +32,48 @@ export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
   return given;
 }
 
-/** How long a logged line may wait in the buffer before it is written. */
+/** How long a request line may wait in the buffer before it is written. */
 export const LOG_FLUSH_MS = 100;
 
+/** A destination that also takes lines which may wait (`writeBatched`): the request line of each answer. */
+interface BatchingDestination extends pino.DestinationStream {
+  writeBatched(line: string): void;
+}
+
 /**
- * Standard error, written in batches: a line goes out once 4 KiB have gathered, or LOG_FLUSH_MS after the first
- * line of the batch, whichever comes first (pino writes what is left when the process exits). A write per line,
- * the default, cost each API answer a system call on the thread pool for its request line (bench/api.ts).
+ * Standard error. pino's lines (starts, warnings, errors) go out at once; the request lines of answers
+ * (requestLineWriter) in batches: once 4 KiB have gathered, or LOG_FLUSH_MS after the first of them, and at
+ * exit. A write per request line cost each API answer a system call on the thread pool (bench/api.ts).
  */
-function batchedStderr(): pino.DestinationStream {
-  const out = pino.destination({ fd: 2, sync: false, minLength: 4096 });
+function stderrDestination(): BatchingDestination {
+  let batch: string[] = [];
+  let size = 0;
   let due: NodeJS.Timeout | undefined;
-  return {
-    write(line: string): void {
-      out.write(line);
-      due ??= setTimeout(() => {
-        due = undefined;
-        out.flush();
-      }, LOG_FLUSH_MS).unref();
-    },
+  // Registered before pino's own exit handler (pino.destination below), which then writes out what this adds.
+  process.once('exit', () => drain());
+  const out = pino.destination({ fd: 2, sync: false });
+  const drain = (): void => {
+    clearTimeout(due);
+    due = undefined;
+    if (batch.length === 0) return;
+    out.write(batch.join(''));
+    batch = [];
+    size = 0;
   };
+  return {
+    write: (line: string) => out.write(line),
+    writeBatched(line: string): void {
+      batch.push(line);
+      size += line.length;
+      if (size >= 4096) drain();
+      else due ??= setTimeout(drain, LOG_FLUSH_MS).unref();
+    },
+    // `log.flush()` (at a shutdown) writes the batch too.
+    flush(cb?: (err?: Error) => void): void {
+      drain();
+      out.flush(cb);
+    },
+  } as BatchingDestination;
 }
 
 /** JSON lines with an ISO 8601 `time` (`"time":"2026-11-26T12:00:00.000Z"`): read by people and collectors
@@ -64,7 +86,7 @@ export function createLogger(opts: { level?: string; destination?: pino.Destinat
       base: { svc: 'hostplane' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    opts.destination ?? batchedStderr(),
+    opts.destination ?? stderrDestination(),
   );
 }
 /** What the API logs of each answer (api/app.ts). */
@@ -80,19 +102,22 @@ export interface RequestLine {
 
 /**
  * Writes the request line of an answer as `log.info(fields, 'request')` would, in the logger's own format: its
- * level number, time function and bindings (pino's), then the fields, then `msg`. pino's generic writer (hooks,
+ * level number, time function and bindings (pino's), then the fields, then `msg`; in a batch where the
+ * destination takes one (stderrDestination). pino's generic writer (hooks,
  * serializers, redaction, key checks) cost 8 us an answer, about a tenth of a getProject's CPU (bench/api.ts);
  * this costs half that. The fields are the API's own scalars and the path, each JSON-encoded, so nothing to
  * redact can be among them.
  */
 export function requestLineWriter(log: Logger): (line: RequestLine) => void {
-  const stream = (log as unknown as Record<symbol, { write(s: string): void }>)[pino.symbols.streamSym]!;
-  const time = (log as unknown as Record<symbol, () => string>)[pino.symbols.timeSym]!;
-  const bindings = (log as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  const internals = log as unknown as Record<symbol, unknown>;
+  const stream = internals[pino.symbols.streamSym] as Partial<BatchingDestination> & pino.DestinationStream;
+  const write = stream.writeBatched?.bind(stream) ?? stream.write.bind(stream);
+  const time = internals[pino.symbols.timeSym] as () => string;
+  const bindings = (internals[pino.symbols.chindingsSym] as string | undefined) ?? '';
   const head = `{"level":${log.levels.values.info}`;
   return (l) => {
     if (!log.isLevelEnabled('info')) return;
-    stream.write(`${head}${time()}${bindings},"reqId":${JSON.stringify(l.reqId)},"method":${JSON.stringify(l.method)},"path":${JSON.stringify(l.path)},`
+    write(`${head}${time()}${bindings},"reqId":${JSON.stringify(l.reqId)},"method":${JSON.stringify(l.method)},"path":${JSON.stringify(l.path)},`
       + `"operation":${JSON.stringify(l.operation)},"status":${l.status},"ms":${l.ms}${l.aborted ? ',"aborted":true' : ''},"msg":"request"}\n`);
   };
 }

@@ -80,11 +80,12 @@ async function checkZone(tx: Tx, z: ZoneRow, precondition: ZonePrecondition | un
 
 const NS_TTL = 86_400;
 
+/** The zone row by name: prepared once per store (each side), since writes and every reconcile pass read it. */
+const zoneByNameQuery = (db: Db) => db.select().from(zones).where(eq(zones.name, sql.placeholder('name'))).prepare();
+
 /** The zone of this organization; another's reads as missing. Null: of whichever organization holds it, for
  * the service's own records (a project's hostname may have one in a platform zone the operator holds). Read
  * through the store, or through a write's handle. */
-/** The zone row by name: prepared once per store (each side), since writes and every reconcile pass read it. */
-const zoneByNameQuery = (db: Db) => db.select().from(zones).where(eq(zones.name, sql.placeholder('name'))).prepare();
 
 async function zoneOf(q: Pick<Tx, 'prepared'>, orgId: number | null, name: string): Promise<ZoneRow> {
   const [z] = await q.prepared('zoneOf', zoneByNameQuery).execute({ name });

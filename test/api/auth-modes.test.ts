@@ -207,7 +207,37 @@ describe('compileOps refuses operations whose path and auth do not fit', () => {
     ['a node operation in {orgSlug}', { auth: 'node', path: '/v1/orgs/{orgSlug}/x' }],
     ['a node operation with a role', { auth: 'node', role: 'admin' }],
     ['an open operation in {orgSlug}', { auth: 'none', path: '/v1/orgs/{orgSlug}/x' }],
+    ['a parameter that is part of a segment', { auth: 'none', path: '/v1/x/{name}.json' }],
   ])('%s', (_what, over) => {
     expect(() => appWith([op(over)])).toThrow(/operation bad/);
   });
 });
+
+describe('an answer that cannot be written', () => {
+  it('is a 500 for its request alone: the process and the next request carry on', async () => {
+    const deps: Deps = { store, core: null, config: { appDomain: 'auth.test', plans: DEFAULT_PLANS, serviceDomains: [] } };
+    const unwritable = defineOp({
+      operationId: 'unwritable', tag: 't', method: 'get', path: '/v1/unwritable', summary: 'a body JSON cannot hold', auth: 'none', needsCore: false, responses,
+      handler: async () => ({ status: 200, body: { n: 1n } }),
+    });
+    const fine = defineOp({
+      operationId: 'fine', tag: 't', method: 'get', path: '/v1/fine', summary: 'ok', auth: 'none', needsCore: false, responses,
+      handler: async () => ({ status: 200, body: { ok: true } }),
+    });
+    const { log, text } = captureLogger();
+    const s = createServer(createApp(deps, log, undefined, [unwritable, fine]).handler);
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+    try {
+      const bad = await fetch(`${base}/v1/unwritable`);
+      expect(bad.status).toBe(500);
+      expect(await bad.json()).toMatchObject({ code: 'internal', message: 'internal error' });
+      expect(text()).toContain('unexpected error');
+      expect((await fetch(`${base}/v1/fine`)).status).toBe(200);
+    } finally {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
+  });
+});
+

@@ -2,9 +2,12 @@
  * code and the body {code, message, details?}, never a 500 or a stack trace; X-Request-Id on every response;
  * /healthz and a generated /openapi.json; /metrics is not public (test/e2e/connections.test.ts reads it on its own
  * listener). */
+import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allOps } from '../../api/app';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { until } from '../helpers/proc';
 
 let t: TestApi;
 beforeAll(async () => {
@@ -101,6 +104,21 @@ describe('bad bodies', () => {
     },
   );
 
+  it('a body sent chunked (no Content-Length) must be JSON too: 415, and nothing created', async () => {
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${t.url}${PROJECTS}`, { method: 'POST', headers: { authorization: `Bearer ${t.tokens.admin}`, 'content-type': 'text/plain' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => { text += String(c); }).on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.write('{"name":"chunked-');
+      req.end('wrong"}');
+    });
+    expect(answer.status, answer.text).toBe(415);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'unsupported_media_type' });
+    expect((await t.call('GET', `${PROJECTS}/chunked-wrong`)).status).toBe(404);
+  });
+
   it('application/json with a charset parameter is accepted', async () => {
     const r = await raw('POST', PROJECTS, { body: '{"name":"charset"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
     expect(r.status).toBe(201);
@@ -128,6 +146,35 @@ describe('routes and methods', () => {
     const allow = (r.headers.get('allow') ?? '').split(/\s*,\s*/);
     for (const m of allowed) expect(allow).toContain(m);
     expect(allow).not.toContain(method);
+  });
+
+  it('a request target in absolute form reaches its operation, and a fragment is no part of the path', async () => {
+    const { port } = new URL(t.url);
+    const ask = (target: string) => new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.end(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.tokens.admin}\r\nConnection: close\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (c: Buffer) => { text += String(c); }).on('end', () => resolve(text)).on('error', reject);
+    });
+    for (const target of [`http://127.0.0.1:${port}${PROJECTS}/alpha`, `${PROJECTS}/alpha#frag`, `${PROJECTS}/alpha?x=1#frag`]) {
+      const answer = await ask(target);
+      expect(answer.split('\r\n')[0], target).toBe('HTTP/1.1 200 OK');
+      expect(answer, target).toContain('"name":"alpha"');
+    }
+  });
+
+  it('a client gone before its answer is logged as 499, aborted', async () => {
+    const { port } = new URL(t.url);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST ${PROJECTS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.tokens.admin}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+        setTimeout(() => { socket.destroy(); resolve(); }, 50);
+      });
+    });
+    await until('the aborted request line', () => t.logs.some((l) => l.includes('"aborted":true')));
+    const line = JSON.parse(t.logs.find((l) => l.includes('"aborted":true'))!) as Record<string, unknown>;
+    expect(line).toMatchObject({ method: 'POST', path: PROJECTS, operation: 'createProject', status: 499, aborted: true });
   });
 
   it('HEAD answers as GET without the body, OPTIONS lists the methods, another method is 501, a trailing slash is the same path', async () => {

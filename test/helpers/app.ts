@@ -1,4 +1,4 @@
-/** In-process API for tests: a real Koa app on an ephemeral port over a store in a temp dir, with an org,
+/** In-process API for tests: the real request listener (createApp) on an ephemeral port over a store in a temp dir, with an org,
  * users of every role and their tokens already made through the same store functions the admin CLI uses. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

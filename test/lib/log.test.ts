@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createLogger, requestLineWriter, type RequestLine } from '../../lib/log';
 
@@ -47,3 +50,23 @@ describe('the request line', () => {
     }
   });
 });
+
+describe('standard error', () => {
+  it('carries pino lines at once and request lines in a batch, all of them written by exit', () => {
+    const tsx = createRequire(import.meta.url).resolve('tsx');
+    const log = fileURLToPath(new URL('../../lib/log.ts', import.meta.url));
+    // The process ends on its own turn: no timer of the batch has fired, so only the exit handlers write the batch.
+    const code = `import { createLogger, requestLineWriter } from ${JSON.stringify(log)};
+      const log = createLogger({ level: 'info' });
+      log.info('starting');
+      const line = requestLineWriter(log);
+      for (let i = 0; i < 3; i++) line({ reqId: 'r' + i, method: 'GET', path: '/p', operation: 'op', status: 200, ms: 1 });
+      log.warn('stopping');
+      process.exit(0);`;
+    const r = spawnSync(process.execPath, ['--import', tsx, '--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, HOSTPLANE_LOG_LEVEL: '' } });
+    expect(r.status).toBe(0);
+    const lines = r.stderr.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; reqId?: string });
+    expect(lines.map((l) => l.reqId ?? l.msg).sort()).toEqual(['r0', 'r1', 'r2', 'starting', 'stopping']);
+  });
+});
+
