@@ -216,17 +216,13 @@ const segmentsOf = (path: string): string[] => (path.length > 1 && path.endsWith
 
 interface Route { op: AnyOp; method: string; segments: ({ literal: string } | { param: string })[] }
 
-/** The path's parameters if `route` matches the segments (literals lower case), else undefined. */
-function bind(route: Route, given: string[]): Record<string, string> | undefined {
-  const params: Record<string, string> = {};
-  for (let i = 0; i < given.length; i++) {
+/** Whether `route` matches the segments (literals compared lower case; a parameter is never empty). */
+function matches(route: Route, lower: string[]): boolean {
+  for (let i = 0; i < lower.length; i++) {
     const seg = route.segments[i]!;
-    if ('literal' in seg) {
-      if (given[i] !== seg.literal) return undefined;
-    } else if (given[i] === '') return undefined;
-    else params[seg.param] = given[i]!;
+    if ('literal' in seg ? lower[i] !== seg.literal : lower[i] === '') return false;
   }
-  return params;
+  return true;
 }
 
 /** What a request to an operation path does: an operation (its id, for logs and metrics), or the answer for a
@@ -262,7 +258,7 @@ export function compileOps(ops: AnyOp[], deps: Deps, parseBody: (ex: Exchange) =
     const key = honoursIdempotencyKey(op) ? idempotencyKeyOf(ctx) : undefined;
     let body: unknown;
     if (op.body) body = await parseBody(ctx);
-    const input = { params: parse(op.params, params, 'path'), query: parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
+    const input = { params: parse(op.params, params, 'path'), query: op.query && parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
     // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
     let guard: KeyGuard | undefined;
     if (key !== undefined) {
@@ -295,10 +291,10 @@ export function compileOps(ops: AnyOp[], deps: Deps, parseBody: (ex: Exchange) =
       const wanted = method === 'HEAD' ? 'GET' : method;
       const allowed: string[] = [];
       for (const r of routes) {
-        // Literals compare case-insensitively, parameters keep their case.
-        const params = bind(r, lower);
-        if (!params) continue;
+        if (!matches(r, lower)) continue;
         if (r.method === wanted) {
+          // Parameters keep their case.
+          const params: Record<string, string> = {};
           for (const [i, seg] of r.segments.entries()) if ('param' in seg) params[seg.param] = decodeSegment(given[i]!);
           return { operationId: r.op.operationId, run: run(r.op, params) };
         }
