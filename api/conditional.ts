@@ -12,7 +12,7 @@
  * - A request whose answer would not be 2xx without its conditions (404, 409 `managed_rrset`, ...) gets that
  *   answer: the conditions are evaluated after those checks (RFC 9110 13.2.1).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Exchange } from './exchange';
 import { AppError } from '../lib/errors';
 import type { RRsetVersion, ZoneWithStatus } from '../store/zones';
@@ -51,7 +51,7 @@ export const conditionsOf = (ctx: Exchange): Conditions => ({
 export const etag = (...parts: (string | number)[]): string => `"${parts.join('-')}"`;
 
 /** 16 characters of SHA-256 (96 bits): the part of a tag that stands for what has no version of its own. */
-export const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 16);
+export const digest = (text: string): string => hash('sha256', text, 'base64url').slice(0, 16);
 
 /** The lifetime part of tags: a zone created again under its name never answers an old tag. */
 const lifetime = (uid: string): string => uid.replace(/-/g, '').slice(0, 12);
