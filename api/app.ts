@@ -38,15 +38,10 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** A request target's path and query, as Koa's parseurl reads them: the absolute form
  * (`GET http://host/v1/...`, RFC 9112 3.2.2) by its path, and a `#` and what follows it dropped. */
 export function requestTarget(url: string): { path: string; querystring: string } {
-  let target = url;
-  if (!target.startsWith('/')) {
-    try {
-      const u = new URL(target);
-      target = u.pathname + u.search;
-    } catch {
-      // `*` or nonsense: no operation's path.
-    }
-  }
+  // Scheme and authority cut off, the rest kept as sent: a URL parser would also resolve `..` and `\`, which a
+  // target in origin form never gets (a proxy's path filter must see what the API matches).
+  let target = url.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '');
+  if (target === '') target = '/';
   const hash = target.indexOf('#');
   if (hash !== -1) target = target.slice(0, hash);
   const q = target.indexOf('?');
@@ -124,7 +119,8 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
     return id;
   };
   app.use(async (ctx, next) => {
-    ctx.state.reqId = begin(ctx.req, ctx.res, ctx.path);
+    // Not ctx.path: Koa's URL parser throws on some targets (`http://[::1/x`), which the error edge then never sees.
+    ctx.state.reqId = begin(ctx.req, ctx.res, requestTarget(ctx.url).path);
     await next();
   });
   app.use(errors(log));
@@ -168,7 +164,10 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
     try {
       ex.send();
     } catch (e) {
-      // An answer that cannot be written (a body JSON cannot hold) is this request's 500, never the process's end.
+      // An answer that cannot be written (a body JSON cannot hold) is this request's 500, never the process's end,
+      // and without the headers the handler meant for its answer (a cache must not keep the 500 by them).
+      for (const h of ex.res.getHeaderNames()) if (h !== 'x-request-id') ex.res.removeHeader(h);
+      ex.type = undefined;
       answerError(ex, e, log);
       try {
         ex.send();

@@ -3,7 +3,7 @@
  * stdout line, like the servers, and stops its workers on SIGTERM or SIGINT. The node token comes from `--token`
  * or HOSTPLANE_NODE_TOKEN and reaches no log line. */
 import { badRequest } from '../lib/errors';
-import type { Logger } from '../lib/log';
+import { exitAfterFlush, type Logger } from '../lib/log';
 import { startAgent } from '../agent/agent';
 import { createSignInService } from '../agent/signin/service';
 import { httpControlPlane } from '../agent/control';
@@ -107,8 +107,7 @@ export async function runNodeAgent(flags: Flags, log: Logger): Promise<void> {
     force.unref();
     void agent.stop().finally(() => {
       agentLog.info('stopped');
-      log.flush();
-      process.exit(0);
+      exitAfterFlush(log, 0);
     });
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -14,7 +14,7 @@ import { AddressInUseError, createKnotNameserver, findKnot } from '../providers/
 import type { Nameserver } from '../providers/nameserver/port';
 import { systemResolver } from '../providers/resolver';
 
-import type { Logger } from '../lib/log';
+import { exitAfterFlush, type Logger } from '../lib/log';
 import type { Core, DnsInfo } from '../core/port';
 import { openSealer } from '../core/sealing';
 import { coreServer } from '../core/server';
@@ -138,8 +138,7 @@ async function listen(handler: RequestListener | Server, registry: client.Regist
     server.close(() => {
       void close().finally(() => {
         log.info('stopped');
-        log.flush();
-        process.exit(0);
+        exitAfterFlush(log, 0);
       });
     });
     server.closeIdleConnections();

@@ -35,6 +35,12 @@ export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
 /** How long a request line may wait in the buffer before it is written. */
 export const LOG_FLUSH_MS = 100;
 
+/** Exits once the log's lines are out (`log.flush`), or after `ms` whatever stderr does. */
+export function exitAfterFlush(log: Logger, code: number, ms = 2_000): void {
+  setTimeout(() => process.exit(code), ms).unref();
+  log.flush(() => process.exit(code));
+}
+
 /** A destination that also takes lines which may wait (`writeBatched`): the request line of each answer. */
 interface BatchingDestination extends pino.DestinationStream {
   writeBatched(line: string): void;
@@ -68,10 +74,13 @@ function stderrDestination(): BatchingDestination {
       if (size >= 4096) drain();
       else due ??= setTimeout(drain, LOG_FLUSH_MS).unref();
     },
-    // `log.flush()` (at a shutdown) writes the batch too.
+    // `log.flush(cb)` (at a shutdown) writes the batch too, and calls back once stderr took everything: sonic-boom
+    // would call back at once, with a write still under way that `process.exit` then cuts (seen with a slow reader).
     flush(cb?: (err?: Error) => void): void {
       drain();
-      out.flush(cb);
+      const state = out as unknown as { _writing?: boolean; _len?: number };
+      if (cb && (state._writing || (state._len ?? 0) > 0)) out.once('drain', () => cb());
+      else cb?.();
     },
   } as BatchingDestination;
 }

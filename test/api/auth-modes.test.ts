@@ -218,7 +218,7 @@ describe('an answer that cannot be written', () => {
     const deps: Deps = { store, core: null, config: { appDomain: 'auth.test', plans: DEFAULT_PLANS, serviceDomains: [] } };
     const unwritable = defineOp({
       operationId: 'unwritable', tag: 't', method: 'get', path: '/v1/unwritable', summary: 'a body JSON cannot hold', auth: 'none', needsCore: false, responses,
-      handler: async () => ({ status: 200, body: { n: 1n } }),
+      handler: async () => ({ status: 200, body: { n: 1n }, headers: { ETag: '"e"', 'Cache-Control': 'max-age=60' } }),
     });
     const fine = defineOp({
       operationId: 'fine', tag: 't', method: 'get', path: '/v1/fine', summary: 'ok', auth: 'none', needsCore: false, responses,
@@ -231,6 +231,9 @@ describe('an answer that cannot be written', () => {
     try {
       const bad = await fetch(`${base}/v1/unwritable`);
       expect(bad.status).toBe(500);
+      // None of the headers meant for the answer that failed: a cache must not keep the 500 by them.
+      expect([bad.headers.get('etag'), bad.headers.get('cache-control')]).toEqual([null, null]);
+      expect(bad.headers.get('x-request-id')).toBeTruthy();
       expect(await bad.json()).toMatchObject({ code: 'internal', message: 'internal error' });
       expect(text()).toContain('unexpected error');
       expect((await fetch(`${base}/v1/fine`)).status).toBe(200);

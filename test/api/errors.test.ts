@@ -5,7 +5,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allOps } from '../../api/app';
+import { allOps, requestTarget } from '../../api/app';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { until } from '../helpers/proc';
 
@@ -162,6 +162,31 @@ describe('routes and methods', () => {
       expect(answer.split('\r\n')[0], target).toBe('HTTP/1.1 200 OK');
       expect(answer, target).toContain('"name":"alpha"');
     }
+  });
+
+  it.each([
+    ['http://h/v1/orgs/acme/projects/x/..', '/v1/orgs/acme/projects/x/..', ''],
+    ['HTTP://h:8080', '/', ''],
+    ['https://h/v1\\orgs?limit=1#f', '/v1\\orgs', 'limit=1'],
+    ['/a#b?c', '/a', ''],
+    ['*', '*', ''],
+  ])('requestTarget(%s) keeps the path as sent, scheme and authority cut off', (url, path, querystring) => {
+    expect(requestTarget(url)).toEqual({ path, querystring });
+  });
+
+  it('a target Koa cannot parse still gets the JSON error body with its request id, and a request line', async () => {
+    const { port } = new URL(t.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.end('GET http://[::1/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      socket.on('data', (c: Buffer) => { text += String(c); }).on('end', () => resolve(text)).on('error', reject);
+    });
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 [45]\d\d /);
+    expect(head!.toLowerCase()).toContain('x-request-id:');
+    const { requestId } = JSON.parse(body!) as { requestId: string };
+    expect(requestId).toBeTruthy();
+    await until('its request line', () => t.logs.some((l) => l.includes(`"reqId":"${requestId}"`) && l.includes('"path":"/healthz"')));
   });
 
   it('a client gone before its answer is logged as 499, aborted', async () => {

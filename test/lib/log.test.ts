@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -68,5 +68,30 @@ describe('standard error', () => {
     const lines = r.stderr.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; reqId?: string });
     expect(lines.map((l) => l.reqId ?? l.msg).sort()).toEqual(['r0', 'r1', 'r2', 'starting', 'stopping']);
   });
+
+  it('exitAfterFlush leaves once stderr took every line, with a reader slower than the writes', async () => {
+    const tsx = createRequire(import.meta.url).resolve('tsx');
+    const log = fileURLToPath(new URL('../../lib/log.ts', import.meta.url));
+    const code = `import { createLogger, exitAfterFlush, requestLineWriter } from ${JSON.stringify(log)};
+      const log = createLogger({ level: 'info' });
+      const line = requestLineWriter(log);
+      for (let i = 0; i < 3000; i++) line({ reqId: 'r' + i, method: 'GET', path: '/' + 'p'.repeat(100), operation: 'op', status: 200, ms: 1 });
+      log.info('stopped');
+      exitAfterFlush(log, 0, 20000);`;
+    const child = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOSTPLANE_LOG_LEVEL: '' } });
+    // A slow reader: the pipe stays full, and a write is under way when the process wants to leave.
+    let text = '';
+    const err = child.stderr!.setEncoding('utf8');
+    err.on('data', (c: string) => {
+      text += c;
+      err.pause();
+      setTimeout(() => err.resume(), 3);
+    });
+    const status = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    expect(status).toBe(0);
+    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { reqId?: string; msg: string });
+    expect(lines.filter((l) => l.reqId).length).toBe(3000);
+    expect(lines.some((l) => l.msg === 'stopped')).toBe(true);
+  }, 30_000);
 });
 
