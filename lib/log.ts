@@ -98,6 +98,7 @@ export function createLogger(opts: { level?: string; destination?: pino.Destinat
     opts.destination ?? stderrDestination(),
   );
 }
+
 /** What the API logs of each answer (api/app.ts). */
 export interface RequestLine {
   reqId: string;
@@ -112,10 +113,9 @@ export interface RequestLine {
 /**
  * Writes the request line of an answer as `log.info(fields, 'request')` would, in the logger's own format: its
  * level number, time function and bindings (pino's), then the fields, then `msg`; in a batch where the
- * destination takes one (stderrDestination). pino's generic writer (hooks,
- * serializers, redaction, key checks) cost 8 us an answer, about a tenth of a getProject's CPU (bench/api.ts);
- * this costs half that. The fields are the API's own scalars and the path, each JSON-encoded, so nothing to
- * redact can be among them.
+ * destination takes one (stderrDestination). pino's generic writer (hooks, serializers, redaction, key checks)
+ * cost 8 us an answer, about a tenth of a getProject's CPU (bench/api.ts); this costs half that. The fields are
+ * the API's own scalars and the path, each JSON-encoded, so nothing to redact can be among them.
  */
 export function requestLineWriter(log: Logger): (line: RequestLine) => void {
   const internals = log as unknown as Record<symbol, unknown>;
