@@ -47,9 +47,9 @@ interface BatchingDestination extends pino.DestinationStream {
 }
 
 /**
- * Standard error. pino's lines (starts, warnings, errors) go out at once; the request lines of answers
- * (requestLineWriter) in batches: once 4 KiB have gathered, or LOG_FLUSH_MS after the first of them, and at
- * exit. A write per request line cost each API answer a system call on the thread pool (bench/api.ts).
+ * Standard error. pino's lines (starts, warnings, errors) go out at once, after the request lines gathered
+ * before them; the request lines of answers (requestLineWriter) in batches: once 4 KiB have gathered, or
+ * LOG_FLUSH_MS after the first of them, and at exit. A write per request line cost each API answer a system call on the thread pool (bench/api.ts).
  */
 function stderrDestination(): BatchingDestination {
   let batch: string[] = [];
@@ -67,7 +67,11 @@ function stderrDestination(): BatchingDestination {
     size = 0;
   };
   return {
-    write: (line: string) => out.write(line),
+    // The batch goes first: lines keep their time order (a request line never follows the `stopped` after it).
+    write(line: string): void {
+      drain();
+      out.write(line);
+    },
     writeBatched(line: string): void {
       batch.push(line);
       size += line.length;

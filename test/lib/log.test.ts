@@ -66,7 +66,8 @@ describe('standard error', () => {
     const r = spawnSync(process.execPath, ['--import', tsx, '--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, HOSTPLANE_LOG_LEVEL: '' } });
     expect(r.status).toBe(0);
     const lines = r.stderr.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; reqId?: string });
-    expect(lines.map((l) => l.reqId ?? l.msg).sort()).toEqual(['r0', 'r1', 'r2', 'starting', 'stopping']);
+    // In the order they were logged: the batch is written before the pino line that follows it.
+    expect(lines.map((l) => l.reqId ?? l.msg)).toEqual(['starting', 'r0', 'r1', 'r2', 'stopping']);
   });
 
   it('exitAfterFlush leaves once stderr took every line, with a reader slower than the writes', async () => {
