@@ -31,7 +31,8 @@
  * - `PUT /_sandbox/{provider}/clients/{clientId}` `{clientSecret, redirectUris}` registers (or replaces) an app;
  * - `PUT /_sandbox/{provider}/users/{id}` `{email, verified?}` adds a person (GitHub and Kakao ids are numbers);
  * - `PUT /_sandbox/{provider}/session` `{userId}` (`null`: nobody) signs a person in at that provider;
- * - `PUT /_sandbox/faults` `{kind, provider?, times?, delayMs?}` and `DELETE /_sandbox/faults`: `deny` (consent
+ * - `PUT /_sandbox/faults` `{mode, provider?, times?, delayMs?}` (the shape of the other sandboxes' faults, with
+ *   `provider` where they name `operations`) and `DELETE /_sandbox/faults`: `deny` (consent
  *   refused: the redirect carries `error=access_denied`), `bad_code` (the token endpoint refuses every code as
  *   the provider does an unknown one), `slow_token` (the token endpoint acts, then answers after `delayMs`,
  *   default 30 s).
@@ -74,7 +75,7 @@ const UserBody = z.strictObject({ email: z.email().nullable(), verified: z.boole
 // A number is taken as the id it spells: GitHub's and Kakao's ids are numbers.
 const SessionBody = z.strictObject({ userId: z.union([z.string().min(1), z.number().int().nonnegative().transform(String)]).nullable() });
 const FaultBody = z.strictObject({
-  kind: z.enum(['deny', 'bad_code', 'slow_token']),
+  mode: z.enum(['deny', 'bad_code', 'slow_token']),
   provider: OAuthProvider.optional(),
   times: z.number().int().min(1).optional(),
   delayMs: z.number().int().min(0).max(600_000).optional(),
@@ -106,8 +107,8 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
   let fault: SandboxFault | null = null;
   const key = (p: OAuthProviderName, id: string): string => `${p}\0${id}`;
 
-  const faultNow = (kind: SandboxFault['kind'], provider: OAuthProviderName): SandboxFault | null => {
-    if (!fault || fault.kind !== kind || (fault.provider && fault.provider !== provider)) return null;
+  const faultNow = (mode: SandboxFault['mode'], provider: OAuthProviderName): SandboxFault | null => {
+    if (!fault || fault.mode !== mode || (fault.provider && fault.provider !== provider)) return null;
     const f = fault;
     if (--f.left <= 0) fault = null;
     return f;
@@ -259,7 +260,7 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
         return json(200, { ok: true });
       }
       const f = FaultBody.safeParse(await readJson(req));
-      if (method !== 'PUT' || !f.success) return bad('PUT a fault {kind: deny|bad_code|slow_token, provider?, times?, delayMs?}');
+      if (method !== 'PUT' || !f.success) return bad('PUT a fault {mode: deny|bad_code|slow_token, provider?, times?, delayMs?}');
       fault = { ...f.data, left: f.data.times ?? Infinity };
       return json(200, { ok: true });
     }
@@ -267,7 +268,7 @@ export async function startOAuthSandbox(opts: { host?: string; port?: number; lo
     if (!m || method !== 'PUT') {
       return json(404, {
         code: 'not_found',
-        message: 'no such sandbox route; the routes: PUT /_sandbox/{github|google|kakao}/clients/{clientId} {clientSecret, redirectUris}, PUT /_sandbox/{provider}/users/{id} {email, verified?}, PUT /_sandbox/{provider}/session {userId}, PUT /_sandbox/faults {kind, provider?, times?, delayMs?}, DELETE /_sandbox/faults',
+        message: 'no such sandbox route; the routes: PUT /_sandbox/{github|google|kakao}/clients/{clientId} {clientSecret, redirectUris}, PUT /_sandbox/{provider}/users/{id} {email, verified?}, PUT /_sandbox/{provider}/session {userId}, PUT /_sandbox/faults {mode, provider?, times?, delayMs?}, DELETE /_sandbox/faults',
       });
     }
     const p = m[1] as OAuthProviderName;

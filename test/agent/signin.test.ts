@@ -275,7 +275,7 @@ describe('what is refused', () => {
   });
 
   it('denied consent: 403 page, no session', async () => {
-    await control('faults', { kind: 'deny', times: 1 });
+    await control('faults', { mode: 'deny', times: 1 });
     const b = new Browser();
     const answer = await b.signIn('google');
     expect(answer.status).toBe(403);
@@ -284,7 +284,7 @@ describe('what is refused', () => {
   });
 
   it('a token endpoint slower than the deadline: 502 page, no session', async () => {
-    await control('faults', { kind: 'slow_token', delayMs: 3_000, times: 1 });
+    await control('faults', { mode: 'slow_token', delayMs: 3_000, times: 1 });
     const b = new Browser();
     const answer = await b.signIn('kakao');
     expect(answer.status).toBe(502);
@@ -293,7 +293,7 @@ describe('what is refused', () => {
   });
 
   it('a bad code: 400 page', async () => {
-    await control('faults', { kind: 'bad_code', times: 1 });
+    await control('faults', { mode: 'bad_code', times: 1 });
     expect((await new Browser().signIn('github')).status).toBe(400);
   });
 
@@ -479,7 +479,7 @@ describe('callbacks are rate-limited', () => {
     const b = new Browser();
     expect((await b.signIn('github')).status).toBe(302);
     expect((await b.signIn('github')).status).toBe(302);
-    await control('faults', { kind: 'bad_code', times: 1 });
+    await control('faults', { mode: 'bad_code', times: 1 });
     const refused = await b.signIn('github');
     // Refused before the exchange: the fault the provider holds for the next exchange is still there.
     expect(refused.status).toBe(429);

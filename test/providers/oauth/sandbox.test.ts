@@ -176,8 +176,16 @@ describe('what the providers refuse', () => {
 });
 
 describe('faults', () => {
+  it('are set in the shape every sandbox takes ({mode, ...}), and another shape is refused naming it', async () => {
+    const old = await control('faults', { kind: 'deny' });
+    expect(old.status).toBe(400);
+    expect(((await old.json()) as { message: string }).message).toContain('{mode: deny|bad_code|slow_token');
+    expect((await control('faults', { mode: 'deny', times: 1 })).status).toBe(200);
+    expect((await authorize('github', {})).query.get('error')).toBe('access_denied');
+  });
+
   it('deny: the redirect carries error=access_denied and the state, and no code', async () => {
-    await control('faults', { kind: 'deny', provider: 'github', times: 1 });
+    await control('faults', { mode: 'deny', provider: 'github', times: 1 });
     const a = await authorize('github', { state: 'st' });
     expect(a.status).toBe(302);
     expect(Object.fromEntries(a.query)).toMatchObject({ error: 'access_denied', state: 'st' });
@@ -186,13 +194,13 @@ describe('faults', () => {
   });
 
   it('bad_code: the token endpoint refuses a good code', async () => {
-    await control('faults', { kind: 'bad_code' });
+    await control('faults', { mode: 'bad_code' });
     const a = await authorize('google', {});
     expect(await exchange('google', { code: a.query.get('code')! })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   it('slow_token: the token endpoint answers only after delayMs', async () => {
-    await control('faults', { kind: 'slow_token', delayMs: 400 });
+    await control('faults', { mode: 'slow_token', delayMs: 400 });
     const a = await authorize('kakao', {});
     const started = Date.now();
     expect((await exchange('kakao', { code: a.query.get('code')! })).status).toBe(200);
@@ -200,6 +208,6 @@ describe('faults', () => {
   });
 
   it('refuses a fault of another kind', async () => {
-    expect((await control('faults', { kind: 'explode' })).status).toBe(400);
+    expect((await control('faults', { mode: 'explode' })).status).toBe(400);
   });
 });
