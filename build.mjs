@@ -9,7 +9,8 @@
  * migrations are copied beside the compiled store, where it reads them. The build goes to a temp dir that
  * replaces dist/ once complete, and dist/.built (with the time the build started) marks it complete for
  * ./bin/hostplane, which runs the sources through tsx when any source is newer. A failure under `prepare`
- * leaves no dist/ (serve then runs through tsx) rather than failing the install.
+ * leaves no dist/ (serve then runs through tsx) rather than failing the install. It says on stderr that it
+ * starts and how long it took: under `npm ci` the compile is a minute or more of otherwise silent waiting.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,7 @@ function complete(file, specifier) {
   throw new Error(`${file}: cannot resolve ${specifier}`);
 }
 
+process.stderr.write('hostplane build: compiling the TypeScript sources into dist/ (a minute or more)\n');
 try {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', tmp], { stdio: 'inherit' });
@@ -53,6 +55,7 @@ try {
   utimesSync(stamp, started, started);
   rmSync(dist, { recursive: true, force: true });
   renameSync(tmp, dist);
+  process.stderr.write(`hostplane build: dist/ built in ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s\n`);
 } catch (err) {
   if (process.env.npm_lifecycle_event !== 'prepare') throw err;
   process.stderr.write(`hostplane build failed, ./bin/hostplane runs the sources through tsx: ${err.message}\n`);

@@ -81,7 +81,7 @@ export type Command = 'serve' | 'api' | 'core' | 'admin' | 'node-agent';
 export const SERVER_COMMANDS = ['serve', 'api', 'core'] as const;
 const ALL = SERVER_COMMANDS;
 
-/** What `--help` and the README's flag tables say about each flag. The type makes it exhaustive: a flag the
+/** What `--help` and the flag tables of docs/configuration.md say about each flag. The type makes it exhaustive: a flag the
  * parser knows and help does not explain does not compile. */
 export interface FlagHelp {
   /** The value's placeholder (`N`, `DIR`); none for a switch. */
@@ -270,7 +270,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   version: { commands: [], help: 'prints the version' },
 };
 
-/** A flag's default as help and the README show it: `none` when it has none. */
+/** A flag's default as help and docs/configuration.md show it: `none` when it has none. */
 export function shownDefault(name: FlagName): string {
   const spec = FLAG_HELP[name];
   if (spec.shown !== undefined) return spec.shown;

@@ -1,5 +1,5 @@
 /** A CLI that explains itself: `help`, `--help` of every command (made from the parser's own table, and held
- * here to the README's flag tables), `--version`, one error format with exit 2 for usage errors, and the log
+ * here to the flag tables of docs/configuration.md), `--version`, one error format with exit 2 for usage errors, and the log
  * level checked before anything starts. */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -33,10 +33,10 @@ function flagsInHelp(text: string): Map<string, Omit<FlagDoc, 'commands'>> {
   return flags;
 }
 
-/** The rows of the README's flag tables (`| flag | commands | default | meaning |`). */
-function flagsInReadme(): Map<string, FlagDoc> {
+/** The rows of the flag tables of docs/configuration.md (`| flag | commands | default | meaning |`). */
+function flagsInConfigurationPage(): Map<string, FlagDoc> {
   const flags = new Map<string, FlagDoc>();
-  for (const line of readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n')) {
+  for (const line of readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8').split('\n')) {
     if (!/^\s*\| `--/.test(line)) continue;
     const cells = line.trim().slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
     expect(cells, line).toHaveLength(4);
@@ -71,7 +71,7 @@ describe('help', () => {
     expect(help.helpServe).toBe(help.serve);
   });
 
-  it('the README\'s flag tables and --help agree: every flag, its argument, commands, default and meaning', () => {
+  it('docs/configuration.md and --help agree: every flag, its argument, commands, default and meaning', () => {
     const fromHelp = new Map<string, FlagDoc>();
     for (const command of ['serve', 'api', 'core', 'admin', 'node-agent']) {
       for (const [name, doc] of flagsInHelp(help[command]!)) {
@@ -84,9 +84,9 @@ describe('help', () => {
         }
       }
     }
-    const readme = flagsInReadme();
-    expect([...readme.keys()].sort()).toEqual([...fromHelp.keys()].sort());
-    for (const [name, doc] of fromHelp) expect(readme.get(name), `--${name}`).toEqual({ ...doc, default: doc.default.replace(/`/g, '') });
+    const documented = flagsInConfigurationPage();
+    expect([...documented.keys()].sort()).toEqual([...fromHelp.keys()].sort());
+    for (const [name, doc] of fromHelp) expect(documented.get(name), `--${name}`).toEqual({ ...doc, default: doc.default.replace(/`/g, '') });
   });
 
   it('every flag the parser takes is described, but --help and --version, which every command takes', () => {

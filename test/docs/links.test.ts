@@ -6,13 +6,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { unfenced } from '../helpers/markdown';
 
 const root = resolve(__dirname, '..', '..');
 const docs = join(root, 'docs');
 const pages = [join(root, 'README.md'), ...readdirSync(docs).filter((f) => f.endsWith('.md')).map((f) => join(docs, f))];
 
-/** Markdown without its fenced code blocks. */
-const unfenced = (text: string): string => text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
 /** Markdown without its fenced and inline code, where brackets are not links. */
 const prose = (text: string): string => unfenced(text).replace(/`[^`\n]*`/g, '');
 
