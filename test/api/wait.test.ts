@@ -11,7 +11,7 @@ import { createLogger } from '../../lib/log';
 import { zoneReconciler } from '../../reconcilers/zones';
 import { openStore } from '../../store/db';
 import { recordStatus } from '../../store/status';
-import { zoneByName, type ZoneFacts } from '../../store/zones';
+import { ZONE_STATUS, zoneByName } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { FakeNameserver } from '../helpers/fake-nameserver';
 
@@ -123,11 +123,10 @@ describe('getZone ?waitGeneration=N&wait=S', () => {
     const other = openStore(t.dir);
     try {
       const z = (await zoneByName(other, 'split.example'))!;
-      const at = '2026-11-26T10:00:00Z';
-      await recordStatus<ZoneFacts>(other, 'zone', z.name, {
-        uid: z.uid, observedGeneration: n, lastError: null, reconciledAt: at,
-        conditions: [{ type: 'Ready', status: 'True', reason: 'Served', message: 'served', observedGeneration: n, lastTransitionTime: at }],
-        facts: { servedSerial: z.serial, renderedSerial: z.serial, signerDs: [], delegated: null },
+      await recordStatus(other, ZONE_STATUS, z.name, {
+        uid: z.uid, generation: n, lastError: null,
+        set: [{ type: 'Ready', status: 'True', reason: 'Served', message: 'served' }],
+        facts: { servedSerial: z.serial, renderedSerial: z.serial },
       });
       const written = Date.now();
       const r = await answer;
