@@ -85,7 +85,7 @@ describe('zone reconciler: secondaries', () => {
     expect((await r.reconcile(ZONE, noAbort)).requeueAfterMs).toBe(598_000);
     expect(await inSync()).toBeUndefined();
     // A change served later schedules no look either.
-    await putRRset(store, { orgId, zone: ZONE, actor: 't', cnameConflict: checkCnameConflict, quota: null, rrset: { name: `www.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] } });
+    await putRRset(store, { orgId, zone: ZONE, actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 }, rrset: { name: `www.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] } });
     expect((await r.reconcile(ZONE, noAbort)).requeueAfterMs).toBe(598_000);
     expect(ns.actions.map((a) => a.op)).toContain('applyChanges');
   });
