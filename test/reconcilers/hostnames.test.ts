@@ -4,7 +4,6 @@
  * seen and what was expected; a resolver that never answers; a proof gone after activation; managed records;
  * finalizers through edge outages; the minute loop activating with no verify call.
  */
-import { finalizersOf } from '../../store/finalizers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { startRunner } from '../../reconcilers/runner';
 import { createOrg } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
 import { listAudit } from '../../store/feed';
+import { finalizersOf } from '../../store/finalizers';
 import { addHostname, deleteHostname, hostnameByName, type HostnameFacts } from '../../store/hostnames';
 import { createProject } from '../../store/projects';
 import { rrsets } from '../../store/schema';

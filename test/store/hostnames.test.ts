@@ -1,10 +1,10 @@
 /** The hostname store (spec 4.5, issue 9 item 1): a name held once across projects and orgs from the moment it is
  * added, idempotent re-adds, lifetimes and finalizers on delete, activation only from pending, expiry. */
-import { finalizersOf } from '../../store/finalizers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
+import { finalizersOf } from '../../store/finalizers';
 import {
   activateHostname, addHostname, allHostnameKeys, deleteHostname, expireHostname, hostnameByName, listHostnames, routableHostnames,
 } from '../../store/hostnames';
