@@ -121,5 +121,5 @@ export function bundleReconciler(d: BundleReconcilerDeps): Reconciler {
       });
       return {};
     },
-  };
+  } satisfies Reconciler;
 }

@@ -11,12 +11,11 @@
  * A registrar outage is the `Synced` condition False (and a retry with backoff): API reads never ask the registrar.
  */
 import client from 'prom-client';
-import { setCondition, type Condition } from '../lib/conditions';
 import type { Logger } from '../lib/log';
 import type { DomainService } from '../core/domains';
 import type { Store } from '../store/db';
-import { allDomainKeys, domainByName, ledgerOf, openPurchaseOf, type DomainFacts } from '../store/domains';
-import { recordStatus, statusOf } from '../store/status';
+import { allDomainKeys, DOMAIN_STATUS, domainByName, ledgerOf, openPurchaseOf } from '../store/domains';
+import { recordStatus, type Judged } from '../store/status';
 import { identityWatch, type Reconciler, type Result } from './types';
 
 export interface DomainReconcilerDeps {
@@ -38,8 +37,6 @@ export const ABANDON_AFTER_MS = 24 * 3_600_000;
 export const SYNC_INTERVAL_MS = 6 * 3_600_000;
 export const RENEW_BEFORE_MS = 30 * 86_400_000;
 
-type Cond = Omit<Condition, 'lastTransitionTime'>;
-
 export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
   const abandonAfterMs = d.abandonAfterMs ?? ABANDON_AFTER_MS;
   const syncIntervalMs = d.syncIntervalMs ?? SYNC_INTERVAL_MS;
@@ -57,16 +54,10 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
     registers: d.registry ? [d.registry] : [],
   });
 
-  const record = async (name: string, conds: Cond[], lastError: string | null): Promise<void> => {
+  /** Records what a pass judged of the domain's current lifetime; gone meanwhile, there is nothing to judge. */
+  const record = async (name: string, set: Judged[], lastError: string | null): Promise<void> => {
     const dom = domainByName(s, name);
-    if (!dom) return;
-    const now = s.clock().toISOString();
-    const before = await statusOf<DomainFacts>(s, 'domain', name, dom.uid);
-    let list = before?.conditions ?? [];
-    for (const c of conds) list = setCondition(list, { ...c, observedGeneration: dom.generation }, now);
-    await recordStatus<DomainFacts>(s, 'domain', name, {
-      uid: dom.uid, observedGeneration: dom.generation, conditions: list, facts: before?.facts ?? { registrarAutoRenew: null }, lastError, reconciledAt: now,
-    });
+    if (dom) await recordStatus(s, DOMAIN_STATUS, name, { uid: dom.uid, generation: dom.generation, set, lastError });
   };
 
   return {
@@ -97,10 +88,10 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
           dom = await d.domains.sync(name);
         } catch (e) {
           const message = `the registrar could not be read: ${(e as Error).message}`;
-          await record(name, [{ type: 'Synced', status: 'False', reason: 'RegistrarUnavailable', message, observedGeneration: 0 }], message);
+          await record(name, [{ type: 'Synced', status: 'False', reason: 'RegistrarUnavailable', message }], message);
           throw e;
         }
-        await record(name, [{ type: 'Synced', status: 'True', reason: 'Synced', message: 'expiry, lock and nameservers as the registrar answers them', observedGeneration: 0 }], null);
+        await record(name, [{ type: 'Synced', status: 'True', reason: 'Synced', message: 'expiry, lock and nameservers as the registrar answers them' }], null);
         if (!dom || dom.status === 'transferred_out') return {};
       }
 
@@ -110,22 +101,22 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
           await d.domains.renew(name, 1, true, 'system');
         } catch (e) {
           const message = `the renewal did not complete: ${(e as Error).message}`;
-          await record(name, [{ type: 'Renewed', status: 'False', reason: 'RenewalFailed', message, observedGeneration: 0 }], message);
+          await record(name, [{ type: 'Renewed', status: 'False', reason: 'RenewalFailed', message }], message);
           throw e;
         }
         const last = ledgerOf(s, dom.orgId, name, 1)[0];
         const declined = last?.kind === 'renewal_declined';
         renewals.inc({ outcome: declined ? 'declined' : 'paid' });
         await record(name, [
-          { type: 'Renewed', status: 'True', reason: 'Renewed', message: 'renewed at the registrar ahead of expiry', observedGeneration: 0 },
+          { type: 'Renewed', status: 'True', reason: 'Renewed', message: 'renewed at the registrar ahead of expiry' },
           declined
-            ? { type: 'RenewalPaid', status: 'False', reason: 'PaymentDeclined', message: 'the renewal charge was declined; the domain stays renewed (see the ledger)', observedGeneration: 0 }
-            : { type: 'RenewalPaid', status: 'True', reason: 'Paid', message: 'the last renewal was billed', observedGeneration: 0 },
+            ? { type: 'RenewalPaid', status: 'False', reason: 'PaymentDeclined', message: 'the renewal charge was declined; the domain stays renewed (see the ledger)' }
+            : { type: 'RenewalPaid', status: 'True', reason: 'Paid', message: 'the last renewal was billed' },
         ], null);
         dom = domainByName(s, name)!;
       }
       const nextDue = dom.autoRenew && dom.expiresAt ? Math.max(1_000, Date.parse(dom.expiresAt) - renewBeforeMs - s.clock().getTime()) : Infinity;
       return { requeueAfterMs: Math.min(next, syncIntervalMs, nextDue) };
     },
-  };
+  } satisfies Reconciler;
 }

@@ -13,19 +13,19 @@
  * Every pending and active name is judged again every `intervalMs` (a minute by default). `verify` runs step 2
  * at once for verifyHostname, bounded by the resolver's timeout, and leaves step 3 to the loop.
  */
-import { setCondition, type Condition } from '../lib/conditions';
 import { AppError } from '../lib/errors';
 import { verifyName } from '../lib/hostnames';
 import { keyedSerial } from '../lib/keyed-serial';
 import type { Logger } from '../lib/log';
 import type { Edge } from '../providers/edge/port';
 import { ResolverError, type Lookup, type RecordLookups, type Resolver } from '../providers/resolver';
-import { iso, type Store } from '../store/db';
+import type { Store } from '../store/db';
 import {
-  activateHostname, allHostnameKeys, expireHostname, finishHostnameFinalizer, hostnameByName, hostnameFinalizersOf, hostnamesUnder, rrsetsAtName,
-  zoneHolding, type HostnameFacts, type HostnameStatus, type HostnameToReconcile, type Proof,
+  activateHostname, allHostnameKeys, expireHostname, HOSTNAME_STATUS, hostnameByName, hostnamesUnder, rrsetsAtName, zoneHolding, type HostnameFacts,
+  type HostnameToReconcile, type Proof,
 } from '../store/hostnames';
-import { dropStatus, recordStatus, statusOf } from '../store/status';
+import { finalizersOf, finishFinalizer } from '../store/finalizers';
+import { dropStatus, recordStatus, type Judged } from '../store/status';
 import { deleteManagedRRset, putManagedRRset } from '../store/zones';
 import { identityWatch, type Reconciler, type Result } from './types';
 
@@ -67,14 +67,12 @@ const MANAGED_TTL = 300;
 /** The types a hostname's managed record may have. */
 const MANAGED_TYPES = ['CNAME', 'A', 'AAAA'] as const;
 
-type Cond = Omit<Condition, 'lastTransitionTime'>;
-
 const PROOFS: Record<Proof, { reason: string; message: string }> = {
   zone: { reason: 'ZoneOwned', message: 'the name lies in a zone the organization runs on the service, delegated to its nameservers' },
   txt: { reason: 'TxtRecord', message: 'the TXT record at _service-verify.<host> holds the token' },
   cname: { reason: 'Cname', message: 'the name is a CNAME to the fallback origin' },
 };
-const verifiedBy = (proof: Proof): Cond => ({ type: 'Verified', status: 'True', ...PROOFS[proof], observedGeneration: 0 });
+const verifiedBy = (proof: Proof): Judged => ({ type: 'Verified', status: 'True', ...PROOFS[proof] });
 
 /** What the proofs saw: the one that passed, or each one's finding in words. */
 interface Judgement { proof: Proof | null; findings: string[] }
@@ -137,8 +135,8 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
   };
 
   /** Whether public DNS points the name to us: a CNAME to the fallback origin, or only the edge's addresses. */
-  const resolves = async (name: string): Promise<Cond> => {
-    const base = { type: 'Resolves', observedGeneration: 0 };
+  const resolves = async (name: string): Promise<Judged> => {
+    const base = { type: 'Resolves' };
     try {
       const cname = await d.resolver.cname(name);
       if (cname.kind === 'records') {
@@ -158,27 +156,11 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     }
   };
 
-  /** Writes the status of `h` when it differs from `prev` in more than its time: a minute's pass over
-   * thousands of unchanged names costs no commits. */
-  const record = async (h: HostnameToReconcile, prev: HostnameStatus | undefined, p: {
-    set: Cond[]; drop?: string[]; facts?: Partial<HostnameFacts>; lastError: string | null;
-  }): Promise<void> => {
-    const now = iso(d.store.clock());
-    let conditions = (prev?.conditions ?? []).filter((c) => !p.drop?.includes(c.type));
-    for (const c of p.set) conditions = setCondition(conditions, { ...c, observedGeneration: h.generation }, now);
-    const next: HostnameStatus = {
-      uid: h.uid,
-      observedGeneration: h.generation,
-      conditions,
-      facts: { edge: prev?.facts.edge ?? null, record: prev?.facts.record ?? null, ...p.facts },
-      lastError: p.lastError,
-      reconciledAt: now,
-    };
-    if (prev && JSON.stringify({ ...prev, reconciledAt: '' }) === JSON.stringify({ ...next, reconciledAt: '' })) return;
-    await recordStatus<HostnameFacts>(d.store, 'hostname', h.name, next);
-  };
+  /** Records what a pass judged of `h`, at its generation. */
+  const record = (h: HostnameToReconcile, p: { set: Judged[]; drop?: string[]; facts?: Partial<HostnameFacts>; lastError: string | null }): Promise<boolean> =>
+    recordStatus(d.store, HOSTNAME_STATUS, h.name, { uid: h.uid, generation: h.generation, ...p });
 
-  const ready = (status: Condition['status'], reason: string, message: string): Cond => ({ type: 'Ready', status, reason, message, observedGeneration: 0 });
+  const ready = (status: Judged['status'], reason: string, message: string): Judged => ({ type: 'Ready', status, reason, message });
 
   /** Removes the managed records of a name in the organization's zone (a deleted lifetime's). A customer's
    * rrset there is not ours to remove. */
@@ -192,11 +174,11 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
   /** Step 1: answers the failure that keeps a lifetime from being cleaned up, or null when all are done. */
   const finalize = async (name: string): Promise<string | null> => {
     let failed: string | null = null;
-    for (const f of await hostnameFinalizersOf(d.store, name)) {
+    for (const f of await finalizersOf(d.store, 'hostname', name)) {
       try {
         await d.edge.remove(name, f.uid);
         await removeRecords(name, f.orgId);
-        await finishHostnameFinalizer(d.store, f.uid);
+        await finishFinalizer(d.store, 'hostname', f.uid);
       } catch (e) {
         failed = (e as Error).message;
         d.log.warn({ hostname: name, uid: f.uid, err: failed }, 'cleanup of a deleted hostname failed; retrying');
@@ -207,7 +189,6 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
 
   /** Step 2 for a pending row, recorded. Answers whether the row is active now. */
   const verifyPending = async (h: HostnameToReconcile, waitingFor: string | null): Promise<boolean> => {
-    const prev = await statusOf<HostnameFacts>(d.store, 'hostname', h.name, h.uid);
     if (d.store.clock().getTime() - Date.parse(h.createdAt) >= pendingTtlMs) {
       await expireHostname(d.store, { name: h.name, uid: h.uid });
       return false;
@@ -217,15 +198,15 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
       // What verifyHostname answers until the routing step has run: verified, nothing in the way any more.
       const active = await hostnameByName(d.store, h.name);
       if (active?.uid === h.uid) {
-        await record(active, prev, { set: [verifiedBy(j.proof), ready('False', 'Activating', 'verified; the edge provider is being given the hostname')], lastError: null });
+        await record(active, { set: [verifiedBy(j.proof), ready('False', 'Activating', 'verified; the edge provider is being given the hostname')], lastError: null });
       }
       return true;
     }
-    const verified: Cond = j.proof
+    const verified: Judged = j.proof
       ? verifiedBy(j.proof)
-      : { type: 'Verified', status: 'False', reason: 'NoProof', message: j.findings.join('; '), observedGeneration: 0 };
+      : { type: 'Verified', status: 'False', reason: 'NoProof', message: j.findings.join('; ') };
     const lastError = waitingFor !== null ? `the previous holder of ${h.name} is still being removed from the edge: ${waitingFor}` : j.findings.join('; ');
-    await record(h, prev, {
+    await record(h, {
       set: [verified, waitingFor !== null
         ? ready('False', 'WaitingForCleanup', lastError)
         : ready('False', 'PendingVerification', 'no ownership proof passes yet; the hostname is not routed')],
@@ -235,14 +216,14 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
   };
 
   /** The managed record of an active hostname: the condition that says what was done, and the fact. */
-  const route = async (h: HostnameToReconcile): Promise<{ cond: Cond | null; record: HostnameFacts['record'] }> => {
+  const route = async (h: HostnameToReconcile): Promise<{ cond: Judged | null; record: HostnameFacts['record'] }> => {
     const zone = await zoneHolding(d.store, h.name);
     if (!zone || zone.orgId !== h.orgId) return { cond: null, record: null };
     const apex = zone.name === h.name;
     const desired: Record<string, string[]> = apex
       ? { ...(edgeV4.length && { A: edgeV4 }), ...(edgeV6.length && { AAAA: edgeV6 }) }
       : { CNAME: [d.fallbackOrigin] };
-    const base = { type: 'ManagedRecord', observedGeneration: 0 };
+    const base = { type: 'ManagedRecord' };
     if (Object.keys(desired).length === 0) {
       await removeRecords(h.name, h.orgId);
       return {
@@ -253,7 +234,7 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     const at = await rrsetsAtName(d.store, zone.name, h.name);
     // A CNAME shares its name with nothing; A/AAAA are in the way only of the same types.
     const inTheWay = at.filter((r) => r.managedBy !== 'app' && (desired.CNAME ? true : r.type in desired || r.type === 'CNAME'));
-    const blocked = (rrs: { type: string }[]): { cond: Cond; record: null } => ({
+    const blocked = (rrs: { type: string }[]): { cond: Judged; record: null } => ({
       cond: {
         ...base, status: 'False', reason: 'CustomerRRset',
         message: `${h.name} ${rrs.map((r) => r.type).join(', ')} in zone ${zone.name} is in the way: the hostname is active without a record of the service; delete that rrset for the service to manage it`,
@@ -279,21 +260,20 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
 
   /** Step 3 for an active row, recorded. */
   const converge = async (h: HostnameToReconcile): Promise<Result> => {
-    const prev = await statusOf<HostnameFacts>(d.store, 'hostname', h.name, h.uid);
     const managed = await route(h);
     const resolving = await resolves(h.name);
-    const routing = [verifiedBy(h.proof ?? 'txt'), managed.cond, resolving].filter((c): c is Cond => c !== null);
+    const routing = [verifiedBy(h.proof ?? 'txt'), managed.cond, resolving].filter((c): c is Judged => c !== null);
     const drop = managed.cond ? [] : ['ManagedRecord'];
     let edge;
     try {
       edge = await d.edge.ensure(h.name, h.uid);
     } catch (e) {
       const message = (e as Error).message;
-      await record(h, prev, {
+      await record(h, {
         set: [
           ...routing,
-          { type: 'EdgeConfigured', status: 'False', reason: 'EdgeUnavailable', message: `${message}; retrying`, observedGeneration: 0 },
-          { type: 'CertificateReady', status: 'Unknown', reason: 'EdgeUnavailable', message: 'the edge provider could not be asked', observedGeneration: 0 },
+          { type: 'EdgeConfigured', status: 'False', reason: 'EdgeUnavailable', message: `${message}; retrying` },
+          { type: 'CertificateReady', status: 'Unknown', reason: 'EdgeUnavailable', message: 'the edge provider could not be asked' },
           ready('False', 'EdgeUnavailable', 'the hostname is verified; the edge provider has not taken it yet'),
         ],
         drop,
@@ -303,13 +283,13 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
       throw e;
     }
     const issued = edge.certificate === 'active';
-    await record(h, prev, {
+    await record(h, {
       set: [
         ...routing,
-        { type: 'EdgeConfigured', status: 'True', reason: 'Registered', message: `the edge provider routes ${h.name}`, observedGeneration: 0 },
+        { type: 'EdgeConfigured', status: 'True', reason: 'Registered', message: `the edge provider routes ${h.name}` },
         issued
-          ? { type: 'CertificateReady', status: 'True', reason: 'Issued', message: 'the edge serves a certificate for the hostname', observedGeneration: 0 }
-          : { type: 'CertificateReady', status: 'False', reason: 'PendingValidation', message: 'the edge is validating the hostname and issuing its certificate', observedGeneration: 0 },
+          ? { type: 'CertificateReady', status: 'True', reason: 'Issued', message: 'the edge serves a certificate for the hostname' }
+          : { type: 'CertificateReady', status: 'False', reason: 'PendingValidation', message: 'the edge is validating the hostname and issuing its certificate' },
         issued ? ready('True', 'Active', `${h.name} is routed to the project over HTTPS`) : ready('False', 'CertificatePending', 'routed once the edge has issued the certificate'),
       ],
       drop,
@@ -354,7 +334,7 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
       await serially(name, async () => {
         const h = await hostnameByName(d.store, name);
         if (!h || h.kind !== 'custom' || h.status !== 'pending_dns') return;
-        const waiting = (await hostnameFinalizersOf(d.store, name)).length > 0;
+        const waiting = (await finalizersOf(d.store, 'hostname', name)).length > 0;
         await verifyPending(h, waiting ? 'cleanup in progress' : null);
       });
     },

@@ -86,7 +86,10 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
       const res = await w.r.reconcile(key, abort.signal);
       done({ outcome: 'ok' });
       w.failures.delete(key);
-      if (res.requeueAfterMs !== undefined && !stopped()) w.queue.addAfter(key, res.requeueAfterMs);
+      // At once is right after this pass, as a change during it would be: queued before the pass ends, so that
+      // idle() waits for it too.
+      if (res.requeueAfterMs === 0 && !stopped()) w.queue.add(key);
+      else if (res.requeueAfterMs !== undefined && !stopped()) w.queue.addAfter(key, res.requeueAfterMs);
     } catch (e) {
       const terminal = e instanceof TerminalError;
       done({ outcome: terminal ? 'terminal' : 'retry' });

@@ -12,7 +12,7 @@ import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { domainLedger, domainPurchases, domains, resourceStatus, zones } from './schema';
-import { statusOf, toResourceStatus, type ResourceStatus } from './status';
+import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 import { zonesAround } from './zones';
 
 export type DomainState = 'pending' | 'active' | 'expired' | 'transferred_out' | 'imported';
@@ -37,6 +37,8 @@ export interface DomainFacts {
   registrarAutoRenew: boolean | null;
 }
 export type DomainStatus = ResourceStatus<DomainFacts>;
+/** Domain status as the domain reconciler records it (store/status.ts recordStatus). */
+export const DOMAIN_STATUS: StatusKind<DomainFacts> = { kind: 'domain', facts: { registrarAutoRenew: null } };
 export interface DomainWithStatus extends DomainRow { observed: DomainStatus | null; purchaseStep: PurchaseStep | null }
 
 const statusJoin = and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key, domains.name), eq(resourceStatus.uid, domains.uid));

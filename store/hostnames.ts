@@ -11,7 +11,7 @@ import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { isReady } from '../lib/conditions';
 import { hostnameFinalizers, hostnames, orgs, projects, resourceStatus, rrsets, zones, type Condition } from './schema';
-import { toResourceStatus, type ResourceStatus } from './status';
+import { toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 
 export type HostnameState = 'pending_dns' | 'active';
 /** Which ownership proof passed (spec 4.5 rule 4). */
@@ -39,6 +39,8 @@ export interface HostnameFacts {
 }
 
 export type HostnameStatus = ResourceStatus<HostnameFacts>;
+/** Custom hostname status as the hostname reconciler records it (store/status.ts recordStatus). */
+export const HOSTNAME_STATUS: StatusKind<HostnameFacts> = { kind: 'hostname', facts: { edge: null, record: null } };
 export interface HostnameWithStatus extends HostnameRow { observed: HostnameStatus | null }
 
 /** A delete's precondition (If-Match: api/conditional.ts), called inside the write with the row as it is. */
@@ -202,19 +204,6 @@ export async function hostnamesUnder(s: Store, zone: string): Promise<string[]> 
 }
 
 export interface HostnameFinalizer { uid: string; name: string; orgId: number; deletedAt: string }
-
-export async function hostnameFinalizersOf(s: Store, name: string): Promise<HostnameFinalizer[]> {
-  // Every pass of every name asks: prepared once (the minute loop over 10,000 names is CPU-bound on SQL text).
-  return s.prepared('hostnameFinalizersOf', (db) => db.select().from(hostnameFinalizers).where(eq(hostnameFinalizers.name, sql.placeholder('name'))).prepare())
-    .all({ name });
-}
-
-/** The edge provider and the zones no longer hold anything of this lifetime. */
-export async function finishHostnameFinalizer(s: Store, uid: string): Promise<void> {
-  await s.write(async (tx) => {
-    await tx.delete(hostnameFinalizers).where(eq(hostnameFinalizers.uid, uid));
-  });
-}
 
 /** What `admin status` shows of a custom hostname. */
 export interface HostnameReconcileStatus {

@@ -1,7 +1,7 @@
 /** The status of reconciled resources (one model for every kind) and what operators read of it. */
 import { and, eq, sql } from 'drizzle-orm';
-import { isReady } from '../lib/conditions';
-import type { Store } from './db';
+import { isReady, setCondition } from '../lib/conditions';
+import { iso, type Store } from './db';
 import { latestSeq } from './feed';
 import { domainReconcileStatus } from './domains';
 import { nodeStatuses, type NodeStatus } from './nodes';
@@ -22,7 +22,7 @@ export interface ResourceStatus<F = Record<string, unknown>> {
 const statusListeners = new WeakMap<Store, Set<(kind: string, key: string) => void>>();
 
 /**
- * Calls `listener` after each committed status write of this process to (kind, key) (recordStatus, recordFact,
+ * Calls `listener` after each committed status write of this process to (kind, key) (recordStatus,
  * dropStatus), so that a request waiting for a resource to be observed (api/wait.ts) answers at once. Status
  * writes of other processes reach no listener: they are not in the change feed either. Returns the unsubscribe.
  */
@@ -48,10 +48,65 @@ function announceStatus(s: Store, kind: string, key: string): void {
 /** What reconcilers observe is derived again after a crash of the machine: written without waiting for the disk. */
 const OBSERVATION = { durable: false } as const;
 
-/** Written only by reconcilers. */
-export async function recordStatus<F>(s: Store, kind: string, key: string, st: ResourceStatus<F>): Promise<void> {
+/** A condition as a reconciler judges it: the status writer stamps the generation and the transition time. */
+export type Judged = Omit<Condition, 'observedGeneration' | 'lastTransitionTime'>;
+
+/** A kind of status: its name, and the facts of a resource observed for the first time. */
+export interface StatusKind<F> {
+  readonly kind: string;
+  readonly facts: F;
+}
+
+/** What one reconcile pass observed of one resource. Anything it leaves out stays as the stored status has it. */
+export interface StatusUpdate<F> {
+  /** The lifetime observed: a stored status of another lifetime counts as none. */
+  uid: string;
+  /** The desired generation judged: every condition in `set` carries it. */
+  generation: number;
+  /** Whether the pass acted on `generation` (applied it): it becomes the status's observedGeneration. A pass that
+   * failed before acting leaves the one before (0 when none). Default true. */
+  acted?: boolean;
+  set?: Judged[];
+  /** Condition types that no longer apply. */
+  drop?: string[];
+  facts?: Partial<F>;
+  lastError?: string | null;
+}
+
+/** Key order aside, equal: a status read back from JSON columns is compared with one built in code. */
+const canonical = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x)
+  ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  : x));
+
+/**
+ * The one status writer: merges `u` into the stored status of `key` and writes it, unless nothing but the time
+ * would change. A pass over converged state therefore writes nothing (a resync of thousands of keys costs no
+ * commits), `reconciledAt` is when the status last changed, and a condition's `lastTransitionTime` moves only
+ * when its status flips (setCondition). Answers whether it wrote. Only reconcilers write status, one pass of a
+ * key at a time (the runner's queue): the read and the write need no transaction of their own.
+ */
+export async function recordStatus<F>(s: Store, k: StatusKind<F>, key: string, u: StatusUpdate<F>): Promise<boolean> {
+  const prev = await statusOf<F>(s, k.kind, key, u.uid);
+  const now = iso(s.clock());
+  let conditions = (prev?.conditions ?? []).filter((c) => !u.drop?.includes(c.type));
+  for (const c of u.set ?? []) conditions = setCondition(conditions, { ...c, observedGeneration: u.generation }, now);
+  const next: ResourceStatus<F> = {
+    uid: u.uid,
+    observedGeneration: u.acted === false ? prev?.observedGeneration ?? 0 : u.generation,
+    conditions,
+    facts: { ...(prev?.facts ?? k.facts), ...u.facts },
+    lastError: u.lastError === undefined ? prev?.lastError ?? null : u.lastError,
+    reconciledAt: now,
+  };
+  if (prev && canonical({ ...prev, reconciledAt: '' }) === canonical({ ...next, reconciledAt: '' })) return false;
+  await writeStatus(s, k.kind, key, next);
+  return true;
+}
+
+async function writeStatus<F>(s: Store, kind: string, key: string, st: ResourceStatus<F>): Promise<void> {
   const row = { kind, key, ...st, facts: st.facts as Record<string, unknown> };
-  // Every reconcile pass writes one: prepared once (built and prepared each time, it cost more than the write).
+  // Every pass that observed something new writes one: prepared once (built and prepared each time, it cost more
+  // than the write).
   await s.write(async (tx) => {
     await tx.prepared('recordStatus', (db) => db.insert(resourceStatus).values({
       kind: sql.placeholder('kind'), key: sql.placeholder('key'), uid: sql.placeholder('uid'), observedGeneration: sql.placeholder('observedGeneration'),
@@ -84,16 +139,6 @@ export async function statusOf<F>(s: Store, kind: string, key: string, uid?: str
 export async function dropStatus(s: Store, kind: string, key: string): Promise<void> {
   await s.write(async (tx) => {
     await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key)));
-  }, OBSERVATION);
-  announceStatus(s, kind, key);
-}
-
-/** Records one observed fact alone (a slow lookup beside the apply path), for the lifetime `uid` only. */
-export async function recordFact(s: Store, kind: string, key: string, uid: string, fact: string, value: unknown): Promise<void> {
-  await s.write(async (tx) => {
-    await tx.update(resourceStatus)
-      .set({ facts: sql`json_set(${resourceStatus.facts}, ${`$.${fact}`}, json(${JSON.stringify(value)}))` })
-      .where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key), eq(resourceStatus.uid, uid)));
   }, OBSERVATION);
   announceStatus(s, kind, key);
 }

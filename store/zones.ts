@@ -8,7 +8,7 @@ import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
 import { domains, resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneTombstones, zones, type DsValue } from './schema';
-import { statusOf, toResourceStatus, type ResourceStatus } from './status';
+import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
 export type ManagedBy = 'system' | 'app' | 'acme' | null;
@@ -51,6 +51,8 @@ export interface ZoneFacts {
 }
 
 export type ZoneStatus = ResourceStatus<ZoneFacts>;
+/** Zone status as the zone reconciler records it (store/status.ts recordStatus). */
+export const ZONE_STATUS: StatusKind<ZoneFacts> = { kind: 'zone', facts: { servedSerial: null, renderedSerial: null, signerDs: [], delegated: null } };
 
 export interface ZoneWithStatus extends ZoneRow { status: ZoneStatus | null }
 
@@ -227,20 +229,6 @@ export async function allZoneNames(s: Store): Promise<string[]> {
   const names = s.db.select({ name: zones.name }).from(zones).all().map((r) => r.name);
   const finalizing = s.db.selectDistinct({ name: zoneFinalizers.name }).from(zoneFinalizers).all().map((r) => r.name);
   return [...new Set([...names, ...finalizing])].sort();
-}
-
-/** Deleted lifetimes of zones under `name` whose cleanup in the nameserver is not done. */
-export async function zoneFinalizersOf(s: Store, name: string): Promise<{ uid: string; deletedAt: string }[]> {
-  return s.prepared('zoneFinalizersOf', (db) => db.select({ uid: zoneFinalizers.uid, deletedAt: zoneFinalizers.deletedAt }).from(zoneFinalizers)
-    .where(eq(zoneFinalizers.name, sql.placeholder('name'))).prepare()).all({ name });
-}
-
-/** The nameserver no longer holds anything of these lifetimes. */
-export async function finishZoneFinalizers(s: Store, uids: string[]): Promise<void> {
-  if (uids.length === 0) return;
-  await s.write(async (tx) => {
-    await tx.delete(zoneFinalizers).where(inArray(zoneFinalizers.uid, uids));
-  });
 }
 
 export async function deleteZone(s: Store, p: { orgId: number; name: string; actor: string; precondition?: ZonePrecondition }): Promise<void> {

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { bodyTag } from '../../api/conditional';
 import { secrets } from '../../store/schema';
 import { recordStatus } from '../../store/status';
-import { zoneByName, type ZoneFacts } from '../../store/zones';
+import { ZONE_STATUS, zoneByName } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
 
 const zonePath = (zone: string) => `/v1/orgs/acme/dns/zones/${zone}`;
@@ -100,10 +100,10 @@ describe('If-None-Match on GET', () => {
     expect(r1.status).toBe(200);
     const t1 = r1.headers.get('etag')!;
     const z = (await zoneByName(t.store, 'moves.example'))!;
-    await recordStatus<ZoneFacts>(t.store, 'zone', z.name, {
-      uid: z.uid, observedGeneration: z.generation, lastError: null, reconciledAt: '2026-11-26T10:00:00Z',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'Served', message: 'served', observedGeneration: z.generation, lastTransitionTime: '2026-11-26T10:00:00Z' }],
-      facts: { servedSerial: z.serial, renderedSerial: z.serial, signerDs: [], delegated: null },
+    await recordStatus(t.store, ZONE_STATUS, z.name, {
+      uid: z.uid, generation: z.generation, lastError: null,
+      set: [{ type: 'Ready', status: 'True', reason: 'Served', message: 'served' }],
+      facts: { servedSerial: z.serial, renderedSerial: z.serial },
     });
     const r2 = await get(zonePath('moves.example'), { 'if-none-match': t1 });
     expect(r2.status).toBe(200);

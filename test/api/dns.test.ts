@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rrsets } from '../../store/schema';
 import { recordStatus } from '../../store/status';
-import { allZoneNames, zoneByName, type ZoneFacts } from '../../store/zones';
+import { allZoneNames, ZONE_STATUS, zoneByName } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
 
 const NAMESERVERS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
@@ -307,8 +307,8 @@ describe('getZone and deleteZone', () => {
     expect((await t.call('POST', `${zonePath('reborn.example')}/dnssec`, { body: { enabled: true } })).status).toBe(200);
     const old = await get(t, 'reborn.example');
     // What the zone reconciler records once it served the old zone.
-    await recordStatus<ZoneFacts>(t.store, 'zone', 'reborn.example', {
-      uid: (await zoneByName(t.store, 'reborn.example'))!.uid, observedGeneration: 4, conditions: [], lastError: null, reconciledAt: '2026-01-01T00:00:00Z',
+    await recordStatus(t.store, ZONE_STATUS, 'reborn.example', {
+      uid: (await zoneByName(t.store, 'reborn.example'))!.uid, generation: 4, lastError: null,
       facts: { servedSerial: old.serial, renderedSerial: old.serial, signerDs: [{ keyTag: 1, algorithm: 13, digestType: 2, digest: 'AB'.repeat(32) }], delegated: true },
     });
     expect((await t.call('DELETE', zonePath('reborn.example'))).status).toBe(204);

@@ -11,7 +11,8 @@ import { createLogger } from '../../lib/log';
 import { createKnotNameserver, type KnotNameserver, type KnotNameserverOptions } from '../../providers/nameserver/knot';
 import { zoneReconciler } from '../../reconcilers/zones';
 import type { Reconciler } from '../../reconcilers/types';
-import { deleteZone, zoneByName, zoneFinalizersOf } from '../../store/zones';
+import { finalizersOf } from '../../store/finalizers';
+import { deleteZone, zoneByName } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { query, type Server } from '../helpers/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
@@ -83,7 +84,7 @@ describe.skipIf(!hasKnot())(knotTitle('zone lifetimes and finalizers against kno
     const globexKeys = await dnskeys(zone);
     expect(globexKeys.length).toBeGreaterThan(0);
     expect(globexKeys.filter((k) => acmeKeys.includes(k))).toEqual([]);
-    expect(await zoneFinalizersOf(t.store, zone)).toEqual([]);
+    expect(await finalizersOf(t.store, 'zone', zone)).toEqual([]);
     const st = (await t.call('GET', `${zones('globex')}/${zone}`, as('globex'))).body.status;
     expect(st.ready).toBe(true);
   });
@@ -96,11 +97,11 @@ describe.skipIf(!hasKnot())(knotTitle('zone lifetimes and finalizers against kno
     const orgId = (await zoneByName(t.store, zone))!.orgId;
     await deleteZone(t.store, { orgId, name: zone, actor: 'test' });
     await start();
-    expect(await zoneFinalizersOf(t.store, zone)).toHaveLength(1);
+    expect(await finalizersOf(t.store, 'zone', zone)).toHaveLength(1);
     await resync();
     expect((await query(dns, zone, 'SOA')).rcode).toBe('REFUSED');
     expect(await ns.zones()).not.toContain(zone);
-    expect(await zoneFinalizersOf(t.store, zone)).toEqual([]);
+    expect(await finalizersOf(t.store, 'zone', zone)).toEqual([]);
     // Created again, it is signed with new keys: the old ones were purged with it.
     expect((await t.call('POST', zones('acme'), { ...as('acme'), body: { name: zone } })).status).toBe(200);
     await r.reconcile(zone, noAbort);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { domainReconciler } from '../../reconcilers/domains';
 import { domains } from '../../store/schema';
-import { readStatus } from '../../store/status';
+import { onStatus, readStatus } from '../../store/status';
 import type { TestApi } from '../helpers/app';
 import { purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
 
@@ -41,6 +41,20 @@ describe('sync', () => {
     p.registrar.transferOut('synced.com');
     await reconciler().reconcile('synced.com', signal);
     expect((await get('synced.com')).status).toBe('transferred_out');
+  });
+
+  it('a sync that finds nothing new writes no status', async () => {
+    await buy('steady.com');
+    p.registrar.set('steady.com', { expiresAt: inDays(400) });
+    await reconciler().reconcile('steady.com', signal);
+    let writes = 0;
+    const off = onStatus(t.store, (kind, key) => { if (kind === 'domain' && key === 'steady.com') writes++; });
+    try {
+      await reconciler().reconcile('steady.com', signal);
+    } finally {
+      off();
+    }
+    expect(writes).toBe(0);
   });
 
   it('does not ask the registrar before the sync interval is over', async () => {

@@ -16,7 +16,8 @@ import { startRunner } from '../../reconcilers/runner';
 import { createOrg } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
 import { listAudit } from '../../store/feed';
-import { addHostname, deleteHostname, hostnameByName, hostnameFinalizersOf, type HostnameFacts } from '../../store/hostnames';
+import { finalizersOf } from '../../store/finalizers';
+import { addHostname, deleteHostname, hostnameByName, type HostnameFacts } from '../../store/hostnames';
 import { createProject } from '../../store/projects';
 import { rrsets } from '../../store/schema';
 import { statusOf } from '../../store/status';
@@ -277,7 +278,7 @@ describe('managed records in a zone of the organization', () => {
     expect(managed(zone())).toEqual([]);
     expect(edge.held.has(host)).toBe(false);
     expect(edge.actions.at(-1)).toEqual({ op: 'remove', hostname: host, ref: h.uid });
-    expect(await hostnameFinalizersOf(s, host)).toEqual([]);
+    expect(await finalizersOf(s, 'hostname', host)).toEqual([]);
   });
 });
 
@@ -309,10 +310,10 @@ describe('edge outages lose nothing', () => {
     await deleteHostname(s, { ...acme, name: host, actor: 't' });
     edge.down = 'the edge provider answered 503';
     await expect(r.reconcile(host, noAbort)).rejects.toThrow(/503/);
-    expect(await hostnameFinalizersOf(s, host)).toHaveLength(1);
+    expect(await finalizersOf(s, 'hostname', host)).toHaveLength(1);
     edge.down = null;
     await r.reconcile(host, noAbort);
-    expect(await hostnameFinalizersOf(s, host)).toEqual([]);
+    expect(await finalizersOf(s, 'hostname', host)).toEqual([]);
     expect(edge.held.size).toBe(0);
   });
 
@@ -345,9 +346,9 @@ it('a pending row never verified expires after its time; an active one never doe
   clock = new Date(clock.getTime() + 3_600_000);
   await r.reconcile(host, noAbort);
   expect(await hostnameByName(s, host)).toBeUndefined();
-  expect(await hostnameFinalizersOf(s, host)).toEqual([expect.objectContaining({ uid: h.uid })]);
+  expect(await finalizersOf(s, 'hostname', host)).toEqual([expect.objectContaining({ uid: h.uid })]);
   await r.reconcile(host, noAbort);
-  expect(await hostnameFinalizersOf(s, host)).toEqual([]);
+  expect(await finalizersOf(s, 'hostname', host)).toEqual([]);
 });
 
 it('a certificate pending validation: CertificateReady False, looked at again soon', async () => {

@@ -87,6 +87,18 @@ describe('runner', () => {
     expect(gaps(10)).toEqual([500]);
   });
 
+  it('runs a requeue of 0 right after the pass, and idle() waits for it: a pass that leaves work to the next one', async () => {
+    const answers: Result[] = [{ requeueAfterMs: 0 }, { requeueAfterMs: 0 }, {}];
+    const f = fakeReconciler(async () => {
+      await new Promise((res) => setImmediate(res));
+      return answers.shift() ?? {};
+    }, async () => ['a']);
+    const r = await start([f.r]);
+    await r.idle();
+    expect(f.keys()).toEqual(['a', 'a', 'a']);
+    expect(r.pending()).toBe(0);
+  });
+
   it('runs a requeue once, at its time; an earlier requeue replaces a later one', async () => {
     fakeTimers();
     const answers: Result[] = [{ requeueAfterMs: 60_000 }, { requeueAfterMs: 1_000 }, { requeueAfterMs: 5_000 }, {}];

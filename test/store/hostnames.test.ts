@@ -4,8 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
+import { finalizersOf } from '../../store/finalizers';
 import {
-  activateHostname, addHostname, allHostnameKeys, deleteHostname, expireHostname, hostnameByName, hostnameFinalizersOf, listHostnames, routableHostnames,
+  activateHostname, addHostname, allHostnameKeys, deleteHostname, expireHostname, hostnameByName, listHostnames, routableHostnames,
 } from '../../store/hostnames';
 import { createProject } from '../../store/projects';
 import { hostnames } from '../../store/schema';
@@ -83,7 +84,7 @@ describe('deleteHostname', () => {
   it('frees the name at once and leaves a finalizer for the lifetime; another project may take it', async () => {
     const { hostname } = await add(acme, 'gone.customer.test');
     await deleteHostname(s, { ...acme, name: 'gone.customer.test', actor: 'user:a@acme.test' });
-    expect(await hostnameFinalizersOf(s, 'gone.customer.test')).toEqual([expect.objectContaining({ uid: hostname.uid, orgId: acme.orgId })]);
+    expect(await finalizersOf(s, 'hostname', 'gone.customer.test')).toEqual([expect.objectContaining({ uid: hostname.uid, orgId: acme.orgId })]);
     const taken = await add(other, 'gone.customer.test');
     expect(taken.hostname.uid).not.toBe(hostname.uid);
     expect(await allHostnameKeys(s)).toContain('gone.customer.test');
@@ -115,7 +116,7 @@ describe('activation and expiry', () => {
     expect(await expireHostname(s, { name: a.name, uid: a.uid })).toBe(false);
     expect(await expireHostname(s, { name: p.name, uid: p.uid })).toBe(true);
     expect(await hostnameByName(s, p.name)).toBeUndefined();
-    expect(await hostnameFinalizersOf(s, p.name)).toHaveLength(1);
+    expect(await finalizersOf(s, 'hostname', p.name)).toHaveLength(1);
     expect((await listAudit(s, acme.orgId, 10))[0]).toMatchObject({ event: 'hostname.expire', actor: 'system' });
   });
 });

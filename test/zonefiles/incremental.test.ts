@@ -1,5 +1,5 @@
 /**
- * What an incremental change is made of (reconcilers/zones.ts): an rrset's records as absolute lines, the SOA
+ * What an incremental change is made of (reconcilers/zones/apply.ts): an rrset's records as absolute lines, the SOA
  * as an absolute line. Applied to the served zone, they must give exactly the zone a whole render gives.
  */
 import fc from 'fast-check';

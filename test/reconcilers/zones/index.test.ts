@@ -1,18 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../lib/log';
-import type { Resolver } from '../../providers/resolver';
-import { createOrg } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
-import { statusOf } from '../../store/status';
-import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../store/zones';
-import { zoneReconciler } from '../../reconcilers/zones';
-import { checkCnameConflict, renderZone, serialGreater } from '../../zonefiles';
-import { soaFor } from '../../zonefiles/soa';
-import { FakeNameserver } from '../helpers/fake-nameserver';
-import { UnservableZoneError } from '../../providers/nameserver/port';
-import { TerminalError } from '../../reconcilers/types';
-import { zones } from '../../store/schema';
-import { readStatus } from '../../store/status';
+import { createLogger } from '../../../lib/log';
+import type { Resolver } from '../../../providers/resolver';
+import { createOrg } from '../../../store/accounts';
+import { openStore, type Store } from '../../../store/db';
+import { statusOf } from '../../../store/status';
+import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../../store/zones';
+import { zoneReconciler } from '../../../reconcilers/zones';
+import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefiles';
+import { soaFor } from '../../../zonefiles/soa';
+import { FakeNameserver } from '../../helpers/fake-nameserver';
+import { UnservableZoneError } from '../../../providers/nameserver/port';
+import { TerminalError } from '../../../reconcilers/types';
+import { zones } from '../../../store/schema';
+import { readStatus } from '../../../store/status';
 import { eq } from 'drizzle-orm';
 import { Writable } from 'node:stream';
 
@@ -25,6 +25,7 @@ describe('zone reconciler', () => {
   let ns: FakeNameserver;
   let orgId: number;
   let delegatedTo: string[];
+  let now: number;
   const resolver: Resolver = { ns: async () => delegatedTo };
   const reconciler = (deferFileFrom?: number, fileSaveMs = 0) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, deferFileFrom, fileSaveMs });
   const putA = (name: string, ip: string) => putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
@@ -35,7 +36,8 @@ describe('zone reconciler', () => {
   };
 
   beforeEach(async () => {
-    store = openStore(':memory:');
+    now = Date.parse('2026-11-26T12:00:00Z');
+    store = openStore(':memory:', { clock: () => new Date(now) });
     ns = new FakeNameserver();
     orgId = (await createOrg(store, 'acme', 'free')).id;
     delegatedTo = [];
@@ -193,12 +195,15 @@ describe('zone reconciler', () => {
     }
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges', 'applyChanges']);
     expect(ns.served.get('example.com')!.text).toBe(before);
-    await new Promise((res) => setTimeout(res, 160));
+    now += 160;
     await r.reconcile('example.com', noAbort);
     const serial = (await zoneByName(store, 'example.com'))!.serial;
     expect(ns.actions.at(-1)).toEqual({ op: 'saveZoneFile', zone: 'example.com', serial });
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
     ns.actions.length = 0;
+    // The first look at the secondaries (the fake has none) is due 2 s after the last change.
+    now += 2_000;
+    await r.reconcile('example.com', noAbort);
     expect((await r.reconcile('example.com', noAbort)).requeueAfterMs).toBeGreaterThan(60_000);
     expect(ns.actions).toEqual([]);
   });
@@ -223,17 +228,35 @@ describe('zone reconciler', () => {
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
-  it('records delegation when public DNS points at the service nameservers', async () => {
+  it('looks up the delegation in the pass after the one that applied, and records it', async () => {
     delegatedTo = [...NS];
-    await reconciler().reconcile('example.com', noAbort);
-    await new Promise((r) => setTimeout(r, 20));
+    const r = reconciler();
+    // The slow lookup is not on the way of the change: the applying pass asks for the next pass at once.
+    expect(await r.reconcile('example.com', noAbort)).toEqual({ requeueAfterMs: 0 });
+    expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBeNull();
+    await r.reconcile('example.com', noAbort);
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(true);
   });
 
   it('records no delegation when the parent points elsewhere', async () => {
     delegatedTo = ['ns1.elsewhere.test'];
-    await reconciler().reconcile('example.com', noAbort);
-    await new Promise((r) => setTimeout(r, 20));
+    const r = reconciler();
+    await r.reconcile('example.com', noAbort);
+    await r.reconcile('example.com', noAbort);
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(false);
+  });
+
+  it('looks the delegation up again once delegationTtlMs has passed, not before', async () => {
+    delegatedTo = ['ns1.elsewhere.test'];
+    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, delegationTtlMs: 60_000 });
+    await r.reconcile('example.com', noAbort);
+    await r.reconcile('example.com', noAbort);
+    delegatedTo = [...NS];
+    now += 59_000;
+    expect((await r.reconcile('example.com', noAbort)).requeueAfterMs).toBe(1_000);
+    expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(false);
+    now += 1_000;
+    await r.reconcile('example.com', noAbort);
+    expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(true);
   });
 });

@@ -1,0 +1,233 @@
+/**
+ * Applying a zone to the nameserver: of each served zone only which rrsets it serves is kept (4 bytes an rrset).
+ * A change of a few rrsets reaches the nameserver as one incremental transaction of those rrsets, rendered from
+ * the change alone, served as soon as it commits; the zone file follows (at once for a small zone, within
+ * seconds for a large one). Anything else loads the whole zone, read and rendered from the store.
+ * The zone's own serial is the customer's desired state and is never rewritten here: when a signer has served a
+ * serial past it, the zone text carries one above the served serial (kept in status facts).
+ */
+import type { Logger } from '../../lib/log';
+import { StaleSerialError, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
+import type { Store } from '../../store/db';
+import { zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
+import { absoluteLines, absoluteSoaLine, nextSerial, renderZone, rrsetKey, serialGreater } from '../../zonefiles';
+import { soaFor } from '../../zonefiles/soa';
+
+export interface ApplyDeps {
+  store: Store;
+  nameserver: Nameserver;
+  /** The public nameservers: the zone's NS and SOA MNAME. */
+  nameservers: string[];
+  log: Logger;
+  /** Zones with at least this many rrsets have their file written apart from their changes (`--defer-file-from`):
+   * a smaller zone is read and rendered whole in about a millisecond, a zone of 100,000 rrsets in a tenth of a
+   * second and megabytes of garbage. */
+  deferFileFrom?: number;
+  /** More changed rrsets than this at once load the whole zone instead. */
+  maxIncremental?: number;
+  /** How long a large zone's file may lag behind the changes served. */
+  fileSaveMs?: number;
+}
+
+/** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
+const FILE_SAVE_MS = 5_000;
+/** Zones from this many rrsets have their file written apart from their changes. */
+const DEFER_FILE_RRSETS = 5_000;
+/** A file that could not be written is tried again no sooner than this. */
+const FILE_RETRY_MS = 1_000;
+
+/** How the nameserver signs a zone (its applyZone options). */
+export interface Signing { dnssec: boolean; deleteDs: boolean }
+
+export interface Served extends Signing {
+  /** Which rrsets are served: whether a change replaces an rrset or adds it, which an incremental change must
+   * say. */
+  keys: KeyHashes;
+  /** The lifetime the zone's served state belongs to. */
+  uid: string;
+  generation: number;
+  /** The serial of the zone text applied. */
+  serial: number;
+  /** Since when (the store's clock, ms) the zone file lags behind what is served (applyChanges without a text). */
+  unsavedSince?: number;
+}
+
+/**
+ * A zone's rrsets (`rrsetKey`) as sorted 32-bit hashes: 4 bytes each, where a Set of the keys took about
+ * 150 (15 MB for a thousand zones of 100 rrsets). A hash two keys share makes an absent rrset look served, never
+ * the reverse: knotd then refuses to remove what it does not have, and the change loads the zone whole.
+ */
+export type KeyHashes = Uint32Array;
+
+const fnv1a = (key: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+};
+
+export const keyHashes = (keys: Iterable<string>): KeyHashes => Uint32Array.from(keys, fnv1a).sort();
+
+export const hasKey = (hashes: KeyHashes, key: string): boolean => hasHash(hashes, fnv1a(key));
+
+const hasHash = (hashes: KeyHashes, h: number): boolean => {
+  let lo = 0;
+  let hi = hashes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (hashes[mid]! < h) lo = mid + 1;
+    else hi = mid;
+  }
+  return hashes[lo] === h;
+};
+
+/** The keys with `added` in. Removed rrsets stay in: their hash may be another served rrset's too, and a hash
+ * of an rrset no longer served only costs a refused removal and a whole load, never a wrong answer. */
+export const withKeys = (hashes: KeyHashes, added: string[]): KeyHashes => {
+  const fresh = [...new Set(added.map(fnv1a))].filter((h) => !hasHash(hashes, h));
+  if (fresh.length === 0) return hashes;
+  const out = new Uint32Array(hashes.length + fresh.length);
+  out.set(hashes);
+  out.set(fresh, hashes.length);
+  return out.sort();
+};
+
+/** The served serial shows the applied text: equal, or later when a signer adds its own increments. */
+export const serves = (served: number | null, applied: number, signed: boolean): boolean =>
+  served !== null && (served === applied || (signed && serialGreater(served, applied)));
+
+/** What each zone serves, as far as this process applied and checked it, and the way to change it. */
+export function zoneApplier(d: ApplyDeps) {
+  const served = new Map<string, Served>();
+  const maxIncremental = d.maxIncremental ?? 40;
+  const deferFileFrom = d.deferFileFrom ?? DEFER_FILE_RRSETS;
+  const fileSaveMs = d.fileSaveMs ?? FILE_SAVE_MS;
+  const now = (): number => d.store.clock().getTime();
+
+  /**
+   * The serial of the zone text for generation `z.generation`: the zone's own, unless a signer has served
+   * a serial at or past it, then one above the served one. Stable while the generation is: a second pass
+   * renders the same text.
+   */
+  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean): number => {
+    const facts = st?.facts;
+    const floor = facts?.servedSerial ?? null;
+    const rendered = facts?.renderedSerial ?? null;
+    // The text rendered for this generation, unless what is served now rules it out: signed, a text serial may
+    // equal the served one; unsigned, it must be above it, or equal only where the zone was served unsigned
+    // (turning signing off at one generation needs a serial above the signer's).
+    const fits = rendered !== null && (floor === null || (signed
+      ? !serialGreater(floor, rendered)
+      : serialGreater(rendered, floor) || (rendered === floor && (facts?.signing ?? 'off') === 'off')));
+    if (st && st.observedGeneration === z.generation && fits) return rendered!;
+    return floor === null || serialGreater(z.serial, floor) ? z.serial : nextSerial(floor, d.store.clock());
+  };
+
+  /** The whole zone from the store, loaded by the nameserver: the first time (every zone at start), or when
+   * the served state is not known. */
+  const applyWhole = async (
+    name: string, serialOf: (z: ZoneRow) => number, signing: Signing, servedBefore: (z: ZoneRow, serial: number) => boolean,
+  ): Promise<Served | undefined> => {
+    const snap = await zoneSnapshot(d.store, name);
+    if (!snap) return undefined;
+    const serial = serialOf(snap.zone);
+    const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets });
+    await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
+    const keys = keyHashes(snap.rrsets.map((r) => rrsetKey(r.name, r.type)));
+    return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
+  };
+
+  /**
+   * What changed since the served generation, as one incremental transaction: the changed rrsets rendered from
+   * the change alone, and the served rrsets' keys saying which of them replace served ones. The zone file
+   * comes with it, rendered whole from a fresh read, except for a zone of deferFileFrom rrsets or more: its
+   * file follows later (flush), at most every fileSaveMs, while the nameserver's journal holds the
+   * changes, so that a change of a large zone costs neither a read nor a render nor a write of the whole zone.
+   * (The price: should serve die in between, the zone's status may not yet say the change was served, and the
+   * restart then takes a serial above the served one rather than trust a file that lags: applyZone's asServed.)
+   * Undefined when the zone must be loaded whole instead: another lifetime, a change of signing (the
+   * nameserver signs or unsigns it all), more changed rrsets than maxIncremental (past a few dozen commands a
+   * whole reload is as fast), a write between two reads, or a change the nameserver refused.
+   */
+  const applyDelta = async (name: string, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
+    const apply = d.nameserver.applyChanges?.bind(d.nameserver);
+    const sameSigning = signing.dnssec === prev.dnssec && signing.deleteDs === !!prev.deleteDs;
+    if (!apply || !sameSigning) return undefined;
+    const delta = await zoneChangesSince(d.store, name, prev.generation);
+    if (!delta || delta.zone.uid !== prev.uid || delta.changed.length + delta.removed.length > maxIncremental) return undefined;
+    const changes: ZoneChanges = { remove: [], add: [] };
+    for (const r of [...delta.removed, ...delta.changed]) {
+      if (hasKey(prev.keys, rrsetKey(r.name, r.type))) changes.remove.push(`${r.name}. ${r.type}`);
+    }
+    for (const r of delta.changed) changes.add.push(...absoluteLines(name, r));
+    const serial = serialOf(delta.zone);
+    const soa = soaFor(name, serial, d.nameservers);
+    changes.add.push(absoluteSoaLine(name, soa));
+    const deferFile = delta.zone.rrsetCount >= deferFileFrom && !!d.nameserver.saveZoneFile;
+    let text: string | null = null;
+    if (!deferFile) {
+      const snap = await zoneSnapshot(d.store, name);
+      if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
+      text = renderZone({ name, soa, rrsets: snap.rrsets });
+    }
+    try {
+      await apply(name, changes, text);
+    } catch (e) {
+      if (e instanceof StaleSerialError) throw e;
+      d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
+      return undefined;
+    }
+    const keys = withKeys(prev.keys, delta.changed.map((r) => rrsetKey(r.name, r.type)));
+    return {
+      keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
+      ...(deferFile && { unsavedSince: prev.unsavedSince ?? now() }),
+    };
+  };
+
+  /** Writes the zone file of a zone whose changes went to the nameserver without it, from the applied state. */
+  const saveFile = async (name: string, s: Served): Promise<void> => {
+    const snap = await zoneSnapshot(d.store, name);
+    // Changed since: the next pass applies that and saves then.
+    if (!snap || snap.zone.uid !== s.uid || snap.zone.generation !== s.generation) return;
+    const text = renderZone({ name, soa: soaFor(name, s.serial, d.nameservers), rrsets: snap.rrsets });
+    if (await d.nameserver.saveZoneFile!(name, text)) delete s.unsavedSince;
+  };
+
+  return {
+    /** What this process applied of `name` and has not seen drift from since. */
+    served: (name: string): Served | undefined => served.get(name),
+    /** What `name` serves is not known any more (purged, or it drifted): the next apply loads it whole. */
+    forget: (name: string): void => {
+      served.delete(name);
+    },
+    /**
+     * Brings the nameserver to `z` at `signing`: nothing when it serves that already, else the change since the
+     * served generation or the whole zone. Answers what is served now and whether this call applied it;
+     * undefined when the zone was deleted meanwhile.
+     */
+    async apply(z: ZoneRow, st: ZoneStatus | undefined, signing: Signing): Promise<{ served: Served; acted: boolean } | undefined> {
+      const known = served.get(z.name);
+      if (known && known.generation === z.generation && known.dnssec === signing.dnssec && !!known.deleteDs === signing.deleteDs) {
+        return { served: known, acted: false };
+      }
+      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec);
+      // This text was applied and checked served before (a restart since: what is served is known, not its file).
+      const servedBefore = (row: ZoneRow, serial: number): boolean => row.uid === z.uid && !!st && st.observedGeneration === row.generation
+        && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);
+      // Until the nameserver took it, what it serves is not known for sure.
+      served.delete(z.name);
+      const taken = (known && (await applyDelta(z.name, known, serialOf, signing))) || (await applyWhole(z.name, serialOf, signing, servedBefore));
+      if (!taken) return undefined;
+      served.set(z.name, taken);
+      return { served: taken, acted: true };
+    },
+    /** Writes the file of `s` once it is due. Answers in how long to look again, undefined when no file lags. */
+    async flush(name: string, s: Served): Promise<number | undefined> {
+      if (s.unsavedSince === undefined) return undefined;
+      const due = s.unsavedSince + fileSaveMs - now();
+      if (due <= 0) await saveFile(name, s).catch((e: Error) => d.log.warn({ zone: name, err: e.message }, 'could not write the zone file; trying again'));
+      return s.unsavedSince === undefined ? undefined : Math.max(due, FILE_RETRY_MS);
+    },
+  };
+}
+
+export type ZoneApplier = ReturnType<typeof zoneApplier>;

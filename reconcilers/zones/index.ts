@@ -1,0 +1,242 @@
+/**
+ * The zone reconciler: makes the nameserver serve exactly the stored zone, and says so only once it has
+ * checked. Per zone name, one pass:
+ * 1. Finalize: a deleted lifetime of the zone (a finalizer row) is purged from the nameserver (data, journal,
+ *    DNSSEC keys) before anything else, so a zone created again, by anyone, never gets the old owner's records
+ *    or keys; a zone the nameserver holds that the store does not have is removed the same way.
+ * 2. Apply (./apply.ts) at the signing the zone is on its way to (./signing.ts).
+ * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
+ *    Drift forgets what is served and applies again.
+ * 4. Look, when due and only in a pass that applied nothing: at the parent (./parent.ts, every delegationTtlMs)
+ *    and at the secondaries (./secondaries.ts, secondaryCheckMs after a change is served, then every
+ *    secondaryRetryMs while one is behind). A pass that applied asks for the next pass at once instead, so a
+ *    slow lookup never holds up a change; the runner schedules every look (`requeueAfterMs`) and `idle()` sees it.
+ * Each pass records its status once (store/status.ts recordStatus), and all time is the store's clock.
+ */
+import { StaleSerialError, UnservableZoneError } from '../../providers/nameserver/port';
+import type { Resolver } from '../../providers/resolver';
+import { finalizersOf, finishFinalizer } from '../../store/finalizers';
+import { dropStatus, recordStatus, type Judged } from '../../store/status';
+import { allZoneNames, ZONE_STATUS, zoneByName, zoneStatusOf, type ZoneFacts, type ZoneRow, type ZoneStatus } from '../../store/zones';
+import { isZoneName } from '../../zonefiles';
+import { identityWatch, TerminalError, type Reconciler, type Result } from '../types';
+import { serves, zoneApplier, type ApplyDeps, type Signing } from './apply';
+import { lookAtParent } from './parent';
+import { lookAtSecondaries } from './secondaries';
+import { confirmDs, signedCondition, signingPlan } from './signing';
+
+export interface ZoneReconcilerDeps extends ApplyDeps {
+  resolver: Resolver;
+  /** How long a delegation answer is trusted before it is looked up again. */
+  delegationTtlMs?: number;
+  /** While DNSSEC goes off, how often the parent's DS is looked at again. */
+  dsWatchMs?: number;
+  /** After a change is served, when the secondaries' serials are looked at; and again this long after, while
+   * one is behind. */
+  secondaryCheckMs?: number;
+  secondaryRetryMs?: number;
+  /** How far apart a zone's passes start at least (reconcilers/queue.ts `spacingMs`). */
+  passSpacingMs?: number;
+}
+
+/** Periodic drift check for a converged zone. */
+const RESYNC_MS = 10 * 60_000;
+/** A freshly signed zone has no keys for a moment; look for its DS values again soon. */
+const DS_POLL_MS = 2_000;
+/** While the nameserver is down, how often a zone looks whether it is served again. */
+const DOWN_POLL_MS = 5_000;
+const DS_WATCH_MS = 60_000;
+const SECONDARY_CHECK_MS = 2_000;
+/** A secondary that was down gets NOTIFY this often once behind: it catches up within a minute of returning. */
+const SECONDARY_RETRY_MS = 30_000;
+/**
+ * A zone's passes start at least this far apart. A pass costs about the same for one change as for fifty (a
+ * read, a render, one nameserver transaction, a new serial, a status write): a client writing records in a
+ * loop got a pass and a serial for every write or two, which took a quarter of serve's time from the writes
+ * themselves and sent a NOTIFY each to the secondaries. A change after a quiet spell is served at once.
+ */
+const PASS_SPACING_MS = 20;
+
+type Failure = { lastError: string | null; reason: string; message: string };
+
+/** When each zone's next look of one sort is due, on the store's clock. A zone without an entry has none
+ * pending, unless `dueWhenUnknown`: then its first look is due at once. */
+function dueTimes(now: () => number, dueWhenUnknown: boolean) {
+  const at = new Map<string, number>();
+  return {
+    /** The look is due `ms` from now; asked again, the later call wins (a change restarts the wait). */
+    in: (name: string, ms: number): void => {
+      at.set(name, now() + ms);
+    },
+    /** Milliseconds until the look is due (0 or less: due), undefined when none is pending. */
+    left: (name: string): number | undefined => {
+      const t = at.get(name);
+      if (t === undefined) return dueWhenUnknown ? 0 : undefined;
+      return t - now();
+    },
+    pending: (name: string): boolean => at.has(name),
+    forget: (name: string): void => {
+      at.delete(name);
+    },
+  };
+}
+
+export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
+  const applier = zoneApplier(d);
+  const now = (): number => d.store.clock().getTime();
+  const delegation = dueTimes(now, true);
+  const secondaries = dueTimes(now, false);
+  /** Set once the nameserver said it has no secondaries: nothing to look at, ever. */
+  let noSecondaries = !d.nameserver.secondarySerials;
+  const isDue = (left: number | undefined): boolean => left !== undefined && left <= 0;
+
+  /** What went wrong, for the tenant (a reason and a message without server paths or the nameserver's own
+   * words) and for operators (`lastError`, the whole failure). */
+  const failure = (e: unknown, st?: ZoneStatus): Failure => {
+    const health = d.nameserver.health();
+    if (e instanceof UnservableZoneError) {
+      return { lastError: e.message, reason: 'InvalidZoneName', message: 'this zone name breaks the zone name rule and is not served; delete the zone' };
+    }
+    if (!health.running) {
+      return {
+        lastError: `nameserver not running: ${health.lastError ?? 'not started'}${e ? `; ${(e as Error).message}` : ''}`,
+        reason: 'NameserverDown',
+        message: 'the nameserver is not running; the zone is served once it runs',
+      };
+    }
+    return {
+      lastError: (e as Error).message,
+      reason: 'ApplyFailed',
+      message: st?.facts.servedSerial != null
+        ? 'the nameserver did not take this version of the zone and serves the last one it took; retrying'
+        : 'the nameserver did not take the zone, which is not served yet; retrying',
+    };
+  };
+
+  /** A pass that could not serve the zone's current generation: Ready False, judged at it, the status's
+   * observedGeneration left at what was served before. */
+  const recordFailure = (z: ZoneRow, f: Failure, facts: Partial<ZoneFacts>): Promise<boolean> =>
+    recordStatus(d.store, ZONE_STATUS, z.name, {
+      uid: z.uid, generation: z.generation, acted: false, facts, lastError: f.lastError,
+      set: [{ type: 'Ready', status: 'False', reason: f.reason, message: f.message }],
+    });
+
+  /** The looks that are due, in a pass that applied nothing: the condition and facts they found. */
+  const look = async (z: ZoneRow, st: ZoneStatus | undefined, servedSerial: number): Promise<{ set: Judged[]; facts: Partial<ZoneFacts> }> => {
+    const out: { set: Judged[]; facts: Partial<ZoneFacts> } = { set: [], facts: {} };
+    const [parent, seen] = await Promise.all([
+      isDue(delegation.left(z.name)) ? lookAtParent({ ...d, now: d.store.clock() }, z, st) : undefined,
+      isDue(secondaries.left(z.name)) ? lookAtSecondaries(d, z.name, servedSerial).catch((e: Error) => {
+        d.log.debug({ zone: z.name, err: e.message }, 'secondary check failed');
+        return undefined;
+      }) : undefined,
+    ]);
+    if (parent) {
+      delegation.in(z.name, d.delegationTtlMs ?? RESYNC_MS);
+      Object.assign(out.facts, parent);
+    }
+    if (seen === null) {
+      noSecondaries = true;
+      secondaries.forget(z.name);
+    } else if (seen) {
+      out.set.push(seen.condition);
+      Object.assign(out.facts, seen.facts);
+      if (seen.behind) secondaries.in(z.name, d.secondaryRetryMs ?? SECONDARY_RETRY_MS);
+      else secondaries.forget(z.name);
+    }
+    return out;
+  };
+
+  /** Purges whatever the nameserver holds under `name` (data, journal, keys). A name that breaks the rule
+   * never reached it. */
+  const purge = async (name: string): Promise<void> => {
+    if (isZoneName(name)) await d.nameserver.removeZone(name);
+    applier.forget(name);
+    delegation.forget(name);
+    secondaries.forget(name);
+  };
+
+  return {
+    kind: 'zone',
+    watches: [identityWatch('zone')],
+    spacingMs: d.passSpacingMs ?? PASS_SPACING_MS,
+    async keys() {
+      // The nameserver's own zones too: one the store never had (or lost track of) is removed.
+      const held = await d.nameserver.zones().catch(() => []);
+      return [...new Set([...(await allZoneNames(d.store)), ...held])].sort();
+    },
+    async reconcile(name): Promise<Result> {
+      const finalizers = await finalizersOf(d.store, 'zone', name);
+      let z = await zoneByName(d.store, name);
+      const known = applier.served(name);
+      if (finalizers.length > 0 || !z || (known && known.uid !== z.uid)) {
+        await purge(name);
+        for (const f of finalizers) await finishFinalizer(d.store, 'zone', f.uid);
+        if (!z) {
+          await dropStatus(d.store, 'zone', name);
+          return {};
+        }
+      }
+      const st = await zoneStatusOf(d.store, z);
+      const plan = await signingPlan(
+        { resolver: d.resolver, now: d.store.clock(), watchMs: d.dsWatchMs ?? DS_WATCH_MS }, z, st, applier.served(name)?.dnssec ?? false,
+      );
+      const signing: Signing = { dnssec: plan.signing !== 'off', deleteDs: plan.signing === 'delete-ds' };
+      const parentDs = plan.parentDs !== undefined ? { parentDs: plan.parentDs } : {};
+      let taken;
+      try {
+        taken = await applier.apply(z, st, signing);
+      } catch (e) {
+        // The signer served a serial past the text's: recorded as the floor the next text goes above.
+        await recordFailure(z, failure(e, st), { ...(e instanceof StaleSerialError && { servedSerial: e.served }), ...parentDs });
+        if (e instanceof StaleSerialError) return { requeueAfterMs: 0 };
+        throw e instanceof UnservableZoneError ? new TerminalError(e.message) : e;
+      }
+      // Deleted meanwhile: the next pass finalizes it.
+      if (!taken) return { requeueAfterMs: 0 };
+      const { served: applied, acted } = taken;
+      if (acted) z = (await zoneByName(d.store, name)) ?? z;
+      const signed = applied.dnssec;
+      const [servedSerial, signerDs] = await Promise.all([
+        d.nameserver.servedSerial(name).catch(() => null),
+        signed ? d.nameserver.ds(name) : [],
+      ]);
+      if (!serves(servedSerial, applied.serial, signed)) {
+        // A nameserver that is down serves the applied files once it runs again: look again later. One that
+        // runs but serves something else (it lost the zone, or restarted on an older file) drifted: apply again.
+        const down = !d.nameserver.health().running;
+        if (!down) applier.forget(name);
+        const f = down ? failure(null) : { lastError: `served serial ${servedSerial} is not the applied ${applied.serial}`, reason: 'NotServed', message: 'the nameserver does not serve this version of the zone; applying it again' };
+        await recordFailure(z, f, { servedSerial });
+        if (down) return { requeueAfterMs: DOWN_POLL_MS };
+        throw new Error(`zone ${name}: ${f.lastError}`);
+      }
+      const confirmed = await confirmDs(d, z, st, signerDs);
+      const looked = acted ? { set: [], facts: {} } : await look(z, st, servedSerial!);
+      const { pending } = plan;
+      const ready: Judged = pending
+        ? { type: 'Ready', status: 'False', reason: pending.reason, message: pending.message }
+        : { type: 'Ready', status: 'True', reason: 'Served', message: `the nameserver serves generation ${applied.generation} (serial ${servedSerial})` };
+      const signedCond = signedCondition(z, plan.signing, signerDs);
+      await recordStatus(d.store, ZONE_STATUS, name, {
+        uid: z.uid, generation: applied.generation,
+        set: [ready, ...(signedCond ? [signedCond] : []), ...looked.set],
+        drop: signedCond ? [] : ['Signed'],
+        facts: { servedSerial, renderedSerial: applied.serial, signerDs, signing: plan.signing, ...confirmed, ...parentDs, ...looked.facts },
+        lastError: pending?.lastError ?? null,
+      });
+      const looksAtSecondaries = !noSecondaries && !looked.set.some((c) => c.type === 'SecondariesInSync');
+      if (looksAtSecondaries && (servedSerial !== st?.facts.servedSerial
+        || (!st?.conditions.some((c) => c.type === 'SecondariesInSync') && !secondaries.pending(name)))) {
+        secondaries.in(name, d.secondaryCheckMs ?? SECONDARY_CHECK_MS);
+      }
+      const next = [
+        pending?.afterMs ?? (signed && signerDs.length === 0 ? DS_POLL_MS : RESYNC_MS),
+        await applier.flush(name, applied),
+        delegation.left(name),
+        noSecondaries ? undefined : secondaries.left(name),
+      ].filter((ms): ms is number => ms !== undefined);
+      return { requeueAfterMs: Math.max(0, Math.min(...next)) };
+    },
+  } satisfies Reconciler;
+}
