@@ -158,6 +158,41 @@ describe('routes and methods', () => {
     socket.on('data', (c: Buffer) => { text += String(c); }).on('end', () => resolve(text)).on('error', reject);
   });
 
+  /** Each operation path, with its methods as Allow names them. */
+  const methodsAt = new Map<string, string[]>();
+  for (const op of allOps) methodsAt.set(op.path, [...(methodsAt.get(op.path) ?? []), ...(op.method === 'get' ? ['GET', 'HEAD'] : [op.method.toUpperCase()])]);
+  const isParam = (seg: string): boolean => /^\{\w+\}$/.test(seg);
+  /** Paths with a literal segment where another path of the same operations has a parameter, and all else alike. */
+  const literalBesideParam = [...methodsAt].flatMap(([literal, own]) => [...methodsAt].flatMap(([param, theirs]) => {
+    const a = literal.split('/');
+    const b = param.split('/');
+    const within = a.length === b.length && b.every((seg, i) => isParam(seg) || (!isParam(a[i]!) && seg.toLowerCase() === a[i]!.toLowerCase()));
+    const differs = b.some((seg, i) => isParam(seg) && !isParam(a[i]!));
+    return within && differs ? [{ literal, own, param, missing: theirs.filter((m) => !own.includes(m)) }] : [];
+  }));
+
+  it('the table of literal paths beside parameter paths is not empty (it would test nothing)', () => {
+    expect(literalBesideParam.map((x) => x.literal)).toContain('/v1/orgs/{orgSlug}/domains/check');
+  });
+
+  it.each(literalBesideParam.map((x) => [x.literal, x.param, x] as const))(
+    '%s is its own route beside %s: a method of the other alone is 405, and Allow and OPTIONS name its own methods',
+    async (literal, _param, { own, missing }) => {
+      const path = literal.replace(/\{orgSlug\}/, 'acme').replace(/\{(\w+)\}/g, 'some-$1');
+      expect(missing.length).toBeGreaterThan(0);
+      for (const method of missing) {
+        // A HEAD answer has no body to check against the document.
+        const r = method === 'HEAD' ? await fetch(t.url + path, { method }) : await raw(method, path);
+        if (method !== 'HEAD') await expectError(`${method} ${path}`, r as Raw, 405, 'method_not_allowed');
+        expect(r.status, `${method} ${path}`).toBe(405);
+        expect((r.headers.get('allow') ?? '').split(/\s*,\s*/).sort(), `${method} ${path}`).toEqual([...own].sort());
+      }
+      const options = await fetch(t.url + path, { method: 'OPTIONS' });
+      expect(options.status).toBe(200);
+      expect((options.headers.get('allow') ?? '').split(/\s*,\s*/).sort()).toEqual([...own].sort());
+    },
+  );
+
   it('a request target in absolute form reaches its operation, and a fragment is no part of the path', async () => {
     const { port } = new URL(t.url);
     for (const target of [`http://127.0.0.1:${port}${PROJECTS}/alpha`, `HTTP://h${PROJECTS}/alpha?x=1`, `${PROJECTS}/alpha#frag`, `${PROJECTS}/alpha?x=1#frag`]) {
