@@ -97,7 +97,7 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
     try {
       path = ctx.path;
     } catch {
-      // A target the URL parser refuses (`http://[::1/x`) is logged as sent; `target` below answers it.
+      // A target the URL parser refuses (`http://[::1/x`) is logged as sent, and answered 400 below the error edge.
     }
     const { res } = ctx;
     res.once('close', () => {

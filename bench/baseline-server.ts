@@ -44,6 +44,8 @@ function openDb(dataDir: string): Database.Database {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // Made once: bench/api.ts's Koa floor opens the database the baseline made.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'orgs'").get()) return db;
   // hostplane's own schema (tables, indexes, audit triggers), so both sides read and write the same shapes.
   const migrations = join(dirname(fileURLToPath(import.meta.url)), '..', 'store', 'migrations');
   for (const f of readdirSync(migrations).filter((n) => n.endsWith('.sql')).sort()) {
@@ -54,7 +56,7 @@ function openDb(dataDir: string): Database.Database {
   return db;
 }
 
-/** The org, user, token and project; once (bench/api.ts's Koa floor opens the same database after the baseline). */
+/** The org, user, token and project, once. */
 function seed(db: Database.Database, token: string): void {
   if (db.prepare('SELECT 1 FROM orgs WHERE slug = ?').get(BASELINE_ORG)) return;
   const now = iso(new Date());
