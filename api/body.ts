@@ -1,5 +1,5 @@
 /** JSON request bodies: read whole up to a limit, strictly UTF-8, then parsed. */
-import type { Exchange } from './exchange';
+import type { Context } from 'koa';
 import { parse as parseContentType } from 'content-type';
 import getRawBody from 'raw-body';
 import { AppError, badRequest } from '../lib/errors';
@@ -13,7 +13,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Reads and parses the request's JSON body, an object (undefined when empty). Throws 400 (not JSON, or JSON that
  * is not an object), 413 or 415 as AppError. */
-export async function readJsonBody(ctx: Exchange): Promise<unknown> {
+export async function readJsonBody(ctx: Context): Promise<unknown> {
   let type: { type: string; parameters: Record<string, string> } | undefined;
   try {
     type = parseContentType(ctx.get('content-type'));

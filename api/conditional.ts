@@ -13,7 +13,7 @@
  *   answer: the conditions are evaluated after those checks (RFC 9110 13.2.1).
  */
 import { hash } from 'node:crypto';
-import type { Exchange } from './exchange';
+import type { Context } from 'koa';
 import { AppError } from '../lib/errors';
 import type { RRsetVersion, ZoneWithStatus } from '../store/zones';
 import { ErrorSchema } from './schemas';
@@ -42,7 +42,7 @@ export function parseTags(header: string): TagList | undefined {
 }
 
 /** The request's conditions. */
-export const conditionsOf = (ctx: Exchange): Conditions => ({
+export const conditionsOf = (ctx: Context): Conditions => ({
   ifMatch: parseTags(ctx.get('if-match')),
   ifNoneMatch: parseTags(ctx.get('if-none-match')),
 });
@@ -117,13 +117,13 @@ export function writePrecondition<T>(c: Conditions, what: string, tagOf: (cur: T
 export const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /** Whether a GET's `If-None-Match` names `tag` (weak comparison, RFC 9110 13.1.2): then the answer is 304. */
-export function notModified(ctx: Exchange, tag: string): boolean {
+export function notModified(ctx: Context, tag: string): boolean {
   const inm = parseTags(ctx.get('if-none-match'));
   return inm !== undefined && matches(inm, tag, true);
 }
 
 /** A GET's answer: 304 with the tag (and `headers`) when `If-None-Match` names it, else 200 with the body. */
-export function cacheable(ctx: Exchange, tag: string, body: unknown, headers: Record<string, string> = {}): Reply {
+export function cacheable(ctx: Context, tag: string, body: unknown, headers: Record<string, string> = {}): Reply {
   if (notModified(ctx, tag)) return { status: 304, headers: { ...headers, ETag: tag } };
   return { status: 200, body, headers: { ...headers, ETag: tag } };
 }

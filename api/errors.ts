@@ -107,34 +107,14 @@ export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unex
   return { status: 500, body: { code: 'internal', message: 'internal error' }, unexpected: true };
 }
 
-/** Where an error answer is written: Koa's context or an operation's exchange (api/exchange.ts). */
-interface Answer {
-  status: number;
-  body: unknown;
-  set(headers: Record<string, string>): void;
-  state: { reqId?: string };
-}
-
 /** A path of the API asked with a method it lacks: 405 naming those it has (the Allow header is the caller's). */
-export const methodNotAllowed = (allow: string): AppError => new AppError(405, 'method_not_allowed', `allowed: ${allow}`);
+const methodNotAllowed = (allow: string): AppError => new AppError(405, 'method_not_allowed', `allowed: ${allow}`);
 /** A method this API implements nowhere. */
-export const notImplemented = (): AppError => new AppError(501, 'not_implemented', 'method not implemented');
+const notImplemented = (): AppError => new AppError(501, 'not_implemented', 'method not implemented');
 
-/** Writes the spec's error body for `e` to `to`, with this request's id; an unknown error is logged and answered
- * 500 without any internal message or stack. */
-export function answerError(to: Answer, e: unknown, log: Logger): void {
-  const { status, body, unexpected } = toErrorBody(e);
-  if (unexpected) log.error({ err: e, reqId: to.state.reqId }, 'unexpected error');
-  to.status = status;
-  // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
-  const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
-  if (extra) to.set(extra);
-  // RFC 6750: a 401 names the scheme that would be accepted.
-  if (status === 401) to.set({ 'WWW-Authenticate': 'Bearer' });
-  to.body = { ...body, requestId: to.state.reqId as string };
-}
-
-/** Outermost error middleware of the routes served by Koa: everything thrown below ends in `answerError`. */
+/** Outermost error middleware: everything thrown below, and the router's bodiless 404, 405 and 501, become the
+ * spec's error body with this request's id; an unknown error is logged and answered 500 without any internal
+ * message or stack. */
 export const errors = (log: Logger): Middleware => async (ctx, next) => {
   try {
     await next();
@@ -144,6 +124,14 @@ export const errors = (log: Logger): Middleware => async (ctx, next) => {
       if (ctx.status === 501) throw notImplemented();
     }
   } catch (e) {
-    answerError(ctx, e, log);
+    const { status, body, unexpected } = toErrorBody(e);
+    if (unexpected) log.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
+    ctx.status = status;
+    // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
+    const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
+    if (extra) ctx.set(extra);
+    // RFC 6750: a 401 names the scheme that would be accepted.
+    if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+    ctx.body = { ...body, requestId: ctx.state.reqId as string };
   }
 };

@@ -31,7 +31,7 @@
  * `idempotency_in_progress`. Within this process a request still running keeps its key past the lease.
  */
 import { createHash } from 'node:crypto';
-import type { Exchange } from './exchange';
+import type { Context } from 'koa';
 import { AppError } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import { claimKey, finishKey, releaseKey, type StoredAnswer } from '../store/idempotency';
@@ -69,7 +69,7 @@ const notStored = (status: number): boolean => status >= 500 || status === 400 |
 const storedBytes = (a: StoredAnswer): number => Buffer.byteLength(a.body ?? '') + Buffer.byteLength(JSON.stringify(a.headers));
 
 /** The key of the request, if it sent one; a malformed one is 400. */
-export function idempotencyKeyOf(ctx: Exchange): string | undefined {
+export function idempotencyKeyOf(ctx: Context): string | undefined {
   const given = ctx.get('idempotency-key');
   if (given === '' && ctx.headers['idempotency-key'] === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(given)) {
@@ -86,7 +86,7 @@ export function idempotencyKeyOf(ctx: Exchange): string | undefined {
  * be replayed to another. A request without preconditions hashes as it did before they counted, so keys stored
  * then still replay.
  */
-export function fingerprint(operationId: string, ctx: Exchange, body: unknown): string {
+export function fingerprint(operationId: string, ctx: Context, body: unknown): string {
   const parts: unknown[] = [operationId, ctx.path, ctx.querystring, body ?? null];
   const ifMatch = ctx.get('if-match');
   const ifNoneMatch = ctx.get('if-none-match');
@@ -98,7 +98,7 @@ export function fingerprint(operationId: string, ctx: Exchange, body: unknown): 
 /** A claimed key: the request's outcome settles it. */
 export interface KeyGuard {
   /** The operation answered: its answer is stored (or the key freed, for a status never stored). */
-  answered(ctx: Exchange, status: number, body: unknown, headers: Record<string, string> | undefined): Promise<void>;
+  answered(ctx: Context, status: number, body: unknown, headers: Record<string, string> | undefined): Promise<void>;
   /** The operation threw: a 4xx worth storing is stored as an error answer, anything else frees the key. */
   failed(e: unknown): Promise<void>;
 }
@@ -128,7 +128,7 @@ export function idempotency(store: Store) {
      * Claims the key for this request, or answers it: a replay is written to `ctx` (an error answer is thrown
      * again, so that the error edge gives it this request's id); another request's key is 422, a running one 409.
      */
-    async begin(ctx: Exchange, p: { scope: string; key: string; operationId: string; body: unknown }): Promise<Begin> {
+    async begin(ctx: Context, p: { scope: string; key: string; operationId: string; body: unknown }): Promise<Begin> {
       const id = `${p.scope}\n${p.key}`;
       const print = fingerprint(p.operationId, ctx, p.body);
       const mine = running.get(id);
@@ -174,7 +174,7 @@ const reused = (): AppError => new AppError(422, 'idempotency_key_reused', 'this
 const inProgress = (): AppError => new AppError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is still running; send it again once it has answered');
 
 /** Writes a stored answer to `ctx`; a stored error is thrown again as itself. */
-function replay(ctx: Exchange, a: StoredAnswer): void {
+function replay(ctx: Context, a: StoredAnswer): void {
   ctx.set('Idempotent-Replayed', 'true');
   if (a.status >= 400) {
     const b = JSON.parse(a.body ?? '{}') as { code: string; message: string; details?: Record<string, unknown> };

@@ -6,7 +6,7 @@
  * IETF `RateLimit-Policy` / `RateLimit` fields (lib/rate-limit.ts); with a per-token limit every answer to a
  * token carries them. In-memory buckets: with several API processes each counts for itself (lib/rate-limit.ts).
  */
-import type { Exchange } from './exchange';
+import type { Context } from 'koa';
 import { AppError } from '../lib/errors';
 import { addressKey } from '../lib/http-server';
 import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
@@ -33,20 +33,20 @@ export function apiLimits(config: RateLimits = {}, now: () => number = () => Dat
   const failures = failedRate ? new TokenBuckets(failedRate, now) : null;
   const tokenRate = config.perToken ?? null;
   const perToken = tokenRate ? new TokenBuckets(tokenRate, now) : null;
-  const address = (ctx: Exchange): string => addressKey(ctx.ip);
+  const address = (ctx: Context): string => addressKey(ctx.ip);
   return {
     /** Before a token is looked at: an address out of failures is refused. */
-    beforeAuth(ctx: Exchange): void {
+    beforeAuth(ctx: Context): void {
       if (!failures || !failedRate) return;
       const d = failures.peek(address(ctx));
       if (!d.ok) throw limited('too many failed authentications from this address', 'failed-auth', failedRate, d);
     },
     /** A token was missing, unknown or of the other kind: counts against the address. */
-    authFailed(ctx: Exchange): void {
+    authFailed(ctx: Context): void {
       failures?.take(address(ctx));
     },
     /** After the token authenticated: its own request limit, when one is configured. */
-    afterAuth(ctx: Exchange, token: string): void {
+    afterAuth(ctx: Context, token: string): void {
       if (!perToken || !tokenRate) return;
       const d = perToken.take(hashToken(token));
       if (!d.ok) throw limited('too many requests with this token', 'token', tokenRate, d);

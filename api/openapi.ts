@@ -1,6 +1,6 @@
 /**
  * OpenAPI 3.1 generated from the operations' zod schemas (JSON Schema 2020-12, which 3.1 uses as is): what each
- * operation takes, as strictly as `compileOps` validates it, and every status it can answer, so that a generated
+ * operation takes, as strictly as `mountOps` validates it, and every status it can answer, so that a generated
  * client is typed and a validator of the answers accepts exactly what the API sends (test/helpers/openapi.ts
  * checks every answer of the API tests against it).
  */
@@ -52,7 +52,7 @@ const HEADERS: Record<string, Json> = {
   },
 };
 
-/** Answers the edges give (compileOps, the body reader, the error answer), not a handler: each
+/** Answers the edges give (mountOps, the router, the body reader, the error answer), not a handler: each
  * operation lists those it can get, from its inputs, auth and need of the core. */
 const EDGE: Record<number, { name: string; description: string; headers?: string[] }> = {
   400: { name: 'BadRequest', description: '`bad_request`: an invalid path parameter, query or body; `details.issues` names each invalid field' },

@@ -1,9 +1,11 @@
 /**
  * Declarative operations: one `defineOp` per operationId carries its path, who may call it (`auth`, and the
  * minimum role in `{orgSlug}`), its need of the core, zod schemas and handler; the handler's context holds
- * what that scope resolved, an org only for operations in one. The same list compiles into the request dispatcher and
- * generates the OpenAPI document, so the two cannot drift apart.
+ * what that scope resolved, an org only for operations in one. The same list is mounted on the router (`mountOps`)
+ * and generates the OpenAPI document, so the two cannot drift apart.
  */
+import type { Layer, Router, RouterContext } from '@koa/router';
+import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import type { Core } from '../core/port';
@@ -12,8 +14,7 @@ import {
 } from '../store/accounts';
 import type { Store } from '../store/db';
 import type { Plans } from '../lib/plans';
-import { fromZod, methodNotAllowed, notImplemented, zodMessages } from './errors';
-import type { Exchange } from './exchange';
+import { fromZod, zodMessages } from './errors';
 import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
 import { apiLimits, type RateLimits } from './limits';
 
@@ -83,8 +84,8 @@ interface BaseContext<P, Q, B, C extends boolean> {
   body: B;
   core: C extends true ? Core : Core | null;
   deps: Deps;
-  /** The request and its answer (api/exchange.ts). */
-  http: Exchange;
+  /** The request and its answer. */
+  http: Context;
 }
 
 /** A user operation: the caller, and its actor in audit records, `user:<email>`. */
@@ -126,7 +127,7 @@ const unauthorized = (token: string): AppError => new AppError(401, 'unauthorize
 
 const paramOf = (path: string, name: string): boolean => path.includes(`{${name}}`);
 
-/** How an operation's path and its auth fit together, checked once at compile: a handler's scope is then always
+/** How an operation's path and its auth fit together, checked once at mounting: a handler's scope is then always
  * the one its type promises (an org for exactly the operations in `{orgSlug}`). */
 function checkScope(op: AnyOp): void {
   const auth: AuthMode = op.auth ?? 'user';
@@ -136,6 +137,9 @@ function checkScope(op: AnyOp): void {
     ? inOrg !== hasRole && (inOrg ? 'has {orgSlug} but no role' : 'has a role but no {orgSlug} in its path')
     : (inOrg || hasRole) && `is a ${auth} operation: it can have neither {orgSlug} nor a role`;
   if (wrong) throw new Error(`operation ${op.operationId} ${wrong}`);
+  // The router would take `{name}.json` as text and never match it.
+  const partial = op.path.split('/').find((seg) => /[{}]/.test(seg) && !/^\{\w+\}$/.test(seg));
+  if (partial) throw new Error(`operation ${op.operationId}: a parameter must be a whole path segment, not ${partial}`);
 }
 
 /**
@@ -144,7 +148,7 @@ function checkScope(op: AnyOp): void {
  * as 404 and a too-low role is 403; in `{nodeId}` another node reads as 404, whether or not it exists.
  */
 async function authorize(
-  op: AnyOp, deps: Deps, ctx: Exchange, path: Record<string, string>, limits: Limits,
+  op: AnyOp, deps: Deps, ctx: Context, path: Record<string, string>, limits: Limits,
 ): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
   const auth: AuthMode = op.auth ?? 'user';
   if (auth === 'none') return {};
@@ -199,117 +203,81 @@ function keyScope(scope: Partial<OrgScope & NodeScope>): string {
   return `user:${scope.principal!.userId}${scope.org ? `/org:${scope.org.id}` : ''}`;
 }
 
-/** Methods an operation path answers with 405 when it lacks them; any other is 501 (as @koa/router did). */
-const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
+/** A route's segments as `1` for a literal and `0` for a parameter: of two routes matching one path, the one
+ * with the greater rank has a literal where the other's first parameter is. */
+const rankOf = (path: string): string => path.split('/').map((seg) => (seg.startsWith(':') ? '0' : '1')).join('');
 
-/** A percent-decoded path segment; one whose encoding is broken stays as sent (its parameter's schema refuses it). */
-const decodeSegment = (s: string): string => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
+const outranked = (layer: Layer, by: readonly Layer[]): boolean => {
+  const rank = rankOf(String(layer.path));
+  return by.some((other) => other !== layer && rankOf(String(other.path)) > rank);
 };
 
-/** A path's segments: one trailing `/` is optional (`/v1/orgs/` is `/v1/orgs`). */
-const segmentsOf = (path: string): string[] => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).split('/');
+/**
+ * Between the router's routes and its `allowedMethods`: a path that a route matches with a literal segment
+ * where another has a parameter (`POST .../domains/check` beside `GET .../domains/{domain}`) belongs to the
+ * literal route alone, so its 405, `Allow` and OPTIONS name only that route's methods. The parameter route's
+ * own middleware passes such a path on (see `mountOps`).
+ */
+export const literalsFirst: Middleware = async (ctx, next) => {
+  const matched = (ctx as RouterContext).matched;
+  if (matched && matched.length > 1) (ctx as RouterContext).matched = matched.filter((l) => !outranked(l, matched));
+  await next();
+};
 
-interface Route { op: AnyOp; method: string; segments: ({ literal: string } | { param: string })[] }
-
-/** Whether `route` matches the segments (literals compared lower case; a parameter is never empty). */
-function matches(route: Route, lower: string[]): boolean {
-  for (let i = 0; i < lower.length; i++) {
-    const seg = route.segments[i]!;
-    if ('literal' in seg ? lower[i] !== seg.literal : lower[i] === '') return false;
-  }
-  return true;
-}
-
-/** What a request to an operation path does: an operation (its id, for logs and metrics), or the answer for a
- * method the path lacks. */
-export interface OpMatch { operationId?: string; run(ex: Exchange): Promise<void> }
+/** The router's form of a path: `/v1/orgs/{orgSlug}` is `/v1/orgs/:orgSlug`. */
+const routerPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
- * The operations, compiled: `match` finds the operation of a method and path (paths compared as @koa/router
- * did: case-insensitive, one trailing `/` optional, HEAD answered by GET), and its `run` wraps the handler in
- * the rate limits and authentication and scope (see `authorize`, api/limits.ts), the core check (503
- * `no_core`), input validation, and on POST the `Idempotency-Key` (api/idempotency.ts). A path of no operation
- * is undefined. Throws for an operation whose path and auth do not fit together.
+ * Registers every operation on `router` (paths case-insensitive, one trailing `/` optional, HEAD answered by
+ * GET: the router's defaults), its handler wrapped in the rate limits and authentication and scope (see
+ * `authorize`, api/limits.ts), the core check (503 `no_core`), input validation, and on POST the
+ * `Idempotency-Key` (api/idempotency.ts). Throws for an operation whose path and auth do not fit together.
  */
-export function compileOps(ops: AnyOp[], deps: Deps, parseBody: (ex: Exchange) => Promise<unknown>): { match(method: string, path: string): OpMatch | undefined } {
+export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx: Context) => Promise<unknown>): void {
   for (const op of ops) checkScope(op);
   const limits = apiLimits(deps.config.rateLimits);
   const keys = idempotency(deps.store);
-  const byDepth = new Map<number, Route[]>();
+  const paths = ops.map((op) => routerPath(op.path));
   for (const op of ops) {
-    const segments = segmentsOf(op.path).map((seg) => {
-      const param = /^\{(\w+)\}$/.exec(seg)?.[1];
-      if (!param && /[{}]/.test(seg)) throw new Error(`operation ${op.operationId}: a parameter must be a whole path segment, not ${seg}`);
-      return param ? { param } : { literal: seg.toLowerCase() };
-    });
-    const routes = byDepth.get(segments.length) ?? [];
-    routes.push({ op, method: op.method.toUpperCase(), segments });
-    byDepth.set(segments.length, routes);
-  }
-
-  const run = (op: AnyOp, params: Record<string, string>) => async (ctx: Exchange): Promise<void> => {
-    const scope = await authorize(op, deps, ctx, params, limits);
-    if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
-    const key = honoursIdempotencyKey(op) ? idempotencyKeyOf(ctx) : undefined;
-    let body: unknown;
-    if (op.body) body = await parseBody(ctx);
-    const input = { params: parse(op.params, params, 'path'), query: op.query && parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
-    // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
-    let guard: KeyGuard | undefined;
-    if (key !== undefined) {
-      const begun = await keys.begin(ctx, { scope: keyScope(scope), key, operationId: op.operationId, body });
-      if (begun.kind === 'replayed') return;
-      guard = begun.guard;
-    }
-    let reply: Reply;
-    try {
-      reply = await op.handler({ ...input, core: deps.core, deps, http: ctx, ...scope });
-    } catch (e) {
-      await guard?.failed(e);
-      throw e;
-    }
-    await guard?.answered(ctx, reply.status, reply.json === undefined ? reply.body : JSON.parse(reply.json), reply.headers);
-    ctx.status = reply.status;
-    if (reply.headers) ctx.set(reply.headers);
-    if (reply.json !== undefined) {
-      ctx.type = 'application/json';
-      ctx.body = reply.json;
-    } else if (reply.body !== undefined) ctx.body = reply.body;
-  };
-
-  return {
-    match(method: string, path: string): OpMatch | undefined {
-      const given = segmentsOf(path);
-      const routes = byDepth.get(given.length);
-      if (!routes) return undefined;
-      const lower = given.map((s) => s.toLowerCase());
-      const wanted = method === 'HEAD' ? 'GET' : method;
-      const allowed: string[] = [];
-      for (const r of routes) {
-        if (!matches(r, lower)) continue;
-        if (r.method === wanted) {
-          // Parameters keep their case.
-          const params: Record<string, string> = {};
-          for (const [i, seg] of r.segments.entries()) if ('param' in seg) params[seg.param] = decodeSegment(given[i]!);
-          return { operationId: r.op.operationId, run: run(r.op, params) };
-        }
-        allowed.push(...(r.method === 'GET' ? ['HEAD', 'GET'] : [r.method]));
+    const path = routerPath(op.path);
+    // Another operation's path with a literal where this one has a parameter: such a request may be that one's.
+    const shadowed = paths.some((other) => other.split('/').length === path.split('/').length && rankOf(other) > rankOf(path));
+    const withKeys = honoursIdempotencyKey(op);
+    const run: Middleware = async (ctx, next) => {
+      const { matched, params } = ctx as RouterContext;
+      if (shadowed && matched && outranked(matched.find((l) => l.path === path)!, matched)) return next();
+      ctx.state.operationId = op.operationId;
+      const scope = await authorize(op, deps, ctx, params, limits);
+      if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
+      const key = withKeys ? idempotencyKeyOf(ctx) : undefined;
+      let body: unknown;
+      if (op.body) body = await parseBody(ctx);
+      const input = { params: parse(op.params, params, 'path'), query: op.query && parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
+      // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
+      let guard: KeyGuard | undefined;
+      if (key !== undefined) {
+        const begun = await keys.begin(ctx, { scope: keyScope(scope), key, operationId: op.operationId, body });
+        if (begun.kind === 'replayed') return;
+        guard = begun.guard;
       }
-      if (allowed.length === 0) return undefined;
-      const allow = [...new Set(allowed)].join(', ');
-      return {
-        run: async (ex) => {
-          ex.set({ Allow: allow });
-          if (method !== 'OPTIONS') throw KNOWN_METHODS.has(method) ? methodNotAllowed(allow) : notImplemented();
-          ex.status = 200;
-          ex.body = '';
-        },
-      };
-    },
-  };
+      let reply: Reply;
+      try {
+        reply = await op.handler({ ...input, core: deps.core, deps, http: ctx, ...scope });
+      } catch (e) {
+        await guard?.failed(e);
+        throw e;
+      }
+      // Serialized here, before any of the answer's headers are set: a body JSON cannot hold is this request's
+      // 500 from the error edge, without the headers meant for the answer.
+      const json = reply.json ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
+      await guard?.answered(ctx, reply.status, reply.json === undefined ? reply.body : JSON.parse(reply.json), reply.headers);
+      ctx.status = reply.status;
+      if (reply.headers) ctx.set(reply.headers);
+      if (json !== undefined) {
+        ctx.type = 'application/json';
+        ctx.body = json;
+      }
+    };
+    router.register(path, [op.method], run, { name: op.operationId });
+  }
 }

@@ -1,7 +1,8 @@
 /**
- * API load benchmark (issue 8 item 6): three routes against a real `hostplane serve` child process, each beside a
- * bare `node:http` + better-sqlite3 server doing the same work on the same rows at the same durability, measured
- * in the same run as the ratio baseline:
+ * API load benchmark (issue 8 item 6): three routes against a real `hostplane serve` child process, each beside
+ * two floors doing the same work with the same statements on the same rows at the same durability, measured in the
+ * same run: a bare `node:http` + better-sqlite3 server, and the same on a minimal Koa + @koa/router application
+ * (the framework hostplane runs on, doing the least per request):
  *
  *   - `GET zone`: a zone of 100 rrsets (page, per-rrset tags, SOA, status and zone tag), 8 connections;
  *   - `GET project`: the project with hostnames, placements and grants (bench/baseline-server.ts), 8 connections;
@@ -9,9 +10,10 @@
  *     transaction (BEGIN IMMEDIATE) with the zone's bump, the upsert, the change-feed row and the audit row,
  *     committed with WAL + synchronous=FULL on both sides.
  *
- * Each prints one `ratio ...: hostplane/baseline = R` line (aims: 0.7, 0.7 and 0.6). The baseline copies the
- * zone's rows (zone, rrsets, status) from hostplane's store after hostplane's reconciler has served it, so both
- * read the same rows. Then serve is started again under `--cpu-prof` and put under each load alone: the
+ * Each prints one `ratio ...` line with hostplane's ratio to each floor (aims: 0.7, 0.7 and 0.6 to the bare server,
+ * 0.8 to the Koa floor), in requests/s and in server CPU per answer. The floors share one database, into which
+ * the zone's rows (zone, rrsets, status) are copied from hostplane's store after hostplane's reconciler has
+ * served it, so all three read the same rows. Then serve is started again under `--cpu-prof` and put under each load alone: the
  * lines `profile ...` say where its CPU time went (busy time by area, top functions by self time), cut to the
  * load's time windows (bench/profile-summary.ts). The measured runs are never profiled.
  *
@@ -21,7 +23,9 @@
  * Loopback only, bounded (about 60 s). Exits non-zero if a server fails to start or any measured request failed
  * (non-2xx or no response): a bench where requests fail is not a result.
  */
+import Router from '@koa/router';
 import Database from 'better-sqlite3';
+import Koa from 'koa';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -30,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BASELINE_ORG, BASELINE_PROJECT, startBaseline } from './baseline-server';
+import { BASELINE_ORG, BASELINE_PROJECT, HttpError, startBaseline } from './baseline-server';
 import { freePort } from './dns-lib';
 import { failed, guard, fmt, REPO, run as runLoad, runJson, spawnServer, summarize, TSX, type ChildServer, type Load, type Slice } from './lib';
 import { formatSummary, monotonicMicros, readProfile, summarize as summarizeProfile, type Window } from './profile-summary';
@@ -52,7 +56,7 @@ const WATCHDOG_MS = 150_000;
 /** Seconds of each load while serve is profiled. */
 const PROFILE_SECONDS = 2;
 
-interface Target { name: 'hostplane' | 'baseline'; url: string; token: string }
+interface Target { name: 'hostplane' | 'baseline' | 'koa'; url: string; token: string }
 
 interface Case {
   name: string;
@@ -63,17 +67,19 @@ interface Case {
   connections: number;
   seconds: number;
   warmup: number;
+  /** The least ratio to the bare server, and to the Koa floor. */
   aim: number;
+  koaAim: number;
 }
 
 const rrsetBody = (address: string): string => JSON.stringify({ records: [{ content: address }], ttl: 300 });
 
 const CASES: Case[] = [
-  { name: `GET zone (${HOSTS + 2} rrsets)`, method: 'GET', path: `/v1/orgs/${ORG}/dns/zones/${ZONE}`, connections: 8, seconds: 5, warmup: 1, aim: 0.7 },
-  { name: 'GET project', method: 'GET', path: `/v1/orgs/${ORG}/projects/${PROJECT}`, connections: 8, seconds: 5, warmup: 1, aim: 0.7 },
+  { name: `GET zone (${HOSTS + 2} rrsets)`, method: 'GET', path: `/v1/orgs/${ORG}/dns/zones/${ZONE}`, connections: 8, seconds: 5, warmup: 1, aim: 0.7, koaAim: 0.8 },
+  { name: 'GET project', method: 'GET', path: `/v1/orgs/${ORG}/projects/${PROJECT}`, connections: 8, seconds: 5, warmup: 1, aim: 0.7, koaAim: 0.8 },
   {
     name: 'PUT rrset', method: 'PUT', path: `/v1/orgs/${ORG}/dns/zones/${ZONE}/rrsets/${WRITE_NAME}/A`,
-    bodies: [rrsetBody('192.0.2.200'), rrsetBody('192.0.2.201')], connections: 1, seconds: 4, warmup: 1, aim: 0.6,
+    bodies: [rrsetBody('192.0.2.200'), rrsetBody('192.0.2.201')], connections: 1, seconds: 4, warmup: 1, aim: 0.6, koaAim: 0.8,
   },
 ];
 
@@ -161,10 +167,14 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
   try {
     // The baseline starts while hostplane is bootstrapped through its operator CLI.
     const baseToken = `bt_${randomBytes(32).toString('base64url')}`;
-    const baseline = spawnServer('baseline', process.execPath, ['--import', TSX, fileURLToPath(import.meta.url), '--baseline-server', '--data', baseData], {
-      env: { ...process.env, BENCH_TOKEN: baseToken },
-    });
-    servers.push(baseline);
+    const floor = (name: string, ...flags: string[]): ChildServer => {
+      const s = spawnServer(name, process.execPath, ['--import', TSX, fileURLToPath(import.meta.url), '--baseline-server', ...flags, '--data', baseData], {
+        env: { ...process.env, BENCH_TOKEN: baseToken },
+      });
+      servers.push(s);
+      return s;
+    };
+    const baseline = floor('baseline');
 
     await admin(hpData, 'init');
     await admin(hpData, 'org', 'create', ORG, '--plan', 'pro');
@@ -178,8 +188,11 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
 
     const hp: Target = { name: 'hostplane', url: await serve.ready, token: issued.token };
     const base: Target = { name: 'baseline', url: await baseline.ready, token: baseToken };
-    const targets = [hp, base];
-    for (const u of [hp.url, base.url]) {
+    // On the baseline's database, once the baseline has made it.
+    const koaServer = floor('koa', '--koa');
+    const koa: Target = { name: 'koa', url: await koaServer.ready, token: baseToken };
+    const targets = [hp, base, koa];
+    for (const u of targets.map((t) => t.url)) {
       const host = new URL(u).hostname;
       if (host !== '127.0.0.1' && host !== '[::1]' && host !== 'localhost') throw new Error(`not a loopback server: ${u}`);
     }
@@ -199,21 +212,24 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
 
     const shape = (v: unknown): string => Object.keys(v as object).sort().join(',');
     for (const c of CASES) {
-      const [h, b] = await Promise.all(targets.map((t) => call(t, c.method, c.path, c.bodies && JSON.parse(c.bodies[0]!), 200)));
-      if (shape(h!.body) !== shape(b!.body)) {
-        process.stdout.write(`warning: ${c.name} bodies differ in shape: hostplane {${shape(h!.body)}} baseline {${shape(b!.body)}}\n`);
+      const [h, ...floors] = await Promise.all(targets.map((t) => call(t, c.method, c.path, c.bodies && JSON.parse(c.bodies[0]!), 200)));
+      for (const [i, b] of floors.entries()) {
+        const name = targets[i + 1]!.name;
+        if (shape(h!.body) !== shape(b.body)) {
+          process.stdout.write(`warning: ${c.name} bodies differ in shape: hostplane {${shape(h!.body)}} ${name} {${shape(b.body)}}\n`);
+        }
+        const count = (v: unknown): number | undefined => (v as { rrsets?: unknown[] }).rrsets?.length;
+        if (count(h!.body) !== count(b.body)) throw new Error(`${c.name}: hostplane answers ${count(h!.body)} rrsets, ${name} ${count(b.body)}`);
       }
-      const count = (v: unknown): number | undefined => (v as { rrsets?: unknown[] }).rrsets?.length;
-      if (count(h!.body) !== count(b!.body)) throw new Error(`${c.name}: hostplane answers ${count(h!.body)} rrsets, the baseline ${count(b!.body)}`);
     }
 
-    const pids: Record<Target['name'], number> = { hostplane: serve.child.pid!, baseline: baseline.child.pid! };
+    const pids: Record<Target['name'], number> = { hostplane: serve.child.pid!, baseline: baseline.child.pid!, koa: koaServer.child.pid! };
     let ok = true;
     const ratios: string[] = [];
     for (const c of CASES) {
       for (const t of targets) await runCase(t, c, c.warmup);
-      const slices: Record<Target['name'], Slice[]> = { hostplane: [], baseline: [] };
-      const cpu: Record<Target['name'], number> = { hostplane: 0, baseline: 0 };
+      const slices: Record<Target['name'], Slice[]> = { hostplane: [], baseline: [], koa: [] };
+      const cpu: Record<Target['name'], number> = { hostplane: 0, baseline: 0, koa: 0 };
       for (let i = 0; i < SLICES; i++) {
         for (const t of i % 2 === 0 ? targets : [...targets].reverse()) {
           const before = cpuSeconds(pids[t.name]);
@@ -221,21 +237,24 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
           cpu[t.name] += cpuSeconds(pids[t.name]) - before;
         }
       }
-      const hpM = summarize(slices.hostplane);
-      const baseM = summarize(slices.baseline);
+      const m = Object.fromEntries(targets.map((t) => [t.name, summarize(slices[t.name])])) as Record<Target['name'], ReturnType<typeof summarize>>;
       // Server CPU per answer: what the ratio comes from, without the machine's other load in it.
-      const perAnswer = (name: Target['name'], m: typeof hpM): string => `cpu=${m.responses ? Math.round((cpu[name] / m.responses) * 1e6) : NaN}us/answer`;
-      process.stdout.write(`api ${c.name} conc=${c.connections} hostplane: ${fmt(hpM)} ${perAnswer('hostplane', hpM)}\n`);
-      process.stdout.write(`api ${c.name} conc=${c.connections} baseline: ${fmt(baseM)} ${perAnswer('baseline', baseM)}\n`);
-      const label = `ratio ${c.name} conc=${c.connections}: hostplane/baseline`;
-      if (failed(hpM) || failed(baseM)) {
+      const perAnswer = (name: Target['name']): number => cpu[name] / m[name].responses;
+      for (const t of targets) {
+        process.stdout.write(`api ${c.name} conc=${c.connections} ${t.name}: ${fmt(m[t.name])} cpu=${m[t.name].responses ? Math.round(perAnswer(t.name) * 1e6) : NaN}us/answer\n`);
+      }
+      const label = `ratio ${c.name} conc=${c.connections}:`;
+      if (targets.some((t) => failed(m[t.name]))) {
         ok = false;
-        ratios.push(`${label} = n/a (failed requests: not a result)`);
+        ratios.push(`${label} n/a (failed requests: not a result)`);
       } else {
-        const r = hpM.rps / baseM.rps;
-        // The same comparison in server CPU per answer: steadier than requests/s when other work shares the machine.
-        const byCpu = (cpu.baseline / baseM.responses) / (cpu.hostplane / hpM.responses);
-        ratios.push(`${label} = ${r.toFixed(2)}${r < c.aim ? ` (below the ${c.aim} aim)` : ''}; by server CPU per answer ${byCpu.toFixed(2)}`);
+        // Also in server CPU per answer: steadier than requests/s when other work shares the machine.
+        const against = (floor: 'baseline' | 'koa', aim: number): string => {
+          const r = m.hostplane.rps / m[floor].rps;
+          return `hostplane/${floor === 'koa' ? 'koa floor' : 'bare node:http'} = ${r.toFixed(2)}${r < aim ? ` (below the ${aim} aim)` : ''}`
+            + ` (${(perAnswer(floor) / perAnswer('hostplane')).toFixed(2)} by server CPU per answer)`;
+        };
+        ratios.push(`${label} ${against('baseline', c.aim)}; ${against('koa', c.koaAim)}`);
       }
     }
     process.stdout.write(`${ratios.join('\n')}\n`);
@@ -274,10 +293,16 @@ const tag = (...parts: (string | number)[]): string => `"${parts.join('-')}"`;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
-class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-  }
+/** An answer of the floors' zone routes, written by each in its own way. */
+interface Answer { status: number; headers: Record<string, string>; json?: string }
+
+const jsonAnswer = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => ({ status, headers, json: JSON.stringify(body) });
+
+/** The error answer of both floors: an HttpError's own, any other a 500 (with its stack on stderr). */
+function errorAnswer(e: unknown): Answer {
+  if (e instanceof HttpError) return jsonAnswer(e.status, { code: e.code, message: e.message });
+  process.stderr.write(`baseline: ${(e as Error).stack}\n`);
+  return jsonAnswer(500, { code: 'internal', message: 'internal error' });
 }
 
 /**
@@ -330,7 +355,7 @@ function zoneRoutes(dataDir: string) {
     return z;
   };
 
-  const getZone = (req: IncomingMessage, res: ServerResponse, slug: string, name: string): void => {
+  const getZone = (req: IncomingMessage, slug: string, name: string): Answer => {
     const { org } = authorize(req, slug, 'viewer');
     const read = db.transaction(() => {
       const z = zoneOf(org.id, name);
@@ -344,13 +369,9 @@ function zoneRoutes(dataDir: string) {
     const ds = JSON.parse(z.ds) as unknown[];
     const zoneTag = tag(z.generation, createHash('sha256').update(JSON.stringify([z.uid, z.dnssec, ds, NAMESERVERS,
       status && [status.observed_generation, conditions, facts, status.last_error, status.reconciled_at]])).digest('base64url').slice(0, 16));
-    res.setHeader('ETag', zoneTag);
-    res.setHeader('X-Generation', String(z.generation));
+    const headers = { ETag: zoneTag, 'X-Generation': String(z.generation) };
     const inm = req.headers['if-none-match'];
-    if (inm !== undefined && (inm === '*' || inm.split(',').some((t) => t.trim().replace(/^W\//, '') === zoneTag))) {
-      res.writeHead(304).end();
-      return;
-    }
+    if (inm !== undefined && (inm === '*' || inm.split(',').some((t) => t.trim().replace(/^W\//, '') === zoneTag))) return { status: 304, headers };
     const ready = conditions.find((c) => c.type === 'Ready');
     const life = lifetime(z.uid);
     const rrset = (r: RRsetRow) => ({
@@ -373,8 +394,7 @@ function zoneRoutes(dataDir: string) {
       ],
       nextCursor: null,
     };
-    const json = JSON.stringify(body);
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) }).end(json);
+    return jsonAnswer(200, body, headers);
   };
 
   const write = db.transaction((orgId: number, zone: string, name: string, type: string, ttl: number, records: string, actor: string) => {
@@ -402,7 +422,7 @@ function zoneRoutes(dataDir: string) {
     req.on('error', rej);
   });
 
-  const putRRset = async (req: IncomingMessage, res: ServerResponse, slug: string, zone: string, owner: string, type: string): Promise<void> => {
+  const putRRset = async (req: IncomingMessage, slug: string, zone: string, owner: string, type: string): Promise<Answer> => {
     const { principal, org } = authorize(req, slug, 'member');
     if (type !== 'A') throw new HttpError(400, 'bad_request', 'the baseline writes A rrsets only');
     if (!owner.endsWith(`.${zone}`) && owner !== zone) throw new HttpError(400, 'bad_request', 'owner outside the zone');
@@ -422,45 +442,84 @@ function zoneRoutes(dataDir: string) {
     const canonical = [...new Set(records.map((r: { content: string }) => r.content))].sort().map((content) => ({ content }));
     const w = write.immediate(org.id, zone, owner, type, ttl, JSON.stringify(canonical), `user:${principal.email}`);
     const etag = tag(w.changedGen || w.generation, lifetime(w.uid));
-    const json = JSON.stringify({ name: owner, type, ttl, records: canonical, managedBy: null, etag });
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), ETag: etag, 'X-Generation': String(w.generation) }).end(json);
+    return jsonAnswer(200, { name: owner, type, ttl, records: canonical, managedBy: null, etag }, { ETag: etag, 'X-Generation': String(w.generation) });
   };
 
-  /** Answers a zone route, or returns false for any other path. */
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
+  /** The bare server's router: answers a zone route, or returns false for any other path. */
+  const route = (req: IncomingMessage, res: ServerResponse): boolean => {
     const path = (req.url ?? '/').split('?', 1)[0]!.split('/');
     // ['', 'v1', 'orgs', org, 'dns', 'zones', zone, ('rrsets', name, type)?]
     if (path[1] !== 'v1' || path[2] !== 'orgs' || path[4] !== 'dns' || path[5] !== 'zones' || !path[3] || !path[6]) return false;
     const given = req.headers['x-request-id'];
     res.setHeader('X-Request-Id', typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID());
-    const fail = (e: unknown): void => {
-      if (!(e instanceof HttpError)) process.stderr.write(`baseline: ${(e as Error).stack}\n`);
-      const [status, b] = e instanceof HttpError ? [e.status, { code: e.code, message: e.message }] : [500, { code: 'internal', message: 'internal error' }];
-      const json = JSON.stringify(b);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) }).end(json);
+    const send = (a: Answer): void => {
+      const headers = a.json === undefined ? a.headers : { ...a.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(a.json)) };
+      res.writeHead(a.status, headers).end(a.json);
     };
     const [slug, zone] = [decodeURIComponent(path[3]), decodeURIComponent(path[6]).toLowerCase()];
     try {
-      if (path.length === 7 && req.method === 'GET') getZone(req, res, slug, zone);
+      if (path.length === 7 && req.method === 'GET') send(getZone(req, slug, zone));
       else if (path.length === 10 && path[7] === 'rrsets' && req.method === 'PUT') {
-        putRRset(req, res, slug, zone, decodeURIComponent(path[8]!).toLowerCase(), path[9]!).catch(fail);
+        putRRset(req, slug, zone, decodeURIComponent(path[8]!).toLowerCase(), path[9]!).then(send, (e: unknown) => send(errorAnswer(e)));
       } else throw new HttpError(404, 'not_found', 'no such route');
     } catch (e) {
-      fail(e);
+      send(errorAnswer(e));
     }
     return true;
   };
+  return { getZone, putRRset, route };
 }
 
-/** bench/baseline-server.ts with the zone routes beside its own. */
-function startZoneBaseline(dataDir: string, token: string, port: number): void {
-  const { server, close } = startBaseline(dataDir, token);
+/**
+ * The Koa floor: the same routes on Koa and @koa/router doing the least per request (a request id, the router,
+ * one error middleware), over the same statements as the bare server: what hostplane's framework costs at
+ * the least, so hostplane's ratio to it is what hostplane itself does.
+ */
+function koaFloor(project: (req: IncomingMessage) => Promise<unknown>, zones: ReturnType<typeof zoneRoutes>): RequestListener {
+  const app = new Koa();
+  app.silent = true;
+  const answer = (ctx: Koa.Context, a: Answer): void => {
+    ctx.status = a.status;
+    ctx.set(a.headers);
+    if (a.json !== undefined) {
+      ctx.type = 'application/json';
+      ctx.body = a.json;
+    }
+  };
+  app.use(async (ctx, next) => {
+    const given = ctx.get('x-request-id');
+    ctx.set('X-Request-Id', REQUEST_ID.test(given) ? given : randomUUID());
+    try {
+      await next();
+    } catch (e) {
+      answer(ctx, errorAnswer(e));
+    }
+  });
+  const router = new Router();
+  router.get('/v1/orgs/:org/dns/zones/:zone', (ctx) => answer(ctx, zones.getZone(ctx.req, ctx.params.org!, ctx.params.zone!.toLowerCase())));
+  router.put('/v1/orgs/:org/dns/zones/:zone/rrsets/:name/:type', async (ctx) => {
+    const { org, zone, name, type } = ctx.params as { org: string; zone: string; name: string; type: string };
+    answer(ctx, await zones.putRRset(ctx.req, org, zone.toLowerCase(), name.toLowerCase(), type));
+  });
+  router.get('/v1/orgs/:org/projects/:name', async (ctx) => {
+    ctx.body = await project(ctx.req);
+  });
+  app.use(router.routes());
+  return app.callback();
+}
+
+/** bench/baseline-server.ts with the zone routes beside its own; with `koa`, all of them on the Koa floor instead. */
+function startZoneBaseline(dataDir: string, token: string, port: number, koa: boolean): void {
+  const { server, handle, close } = startBaseline(dataDir, token);
   const zones = zoneRoutes(dataDir);
   const [own] = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!zones(req, res)) own!.call(server, req, res);
-  });
+  if (koa) server.on('request', koaFloor(handle, zones));
+  else {
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (!zones.route(req, res)) own!.call(server, req, res);
+    });
+  }
   server.listen(port, '127.0.0.1', () => {
     process.stdout.write(`${JSON.stringify({ listening: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
   });
@@ -474,13 +533,15 @@ function startZoneBaseline(dataDir: string, token: string, port: number): void {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, 'baseline-server': { type: 'boolean' }, data: { type: 'string' }, port: { type: 'string', default: '0' } } });
+  const { values } = parseArgs({
+    options: { 'cpu-prof': { type: 'string' }, 'baseline-server': { type: 'boolean' }, koa: { type: 'boolean' }, data: { type: 'string' }, port: { type: 'string', default: '0' } },
+  });
   if (values['baseline-server']) {
     if (!values.data || !process.env.BENCH_TOKEN) {
-      process.stderr.write('usage: BENCH_TOKEN=T tsx bench/api.ts --baseline-server --data DIR [--port N]\n');
+      process.stderr.write('usage: BENCH_TOKEN=T tsx bench/api.ts --baseline-server [--koa] --data DIR [--port N]\n');
       process.exit(2);
     }
-    startZoneBaseline(values.data, process.env.BENCH_TOKEN, Number(values.port));
+    startZoneBaseline(values.data, process.env.BENCH_TOKEN, Number(values.port), values.koa ?? false);
   } else {
     main({ cpuProfDir: values['cpu-prof'] }).then(
       (code) => {

@@ -195,7 +195,7 @@ describe('the Authorization header (CONTRACT)', () => {
   });
 });
 
-describe('compileOps refuses operations whose path and auth do not fit', () => {
+describe('mountOps refuses operations whose path and auth do not fit', () => {
   const op = (over: Record<string, unknown>): AnyOp => ({
     operationId: 'bad', tag: 't', method: 'get', path: '/v1/x', summary: 'bad', needsCore: false, responses,
     handler: async () => ({ status: 200 }), ...over,

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -52,47 +52,55 @@ describe('the request line', () => {
 });
 
 describe('standard error', () => {
-  it('carries pino lines at once and request lines in a batch, all of them written by exit', () => {
-    const tsx = createRequire(import.meta.url).resolve('tsx');
-    const log = fileURLToPath(new URL('../../lib/log.ts', import.meta.url));
-    // The process ends on its own turn: no timer of the batch has fired, so only the exit handlers write the batch.
-    const code = `import { createLogger, requestLineWriter } from ${JSON.stringify(log)};
-      const log = createLogger({ level: 'info' });
-      log.info('starting');
-      const line = requestLineWriter(log);
-      for (let i = 0; i < 3; i++) line({ reqId: 'r' + i, method: 'GET', path: '/p', operation: 'op', status: 200, ms: 1 });
-      log.warn('stopping');
-      process.exit(0);`;
-    const r = spawnSync(process.execPath, ['--import', tsx, '--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, HOSTPLANE_LOG_LEVEL: '' } });
-    expect(r.status).toBe(0);
-    const lines = r.stderr.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; reqId?: string });
-    // In the order they were logged: the batch is written before the pino line that follows it.
-    expect(lines.map((l) => l.reqId ?? l.msg)).toEqual(['starting', 'r0', 'r1', 'r2', 'stopping']);
-  });
-
-  it('exitAfterFlush leaves once stderr took every line, with a reader slower than the writes', async () => {
-    const tsx = createRequire(import.meta.url).resolve('tsx');
-    const log = fileURLToPath(new URL('../../lib/log.ts', import.meta.url));
-    const code = `import { createLogger, exitAfterFlush, requestLineWriter } from ${JSON.stringify(log)};
+  const tsx = createRequire(import.meta.url).resolve('tsx');
+  const logModule = fileURLToPath(new URL('../../lib/log.ts', import.meta.url));
+  /** Runs `body` in a process of its own with a logger on stderr (`log`, and `line` for request lines); reads
+   * its stderr `slowly` (pausing after each chunk: the pipe stays full, so writes are under way at the exit). */
+  async function stderrOf(body: string, slowly = false): Promise<{ status: number | null; lines: { msg: string; reqId?: string; n?: number }[] }> {
+    const code = `import { createLogger, exitAfterFlush, requestLineWriter } from ${JSON.stringify(logModule)};
       const log = createLogger({ level: 'info' });
       const line = requestLineWriter(log);
-      for (let i = 0; i < 3000; i++) line({ reqId: 'r' + i, method: 'GET', path: '/' + 'p'.repeat(100), operation: 'op', status: 200, ms: 1 });
-      log.info('stopped');
-      exitAfterFlush(log, 0, 20000);`;
+      const request = (i) => line({ reqId: 'r' + i, method: 'GET', path: '/' + 'p'.repeat(100), operation: 'op', status: 200, ms: 1 });
+      ${body}`;
     const child = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOSTPLANE_LOG_LEVEL: '' } });
-    // A slow reader: the pipe stays full, and a write is under way when the process wants to leave.
     let text = '';
     const err = child.stderr!.setEncoding('utf8');
     err.on('data', (c: string) => {
       text += c;
+      if (!slowly) return;
       err.pause();
-      setTimeout(() => err.resume(), 3);
+      setImmediate(() => err.resume());
     });
     const status = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    return { status, lines: text.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; reqId?: string; n?: number }) };
+  }
+  /** A line's name: its request id, or its message with its `n`. */
+  const nameOf = (l: { msg: string; reqId?: string; n?: number }): string => l.reqId ?? (l.n === undefined ? l.msg : `${l.msg}${l.n}`);
+
+  it('writes every line by an exit in the same turn, in the order logged', async () => {
+    // Nothing is written before the exit (under 4 KiB, no timer had its turn): pino's exit handler writes it all.
+    const { status, lines } = await stderrOf(`log.info('starting');
+      for (let i = 0; i < 3; i++) request(i);
+      log.warn('stopping');
+      process.exit(0);`);
     expect(status).toBe(0);
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { reqId?: string; msg: string });
-    expect(lines.filter((l) => l.reqId).length).toBe(3000);
-    expect(lines.some((l) => l.msg === 'stopped')).toBe(true);
+    expect(lines.map(nameOf)).toEqual(['starting', 'r0', 'r1', 'r2', 'stopping']);
+  });
+
+  it('exitAfterFlush leaves once stderr took every line, in the order logged, with a reader slower than the writes', async () => {
+    // 3,000 request lines with a pino line after every 100: about 700 KiB, many writes, some under way at the exit.
+    const { status, lines } = await stderrOf(`for (let i = 0; i < 3000; i++) {
+        request(i);
+        if (i % 100 === 99) log.info({ n: i }, 'after');
+      }
+      log.info('stopped');
+      exitAfterFlush(log, 0, 20000);`, true);
+    expect(status).toBe(0);
+    const expected: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      expected.push(`r${i}`);
+      if (i % 100 === 99) expected.push(`after${i}`);
+    }
+    expect(lines.map(nameOf)).toEqual([...expected, 'stopped']);
   }, 30_000);
 });
-
