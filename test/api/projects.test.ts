@@ -25,7 +25,7 @@ describe('createProject', () => {
     const before = Date.now();
     const r = await t.call('POST', P, { token: t.tokens.member, body: { name: 'blog' } });
     expect(r.status).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'database', 'hostname', 'name']);
+    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'database', 'deletingSince', 'hostname', 'name']);
     expect(r.body).toMatchObject({ name: 'blog', hostname: 'blog.apps.example.net', database: false });
     expect(r.body.createdAt).toMatch(RFC3339_UTC);
     expect(Date.parse(r.body.createdAt)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
@@ -157,7 +157,7 @@ describe('getProject', () => {
     await t.call('POST', P, { body: { name: 'blog', database: true } });
     const r = await t.call('GET', `${P}/blog`, { token: t.tokens.viewer });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'database', 'grants', 'hostname', 'hostnames', 'name', 'placements']);
+    expect(Object.keys(r.body).sort()).toEqual(['cleanup', 'createdAt', 'database', 'deletingSince', 'grants', 'hostname', 'hostnames', 'name', 'placements']);
     expect(r.body).toMatchObject({
       name: 'blog',
       hostname: 'blog.hostplane.test',
@@ -230,7 +230,7 @@ describe('listProjects paging', () => {
     const r = await t.call('GET', P);
     expect(r.body.items.map((p: { name: string }) => p.name)).toEqual([...NAMES].sort());
     expect(r.body.nextCursor).toBeNull();
-    for (const item of r.body.items) expect(Object.keys(item).sort()).toEqual(['createdAt', 'database', 'hostname', 'name']);
+    for (const item of r.body.items) expect(Object.keys(item).sort()).toEqual(['createdAt', 'database', 'deletingSince', 'hostname', 'name']);
   });
 
   it('a project created between pages appears on a later page, nothing is dropped', async () => {
