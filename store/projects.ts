@@ -1,12 +1,12 @@
 /** Projects, their hostnames and placements. */
-import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import { AppError, conflict, notFound } from '../lib/errors';
 import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { releaseCustomHostnames, unfinalizedHostnamesOf } from './hostnames';
 import { decodeCursor, toPage, type Page } from './paging';
 import {
-  accessCodes, accessPolicies, authGrants, authProviders, hostnames, nodeBundles, nodes, placements, projects, projectUsage, secrets, storageGrants,
+  accessCodes, accessPolicies, authGrants, authProviders, hostnames, nodeBundles, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants,
   storagePrefixes,
 } from './schema';
 import { projectPlacements, type ProjectPlacement } from './nodes';
@@ -229,9 +229,19 @@ export async function deleteProject(s: Store, p: { orgId: number; name: string; 
   });
 }
 
+/** What `admin status` shows of a project being deleted. */
+export interface DeletingProject { org: string; project: string; deletingSince: string; cleanup: ProjectCleanup }
+
+/** The projects being deleted, by org and name, each with what its deletion waits for. */
+export async function deletingProjects(s: Store): Promise<DeletingProject[]> {
+  const rows = s.db.select({ id: projects.id, org: orgs.slug, project: projects.name, deletingSince: projects.deletingSince }).from(projects)
+    .innerJoin(orgs, eq(orgs.id, projects.orgId)).where(isNotNull(projects.deletingSince)).orderBy(asc(orgs.slug), asc(projects.name)).all();
+  return Promise.all(rows.map(async ({ id, deletingSince, ...r }) => ({ ...r, deletingSince: deletingSince!, cleanup: await cleanupLeft(s.db, id) })));
+}
+
 /** The projects being deleted: the project reconciler's keys. */
 export async function deletingProjectIds(s: Store): Promise<string[]> {
-  return s.db.select({ id: projects.id }).from(projects).where(sql`${projects.deletingSince} IS NOT NULL`).all().map((r) => String(r.id));
+  return s.db.select({ id: projects.id }).from(projects).where(isNotNull(projects.deletingSince)).all().map((r) => String(r.id));
 }
 
 /** One finalizing pass over project `id` (the project reconciler's): null when it is not being deleted or is gone
