@@ -74,7 +74,7 @@ export interface BundleSource {
 const PUBLIC_ACCESS: AccessForBundle = { mode: 'public', passwordHash: null, bypassHash: null, version: 0 };
 
 /** What `admin node list` shows of a node. */
-export interface NodeListing { nodeId: string; createdAt: string; projects: string[]; lastReportAt: string | null }
+export type NodeListing = { nodeId: string; createdAt: string; projects: string[]; lastReportAt: string | null };
 
 /** Every node by id, with the projects placed on it (`org/project`, by name) and its last report. */
 export async function listNodes(s: Store): Promise<NodeListing[]> {
