@@ -4,9 +4,7 @@
  * deleted project leaves the node's bundle and then reads as 404, its name free; a removed node's token is 401.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, createUser, issueToken, registerNode, setMembership } from '../../store/accounts';
-import { openStore } from '../../store/db';
-import { adminJson, cleanup, http, startHostplane, tempDir, until, type Running } from '../helpers/proc';
+import { adminJson, bootstrapInStore, cleanup, http, startHostplane, tempDir, until, type Running } from '../helpers/proc';
 
 let dir: string;
 let token: string;
@@ -15,16 +13,7 @@ let serve: Running;
 
 beforeAll(async () => {
   dir = tempDir('hostplane-project-delete-');
-  const s = openStore(dir);
-  try {
-    await createOrg(s, 'acme', 'free');
-    await createUser(s, 'owner@acme.test');
-    await setMembership(s, 'acme', 'owner@acme.test', 'admin');
-    token = await issueToken(s, 'owner@acme.test');
-    nodeToken = await registerNode(s, 'edge-1');
-  } finally {
-    s.close();
-  }
+  ({ token, nodeToken } = await bootstrapInStore(dir, 'edge-1'));
   serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns', 'off', '--registrar', 'off']);
 }, 60_000);
 afterAll(cleanup);
@@ -62,5 +51,5 @@ describe('serve and the admin CLI', () => {
     expect((await bundle(rotated)).status).toBe(401);
     const status = await adminJson<{ projects: unknown }>(dir, 'status');
     expect(status.projects).toEqual({ unplaced: [{ org: 'acme', project: 'shop' }], deleting: [] });
-  });
+  }, 90_000);
 });
