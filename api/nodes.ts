@@ -11,6 +11,8 @@ import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, NodeParams, WaitSeconds } from './schemas';
 import { changeOrEnd, MAX_WAIT_SECONDS } from './wait';
 import { bundleVersion, recordReport, storedBundle, type Bundle } from '../store/nodes';
+import { nodeTokenHolds } from '../store/accounts';
+import { AppError } from '../lib/errors';
 
 const BundleQuery = z.object({
   wait: WaitSeconds.optional()
@@ -111,6 +113,8 @@ export const nodeOps: AnyOp[] = [
         const deadline = Date.now() + query.wait * 1000;
         while (version === seen && Date.now() < deadline && !http.res.destroyed) {
           await changeOrEnd(deps.store, 'node', id, deadline - Date.now(), http.res);
+          // A removed node or a rotated token (a 'node' change too) ends the wait: a leaked token holds nothing open.
+          if (!nodeTokenHolds(deps.store, node)) throw new AppError(401, 'unauthorized', 'the node token was revoked');
           version = bundleVersion(deps.store, id);
         }
       }

@@ -1,6 +1,7 @@
-/** Projects group (spec 4.8): listProjects, createProject, getProject. */
+/** Projects group (spec 4.8): listProjects, createProject, getProject; and deleteProject, beyond the spec. */
 import { z } from 'zod';
-import { createProject, getProjectDetail, listProjects } from '../store/projects';
+import { createProject, deleteProject, getProjectDetail, listProjects } from '../store/projects';
+import { AppError } from '../lib/errors';
 import { planOf } from '../lib/plans';
 import { bodyTag, digest, etag, notModified, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
@@ -11,7 +12,12 @@ export const ProjectName = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?
 
 const CreateProjectBody = z.strictObject({ name: ProjectName, database: z.boolean().default(false).meta({ description: 'whether the project gets a database binding' }) });
 
-const Project = z.object({ name: z.string(), hostname: z.string(), database: z.boolean(), createdAt: Timestamp }).meta({ id: 'Project' });
+const Project = z.object({
+  name: z.string(), hostname: z.string(), database: z.boolean(), createdAt: Timestamp,
+  deletingSince: Timestamp.nullable().meta({
+    description: 'when its deletion was asked (deleteProject); null while it lives. A project being deleted keeps its name and its place in the plan\'s project count until its cleanup is done, then reads as 404',
+  }),
+}).meta({ id: 'Project' });
 const ProjectDetail = Project.extend({
   hostnames: z.array(z.object({ name: z.string(), kind: z.enum(['default', 'custom']), status: z.string() })),
   grants: z.object({ auth: z.boolean(), storage: z.boolean() }),
@@ -23,6 +29,10 @@ const ProjectDetail = Project.extend({
     applied: z.boolean().meta({ description: 'the node runs the project as it is now (`appliedVersion` ≥ `version`)' }),
     reportedAt: Timestamp.nullable().meta({ description: 'the node\'s last report' }),
   })).meta({ description: 'the nodes the project is placed on; empty until its first deploy' }),
+  cleanup: z.object({
+    hostnames: z.array(z.string()).meta({ description: 'custom hostnames whose edge hostname or managed records are still being removed' }),
+    nodes: z.array(z.string()).meta({ description: 'nodes whose bundle still carries the project: they stop its workers at their next bundle' }),
+  }).nullable().meta({ description: 'while the project is being deleted: what its deletion still waits for; null otherwise' }),
 }).meta({ id: 'ProjectDetail' });
 
 const publicProject = <T extends { id: number }>({ id: _id, ...rest }: T): Omit<T, 'id'> => rest;
@@ -90,6 +100,37 @@ export const projectOps: AnyOp[] = [
       const tag = etag(digest(json));
       if (notModified(http, tag)) return { status: 304, headers: { ETag: tag } };
       return { status: 200, json, headers: { ETag: tag } };
+    },
+  }),
+  defineOp({
+    operationId: 'deleteProject',
+    tag: 'projects',
+    method: 'delete',
+    path: '/v1/orgs/{orgSlug}/projects/{projectName}',
+    summary: 'Delete a project with its hostnames, secrets, grants, access and sign-in settings and placements (beyond the spec)',
+    role: 'admin',
+    needsCore: false,
+    params: ProjectParams,
+    responses: {
+      202: {
+        description: 'being deleted: the project as getProject answers it now, `cleanup` saying what is left; getProject answers so until the cleanup is done, then 404. Sending the delete again answers the same',
+        schema: ProjectDetail,
+      },
+      204: { description: 'deleted: nothing was left to clean up, and its name and its place in the plan\'s project count are free' },
+      ...errorResponses(),
+    },
+    handler: async ({ deps, core, org, params, actor }) => {
+      const d = await deleteProject(deps.store, { orgId: org.id, name: params.projectName, actor });
+      for (const nodeId of d.released.nodes) core?.nudge('placement', nodeId);
+      for (const name of d.released.hostnames) core?.nudge('hostname', name);
+      core?.nudge('project', String(d.id));
+      if (d.finalized) return { status: 204 };
+      // The project reconciler may have finalized it since the write: then it is gone, as a 204 says.
+      const detail = await getProjectDetail(deps.store, org.id, params.projectName).catch((e: unknown) => {
+        if (e instanceof AppError && e.status === 404) return null;
+        throw e;
+      });
+      return detail ? { status: 202, body: publicProject(detail) } : { status: 204 };
     },
   }),
 ];

@@ -6,10 +6,11 @@ import { badRequest, notFound } from '../lib/errors';
 import type { Plans } from '../lib/plans';
 import {
   createOrg, createToken, createUser, listOrgs, listTokens, listUsers, orgBySlug, registerNode, revokeToken, ROLES,
-  removeMembership, setMembership, setOrgPlan, TOKEN_ID, type Role,
+  removeMembership, rotateNodeToken, setMembership, setOrgPlan, TOKEN_ID, type Role,
 } from '../store/accounts';
 import { iso, openStore, STORE_FILE, type Store } from '../store/db';
-import { setPlacement } from '../store/projects';
+import { listNodes, removeNode } from '../store/nodes';
+import { removePlacement, setPlacement } from '../store/projects';
 import { readStatus } from '../store/status';
 import { createZone } from '../store/zones';
 import { checkZoneName } from '../zonefiles';
@@ -203,12 +204,43 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     },
   },
   {
+    name: 'node list', args: [], flags: ['json'],
+    help: 'lists the nodes: id, created, the projects placed on each (org/project), last report',
+    async run({ s }) {
+      return new Listing([['NODE', 'nodeId'], ['CREATED', 'createdAt'], ['PROJECTS', 'projects'], ['LAST REPORT', 'lastReportAt']], await listNodes(s));
+    },
+  },
+  {
+    name: 'node remove', args: ['<nodeId>'], flags: [],
+    help: 'removes a node: its token is refused at once (a long-poll held with it too), its projects are taken off it and left unplaced (admin status lists them); prints those projects',
+    async run({ s }, [nodeId]) {
+      return { nodeId, unplaced: await removeNode(s, nodeId!) };
+    },
+  },
+  {
+    name: 'node token rotate', args: ['<nodeId>'], flags: [],
+    help: 'gives the node a new token, printed this once; the old one is refused at once (a long-poll held with it too)',
+    async run({ s }, [nodeId]) {
+      return { nodeId, token: await rotateNodeToken(s, nodeId!) };
+    },
+  },
+  {
     name: 'placement set', args: ['<org>', '<project>', '<nodeId>'], flags: [],
     help: 'places a project on a node',
     async run({ s }, [slug, project, nodeId]) {
       const org = await orgOf(s, slug!);
       await setPlacement(s, org.id, project!, nodeId!);
       return { org: slug, project, nodeId };
+    },
+  },
+  {
+    name: 'placement remove', args: ['<org>', '<project>', '<nodeId>'], flags: [],
+    help: 'takes a project off a node: the node stops its workers at its next bundle; again is no error',
+    async run({ s, note }, [slug, project, nodeId]) {
+      const org = await orgOf(s, slug!);
+      const removed = await removePlacement(s, org.id, project!, nodeId!);
+      if (!removed) note(`${slug}/${project} was not placed on ${nodeId}`);
+      return { org: slug, project, nodeId, removed };
     },
   },
   {

@@ -34,6 +34,7 @@ import { httpEdge } from '../providers/edge/http';
 import { startEdgeSandbox } from '../providers/edge/sandbox';
 import { hostnameReconciler } from '../reconcilers/hostnames';
 import { bundleReconciler } from '../reconcilers/bundles';
+import { projectReconciler } from '../reconcilers/projects';
 import { domainService } from '../core/domains';
 import { domainReconciler } from '../reconcilers/domains';
 import { httpRegistrar } from '../providers/registrar/http';
@@ -287,7 +288,7 @@ async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, 
     oauth = await startOAuth(command, flags, log);
     // Nodes' bundles are built here: they carry secret values, which only the core can open.
     const bundles = bundleReconciler({ store, sealer, plans: plans(flags), oauthEndpoints: oauth.endpoints });
-    const reconcilers = [hostnames.reconciler, bundles, domains.reconciler, ...(zones ? [zones.reconciler] : [])];
+    const reconcilers = [hostnames.reconciler, bundles, projectReconciler({ store }), domains.reconciler, ...(zones ? [zones.reconciler] : [])];
     const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), registry, reconcilers });
     domains.bind((kind, key) => runner.nudge(kind, key));
     // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the

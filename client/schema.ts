@@ -616,7 +616,11 @@ export interface paths {
         get: operations["getProject"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a project with its hostnames, secrets, grants, access and sign-in settings and placements (beyond the spec)
+         * @description Minimum role: admin.
+         */
+        delete: operations["deleteProject"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1054,12 +1058,16 @@ export interface components {
             hostname: string;
             database: boolean;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description when its deletion was asked (deleteProject); null while it lives. A project being deleted keeps its name and its place in the plan's project count until its cleanup is done, then reads as 404 */
+            deletingSince: components["schemas"]["Timestamp"] | null;
         };
         ProjectDetail: {
             name: string;
             hostname: string;
             database: boolean;
             createdAt: components["schemas"]["Timestamp"];
+            /** @description when its deletion was asked (deleteProject); null while it lives. A project being deleted keeps its name and its place in the plan's project count until its cleanup is done, then reads as 404 */
+            deletingSince: components["schemas"]["Timestamp"] | null;
             hostnames: {
                 name: string;
                 /** @enum {string} */
@@ -1083,6 +1091,13 @@ export interface components {
                 /** @description the node's last report */
                 reportedAt: components["schemas"]["Timestamp"] | null;
             }[];
+            /** @description while the project is being deleted: what its deletion still waits for; null otherwise */
+            cleanup: {
+                /** @description custom hostnames whose edge hostname or managed records are still being removed */
+                hostnames: string[];
+                /** @description nodes whose bundle still carries the project: they stop its workers at their next bundle */
+                nodes: string[];
+            } | null;
         };
         AuditRecord: {
             id: string;
@@ -5115,6 +5130,72 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                projectName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description being deleted: the project as getProject answers it now, `cleanup` saying what is left; getProject answers so until the cleanup is done, then 404. Sending the delete again answers the same */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectDetail"];
+                };
+            };
+            /** @description deleted: nothing was left to clean up, and its name and its place in the plan's project count are free */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;

@@ -248,15 +248,40 @@ export async function registerNode(s: Store, nodeId: string): Promise<string> {
   return token;
 }
 
-/** A node authenticated by its token: what node operations act for. */
-export interface NodePrincipal { nodeId: string }
+/**
+ * A new token for the node, printed once; the old one authenticates no more from the commit on. The 'node' change
+ * wakes the node's held long-polls, which then find their token gone (api/nodes.ts): a leaked token is contained
+ * at once, not at the end of a wait.
+ */
+export async function rotateNodeToken(s: Store, nodeId: string): Promise<string> {
+  const token = newToken('hpn');
+  const now = s.clock();
+  await s.write(async (tx) => {
+    const changed = await tx.update(nodes).set({ tokenHash: hashToken(token) }).where(eq(nodes.id, nodeId)).returning({ id: nodes.id });
+    if (changed.length === 0) throw notFound(`node ${nodeId}`);
+    await recordChange(s, tx, 'node', nodeId, now);
+  });
+  return token;
+}
+
+/** A node authenticated by its token: what node operations act for, and the hash of the token it came with, so
+ * that a request held long can tell whether that token still holds (`nodeTokenHolds`). */
+export interface NodePrincipal { nodeId: string; tokenHash: string }
 
 export async function nodePrincipalByToken(s: Store, token: string): Promise<NodePrincipal | undefined> {
   return s.prepared('nodePrincipalByToken', (db) => db
-    .select({ nodeId: nodes.id })
+    .select({ nodeId: nodes.id, tokenHash: nodes.tokenHash })
     .from(nodes)
     .where(eq(nodes.tokenHash, sql.placeholder('hash')))
     .prepare()).get({ hash: hashToken(token) });
+}
+
+/** Whether the token a node authenticated with is still its token: false once the node was removed or its token
+ * rotated. */
+export function nodeTokenHolds(s: Store, p: NodePrincipal): boolean {
+  return s.prepared('nodeTokenHolds', (db) => db.select({ id: nodes.id }).from(nodes)
+    .where(and(eq(nodes.id, sql.placeholder('id')), eq(nodes.tokenHash, sql.placeholder('hash')))).prepare())
+    .get({ id: p.nodeId, hash: p.tokenHash }) !== undefined;
 }
 
 export async function nodeExists(s: Store, nodeId: string): Promise<boolean> {

@@ -6,7 +6,7 @@
 import { and, asc, eq, gt, like, or, sql } from 'drizzle-orm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, notFound } from '../lib/errors';
-import { iso, type Store, type Tx } from './db';
+import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { isReady } from '../lib/conditions';
@@ -118,8 +118,26 @@ async function removeRow(s: Store, tx: Tx, h: HostnameRow, orgId: number, now: D
   await tx.delete(hostnames).where(eq(hostnames.name, h.name));
   // The status belongs to this lifetime: a row added again under the name must not inherit it.
   await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, 'hostname'), eq(resourceStatus.key, h.name)));
-  await tx.insert(hostnameFinalizers).values({ uid: h.uid, name: h.name, orgId, deletedAt: iso(now) });
+  await tx.insert(hostnameFinalizers).values({ uid: h.uid, name: h.name, orgId, deletedAt: iso(now), projectId: h.projectId });
   await recordChange(s, tx, 'hostname', h.name, now);
+}
+
+/** A project being deleted (store/projects.ts) gives up its custom hostnames in the write of `tx`, each as
+ * deleteHostname removes one: with a finalizer, for the hostname reconciler to clean up. Answers their names. */
+export async function releaseCustomHostnames(s: Store, tx: Tx, projectId: number, orgId: number, now: Date): Promise<string[]> {
+  const rows = await tx.select(columns).from(hostnames).where(and(eq(hostnames.projectId, projectId), eq(hostnames.kind, 'custom')));
+  for (const h of rows) {
+    await tx.lock(`hostname/${h.name}`);
+    await removeRow(s, tx, { ...h, status: h.status as HostnameState, proof: h.proof as Proof | null }, orgId, now);
+  }
+  return rows.map((h) => h.name);
+}
+
+/** The names of a project whose edge hostname or managed records are not cleaned up yet, by name. */
+export async function unfinalizedHostnamesOf(q: Db, projectId: number): Promise<string[]> {
+  const rows = await q.selectDistinct({ name: hostnameFinalizers.name }).from(hostnameFinalizers)
+    .where(eq(hostnameFinalizers.projectId, projectId)).orderBy(asc(hostnameFinalizers.name));
+  return rows.map((r) => r.name);
 }
 
 /** Spec 4.5 rule 3: a default hostname is 400 (the deployment decides it); a custom one goes with a finalizer. */

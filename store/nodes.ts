@@ -4,11 +4,11 @@
  * per node its desired and applied versions and whether it went silent (`nodeStatuses`); an org's users read
  * per project its placements (`projectPlacements`) and per secret where its version runs (`secretRollout`).
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, notExists, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
-import { AppError } from '../lib/errors';
+import { AppError, notFound } from '../lib/errors';
 import type { Condition } from '../lib/conditions';
-import { iso, type Store } from './db';
+import { iso, type Db, type Store } from './db';
 import { accessForBundle, type AccessForBundle } from './access';
 import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
 import type { OAuthProviderName, ProviderEndpoints } from '../lib/oauth-providers';
@@ -72,6 +72,49 @@ export interface BundleSource {
 
 /** A project whose policy was never set. */
 const PUBLIC_ACCESS: AccessForBundle = { mode: 'public', passwordHash: null, bypassHash: null, version: 0 };
+
+/** What `admin node list` shows of a node. */
+export type NodeListing = { nodeId: string; createdAt: string; projects: string[]; lastReportAt: string | null };
+
+/** Every node by id, with the projects placed on it (`org/project`, by name) and its last report. */
+export async function listNodes(s: Store): Promise<NodeListing[]> {
+  const rows = s.db.select({ nodeId: nodes.id, createdAt: nodes.createdAt, lastReportAt: nodeReports.reportedAt }).from(nodes)
+    .leftJoin(nodeReports, eq(nodeReports.nodeId, nodes.id)).orderBy(asc(nodes.id)).all();
+  const placed = await placedProjects(s.db);
+  return rows.map((r) => ({ ...r, projects: placed.filter((p) => p.nodeId === r.nodeId).map((p) => `${p.org}/${p.project}`) }));
+}
+
+const placedProjects = (q: Db, nodeId?: string) => q.select({ nodeId: placements.nodeId, org: orgs.slug, project: projects.name }).from(placements)
+  .innerJoin(projects, eq(projects.id, placements.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
+  .where(nodeId === undefined ? undefined : eq(placements.nodeId, nodeId)).orderBy(asc(orgs.slug), asc(projects.name));
+
+/**
+ * Removes the node: its token authenticates no more from the commit on (its held long-polls are woken by the
+ * 'node' change and answered 401), and the projects placed on it are taken off it, each left on its other nodes
+ * or on none (`admin status` lists projects placed nowhere). Answers those projects, `org/project`.
+ */
+export async function removeNode(s: Store, nodeId: string): Promise<string[]> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    const [node] = await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.id, nodeId));
+    if (!node) throw notFound(`node ${nodeId}`);
+    const unplaced = (await placedProjects(tx, nodeId)).map((p) => `${p.org}/${p.project}`);
+    await tx.delete(placements).where(eq(placements.nodeId, nodeId));
+    await tx.delete(projectUsage).where(eq(projectUsage.nodeId, nodeId));
+    await tx.delete(nodeBundles).where(eq(nodeBundles.nodeId, nodeId));
+    await tx.delete(nodeReports).where(eq(nodeReports.nodeId, nodeId));
+    await tx.delete(nodes).where(eq(nodes.id, nodeId));
+    await recordChange(s, tx, 'node', nodeId, now);
+    return unplaced;
+  });
+}
+
+/** Projects that live (not being deleted) and are placed on no node, by org and name: what `admin status` lists. */
+export function unplacedProjects(s: Store): { org: string; project: string }[] {
+  return s.db.select({ org: orgs.slug, project: projects.name }).from(projects).innerJoin(orgs, eq(orgs.id, projects.orgId))
+    .where(and(isNull(projects.deletingSince), notExists(s.db.select({ one: sql`1` }).from(placements).where(eq(placements.projectId, projects.id)))))
+    .orderBy(asc(orgs.slug), asc(projects.name)).all();
+}
 
 export async function allNodeIds(s: Store): Promise<string[]> {
   return s.db.select({ id: nodes.id }).from(nodes).orderBy(asc(nodes.id)).all().map((r) => r.id);

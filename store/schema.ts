@@ -59,6 +59,10 @@ export const projects = sqliteTable(
     database: integer('database', { mode: 'boolean' }).notNull(),
     generation: integer('generation').notNull(),
     createdAt: text('created_at').notNull(),
+    /** When its deletion was asked (deleteProject); null while it lives. A project being deleted keeps this row, and
+     * with it its name, its default hostname and its place in the plan's count, until the project reconciler has
+     * seen its cleanup done (reconcilers/projects.ts): nothing of it is handed to anyone half-cleaned. */
+    deletingSince: text('deleting_since'),
   },
   (t) => [uniqueIndex('projects_org_name').on(t.orgId, t.name)],
 );
@@ -97,7 +101,10 @@ export const hostnameFinalizers = sqliteTable('hostname_finalizers', {
   name: text('name').notNull(),
   orgId: integer('org_id').notNull(),
   deletedAt: text('deleted_at').notNull(),
-}, (t) => [index('hostname_finalizers_name').on(t.name)]);
+  /** The project that held the name: a project being deleted is finalized only once none of these are left. Null
+   * for rows from before it was recorded. */
+  projectId: integer('project_id'),
+}, (t) => [index('hostname_finalizers_name').on(t.name), index('hostname_finalizers_project').on(t.projectId)]);
 
 export const placements = sqliteTable(
   'placements',

@@ -4,7 +4,8 @@ import { isReady, setCondition } from '../lib/conditions';
 import { iso, type Store } from './db';
 import { latestSeq } from './feed';
 import { domainReconcileStatus } from './domains';
-import { nodeStatuses, type NodeStatus } from './nodes';
+import { nodeStatuses, unplacedProjects, type NodeStatus } from './nodes';
+import { deletingProjects, type DeletingProject } from './projects';
 import { hostnameReconcileStatus, type HostnameFinalizer, type HostnameReconcileStatus } from './hostnames';
 import { resourceStatus, zones, type Condition } from './schema';
 
@@ -162,6 +163,7 @@ export interface ZoneReconcileStatus {
 export async function readStatus(s: Store): Promise<{
   changeSeq: number; zones: ZoneReconcileStatus[]; hostnames: HostnameReconcileStatus[]; hostnameFinalizers: HostnameFinalizer[]; nodes: NodeStatus[];
   domains: ReturnType<typeof domainReconcileStatus>;
+  projects: { unplaced: { org: string; project: string }[]; deleting: DeletingProject[] };
 }> {
   const rows = s.db
     .select({ zone: zones.name, uid: zones.uid, generation: zones.generation, serial: zones.serial, st: resourceStatus })
@@ -189,5 +191,7 @@ export async function readStatus(s: Store): Promise<{
     nodes: await nodeStatuses(s),
     // Per domain: its state, expiry, last sync and conditions (a registrar outage shows here).
     domains: domainReconcileStatus(s),
+    // Projects no node runs (never placed, or their node removed), and deleted ones with what their cleanup waits for.
+    projects: { unplaced: unplacedProjects(s), deleting: await deletingProjects(s) },
   };
 }

@@ -14,8 +14,8 @@ import { REAL_ENDPOINTS } from '../../lib/oauth-providers';
 import { DEFAULT_PLANS } from '../../lib/plans';
 import { bundleReconciler } from '../../reconcilers/bundles';
 import { startRunner, type Runner } from '../../reconcilers/runner';
-import { orgBySlug, registerNode } from '../../store/accounts';
-import { bundleVersion } from '../../store/nodes';
+import { orgBySlug, registerNode, rotateNodeToken } from '../../store/accounts';
+import { bundleVersion, removeNode } from '../../store/nodes';
 import { setPlacement } from '../../store/projects';
 import { readStatus } from '../../store/status';
 import { startTestApi, type TestApi } from '../helpers/app';
@@ -151,6 +151,34 @@ describe('getNodeBundle', () => {
     expect((await t.call('DELETE', '/v1/orgs/acme/projects/shop/storage')).status).toBe(204);
     await until('a new bundle of node-a', () => bundleVersion(t.store, 'node-a') > v1, 5000, 5);
     expect((await bundle('node-a')).body.projects[0].storage).toBeNull();
+  });
+});
+
+describe('a revoked node token (issue 20 item 7)', () => {
+  /** Answers the poll in an object: an async function would wait for a promise it returns. */
+  const heldPoll = async (node: string, token: string) => {
+    const { headers } = await bundle(node, { token });
+    const polled = bundle(node, { token, headers: { 'if-none-match': headers.get('etag')! }, query: '?wait=30' }).then((r) => ({ ...r, at: Date.now() }));
+    await until('a held long-poll', () => waiting(t.store) >= 1, 5000, 5);
+    return { polled };
+  };
+
+  it.each([
+    ['rotated', (node: string): Promise<string | null> => rotateNodeToken(t.store, node)],
+    ['removed with its node', async (node: string): Promise<string | null> => { await removeNode(t.store, node); return null; }],
+  ] as const)('%s: a long-poll held with it is answered 401 at once, and it is 401 from then on', async (_how, revoke) => {
+    const node = `node-revoked-${Math.random().toString(36).slice(2, 8)}`;
+    const old = await registerNode(t.store, node);
+    const { polled } = await heldPoll(node, old);
+    const revokedAt = Date.now();
+    const fresh = await revoke(node);
+    const r = await polled;
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe('unauthorized');
+    expect(r.at - revokedAt).toBeLessThan(1000);
+    expect(waiting(t.store)).toBe(0);
+    expect((await bundle(node, { token: old })).status).toBe(401);
+    if (fresh) expect((await bundle(node, { token: fresh })).status).toBe(200);
   });
 });
 

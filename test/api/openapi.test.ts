@@ -186,7 +186,7 @@ describe('the checker of answers catches drift', () => {
   const json = (status: number, body: unknown, extra: Record<string, string> = {}) => ({
     status, text: JSON.stringify(body), headers: new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r1', ...extra }),
   });
-  const page = { items: [{ name: 'blog', hostname: 'blog.example', database: false, createdAt: '2026-11-26T10:00:00.000Z' }], nextCursor: null };
+  const page = { items: [{ name: 'blog', hostname: 'blog.example', database: false, createdAt: '2026-11-26T10:00:00.000Z', deletingSince: null }], nextCursor: null };
   const error = { code: 'not_found', message: 'project ghost not found', requestId: 'r1' };
   const P = '/v1/orgs/acme/projects';
 

@@ -1,7 +1,10 @@
 /** Projects (spec 4.8, CONTRACT.md): create, read, list, and every conflict createProject can answer. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orgBySlug, registerNode } from '../../store/accounts';
-import { setPlacement } from '../../store/projects';
+import { finalizeProject, setPlacement } from '../../store/projects';
+import { projects } from '../../store/schema';
+import { bundleReconciler } from '../../reconcilers/bundles';
+import { and, eq } from 'drizzle-orm';
 import { DEFAULT_PLANS } from '../../lib/plans';
 import { startTestApi, type TestApi, type TestApiOptions } from '../helpers/app';
 
@@ -18,6 +21,8 @@ async function fresh(opts: TestApiOptions = {}): Promise<TestApi> {
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((t) => t.close()));
 });
+const getProjectId = async (t: TestApi, name: string) =>
+  t.store.db.select({ id: projects.id }).from(projects).where(and(eq(projects.orgId, (await orgBySlug(t.store, 'acme'))!.id), eq(projects.name, name))).get()?.id;
 
 describe('createProject', () => {
   it('answers 201 with exactly the Project fields and the default hostname <project>.<appDomain>', async () => {
@@ -25,7 +30,7 @@ describe('createProject', () => {
     const before = Date.now();
     const r = await t.call('POST', P, { token: t.tokens.member, body: { name: 'blog' } });
     expect(r.status).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'database', 'hostname', 'name']);
+    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'database', 'deletingSince', 'hostname', 'name']);
     expect(r.body).toMatchObject({ name: 'blog', hostname: 'blog.apps.example.net', database: false });
     expect(r.body.createdAt).toMatch(RFC3339_UTC);
     expect(Date.parse(r.body.createdAt)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
@@ -157,7 +162,7 @@ describe('getProject', () => {
     await t.call('POST', P, { body: { name: 'blog', database: true } });
     const r = await t.call('GET', `${P}/blog`, { token: t.tokens.viewer });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'database', 'grants', 'hostname', 'hostnames', 'name', 'placements']);
+    expect(Object.keys(r.body).sort()).toEqual(['cleanup', 'createdAt', 'database', 'deletingSince', 'grants', 'hostname', 'hostnames', 'name', 'placements']);
     expect(r.body).toMatchObject({
       name: 'blog',
       hostname: 'blog.hostplane.test',
@@ -230,7 +235,7 @@ describe('listProjects paging', () => {
     const r = await t.call('GET', P);
     expect(r.body.items.map((p: { name: string }) => p.name)).toEqual([...NAMES].sort());
     expect(r.body.nextCursor).toBeNull();
-    for (const item of r.body.items) expect(Object.keys(item).sort()).toEqual(['createdAt', 'database', 'hostname', 'name']);
+    for (const item of r.body.items) expect(Object.keys(item).sort()).toEqual(['createdAt', 'database', 'deletingSince', 'hostname', 'name']);
   });
 
   it('a project created between pages appears on a later page, nothing is dropped', async () => {
@@ -251,5 +256,81 @@ describe('listProjects paging', () => {
     const r = await t.call('GET', `${P}?${q}`);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('bad_request');
+  });
+});
+
+describe('deleteProject (beyond the spec)', () => {
+  const audited = async (t: TestApi) => ((await t.call('GET', '/v1/orgs/acme/audit')).body.items as { event: string; actor: string; target: string }[])
+    .filter((a) => a.event === 'project.delete');
+
+  it.each([
+    ['viewer', 403, 'forbidden'],
+    ['member', 403, 'forbidden'],
+    ['stranger', 404, 'not_found'],
+    ['globex admin', 404, 'not_found'],
+    ['admin', 204, null],
+  ] as const)('%s: %i', async (who, status, code) => {
+    const t = await fresh();
+    await t.call('POST', P, { body: { name: 'blog' } });
+    const r = await t.call('DELETE', `${P}/blog`, { token: who === 'globex admin' ? t.other.token : t.tokens[who] });
+    expect(r.status).toBe(status);
+    if (code) expect(r.body.code).toBe(code);
+    expect((await t.call('GET', `${P}/blog`)).status).toBe(status === 204 ? 404 : 200);
+  });
+
+  it('another org\'s project reads as 404 under this org, and stays', async () => {
+    const t = await fresh();
+    await t.call('POST', '/v1/orgs/globex/projects', { token: t.other.token, body: { name: 'shop' } });
+    expect((await t.call('DELETE', `${P}/shop`)).status).toBe(404);
+    expect((await t.call('GET', '/v1/orgs/globex/projects/shop', { token: t.other.token })).status).toBe(200);
+  });
+
+  it('a project nothing outside the store holds is gone at once: 204, audited, its name and plan slot free', async () => {
+    const t = await fresh();
+    for (const name of ['one', 'two', 'three']) expect((await t.call('POST', P, { body: { name } })).status).toBe(201);
+    expect((await t.call('DELETE', `${P}/two`)).status).toBe(204);
+    expect(await audited(t)).toEqual([expect.objectContaining({ actor: 'user:admin@acme.test', target: 'two' })]);
+    expect((await t.call('GET', `${P}/two`)).status).toBe(404);
+    expect((await t.call('DELETE', `${P}/two`)).status).toBe(404);
+    expect((await t.call('POST', P, { body: { name: 'four' } })).status).toBe(201);
+    expect((await t.call('POST', P, { body: { name: 'five' } })).body.code).toBe('project_limit');
+    await t.call('DELETE', `${P}/four`);
+    expect((await t.call('POST', P, { body: { name: 'two' } })).status).toBe(201);
+  });
+
+  it('a placed project answers 202 with what its deletion waits for, reads so until finalized, then 404', async () => {
+    const t = await fresh();
+    await t.call('POST', P, { body: { name: 'blog', database: true } });
+    expect((await t.call('PUT', `${P}/blog/secrets/API_KEY`, { body: { value: 'v' } })).status).toBe(200);
+    expect((await t.call('POST', `${P}/blog/storage`)).status).toBe(200);
+    expect((await t.call('PUT', `${P}/blog/access`, { body: { mode: 'org' } })).status).toBe(200);
+    const org = await orgBySlug(t.store, 'acme');
+    const nodeToken = await registerNode(t.store, 'node-1');
+    await setPlacement(t.store, org!.id, 'blog', 'node-1');
+    const bundles = bundleReconciler({ store: t.store, sealer: t.sealer, plans: DEFAULT_PLANS });
+    await bundles.reconcile('node-1', new AbortController().signal);
+    const bundle = () => fetch(`${t.url}/v1/nodes/node-1/bundle`, { headers: { authorization: `Bearer ${nodeToken}` } }).then((r) => r.json());
+    expect((await bundle()).projects.map((p: { project: string }) => p.project)).toEqual(['blog']);
+
+    const r = await t.call('DELETE', `${P}/blog`);
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({
+      name: 'blog', deletingSince: expect.stringMatching(RFC3339_UTC), placements: [], grants: { auth: false, storage: false },
+      cleanup: { hostnames: [], nodes: ['node-1'] },
+    });
+    expect((await t.call('GET', `${P}/blog`, { token: t.tokens.viewer })).body).toEqual(r.body);
+    expect((await t.call('GET', P)).body.items).toEqual([expect.objectContaining({ name: 'blog', deletingSince: r.body.deletingSince })]);
+    for (const sub of ['secrets', 'storage', 'access', 'hostnames']) {
+      expect((await t.call('GET', `${P}/blog/${sub}`)).body).toMatchObject({ code: 'not_found', message: 'project blog is being deleted' });
+    }
+    expect((await t.call('POST', P, { body: { name: 'blog' } })).body.code).toBe('project_name_taken');
+    expect((await t.call('DELETE', `${P}/blog`)).status).toBe(202);
+    expect(await audited(t)).toHaveLength(1);
+
+    await bundles.reconcile('node-1', new AbortController().signal);
+    expect((await bundle()).projects).toEqual([]);
+    expect(await finalizeProject(t.store, (await getProjectId(t, 'blog'))!)).toBeNull();
+    expect((await t.call('GET', `${P}/blog`)).status).toBe(404);
+    expect((await t.call('POST', P, { body: { name: 'blog' } })).status).toBe(201);
   });
 });

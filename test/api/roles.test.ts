@@ -26,6 +26,7 @@ const OPS: OpCase[] = [
   { op: 'setSecret', min: 'member', ok: 200, req: (who) => ({ method: 'PUT', path: `${ORG}/projects/alpha/secrets/SET_${who.toUpperCase().replace('-', '_')}`, body: { value: 'v' } }) },
   { op: 'deleteSecret', min: 'member', ok: 204, req: (who) => ({ method: 'DELETE', path: `${ORG}/projects/alpha/secrets/DEL_${who.toUpperCase().replace('-', '_')}` }) },
   { op: 'listAudit', min: 'admin', ok: 200, req: () => ({ method: 'GET', path: `${ORG}/audit` }) },
+  { op: 'deleteProject', min: 'admin', ok: 204, req: (who) => ({ method: 'DELETE', path: `${ORG}/projects/doomed-${who}` }) },
 ];
 
 const ROLES: Role[] = ['viewer', 'member', 'admin'];
@@ -64,6 +65,7 @@ beforeAll(async () => {
   for (const who of CALLERS) {
     const name = `DEL_${who.toUpperCase().replace('-', '_')}`;
     expect((await t.call('PUT', `${ORG}/projects/alpha/secrets/${name}`, { body: { value: 'x' } })).status).toBe(200);
+    expect((await t.call('POST', `${ORG}/projects`, { body: { name: `doomed-${who}` } })).status).toBe(201);
   }
   expect((await t.call('POST', '/v1/orgs/globex/projects', { token: t.other.token, body: { name: 'gproj' } })).status).toBe(201);
 });

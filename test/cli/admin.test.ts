@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken, principalByToken } from '../../store/accounts';
+import { hashToken, nodePrincipalByToken, principalByToken } from '../../store/accounts';
 import { openStore } from '../../store/db';
 import { createProject, getProjectDetail } from '../../store/projects';
 import { orgs, tokens } from '../../store/schema';
@@ -97,6 +97,76 @@ describe('every command, on one data dir', () => {
   it('status prints the reconcile status as JSON, with the change feed position', () => {
     expect(out.status).toMatchObject({ changeSeq: expect.any(Number) });
     expect(out.status.changeSeq).toBeGreaterThanOrEqual(2); // the project and the placement
+  });
+});
+
+describe('nodes and placements: list, placement remove, token rotate, node remove (issue 20 items 5 and 7)', () => {
+  let dir: string;
+  const node: Record<string, string> = {};
+  /** What the store says of a node token: the node it authenticates, or none. */
+  const tokenNode = async (token: string) => {
+    const s = openStore(dir);
+    try {
+      return (await nodePrincipalByToken(s, token))?.nodeId ?? null;
+    } finally {
+      s.close();
+    }
+  };
+
+  beforeAll(async () => {
+    dir = tempDir('hostplane-admin-nodes-');
+    await adminJson(dir, 'init');
+    await adminJson(dir, 'org', 'create', 'acme');
+    for (const id of ['n1', 'n2']) node[id] = (await adminJson<{ token: string }>(dir, 'node', 'register', id)).token;
+    const s = openStore(dir);
+    try {
+      const org = s.db.select().from(orgs).all().find((o) => o.slug === 'acme')!;
+      for (const name of ['blog', 'shop']) await createProject(s, { orgId: org.id, plan: 'free', limit: 3, name, database: false, hostname: `${name}.hostplane.app`, actor: 'test' });
+    } finally {
+      s.close();
+    }
+    for (const [project, id] of [['blog', 'n1'], ['shop', 'n1'], ['blog', 'n2']]) await adminJson(dir, 'placement', 'set', 'acme', project!, id!);
+  }, 60_000);
+
+  it('node list shows each node with its projects, as columns or --json', async () => {
+    expect(await adminJson(dir, 'node', 'list', '--json')).toEqual([
+      { nodeId: 'n1', createdAt: expect.any(String), projects: ['acme/blog', 'acme/shop'], lastReportAt: null },
+      { nodeId: 'n2', createdAt: expect.any(String), projects: ['acme/blog'], lastReportAt: null },
+    ]);
+    const text = (await admin(dir, 'node', 'list')).stdout.split('\n');
+    expect(text[0]).toMatch(/^NODE +CREATED +PROJECTS +LAST REPORT$/);
+    expect(text[1]).toMatch(/^n1 .* acme\/blog,acme\/shop +-$/);
+  });
+
+  it('placement remove takes the project off the node; again says it was not there and is no error', async () => {
+    expect(await adminJson(dir, 'placement', 'remove', 'acme', 'blog', 'n2')).toEqual({ org: 'acme', project: 'blog', nodeId: 'n2', removed: true });
+    const again = await admin(dir, 'placement', 'remove', 'acme', 'blog', 'n2');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ removed: false });
+    expect(again.stderr).toContain('acme/blog was not placed on n2');
+    expect((await adminJson<{ projects: string[] }[]>(dir, 'node', 'list', '--json'))[1]!.projects).toEqual([]);
+  });
+
+  it('node token rotate prints a new token once; the old one is refused from then on', async () => {
+    const r = await adminJson<{ nodeId: string; token: string }>(dir, 'node', 'token', 'rotate', 'n2');
+    expect(r).toEqual({ nodeId: 'n2', token: expect.stringMatching(/^\S{32,}$/) });
+    expect(await tokenNode(node.n2!)).toBeNull();
+    expect(await tokenNode(r.token)).toBe('n2');
+  });
+
+  it('node remove refuses its token, unplaces its projects and prints them; admin status lists projects placed nowhere', async () => {
+    expect(await adminJson(dir, 'node', 'remove', 'n1')).toEqual({ nodeId: 'n1', unplaced: ['acme/blog', 'acme/shop'] });
+    expect(await tokenNode(node.n1!)).toBeNull();
+    expect((await adminJson<{ nodeId: string }[]>(dir, 'node', 'list', '--json')).map((n) => n.nodeId)).toEqual(['n2']);
+    const status = await adminJson<{ projects: unknown }>(dir, 'status');
+    expect(status.projects).toEqual({ unplaced: [{ org: 'acme', project: 'blog' }, { org: 'acme', project: 'shop' }], deleting: [] });
+  });
+
+  it.each([['node', 'remove', 'ghost'], ['node', 'token', 'rotate', 'ghost'], ['placement', 'remove', 'acme', 'ghost', 'n2']])('%s %s %s … of something unknown exits 1 naming it', async (...args) => {
+    const r = await admin(dir, ...args);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/ghost not found/);
   });
 });
 

@@ -34,7 +34,7 @@ describe('the typed client', () => {
     expect(r.status).toBe(201);
     if (r.status !== 201) return;
     expect(r.ok).toBe(true);
-    expect(r.data).toEqual({ name: 'blog', hostname: 'blog.hostplane.test', database: true, createdAt: expect.any(String) });
+    expect(r.data).toEqual({ name: 'blog', hostname: 'blog.hostplane.test', database: true, createdAt: expect.any(String), deletingSince: null });
     expect(r.headers.get('location')).toBe('/v1/orgs/acme/projects/blog');
   });
 

@@ -6,9 +6,7 @@
  * reaches either process's logs (at debug level).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg, createUser, issueToken, registerNode, setMembership } from '../../store/accounts';
-import { openStore } from '../../store/db';
-import { adminJson, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
+import { adminJson, bootstrapInStore, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
 
 const CORE_TOKEN = 'core-token-of-the-nodes-e2e-test';
 const VALUE_1 = 'e2e-secret-value-one-5d41402abc';
@@ -24,16 +22,7 @@ const env = { ...process.env, HOSTPLANE_LOG_LEVEL: 'debug' };
 
 beforeAll(async () => {
   dir = tempDir('hostplane-nodes-');
-  const s = openStore(dir);
-  try {
-    await createOrg(s, 'acme', 'free');
-    await createUser(s, 'owner@acme.test');
-    await setMembership(s, 'acme', 'owner@acme.test', 'admin');
-    token = await issueToken(s, 'owner@acme.test');
-    nodeToken = await registerNode(s, 'edge-1');
-  } finally {
-    s.close();
-  }
+  ({ token, nodeToken } = await bootstrapInStore(dir, 'edge-1'));
   core = await startHostplane(['core', '--port', '0', '--data', dir, '--core-token', CORE_TOKEN, '--dns', 'off'], { env });
   [api, bare] = await Promise.all([
     startHostplane(['api', '--port', '0', '--data', dir, '--core-url', core.url, '--core-token', CORE_TOKEN], { env }),
