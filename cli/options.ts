@@ -265,7 +265,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
     arg: 'DURATION', commands: ['node-agent'],
     help: 'how long a deployment access session lasts (the cookie `__Host-service-access`, after the password or the dashboard): a number and `m`, `h` or `d`, up to `365d`; a changed password or mode ends sessions at once',
   },
-  json: { shown: 'off', commands: ['admin'], help: 'lists print a JSON array instead of aligned columns' },
+  json: { shown: 'off', commands: ['admin'], help: 'lists and `status` print JSON (a list: an array) instead of aligned columns' },
   help: { commands: [...ALL, 'admin'], help: 'describes the command and its flags' },
   version: { commands: [], help: 'prints the version' },
 };
