@@ -11,12 +11,10 @@
  * A registrar outage is the `Synced` condition False (and a retry with backoff): API reads never ask the registrar.
  */
 import client from 'prom-client';
-import { setCondition, type Condition } from '../lib/conditions';
 import type { Logger } from '../lib/log';
 import type { DomainService } from '../core/domains';
 import type { Store } from '../store/db';
-import { allDomainKeys, domainByName, ledgerOf, openPurchaseOf, type DomainFacts } from '../store/domains';
-import { recordStatus, statusOf } from '../store/status';
+import { allDomainKeys, domainByName, ledgerOf, openPurchaseOf, recordDomainConditions, type DomainCondition as Cond } from '../store/domains';
 import { identityWatch, type Reconciler, type Result } from './types';
 
 export interface DomainReconcilerDeps {
@@ -38,8 +36,6 @@ export const ABANDON_AFTER_MS = 24 * 3_600_000;
 export const SYNC_INTERVAL_MS = 6 * 3_600_000;
 export const RENEW_BEFORE_MS = 30 * 86_400_000;
 
-type Cond = Omit<Condition, 'lastTransitionTime'>;
-
 export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
   const abandonAfterMs = d.abandonAfterMs ?? ABANDON_AFTER_MS;
   const syncIntervalMs = d.syncIntervalMs ?? SYNC_INTERVAL_MS;
@@ -57,17 +53,7 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
     registers: d.registry ? [d.registry] : [],
   });
 
-  const record = async (name: string, conds: Cond[], lastError: string | null): Promise<void> => {
-    const dom = domainByName(s, name);
-    if (!dom) return;
-    const now = s.clock().toISOString();
-    const before = await statusOf<DomainFacts>(s, 'domain', name, dom.uid);
-    let list = before?.conditions ?? [];
-    for (const c of conds) list = setCondition(list, { ...c, observedGeneration: dom.generation }, now);
-    await recordStatus<DomainFacts>(s, 'domain', name, {
-      uid: dom.uid, observedGeneration: dom.generation, conditions: list, facts: before?.facts ?? { registrarAutoRenew: null }, lastError, reconciledAt: now,
-    });
-  };
+  const record = (name: string, conds: Cond[], lastError: string | null): Promise<void> => recordDomainConditions(s, name, conds, lastError);
 
   return {
     kind: 'domain',
@@ -100,7 +86,6 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
           await record(name, [{ type: 'Synced', status: 'False', reason: 'RegistrarUnavailable', message, observedGeneration: 0 }], message);
           throw e;
         }
-        await record(name, [{ type: 'Synced', status: 'True', reason: 'Synced', message: 'expiry, lock and nameservers as the registrar answers them', observedGeneration: 0 }], null);
         if (!dom || dom.status === 'transferred_out') return {};
       }
 

@@ -6,13 +6,14 @@
  */
 import { and, asc, count, desc, eq, gt, ne, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
+import { setCondition, type Condition } from '../lib/conditions';
 import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../lib/plans';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { domainLedger, domainPurchases, domains, resourceStatus, zones } from './schema';
-import { statusOf, toResourceStatus, type ResourceStatus } from './status';
+import { recordStatus, statusOf, toResourceStatus, type ResourceStatus } from './status';
 import { zonesAround } from './zones';
 
 export type DomainState = 'pending' | 'active' | 'expired' | 'transferred_out' | 'imported';
@@ -37,6 +38,31 @@ export interface DomainFacts {
   registrarAutoRenew: boolean | null;
 }
 export type DomainStatus = ResourceStatus<DomainFacts>;
+
+/** A domain condition as the reconciler and the registrar calls set it: its observedGeneration is replaced by the
+ * domain's generation when it is recorded. */
+export type DomainCondition = Omit<Condition, 'lastTransitionTime'>;
+
+/** The registrar has just answered for the domain. */
+export const SYNCED: DomainCondition = {
+  type: 'Synced', status: 'True', reason: 'Synced', message: 'expiry, lock and nameservers as the registrar answers them', observedGeneration: 0,
+};
+
+/**
+ * Sets `conds` on the status of the domain's current lifetime (the other conditions kept; each keeps its
+ * lastTransitionTime unless its status flips) with `lastError`. Nothing for a name without a domain.
+ */
+export async function recordDomainConditions(s: Store, name: string, conds: DomainCondition[], lastError: string | null): Promise<void> {
+  const dom = domainByName(s, name);
+  if (!dom) return;
+  const now = iso(s.clock());
+  const before = await statusOf<DomainFacts>(s, 'domain', name, dom.uid);
+  let list = before?.conditions ?? [];
+  for (const c of conds) list = setCondition(list, { ...c, observedGeneration: dom.generation }, now);
+  await recordStatus<DomainFacts>(s, 'domain', name, {
+    uid: dom.uid, observedGeneration: dom.generation, conditions: list, facts: before?.facts ?? { registrarAutoRenew: null }, lastError, reconciledAt: now,
+  });
+}
 export interface DomainWithStatus extends DomainRow { observed: DomainStatus | null; purchaseStep: PurchaseStep | null }
 
 const statusJoin = and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key, domains.name), eq(resourceStatus.uid, domains.uid));
@@ -211,14 +237,18 @@ export async function finishPurchase(
       details: { years: p.years, amountCents: p.amountCents, currency: p.currency, ...(by === 'reconciler' ? { completedBy: 'system' } : {}) },
     }, now);
   });
+  // The registrar's answer is as fresh as a sync's: without the condition the domain would read unobserved until
+  // the reconciler's next sync, hours away.
+  await recordDomainConditions(s, p.name, [SYNCED], null);
 }
 
 export interface RegistrarFacts { expiresAt: string; locked: boolean; nameservers: string[] }
 
-/** The registrar's answer about a domain (or its absence: `transferred_out`), for this lifetime only. */
+/** The registrar's answer about a domain (or its absence: `transferred_out`), for this lifetime only, with the
+ * `Synced` condition; an imported domain's delegation, which is public DNS's answer, sets no condition. */
 export async function recordRegistrarFacts(s: Store, name: string, uid: string, facts: RegistrarFacts | 'transferred_out' | { delegation: string[] }): Promise<DomainRow | undefined> {
   const now = s.clock();
-  return s.write(async (tx) => {
+  const row = await s.write(async (tx) => {
     const [d] = await tx.select().from(domains).where(and(eq(domains.name, name), eq(domains.uid, uid))) as DomainRow[];
     if (!d) return undefined;
     let set: Partial<typeof domains.$inferInsert>;
@@ -234,6 +264,8 @@ export async function recordRegistrarFacts(s: Store, name: string, uid: string, 
     const [after] = await tx.select().from(domains).where(eq(domains.name, name)) as DomainRow[];
     return after;
   });
+  if (row && !(typeof facts === 'object' && 'delegation' in facts)) await recordDomainConditions(s, name, [SYNCED], null);
+  return row;
 }
 
 /** importDomain's row (the zone is made before, through createZone): 201 for a new one, 200 for the org's own. */
