@@ -128,7 +128,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   resolver: {
     arg: 'IP[:PORT],...', shown: 'the system\'s', commands: ['serve', 'core'],
-    help: 'recursive resolvers for the zones\' delegation and parent DS checks',
+    help: 'the resolvers asked as public DNS: zones\' delegation and parent DS checks, custom hostnames\' ownership proofs, a bought domain\'s delegation. On one machine, where nothing is delegated to it, give serve its own Knot DNS (its `--dns-listen`, as `127.0.0.1:8053`) so that names in its zones resolve; never in production, where a zone anyone creates would then prove itself',
   },
   'service-domains': {
     arg: 'a,b', commands: ['serve', 'api'],
