@@ -1,5 +1,5 @@
 /** `hostplane admin --data DIR ...`: the operator CLI that bootstraps what the API does not. JSON on stdout;
- * the `list` commands print aligned columns (JSON with `--json`). */
+ * the `list` commands and `status` print aligned columns (JSON with `--json`). */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { badRequest, notFound } from '../lib/errors';
@@ -15,6 +15,7 @@ import { readStatus } from '../store/status';
 import { createZone } from '../store/zones';
 import { checkZoneName } from '../zonefiles';
 import { checkGiven, durationMs, FLAG_HELP, type FlagName, type Flags } from './options';
+import { StatusReport } from './status';
 
 const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -257,10 +258,10 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     },
   },
   {
-    name: 'status', args: [], flags: [],
-    help: 'prints the reconcile status of every resource, with the change feed position',
+    name: 'status', args: [], flags: ['json'],
+    help: 'prints the reconcile status of every zone, custom hostname, node and domain as a table per kind, then each last error in full; --json: all of it as one JSON object, with the change feed position',
     async run({ s }) {
-      return readStatus(s);
+      return new StatusReport(await readStatus(s));
     },
   },
 ];
@@ -324,7 +325,7 @@ export async function runAdmin(
   const s = openStore(flags.data, { create: false });
   try {
     const out = await command.run({ s, flags, opts, note }, rest);
-    if (out instanceof Listing) return flags.json ? { json: out.json() } : { text: out.text() };
+    if (out instanceof Listing || out instanceof StatusReport) return flags.json ? { json: out.json() } : { text: out.text() };
     return { json: out };
   } finally {
     s.close();

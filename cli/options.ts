@@ -128,7 +128,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   resolver: {
     arg: 'IP[:PORT],...', shown: 'the system\'s', commands: ['serve', 'core'],
-    help: 'recursive resolvers for the zones\' delegation and parent DS checks',
+    help: 'the resolvers asked as public DNS: zones\' delegation and parent DS checks, custom hostnames\' ownership proofs, a bought domain\'s delegation. On one machine, where nothing is delegated to it, give serve its own Knot DNS (its `--dns-listen`, as `127.0.0.1:8053`) so that names in its zones resolve; never in production, where a zone anyone creates would then prove itself',
   },
   'service-domains': {
     arg: 'a,b', commands: ['serve', 'api'],
@@ -265,7 +265,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
     arg: 'DURATION', commands: ['node-agent'],
     help: 'how long a deployment access session lasts (the cookie `__Host-service-access`, after the password or the dashboard): a number and `m`, `h` or `d`, up to `365d`; a changed password or mode ends sessions at once',
   },
-  json: { shown: 'off', commands: ['admin'], help: 'lists print a JSON array instead of aligned columns' },
+  json: { shown: 'off', commands: ['admin'], help: 'lists and `status` print JSON (a list: an array) instead of aligned columns' },
   help: { commands: [...ALL, 'admin'], help: 'describes the command and its flags' },
   version: { commands: [], help: 'prints the version' },
 };

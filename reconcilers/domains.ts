@@ -14,8 +14,8 @@ import client from 'prom-client';
 import type { Logger } from '../lib/log';
 import type { DomainService } from '../core/domains';
 import type { Store } from '../store/db';
-import { allDomainKeys, DOMAIN_STATUS, domainByName, ledgerOf, openPurchaseOf } from '../store/domains';
-import { recordStatus, type Judged } from '../store/status';
+import { allDomainKeys, domainByName, ledgerOf, openPurchaseOf, recordDomainConditions } from '../store/domains';
+import type { Judged } from '../store/status';
 import { identityWatch, type Reconciler, type Result } from './types';
 
 export interface DomainReconcilerDeps {
@@ -54,11 +54,7 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
     registers: d.registry ? [d.registry] : [],
   });
 
-  /** Records what a pass judged of the domain's current lifetime; gone meanwhile, there is nothing to judge. */
-  const record = async (name: string, set: Judged[], lastError: string | null): Promise<void> => {
-    const dom = domainByName(s, name);
-    if (dom) await recordStatus(s, DOMAIN_STATUS, name, { uid: dom.uid, generation: dom.generation, set, lastError });
-  };
+  const record = (name: string, set: Judged[], lastError: string | null): Promise<void> => recordDomainConditions(s, name, set, lastError);
 
   return {
     kind: 'domain',
@@ -91,7 +87,6 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
           await record(name, [{ type: 'Synced', status: 'False', reason: 'RegistrarUnavailable', message }], message);
           throw e;
         }
-        await record(name, [{ type: 'Synced', status: 'True', reason: 'Synced', message: 'expiry, lock and nameservers as the registrar answers them' }], null);
         if (!dom || dom.status === 'transferred_out') return {};
       }
 

@@ -12,7 +12,7 @@ import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { domainLedger, domainPurchases, domains, resourceStatus, zones } from './schema';
-import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
+import { recordStatus, statusOf, toResourceStatus, type Judged, type ResourceStatus, type StatusKind } from './status';
 import { zonesAround } from './zones';
 
 export type DomainState = 'pending' | 'active' | 'expired' | 'transferred_out' | 'imported';
@@ -39,6 +39,16 @@ export interface DomainFacts {
 export type DomainStatus = ResourceStatus<DomainFacts>;
 /** Domain status as the domain reconciler records it (store/status.ts recordStatus). */
 export const DOMAIN_STATUS: StatusKind<DomainFacts> = { kind: 'domain', facts: { registrarAutoRenew: null } };
+
+/** The registrar has just answered for the domain. */
+export const SYNCED: Judged = { type: 'Synced', status: 'True', reason: 'Synced', message: 'expiry, lock and nameservers as the registrar answers them' };
+
+/** Records `set` and `lastError` on the status of the domain's current lifetime (the status writer keeps the other
+ * conditions); nothing for a name without a domain. The reconciler and the registrar calls of the API share it. */
+export async function recordDomainConditions(s: Store, name: string, set: Judged[], lastError: string | null): Promise<void> {
+  const dom = domainByName(s, name);
+  if (dom) await recordStatus(s, DOMAIN_STATUS, name, { uid: dom.uid, generation: dom.generation, set, lastError });
+}
 export interface DomainWithStatus extends DomainRow { observed: DomainStatus | null; purchaseStep: PurchaseStep | null }
 
 const statusJoin = and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key, domains.name), eq(resourceStatus.uid, domains.uid));
@@ -213,14 +223,18 @@ export async function finishPurchase(
       details: { years: p.years, amountCents: p.amountCents, currency: p.currency, ...(by === 'reconciler' ? { completedBy: 'system' } : {}) },
     }, now);
   });
+  // The registrar's answer is as fresh as a sync's: without the condition the domain would read unobserved until
+  // the reconciler's next sync, hours away.
+  await recordDomainConditions(s, p.name, [SYNCED], null);
 }
 
 export interface RegistrarFacts { expiresAt: string; locked: boolean; nameservers: string[] }
 
-/** The registrar's answer about a domain (or its absence: `transferred_out`), for this lifetime only. */
+/** The registrar's answer about a domain (or its absence: `transferred_out`), for this lifetime only, with the
+ * `Synced` condition; an imported domain's delegation, which is public DNS's answer, sets no condition. */
 export async function recordRegistrarFacts(s: Store, name: string, uid: string, facts: RegistrarFacts | 'transferred_out' | { delegation: string[] }): Promise<DomainRow | undefined> {
   const now = s.clock();
-  return s.write(async (tx) => {
+  const row = await s.write(async (tx) => {
     const [d] = await tx.select().from(domains).where(and(eq(domains.name, name), eq(domains.uid, uid))) as DomainRow[];
     if (!d) return undefined;
     let set: Partial<typeof domains.$inferInsert>;
@@ -236,6 +250,8 @@ export async function recordRegistrarFacts(s: Store, name: string, uid: string, 
     const [after] = await tx.select().from(domains).where(eq(domains.name, name)) as DomainRow[];
     return after;
   });
+  if (row && !(typeof facts === 'object' && 'delegation' in facts)) await recordDomainConditions(s, name, [SYNCED], null);
+  return row;
 }
 
 /** importDomain's row (the zone is made before, through createZone): 201 for a new one, 200 for the org's own. */

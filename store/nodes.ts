@@ -321,7 +321,8 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
     FROM nodes n LEFT JOIN node_bundles b ON b.node_id = n.id LEFT JOIN node_reports r ON r.node_id = n.id ORDER BY n.id`);
   const current = s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, org: orgs.slug, project: projects.name })
     .from(secrets).innerJoin(projects, eq(projects.id, secrets.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
-    .innerJoin(placements, eq(placements.projectId, secrets.projectId)).all();
+    // A join with placements would give a secret once per node its project is placed on.
+    .where(inArray(secrets.projectId, s.db.select({ id: placements.projectId }).from(placements))).all();
   const placedOn = s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId }).from(placements).all();
   return rows.map((r) => {
     const desiredVersion = r.version ?? 0;

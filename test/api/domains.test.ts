@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createOrg, createUser, issueToken, setMembership } from '../../store/accounts';
 import { appendAudit, listAudit } from '../../store/feed';
-import { domainByName } from '../../store/domains';
+import { domainByName, recordDomainConditions } from '../../store/domains';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { CONTACT, CONTACT_VALUES, purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
 import { DEFAULT_PLANS } from '../../lib/plans';
@@ -264,6 +264,18 @@ describe('the registrar operations of a bought domain', () => {
     expect(r.body).toMatchObject({ status: 'active', locked: false, nameservers: ['ns1.other.example'] });
     p.registrar.transferOut('leaving.com');
     expect((await t.call('POST', `${D}/leaving.com/sync`, { token: t.tokens.member })).body.status).toBe('transferred_out');
+  });
+
+  it('a bought domain shows Synced at once: in the purchase answer, and after syncDomain ends an outage the reconciler recorded', async () => {
+    const synced = [expect.objectContaining({ type: 'Synced', status: 'True', reason: 'Synced' })];
+    const bought = await t.call('POST', D, { body: purchaseBody('observed.com') });
+    expect(bought.status).toBe(201);
+    expect(bought.body.conditions).toEqual(synced);
+    await recordDomainConditions(t.store, 'observed.com', [{ type: 'Synced', status: 'False', reason: 'RegistrarUnavailable', message: 'down' }], 'down');
+    const r = await t.call('POST', `${D}/observed.com/sync`, { token: t.tokens.member });
+    expect(r.body.conditions).toEqual(synced);
+    const listed = (await t.call('GET', D)).body.items.find((d: { name: string }) => d.name === 'observed.com');
+    expect(listed.conditions).toEqual(synced);
   });
 
   it('a registrar failure is 502 registrar_error on renew, lock, auth code and sync, and fails no read', async () => {

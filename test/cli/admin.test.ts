@@ -42,7 +42,7 @@ describe('every command, on one data dir', () => {
       adminJson(dir, 'placement', 'set', 'acme', 'blog', 'node-1'),
       adminJson(dir, 'member', 'add', 'globex', 'ada@acme.test', 'viewer'),
     ]);
-    out.status = await adminJson(dir, 'status');
+    [out.status, out.statusText] = await Promise.all([adminJson(dir, 'status', '--json'), admin(dir, 'status')]);
   }, 60_000);
 
   it('org create prints the org, its plan and project limit; --plan defaults to free', () => {
@@ -94,9 +94,17 @@ describe('every command, on one data dir', () => {
     expect(await adminJson(dir, 'zone', 'create', 'acme', 'hostplane.app')).toEqual({ org: 'acme', zone: 'hostplane.app', created: false });
   });
 
-  it('status prints the reconcile status as JSON, with the change feed position', () => {
+  it('status --json prints the reconcile status as JSON, with the change feed position', () => {
     expect(out.status).toMatchObject({ changeSeq: expect.any(Number) });
     expect(out.status.changeSeq).toBeGreaterThanOrEqual(2); // the project and the placement
+  });
+
+  it('status without --json prints a table per kind for people', () => {
+    expect(out.statusText).toMatchObject({ code: 0, stderr: '' });
+    const lines: string[] = out.statusText.stdout.split('\n');
+    expect(lines[0]).toBe(`change feed at ${out.status.changeSeq}`);
+    expect(lines).toEqual(expect.arrayContaining(['ZONES', 'HOSTNAMES', 'NODES', 'DOMAINS']));
+    expect(lines.find((l) => l.startsWith('node-1 '))).toMatch(/^node-1 +-\/0 +- +Applied=False \(NeverReported\), Stale=True \(NeverReported\) +-$/);
   });
 });
 
@@ -158,7 +166,7 @@ describe('nodes and placements: list, placement remove, token rotate, node remov
     expect(await adminJson(dir, 'node', 'remove', 'n1')).toEqual({ nodeId: 'n1', unplaced: ['acme/blog', 'acme/shop'] });
     expect(await tokenNode(node.n1!)).toBeNull();
     expect((await adminJson<{ nodeId: string }[]>(dir, 'node', 'list', '--json')).map((n) => n.nodeId)).toEqual(['n2']);
-    const status = await adminJson<{ projects: unknown }>(dir, 'status');
+    const status = await adminJson<{ projects: unknown }>(dir, 'status', '--json');
     expect(status.projects).toEqual({ unplaced: [{ org: 'acme', project: 'blog' }, { org: 'acme', project: 'shop' }], deleting: [] });
   });
 

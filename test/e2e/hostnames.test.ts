@@ -64,7 +64,7 @@ describe('serve with a sandbox edge and a loopback resolver', () => {
     const ready = await until('www.shop.test', (h) => cond(h, 'Ready')?.status === 'True');
     expect(cond(ready, 'CertificateReady')).toMatchObject({ status: 'True', reason: 'Issued' });
     expect(edge.hostnames()).toEqual([expect.objectContaining({ hostname: 'www.shop.test' })]);
-    const status = await adminJson<{ hostnames: { hostname: string; status: string; ready: boolean; conditions: unknown[] }[] }>(dir, 'status');
+    const status = await adminJson<{ hostnames: { hostname: string; status: string; ready: boolean; conditions: unknown[] }[] }>(dir, 'status', '--json');
     expect(status.hostnames.find((h) => h.hostname === 'www.shop.test')).toMatchObject({ status: 'active', ready: true, conditions: expect.arrayContaining([expect.objectContaining({ type: 'Ready' })]) });
   }, 40_000);
 
@@ -76,14 +76,14 @@ describe('serve with a sandbox edge and a loopback resolver', () => {
     edge.fault({ mode: 'hang' });
     expect((await http(serve.url, 'DELETE', `${HOSTS}/old.shop.test`, { token })).status).toBe(204);
     await sleep(1_000);
-    const during = await adminJson<{ hostnameFinalizers: { name: string }[] }>(dir, 'status');
+    const during = await adminJson<{ hostnameFinalizers: { name: string }[] }>(dir, 'status', '--json');
     expect(during.hostnameFinalizers.map((f) => f.name)).toEqual(['old.shop.test']);
     expect(edge.hostnames().map((h) => h.hostname)).toContain('old.shop.test');
     edge.fault(null);
     const end = Date.now() + 30_000;
     while (edge.hostnames().some((h) => h.hostname === 'old.shop.test') && Date.now() < end) await sleep(100);
     expect(edge.hostnames().map((h) => h.hostname)).not.toContain('old.shop.test');
-    const after = await adminJson<{ hostnameFinalizers: unknown[] }>(dir, 'status');
+    const after = await adminJson<{ hostnameFinalizers: unknown[] }>(dir, 'status', '--json');
     expect(after.hostnameFinalizers).toEqual([]);
   }, 60_000);
 });

@@ -63,7 +63,7 @@ describe('nodes across api and core', () => {
 
     const report = await http(api.url, 'POST', '/v1/nodes/edge-1/report', { token: nodeToken, body: { bundleVersion: nextBody.version, projects: [{ org: 'acme', project: 'shop', usedBytes: 10 }] } });
     expect(report.status).toBe(200);
-    const status = await adminJson<{ nodes: { nodeId: string; appliedVersion: number; conditions: { type: string; status: string }[] }[] }>(dir, 'status');
+    const status = await adminJson<{ nodes: { nodeId: string; appliedVersion: number; conditions: { type: string; status: string }[] }[] }>(dir, 'status', '--json');
     const node = status.nodes.find((n) => n.nodeId === 'edge-1')!;
     expect(node.appliedVersion).toBe(nextBody.version);
     expect(node.conditions.find((c) => c.type === 'Stale')!.status).toBe('False');

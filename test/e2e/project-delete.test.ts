@@ -49,7 +49,7 @@ describe('serve and the admin CLI', () => {
 
     expect(await adminJson(dir, 'node', 'remove', 'edge-1')).toEqual({ nodeId: 'edge-1', unplaced: [] });
     expect((await bundle(rotated)).status).toBe(401);
-    const status = await adminJson<{ projects: unknown }>(dir, 'status');
+    const status = await adminJson<{ projects: unknown }>(dir, 'status', '--json');
     expect(status.projects).toEqual({ unplaced: [{ org: 'acme', project: 'shop' }], deleting: [] });
   }, 90_000);
 });
