@@ -29,6 +29,9 @@ export interface Running {
   url: string;
   /** Its `metrics` URL (the separate metrics listener), null when off. */
   metrics: string | null;
+  /** Where its knotd answers (`dns` of the line: `serve` and `core`), null when none does; with `--dns-listen
+   * 127.0.0.1:0` the port was picked by this start, so no other process can have taken it since. */
+  dns: { host: string; port: number } | null;
   /** Everything the process wrote to stderr so far (its JSON logs). */
   stderr(): string;
   /** Resolves when the process has exited. */
@@ -58,7 +61,7 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
   proc.stderr!.setEncoding('utf8').on('data', (c: string) => { err += c; });
   const exited = new Promise<Exit>((res) => proc.once('exit', (code, signal) => res({ code, signal })));
   const lines = createInterface({ input: proc.stdout! });
-  const first = await new Promise<{ listening: string; metrics: string | null }>((res, rej) => {
+  const first = await new Promise<{ listening: string; metrics: string | null; dns: string | null }>((res, rej) => {
     const timer = setTimeout(() => fail(new Error(`hostplane ${args.join(' ')}: no listening line within ${opts.timeoutMs ?? 20_000} ms\n${err}`)), opts.timeoutMs ?? 20_000);
     const fail = (e: Error): void => {
       clearTimeout(timer);
@@ -68,9 +71,9 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
     lines.once('line', (line) => {
       clearTimeout(timer);
       try {
-        const parsed = JSON.parse(line) as { listening?: unknown; metrics?: unknown };
+        const parsed = JSON.parse(line) as { listening?: unknown; metrics?: unknown; dns?: unknown };
         if (typeof parsed.listening !== 'string') throw new Error('no listening field');
-        res({ listening: parsed.listening, metrics: typeof parsed.metrics === 'string' ? parsed.metrics : null });
+        res({ listening: parsed.listening, metrics: typeof parsed.metrics === 'string' ? parsed.metrics : null, dns: typeof parsed.dns === 'string' ? parsed.dns : null });
       } catch {
         fail(new Error(`hostplane ${args.join(' ')}: first stdout line is not {"listening": URL}: ${line}`));
       }
@@ -81,6 +84,7 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
     proc,
     url: first.listening,
     metrics: first.metrics,
+    dns: first.dns === null ? null : { host: first.dns.slice(0, first.dns.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(first.dns.slice(first.dns.lastIndexOf(':') + 1)) },
     stderr: () => err,
     exited,
     stop: async (signal = 'SIGTERM') => {
