@@ -13,7 +13,7 @@ import { httpCore } from '../core/client';
 import { localCore } from '../core/local';
 import { filesOnlyNameserver } from '../providers/nameserver/files-only';
 import { addressInUse, AddressInUseError, createKnotNameserver, findKnot } from '../providers/nameserver/knot';
-import { parseHostPort } from '../providers/nameserver/knot-config';
+import { knotPaths, parseHostPort } from '../providers/nameserver/knot-config';
 import type { Nameserver } from '../providers/nameserver/port';
 import { systemResolver } from '../providers/resolver';
 
@@ -90,10 +90,11 @@ async function cannotListen(at: { host: string; port: number }): Promise<string 
 
 const hostPortText = ({ host, port }: { host: string; port: number }): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-/** Every address this start would listen on and cannot, named in one error before anything starts (no knotd, no
- * sandbox, no data dir made): an operator fixes them all at once. The metrics address only counts when
- * --metrics-listen was given; its default, taken, is not fatal (listen()). The DNS address counts when knotd
- * will bind it; knotd checks it again as it starts. */
+/** Every address this start would listen on and cannot, named in one error before anything but the data dir's
+ * lock is taken (no store, no knotd, no sandbox): an operator fixes them all at once. The metrics address only
+ * counts when --metrics-listen was given; its default, taken, is not fatal (bindMetrics). The DNS address counts
+ * when knotd will bind it and no knotd may be left running on the data dir (its control socket is there): that
+ * one holds the address until knot's start() stops it, and checks the address itself then. */
 async function checkAddresses(command: ServerCommand, flags: Flags, given: ReadonlySet<FlagName>): Promise<void> {
   const api = { host: flags.host, port: port(flags) };
   const metricsAt = metricsListen(flags);
@@ -104,7 +105,7 @@ async function checkAddresses(command: ServerCommand, flags: Flags, given: Reado
     checks.push(cannotListen(metricsAt).then((why) => why && `cannot listen on ${hostPortText(metricsAt)} (--metrics-listen): ${why}`));
   }
   const dns = command !== 'api' && flags.dns === 'on' && findKnot() ? parseHostPort(flags['dns-listen'], true) : null;
-  if (dns && dns.port !== 0) {
+  if (dns && dns.port !== 0 && !existsSync(knotPaths(join(flags.data, 'knot')).socket)) {
     checks.push(addressInUse(dns).then((taken) => (taken ? `the DNS address ${flags['dns-listen']} (--dns-listen) is in use` : null)));
   }
   const taken = (await Promise.all(checks)).filter((why): why is string => typeof why === 'string');
@@ -390,7 +391,7 @@ async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, 
 
 type Stop = () => void | Promise<void>;
 
-/** Starts a long-running command once every address it listens on is free (checkAddresses): `start` pushes
+/** Starts a long-running command (`start` checks its addresses first, checkAddresses): `start` pushes
  * how to stop each thing it starts onto `stops`, and onto `undo` what only a failed start takes back (a data
  * dir it made), and what it returns is then served by listen(). If any step fails, what was started stops
  * again, last first, before the error propagates: a supervised knotd or a reconciler timer would otherwise
@@ -403,7 +404,6 @@ async function startServer(
   start: (stops: Stop[], undo: Stop[]) => Promise<Started>,
 ): Promise<void> {
   await checkServerFlags(command, flags);
-  await checkAddresses(command, flags, given);
   const stops: Stop[] = [];
   const undo: Stop[] = [];
   const run = async (list: Stop[]): Promise<void> => {
@@ -426,13 +426,15 @@ async function startServer(
 
 /** What `serve` and `core` own: the data dir's lock, the store, the feed's pruning and the core with its
  * reconcilers, each undone by `stops` in reverse. A data dir this start made is removed by `undo` (after the
- * lock is let go) when the start fails: the next try starts afresh, not on a half-made store. */
-async function startOwnedCore(command: 'serve' | 'core', flags: Flags, log: Logger, stops: Stop[], undo: Stop[], registry: client.Registry) {
+ * lock is let go) when the start fails: the next try starts afresh, not on a half-made store. The lock comes
+ * before the addresses: a second serve on a data dir is told that, not that the first one's ports are taken. */
+async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: ReadonlySet<FlagName>, log: Logger, stops: Stop[], undo: Stop[], registry: client.Registry) {
   const made = !existsSync(flags.data);
   const lock = lockDataDir(flags.data);
   // Only once the lock is ours: a start refused by another's lock must not remove the directory it made.
   if (made) undo.push(() => rmSync(flags.data, { recursive: true, force: true }));
   stops.push(() => lock.release());
+  await checkAddresses(command, flags, given);
   const store = openStore(flags.data);
   stops.push(() => store.close());
   stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
@@ -444,7 +446,7 @@ async function startOwnedCore(command: 'serve' | 'core', flags: Flags, log: Logg
 export async function runServe(flags: Flags, given: ReadonlySet<FlagName>, log: Logger): Promise<void> {
   await startServer('serve', flags, given, log, async (stops, undo) => {
     const registry = new client.Registry();
-    const { store, core, dns } = await startOwnedCore('serve', flags, log, stops, undo, registry);
+    const { store, core, dns } = await startOwnedCore('serve', flags, given, log, stops, undo, registry);
     const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
     return { handler: app.handler, registry, dns, release: () => releaseWaits(store) };
   });
@@ -452,6 +454,7 @@ export async function runServe(flags: Flags, given: ReadonlySet<FlagName>, log: 
 
 export async function runApi(flags: Flags, given: ReadonlySet<FlagName>, log: Logger): Promise<void> {
   await startServer('api', flags, given, log, async (stops) => {
+    await checkAddresses('api', flags, given);
     // The api shares the data dir with a core (the split deployment): it takes no lock.
     const store = openStore(flags.data);
     stops.push(() => store.close());
@@ -467,7 +470,7 @@ export async function runCore(flags: Flags, given: ReadonlySet<FlagName>, log: L
   await startServer('core', flags, given, log, async (stops, undo) => {
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
-    const { core, dns } = await startOwnedCore('core', flags, log, stops, undo, registry);
+    const { core, dns } = await startOwnedCore('core', flags, given, log, stops, undo, registry);
     return { handler: coreServer(core, coreToken(flags)!, { log }), registry, dns };
   });
 }

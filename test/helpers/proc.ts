@@ -42,7 +42,8 @@ export interface Running {
 
 /** Spawns `hostplane <args>` and resolves once its first stdout line `{"listening": URL}` arrives. The metrics
  * listener gets a free port unless `args` choose one, so that processes started together do not collide on the
- * default. `prefix` runs it through another command (e.g. `prlimit --nofile=1024 --`). */
+ * default (`defaultMetrics` leaves the default, for a test of it). `prefix` runs it through another command (e.g.
+ * `prlimit --nofile=1024 --`). */
 let shared: Promise<StubResolver> | null = null;
 /** One stub resolver for every hostplane a test file starts without `--resolver`. */
 const sharedResolver = (): Promise<StubResolver> => (shared ??= startStubResolver().then((r) => {
@@ -50,9 +51,9 @@ const sharedResolver = (): Promise<StubResolver> => (shared ??= startStubResolve
   return r;
 }));
 
-export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; prefix?: string[] } = {}): Promise<Running> {
+export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; prefix?: string[]; defaultMetrics?: boolean } = {}): Promise<Running> {
   // node-agent has no metrics listener.
-  if (args[0] !== 'node-agent' && !args.some((a) => a.startsWith('--metrics-listen'))) args = [...args, '--metrics-listen', '127.0.0.1:0'];
+  if (args[0] !== 'node-agent' && !opts.defaultMetrics && !args.some((a) => a.startsWith('--metrics-listen'))) args = [...args, '--metrics-listen', '127.0.0.1:0'];
   // Never the machine's resolver: one on loopback that knows nothing unless a test tells it.
   if ((args[0] === 'serve' || args[0] === 'core') && !args.includes('--resolver')) args = [...args, '--resolver', (await sharedResolver()).address];
   const [cmd, ...cmdArgs] = [...(opts.prefix ?? []), BIN, ...args];
