@@ -140,7 +140,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'metrics-listen': {
     arg: 'HOST:PORT', commands: ALL,
-    help: 'where `serve`, `api` and `core` serve `GET /metrics`; `off` disables it, port `0` picks a free one; processes on one machine each need their own',
+    help: 'where `serve`, `api` and `core` serve `GET /metrics`; `off` disables it, port `0` picks a free one; the default, when another process holds it, is left for a free port with a warning (given, it must be free)',
   },
   'max-connections': {
     arg: 'N', shown: 'descriptor limit − reserve', commands: ALL,
