@@ -144,9 +144,9 @@ interface Started {
 
 /** Listens on the API port and on --metrics-listen, both hardened against slow and flooding clients, prints the
  * `{"listening": URL, "metrics": URL | null, "dns": "HOST:PORT" | null}` line first on stdout (`dns` for `serve`
- * and `core`), and on SIGTERM/SIGINT stops accepting,
- * answers held long-polls, lets in-flight requests finish, then runs `close` (reconcilers, knotd, the database)
- * and exits. When it cannot listen it throws, and the caller stops what it started. */
+ * and `core`), and on SIGTERM/SIGINT stops accepting, answers held long-polls, lets in-flight requests finish,
+ * then runs `close` (reconcilers, knotd, the database) and exits. When it cannot listen it throws, and the caller
+ * stops what it started. */
 async function listen(started: Started, flags: Flags, given: ReadonlySet<FlagName>, log: Logger, close: () => Promise<void>): Promise<void> {
   const { handler, registry } = started;
   // With --tls-cert and --tls-key the API port speaks HTTPS (the metrics listener stays on loopback, plain).
@@ -175,6 +175,7 @@ async function listen(started: Started, flags: Flags, given: ReadonlySet<FlagNam
     throw e;
   }
   process.stdout.write(`${JSON.stringify({ listening: url, metrics: metricsUrl, ...dns })}\n`);
+
   let stopping = false;
   // Responses still being worked on: once stopping, each goes out with `Connection: close`, so a keep-alive
   // client's socket closes after its last answer instead of holding the shutdown until the force timer.
@@ -391,9 +392,9 @@ async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, 
 
 type Stop = () => void | Promise<void>;
 
-/** Starts a long-running command (`start` checks its addresses first, checkAddresses): `start` pushes
- * how to stop each thing it starts onto `stops`, and onto `undo` what only a failed start takes back (a data
- * dir it made), and what it returns is then served by listen(). If any step fails, what was started stops
+/** Starts a long-running command: `start` checks its addresses (checkAddresses), pushes how to stop each thing
+ * it starts onto `stops` and what only a failed start takes back (a data dir it made) onto `undo`, and what it
+ * returns is then served by listen(). If any step fails, what was started stops
  * again, last first, before the error propagates: a supervised knotd or a reconciler timer would otherwise
  * keep alive a process that serves nothing. A started command stops the same way on SIGTERM. */
 async function startServer(

@@ -235,7 +235,7 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
   });
 
   it('applies a change as one transaction, keeps the zone file in step, and a restart serves the same', async () => {
-    const { ns, server, opts } = await startKnot();
+    const { ns, opts } = await startKnot();
     await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
     // Quotes, an apostrophe and a semicolon: knotc's command line must pass them through untouched.
     const quoted = '"two words" "it\'s a \\"quote\\"; \\065"';
@@ -252,8 +252,8 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
 
     const check = async (served: KnotNameserver): Promise<void> => {
       expect(await served.servedSerial(ZONE)).toBe(2);
-      expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.7']);
-      const note = (await query(server, `note.${ZONE}`, 'TXT')).answers?.[0];
+      expect(await aRecords(served.address(), `www.${ZONE}`)).toEqual(['192.0.2.7']);
+      const note = (await query(served.address(), `note.${ZONE}`, 'TXT')).answers?.[0];
       expect(rdata(note)).toEqual([Buffer.from('two words'), Buffer.from('it\'s a "quote"; A')]);
     };
     await check(ns);
