@@ -73,6 +73,7 @@ export function releaseWaits(s: Store): void {
 
 /** Whether the waits on `s` were let go (releaseWaits): a caller that loops over changeOrEnd stops. */
 export const waitsReleased = (s: Store): boolean => released.has(s);
+
 const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
 
 /** The watch of a store, started with its first waiter and stopped with its last: no cost while nobody waits. */

@@ -13,7 +13,7 @@ import { httpCore } from '../core/client';
 import { localCore } from '../core/local';
 import { filesOnlyNameserver } from '../providers/nameserver/files-only';
 import { addressInUse, AddressInUseError, createKnotNameserver, findKnot } from '../providers/nameserver/knot';
-import { knotPaths, parseHostPort } from '../providers/nameserver/knot-config';
+import { formatHostPort, knotPaths, parseHostPort } from '../providers/nameserver/knot-config';
 import type { Nameserver } from '../providers/nameserver/port';
 import { systemResolver } from '../providers/resolver';
 
@@ -88,8 +88,6 @@ async function cannotListen(at: { host: string; port: number }): Promise<string 
   });
 }
 
-const hostPortText = ({ host, port }: { host: string; port: number }): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
-
 /** Every address this start would listen on and cannot, named in one error before anything but the data dir's
  * lock is taken (no store, no knotd, no sandbox): an operator fixes them all at once. The metrics address only
  * counts when --metrics-listen was given; its default, taken, is not fatal (bindMetrics). The DNS address counts
@@ -99,10 +97,10 @@ async function checkAddresses(command: ServerCommand, flags: Flags, given: Reado
   const api = { host: flags.host, port: port(flags) };
   const metricsAt = metricsListen(flags);
   const checks: Promise<string | null>[] = [
-    cannotListen(api).then((why) => why && `cannot listen on ${hostPortText(api)} (--host, --port): ${why}`),
+    cannotListen(api).then((why) => why && `cannot listen on ${formatHostPort(api)} (--host, --port): ${why}`),
   ];
   if (metricsAt && given.has('metrics-listen')) {
-    checks.push(cannotListen(metricsAt).then((why) => why && `cannot listen on ${hostPortText(metricsAt)} (--metrics-listen): ${why}`));
+    checks.push(cannotListen(metricsAt).then((why) => why && `cannot listen on ${formatHostPort(metricsAt)} (--metrics-listen): ${why}`));
   }
   const dns = command !== 'api' && flags.dns === 'on' && findKnot() ? parseHostPort(flags['dns-listen'], true) : null;
   if (dns && dns.port !== 0 && !existsSync(knotPaths(join(flags.data, 'knot')).socket)) {
@@ -115,7 +113,7 @@ async function checkAddresses(command: ServerCommand, flags: Flags, given: Reado
 /** Listens on `host:port` and answers the URL it listens on; `flag` names what set the address, for the error. */
 async function bind(server: Server, at: { host: string; port: number }, flag: string): Promise<string> {
   return listenOn(server, at).catch((e: NodeJS.ErrnoException) => {
-    throw new Error(`cannot listen on ${hostPortText(at)} (${flag}): ${LISTEN_ERRORS[e.code ?? ''] ?? e.message}`, { cause: e });
+    throw new Error(`cannot listen on ${formatHostPort(at)} (${flag}): ${LISTEN_ERRORS[e.code ?? ''] ?? e.message}`, { cause: e });
   });
 }
 
@@ -127,7 +125,7 @@ async function bindMetrics(metrics: Server, at: { host: string; port: number }, 
   } catch (e) {
     if (given.has('metrics-listen') || ((e as Error).cause as NodeJS.ErrnoException | undefined)?.code !== 'EADDRINUSE') throw e;
     const url = await bind(metrics, { ...at, port: 0 }, '--metrics-listen');
-    log.warn({ default: hostPortText(at), metrics: `${url}/metrics` }, 'the default metrics address is in use: metrics are served on another port (--metrics-listen chooses one)');
+    log.warn({ default: formatHostPort(at), metrics: `${url}/metrics` }, 'the default metrics address is in use: metrics are served on another port (--metrics-listen chooses one)');
     return url;
   }
 }
@@ -371,7 +369,7 @@ async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, 
         sealer, dns, verifyHostname: (name) => started.hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key),
         domains: domains.service,
       }),
-      dns: zones?.nameserver.address ? hostPortText(zones.nameserver.address()) : null,
+      dns: zones?.nameserver.address ? formatHostPort(zones.nameserver.address()) : null,
       close: async () => {
         await runner.stop();
         await started.hostnames.close();

@@ -29,7 +29,7 @@ import { soaSerialServed, udpQuery } from './dns-query';
 import { removeFileDurably, replaceFile, stageFile, writeFileDurably, type StagedFile } from '../../lib/files';
 import { control, KnotControl, type CtlData } from './knot-ctl';
 import {
-  configuredZones, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
+  configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
 } from './knot-config';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
@@ -652,7 +652,7 @@ class Knot implements KnotNameserver {
 
   private renderConfig(zones: ZoneConfig[]): string {
     const o = this.opts;
-    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: hostPort(this.listenOn), notify: o.notify ?? [], zones, catalogZone: o.catalogZone, tsig: o.tsig });
+    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: formatHostPort(this.listenOn), notify: o.notify ?? [], zones, catalogZone: o.catalogZone, tsig: o.tsig });
   }
 
   /** Sets a zone's configuration (null: not configured) in knot.conf and, in one configuration
@@ -716,8 +716,6 @@ const askAt = (listen: { host: string; port: number }): { host: string; port: nu
   host: listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '::1' : listen.host,
   port: listen.port,
 });
-
-const hostPort = ({ host, port }: { host: string; port: number }): string => (isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`);
 
 /** A port of `host` that is free for both UDP and TCP now (DNS needs both): the kernel picks the UDP one, and a
  * pick whose TCP twin is taken is tried again. */

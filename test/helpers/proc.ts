@@ -1,5 +1,6 @@
 /** Real-process helpers for CLI and e2e tests: run `./bin/hostplane`, wait for its `{"listening": URL}` line,
  * call it over HTTP, and clean up every process and temp dir a test file made. */
+import { parseHostPort } from '../../providers/nameserver/knot-config';
 import { startStubResolver, type StubResolver } from './stub-resolver';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -85,7 +86,7 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
     proc,
     url: first.listening,
     metrics: first.metrics,
-    dns: first.dns === null ? null : { host: first.dns.slice(0, first.dns.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(first.dns.slice(first.dns.lastIndexOf(':') + 1)) },
+    dns: first.dns === null ? null : parseHostPort(first.dns),
     stderr: () => err,
     exited,
     stop: async (signal = 'SIGTERM') => {
