@@ -9,7 +9,7 @@ import { OAuthProvider, ProviderEndpointsSchema } from '../lib/oauth-providers';
 import { NO_STORE, notModified } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, NodeParams, WaitSeconds } from './schemas';
-import { changeOrEnd, MAX_WAIT_SECONDS } from './wait';
+import { changeOrEnd, MAX_WAIT_SECONDS, waitsReleased } from './wait';
 import { bundleVersion, recordReport, storedBundle, type Bundle } from '../store/nodes';
 import { nodeTokenHolds } from '../store/accounts';
 import { AppError } from '../lib/errors';
@@ -108,10 +108,11 @@ export const nodeOps: AnyOp[] = [
       if (query.wait && notModified(http, etagOf(version))) {
         // Held until a commit of a newer bundle of this node (a 'node' change: store/nodes.ts storeBundle), the
         // wait's end or the client going away. Idle long-polls are most of what a control plane of many nodes
-        // holds, so this wait is the lean one (api/wait.ts changeOrEnd), one waiter each.
+        // holds, so this wait is the lean one (api/wait.ts changeOrEnd), one waiter each. At shutdown the waits
+        // are let go (releaseWaits): the node is answered at once and polls again.
         const seen = version;
         const deadline = Date.now() + query.wait * 1000;
-        while (version === seen && Date.now() < deadline && !http.res.destroyed) {
+        while (version === seen && Date.now() < deadline && !http.res.destroyed && !waitsReleased(deps.store)) {
           await changeOrEnd(deps.store, 'node', id, deadline - Date.now(), http.res);
           // A removed node or a rotated token (a 'node' change too) ends the wait: a leaked token holds nothing open.
           if (!nodeTokenHolds(deps.store, node)) throw new AppError(401, 'unauthorized', 'the node token was revoked');

@@ -61,6 +61,19 @@ interface Watch {
 }
 
 const watches = new WeakMap<Store, Watch>();
+/** Stores whose waits are let go: the process is stopping, and a held request would hold its stop. */
+const released = new WeakSet<Store>();
+
+/** Answers every wait held on `s` now, and every later one at once, as a wait that ends unobserved (the resource
+ * as it is; a node's bundle 304): at shutdown, so that long-polls do not keep the server from closing. */
+export function releaseWaits(s: Store): void {
+  released.add(s);
+  watches.get(s)?.waiters.wake();
+}
+
+/** Whether the waits on `s` were let go (releaseWaits): a caller that loops over changeOrEnd stops. */
+export const waitsReleased = (s: Store): boolean => released.has(s);
+
 const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
 
 /** The watch of a store, started with its first waiter and stopped with its last: no cost while nobody waits. */
@@ -156,7 +169,7 @@ async function hold<T>(s: Store, kind: ChangeKind, key: string, o: { deadline: n
     try {
       const v = await read();
       const left = o.deadline - Date.now();
-      if (done(v) || left <= 0 || o.signal?.aborted) return v;
+      if (done(v) || left <= 0 || o.signal?.aborted || released.has(s)) return v;
       await new Promise<void>((resolve) => {
         timer = setTimeout(resolve, left);
         onAbort = resolve;
@@ -184,6 +197,7 @@ interface Closable { once(event: 'close', listener: () => void): unknown; off(ev
  * their bundles): one waiter entry, one timer and one listener each, none of `holdUntil`'s per-wait machinery.
  */
 export function changeOrEnd(s: Store, kind: ChangeKind, key: string, ms: number, conn: Closable): Promise<void> {
+  if (released.has(s)) return Promise.resolve();
   const w = watchOf(s);
   return new Promise<void>((resolve) => {
     let timer: NodeJS.Timeout | undefined;

@@ -43,7 +43,7 @@ async function runServer(command: ServerCommand, flags: Flags, given: Set<FlagNa
   try {
     if (args.length > 0) throw badRequest(`${command} takes no arguments, got ${args.join(' ')}`);
     const run = await import('./run');
-    await { serve: run.runServe, api: run.runApi, core: run.runCore }[command](flags, log);
+    await { serve: run.runServe, api: run.runApi, core: run.runCore }[command](flags, given, log);
     return -1;
   } catch (e) {
     // Named after the command: the line lands among the service's logs (test/e2e/lifecycle.test.ts).

@@ -112,7 +112,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   'core-url': { arg: 'URL', commands: ['api'], help: 'address of a separate `hostplane core`; without it core operations answer 503 `no_core`' },
   'core-token': { arg: 'T', shown: 'HOSTPLANE_CORE_TOKEN', commands: ['api', 'core'], help: 'shared secret between `api` and `core`' },
   dns: { arg: 'on|off', commands: ['serve', 'core'], help: '`off`: no own DNS, DNS operations answer 503 `dns_not_configured`' },
-  'dns-listen': { arg: 'IP:PORT', commands: ['serve', 'core'], help: 'where the managed Knot DNS (hidden primary) answers' },
+  'dns-listen': { arg: 'IP:PORT', commands: ['serve', 'core'], help: 'where the managed Knot DNS (hidden primary) answers; port `0` picks one free for UDP and TCP, named as `dns` in the first stdout line' },
   nameservers: { arg: 'a,b', commands: ['serve', 'core', 'admin'], help: 'public nameserver names: zones\' NS and SOA MNAME' },
   secondaries: {
     arg: 'IP:PORT,...', commands: ['serve', 'core'],
@@ -140,7 +140,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'metrics-listen': {
     arg: 'HOST:PORT', commands: ALL,
-    help: 'where `serve`, `api` and `core` serve `GET /metrics`; `off` disables it, port `0` picks a free one; processes on one machine each need their own',
+    help: 'where `serve`, `api` and `core` serve `GET /metrics`; `off` disables it, port `0` picks a free one; the default, when another process holds it, is left for a free port with a warning (given, it must be free)',
   },
   'max-connections': {
     arg: 'N', shown: 'descriptor limit − reserve', commands: ALL,
@@ -428,7 +428,8 @@ function hostNames(flag: 'app-domain' | 'nameservers' | 'service-domains', given
 function hostPorts(flag: 'dns-listen' | 'secondaries', given: string[]): void {
   for (const value of given) {
     try {
-      parseHostPort(value);
+      // A DNS port of 0 is picked at start; a secondary is somewhere to send NOTIFY, so it needs a real port.
+      parseHostPort(value, flag === 'dns-listen');
     } catch (e) {
       throw badRequest(`invalid --${flag}: ${(e as Error).message}`);
     }

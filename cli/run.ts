@@ -2,15 +2,18 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
+import { releaseWaits } from '../api/wait';
 import type { ApiConfig } from '../api/ops';
 import { rateLimitFlag } from '../lib/rate-limit';
 import { httpCore } from '../core/client';
 import { localCore } from '../core/local';
 import { filesOnlyNameserver } from '../providers/nameserver/files-only';
-import { AddressInUseError, createKnotNameserver, findKnot } from '../providers/nameserver/knot';
+import { addressInUse, AddressInUseError, createKnotNameserver, findKnot } from '../providers/nameserver/knot';
+import { formatHostPort, knotPaths, parseHostPort } from '../providers/nameserver/knot-config';
 import type { Nameserver } from '../providers/nameserver/port';
 import { systemResolver } from '../providers/resolver';
 
@@ -28,7 +31,7 @@ import { lockDataDir } from '../lib/datadir-lock';
 import { writeFileAtomic } from '../lib/files';
 import {
   checkServerFlags, coreToken, domainSettings, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, oauthProviders, plans, port, serverHardening, tlsFiles,
-  tsigKey, type Flags,
+  tsigKey, type FlagName, type Flags, type ServerCommand,
 } from './options';
 import { httpEdge } from '../providers/edge/http';
 import { startEdgeSandbox } from '../providers/edge/sandbox';
@@ -77,18 +80,74 @@ const LISTEN_ERRORS: Record<string, string> = {
   EACCES: 'permission denied',
 };
 
-/** Listens on `host:port` and answers the URL it listens on; `flag` names what set the address, for the error. */
-async function bind(server: Server, at: { host: string; port: number }, flag: string): Promise<string> {
-  return listenOn(server, at).catch((e: NodeJS.ErrnoException) => {
-    throw new Error(`cannot listen on ${at.host}:${at.port} (${flag}): ${LISTEN_ERRORS[e.code ?? ''] ?? e.message}`, { cause: e });
+/** Why `at` cannot be listened on (a port in use, ...), or null when it can: tried by listening and closing. */
+async function cannotListen(at: { host: string; port: number }): Promise<string | null> {
+  const probe = createServer();
+  return new Promise((resolve) => {
+    probe.once('error', (e: NodeJS.ErrnoException) => resolve(LISTEN_ERRORS[e.code ?? ''] ?? e.message));
+    probe.listen(at.port, at.host, () => probe.close(() => resolve(null)));
   });
 }
 
+/** Every address this start would listen on and cannot, named in one error before anything but the data dir's
+ * lock is taken (no store, no knotd, no sandbox): an operator fixes them all at once. The metrics address only
+ * counts when --metrics-listen was given; its default, taken, is not fatal (bindMetrics). The DNS address counts
+ * when knotd will bind it and no knotd may be left running on the data dir (its control socket is there): that
+ * one holds the address until knot's start() stops it, and checks the address itself then. */
+async function checkAddresses(command: ServerCommand, flags: Flags, given: ReadonlySet<FlagName>): Promise<void> {
+  const api = { host: flags.host, port: port(flags) };
+  const metricsAt = metricsListen(flags);
+  const checks: Promise<string | null>[] = [
+    cannotListen(api).then((why) => why && `cannot listen on ${formatHostPort(api)} (--host, --port): ${why}`),
+  ];
+  if (metricsAt && given.has('metrics-listen')) {
+    checks.push(cannotListen(metricsAt).then((why) => why && `cannot listen on ${formatHostPort(metricsAt)} (--metrics-listen): ${why}`));
+  }
+  const dns = command !== 'api' && flags.dns === 'on' && findKnot() ? parseHostPort(flags['dns-listen'], true) : null;
+  if (dns && dns.port !== 0 && !existsSync(knotPaths(join(flags.data, 'knot')).socket)) {
+    checks.push(addressInUse(dns).then((taken) => (taken ? `the DNS address ${flags['dns-listen']} (--dns-listen) is in use` : null)));
+  }
+  const taken = (await Promise.all(checks)).filter((why): why is string => typeof why === 'string');
+  if (taken.length > 0) throw new Error(taken.join('; '));
+}
+
+/** Listens on `host:port` and answers the URL it listens on; `flag` names what set the address, for the error. */
+async function bind(server: Server, at: { host: string; port: number }, flag: string): Promise<string> {
+  return listenOn(server, at).catch((e: NodeJS.ErrnoException) => {
+    throw new Error(`cannot listen on ${formatHostPort(at)} (${flag}): ${LISTEN_ERRORS[e.code ?? ''] ?? e.message}`, { cause: e });
+  });
+}
+
+/** Listens on --metrics-listen. Its default taken (by `api` beside a `core`, or a second `serve`) is not fatal:
+ * the listener takes a free port of the same host instead, which the warning and the first stdout line name. */
+async function bindMetrics(metrics: Server, at: { host: string; port: number }, given: ReadonlySet<FlagName>, log: Logger): Promise<string> {
+  try {
+    return await bind(metrics, at, '--metrics-listen');
+  } catch (e) {
+    if (given.has('metrics-listen') || ((e as Error).cause as NodeJS.ErrnoException | undefined)?.code !== 'EADDRINUSE') throw e;
+    const url = await bind(metrics, { ...at, port: 0 }, '--metrics-listen');
+    log.warn({ default: formatHostPort(at), metrics: `${url}/metrics` }, 'the default metrics address is in use: metrics are served on another port (--metrics-listen chooses one)');
+    return url;
+  }
+}
+
+/** What a started command serves, and what listen() does at its start and stop. */
+interface Started {
+  handler: RequestListener | Server;
+  registry: client.Registry;
+  /** Where its knotd answers DNS (`dns` in the first stdout line), for `serve` and `core`; null when none does. */
+  dns?: string | null;
+  /** Answers held requests (long-polls) at once: called when stopping, so that they do not hold the stop. */
+  release?: () => void;
+}
+
 /** Listens on the API port and on --metrics-listen, both hardened against slow and flooding clients, prints the
- * `{"listening": URL, "metrics": URL | null}` line first on stdout, and on SIGTERM/SIGINT stops accepting,
- * lets in-flight requests finish, then runs `close` (reconcilers, knotd, the database) and exits. When it
- * cannot listen it throws, and the caller stops what it started. */
-async function listen(handler: RequestListener | Server, registry: client.Registry, flags: Flags, log: Logger, close: () => Promise<void>): Promise<void> {
+ * `{"listening": URL, "metrics": URL | null, "dns": "HOST:PORT" | null}` line first on stdout (`dns` for `serve`
+ * and `core`), and on SIGTERM/SIGINT stops accepting, answers held long-polls, lets in-flight requests finish,
+ * then runs `close` (reconcilers, knotd, the database) and exits. When it cannot listen it throws, and the caller
+ * stops what it started. */
+async function listen(started: Started, flags: Flags, given: ReadonlySet<FlagName>, log: Logger, close: () => Promise<void>): Promise<void> {
+  const { handler, registry } = started;
   // With --tls-cert and --tls-key the API port speaks HTTPS (the metrics listener stays on loopback, plain).
   const tls = tlsFiles(flags);
   if (tls && typeof handler !== 'function') throw new Error('TLS needs a request handler');
@@ -97,6 +156,7 @@ async function listen(handler: RequestListener | Server, registry: client.Regist
   let metrics: Server | null = null;
   let url: string;
   let metricsUrl: string | null = null;
+  const dns = started.dns === undefined ? {} : { dns: started.dns };
   try {
     const hardening = serverHardening(flags);
     harden(server, hardening, log.child({ listener: 'api' }));
@@ -106,14 +166,14 @@ async function listen(handler: RequestListener | Server, registry: client.Regist
       harden(metrics, { ...hardening, ...METRICS_LIMITS }, log.child({ listener: 'metrics' }));
     }
     url = await bind(server, { host: flags.host, port: port(flags) }, '--host, --port');
-    if (metrics && metricsAt) metricsUrl = `${await bind(metrics, metricsAt, '--metrics-listen')}/metrics`;
-    log.info({ url, metrics: metricsUrl, ...hardening }, 'listening');
+    if (metrics && metricsAt) metricsUrl = `${await bindMetrics(metrics, metricsAt, given, log)}/metrics`;
+    log.info({ url, metrics: metricsUrl, ...dns, ...hardening }, 'listening');
   } catch (e) {
     server.close();
     metrics?.close();
     throw e;
   }
-  process.stdout.write(`${JSON.stringify({ listening: url, metrics: metricsUrl })}\n`);
+  process.stdout.write(`${JSON.stringify({ listening: url, metrics: metricsUrl, ...dns })}\n`);
 
   let stopping = false;
   // Responses still being worked on: once stopping, each goes out with `Connection: close`, so a keep-alive
@@ -129,6 +189,9 @@ async function listen(handler: RequestListener | Server, registry: client.Regist
     stopping = true;
     for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
     log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // A node's long-poll is held for up to 30 s: answered now, it polls again (another process, or this one
+    // once restarted) instead of holding the stop until the force timer.
+    started.release?.();
     metrics?.close();
     metrics?.closeAllConnections();
     const force = setTimeout(() => {
@@ -161,6 +224,8 @@ const apiConfig = (flags: Flags): ApiConfig => ({
 
 interface CoreRuntime {
   core: Core;
+  /** Where its knotd answers DNS, `host:port`; null without one. */
+  dns: string | null;
   close(): Promise<void>;
 }
 
@@ -305,6 +370,7 @@ async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, 
         sealer, dns, verifyHostname: (name) => started.hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key),
         domains: domains.service,
       }),
+      dns: zones?.nameserver.address ? formatHostPort(zones.nameserver.address()) : null,
       close: async () => {
         await runner.stop();
         await started.hostnames.close();
@@ -325,18 +391,23 @@ async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, 
 
 type Stop = () => void | Promise<void>;
 
-/** Starts a long-running command: `start` pushes how to stop each thing it starts, and its request handler is
- * then served by listen(). If any step fails, what was started stops again, last first, before the error
- * propagates: a supervised knotd or a reconciler timer would otherwise keep alive a process that serves
- * nothing. A started command stops the same way on SIGTERM. */
+/** Starts a long-running command: `start` checks its addresses (checkAddresses), pushes how to stop each thing
+ * it starts onto `stops` and what only a failed start takes back (a data dir it made) onto `undo`, and what it
+ * returns is then served by listen(). If any step fails, what was started stops
+ * again, last first, before the error propagates: a supervised knotd or a reconciler timer would otherwise
+ * keep alive a process that serves nothing. A started command stops the same way on SIGTERM. */
 async function startServer(
+  command: ServerCommand,
   flags: Flags,
+  given: ReadonlySet<FlagName>,
   log: Logger,
-  start: (stops: Stop[]) => Promise<{ handler: RequestListener | Server; registry: client.Registry }>,
+  start: (stops: Stop[], undo: Stop[]) => Promise<Started>,
 ): Promise<void> {
+  await checkServerFlags(command, flags);
   const stops: Stop[] = [];
-  const stopAll = async (): Promise<void> => {
-    for (const stop of stops.splice(0).reverse()) {
+  const undo: Stop[] = [];
+  const run = async (list: Stop[]): Promise<void> => {
+    for (const stop of list.splice(0).reverse()) {
       try {
         await stop();
       } catch (e) {
@@ -345,40 +416,45 @@ async function startServer(
     }
   };
   try {
-    const { handler, registry } = await start(stops);
-    await listen(handler, registry, flags, log, stopAll);
+    await listen(await start(stops, undo), flags, given, log, () => run(stops));
   } catch (e) {
-    await stopAll();
+    await run(stops);
+    await run(undo);
     throw e;
   }
 }
 
 /** What `serve` and `core` own: the data dir's lock, the store, the feed's pruning and the core with its
- * reconcilers, each undone by `stops` in reverse. */
-async function startOwnedCore(command: 'serve' | 'core', flags: Flags, log: Logger, stops: (() => Promise<void> | void)[], registry: client.Registry) {
+ * reconcilers, each undone by `stops` in reverse. A data dir this start made is removed by `undo` (after the
+ * lock is let go) when the start fails: the next try starts afresh, not on a half-made store. The lock comes
+ * before the addresses: a second serve on a data dir is told that, not that the first one's ports are taken. */
+async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: ReadonlySet<FlagName>, log: Logger, stops: Stop[], undo: Stop[], registry: client.Registry) {
+  const made = !existsSync(flags.data);
   const lock = lockDataDir(flags.data);
+  // Only once the lock is ours: a start refused by another's lock must not remove the directory it made.
+  if (made) undo.push(() => rmSync(flags.data, { recursive: true, force: true }));
   stops.push(() => lock.release());
+  await checkAddresses(command, flags, given);
   const store = openStore(flags.data);
   stops.push(() => store.close());
   stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
   const rt = await startCore(command, store, flags, log, registry);
   stops.push(() => rt.close());
-  return { store, core: rt.core };
+  return { store, core: rt.core, dns: rt.dns };
 }
 
-export async function runServe(flags: Flags, log: Logger): Promise<void> {
-  await checkServerFlags('serve', flags);
-  await startServer(flags, log, async (stops) => {
+export async function runServe(flags: Flags, given: ReadonlySet<FlagName>, log: Logger): Promise<void> {
+  await startServer('serve', flags, given, log, async (stops, undo) => {
     const registry = new client.Registry();
-    const { store, core } = await startOwnedCore('serve', flags, log, stops, registry);
+    const { store, core, dns } = await startOwnedCore('serve', flags, given, log, stops, undo, registry);
     const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
-    return { handler: app.handler, registry };
+    return { handler: app.handler, registry, dns, release: () => releaseWaits(store) };
   });
 }
 
-export async function runApi(flags: Flags, log: Logger): Promise<void> {
-  await checkServerFlags('api', flags);
-  await startServer(flags, log, async (stops) => {
+export async function runApi(flags: Flags, given: ReadonlySet<FlagName>, log: Logger): Promise<void> {
+  await startServer('api', flags, given, log, async (stops) => {
+    await checkAddresses('api', flags, given);
     // The api shares the data dir with a core (the split deployment): it takes no lock.
     const store = openStore(flags.data);
     stops.push(() => store.close());
@@ -386,16 +462,15 @@ export async function runApi(flags: Flags, log: Logger): Promise<void> {
     if (!url) log.warn('no --core-url: operations that need the core answer 503 no_core');
     const core = url ? httpCore(url, coreToken(flags)!) : null;
     const app = createApp({ store, core, config: apiConfig(flags) }, log);
-    return { handler: app.handler, registry: app.registry };
+    return { handler: app.handler, registry: app.registry, release: () => releaseWaits(store) };
   });
 }
 
-export async function runCore(flags: Flags, log: Logger): Promise<void> {
-  await checkServerFlags('core', flags);
-  await startServer(flags, log, async (stops) => {
+export async function runCore(flags: Flags, given: ReadonlySet<FlagName>, log: Logger): Promise<void> {
+  await startServer('core', flags, given, log, async (stops, undo) => {
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
-    const { core } = await startOwnedCore('core', flags, log, stops, registry);
-    return { handler: coreServer(core, coreToken(flags)!, { log }), registry };
+    const { core, dns } = await startOwnedCore('core', flags, given, log, stops, undo, registry);
+    return { handler: coreServer(core, coreToken(flags)!, { log }), registry, dns };
   });
 }

@@ -29,7 +29,7 @@ import { soaSerialServed, udpQuery } from './dns-query';
 import { removeFileDurably, replaceFile, stageFile, writeFileDurably, type StagedFile } from '../../lib/files';
 import { control, KnotControl, type CtlData } from './knot-ctl';
 import {
-  configuredZones, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
+  configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
 } from './knot-config';
 import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
@@ -80,7 +80,8 @@ export interface KnotNameserverOptions {
   dir: string;
   /** Where zone files live, `<zone>.zone`; written only by this adapter. */
   zonesDir: string;
-  /** `ip:port` knotd answers on, e.g. `127.0.0.1:8053`. */
+  /** `ip:port` knotd answers on, e.g. `127.0.0.1:8053`; port 0: a port free for UDP and TCP, picked at each
+   * start() (address() says which). */
   listen: string;
   /** Secondaries (`ip:port`): NOTIFY goes to them on every change, and their addresses may AXFR/IXFR. */
   notify?: string[];
@@ -142,9 +143,11 @@ async function readFileOrNull(path: string): Promise<Buffer | null> {
 
 class Knot implements KnotNameserver {
   private readonly paths: ReturnType<typeof knotPaths>;
-  private readonly server: { host: string; port: number };
-  /** The address knotd binds (`server` is where we ask it, loopback for a wildcard). */
-  private readonly listenOn: { host: string; port: number };
+  private server: { host: string; port: number };
+  /** The address knotd binds (`server` is where we ask it, loopback for a wildcard); port 0 until start() picks one. */
+  private listenOn: { host: string; port: number };
+  /** `listen` as given: port 0 there means a port is picked again at each start(). */
+  private readonly listenGiven: { host: string; port: number };
   private readonly bin: { knotd: string; knotc: string; keymgr: string };
   private readonly setpriv = findExecutable('setpriv');
   private readonly log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -173,11 +176,10 @@ class Knot implements KnotNameserver {
     const opts = { ...given, dir: resolve(given.dir), zonesDir: resolve(given.zonesDir) };
     this.opts = opts;
     this.paths = knotPaths(opts.dir);
-    const listen = parseHostPort(opts.listen);
-    // knotd may listen on the wildcard address; we ask it over loopback.
-    const host = listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '::1' : listen.host;
-    this.server = { host, port: listen.port };
+    const listen = parseHostPort(opts.listen, true);
+    this.listenGiven = listen;
     this.listenOn = listen;
+    this.server = askAt(listen);
     this.bin = {
       knotd: opts.knotd ?? findExecutable('knotd') ?? 'knotd',
       knotc: opts.knotc ?? findExecutable('knotc') ?? 'knotc',
@@ -208,7 +210,12 @@ class Knot implements KnotNameserver {
     await this.forgetAfterMachineCrash();
     // Another program on the DNS address would make every launch fail: a configuration error, not a crash to
     // supervise.
-    if (await addressInUse(this.listenOn)) throw new AddressInUseError(`the DNS address ${this.opts.listen} (--dns-listen) is in use`);
+    if (this.listenGiven.port === 0) {
+      this.listenOn = { ...this.listenGiven, port: await freeDnsPort(this.listenGiven.host) };
+      this.server = askAt(this.listenOn);
+    } else if (await addressInUse(this.listenOn)) {
+      throw new AddressInUseError(`the DNS address ${this.opts.listen} (--dns-listen) is in use`);
+    }
     await this.writeConfig();
     this.wanted = true;
     this.lastError = null;
@@ -236,6 +243,10 @@ class Knot implements KnotNameserver {
       clearTimeout(kill);
     }
     await this.journalOnDisk();
+  }
+
+  address(): { host: string; port: number } {
+    return { ...this.listenOn };
   }
 
   onRestarted(listener: () => void): void {
@@ -641,7 +652,7 @@ class Knot implements KnotNameserver {
 
   private renderConfig(zones: ZoneConfig[]): string {
     const o = this.opts;
-    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: o.listen, notify: o.notify ?? [], zones, catalogZone: o.catalogZone, tsig: o.tsig });
+    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: formatHostPort(this.listenOn), notify: o.notify ?? [], zones, catalogZone: o.catalogZone, tsig: o.tsig });
   }
 
   /** Sets a zone's configuration (null: not configured) in knot.conf and, in one configuration
@@ -700,8 +711,36 @@ export class AddressInUseError extends Error {
   override name = 'AddressInUseError';
 }
 
+/** Where we ask a knotd listening on `listen`: loopback for a wildcard address. */
+const askAt = (listen: { host: string; port: number }): { host: string; port: number } => ({
+  host: listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '::1' : listen.host,
+  port: listen.port,
+});
+
+/** A port of `host` that is free for both UDP and TCP now (DNS needs both): the kernel picks the UDP one, and a
+ * pick whose TCP twin is taken is tried again. */
+export async function freeDnsPort(host: string): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const udp = createSocket(isIPv6(host) ? 'udp6' : 'udp4');
+    const port = await new Promise<number>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(0, host, () => resolve(udp.address().port));
+    });
+    const tcp = createServer();
+    const tcpFree = await new Promise<boolean>((resolve) => {
+      tcp.once('error', () => resolve(false));
+      tcp.listen(port, host, () => resolve(true));
+    });
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
+    if (!tcpFree) continue;
+    await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    return port;
+  }
+  throw new Error(`no port of ${host} is free for both UDP and TCP`);
+}
+
 /** Whether something else holds `host:port` for TCP or UDP (DNS needs both). */
-async function addressInUse(at: { host: string; port: number }): Promise<boolean> {
+export async function addressInUse(at: { host: string; port: number }): Promise<boolean> {
   const tcp = createServer();
   const tcpTaken = await new Promise<boolean>((resolve) => {
     tcp.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'EADDRINUSE'));
@@ -732,7 +771,7 @@ function commandError(err: unknown): string {
 }
 
 /** The Knot DNS adapter: the nameserver port with every optional part. */
-export type KnotNameserver = Nameserver & Required<Pick<Nameserver, 'applyChanges' | 'saveZoneFile' | 'confirmDs' | 'secondarySerials' | 'notifySecondaries' | 'onRestarted'>>;
+export type KnotNameserver = Nameserver & Required<Pick<Nameserver, 'applyChanges' | 'saveZoneFile' | 'confirmDs' | 'secondarySerials' | 'notifySecondaries' | 'onRestarted' | 'address'>>;
 
 /** The Knot DNS adapter of the nameserver port; nothing runs until start(). */
 export function createKnotNameserver(opts: KnotNameserverOptions): KnotNameserver {

@@ -147,4 +147,6 @@ export interface Nameserver {
   /** Calls `listener` each time the server process is serving again after a restart: what it serves then comes
    * from its files and journal, which every zone's status must be checked against anew. */
   onRestarted?(listener: () => void): void;
+  /** The address the server answers DNS on, once started: a port asked as 0 is the one it was given. */
+  address?(): { host: string; port: number };
 }

@@ -4,9 +4,13 @@
  * this process or in another one (another connection to the store), not by a timer; or answers the zone as it is
  * once `wait` ends.
  */
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { holdUntil, MAX_HELD_WAITS_PER_ORG, waiting } from '../../api/wait';
+import { changeOrEnd, holdUntil, MAX_HELD_WAITS_PER_ORG, releaseWaits, waiting, waitsReleased } from '../../api/wait';
 import { createLogger } from '../../lib/log';
 import { zoneReconciler } from '../../reconcilers/zones';
 import { openStore } from '../../store/db';
@@ -224,5 +228,31 @@ describe('held waits per organization', () => {
     const after = holdUntil(s, 'zone', 'unit.example', { deadline: Date.now() + 300, owner: 'org:unit' }, read, never);
     await vi.waitFor(() => expect(waiting(s)).toBe(1));
     await after;
+  });
+});
+
+describe('releaseWaits (the server is stopping)', () => {
+  it('answers every held wait at once, as a wait that ended unobserved, and holds none after', async () => {
+    // A store of its own: a released store stays released.
+    const dir = mkdtempSync(join(tmpdir(), 'hostplane-wait-'));
+    const s = openStore(dir);
+    try {
+      const read = async () => 'state';
+      const never = () => false;
+      const deadline = Date.now() + 20_000;
+      const conn = new EventEmitter();
+      const held = [holdUntil(s, 'zone', 'a.example', { deadline }, read, never), changeOrEnd(s, 'node', 'n1', 20_000, conn)];
+      await vi.waitFor(() => expect(waiting(s)).toBe(2));
+      expect(waitsReleased(s)).toBe(false);
+      releaseWaits(s);
+      expect(await Promise.all(held)).toEqual(['state', undefined]);
+      expect(waitsReleased(s)).toBe(true);
+      expect(await holdUntil(s, 'zone', 'a.example', { deadline }, read, never)).toBe('state');
+      await changeOrEnd(s, 'node', 'n1', 20_000, conn);
+      expect(waiting(s)).toBe(0);
+    } finally {
+      s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -192,9 +192,11 @@ describe.skipIf(!hasKnot())(knotTitle('a zone version knotd rejects: the last go
   const logged: string[] = [];
   const log = createLogger({ level: 'warn', destination: new Writable({ write(c, _e, cb) { logged.push(String(c)); cb(); } }) });
 
+  /** Each start's knotd takes a port of its own (port 0): one picked once could be another process's by the next. */
   const start = async (zones: ZoneConfig[]): Promise<void> => {
     ns = createKnotNameserver(opts);
     await ns.start(zones);
+    dns = ns.address();
     const deps = { store: t.store, nameserver: ns, resolver: { ns: async () => [] }, nameservers: NS, log: silent };
     reconciler = zoneReconciler(deps);
     incremental = zoneReconciler({ ...deps, log, deferFileFrom: 1 });
@@ -203,9 +205,7 @@ describe.skipIf(!hasKnot())(knotTitle('a zone version knotd rejects: the last go
   beforeAll(async () => {
     t = await startTestApi({ plan: 'pro' });
     const dir = tempDir('hostplane-reject-');
-    const port = await freePort();
-    dns = { host: '127.0.0.1', port };
-    opts = { dir: join(dir, 'knot'), zonesDir: join(dir, 'zones'), listen: `127.0.0.1:${port}` };
+    opts = { dir: join(dir, 'knot'), zonesDir: join(dir, 'zones'), listen: '127.0.0.1:0' };
     await start([]);
   });
   afterAll(async () => {

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPaymentSandbox, type PaymentSandbox } from '../../providers/payment/sandbox';
 import { startRegistrarSandbox, type RegistrarSandbox } from '../../providers/registrar/sandbox';
 import { CONTACT, CONTACT_VALUES, purchaseBody } from '../helpers/domains';
-import { freePort } from '../helpers/knot';
 import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,12 +27,10 @@ afterAll(async () => {
   await payments.close();
 });
 
-let dnsPort = 0;
-beforeAll(async () => {
-  dnsPort = await freePort();
-});
+// Port 0: each start of serve has its knotd take a port of its own; one picked here and reused by every start
+// over a minute could be another process's by then.
 const serveArgs = (dir: string, extra: string[] = []) => [
-  'serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dnsPort}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test',
+  'serve', '--port', '0', '--data', dir, '--dns-listen', '127.0.0.1:0', '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test',
   '--registrar-url', registrar.url, '--payment-url', payments.url, ...extra,
 ];
 const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> => {
@@ -88,7 +85,7 @@ describe('serve --registrar off', () => {
   it('answers checkDomains and purchaseDomain with 503 registrar_not_configured', async () => {
     const dir = tempDir();
     const token = await bootstrapWithCli(dir);
-    const serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dnsPort}`, '--registrar', 'off']);
+    const serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', '127.0.0.1:0', '--registrar', 'off']);
     const r = await http(serve.url, 'POST', '/v1/orgs/acme/domains/check', { token, body: { names: ['a.com'] } });
     expect(r.status).toBe(503);
     expect(r.body.code).toBe('registrar_not_configured');
@@ -99,7 +96,7 @@ describe('serve --registrar off', () => {
   it('serve alone starts sandbox providers on loopback: a purchase works out of the box', async () => {
     const dir = tempDir();
     const token = await bootstrapWithCli(dir);
-    const serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', `127.0.0.1:${dnsPort}`]);
+    const serve = await startHostplane(['serve', '--port', '0', '--data', dir, '--dns-listen', '127.0.0.1:0']);
     const r = await http(serve.url, 'POST', '/v1/orgs/acme/domains', { token, body: purchaseBody('sandboxed.com') });
     expect(r.status, r.text).toBe(201);
     await serve.stop();

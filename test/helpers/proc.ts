@@ -1,5 +1,6 @@
 /** Real-process helpers for CLI and e2e tests: run `./bin/hostplane`, wait for its `{"listening": URL}` line,
  * call it over HTTP, and clean up every process and temp dir a test file made. */
+import { parseHostPort } from '../../providers/nameserver/knot-config';
 import { startStubResolver, type StubResolver } from './stub-resolver';
 import { createOrg, createUser, issueToken, registerNode, setMembership } from '../../store/accounts';
 import { openStore } from '../../store/db';
@@ -31,6 +32,9 @@ export interface Running {
   url: string;
   /** Its `metrics` URL (the separate metrics listener), null when off. */
   metrics: string | null;
+  /** Where its knotd answers (`dns` of the line: `serve` and `core`), null when none does; with `--dns-listen
+   * 127.0.0.1:0` the port was picked by this start, so no other process can have taken it since. */
+  dns: { host: string; port: number } | null;
   /** Everything the process wrote to stderr so far (its JSON logs). */
   stderr(): string;
   /** Resolves when the process has exited. */
@@ -41,7 +45,8 @@ export interface Running {
 
 /** Spawns `hostplane <args>` and resolves once its first stdout line `{"listening": URL}` arrives. The metrics
  * listener gets a free port unless `args` choose one, so that processes started together do not collide on the
- * default. `prefix` runs it through another command (e.g. `prlimit --nofile=1024 --`). */
+ * default (`defaultMetrics` leaves the default, for a test of it). `prefix` runs it through another command (e.g.
+ * `prlimit --nofile=1024 --`). */
 let shared: Promise<StubResolver> | null = null;
 /** One stub resolver for every hostplane a test file starts without `--resolver`. */
 const sharedResolver = (): Promise<StubResolver> => (shared ??= startStubResolver().then((r) => {
@@ -49,9 +54,9 @@ const sharedResolver = (): Promise<StubResolver> => (shared ??= startStubResolve
   return r;
 }));
 
-export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; prefix?: string[] } = {}): Promise<Running> {
+export async function startHostplane(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; prefix?: string[]; defaultMetrics?: boolean } = {}): Promise<Running> {
   // node-agent has no metrics listener.
-  if (args[0] !== 'node-agent' && !args.some((a) => a.startsWith('--metrics-listen'))) args = [...args, '--metrics-listen', '127.0.0.1:0'];
+  if (args[0] !== 'node-agent' && !opts.defaultMetrics && !args.some((a) => a.startsWith('--metrics-listen'))) args = [...args, '--metrics-listen', '127.0.0.1:0'];
   // Never the machine's resolver: one on loopback that knows nothing unless a test tells it.
   if ((args[0] === 'serve' || args[0] === 'core') && !args.includes('--resolver')) args = [...args, '--resolver', (await sharedResolver()).address];
   const [cmd, ...cmdArgs] = [...(opts.prefix ?? []), BIN, ...args];
@@ -60,7 +65,7 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
   proc.stderr!.setEncoding('utf8').on('data', (c: string) => { err += c; });
   const exited = new Promise<Exit>((res) => proc.once('exit', (code, signal) => res({ code, signal })));
   const lines = createInterface({ input: proc.stdout! });
-  const first = await new Promise<{ listening: string; metrics: string | null }>((res, rej) => {
+  const first = await new Promise<{ listening: string; metrics: string | null; dns: string | null }>((res, rej) => {
     const timer = setTimeout(() => fail(new Error(`hostplane ${args.join(' ')}: no listening line within ${opts.timeoutMs ?? 20_000} ms\n${err}`)), opts.timeoutMs ?? 20_000);
     const fail = (e: Error): void => {
       clearTimeout(timer);
@@ -70,9 +75,9 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
     lines.once('line', (line) => {
       clearTimeout(timer);
       try {
-        const parsed = JSON.parse(line) as { listening?: unknown; metrics?: unknown };
+        const parsed = JSON.parse(line) as { listening?: unknown; metrics?: unknown; dns?: unknown };
         if (typeof parsed.listening !== 'string') throw new Error('no listening field');
-        res({ listening: parsed.listening, metrics: typeof parsed.metrics === 'string' ? parsed.metrics : null });
+        res({ listening: parsed.listening, metrics: typeof parsed.metrics === 'string' ? parsed.metrics : null, dns: typeof parsed.dns === 'string' ? parsed.dns : null });
       } catch {
         fail(new Error(`hostplane ${args.join(' ')}: first stdout line is not {"listening": URL}: ${line}`));
       }
@@ -83,6 +88,7 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
     proc,
     url: first.listening,
     metrics: first.metrics,
+    dns: first.dns === null ? null : parseHostPort(first.dns),
     stderr: () => err,
     exited,
     stop: async (signal = 'SIGTERM') => {
