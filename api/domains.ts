@@ -256,7 +256,11 @@ export const domainOps: AnyOp[] = [
     role: 'viewer',
     needsCore: false,
     params: NameParams,
-    responses: { 200: { description: 'the domain', schema: DomainDetail, headers: ['ETag'] }, ...errorResponses() },
+    responses: {
+      200: { description: 'the domain', schema: DomainDetail, headers: ['ETag'] },
+      400: { description: '`bad_request`: `{name}` is not a domain name', schema: ErrorSchema },
+      ...errorResponses(),
+    },
     handler: async ({ deps, org, params }) => {
       const name = domainName(params.name);
       const d = await domainOf(deps.store, org.id, name);
