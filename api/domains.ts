@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AppError, badRequest } from '../lib/errors';
 import { zoneNameRefusal } from '../lib/domains';
 import { planOf } from '../lib/plans';
+import { MAX_TERM_YEARS } from '../core/domains';
 import type { Core } from '../core/port';
 import { domainOf, heldByOther, importDomainRow, ledgerOf, listDomains, setAutoRenew, type DomainWithStatus } from '../store/domains';
 import { createZone } from '../store/zones';
@@ -279,7 +280,11 @@ export const domainOps: AnyOp[] = [
     body: RenewBody,
     responses: {
       200: { description: 'the domain with its new expiry', schema: Domain, headers: ['ETag'] },
-      400: { description: '`bad_request`: an invalid body; an imported domain (renew it at its own registrar), a transferred-out one, or a purchase not finished', schema: ErrorSchema },
+      400: {
+        description: '`bad_request`: an invalid body; an imported domain (renew it at its own registrar), a transferred-out one, or a purchase not finished; '
+          + `or a renewal that would run the registration more than ${MAX_TERM_YEARS} years ahead (registries refuse it; \`details\`: \`limitYears\`, \`expiresAt\`, \`latestExpiresAt\`)`,
+        schema: ErrorSchema,
+      },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
     },
     handler: async ({ deps, core, org, params, body, actor }) => {
