@@ -183,7 +183,8 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
           + `An answer larger than ${IDEMPOTENCY_MAX_ANSWER_BYTES / 1024} KiB is not stored (a retry runs the operation again, as after a 5xx), and a caller `
           + `holds at most ${IDEMPOTENCY_MAX_KEYS.toLocaleString('en-US')} keys: a new one beyond that drops the caller's oldest.`,
         'Rate limits answer 429 `rate_limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers): failed '
-          + 'authentications per client address (100 a minute), and requests per token where the deployment sets a limit. Each API process counts for itself.',
+          + 'authentications per client address (100 a minute; past it a failure is 429 instead of 401, and a good token still passes), and requests per token '
+          + 'where the deployment sets a limit. Each API process counts for itself.',
       ].join('\n\n'),
     },
     paths,
