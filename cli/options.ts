@@ -106,7 +106,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   'app-domain': { arg: 'D', commands: ['serve', 'api'], help: 'projects get the default hostname `<project>.<D>`' },
   plans: {
     arg: 'FILE', shown: 'the built-in free and pro plans', commands: ['serve', 'api', 'core', 'admin'],
-    help: 'the plan table as a JSON file, replacing the default one as a whole: `{"free": {"projects": 3, "zones": 50, "rrsetsPerZone": 5000, "zoneBytes": 5242880, "storageBytes": 1073741824, "signInUsers": 5000}, ...}` (every limit given)',
+    help: 'the plan table as a JSON file, replacing the default one as a whole: `{"free": {"projects": 3, "zones": 50, "rrsetsPerZone": 5000, "zoneBytes": 5242880, "storageBytes": 1073741824, "signInUsers": 5000, "hostnames": 20, "secretValueBytes": 32768, "secretBytes": 65536}, ...}` (every limit given)',
   },
   plan: { arg: 'PLAN', commands: ['admin'], help: 'the plan of a new organization: a name in the plan table' },
   'core-url': { arg: 'URL', commands: ['api'], help: 'address of a separate `hostplane core`; without it core operations answer 503 `no_core`' },
