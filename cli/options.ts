@@ -60,6 +60,7 @@ export const OPTIONS = {
   'tls-key': { type: 'string' },
   node: { type: 'string' },
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   dir: { type: 'string' },
   control: { type: 'string' },
   worker: { type: 'string' },
@@ -223,9 +224,13 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'tls-key': { arg: 'FILE', commands: ['serve', 'api', 'node-agent'], help: 'the PEM private key of `--tls-cert`' },
   node: { arg: 'ID', commands: ['node-agent'], help: 'the node\'s id, as `admin node register` made it (required)' },
+  'token-file': {
+    arg: 'FILE', commands: ['node-agent'],
+    help: 'a file holding the node token `admin node register` printed (or give it in HOSTPLANE_NODE_TOKEN, which the agent takes out of its environment once read)',
+  },
   token: {
-    arg: 'T', shown: 'HOSTPLANE_NODE_TOKEN', commands: ['node-agent'],
-    help: 'the node token `admin node register` printed (the environment variable keeps it out of the process list)',
+    arg: 'T', commands: ['node-agent'],
+    help: 'the node token in the command line, which every process on the machine can read: refused as root, where workers run as their own users; use `--token-file` or HOSTPLANE_NODE_TOKEN',
   },
   dir: {
     arg: 'D', commands: ['node-agent'],
