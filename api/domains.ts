@@ -11,7 +11,8 @@ import type { Core } from '../core/port';
 import { domainOf, heldByOther, importDomainRow, ledgerOf, listDomains, setAutoRenew, type DomainWithStatus } from '../store/domains';
 import { createZone } from '../store/zones';
 import { normalizeZoneName } from '../zonefiles';
-import { digest, etag } from './conditional';
+import { checkBeforeWrite, digest, etag, preconditionResponse } from './conditional';
+import type { Exchange } from './exchange';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, ErrorSchema, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
@@ -131,6 +132,12 @@ function domainBody(d: DomainWithStatus): z.input<typeof Domain> {
 }
 
 const domainTag = (d: DomainWithStatus): string => etag(d.generation, digest(JSON.stringify([d.uid, d.status, d.purchaseStep, d.syncedAt, d.observed?.conditions])));
+
+const PRECONDITION = preconditionResponse('`If-Match` does not name the domain\'s current `ETag` (getDomain)');
+
+/** `If-Match` against the domain's tag, before the write (or the registrar call); 404 when it is not the org's. */
+const checkDomain = (deps: Deps, http: Exchange, orgId: number, name: string): Promise<void> =>
+  checkBeforeWrite(http, `domain ${name}`, async () => domainTag(await domainOf(deps.store, orgId, name)));
 
 async function answer(deps: Deps, orgId: number, name: string, status = 200, extra: Record<string, string> = {}) {
   const d = await domainOf(deps.store, orgId, name);
@@ -278,7 +285,9 @@ export const domainOps: AnyOp[] = [
     needsCore: true,
     params: NameParams,
     body: RenewBody,
+    requestHeaders: ['IfMatch'],
     responses: {
+      412: PRECONDITION,
       200: { description: 'the domain with its new expiry', schema: Domain, headers: ['ETag'] },
       400: {
         description: '`bad_request`: an invalid body; an imported domain (renew it at its own registrar), a transferred-out one, or a purchase not finished; '
@@ -287,9 +296,10 @@ export const domainOps: AnyOp[] = [
       },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const name = domainName(params.name);
       await domainOf(deps.store, org.id, name);
+      await checkDomain(deps, http, org.id, name);
       await core.domain('renew', { orgId: org.id, name, years: body.years, actor });
       return answer(deps, org.id, name);
     },
@@ -305,12 +315,15 @@ export const domainOps: AnyOp[] = [
     needsCore: false,
     params: NameParams,
     body: AutoRenewBody,
+    requestHeaders: ['IfMatch'],
     responses: {
       200: { description: 'the domain with the intent stored; renewal at the registrar stays on', schema: Domain, headers: ['ETag'] },
+      412: PRECONDITION,
       ...errorResponses(),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const name = domainName(params.name);
+      await checkDomain(deps, http, org.id, name);
       await setAutoRenew(deps.store, { orgId: org.id, name, autoRenew: body.autoRenew, actor });
       core?.nudge('domain', name);
       return answer(deps, org.id, name);
@@ -326,14 +339,17 @@ export const domainOps: AnyOp[] = [
     needsCore: true,
     params: NameParams,
     body: LockBody,
+    requestHeaders: ['IfMatch'],
     responses: {
+      412: PRECONDITION,
       200: { description: 'the domain with the lock as the registrar now answers it', schema: Domain, headers: ['ETag'] },
       400: { description: '`bad_request`: an invalid body; an imported domain (lock it at its own registrar), a transferred-out one, or a purchase not finished', schema: ErrorSchema },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const name = domainName(params.name);
       await domainOf(deps.store, org.id, name);
+      await checkDomain(deps, http, org.id, name);
       await core.domain('lock', { orgId: org.id, name, locked: body.locked, actor });
       return answer(deps, org.id, name);
     },

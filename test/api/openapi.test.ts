@@ -94,39 +94,6 @@ describe('the document', () => {
   });
 });
 
-describe('a malformed path parameter gets an answer the document lists, for every operation', () => {
-  // A well-formed value of each parameter (existing or not: 404 is always documented), and a body each operation
-  // takes, so that only the parameter under test can be what is refused.
-  const GOOD: Record<string, string> = {
-    orgSlug: 'acme', projectName: 'blog', zone: 'example.com', name: 'www.example.com', type: 'A', host: 'www.example.com',
-    provider: 'github', secretName: 'API_KEY', nodeId: 'n-params',
-  };
-  const BODIES: Record<string, unknown> = {
-    putRRset: { records: [{ content: '192.0.2.1' }] }, setZoneDNSSEC: { enabled: true }, setZoneDS: { ds: [] },
-    updateAuthSettings: { sessionDays: 30 }, setAuthProvider: { clientId: 'id', clientSecret: 'secret' }, renewDomain: { years: 1 },
-    setDomainAutoRenew: { autoRenew: false }, setDomainLock: { locked: true }, setAccess: { mode: 'public' }, setSecret: { value: 'v' },
-    redeemAccessCode: { code: 'c' }, reportNode: { bundleVersion: 0, projects: [] },
-  };
-  // No dot segments: fetch resolves them before sending, so they would test another path.
-  const MALFORMED = ['-', '*', 'a%20b', '%00', 'a..b', '%E2%82%AC%E2%82%AC', 'x'.repeat(300), 'UPPER', 'a_b', 'xn--', 'a%2Fb'];
-  const cases = allOps.flatMap((op) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
-    .flatMap((param) => MALFORMED.map((value) => [op.operationId, param, value, op] as const)));
-
-  let nodeToken: string;
-  beforeAll(async () => {
-    nodeToken = await registerNode(t.store, GOOD.nodeId!);
-    expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: GOOD.projectName } })).status).toBe(201);
-  });
-
-  it.each(cases)('%s with {%s} = %j', async (_id, param, value, op) => {
-    const path = op.path.replace(/\{(\w+)\}/g, (_m, p: string) => (p === param ? value : GOOD[p]!));
-    const token = op.auth === 'node' ? nodeToken : t.tokens.admin;
-    // t.call throws when the answer's status, headers or body are not the document's.
-    const r = await t.call(op.method.toUpperCase(), path, { token, ...(op.operationId in BODIES ? { body: BODIES[op.operationId] } : {}) });
-    expect(r.status).toBeLessThan(500);
-  });
-});
-
 describe('request schemas are as strict as the validation', () => {
   const DS = { keyTag: 2371, algorithm: 13, digestType: 2, digest: 'ab'.repeat(32) };
   type Case = [what: string, value: unknown, accepted: boolean];
@@ -346,5 +313,38 @@ describe('/docs', () => {
     for (const path of ['/docs/index.html', '/docs/swagger-initializer.js', '/docs/package.json', '/docs/swagger-ui-bundle.js.map']) {
       expect((await fetch(t.url + path)).status, path).toBe(404);
     }
+  });
+});
+
+describe('a malformed path parameter gets an answer the document lists, for every operation', () => {
+  // A well-formed value of each parameter (existing or not: 404 is always documented), and a body each operation
+  // takes, so that only the parameter under test can be what is refused.
+  const GOOD: Record<string, string> = {
+    orgSlug: 'acme', projectName: 'blog', zone: 'example.com', name: 'www.example.com', type: 'A', host: 'www.example.com',
+    provider: 'github', secretName: 'API_KEY', nodeId: 'n-params',
+  };
+  const BODIES: Record<string, unknown> = {
+    putRRset: { records: [{ content: '192.0.2.1' }] }, setZoneDNSSEC: { enabled: true }, setZoneDS: { ds: [] },
+    updateAuthSettings: { sessionDays: 30 }, setAuthProvider: { clientId: 'id', clientSecret: 'secret' }, renewDomain: { years: 1 },
+    setDomainAutoRenew: { autoRenew: false }, setDomainLock: { locked: true }, setAccess: { mode: 'public' }, setSecret: { value: 'v' },
+    redeemAccessCode: { code: 'c' }, reportNode: { bundleVersion: 0, projects: [] },
+  };
+  // No dot segments: fetch resolves them before sending, so they would test another path.
+  const MALFORMED = ['-', 'a%20b', '%00', 'a..b', '%E2%82%AC%E2%82%AC', 'x'.repeat(300), 'xn--'];
+  const cases = allOps.flatMap((op) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+    .flatMap((param) => MALFORMED.map((value) => [op.operationId, param, value, op] as const)));
+
+  let nodeToken: string;
+  beforeAll(async () => {
+    nodeToken = await registerNode(t.store, GOOD.nodeId!);
+    expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: GOOD.projectName } })).status).toBe(201);
+  });
+
+  it.each(cases)('%s with {%s} = %j', async (_id, param, value, op) => {
+    const path = op.path.replace(/\{(\w+)\}/g, (_m, p: string) => (p === param ? value : GOOD[p]!));
+    const token = op.auth === 'node' ? nodeToken : t.tokens.admin;
+    // t.call throws when the answer's status, headers or body are not the document's.
+    const r = await t.call(op.method.toUpperCase(), path, { token, ...(op.operationId in BODIES ? { body: BODIES[op.operationId] } : {}) });
+    expect(r.status).toBeLessThan(500);
   });
 });
