@@ -133,7 +133,9 @@ export const hostnameOps: AnyOp[] = [
       const p = await getProject(deps.store, org.id, params.projectName);
       const name = normalizeCustomHostname(body.name);
       const fallback = fallbackOf(deps);
-      const refusal = hostnameRefusal(name, { appDomain: deps.config.appDomain, nameservers: [fallback], serviceDomains: deps.config.serviceDomains });
+      // The nameservers' domain is the service's whatever domain the fallback origin is in.
+      const nameservers = [fallback, ...(core ? (await core.dns()).nameservers : [])];
+      const refusal = hostnameRefusal(name, { appDomain: deps.config.appDomain, nameservers, serviceDomains: deps.config.serviceDomains });
       if (refusal) throw refusal;
       const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).hostnames };
       const { hostname, created } = await addHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, quota });

@@ -171,6 +171,22 @@ describe('names inside another organization\'s zone, and the plan\'s limit', () 
   });
 });
 
+describe('the service\'s own domains', () => {
+  it('with the fallback origin in another domain, names under the nameservers\' domain are still refused', async () => {
+    const apart = await startTestApi({ config: { fallbackOrigin: 'edge.cdn-service.test' }, dns: { configured: true, nameservers: ['ns1.dns-service.test'] } });
+    try {
+      expect((await apart.call('POST', '/v1/orgs/acme/projects', { body: { name: 'blog' } })).status).toBe(201);
+      for (const name of ['www.dns-service.test', 'x.edge.cdn-service.test']) {
+        const r = await apart.call('POST', '/v1/orgs/acme/projects/blog/hostnames', { body: { name } });
+        expect([r.status, r.body.code], name).toEqual([400, 'bad_request']);
+        expect(r.body.message).toMatch(/a domain of this service/);
+      }
+    } finally {
+      await apart.close();
+    }
+  });
+});
+
 describe('listHostnames', () => {
   it('returns the default hostname (kind default, active, no guidance) with the custom ones, by name', async () => {
     await add('a-list.customer.test', { path: '/v1/orgs/acme/projects/shop/hostnames' });
