@@ -11,7 +11,7 @@ import type { Core } from '../core/port';
 import { domainOf, heldByOther, importDomainRow, ledgerOf, listDomains, setAutoRenew, type DomainWithStatus } from '../store/domains';
 import { createZone } from '../store/zones';
 import { normalizeZoneName } from '../zonefiles';
-import { checkBeforeWrite, digest, etag, preconditionResponse } from './conditional';
+import { NO_STORE, checkBeforeWrite, digest, etag, preconditionResponse } from './conditional';
 import type { Exchange } from './exchange';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, ErrorSchema, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
@@ -366,7 +366,7 @@ export const domainOps: AnyOp[] = [
     secretAnswer: true,
     params: NameParams,
     responses: {
-      200: { description: 'the code', schema: AuthCode },
+      200: { description: 'the code (`Cache-Control: no-store`: no cache on the way may keep it)', schema: AuthCode, headers: ['Cache-Control'] },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
       404: { description: '`not_found`: no such domain of the organization, or an imported one (its own registrar gives its code)', schema: ErrorSchema },
       400: { description: '`bad_request`: a transferred-out domain, or a purchase not finished', schema: ErrorSchema },
@@ -374,7 +374,7 @@ export const domainOps: AnyOp[] = [
     handler: async ({ deps, core, org, params, actor }) => {
       const name = domainName(params.name);
       await domainOf(deps.store, org.id, name);
-      return { status: 200, body: await core.domain('authCode', { orgId: org.id, name, actor }) };
+      return { status: 200, body: await core.domain('authCode', { orgId: org.id, name, actor }), headers: NO_STORE };
     },
   }),
   defineOp({

@@ -43,7 +43,7 @@ const HEADERS: Record<string, Json> = {
     required: true, schema: { type: 'string', pattern: '^"[\\x21\\x23-\\x7e]*"$' },
   },
   'Cache-Control': {
-    description: '`no-store`: the answer carries secret values (a node\'s bundle), which no cache may keep',
+    description: '`no-store`: the answer carries secret values (a node\'s bundle, a bypass secret, a transfer code), which no cache may keep',
     required: true, schema: { type: 'string', const: 'no-store' },
   },
   'X-Generation': {

@@ -268,6 +268,7 @@ describe('the registrar operations of a bought domain', () => {
     const a = await t.call('POST', `${D}/bought.com/auth-code`, { headers });
     const b = await t.call('POST', `${D}/bought.com/auth-code`, { headers });
     expect(a.status).toBe(200);
+    expect(a.headers.get('cache-control')).toBe('no-store');
     expect(a.body.authCode).toMatch(/^[\w-]{8,}$/);
     expect(Date.parse(a.body.transferLockedUntil)).toBeGreaterThan(Date.now() + 59 * 86_400_000);
     expect(b.headers.get('idempotent-replayed')).toBeNull();

@@ -84,6 +84,10 @@ describe('the document', () => {
     expect(doc.paths['/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}'].delete.responses[400]).toBeUndefined();
   });
 
+  it.each(allOps.filter((o) => o.secretAnswer).map((o) => [o.operationId, o] as const))('%s answers a secret: its 200 requires Cache-Control: no-store', (_id, op) => {
+    expect(doc.paths[op.path][op.method].responses[200].headers['Cache-Control']).toEqual({ $ref: '#/components/headers/Cache-Control' });
+  });
+
   it('405, 401 and 429 carry their headers: Allow, WWW-Authenticate, Retry-After', () => {
     const { responses, headers } = doc.components;
     expect(Object.keys(responses.MethodNotAllowed.headers)).toEqual(['X-Request-Id', 'Allow']);
