@@ -284,6 +284,16 @@ describe('the registrar operations of a bought domain', () => {
     expect((await t.call('POST', `${D}/leaving.com/sync`, { token: t.tokens.member })).body.status).toBe('transferred_out');
   });
 
+  it('a domain transferred out of one organization does not block another\'s import of it once its zone is gone', async () => {
+    expect((await t.call('GET', `${D}/leaving.com`)).body.status).toBe('transferred_out');
+    const elsewhere = { token: t.other.token, body: { name: 'leaving.com' } };
+    expect((await t.call('POST', `/v1/orgs/${t.other.slug}/domains/import`, elsewhere)).body.code).toBe('domain_taken');
+    expect((await t.call('DELETE', '/v1/orgs/acme/dns/zones/leaving.com')).status).toBe(204);
+    const imported = await t.call('POST', `/v1/orgs/${t.other.slug}/domains/import`, elsewhere);
+    expect([imported.status, imported.body.status]).toEqual([201, 'imported']);
+    expect((await t.call('GET', `${D}/leaving.com`)).status).toBe(404);
+  });
+
   it('a registrar failure is 502 registrar_error on renew, lock, auth code and sync, and fails no read', async () => {
     p.registrar.fault({ mode: 'fail' });
     for (const [path, body] of [['renew', { years: 1 }], ['lock', { locked: true }], ['auth-code', undefined], ['sync', undefined]] as const) {
