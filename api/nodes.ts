@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 import { OAuthProvider, ProviderEndpointsSchema } from '../lib/oauth-providers';
+import { AppError } from '../lib/errors';
+import type { Store } from '../store/db';
 import { NO_STORE, notModified } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, NodeParams, WaitSeconds } from './schemas';
@@ -81,6 +83,28 @@ void bundleShapeAgrees;
 
 const etagOf = (version: number): string => `"${version}"`;
 
+/** Bundle long-polls one node may have held at once: its agent holds one, and one more covers a poll that
+ * replaces a connection not yet seen gone. Past it a poll is 429, so a stolen or looping token cannot pin an
+ * unbounded number of held answers (and connections) on the control plane. */
+export const MAX_HELD_POLLS_PER_NODE = 4;
+
+/** Held long-polls per node, per store (each API instance counts its own). */
+const held = new WeakMap<Store, Map<string, number>>();
+const heldOf = (store: Store): Map<string, number> => {
+  let m = held.get(store);
+  if (!m) held.set(store, (m = new Map()));
+  return m;
+};
+
+/** How many bundle long-polls of `nodeId` are held now (for tests and status). */
+export const heldBundlePolls = (store: Store, nodeId: string): number => held.get(store)?.get(nodeId) ?? 0;
+
+const tooManyPolls = (nodeId: string): AppError => Object.assign(
+  new AppError(429, 'rate_limited', `node ${nodeId} already has ${MAX_HELD_POLLS_PER_NODE} bundle long-polls held; retry after 1 s`),
+  // The error edge sets an error's `headers` on its answer (api/errors.ts).
+  { headers: { 'Retry-After': '1' } },
+);
+
 export const nodeOps: AnyOp[] = [
   defineOp({
     operationId: 'getNodeBundle',
@@ -98,6 +122,11 @@ export const nodeOps: AnyOp[] = [
       304: { description: '`If-None-Match` names the current version (after `wait`, if given, passed without a newer one); no body', headers: ['ETag', 'Cache-Control'] },
       400: { description: '`bad_request`: an invalid `wait`', schema: ErrorSchema },
       404: { description: 'another node\'s id (`not_found`)', schema: ErrorSchema },
+      429: {
+        description: `\`rate_limited\`: too many failed authentications from this address, too many requests with this token where a limit is configured, or `
+          + `a long-poll while the node has ${MAX_HELD_POLLS_PER_NODE} held already (\`Retry-After: 1\`)`,
+        schema: ErrorSchema, headers: ['Retry-After'],
+      },
       503: { description: '`no_core`: the API runs without its core, which opens bundles', schema: ErrorSchema },
     },
     handler: async ({ deps, core, query, http, node }) => {
@@ -107,11 +136,21 @@ export const nodeOps: AnyOp[] = [
         // Held until a commit of a newer bundle of this node (a 'node' change: store/nodes.ts storeBundle), the
         // wait's end or the client going away. Idle long-polls are most of what a control plane of many nodes
         // holds, so this wait is the lean one (api/wait.ts changeOrEnd), one waiter each.
-        const seen = version;
-        const deadline = Date.now() + query.wait * 1000;
-        while (version === seen && Date.now() < deadline && !http.res.destroyed) {
-          await changeOrEnd(deps.store, 'node', id, deadline - Date.now(), http.res);
-          version = bundleVersion(deps.store, id);
+        const polls = heldOf(deps.store);
+        const n = polls.get(id) ?? 0;
+        if (n >= MAX_HELD_POLLS_PER_NODE) throw tooManyPolls(id);
+        polls.set(id, n + 1);
+        try {
+          const seen = version;
+          const deadline = Date.now() + query.wait * 1000;
+          while (version === seen && Date.now() < deadline && !http.res.destroyed) {
+            await changeOrEnd(deps.store, 'node', id, deadline - Date.now(), http.res);
+            version = bundleVersion(deps.store, id);
+          }
+        } finally {
+          const left = (polls.get(id) ?? 1) - 1;
+          if (left > 0) polls.set(id, left);
+          else polls.delete(id);
         }
       }
       const headers = { ...NO_STORE, ETag: etagOf(version) };
