@@ -13,6 +13,9 @@
  * `a.test:`, `a.test:x`). The worker gets the authority normalized (lower case, no trailing dot, the port kept), never
  * the raw header, as `Host` and `X-Forwarded-Host`.
  *
+ * A request's body reaches the worker framed as it came (chunked stays chunked, on every method), so the worker
+ * receives exactly the requests the front end routed, never one smuggled in a body.
+ *
  * A request for a known host goes to the access gate first (agent/access-gate.ts), then to the node's services
  * (`/__service/...`, agent/services.ts), and only then to the worker; the gate answers before a 503 too, so
  * that a protected project says nothing about its worker to whoever it does not admit.
@@ -105,6 +108,10 @@ function forwardedHeaders(req: IncomingMessage, requestId: string, authority: st
   out.host = authority;
   out['x-forwarded-host'] = authority;
   out['x-request-id'] = requestId;
+  // A chunked body is forwarded chunked, whatever the method: node:http frames none of a GET, HEAD, DELETE or
+  // OPTIONS by itself, and its bytes would reach the worker as requests of their own, with a Host,
+  // X-Forwarded-For and X-Request-Id the front end never saw. (A Content-Length body keeps its header.)
+  if (req.headers['transfer-encoding'] !== undefined) out['transfer-encoding'] = 'chunked';
   return out;
 }
 

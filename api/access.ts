@@ -16,7 +16,7 @@ import {
 import type { Store } from '../store/db';
 import { accessRollout } from '../store/nodes';
 import { getProject } from '../store/projects';
-import { NO_STORE, bodyTag, cacheable, notModifiedResponse } from './conditional';
+import { NO_STORE, bodyTag, cacheable, checkBeforeWrite, notModifiedResponse, preconditionResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, NO_CORE, NodeParams, ProjectParams, Timestamp, errorResponses, rolloutSchema } from './schemas';
 
@@ -102,13 +102,16 @@ export const accessOps: AnyOp[] = [
     needsCore: true,
     params: ProjectParams,
     body: AccessPut,
+    requestHeaders: ['IfMatch'],
     responses: {
       200: { description: 'the policy as stored', schema: AccessPolicy, headers: ['ETag'] },
       400: { description: '`bad_request`: an invalid body, or mode `password` with no password sent and none stored', schema: ErrorSchema },
+      412: preconditionResponse('`If-Match` does not name the policy\'s current `ETag` (getAccess)'),
       ...errorResponses(NO_CORE),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
+      await checkBeforeWrite(http, `the access policy of ${p.name}`, async () => bodyTag(view(deps.store, p.id, await accessPolicy(deps.store, p.id))));
       const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
       const st = await setAccessPolicy(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, mode: body.mode, passwordHash });
       core.nudge('project', String(p.id));

@@ -11,7 +11,8 @@ import { AppError, conflict } from '../lib/errors';
 import { clientSecretName, OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName } from '../lib/oauth-providers';
 import { authState, deleteAuthProvider, grantAuth, revokeAuth, setAuthProvider, updateAuthSettings } from '../store/auth';
 import { getProject, type Project, type ProjectWrite } from '../store/projects';
-import { bodyTag, cacheable, notModifiedResponse } from './conditional';
+import { bodyTag, cacheable, checkBeforeWrite, notModifiedResponse, preconditionResponse } from './conditional';
+import type { Context } from 'koa';
 import { defineOp, type AnyOp, type Deps, type OrgScope } from './ops';
 import { ErrorSchema, NO_CORE, ProjectParams, errorResponses } from './schemas';
 
@@ -62,6 +63,12 @@ async function writeOf(deps: Deps, scope: OrgScope, projectName: string): Promis
   const project = await getProject(deps.store, scope.org.id, projectName);
   return { project, write: { orgId: scope.org.id, projectId: project.id, projectName: project.name, actor: scope.actor } };
 }
+
+const PRECONDITION = preconditionResponse('`If-Match` does not name the sign-in state\'s current `ETag` (getAuth)');
+
+/** `If-Match` against the sign-in state's tag, as getAuth answers it. */
+const checkState = (c: { deps: Deps; http: Context }, project: Project): Promise<void> =>
+  checkBeforeWrite(c.http, `the sign-in state of ${project.name}`, async () => bodyTag(await authState(c.deps.store, project.id)));
 
 /** A write's answer: the state now, with its tag. */
 async function answer(deps: Deps, projectId: number) {
@@ -127,13 +134,16 @@ export const authOps: AnyOp[] = [
     needsCore: true,
     params: ProjectParams,
     body: AuthSettingsPatch,
+    requestHeaders: ['IfMatch'],
     responses: {
       200: statusResponse('the state with the settings as stored'),
       404: { description: '`not_granted`: the project has no sign-in grant; `not_found`: the organization or project does not exist', schema: ErrorSchema },
+      412: PRECONDITION,
       ...errorResponses(NO_CORE),
     },
     handler: async (c) => {
       const { project, write } = await writeOf(c.deps, c, c.params.projectName);
+      await checkState(c, project);
       const { changed } = await updateAuthSettings(c.deps.store, { ...write, patch: c.body });
       if (changed) c.core.nudge('project', String(project.id));
       return answer(c.deps, project.id);
@@ -166,8 +176,10 @@ export const authOps: AnyOp[] = [
     needsCore: true,
     params: ProviderParams,
     body: AuthProviderPut,
+    requestHeaders: ['IfMatch'],
     responses: {
       200: statusResponse('the state with the provider registered (with or without a grant)'),
+      412: PRECONDITION,
       400: { description: `\`invalid_provider\`: the provider is none of ${PROVIDER_NAMES}, or \`clientId\` or \`clientSecret\` is empty; \`bad_request\`: a body of another shape`, schema: ErrorSchema },
       ...errorResponses([503, '`no_core`: the API runs without its core, which seals client secrets']),
     },
@@ -176,6 +188,7 @@ export const authOps: AnyOp[] = [
       // Blank is empty: no provider issues an id or a secret of spaces, and one would only fail at sign-in.
       if (c.body.clientId.trim() === '' || c.body.clientSecret.trim() === '') throw invalidProvider('clientId and clientSecret must not be empty');
       const { project, write } = await writeOf(c.deps, c, c.params.projectName);
+      await checkState(c, project);
       const sealed = await c.core.seal(secretContext(c.org.slug, project.name, clientSecretName(provider)), c.body.clientSecret);
       await setAuthProvider(c.deps.store, { ...write, provider, clientId: c.body.clientId, sealed });
       c.core.nudge('project', String(project.id));

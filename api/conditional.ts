@@ -113,6 +113,16 @@ export function writePrecondition<T>(c: Conditions, what: string, tagOf: (cur: T
   return hasWriteConditions(c) ? (cur) => checkWrite(c, cur === null ? null : tagOf(cur), what) : undefined;
 }
 
+/**
+ * A write's conditions against a tag of the rendered state (`bodyTag`, or a tag the store cannot make inside its
+ * transaction), read just before the write: `current` is read only when the request has a condition. Two
+ * writes racing with the same tag may both pass, unlike `writePrecondition`'s check inside the store's write.
+ */
+export async function checkBeforeWrite(ctx: Context, what: string, current: () => Promise<string>): Promise<void> {
+  const c = conditionsOf(ctx);
+  if (hasWriteConditions(c)) checkWrite(c, await current(), what);
+}
+
 /** For answers that carry secrets (a bypass secret, a node's bundle): no cache on the way may keep one. */
 export const NO_STORE = { 'Cache-Control': 'no-store' };
 

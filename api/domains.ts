@@ -6,11 +6,13 @@ import { z } from 'zod';
 import { AppError, badRequest } from '../lib/errors';
 import { zoneNameRefusal } from '../lib/domains';
 import { planOf } from '../lib/plans';
+import { MAX_TERM_YEARS } from '../core/domains';
 import type { Core } from '../core/port';
 import { domainOf, heldByOther, importDomainRow, ledgerOf, listDomains, setAutoRenew, type DomainWithStatus } from '../store/domains';
 import { createZone } from '../store/zones';
 import { normalizeZoneName } from '../zonefiles';
-import { digest, etag } from './conditional';
+import { NO_STORE, checkBeforeWrite, digest, etag, preconditionResponse } from './conditional';
+import type { Context } from 'koa';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, ErrorSchema, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
@@ -130,6 +132,12 @@ function domainBody(d: DomainWithStatus): z.input<typeof Domain> {
 }
 
 const domainTag = (d: DomainWithStatus): string => etag(d.generation, digest(JSON.stringify([d.uid, d.status, d.purchaseStep, d.syncedAt, d.observed?.conditions])));
+
+const PRECONDITION = preconditionResponse('`If-Match` does not name the domain\'s current `ETag` (getDomain)');
+
+/** `If-Match` against the domain's tag, before the write (or the registrar call); 404 when it is not the org's. */
+const checkDomain = (deps: Deps, http: Context, orgId: number, name: string): Promise<void> =>
+  checkBeforeWrite(http, `domain ${name}`, async () => domainTag(await domainOf(deps.store, orgId, name)));
 
 async function answer(deps: Deps, orgId: number, name: string, status = 200, extra: Record<string, string> = {}) {
   const d = await domainOf(deps.store, orgId, name);
@@ -256,7 +264,11 @@ export const domainOps: AnyOp[] = [
     role: 'viewer',
     needsCore: false,
     params: NameParams,
-    responses: { 200: { description: 'the domain', schema: DomainDetail, headers: ['ETag'] }, ...errorResponses() },
+    responses: {
+      200: { description: 'the domain', schema: DomainDetail, headers: ['ETag'] },
+      400: { description: '`bad_request`: `{name}` is not a domain name', schema: ErrorSchema },
+      ...errorResponses(),
+    },
     handler: async ({ deps, org, params }) => {
       const name = domainName(params.name);
       const d = await domainOf(deps.store, org.id, name);
@@ -273,14 +285,21 @@ export const domainOps: AnyOp[] = [
     needsCore: true,
     params: NameParams,
     body: RenewBody,
+    requestHeaders: ['IfMatch'],
     responses: {
+      412: PRECONDITION,
       200: { description: 'the domain with its new expiry', schema: Domain, headers: ['ETag'] },
-      400: { description: '`bad_request`: an invalid body; an imported domain (renew it at its own registrar), a transferred-out one, or a purchase not finished', schema: ErrorSchema },
+      400: {
+        description: '`bad_request`: an invalid body; an imported domain (renew it at its own registrar), a transferred-out one, or a purchase not finished; '
+          + `or a renewal that would run the registration more than ${MAX_TERM_YEARS} years ahead (registries refuse it; \`details\`: \`limitYears\`, \`expiresAt\`, \`latestExpiresAt\`)`,
+        schema: ErrorSchema,
+      },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const name = domainName(params.name);
       await domainOf(deps.store, org.id, name);
+      await checkDomain(deps, http, org.id, name);
       await core.domain('renew', { orgId: org.id, name, years: body.years, actor });
       return answer(deps, org.id, name);
     },
@@ -296,12 +315,15 @@ export const domainOps: AnyOp[] = [
     needsCore: false,
     params: NameParams,
     body: AutoRenewBody,
+    requestHeaders: ['IfMatch'],
     responses: {
       200: { description: 'the domain with the intent stored; renewal at the registrar stays on', schema: Domain, headers: ['ETag'] },
+      412: PRECONDITION,
       ...errorResponses(),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const name = domainName(params.name);
+      await checkDomain(deps, http, org.id, name);
       await setAutoRenew(deps.store, { orgId: org.id, name, autoRenew: body.autoRenew, actor });
       core?.nudge('domain', name);
       return answer(deps, org.id, name);
@@ -317,14 +339,17 @@ export const domainOps: AnyOp[] = [
     needsCore: true,
     params: NameParams,
     body: LockBody,
+    requestHeaders: ['IfMatch'],
     responses: {
+      412: PRECONDITION,
       200: { description: 'the domain with the lock as the registrar now answers it', schema: Domain, headers: ['ETag'] },
       400: { description: '`bad_request`: an invalid body; an imported domain (lock it at its own registrar), a transferred-out one, or a purchase not finished', schema: ErrorSchema },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
     },
-    handler: async ({ deps, core, org, params, body, actor }) => {
+    handler: async ({ deps, core, org, params, body, actor, http }) => {
       const name = domainName(params.name);
       await domainOf(deps.store, org.id, name);
+      await checkDomain(deps, http, org.id, name);
       await core.domain('lock', { orgId: org.id, name, locked: body.locked, actor });
       return answer(deps, org.id, name);
     },
@@ -341,7 +366,7 @@ export const domainOps: AnyOp[] = [
     secretAnswer: true,
     params: NameParams,
     responses: {
-      200: { description: 'the code', schema: AuthCode },
+      200: { description: 'the code (`Cache-Control: no-store`: no cache on the way may keep it)', schema: AuthCode, headers: ['Cache-Control'] },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
       404: { description: '`not_found`: no such domain of the organization, or an imported one (its own registrar gives its code)', schema: ErrorSchema },
       400: { description: '`bad_request`: a transferred-out domain, or a purchase not finished', schema: ErrorSchema },
@@ -349,7 +374,7 @@ export const domainOps: AnyOp[] = [
     handler: async ({ deps, core, org, params, actor }) => {
       const name = domainName(params.name);
       await domainOf(deps.store, org.id, name);
-      return { status: 200, body: await core.domain('authCode', { orgId: org.id, name, actor }) };
+      return { status: 200, body: await core.domain('authCode', { orgId: org.id, name, actor }), headers: NO_STORE };
     },
   }),
   defineOp({

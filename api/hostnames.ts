@@ -2,7 +2,8 @@
  * desired rows only; the hostname reconciler judges the proofs, activates and routes (reconcilers/hostnames.ts).
  * verifyHostname is the one call-out: the core's immediate judgement through the Core port. */
 import { z } from 'zod';
-import { hostnameRefusal, normalizeCustomHostname, verifyName } from '../lib/hostnames';
+import { hostnameRefusal, normalizeCustomHostname, orgOrigin, verifyName } from '../lib/hostnames';
+import { planOf } from '../lib/plans';
 import { addHostname, deleteHostname, hostnameOfProject, listHostnames, type HostnameWithStatus } from '../store/hostnames';
 import { getProject } from '../store/projects';
 import { conditionsOf, digest, etag, preconditionResponse, writePrecondition } from './conditional';
@@ -39,8 +40,9 @@ const Hostname = z.object({
       + 'There is no way to `active` without a proof; a pending name never verified is deleted 7 days (by default) after it was added',
   }),
   verify: z.array(VerifyRecord).meta({
-    description: 'custom hostnames: the TXT record at `_service-verify.<name>` with the token, or a CNAME of the name to the fallback origin (at a zone apex, '
-      + 'where a CNAME cannot be, the TXT). A name in a zone the organization runs here needs neither. Empty for the default hostname',
+    description: 'custom hostnames: the TXT record at `_service-verify.<name>` with the token, or a CNAME of the name to the organization\'s own origin under '
+      + 'the fallback origin (`o-<hex>.<fallback origin>`: a CNAME to the shared origin would not say which organization it is for; at a zone apex, where a '
+      + 'CNAME cannot be, the TXT). A name in a zone the organization runs here needs neither. Empty for the default hostname',
   }),
   lastError: z.string().nullable().meta({
     description: 'what stands in the way, in words: for a pending name what each proof sees ("TXT at _service-verify.x has \'abc\', expected \'def\'", '
@@ -58,14 +60,14 @@ const Hostname = z.object({
 
 const HostnameList = pageOf(Hostname).meta({ id: 'HostnameList' });
 
-function hostnameBody(h: HostnameWithStatus, fallbackOrigin: string): z.input<typeof Hostname> {
+function hostnameBody(h: HostnameWithStatus, origin: string): z.input<typeof Hostname> {
   const custom = h.kind === 'custom';
   return {
     name: h.name,
     kind: h.kind,
     status: h.status,
     verify: custom
-      ? [{ type: 'TXT', name: verifyName(h.name), value: h.token ?? '' }, { type: 'CNAME', name: h.name, value: fallbackOrigin }]
+      ? [{ type: 'TXT', name: verifyName(h.name), value: h.token ?? '' }, { type: 'CNAME', name: h.name, value: origin }]
       : [],
     lastError: custom ? (h.observed?.lastError ?? null) : null,
     createdAt: h.createdAt,
@@ -102,7 +104,8 @@ export const hostnameOps: AnyOp[] = [
     handler: async ({ deps, org, params, query }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const page = await listHostnames(deps.store, p.id, query.limit, query.cursor);
-      return { status: 200, body: { items: page.items.map((h) => hostnameBody(h, fallbackOf(deps))), nextCursor: page.nextCursor } };
+      const origin = orgOrigin(fallbackOf(deps), org.id);
+      return { status: 200, body: { items: page.items.map((h) => hostnameBody(h, origin)), nextCursor: page.nextCursor } };
     },
   }),
   defineOp({
@@ -122,17 +125,22 @@ export const hostnameOps: AnyOp[] = [
           + 'or a name at or under the app domain or a domain of the service',
         schema: ErrorSchema,
       },
-      ...errorResponses([409, '`hostname_taken`: another project (of any organization) holds the name']),
+      ...errorResponses([409, '`hostname_taken`: another project (of any organization) holds the name (a pending hold of another organization on a name inside a '
+        + 'zone this organization runs here yields instead); `quota_exceeded`: the plan\'s custom hostnames per organization (`details`: `quota` `hostnames`, '
+        + '`limit`, `count`, `plan`)']),
     },
     handler: async ({ deps, core, org, params, body, actor }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const name = normalizeCustomHostname(body.name);
       const fallback = fallbackOf(deps);
-      const refusal = hostnameRefusal(name, { appDomain: deps.config.appDomain, nameservers: [fallback], serviceDomains: deps.config.serviceDomains });
+      // The nameservers' domain is the service's whatever domain the fallback origin is in.
+      const nameservers = [fallback, ...(core ? (await core.dns()).nameservers : [])];
+      const refusal = hostnameRefusal(name, { appDomain: deps.config.appDomain, nameservers, serviceDomains: deps.config.serviceDomains });
       if (refusal) throw refusal;
-      const { hostname, created } = await addHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor });
+      const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).hostnames };
+      const { hostname, created } = await addHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, quota });
       if (created) core?.nudge('hostname', name);
-      return { status: 200, body: hostnameBody(hostname, fallback), headers: headersOf(hostname) };
+      return { status: 200, body: hostnameBody(hostname, orgOrigin(fallback, org.id)), headers: headersOf(hostname) };
     },
   }),
   defineOp({
@@ -181,7 +189,7 @@ export const hostnameOps: AnyOp[] = [
       const before = await hostnameOfProject(deps.store, p.id, name);
       if (before.kind === 'custom') await core.verifyHostname(name);
       const h = await hostnameOfProject(deps.store, p.id, name);
-      return { status: 200, body: hostnameBody(h, fallbackOf(deps)), headers: headersOf(h) };
+      return { status: 200, body: hostnameBody(h, orgOrigin(fallbackOf(deps), org.id)), headers: headersOf(h) };
     },
   }),
 ];

@@ -1,10 +1,11 @@
 /**
  * The API's rate limits (docs/api.md, Rate limits): failed authentications per client address, on by default (100 a
- * minute: a burst of 100, then 100 a minute; past it the address's requests that authenticate are 429 until its
- * bucket refills, whether their token is good or not, so that a guess learns nothing), and requests per token,
- * off unless configured (`serve --rate-limit N/s`). Both answer 429 `rate_limited` with `Retry-After` and the
- * IETF `RateLimit-Policy` / `RateLimit` fields (lib/rate-limit.ts); with a per-token limit every answer to a
- * token carries them. In-memory buckets: with several API processes each counts for itself (lib/rate-limit.ts).
+ * minute: a burst of 100, then 100 a minute; past it the address's failures are 429 instead of 401 until its
+ * bucket refills). A good token is never refused for them: one bad script behind a shared NAT would otherwise
+ * lock out everyone there, and tokens are 256 random bits, so the limit only slows a guesser, whose guesses fail
+ * alike with or without it. Requests per token are limited only where configured (`serve --rate-limit N/s`).
+ * Both answer 429 `rate_limited` with `Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` fields
+ * (lib/rate-limit.ts); with a per-token limit every answer to a token carries them. In-memory buckets: with several API processes each counts for itself (lib/rate-limit.ts).
  */
 import type { Context } from 'koa';
 import { AppError } from '../lib/errors';
@@ -35,15 +36,12 @@ export function apiLimits(config: RateLimits = {}, now: () => number = () => Dat
   const perToken = tokenRate ? new TokenBuckets(tokenRate, now) : null;
   const address = (ctx: Context): string => addressKey(ctx.ip);
   return {
-    /** Before a token is looked at: an address out of failures is refused. */
-    beforeAuth(ctx: Context): void {
-      if (!failures || !failedRate) return;
-      const d = failures.peek(address(ctx));
-      if (!d.ok) throw limited('too many failed authentications from this address', 'failed-auth', failedRate, d);
-    },
-    /** A token was missing, unknown or of the other kind: counts against the address. */
+    /** A token was missing, unknown or of the other kind: counts against the address, and throws the 429 once
+     * the address is out of failures (the caller answers 401 otherwise). */
     authFailed(ctx: Context): void {
-      failures?.take(address(ctx));
+      if (!failures || !failedRate) return;
+      const d = failures.take(address(ctx));
+      if (!d.ok) throw limited('too many failed authentications from this address', 'failed-auth', failedRate, d);
     },
     /** After the token authenticated: its own request limit, when one is configured. */
     afterAuth(ctx: Context, token: string): void {

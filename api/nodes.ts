@@ -6,13 +6,14 @@
  */
 import { z } from 'zod';
 import { OAuthProvider, ProviderEndpointsSchema } from '../lib/oauth-providers';
+import { AppError } from '../lib/errors';
+import type { Store } from '../store/db';
 import { NO_STORE, notModified } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, NodeParams, WaitSeconds } from './schemas';
 import { changeOrEnd, MAX_WAIT_SECONDS, waitsReleased } from './wait';
 import { bundleVersion, recordReport, storedBundle, type Bundle } from '../store/nodes';
 import { nodeTokenHolds } from '../store/accounts';
-import { AppError } from '../lib/errors';
 
 const BundleQuery = z.object({
   wait: WaitSeconds.optional()
@@ -83,6 +84,28 @@ void bundleShapeAgrees;
 
 const etagOf = (version: number): string => `"${version}"`;
 
+/** Bundle long-polls one node may have held at once: its agent holds one, and one more covers a poll that
+ * replaces a connection not yet seen gone. Past it a poll is 429, so a stolen or looping token cannot pin an
+ * unbounded number of held answers (and connections) on the control plane. */
+export const MAX_HELD_POLLS_PER_NODE = 4;
+
+/** Held long-polls per node, per store (each API instance counts its own). */
+const held = new WeakMap<Store, Map<string, number>>();
+const heldOf = (store: Store): Map<string, number> => {
+  let m = held.get(store);
+  if (!m) held.set(store, (m = new Map()));
+  return m;
+};
+
+/** How many bundle long-polls of `nodeId` are held now (for tests and status). */
+export const heldBundlePolls = (store: Store, nodeId: string): number => held.get(store)?.get(nodeId) ?? 0;
+
+const tooManyPolls = (nodeId: string): AppError => Object.assign(
+  new AppError(429, 'rate_limited', `node ${nodeId} already has ${MAX_HELD_POLLS_PER_NODE} bundle long-polls held; retry after 1 s`),
+  // The error edge sets an error's `headers` on its answer (api/errors.ts).
+  { headers: { 'Retry-After': '1' } },
+);
+
 export const nodeOps: AnyOp[] = [
   defineOp({
     operationId: 'getNodeBundle',
@@ -110,13 +133,23 @@ export const nodeOps: AnyOp[] = [
         // wait's end or the client going away. Idle long-polls are most of what a control plane of many nodes
         // holds, so this wait is the lean one (api/wait.ts changeOrEnd), one waiter each. At shutdown the waits
         // are let go (releaseWaits): the node is answered at once and polls again.
-        const seen = version;
-        const deadline = Date.now() + query.wait * 1000;
-        while (version === seen && Date.now() < deadline && !http.res.destroyed && !waitsReleased(deps.store)) {
-          await changeOrEnd(deps.store, 'node', id, deadline - Date.now(), http.res);
-          // A removed node or a rotated token (a 'node' change too) ends the wait: a leaked token holds nothing open.
-          if (!nodeTokenHolds(deps.store, node)) throw new AppError(401, 'unauthorized', 'the node token was revoked');
-          version = bundleVersion(deps.store, id);
+        const polls = heldOf(deps.store);
+        const n = polls.get(id) ?? 0;
+        if (n >= MAX_HELD_POLLS_PER_NODE) throw tooManyPolls(id);
+        polls.set(id, n + 1);
+        try {
+          const seen = version;
+          const deadline = Date.now() + query.wait * 1000;
+          while (version === seen && Date.now() < deadline && !http.res.destroyed && !waitsReleased(deps.store)) {
+            await changeOrEnd(deps.store, 'node', id, deadline - Date.now(), http.res);
+            // A removed node or a rotated token (a 'node' change too) ends the wait: a leaked token holds nothing open.
+            if (!nodeTokenHolds(deps.store, node)) throw new AppError(401, 'unauthorized', 'the node token was revoked');
+            version = bundleVersion(deps.store, id);
+          }
+        } finally {
+          const left = (polls.get(id) ?? 1) - 1;
+          if (left > 0) polls.set(id, left);
+          else polls.delete(id);
         }
       }
       const headers = { ...NO_STORE, ETag: etagOf(version) };

@@ -43,7 +43,7 @@ const HEADERS: Record<string, Json> = {
     required: true, schema: { type: 'string', pattern: '^"[\\x21\\x23-\\x7e]*"$' },
   },
   'Cache-Control': {
-    description: '`no-store`: the answer carries secret values (a node\'s bundle), which no cache may keep',
+    description: '`no-store`: the answer carries secret values (a node\'s bundle, a bypass secret, a transfer code), which no cache may keep',
     required: true, schema: { type: 'string', const: 'no-store' },
   },
   'X-Generation': {
@@ -66,7 +66,8 @@ const EDGE: Record<number, { name: string; description: string; headers?: string
   415: { name: 'UnsupportedMediaType', description: '`unsupported_media_type`: a body that is not `application/json` in UTF-8, or a compressed one' },
   429: {
     name: 'RateLimited',
-    description: '`rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured',
+    description: '`rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, '
+      + 'or (getNodeBundle) a long-poll while the node already has its most held',
     headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
   },
   409: {
@@ -183,7 +184,8 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
           + `An answer larger than ${IDEMPOTENCY_MAX_ANSWER_BYTES / 1024} KiB is not stored (a retry runs the operation again, as after a 5xx), and a caller `
           + `holds at most ${IDEMPOTENCY_MAX_KEYS.toLocaleString('en-US')} keys: a new one beyond that drops the caller's oldest.`,
         'Rate limits answer 429 `rate_limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers): failed '
-          + 'authentications per client address (100 a minute), and requests per token where the deployment sets a limit. Each API process counts for itself.',
+          + 'authentications per client address (100 a minute; past it a failure is 429 instead of 401, and a good token still passes), and requests per token '
+          + 'where the deployment sets a limit. Each API process counts for itself.',
       ].join('\n\n'),
     },
     paths,

@@ -152,9 +152,8 @@ async function authorize(
 ): Promise<UserScope | OrgScope | NodeScope | Record<string, never>> {
   const auth: AuthMode = op.auth ?? 'user';
   if (auth === 'none') return {};
-  // Every failed authentication counts against the client's address; an address out of them is 429 before its
-  // token is looked at (api/limits.ts).
-  limits.beforeAuth(ctx);
+  // Every failed authentication counts against the client's address; past its limit a failure is 429, while a
+  // good token is always let through (api/limits.ts).
   const token = bearer(ctx.get('authorization'));
   const failed = (what: string): AppError => {
     limits.authFailed(ctx);

@@ -3,7 +3,8 @@
 import { secretContext } from '../core/sealing';
 import { z } from 'zod';
 import { LOADER_RULES, loaderRule } from '../lib/env-names';
-import { AppError } from '../lib/errors';
+import { AppError, badRequest } from '../lib/errors';
+import { planOf } from '../lib/plans';
 import { getProject } from '../store/projects';
 import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';
 import { secretRollout } from '../store/nodes';
@@ -34,7 +35,9 @@ export const isReservedSecretName = (name: string): boolean => name === 'DB' || 
 const SecretParams = ProjectParams.extend({ secretName: z.string().meta({ description: 'a secret\'s name; one that is not set is 404' }) });
 const SetSecretParams = ProjectParams.extend({ secretName: SecretName });
 /** 64 KiB per value: environment bindings, not a blob store. */
-const SetSecretBody = z.strictObject({ value: z.string().max(65_536).meta({ description: 'at most 65,536 characters; never answered back' }) });
+const SetSecretBody = z.strictObject({ value: z.string().max(65_536).meta({
+  description: 'at most 65,536 characters, and the plan\'s bytes per value in UTF-8 (32 KiB by default: a worker gets it as one environment string); never answered back',
+}) });
 const SecretMeta = z.object({ name: z.string(), version: z.number().int().min(1), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
 /** A secret with where its current version runs (item 5 of issue 10: Fly's deployed / staged, per node). */
 const SecretStatus = SecretMeta.extend({
@@ -96,16 +99,30 @@ export const secretOps: AnyOp[] = [
     responses: {
       200: { description: 'the new version and its rollout (at once: pending on every node); `ETag` is its tag', schema: SecretStatus, headers: ['ETag'] },
       412: preconditionResponse('`If-Match` does not name the secret\'s current `ETag` (or it is not set), or `If-None-Match: *` and it is set'),
-      400: { description: '`bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks) or `reserved_name`', schema: ErrorSchema },
-      ...errorResponses([503, '`no_core`: the API runs without its core, which seals values']),
+      400: {
+        description: '`bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks; a value over the plan\'s '
+          + 'bytes per value, `details`: `limitBytes`, `bytes`) or `reserved_name`',
+        schema: ErrorSchema,
+      },
+      ...errorResponses(
+        [409, '`quota_exceeded`: the project\'s secrets (`NAME=value`, in bytes) would pass the plan\'s `secretBytes` (`details`: `quota` `secret_bytes`, `limit`, `count`, `plan`)'],
+        [503, '`no_core`: the API runs without its core, which seals values'],
+      ),
     },
     handler: async ({ deps, core, org, params, body, actor, http }) => {
       const name = checkReserved(params.secretName);
       checkLoader(name);
       const p = await getProject(deps.store, org.id, params.projectName);
+      const plan = planOf(deps.config.plans, org.plan);
+      const bytes = Buffer.byteLength(body.value);
+      // A value past what one environment string may hold (Linux: 128 KiB) would keep the worker from ever starting.
+      if (bytes > plan.secretValueBytes) {
+        throw badRequest(`the value is ${bytes} bytes; the ${org.plan} plan allows ${plan.secretValueBytes} bytes per secret value`, { limitBytes: plan.secretValueBytes, bytes });
+      }
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
       const precondition = secretPrecondition(conditionsOf(http), name);
-      const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition });
+      const quota = { plan: org.plan, limit: plan.secretBytes };
+      const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition, quota });
       return secretStatus(deps.store, p.id, meta);
     },
   }),

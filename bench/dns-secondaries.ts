@@ -49,7 +49,7 @@ const SIZE = { [ZONES.small]: 100, [ZONES.signed]: 20_000, [ZONES.unsigned]: 20_
 const fillOf = (zone: string): number => SIZE[zone]! - 3;
 const PLAN = 'bench';
 const MiB = 1024 * 1024;
-const PLANS = { [PLAN]: { projects: 10, zones: 10, rrsetsPerZone: 25_000, zoneBytes: 64 * MiB, storageBytes: 1024 * MiB, signInUsers: 10 } };
+const PLANS = { [PLAN]: { projects: 10, zones: 10, rrsetsPerZone: 25_000, zoneBytes: 64 * MiB, storageBytes: 1024 * MiB, signInUsers: 10, hostnames: 10, secretValueBytes: 32 * 1024, secretBytes: 64 * 1024 } };
 const CADENCE_MS = 100;
 const POLL_MS = 1;
 /** Unmeasured changes before each case (JIT, caches, the first IXFR after the initial transfer). */

@@ -38,7 +38,7 @@ const fillOf = (zone: string): number => (zone === BIG ? BIG_RRSETS : SMALL_RRSE
 const PLAN = 'bench';
 const MiB = 1024 * 1024;
 const PLANS = {
-  [PLAN]: { projects: 10, zones: SMALL_ZONES + 1, rrsetsPerZone: BIG_RRSETS, zoneBytes: 64 * MiB, storageBytes: 1024 * MiB, signInUsers: 10 },
+  [PLAN]: { projects: 10, zones: SMALL_ZONES + 1, rrsetsPerZone: BIG_RRSETS, zoneBytes: 64 * MiB, storageBytes: 1024 * MiB, signInUsers: 10, hostnames: 10, secretValueBytes: 32 * 1024, secretBytes: 64 * 1024 },
 };
 const LOAD_SECONDS = 5;
 const CADENCE_MS = 25;

@@ -102,7 +102,7 @@ export const NODE_AGENT_HELP = 'the reference node: long-polls the node\'s bundl
 /** `hostplane node-agent --help`. */
 export function nodeAgentHelp(): string {
   return [
-    'usage: hostplane node-agent --node ID --token T --dir D --control URL [flags]',
+    'usage: hostplane node-agent --node ID --token-file FILE --dir D --control URL [flags]',
     '',
     wrap(NODE_AGENT_HELP, ''),
     '',

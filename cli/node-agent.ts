@@ -1,13 +1,15 @@
 /** `hostplane node-agent`: the reference node (agent/agent.ts). Its flags are checked before anything starts; it
  * prints `{"listening": URL}` (the front end; `"redirect": URL` adds the `--http-listen` listener's) as its first
- * stdout line, like the servers, and stops its workers on SIGTERM or SIGINT. The node token comes from `--token`
- * or HOSTPLANE_NODE_TOKEN and reaches no log line. */
+ * stdout line, like the servers, and stops its workers on SIGTERM or SIGINT. The node token comes from
+ * `--token-file`, HOSTPLANE_NODE_TOKEN (taken out of the environment once read) or `--token`, and reaches no log
+ * line; `--token` is refused where workers run as their own users, since every one of them could read it in the
+ * agent's command line (/proc/<pid>/cmdline is world-readable). */
 import { badRequest } from '../lib/errors';
 import { exitAfterFlush, type Logger } from '../lib/log';
 import { startAgent } from '../agent/agent';
 import { createSignInService } from '../agent/signin/service';
 import { httpControlPlane } from '../agent/control';
-import { defaultWorkerUsers, MAX_WORKER_UID, type WorkerUsers } from '../agent/users';
+import { defaultWorkerUsers, MAX_WORKER_UID, runsAsRoot, type WorkerUsers } from '../agent/users';
 import { defaultWorkerCommand, shellCommand } from '../agent/worker-process';
 import { DURATION_UNITS, durationMs, httpUrlFlag, listenAddress, readFlagFile, tlsFiles, type Flags } from './options';
 
@@ -30,12 +32,25 @@ export interface NodeAgentSettings {
   users: WorkerUsers;
 }
 
+/** The node token: from `--token-file`, the environment (deleted from `env` once read, so no child inherits it)
+ * or `--token`, which is refused where workers are isolated (`isolated`: the agent runs as root). */
+function nodeToken(flags: Flags, env: NodeJS.ProcessEnv, isolated: boolean): string {
+  const fromEnv = env.HOSTPLANE_NODE_TOKEN;
+  delete env.HOSTPLANE_NODE_TOKEN;
+  const given = [flags['token-file'] !== undefined && '--token-file', fromEnv !== undefined && 'HOSTPLANE_NODE_TOKEN', flags.token !== undefined && '--token'].filter(Boolean);
+  if (given.length > 1) throw badRequest(`node-agent takes one node token, but has ${given.join(' and ')}`);
+  if (flags.token !== undefined && isolated) {
+    throw badRequest('--token puts the node token in the agent\'s command line, which every worker can read (/proc/<pid>/cmdline): give --token-file FILE or HOSTPLANE_NODE_TOKEN');
+  }
+  const token = flags['token-file'] !== undefined ? readFlagFile('token-file', flags['token-file']).toString('utf8').trim() : fromEnv ?? flags.token;
+  if (!token) throw badRequest('node-agent needs --token-file FILE or HOSTPLANE_NODE_TOKEN (the token `admin node register` printed)');
+  return token;
+}
+
 /** The node agent's settings from its flags; a usage error (400) names the first wrong one. */
-export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process.env): NodeAgentSettings {
+export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process.env, isolated = runsAsRoot()): NodeAgentSettings {
   const nodeId = flags.node;
   if (!nodeId) throw badRequest('node-agent needs --node ID (the id `admin node register` made)');
-  const token = flags.token ?? env.HOSTPLANE_NODE_TOKEN;
-  if (!token) throw badRequest('node-agent needs --token T or HOSTPLANE_NODE_TOKEN (the token `admin node register` printed)');
   const dir = flags.dir;
   if (!dir) throw badRequest('node-agent needs --dir D (where it keeps the bundle, storage and databases)');
   const control = flags.control;
@@ -68,6 +83,8 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
   if (!/^\d{1,10}$/.test(uidBase) || Number(uidBase) < 1000 || Number(uidBase) > MAX_WORKER_UID - 65_536) {
     throw badRequest(`invalid --worker-uid-base ${uidBase}; expected a uid from 1000 to ${MAX_WORKER_UID - 65_536}`);
   }
+  // Last: the other flags' mistakes are named whichever way the token is given.
+  const token = nodeToken(flags, env, isolated);
   return {
     nodeId, token, dir, control, ca,
     command: flags.worker === undefined ? defaultWorkerCommand() : shellCommand(flags.worker),

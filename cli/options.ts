@@ -60,6 +60,7 @@ export const OPTIONS = {
   'tls-key': { type: 'string' },
   node: { type: 'string' },
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   dir: { type: 'string' },
   control: { type: 'string' },
   worker: { type: 'string' },
@@ -106,7 +107,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   'app-domain': { arg: 'D', commands: ['serve', 'api'], help: 'projects get the default hostname `<project>.<D>`' },
   plans: {
     arg: 'FILE', shown: 'the built-in free and pro plans', commands: ['serve', 'api', 'core', 'admin'],
-    help: 'the plan table as a JSON file, replacing the default one as a whole: `{"free": {"projects": 3, "zones": 50, "rrsetsPerZone": 5000, "zoneBytes": 5242880, "storageBytes": 1073741824, "signInUsers": 5000}, ...}` (every limit given)',
+    help: 'the plan table as a JSON file, replacing the default one as a whole: `{"free": {"projects": 3, "zones": 50, "rrsetsPerZone": 5000, "zoneBytes": 5242880, "storageBytes": 1073741824, "signInUsers": 5000, "hostnames": 20, "secretValueBytes": 32768, "secretBytes": 65536}, ...}` (every limit given)',
   },
   plan: { arg: 'PLAN', commands: ['admin'], help: 'the plan of a new organization: a name in the plan table' },
   'core-url': { arg: 'URL', commands: ['api'], help: 'address of a separate `hostplane core`; without it core operations answer 503 `no_core`' },
@@ -223,9 +224,13 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'tls-key': { arg: 'FILE', commands: ['serve', 'api', 'node-agent'], help: 'the PEM private key of `--tls-cert`' },
   node: { arg: 'ID', commands: ['node-agent'], help: 'the node\'s id, as `admin node register` made it (required)' },
+  'token-file': {
+    arg: 'FILE', commands: ['node-agent'],
+    help: 'a file holding the node token `admin node register` printed (or give it in HOSTPLANE_NODE_TOKEN, which the agent takes out of its environment once read)',
+  },
   token: {
-    arg: 'T', shown: 'HOSTPLANE_NODE_TOKEN', commands: ['node-agent'],
-    help: 'the node token `admin node register` printed (the environment variable keeps it out of the process list)',
+    arg: 'T', commands: ['node-agent'],
+    help: 'the node token in the command line, which every process on the machine can read: refused as root, where workers run as their own users; use `--token-file` or HOSTPLANE_NODE_TOKEN',
   },
   dir: {
     arg: 'D', commands: ['node-agent'],

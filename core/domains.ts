@@ -35,6 +35,23 @@ export type { Contact, Availability };
 /** The registration and transfer lock after a registration (a registry rule; advice to the user). */
 export const TRANSFER_LOCK_DAYS = 60;
 
+/** How far ahead registries let a registration run (ICANN's 10 years): a renewal past it is refused. */
+export const MAX_TERM_YEARS = 10;
+
+/** 400 when renewing `years` from `expiresAt` would end past MAX_TERM_YEARS from `now`. */
+export function checkTerm(name: string, expiresAt: string | null, years: number, now: Date): void {
+  if (expiresAt === null) return;
+  const until = new Date(expiresAt);
+  until.setUTCFullYear(until.getUTCFullYear() + years);
+  const limit = new Date(now);
+  limit.setUTCFullYear(limit.getUTCFullYear() + MAX_TERM_YEARS);
+  if (until > limit) {
+    throw badRequest(`renewing ${name} for ${years} year(s) would run it to ${iso(until)}: a registration runs at most ${MAX_TERM_YEARS} years ahead (${iso(limit)})`, {
+      limitYears: MAX_TERM_YEARS, expiresAt, latestExpiresAt: iso(limit),
+    });
+  }
+}
+
 export interface PurchaseInput { orgId: number; plan: string; zoneLimit: number; name: string; years: number; contact: Contact; paymentMethod: string; actor: string }
 
 /** What the API asks of the core about domains; each throws AppErrors with the spec's codes. */
@@ -324,7 +341,12 @@ export function domainService(d: DomainServiceDeps): DomainService {
     renew: async (i) => {
       registered(i.orgId, i.name, 'renew it');
       registrar();
-      await serially(i.name, () => renewFlow(i.name, i.years, false, i.actor));
+      await serially(i.name, () => {
+        const dom = domainByName(s, i.name)!;
+        // A renewal under way is resumed as stored; only a new one is held to the term.
+        if (!dom.renewal) checkTerm(i.name, dom.expiresAt, i.years, s.clock());
+        return renewFlow(i.name, i.years, false, i.actor);
+      });
       return { ok: true };
     },
     lock: async (i) => {

@@ -2,6 +2,7 @@
  * Custom hostname rules (spec 4.5 rule 2): which names a project may attach, in the one form they are stored in
  * (lower case, A-labels), and where their proofs and guidance live.
  */
+import { hash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { getDomain, getPublicSuffix } from 'tldts';
 import { badRequest, type AppError } from './errors';
@@ -71,3 +72,13 @@ export function defaultFallbackOrigin(nameservers: string[]): string {
   const first = nameservers[0] ?? 'hostplane.net';
   return `edge.${getDomain(first, PSL) ?? first}`;
 }
+
+/**
+ * The CNAME target that proves a name for one organization: a label of its own under the fallback origin
+ * (`o-<16 hex>.edge.hostplane.net`), whose zone serves a wildcard to the edge. A CNAME to the origin all tenants
+ * share proves only that someone pointed the name at the service, not which organization; and the service's own
+ * managed CNAMEs (to the shared origin, in its zones and in resolvers' caches after a release) would prove names
+ * for anyone.
+ */
+export const orgOrigin = (fallbackOrigin: string, orgId: number): string =>
+  `o-${hash('sha256', `hostname-origin/${orgId}`, 'hex').slice(0, 16)}.${fallbackOrigin}`;

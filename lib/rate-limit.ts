@@ -19,7 +19,7 @@ export interface Rate {
 }
 
 export interface Decision {
-  /** Whether the unit was taken (or, for `peek`, whether one is there to take). */
+  /** Whether the unit was taken. */
   ok: boolean;
   /** Whole units left after this decision. */
   remaining: number;
@@ -71,12 +71,6 @@ export class TokenBuckets {
       retryAfter: tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.perMs / 1000),
       reset: Math.ceil(missing / this.perMs / 1000),
     };
-  }
-
-  /** Whether `key` has a unit left, without taking it. */
-  peek(key: string): Decision {
-    const b = this.level(key, this.now());
-    return this.decision(b.tokens, b.tokens >= 1);
   }
 
   /** Takes a unit from `key`'s bucket if it has one. */

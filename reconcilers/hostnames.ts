@@ -5,7 +5,7 @@
  *    `pending_dns` (it cannot be routed to the new owner while the old one's state is still out there).
  * 2. Verify (pending rows): expired ones are deleted; otherwise the three ownership proofs are judged (the name
  *    lies in a zone of ours of the same organization; the TXT at `_service-verify.<host>` equals the token; the
- *    CNAME of `<host>` points to the fallback origin). One passing activates the row; none passing records what
+ *    CNAME of `<host>` points to the organization's own origin under the fallback origin, `orgOrigin`). One passing activates the row; none passing records what
  *    is seen, in words, as `lastError`. A resolver that fails is a finding too, never an exception.
  * 3. Route (active rows): the edge provider gets the hostname (and reports its certificate), a name inside a zone
  *    of the organization gets its managed record there (a CNAME to the fallback origin, at an apex A/AAAA of the
@@ -14,7 +14,7 @@
  * at once for verifyHostname, bounded by the resolver's timeout, and leaves step 3 to the loop.
  */
 import { AppError } from '../lib/errors';
-import { verifyName } from '../lib/hostnames';
+import { orgOrigin, verifyName } from '../lib/hostnames';
 import { keyedSerial } from '../lib/keyed-serial';
 import type { Logger } from '../lib/log';
 import type { Edge } from '../providers/edge/port';
@@ -70,7 +70,7 @@ const MANAGED_TYPES = ['CNAME', 'A', 'AAAA'] as const;
 const PROOFS: Record<Proof, { reason: string; message: string }> = {
   zone: { reason: 'ZoneOwned', message: 'the name lies in a zone the organization runs on the service, delegated to its nameservers' },
   txt: { reason: 'TxtRecord', message: 'the TXT record at _service-verify.<host> holds the token' },
-  cname: { reason: 'Cname', message: 'the name is a CNAME to the fallback origin' },
+  cname: { reason: 'Cname', message: 'the name is a CNAME to the organization\'s origin under the fallback origin' },
 };
 const verifiedBy = (proof: Proof): Judged => ({ type: 'Verified', status: 'True', ...PROOFS[proof] });
 
@@ -121,26 +121,28 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     const zoneFinding = zone && zone.orgId === h.orgId ? await undelegated(zone.name) : undefined;
     if (zoneFinding === null) return { proof: 'zone', findings: [] };
     const txtAt = verifyName(h.name);
+    const origin = orgOrigin(d.fallbackOrigin, h.orgId);
     const [txt, cname] = await Promise.allSettled([d.resolver.txt(txtAt), d.resolver.cname(h.name)]);
     if (txt.status === 'fulfilled' && txt.value.kind === 'records' && txt.value.values.includes(h.token!)) return { proof: 'txt', findings: [] };
-    if (cname.status === 'fulfilled' && cname.value.kind === 'records' && cname.value.values.includes(d.fallbackOrigin)) return { proof: 'cname', findings: [] };
+    if (cname.status === 'fulfilled' && cname.value.kind === 'records' && cname.value.values.includes(origin)) return { proof: 'cname', findings: [] };
     return {
       proof: null,
       findings: [
         ...(zoneFinding ? [zoneFinding] : []),
         finding(`TXT at ${txtAt}`, txt, `'${h.token}'`, (v) => `TXT at ${txtAt} has ${quoted(v)}`),
-        finding(`CNAME of ${h.name}`, cname, d.fallbackOrigin, (v) => `CNAME of ${h.name} points to ${v.join(', ')}`),
+        finding(`CNAME of ${h.name}`, cname, origin, (v) => `CNAME of ${h.name} points to ${v.join(', ')}`),
       ],
     };
   };
 
-  /** Whether public DNS points the name to us: a CNAME to the fallback origin, or only the edge's addresses. */
-  const resolves = async (name: string): Promise<Judged> => {
+  /** Whether public DNS points the name to us: a CNAME to the fallback origin (the shared one the managed records
+   * use, or the organization's), or only the edge's addresses. */
+  const resolves = async (name: string, orgId: number): Promise<Judged> => {
     const base = { type: 'Resolves' };
     try {
       const cname = await d.resolver.cname(name);
       if (cname.kind === 'records') {
-        return cname.values.includes(d.fallbackOrigin)
+        return cname.values.some((v) => v === d.fallbackOrigin || v === orgOrigin(d.fallbackOrigin, orgId))
           ? { ...base, status: 'True', reason: 'PointsToEdge', message: `${name} is a CNAME to ${d.fallbackOrigin}` }
           : { ...base, status: 'False', reason: 'PointsElsewhere', message: `CNAME of ${name} points to ${cname.values.join(', ')}, expected ${d.fallbackOrigin}` };
       }
@@ -261,7 +263,7 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
   /** Step 3 for an active row, recorded. */
   const converge = async (h: HostnameToReconcile): Promise<Result> => {
     const managed = await route(h);
-    const resolving = await resolves(h.name);
+    const resolving = await resolves(h.name, h.orgId);
     const routing = [verifiedBy(h.proof ?? 'txt'), managed.cond, resolving].filter((c): c is Judged => c !== null);
     const drop = managed.cond ? [] : ['ManagedRecord'];
     let edge;

@@ -143,7 +143,7 @@ export async function reservePurchase(s: Store, p: ReservePurchase): Promise<Res
     await tx.lock('zones');
     await tx.lock(`domain/${p.name}`);
     const [d] = await tx.select().from(domains).where(eq(domains.name, p.name)) as DomainRow[];
-    if (d && d.orgId !== p.orgId) throw conflict('domain_taken', `${p.name} is held by another organization, or being bought by one`);
+    if (d && d.orgId !== p.orgId && d.status !== 'transferred_out') throw conflict('domain_taken', `${p.name} is held by another organization, or being bought by one`);
     if (d?.status === 'pending') {
       const [open] = await tx.select().from(domainPurchases).where(and(eq(domainPurchases.name, p.name), eq(domainPurchases.open, 1))) as PurchaseRow[];
       if (open) return { kind: 'open', purchase: open };
@@ -260,7 +260,7 @@ export async function importDomainRow(s: Store, p: { orgId: number; name: string
   return s.write(async (tx) => {
     await tx.lock(`domain/${p.name}`);
     const [d] = await tx.select().from(domains).where(eq(domains.name, p.name)) as DomainRow[];
-    if (d && d.orgId !== p.orgId) throw conflict('domain_taken', `${p.name} is held by another organization, or being bought by one`);
+    if (d && d.orgId !== p.orgId && d.status !== 'transferred_out') throw conflict('domain_taken', `${p.name} is held by another organization, or being bought by one`);
     if (d && d.status !== 'transferred_out') return { domain: d, created: false };
     if (d) await tx.delete(domains).where(eq(domains.name, p.name));
     const row = {
@@ -274,9 +274,11 @@ export async function importDomainRow(s: Store, p: { orgId: number; name: string
   });
 }
 
-/** Another organization's domain row at the name (any status), for importDomain's check before the zone. */
+/** Another organization's domain row at the name, for importDomain's check before the zone. A domain transferred out
+ * is held by nobody here any more: its row is the record of a lifetime that ended. */
 export function heldByOther(s: Store, orgId: number, name: string): boolean {
-  return s.db.select({ n: count() }).from(domains).where(and(eq(domains.name, name), ne(domains.orgId, orgId))).get()!.n > 0;
+  return s.db.select({ n: count() }).from(domains)
+    .where(and(eq(domains.name, name), ne(domains.orgId, orgId), ne(domains.status, 'transferred_out'))).get()!.n > 0;
 }
 
 export async function setAutoRenew(s: Store, p: { orgId: number; name: string; autoRenew: boolean; actor: string }): Promise<void> {

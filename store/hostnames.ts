@@ -10,6 +10,7 @@ import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { isReady } from '../lib/conditions';
+import { quotaExceeded } from '../lib/plans';
 import { hostnameFinalizers, hostnames, orgs, projects, resourceStatus, rrsets, zones, type Condition } from './schema';
 import { toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 
@@ -84,22 +85,40 @@ async function inTx(tx: Tx, name: string): Promise<HostnameWithStatus | undefine
   return row && withStatus(row);
 }
 
-export interface AddHostname { orgId: number; projectId: number; projectName: string; name: string; actor: string }
+export interface AddHostname {
+  orgId: number; projectId: number; projectName: string; name: string; actor: string;
+  /** The plan's custom hostnames per organization (lib/plans.ts); absent: no limit. */
+  quota?: { plan: string; limit: number };
+}
 
 /**
  * Holds `name` for the project at once, as `pending_dns` with a fresh token. Idempotent for the same project:
  * its row comes back unchanged (same token, same `createdAt`: a TXT record already placed stays right) and no
- * audit record is written. Another project's row is 409 `hostname_taken`. The primary key decides concurrent
- * adds: one row, whoever comes second gets the first's answer or the 409.
+ * audit record is written. Another project's row is 409 `hostname_taken`, but for a pending row of another
+ * organization inside a zone the caller's organization runs here: that hold yields (audit `hostname.release`),
+ * so that re-adding a name at each expiry cannot keep a zone's owner from its own names. The primary key decides
+ * concurrent adds: one row, whoever comes second gets the first's answer or the 409. Over the plan's custom
+ * hostnames, counted in the write, 409 `quota_exceeded`.
  */
 export async function addHostname(s: Store, p: AddHostname): Promise<{ hostname: HostnameWithStatus; created: boolean }> {
   const now = s.clock();
+  const zone = await zoneHolding(s, p.name);
   return s.write(async (tx) => {
     await tx.lock(`hostname/${p.name}`);
     const existing = await inTx(tx, p.name);
     if (existing) {
       if (existing.projectId === p.projectId) return { hostname: existing, created: false };
-      throw conflict('hostname_taken', `hostname ${p.name} is held by another project`);
+      const [holder] = await tx.select({ orgId: projects.orgId }).from(projects).where(eq(projects.id, existing.projectId));
+      const yields = existing.status === 'pending_dns' && zone?.orgId === p.orgId && holder!.orgId !== p.orgId;
+      if (!yields) throw conflict('hostname_taken', `hostname ${p.name} is held by another project`);
+      await removeRow(s, tx, existing, holder!.orgId, now);
+      await appendAudit(tx, { orgId: holder!.orgId, event: 'hostname.release', actor: 'system', target: p.name, details: { zone: zone!.name } }, now);
+    }
+    if (p.quota) {
+      const [held] = await tx.select({ count: sql<number>`count(*)` }).from(hostnames).innerJoin(projects, eq(projects.id, hostnames.projectId))
+        .where(and(eq(projects.orgId, p.orgId), eq(hostnames.kind, 'custom')));
+      const count = Number(held?.count ?? 0);
+      if (count >= p.quota.limit) throw quotaExceeded('hostnames', p.quota.limit, count, p.quota.plan, 'custom hostnames per organization');
     }
     const row: HostnameRow = {
       name: p.name, projectId: p.projectId, kind: 'custom', status: 'pending_dns', createdAt: iso(now), uid: randomUUID(), token: newToken(),

@@ -1,7 +1,9 @@
 /** Secret rows: name, version, and the value sealed by the core. Plain values never reach this module. */
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { sealedBytes } from '../core/sealing';
 import { notFound } from '../lib/errors';
+import { quotaExceeded } from '../lib/plans';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
@@ -21,7 +23,12 @@ export type SecretPrecondition = (current: SecretVersion | null) => void;
 
 export interface SetSecret {
   orgId: number; projectId: number; projectName: string; name: string; sealed: string; actor: string; precondition?: SecretPrecondition;
+  /** The plan's bytes of a project's secrets, names and values (lib/plans.ts `secretBytes`); absent: no limit. */
+  quota?: { plan: string; limit: number };
 }
+
+/** What a secret takes of a worker's environment: `NAME=value`. */
+const envBytes = (name: string, sealed: string): number => Buffer.byteLength(name) + 1 + sealedBytes(sealed);
 
 async function currentMeta(tx: Tx, projectId: number, name: string): Promise<SecretVersion | null> {
   const [row] = await tx.select(versionColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name)));
@@ -34,6 +41,13 @@ export async function setSecret(s: Store, p: SetSecret): Promise<SecretVersion> 
   const now = s.clock();
   return s.write(async (tx) => {
     if (p.precondition) p.precondition(await currentMeta(tx, p.projectId, p.name));
+    if (p.quota) {
+      const others = await tx.select({ name: secrets.name, sealed: secrets.sealed }).from(secrets).where(eq(secrets.projectId, p.projectId));
+      const used = others.filter((o) => o.name !== p.name).reduce((n, o) => n + envBytes(o.name, o.sealed), 0);
+      if (used + envBytes(p.name, p.sealed) > p.quota.limit) {
+        throw quotaExceeded('secret_bytes', p.quota.limit, used, p.quota.plan, 'bytes of secrets (NAME=value) per project');
+      }
+    }
     const upsert = tx.prepared('setSecret', (db) => db.insert(secrets)
       .values({
         projectId: sql.placeholder('projectId'), name: sql.placeholder('name'), version: 1, sealed: sql.placeholder('sealed'),

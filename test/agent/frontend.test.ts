@@ -200,3 +200,60 @@ describe('front end: the request target', () => {
     expect(routed).toEqual([]);
   });
 });
+
+/** Request smuggling (issue 20 item 7): the worker receives exactly the requests the front end routed. */
+describe('front end: a body is forwarded framed, whatever the method', () => {
+  const received: { method: string; url: string; host: string; forwardedFor: string; body: string }[] = [];
+  const recorder = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => {
+      received.push({ method: req.method!, url: req.url!, host: req.headers.host!, forwardedFor: String(req.headers['x-forwarded-for']), body });
+      res.end('ok');
+    });
+  });
+  let url = '';
+  let server: ReturnType<typeof createServer>;
+  let closeRecorder = async (): Promise<void> => undefined;
+  beforeAll(async () => {
+    const at = await listenOnSocket(recorder);
+    closeRecorder = at.close;
+    const worker = { id: 1, socketPath: at.socketPath, agent: new Agent({ keepAlive: true }) } as unknown as Worker;
+    const project = bundleOf('1', [{ project: 'shop', hostnames: ['shop.test'] }]).bundle.projects[0]!;
+    server = createServer(frontend(() => ({ kind: 'worker', key: 'acme/shop', project, worker, release: () => undefined }), { gate: testGate() }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await Promise.all([new Promise((r) => server.close(r)), closeRecorder()]);
+  });
+
+  /** Writes `text` as it is and reads until the front end closes. */
+  function rawRequest(text: string): Promise<string> {
+    const u = new URL(url);
+    return new Promise((resolve, reject) => {
+      const s = connect(Number(u.port), u.hostname, () => s.write(text));
+      let data = '';
+      s.setEncoding('utf8').on('data', (c: string) => { data += c; }).on('error', reject).on('close', () => resolve(data));
+    });
+  }
+
+  const smuggled = 'GET /admin HTTP/1.1\r\nHost: victim.test\r\nX-Forwarded-For: 203.0.113.66\r\nX-Request-Id: forged\r\n\r\n';
+
+  it.each(['GET', 'HEAD', 'DELETE', 'OPTIONS'])('a chunked %s whose body holds a second request reaches the worker as one request', async (method) => {
+    received.length = 0;
+    const chunk = `${Buffer.byteLength(smuggled).toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`;
+    const answer = await rawRequest(`${method} /ok HTTP/1.1\r\nHost: shop.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunk}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    // A request the worker took from the body would have been answered before the front end closed.
+    expect(received).toEqual([{ method, url: '/ok', host: 'shop.test', forwardedFor: '127.0.0.1', body: smuggled }]);
+  });
+
+  it('a Content-Length body on a GET keeps its length: nothing after it reaches the worker', async () => {
+    received.length = 0;
+    const answer = await rawRequest(`GET /ok HTTP/1.1\r\nHost: shop.test\r\nContent-Length: ${Buffer.byteLength(smuggled)}\r\nConnection: close\r\n\r\n${smuggled}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(received).toEqual([{ method: 'GET', url: '/ok', host: 'shop.test', forwardedFor: '127.0.0.1', body: smuggled }]);
+  });
+});
+

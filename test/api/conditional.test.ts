@@ -287,3 +287,38 @@ describe('secrets', () => {
     expect((await t.call('DELETE', path('GONE'), { token: t.tokens.member, headers: { 'if-match': current } })).status).toBe(404);
   });
 });
+
+/** Issue 20 item 7: If-Match is honoured wherever a GET answers an ETag. */
+describe('If-Match on the writes of resources whose GET answers an ETag', () => {
+  const project = '/v1/orgs/acme/projects/gated';
+  beforeAll(async () => {
+    expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'gated', database: true } })).status).toBe(201);
+    expect((await t.call('POST', `${project}/auth`)).status).toBe(200);
+    expect((await t.call('POST', '/v1/orgs/acme/domains/import', { body: { name: 'tagged-domain.com' } })).status).toBe(201);
+  });
+
+  it.each([
+    ['setAccess', `${project}/access`, 'PUT', { mode: 'org' }, { mode: 'public' }],
+    ['updateAuthSettings', `${project}/auth`, 'PATCH', { sessionDays: 7 }, { sessionDays: 9 }],
+    ['setAuthProvider', `${project}/auth/providers/github`, 'PUT', { clientId: 'one', clientSecret: 's1' }, { clientId: 'two', clientSecret: 's2' }],
+    ['setDomainAutoRenew', '/v1/orgs/acme/domains/tagged-domain.com/auto-renew', 'POST', { autoRenew: true }, { autoRenew: false }],
+  ] as const)('%s: a stale tag is 412 and changes nothing, the current one writes', async (_op, path, method, change, other) => {
+    const read = path.includes('/domains/') ? '/v1/orgs/acme/domains/tagged-domain.com' : path.replace(/\/providers\/github$/, '');
+    const stale = (await get(read)).headers.get('etag')!;
+    expect(stale).toMatch(STRONG);
+    expect((await t.call(method, path, { body: change })).status).toBe(200);
+    const now = await get(read);
+    expect(now.headers.get('etag')).not.toBe(stale);
+    const refused = await t.call(method, path, { body: other, headers: { 'if-match': stale } });
+    expect([refused.status, refused.body.code]).toEqual([412, 'precondition_failed']);
+    expect((await get(read)).body).toEqual(now.body);
+    expect((await t.call(method, path, { body: other, headers: { 'if-match': now.headers.get('etag')! } })).status).toBe(200);
+  });
+
+  it('the document lists If-Match on every write whose resource\'s GET answers an ETag', async () => {
+    const doc = await (await fetch(`${t.url}/openapi.json`)).json() as { paths: Record<string, Record<string, { operationId: string; parameters?: { $ref?: string }[] }>> };
+    const takesIfMatch = (id: string) => Object.values(doc.paths).flatMap((p) => Object.values(p)).find((o) => o.operationId === id)!
+      .parameters!.some((p) => p.$ref === '#/components/parameters/IfMatch');
+    for (const id of ['setAccess', 'updateAuthSettings', 'setAuthProvider', 'setDomainAutoRenew', 'setDomainLock', 'renewDomain']) expect(takesIfMatch(id), id).toBe(true);
+  });
+});

@@ -234,6 +234,23 @@ describe('the registrar operations of a bought domain', () => {
     expect(ledger[0]).toMatchObject({ kind: 'renewal', amountCents: 2 * 1599 });
   });
 
+  it('renewDomain refuses a term past 10 years ahead with 400 naming the limit, and calls no registrar for it', async () => {
+    expect((await t.call('POST', D, { body: purchaseBody('long-term.com') })).status).toBe(201);
+    const expiresAt = (await t.call('GET', `${D}/long-term.com`)).body.expiresAt as string;
+    const calls = { ...p.registrar.calls };
+    const over = await t.call('POST', `${D}/long-term.com/renew`, { body: { years: 10 } });
+    expect([over.status, over.body.code]).toEqual([400, 'bad_request']);
+    expect(over.body.message).toMatch(/10 years/);
+    expect(over.body.details).toMatchObject({ limitYears: 10, expiresAt });
+    expect(p.registrar.calls).toEqual(calls);
+    // Repeated renewals stop at the cap too: each one alone is within 1..10 years.
+    let last = 200;
+    for (let i = 0; i < 12 && last === 200; i++) last = (await t.call('POST', `${D}/long-term.com/renew`, { body: { years: 1 } })).status;
+    expect(last).toBe(400);
+    const capped = new Date((await t.call('GET', `${D}/long-term.com`)).body.expiresAt as string);
+    expect(capped.getTime()).toBeLessThanOrEqual(Date.now() + 10 * 366 * 86_400_000);
+  });
+
   it('setDomainAutoRenew stores the intent only, and says renewal at the registrar stays on', async () => {
     const calls = { ...p.registrar.calls };
     const r = await t.call('POST', `${D}/bought.com/auto-renew`, { body: { autoRenew: false } });
@@ -251,6 +268,7 @@ describe('the registrar operations of a bought domain', () => {
     const a = await t.call('POST', `${D}/bought.com/auth-code`, { headers });
     const b = await t.call('POST', `${D}/bought.com/auth-code`, { headers });
     expect(a.status).toBe(200);
+    expect(a.headers.get('cache-control')).toBe('no-store');
     expect(a.body.authCode).toMatch(/^[\w-]{8,}$/);
     expect(Date.parse(a.body.transferLockedUntil)).toBeGreaterThan(Date.now() + 59 * 86_400_000);
     expect(b.headers.get('idempotent-replayed')).toBeNull();
@@ -276,6 +294,16 @@ describe('the registrar operations of a bought domain', () => {
     expect(r.body.conditions).toEqual(synced);
     const listed = (await t.call('GET', D)).body.items.find((d: { name: string }) => d.name === 'observed.com');
     expect(listed.conditions).toEqual(synced);
+  });
+
+  it('a domain transferred out of one organization does not block another\'s import of it once its zone is gone', async () => {
+    expect((await t.call('GET', `${D}/leaving.com`)).body.status).toBe('transferred_out');
+    const elsewhere = { token: t.other.token, body: { name: 'leaving.com' } };
+    expect((await t.call('POST', `/v1/orgs/${t.other.slug}/domains/import`, elsewhere)).body.code).toBe('domain_taken');
+    expect((await t.call('DELETE', '/v1/orgs/acme/dns/zones/leaving.com')).status).toBe(204);
+    const imported = await t.call('POST', `/v1/orgs/${t.other.slug}/domains/import`, elsewhere);
+    expect([imported.status, imported.body.status]).toEqual([201, 'imported']);
+    expect((await t.call('GET', `${D}/leaving.com`)).status).toBe(404);
   });
 
   it('a registrar failure is 502 registrar_error on renew, lock, auth code and sync, and fails no read', async () => {

@@ -9,7 +9,10 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
 import { localCore } from '../../core/local';
+import { orgOrigin } from '../../lib/hostnames';
 import { createLogger } from '../../lib/log';
+import { DEFAULT_PLANS } from '../../lib/plans';
+import { orgBySlug } from '../../store/accounts';
 import { systemResolver } from '../../providers/resolver';
 import { hostnameReconciler } from '../../reconcilers/hostnames';
 import { startTestApi, type TestApi } from '../helpers/app';
@@ -63,14 +66,14 @@ const add = (name: string, o: { token?: string; path?: string } = {}) => call('P
 const audit = async () => (await call('GET', '/v1/orgs/acme/audit?limit=1000')).body.items as { event: string; target: string; actor: string }[];
 
 describe('addHostname', () => {
-  it('answers 200 Hostname: pending_dns, the verify guidance (TXT with the token, CNAME to the fallback origin), audit hostname.add', async () => {
+  it('answers 200 Hostname: pending_dns, the verify guidance (TXT with the token, CNAME to the org\'s origin under the fallback origin), audit hostname.add', async () => {
     const r = await add('www.customer.test');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ name: 'www.customer.test', kind: 'custom', status: 'pending_dns', lastError: null, verifiedAt: null, generation: 1, conditions: [] });
     expect(r.body.createdAt).toMatch(RFC3339);
     const [txt, cname] = r.body.verify;
     expect(txt).toEqual({ type: 'TXT', name: '_service-verify.www.customer.test', value: expect.stringMatching(/^[0-9a-f]{32}$/) });
-    expect(cname).toEqual({ type: 'CNAME', name: 'www.customer.test', value: FALLBACK });
+    expect(cname).toEqual({ type: 'CNAME', name: 'www.customer.test', value: orgOrigin(FALLBACK, (await orgBySlug(t.store, 'acme'))!.id) });
     expect(r.headers.get('etag')).toMatch(/^"1-/);
     expect(r.headers.get('x-generation')).toBe('1');
     expect((await audit()).find((e) => e.event === 'hostname.add' && e.target === 'www.customer.test')).toMatchObject({ actor: 'user:member@acme.test' });
@@ -135,6 +138,55 @@ describe('addHostname', () => {
   });
 });
 
+describe('names inside another organization\'s zone, and the plan\'s limit', () => {
+  it('a pending hold of globex inside acme\'s zone yields when acme adds the name: re-adding at each expiry cannot keep it from acme', async () => {
+    expect((await call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'acme-owned.test' } })).status).toBe(200);
+    const held = await add('www.acme-owned.test', { token: t.other.token, path: '/v1/orgs/globex/projects/site/hostnames' });
+    expect([held.status, held.body.status]).toEqual([200, 'pending_dns']);
+    const mine = await add('www.acme-owned.test');
+    expect([mine.status, mine.body.status]).toEqual([200, 'pending_dns']);
+    const globex = await call('GET', '/v1/orgs/globex/projects/site/hostnames', { token: t.other.token });
+    expect(globex.body.items.map((h: { name: string }) => h.name)).not.toContain('www.acme-owned.test');
+    // The other way round it is still taken: globex runs no zone holding the name.
+    expect((await add('www.acme-owned.test', { token: t.other.token, path: '/v1/orgs/globex/projects/site/hostnames' })).body.code).toBe('hostname_taken');
+  });
+
+  it('custom hostnames per organization are the plan\'s: over it 409 quota_exceeded with the details, and a deleted one frees its place', async () => {
+    const plans = { ...DEFAULT_PLANS, free: { ...DEFAULT_PLANS.free!, hostnames: 2 } };
+    const small = await startTestApi({ config: { ...CONFIG, plans } });
+    try {
+      expect((await small.call('POST', '/v1/orgs/acme/projects', { body: { name: 'blog' } })).status).toBe(201);
+      const path = '/v1/orgs/acme/projects/blog/hostnames';
+      for (const name of ['a.quota.test', 'b.quota.test']) expect((await small.call('POST', path, { body: { name } })).status).toBe(200);
+      const over = await small.call('POST', path, { body: { name: 'c.quota.test' } });
+      expect([over.status, over.body.code]).toEqual([409, 'quota_exceeded']);
+      expect(over.body.details).toEqual({ quota: 'hostnames', limit: 2, count: 2, plan: 'free' });
+      // The same name again is the row it has, not a new one.
+      expect((await small.call('POST', path, { body: { name: 'a.quota.test' } })).status).toBe(200);
+      expect((await small.call('DELETE', `${path}/a.quota.test`)).status).toBe(204);
+      expect((await small.call('POST', path, { body: { name: 'c.quota.test' } })).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('the service\'s own domains', () => {
+  it('with the fallback origin in another domain, names under the nameservers\' domain are still refused', async () => {
+    const apart = await startTestApi({ config: { fallbackOrigin: 'edge.cdn-service.test' }, dns: { configured: true, nameservers: ['ns1.dns-service.test'] } });
+    try {
+      expect((await apart.call('POST', '/v1/orgs/acme/projects', { body: { name: 'blog' } })).status).toBe(201);
+      for (const name of ['www.dns-service.test', 'x.edge.cdn-service.test']) {
+        const r = await apart.call('POST', '/v1/orgs/acme/projects/blog/hostnames', { body: { name } });
+        expect([r.status, r.body.code], name).toEqual([400, 'bad_request']);
+        expect(r.body.message).toMatch(/a domain of this service/);
+      }
+    } finally {
+      await apart.close();
+    }
+  });
+});
+
 describe('listHostnames', () => {
   it('returns the default hostname (kind default, active, no guidance) with the custom ones, by name', async () => {
     await add('a-list.customer.test', { path: '/v1/orgs/acme/projects/shop/hostnames' });
@@ -186,7 +238,7 @@ describe('verifyHostname', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('pending_dns');
     expect(r.body.lastError).toBe(`TXT at _service-verify.verify.customer.test: no such name (NXDOMAIN), expected '${added.verify[0].value}'; `
-      + `CNAME of verify.customer.test: no such name (NXDOMAIN), expected ${FALLBACK}`);
+      + `CNAME of verify.customer.test: no such name (NXDOMAIN), expected ${orgOrigin(FALLBACK, (await orgBySlug(t.store, 'acme'))!.id)}`);
     expect(r.body.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'Verified', status: 'False', reason: 'NoProof' })]));
     stub.set('_service-verify.verify.customer.test', 'TXT', [{ type: 'TXT', name: '_service-verify.verify.customer.test', data: added.verify[0].value }]);
     const ok = await call('POST', `${HOSTS}/verify.customer.test/verify`, { token: t.tokens.member });

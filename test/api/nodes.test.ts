@@ -8,6 +8,7 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heldBundlePolls, MAX_HELD_POLLS_PER_NODE } from '../../api/nodes';
 import { waiting } from '../../api/wait';
 import { createLogger } from '../../lib/log';
 import { REAL_ENDPOINTS } from '../../lib/oauth-providers';
@@ -179,6 +180,27 @@ describe('a revoked node token (issue 20 item 7)', () => {
     expect(waiting(t.store)).toBe(0);
     expect((await bundle(node, { token: old })).status).toBe(401);
     if (fresh) expect((await bundle(node, { token: fresh })).status).toBe(200);
+  });
+});
+
+describe('held bundle long-polls per node', () => {
+  it(`at most ${MAX_HELD_POLLS_PER_NODE} are held at once: one more is 429 with Retry-After, and a place comes back when one ends`, async () => {
+    const tag = (await bundle('node-c')).headers.get('etag')!;
+    const polls = Array.from({ length: MAX_HELD_POLLS_PER_NODE }, () => new AbortController());
+    const held = polls.map((c) => fetch(`${t.url}/v1/nodes/node-c/bundle?wait=30`, {
+      headers: { authorization: `Bearer ${nodeTokens['node-c']}`, 'if-none-match': tag }, signal: c.signal,
+    }).catch(() => undefined));
+    await until('the polls held', () => heldBundlePolls(t.store, 'node-c') === MAX_HELD_POLLS_PER_NODE);
+    const over = await bundle('node-c', { headers: { 'if-none-match': tag }, query: '?wait=30' });
+    expect([over.status, over.body.code, over.headers.get('retry-after')]).toEqual([429, 'rate_limited', '1']);
+    // Another node's polls are its own.
+    expect((await bundle('node-b', { headers: { 'if-none-match': '"0"' }, query: '?wait=1' })).status).toBe(200);
+    polls[0]!.abort();
+    await until('one poll ended', () => heldBundlePolls(t.store, 'node-c') === MAX_HELD_POLLS_PER_NODE - 1);
+    expect((await bundle('node-c', { headers: { 'if-none-match': tag }, query: '?wait=1' })).status).toBe(304);
+    for (const c of polls) c.abort();
+    await Promise.all(held);
+    await until('all polls ended', () => heldBundlePolls(t.store, 'node-c') === 0);
   });
 });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { allOps } from '../../api/app';
 import type { AnyOp } from '../../api/ops';
+import { registerNode } from '../../store/accounts';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { OpenApiChecker, schemaCompiler } from '../helpers/openapi';
 
@@ -81,6 +82,10 @@ describe('the document', () => {
     // Looked up, never validated: anything that is not there is 404.
     expect(doc.paths['/v1/orgs/{orgSlug}/projects/{projectName}'].get.responses[400]).toBeUndefined();
     expect(doc.paths['/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}'].delete.responses[400]).toBeUndefined();
+  });
+
+  it.each(allOps.filter((o) => o.secretAnswer).map((o) => [o.operationId, o] as const))('%s answers a secret: its 200 requires Cache-Control: no-store', (_id, op) => {
+    expect(doc.paths[op.path][op.method].responses[200].headers['Cache-Control']).toEqual({ $ref: '#/components/headers/Cache-Control' });
   });
 
   it('405, 401 and 429 carry their headers: Allow, WWW-Authenticate, Retry-After', () => {
@@ -312,5 +317,38 @@ describe('/docs', () => {
     for (const path of ['/docs/index.html', '/docs/swagger-initializer.js', '/docs/package.json', '/docs/swagger-ui-bundle.js.map']) {
       expect((await fetch(t.url + path)).status, path).toBe(404);
     }
+  });
+});
+
+describe('a malformed path parameter gets an answer the document lists, for every operation', () => {
+  // A well-formed value of each parameter (existing or not: 404 is always documented), and a body each operation
+  // takes, so that only the parameter under test can be what is refused.
+  const GOOD: Record<string, string> = {
+    orgSlug: 'acme', projectName: 'blog', zone: 'example.com', name: 'www.example.com', type: 'A', host: 'www.example.com',
+    provider: 'github', secretName: 'API_KEY', nodeId: 'n-params',
+  };
+  const BODIES: Record<string, unknown> = {
+    putRRset: { records: [{ content: '192.0.2.1' }] }, setZoneDNSSEC: { enabled: true }, setZoneDS: { ds: [] },
+    updateAuthSettings: { sessionDays: 30 }, setAuthProvider: { clientId: 'id', clientSecret: 'secret' }, renewDomain: { years: 1 },
+    setDomainAutoRenew: { autoRenew: false }, setDomainLock: { locked: true }, setAccess: { mode: 'public' }, setSecret: { value: 'v' },
+    redeemAccessCode: { code: 'c' }, reportNode: { bundleVersion: 0, projects: [] },
+  };
+  // No dot segments: fetch resolves them before sending, so they would test another path.
+  const MALFORMED = ['-', 'a%20b', '%00', 'a..b', '%E2%82%AC%E2%82%AC', 'x'.repeat(300), 'xn--'];
+  const cases = allOps.flatMap((op) => [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+    .flatMap((param) => MALFORMED.map((value) => [op.operationId, param, value, op] as const)));
+
+  let nodeToken: string;
+  beforeAll(async () => {
+    nodeToken = await registerNode(t.store, GOOD.nodeId!);
+    expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: GOOD.projectName } })).status).toBe(201);
+  });
+
+  it.each(cases)('%s with {%s} = %j', async (_id, param, value, op) => {
+    const path = op.path.replace(/\{(\w+)\}/g, (_m, p: string) => (p === param ? value : GOOD[p]!));
+    const token = op.auth === 'node' ? nodeToken : t.tokens.admin;
+    // t.call throws when the answer's status, headers or body are not the document's.
+    const r = await t.call(op.method.toUpperCase(), path, { token, ...(op.operationId in BODIES ? { body: BODIES[op.operationId] } : {}) });
+    expect(r.status).toBeLessThan(500);
   });
 });

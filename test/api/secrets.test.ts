@@ -3,6 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audit, secrets } from '../../store/schema';
+import { DEFAULT_PLANS } from '../../lib/plans';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { rawSqlite } from '../helpers/sqlite';
 
@@ -106,8 +107,40 @@ describe('setSecret bodies', () => {
     expect((await t.call('GET', S)).body.items.map((i: { name: string }) => i.name)).not.toContain('BODY_CHECK');
   });
 
-  it('a value of exactly 64 KiB is accepted', async () => {
-    expect((await t.call('PUT', `${S}/BIG`, { body: { value: 'x'.repeat(65_536) } })).status).toBe(200);
+  it('a value of exactly the plan\'s bytes per value is accepted', async () => {
+    expect((await t.call('PUT', `${S}/BIG`, { body: { value: 'x'.repeat(DEFAULT_PLANS.free!.secretValueBytes) } })).status).toBe(200);
+  });
+});
+
+/** Issue 20 item 7: a value no worker could be started with (Linux takes 128 KiB per environment string) stalled
+ * the project's rollout for good; the plan bounds each value and a project's whole environment of secrets. */
+describe('secret sizes are the plan\'s', () => {
+  const B = '/v1/orgs/acme/projects/gamma/secrets';
+  beforeAll(async () => {
+    expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'gamma' } })).status).toBe(201);
+  });
+
+  it('a value over the bytes per value is 400 naming the limit, counted in bytes: 65,536 € are 196,608', async () => {
+    const limit = DEFAULT_PLANS.free!.secretValueBytes;
+    for (const [value, bytes] of [['€'.repeat(65_536), 196_608], ['x'.repeat(limit + 1), limit + 1]] as const) {
+      const r = await t.call('PUT', `${B}/HUGE`, { body: { value } });
+      expect([r.status, r.body.code]).toEqual([400, 'bad_request']);
+      expect(r.body.details).toEqual({ limitBytes: limit, bytes });
+      expect(r.body.message).toContain(`${limit} bytes per secret value`);
+    }
+    expect((await t.call('GET', B)).body.items).toEqual([]);
+  });
+
+  it('a project\'s secrets past the plan\'s bytes (NAME=value) are 409 quota_exceeded; replacing a value counts it once', async () => {
+    const value = 'v'.repeat(30 * 1024);
+    expect((await t.call('PUT', `${B}/ONE`, { body: { value } })).status).toBe(200);
+    expect((await t.call('PUT', `${B}/TWO`, { body: { value } })).status).toBe(200);
+    expect((await t.call('PUT', `${B}/TWO`, { body: { value } })).status).toBe(200);
+    const over = await t.call('PUT', `${B}/THREE`, { body: { value } });
+    expect([over.status, over.body.code]).toEqual([409, 'quota_exceeded']);
+    expect(over.body.details).toEqual({ quota: 'secret_bytes', limit: DEFAULT_PLANS.free!.secretBytes, count: 2 * ('ONE='.length + value.length), plan: 'free' });
+    expect((await t.call('DELETE', `${B}/ONE`)).status).toBe(204);
+    expect((await t.call('PUT', `${B}/THREE`, { body: { value } })).status).toBe(200);
   });
 });
 

@@ -70,7 +70,7 @@ describe('serve with a sandbox edge and a loopback resolver', () => {
 
   it('an edge outage during delete: the finalizer waits, and the edge hostname goes once the edge is back', async () => {
     const added = await http(serve.url, 'POST', HOSTS, { token, body: { name: 'old.shop.test' } });
-    stub.set('old.shop.test', 'CNAME', [{ type: 'CNAME', name: 'old.shop.test', data: 'edge.hostplane.test' }]);
+    stub.set('old.shop.test', 'CNAME', [{ type: 'CNAME', name: 'old.shop.test', data: added.body.verify[1].value }]);
     await until('old.shop.test', (h) => cond(h, 'Ready')?.status === 'True');
     expect(added.body.status).toBe('pending_dns');
     edge.fault({ mode: 'hang' });

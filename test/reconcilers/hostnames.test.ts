@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { conditionOf } from '../../lib/conditions';
-import { normalizeCustomHostname } from '../../lib/hostnames';
+import { normalizeCustomHostname, orgOrigin } from '../../lib/hostnames';
 import { createLogger } from '../../lib/log';
 import { systemResolver } from '../../providers/resolver';
 import { hostnameReconciler, type HostnameReconcilerDeps } from '../../reconcilers/hostnames';
@@ -62,6 +62,8 @@ const status = async (name = host) => {
 const cond = (st: { conditions: { type: string }[] } | undefined, type: string) => conditionOf((st?.conditions ?? []) as never, type);
 const txt = (name: string, ...values: string[]) => stub.set(name, 'TXT', values.map((data) => ({ type: 'TXT' as const, name, ttl: 60, data })));
 const cname = (name: string, target: string) => stub.set(name, 'CNAME', [{ type: 'CNAME', name, ttl: 60, data: target }]);
+/** The CNAME target whose CNAME proves a name for `who` (the shared fallback origin proves nothing). */
+const originOf = (who: { orgId: number }) => orgOrigin(FALLBACK, who.orgId);
 const managed = (zone: string) => s.db.select().from(rrsets).all().filter((r) => r.zone === zone && r.managedBy === 'app').map((r) => [r.name, r.type, r.records.map((x) => x.content)]);
 
 beforeEach(async () => {
@@ -92,9 +94,9 @@ describe('each proof passes', () => {
     expect(st!.lastError).toBeNull();
   });
 
-  it('CNAME of <host> to the fallback origin', async () => {
+  it('CNAME of <host> to the organization\'s origin under the fallback origin', async () => {
     await add();
-    cname(host, `${FALLBACK.toUpperCase()}.`);
+    cname(host, `${originOf(acme).toUpperCase()}.`);
     await reconciler().reconcile(host, noAbort);
     const { row, st } = await status();
     expect(row).toMatchObject({ status: 'active', proof: 'cname' });
@@ -133,19 +135,65 @@ describe('each proof passes', () => {
   });
 });
 
+describe('another organization cannot take a name through the service\'s own records', () => {
+  const zone = () => `customer${n}.test`;
+  beforeEach(async () => {
+    await createZone(s, { orgId: acme.orgId, name: zone(), nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    delegate(zone());
+  });
+
+  it('a CNAME in acme\'s zone to the shared fallback origin, or to acme\'s origin as its guidance asks, proves nothing for globex', async () => {
+    await add(host, globex);
+    for (const target of [FALLBACK, originOf(acme)]) {
+      cname(host, target);
+      await reconciler().reconcile(host, noAbort);
+      const { row, st } = await status();
+      expect(row!.status, target).toBe('pending_dns');
+      expect(st!.lastError).toContain(`CNAME of ${host} points to ${target}, expected ${originOf(globex)}`);
+    }
+  });
+
+  it('a name acme released is not verifiable through the managed CNAME resolvers still cache', async () => {
+    await add(host, acme);
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    expect(managed(zone())).toEqual([[host, 'CNAME', [FALLBACK]]]);
+    await deleteHostname(s, { ...acme, name: host, actor: 't' });
+    await r.reconcile(host, noAbort);
+    expect(managed(zone())).toEqual([]);
+    // What resolvers answer for up to the record's TTL after the release.
+    cname(host, FALLBACK);
+    await add(host, globex);
+    await r.reconcile(host, noAbort);
+    expect((await status()).row!.status).toBe('pending_dns');
+  });
+
+  it('a CNAME to the claimant\'s own origin, written by the zone\'s owner, proves the name for the claimant', async () => {
+    await add(host, globex);
+    cname(host, originOf(globex));
+    await reconciler().reconcile(host, noAbort);
+    expect((await status()).row).toMatchObject({ status: 'active', proof: 'cname' });
+  });
+
+  it('each organization has its own origin, under the fallback origin', () => {
+    expect(originOf(acme)).toMatch(new RegExp(`^o-[0-9a-f]{16}\\.${FALLBACK.replaceAll('.', '\\.')}$`));
+    expect(originOf(acme)).not.toBe(originOf(globex));
+  });
+});
+
 describe('no proof passes: pending, with what is seen in lastError', () => {
   it.each([
     ['a TXT of another value, a CNAME elsewhere', (h: string, token: string) => {
       txt(`_service-verify.${h}`, 'abc');
       cname(h, 'elsewhere.example.');
-      return `TXT at _service-verify.${h} has 'abc', expected '${token}'; CNAME of ${h} points to elsewhere.example, expected ${FALLBACK}`;
+      return `TXT at _service-verify.${h} has 'abc', expected '${token}'; CNAME of ${h} points to elsewhere.example, expected ${originOf(acme)}`;
     }],
     ['nothing at all', (h: string, token: string) =>
-      `TXT at _service-verify.${h}: no such name (NXDOMAIN), expected '${token}'; CNAME of ${h}: no such name (NXDOMAIN), expected ${FALLBACK}`],
+      `TXT at _service-verify.${h}: no such name (NXDOMAIN), expected '${token}'; CNAME of ${h}: no such name (NXDOMAIN), expected ${originOf(acme)}`],
     ['the name exists without those records', (h: string, token: string) => {
       stub.set(h, 'A', [{ type: 'A', name: h, ttl: 60, data: '198.51.100.1' }]);
       stub.set(`_service-verify.${h}`, 'A', [{ type: 'A', name: `_service-verify.${h}`, ttl: 60, data: '198.51.100.1' }]);
-      return `TXT at _service-verify.${h}: no record, expected '${token}'; CNAME of ${h}: no record, expected ${FALLBACK}`;
+      return `TXT at _service-verify.${h}: no record, expected '${token}'; CNAME of ${h}: no record, expected ${originOf(acme)}`;
     }],
     ['a resolver that fails', (h: string, token: string) => {
       stub.fail(`_service-verify.${h}`, true);
@@ -202,7 +250,7 @@ it('the Unicode spelling is judged at its punycode name', async () => {
 describe('active names stay active', () => {
   it('a proof gone after activation: still active, Resolves False with what is seen', async () => {
     await add();
-    cname(host, FALLBACK);
+    cname(host, originOf(acme));
     const r = reconciler();
     await r.reconcile(host, noAbort);
     stub.set(host, 'CNAME', []);
@@ -217,7 +265,7 @@ describe('active names stay active', () => {
 
   it('an apex resolving to the edge\'s addresses Resolves', async () => {
     await add();
-    cname(host, FALLBACK);
+    cname(host, originOf(acme));
     const r = reconciler();
     await r.reconcile(host, noAbort);
     stub.set(host, 'CNAME', []);
