@@ -1,0 +1,45 @@
+/**
+ * The folders' dependencies point one way: no file imports itself back through others, lib/ (infrastructure
+ * every folder may use) imports nothing of store/, and bench/ does not lean on test/ helpers. A failure names
+ * the offending path, so the fix starts from the message.
+ */
+import { describe, expect, it } from 'vitest';
+import { cycles, edgesBetween, importGraph, type Graph } from './graph';
+
+const graph = importGraph();
+
+describe('the import graph', () => {
+  it('covers the sources, the tests and the benchmarks', () => {
+    for (const file of ['cli/main.ts', 'store/db.ts', 'test/architecture/graph.ts', 'bench/run.ts']) expect(graph.has(file)).toBe(true);
+    expect(graph.get('cli/main.ts')).toContain('cli/run.ts');
+  });
+
+  it('has no cycle', () => {
+    expect(cycles(graph).map((c) => `${c.path.join(' → ')} (among ${c.files.join(', ')})`)).toEqual([]);
+  });
+
+  it('has no edge from lib/ to store/', () => {
+    expect(edgesBetween(graph, 'lib', 'store')).toEqual([]);
+  });
+
+  it('has no edge from bench/ to test/', () => {
+    expect(edgesBetween(graph, 'bench', 'test')).toEqual([]);
+  });
+});
+
+describe('cycles', () => {
+  const g = (edges: Record<string, string[]>): Graph => new Map(Object.entries(edges));
+
+  it('finds none in a graph without one', () => {
+    expect(cycles(g({ 'a.ts': ['b.ts', 'c.ts'], 'b.ts': ['c.ts'], 'c.ts': [] }))).toEqual([]);
+  });
+
+  it('names every file of a cycle and a path that closes on its first file', () => {
+    expect(cycles(g({ 'd.ts': ['b.ts'], 'b.ts': ['c.ts'], 'c.ts': ['d.ts', 'e.ts'], 'e.ts': [] })))
+      .toEqual([{ files: ['b.ts', 'c.ts', 'd.ts'], path: ['b.ts', 'c.ts', 'd.ts', 'b.ts'] }]);
+  });
+
+  it('reports a file that imports itself', () => {
+    expect(cycles(g({ 'a.ts': ['a.ts'] }))).toEqual([{ files: ['a.ts'], path: ['a.ts', 'a.ts'] }]);
+  });
+});
