@@ -34,7 +34,7 @@ import { httpEdge } from '../providers/edge/http';
 import { startEdgeSandbox } from '../providers/edge/sandbox';
 import { hostnameReconciler } from '../reconcilers/hostnames';
 import { bundleReconciler } from '../reconcilers/bundles';
-import { domainService } from '../core/domains';
+import { domainService } from '../sagas/domains';
 import { domainReconciler } from '../reconcilers/domains';
 import { httpRegistrar } from '../providers/registrar/http';
 import { startRegistrarSandbox } from '../providers/registrar/sandbox';

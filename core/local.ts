@@ -2,7 +2,7 @@ import { AppError } from '../lib/errors';
 import type { ChangeKind } from '../store/feed';
 import type { Core, DnsInfo } from './port';
 import { bundleContext, type Sealer } from './sealing';
-import type { DomainService } from './domains';
+import type { DomainService } from '../sagas/domains';
 
 /** The core in the same process as the API (`hostplane serve`). `verifyHostname` is the hostname reconciler's
  * judgement; a core started without one (a test's) answers 503 `no_core` for it. */

@@ -8,7 +8,7 @@
  * and a call is never run twice for one call of a method (`core/routes.ts`). A new method needs its route there.
  */
 import type { ChangeKind } from '../store/feed';
-import type { DomainCalls, DomainOp } from './domains';
+import type { DomainCalls, DomainOp } from '../sagas/domains';
 
 export interface DnsInfo {
   /** False when the deployment runs no own DNS (`serve --dns off`): DNS operations answer 503 `dns_not_configured`. */

@@ -13,7 +13,7 @@
 import client from 'prom-client';
 import { setCondition, type Condition } from '../lib/conditions';
 import type { Logger } from '../lib/log';
-import type { DomainService } from '../core/domains';
+import type { DomainService } from '../sagas/domains';
 import type { Store } from '../store/db';
 import { allDomainKeys, domainByName, ledgerOf, openPurchaseOf, type DomainFacts } from '../store/domains';
 import { recordStatus, statusOf } from '../store/status';

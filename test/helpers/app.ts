@@ -10,7 +10,7 @@ import type { ApiConfig } from '../../api/ops';
 import { localCore } from '../../core/local';
 import type { Logger } from '../../lib/log';
 import { captureLogger } from './log';
-import type { DomainService } from '../../core/domains';
+import type { DomainService } from '../../sagas/domains';
 import type { Core, DnsInfo, NudgeKind } from '../../core/port';
 import { openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';

@@ -27,8 +27,8 @@ import {
 } from '../store/domains';
 import type { ChangeKind } from '../store/feed';
 import { createZone } from '../store/zones';
-import type { DnsInfo } from './port';
-import type { Sealer } from './sealing';
+import type { DnsInfo } from '../core/port';
+import type { Sealer } from '../core/sealing';
 
 export type { Contact, Availability };
 
