@@ -27,27 +27,11 @@ import {
 } from '../store/domains';
 import type { ChangeKind } from '../store/feed';
 import { createZone } from '../store/zones';
-import type { DnsInfo } from '../core/port';
+import type { DnsInfo, DomainCalls, DomainHandler, DomainOp, PurchaseInput } from '../core/port';
 import type { Sealer } from '../core/sealing';
-
-export type { Contact, Availability };
 
 /** The registration and transfer lock after a registration (a registry rule; advice to the user). */
 export const TRANSFER_LOCK_DAYS = 60;
-
-export interface PurchaseInput { orgId: number; plan: string; zoneLimit: number; name: string; years: number; contact: Contact; paymentMethod: string; actor: string }
-
-/** What the API asks of the core about domains; each throws AppErrors with the spec's codes. */
-export interface DomainCalls {
-  check: { in: { names: string[] }; out: { results: Availability[] } };
-  purchase: { in: PurchaseInput; out: { created: boolean } };
-  renew: { in: { orgId: number; name: string; years: number; actor: string }; out: { ok: true } };
-  lock: { in: { orgId: number; name: string; locked: boolean; actor: string }; out: { ok: true } };
-  authCode: { in: { orgId: number; name: string; actor: string }; out: { authCode: string; transferLockedUntil: string | null } };
-  sync: { in: { orgId: number; name: string }; out: { ok: true } };
-}
-export type DomainOp = keyof DomainCalls;
-export const DOMAIN_OPS = ['check', 'purchase', 'renew', 'lock', 'authCode', 'sync'] as const satisfies readonly DomainOp[];
 
 export interface DomainServiceDeps {
   store: Store;
@@ -62,8 +46,7 @@ export interface DomainServiceDeps {
   log: Logger;
 }
 
-export interface DomainService {
-  call<K extends DomainOp>(op: K, input: DomainCalls[K]['in']): Promise<DomainCalls[K]['out']>;
+export interface DomainService extends DomainHandler {
   /** The reconciler's: finishes or refunds an abandoned purchase (never half done). */
   finishAbandoned(purchaseId: string): Promise<void>;
   /** The reconciler's: renews `name` at the registrar, then bills (or resumes a renewal under way). */

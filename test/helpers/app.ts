@@ -42,7 +42,7 @@ export interface TestApiOptions {
   core?: null;
   dns?: DnsInfo;
   plan?: string;
-  /** The core's domain operations (core/domains.ts) over the test's store and sealer; without them they answer 503
+  /** The core's domain operations (sagas/domains.ts) over the test's store and sealer; without them they answer 503
    * `registrar_not_configured`. */
   domains?: (d: { store: Store; sealer: Sealer; log: Logger; nudge: (kind: NudgeKind, key: string) => void }) => DomainService;
 }
