@@ -1,6 +1,7 @@
 /** Projects group (spec 4.8): listProjects, createProject, getProject. */
 import { z } from 'zod';
-import { createProject, getProjectDetail, listProjects } from '../store/projects';
+import { createProject, listProjects } from '../store/projects';
+import { getProjectDetail } from '../store/read-model';
 import { planOf } from '../lib/plans';
 import { bodyTag, digest, etag, notModified, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';

@@ -10,7 +10,7 @@ import {
 } from '../store/accounts';
 import { iso, openStore, STORE_FILE, type Store } from '../store/db';
 import { setPlacement } from '../store/projects';
-import { readStatus } from '../store/status';
+import { readStatus } from '../store/read-model';
 import { createZone } from '../store/zones';
 import { checkZoneName } from '../zonefiles';
 import { checkGiven, durationMs, FLAG_HELP, type FlagName, type Flags } from './options';

@@ -1,24 +1,16 @@
-/** Projects, their hostnames and placements. */
+/** Projects, their hostnames and placements (a project's whole detail is read in store/read-model.ts). */
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../lib/errors';
 import { iso, type Store } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { hostnames, nodes, placements, projects } from './schema';
-import { projectPlacements, type ProjectPlacement } from './nodes';
 
 /** Who writes a per-project grant or policy (sign-in, storage, access), in which org and project: the audit
  * record's actor and target. */
 export interface ProjectWrite { orgId: number; projectId: number; projectName: string; actor: string }
 
 export interface Project { id: number; name: string; hostname: string; database: boolean; createdAt: string }
-export interface ProjectDetail extends Project {
-  hostnames: { name: string; kind: 'default' | 'custom'; status: string }[];
-  grants: { auth: boolean; storage: boolean };
-  /** The nodes it is placed on, with how far each applied it (store/nodes.ts). */
-  placements: ProjectPlacement[];
-}
-
 const projectColumns = {
   id: projects.id,
   name: projects.name,
@@ -81,35 +73,6 @@ export async function getProject(s: Store, orgId: number, name: string): Promise
     .get({ orgId, name });
   if (!row) throw notFound(`project ${name}`);
   return row;
-}
-
-/** The project with its hostnames (by name), grants and placements (by node): getProject's read path, on the
- * driver's statements directly (the generic row mapping cost more than the reads). One statement with JSON
- * aggregates was measured slower than separate ones (29 us against 11); the grants are EXISTS columns of the
- * project's row, and the three statements run in one read transaction: one snapshot, and one WAL read lock
- * instead of one per statement (measured 15 us against 7 for the reads). Another org's project reads as missing. */
-export async function getProjectDetail(s: Store, orgId: number, name: string): Promise<ProjectDetail> {
-  type Row = { id: number; name: string; hostname: string; database: number; createdAt: string; auth: number; storage: number };
-  const read = s.prepared('projectDetail', (_db, sqlite) => {
-    const project = sqlite.prepare<[number, string], Row>(`SELECT p.id, p.name, h.name AS hostname, p.database, p.created_at AS createdAt,
-      EXISTS (SELECT 1 FROM auth_grants a WHERE a.project_id = p.id) AS auth, EXISTS (SELECT 1 FROM storage_grants g WHERE g.project_id = p.id) AS storage
-      FROM projects p JOIN hostnames h ON h.project_id = p.id AND h.kind = 'default' WHERE p.org_id = ? AND p.name = ?`);
-    const names = sqlite.prepare<[number], ProjectDetail['hostnames'][number]>('SELECT name, kind, status FROM hostnames WHERE project_id = ? ORDER BY name');
-    // projectPlacements runs its statement before its first await, so inside the transaction; it settles later.
-    return sqlite.transaction((org: number, project_: string) => {
-      const row = project.get(org, project_);
-      return row && { row, hostnames: names.all(row.id), placements: projectPlacements(s, row.id) };
-    });
-  });
-  const found = read(orgId, name);
-  if (!found) throw notFound(`project ${name}`);
-  const { row } = found;
-  return {
-    id: row.id, name: row.name, hostname: row.hostname, database: row.database === 1, createdAt: row.createdAt,
-    hostnames: found.hostnames,
-    grants: { auth: row.auth === 1, storage: row.storage === 1 },
-    placements: await found.placements,
-  };
 }
 
 /** Operator placement of a project on a node (the deploy path's job; until then, the CLI's). */

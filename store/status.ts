@@ -1,12 +1,7 @@
-/** The status of reconciled resources (one model for every kind) and what operators read of it. */
+/** The status of reconciled resources (one model for every kind); what operators read of it is store/read-model.ts. */
 import { and, eq, sql } from 'drizzle-orm';
-import { isReady } from '../lib/conditions';
 import type { Store } from './db';
-import { latestSeq } from './feed';
-import { domainReconcileStatus } from './domains';
-import { nodeStatuses, type NodeStatus } from './nodes';
-import { hostnameReconcileStatus, type HostnameFinalizer, type HostnameReconcileStatus } from './hostnames';
-import { resourceStatus, zones, type Condition } from './schema';
+import { resourceStatus, type Condition } from './schema';
 
 export interface ResourceStatus<F = Record<string, unknown>> {
   /** The lifetime of the resource this status describes. */
@@ -96,53 +91,4 @@ export async function recordFact(s: Store, kind: string, key: string, uid: strin
       .where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key), eq(resourceStatus.uid, uid)));
   }, OBSERVATION);
   announceStatus(s, kind, key);
-}
-
-export interface ZoneReconcileStatus {
-  zone: string;
-  generation: number;
-  observedGeneration: number | null;
-  /** Ready at the desired generation: what the nameserver serves was checked against it. */
-  ready: boolean;
-  conditions: Condition[];
-  desiredSerial: number;
-  servedSerial: number | null;
-  /** What each configured secondary served at the last look (`--secondaries`). */
-  secondaries: { address: string; serial: number | null }[];
-  /** The whole failure, paths and the nameserver's words included: operators only. */
-  lastError: string | null;
-  reconciledAt: string | null;
-}
-
-export async function readStatus(s: Store): Promise<{
-  changeSeq: number; zones: ZoneReconcileStatus[]; hostnames: HostnameReconcileStatus[]; hostnameFinalizers: HostnameFinalizer[]; nodes: NodeStatus[];
-  domains: ReturnType<typeof domainReconcileStatus>;
-}> {
-  const rows = s.db
-    .select({ zone: zones.name, uid: zones.uid, generation: zones.generation, serial: zones.serial, st: resourceStatus })
-    .from(zones)
-    .leftJoin(resourceStatus, and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, zones.name), eq(resourceStatus.uid, zones.uid)))
-    .orderBy(zones.name)
-    .all();
-  return {
-    changeSeq: await latestSeq(s),
-    zones: rows.map((r) => ({
-      zone: r.zone,
-      generation: r.generation,
-      observedGeneration: r.st?.observedGeneration ?? null,
-      ready: isReady(r.st?.conditions ?? [], r.generation),
-      conditions: r.st?.conditions ?? [],
-      desiredSerial: r.serial,
-      servedSerial: (r.st?.facts as { servedSerial?: number | null } | undefined)?.servedSerial ?? null,
-      secondaries: (r.st?.facts as { secondaries?: ZoneReconcileStatus['secondaries'] } | undefined)?.secondaries ?? [],
-      lastError: r.st?.lastError ?? null,
-      reconciledAt: r.st?.reconciledAt ?? null,
-    })),
-    // Custom hostnames with their conditions, and deleted ones whose edge and record cleanup is not done.
-    ...await hostnameReconcileStatus(s).then((h) => ({ hostnames: h.hostnames, hostnameFinalizers: h.finalizing })),
-    // Per node: desired and applied bundle versions, the last report, Stale and Applied, secrets not yet running.
-    nodes: await nodeStatuses(s),
-    // Per domain: its state, expiry, last sync and conditions (a registrar outage shows here).
-    domains: domainReconcileStatus(s),
-  };
 }

@@ -17,7 +17,7 @@ import { startRunner, type Runner } from '../../reconcilers/runner';
 import { orgBySlug, registerNode } from '../../store/accounts';
 import { bundleVersion } from '../../store/nodes';
 import { setPlacement } from '../../store/projects';
-import { readStatus } from '../../store/status';
+import { readStatus } from '../../store/read-model';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { until } from '../helpers/proc';
 
