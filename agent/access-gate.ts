@@ -35,12 +35,12 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { bypassHash, verifyPassword } from '../lib/access-hash';
-import { addressKey } from '../lib/http-server';
+import { addressKey } from '../lib/http/http-server';
 import type { Logger } from '../lib/log';
-import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
-import { isSafeNext } from '../lib/safe-next';
+import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/http/rate-limit';
+import { isSafeNext } from '../rules/safe-next';
 import { sameText } from '../lib/same-text';
-import { cookieValue, cookieValues } from '../lib/cookies';
+import { cookieValue, cookieValues } from '../lib/http/cookies';
 import { Slots } from './access-limits';
 import { messagePage, passwordPage, sendPage } from './access-pages';
 import {

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createHttpsServer } from 'node:https';
-import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden, listenOn } from '../lib/http-server';
+import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden, listenOn } from '../lib/http/http-server';
 import type { Logger } from '../lib/log';
 import { accessGate, type AccessGateOptions } from './access-gate';
 import { loadAccessKey } from './access-session';

@@ -8,8 +8,8 @@
  */
 import type { Exchange } from './exchange';
 import { AppError } from '../lib/errors';
-import { addressKey } from '../lib/http-server';
-import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
+import { addressKey } from '../lib/http/http-server';
+import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/http/rate-limit';
 import { hashToken } from '../store/accounts';
 
 /** Failed authentications a client address may make: 100 a minute (docs/api.md). */

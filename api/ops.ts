@@ -11,7 +11,7 @@ import {
   nodePrincipalByToken, principalByToken, principalInOrg, roleAtLeast, type NodePrincipal, type Org, type Principal, type Role,
 } from '../store/accounts';
 import type { Store } from '../store/db';
-import type { Plans } from '../lib/plans';
+import type { Plans } from '../rules/plans';
 import { fromZod, methodNotAllowed, notImplemented, zodMessages } from './errors';
 import type { Exchange } from './exchange';
 import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { createProject, listProjects } from '../store/projects';
 import { getProjectDetail } from '../store/read-model';
-import { planOf } from '../lib/plans';
+import { planOf } from '../rules/plans';
 import { bodyTag, digest, etag, notModified, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, OrgParams, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';

@@ -2,7 +2,7 @@
  * never come back out through this API. */
 import { secretContext } from '../core/sealing';
 import { z } from 'zod';
-import { LOADER_RULES, loaderRule } from '../lib/env-names';
+import { LOADER_RULES, loaderRule } from '../rules/env-names';
 import { AppError } from '../lib/errors';
 import { getProject } from '../store/projects';
 import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { badRequest, notFound } from '../lib/errors';
-import type { Plans } from '../lib/plans';
+import type { Plans } from '../rules/plans';
 import {
   createOrg, createToken, createUser, listOrgs, listTokens, listUsers, orgBySlug, registerNode, revokeToken, ROLES,
   removeMembership, setMembership, setOrgPlan, TOKEN_ID, type Role,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
 import type { ApiConfig } from '../api/ops';
-import { rateLimitFlag } from '../lib/rate-limit';
+import { rateLimitFlag } from '../lib/http/rate-limit';
 import { httpCore } from '../core/client';
 import { localCore } from '../core/local';
 import { filesOnlyNameserver } from '../providers/nameserver/files-only';
@@ -23,7 +23,7 @@ import { startFeedPruning } from '../store/feed';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
-import { harden, listenOn } from '../lib/http-server';
+import { harden, listenOn } from '../lib/http/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
 import { writeFileAtomic } from '../lib/files';
 import {
@@ -41,7 +41,7 @@ import { startRegistrarSandbox } from '../providers/registrar/sandbox';
 import { httpPayments } from '../providers/payment/http';
 import { startPaymentSandbox } from '../providers/payment/sandbox';
 import { startOAuthSandbox } from '../providers/oauth/sandbox';
-import { OAUTH_PROVIDERS, type ProviderEndpointTable } from '../lib/oauth-providers';
+import { OAUTH_PROVIDERS, type ProviderEndpointTable } from '../rules/oauth-providers';
 import type { ChangeKind } from '../store/feed';
 import type { Sealer } from '../core/sealing';
 

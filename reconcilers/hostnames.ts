@@ -15,7 +15,7 @@
  */
 import { setCondition, type Condition } from '../lib/conditions';
 import { AppError } from '../lib/errors';
-import { verifyName } from '../lib/hostnames';
+import { verifyName } from '../rules/hostnames';
 import { keyedSerial } from '../lib/keyed-serial';
 import type { Logger } from '../lib/log';
 import type { Edge } from '../providers/edge/port';

@@ -11,7 +11,7 @@ import type { Condition } from '../lib/conditions';
 import { iso, type Store } from './db';
 import { accessForBundle, type AccessForBundle } from './access';
 import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
-import type { OAuthProviderName, ProviderEndpoints } from '../lib/oauth-providers';
+import type { OAuthProviderName, ProviderEndpoints } from '../rules/oauth-providers';
 import { recordChange } from './feed';
 import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
 

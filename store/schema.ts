@@ -4,7 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { integer, primaryKey, sqliteTable, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { OAUTH_PROVIDERS } from '../lib/oauth-providers';
+import { OAUTH_PROVIDERS } from '../rules/oauth-providers';
 
 export const orgs = sqliteTable('orgs', {
   id: integer('id').primaryKey({ autoIncrement: true }),

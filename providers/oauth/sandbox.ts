@@ -38,11 +38,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listenOn } from '../../lib/http-server';
+import { listenOn } from '../../lib/http/http-server';
 import { z } from 'zod';
 import type { Logger } from '../../lib/log';
 import { sameText } from '../../lib/same-text';
-import { OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName, type ProviderEndpoints } from '../../lib/oauth-providers';
+import { OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName, type ProviderEndpoints } from '../../rules/oauth-providers';
 
 export type { OAuthProviderName, ProviderEndpoints };
 

@@ -9,7 +9,7 @@ import { Slots } from '../../agent/access-limits';
 import {
   accessKeyPath, checkCsrf, csrfToken, loadAccessKey, newCsrfNonce, signSession, verifySession, withoutAccessCookies, type SessionScope,
 } from '../../agent/access-session';
-import { cookieValue } from '../../lib/cookies';
+import { cookieValue } from '../../lib/http/cookies';
 
 const dirs: string[] = [];
 const tempDir = (): string => {

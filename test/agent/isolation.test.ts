@@ -14,7 +14,7 @@ import { startAgent } from '../../agent/agent';
 import { bindings, withheldSecrets } from '../../agent/bindings';
 import { writeBundleFile } from '../../agent/bundle-file';
 import type { BundleAnswer, ControlPlane } from '../../agent/control';
-import { LOADER_RULES, loaderRule } from '../../lib/env-names';
+import { LOADER_RULES, loaderRule } from '../../rules/env-names';
 import { Supervisor } from '../../agent/supervisor';
 import { prepareDatabase, UserIndex, type WorkerUsers } from '../../agent/users';
 import { defaultWorkerCommand } from '../../agent/worker-process';

@@ -45,7 +45,7 @@ beforeAll(async () => {
     store: t.store, resolver: systemResolver([stub.address], 500), nameservers: ['ns1.hostplane.test'], edge: new FakeEdge(), fallbackOrigin: FALLBACK, edgeAddresses: [], log: silent,
   });
   const core = localCore({ sealer: t.sealer, dns: { configured: true, nameservers: ['ns1.hostplane.test'] }, nudge: () => undefined, verifyHostname: (n) => verifier.verify(n) });
-  server = createServer(createApp({ store: t.store, core, config: { appDomain: 'hostplane.test', plans: (await import('../../lib/plans')).DEFAULT_PLANS, ...CONFIG } }, silent).handler);
+  server = createServer(createApp({ store: t.store, core, config: { appDomain: 'hostplane.test', plans: (await import('../../rules/plans')).DEFAULT_PLANS, ...CONFIG } }, silent).handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   for (const [slug, name, token] of [['acme', 'blog', t.tokens.admin], ['acme', 'shop', t.tokens.admin], ['globex', 'site', t.other.token]] as const) {

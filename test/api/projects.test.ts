@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orgBySlug, registerNode } from '../../store/accounts';
 import { setPlacement } from '../../store/projects';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { startTestApi, type TestApi, type TestApiOptions } from '../helpers/app';
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

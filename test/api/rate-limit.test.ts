@@ -3,7 +3,7 @@
  * RateLimit-Policy / RateLimit fields. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_FAILED_AUTH_RATE } from '../../api/limits';
-import { parseRate, TokenBuckets } from '../../lib/rate-limit';
+import { parseRate, TokenBuckets } from '../../lib/http/rate-limit';
 import { startTestApi, type TestApi } from '../helpers/app';
 
 const PROJECTS = '/v1/orgs/acme/projects';

@@ -15,7 +15,7 @@ import type { Core, DnsInfo, NudgeKind } from '../../core/port';
 import { openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { OpenApiChecker, type Answer } from './openapi';
 
 export interface TestApi {

@@ -5,10 +5,10 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { metricsListen, parse, serverHardening } from '../../cli/options';
+import { metricsListen, parse, serverHardening } from '../../../cli/options';
 import {
   addressKey, connectionLimits, descriptorLimit, descriptorReserve, harden, parseDescriptorLimit, type HardeningOptions,
-} from '../../lib/http-server';
+} from '../../../lib/http/http-server';
 
 describe('defaults from the descriptor limit', () => {
   const limits = `Limit                     Soft Limit           Hard Limit           Units

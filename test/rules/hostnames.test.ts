@@ -1,6 +1,6 @@
 /** Custom hostname name rules (spec 4.5 rule 2, issue 9 item 1): one stored form, and every refusal a table row. */
 import { describe, expect, it } from 'vitest';
-import { checkHostname, defaultFallbackOrigin, hostnameRefusal } from '../../lib/hostnames';
+import { checkHostname, defaultFallbackOrigin, hostnameRefusal } from '../../rules/hostnames';
 
 const PLATFORM = { appDomain: 'hostplane.test', nameservers: ['edge.hostplane.net'], serviceDomains: ['status.example', 'catalog.invalid'] };
 

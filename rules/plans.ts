@@ -1,7 +1,7 @@
 /** The plan table (docs/api.md, Plans): one table, replaced as a whole by a JSON file. */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { conflict } from './errors';
+import { conflict } from '../lib/errors';
 
 const count = z.number().int().min(0);
 export const PlanSchema = z.strictObject({

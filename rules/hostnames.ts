@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { getDomain, getPublicSuffix } from 'tldts';
-import { badRequest, type AppError } from './errors';
+import { badRequest, type AppError } from '../lib/errors';
 import { reservedDomains, type PlatformDomains } from './domains';
 import { isInZone } from '../zonefiles';
 import { checkLabelledName, type LabelledNameRule } from '../zonefiles/names';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { oauthProviders, parse } from '../../cli/options';
-import { parseProviderEndpoints, REAL_ENDPOINTS } from '../../lib/oauth-providers';
+import { parseProviderEndpoints, REAL_ENDPOINTS } from '../../rules/oauth-providers';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-oauth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
