@@ -13,7 +13,7 @@
  *   Otherwise `password` answers 401 with the password form, and `org` redirects a GET or HEAD (302) to the
  *   dashboard (`?to=<host>&next=<path>`), which sends the browser back to the callback with a one-time code;
  *   other methods get 401 `access_required`.
- * - `GET /__service/access/callback?code&next` (`org`): `next` must be a path on this host (lib/safe-next.ts,
+ * - `GET /__service/access/callback?code&next` (`org`): `next` must be a path on this host (rules/safe-next.ts,
  *   the API's own check) and the code well formed, else 400 before anything is spent; the code is redeemed at
  *   the control plane, and admits when it was issued for this host, this `next` and the project's organization,
  *   to a member or admin (a viewer may ask for a code but is refused here, 403). Then the session cookie and a

@@ -67,7 +67,7 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
-/** A listener facing the internet, with the API's timeouts and connection caps (lib/http-server.ts). */
+/** A listener facing the internet, with the API's timeouts and connection caps (lib/http/http-server.ts). */
 function hardened(server: Server, log: Logger, listener: string): Server {
   server.keepAliveTimeout = 65_000;
   harden(server, { ...connectionLimits(descriptorLimit()), headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS }, log.child({ listener }));

@@ -21,7 +21,7 @@ export interface Places {
 }
 
 /** The secrets of `p` that are never passed to its worker because they change how a process loads or runs
- * (lib/env-names.ts): their names only, for the log. */
+ * (rules/env-names.ts): their names only, for the log. */
 export function withheldSecrets(p: BundleProject): string[] {
   return p.secrets.map((s) => s.name).filter((name) => loaderRule(name) !== null).sort();
 }

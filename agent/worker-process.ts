@@ -1,7 +1,7 @@
 /**
  * One worker: a child process serving one project on a Unix socket of its own (`SERVICE_SOCKET`), started with
  * the project's bindings and nothing of the agent's environment but `PATH` (never a binding that changes how a
- * process loads or runs: lib/env-names.ts), as its project's own user when the spec names one. It counts as ready once it answers
+ * process loads or runs: rules/env-names.ts), as its project's own user when the spec names one. It counts as ready once it answers
  * HTTP on its socket (any status below 500 to `GET /`); it is stopped with SIGTERM, then SIGKILL after a grace
  * period. Its stdout and stderr go to its log file under the agent's dir, never to the agent's log: what a
  * worker prints is its own and may hold its values.

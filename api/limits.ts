@@ -3,8 +3,8 @@
  * minute: a burst of 100, then 100 a minute; past it the address's requests that authenticate are 429 until its
  * bucket refills, whether their token is good or not, so that a guess learns nothing), and requests per token,
  * off unless configured (`serve --rate-limit N/s`). Both answer 429 `rate_limited` with `Retry-After` and the
- * IETF `RateLimit-Policy` / `RateLimit` fields (lib/rate-limit.ts); with a per-token limit every answer to a
- * token carries them. In-memory buckets: with several API processes each counts for itself (lib/rate-limit.ts).
+ * IETF `RateLimit-Policy` / `RateLimit` fields (lib/http/rate-limit.ts); with a per-token limit every answer to a
+ * token carries them. In-memory buckets: with several API processes each counts for itself (lib/http/rate-limit.ts).
  */
 import type { Exchange } from './exchange';
 import { AppError } from '../lib/errors';

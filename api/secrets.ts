@@ -20,7 +20,7 @@ export const SecretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'a secret n
     + `${LOADER_RULES.map((r) => `\`${r}\``).join(', ')} (a \`*\` stands for any ending)`,
 });
 
-/** A name that changes how a process loads or runs (lib/env-names.ts): 400 `bad_request` naming the rule. */
+/** A name that changes how a process loads or runs (rules/env-names.ts): 400 `bad_request` naming the rule. */
 function checkLoader(name: string): void {
   const rule = loaderRule(name);
   if (rule === null) return;

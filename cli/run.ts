@@ -49,7 +49,7 @@ import type { Sealer } from '../core/sealing';
 type Resolver = ReturnType<typeof systemResolver>;
 
 /** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
- * that the API's caps leave (lib/http-server.ts). */
+ * that the API's caps leave (lib/http/http-server.ts). */
 const METRICS_LIMITS = { maxConnections: 16, maxConnectionsPerAddress: 16, maxWaitingConnectionsPerAddress: 8 };
 
 /** The metrics listener's only route: Prometheus text of `registry`. */

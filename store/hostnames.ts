@@ -9,8 +9,8 @@ import { AppError, conflict, notFound } from '../lib/errors';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
-import { isReady } from '../lib/conditions';
-import { hostnameFinalizers, hostnames, orgs, projects, resourceStatus, rrsets, zones, type Condition } from './schema';
+import { isReady, type Condition } from '../lib/conditions';
+import { hostnameFinalizers, hostnames, orgs, projects, resourceStatus, rrsets, zones } from './schema';
 import { toResourceStatus, type ResourceStatus } from './status';
 
 export type HostnameState = 'pending_dns' | 'active';

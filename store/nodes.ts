@@ -23,7 +23,7 @@ export const NODE_STALE_AFTER_MS = 3 * 60_000;
  * rises with the mode or the password, so sessions made under an older one end. */
 export type BundleAccess = AccessForBundle & { membersVersion: number };
 /** The sign-in section: the grant's id and settings, the plan's user limit, and per registered provider the
- * project's app (client secret opened) with the endpoints the operator configured (lib/oauth-providers.ts). */
+ * project's app (client secret opened) with the endpoints the operator configured (rules/oauth-providers.ts). */
 export interface BundleSignIn {
   /** New at each grant (store/auth.ts): the node honours a session only under the grant it was made under. */
   grant: string;

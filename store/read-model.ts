@@ -4,7 +4,7 @@
  * a read that joins what several of them own lives here, so that no two of them import each other.
  */
 import { and, eq } from 'drizzle-orm';
-import { isReady } from '../lib/conditions';
+import { isReady, type Condition } from '../lib/conditions';
 import { notFound } from '../lib/errors';
 import type { Store } from './db';
 import { domainReconcileStatus } from './domains';
@@ -12,7 +12,7 @@ import { latestSeq } from './feed';
 import { hostnameReconcileStatus, type HostnameFinalizer, type HostnameReconcileStatus } from './hostnames';
 import { nodeStatuses, projectPlacements, type NodeStatus, type ProjectPlacement } from './nodes';
 import type { Project } from './projects';
-import { resourceStatus, zones, type Condition } from './schema';
+import { resourceStatus, zones } from './schema';
 
 export interface ProjectDetail extends Project {
   hostnames: { name: string; kind: 'default' | 'custom'; status: string }[];

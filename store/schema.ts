@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { integer, primaryKey, sqliteTable, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { Condition } from '../lib/conditions';
 import { OAUTH_PROVIDERS } from '../rules/oauth-providers';
 
 export const orgs = sqliteTable('orgs', {
@@ -227,15 +228,6 @@ export const resourceStatus = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.key] })],
 );
-
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  observedGeneration: number;
-  lastTransitionTime: string;
-}
 
 /**
  * A deleted zone whose cleanup in the nameserver (purge of its data, journal and DNSSEC keys) is not done

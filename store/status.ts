@@ -1,7 +1,8 @@
 /** The status of reconciled resources (one model for every kind); what operators read of it is store/read-model.ts. */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Store } from './db';
-import { resourceStatus, type Condition } from './schema';
+import type { Condition } from '../lib/conditions';
+import { resourceStatus } from './schema';
 
 export interface ResourceStatus<F = Record<string, unknown>> {
   /** The lifetime of the resource this status describes. */

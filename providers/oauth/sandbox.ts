@@ -50,7 +50,7 @@ export interface OAuthSandbox {
   url: string;
   /** The bearer token of the control routes (`/_sandbox/...`). */
   token: string;
-  /** The sandbox's endpoints for `provider`, to put in a bundle in place of the real ones (lib/oauth-providers.ts). */
+  /** The sandbox's endpoints for `provider`, to put in a bundle in place of the real ones (rules/oauth-providers.ts). */
   endpoints(provider: OAuthProviderName): ProviderEndpoints;
   close(): Promise<void>;
 }

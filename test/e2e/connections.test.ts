@@ -19,7 +19,7 @@ const ATTACKER = '127.0.0.2';
 /** The server runs with this descriptor limit (both soft and hard, so Node cannot raise it). */
 const LOW_LIMIT = ['bash', '-c', `ulimit -n ${LIMIT} && exec "$@"`, '--'];
 // The slow connections must stay open through every check, however loaded the machine: the default header
-// timeout (10 s) is tested in test/lib/http-server.test.ts.
+// timeout (10 s) is tested in test/lib/http/http-server.test.ts.
 const HOLD = ['--headers-timeout-ms', '30000'];
 
 // This process holds the 2,000 client sockets itself.

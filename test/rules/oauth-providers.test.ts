@@ -1,5 +1,5 @@
 /**
- * Provider endpoints (lib/oauth-providers.ts) and `--oauth-providers` (cli/options.ts): the real providers' public
+ * Provider endpoints (rules/oauth-providers.ts) and `--oauth-providers` (cli/options.ts): the real providers' public
  * endpoints by default, a file naming some providers replacing only theirs, every field checked; `serve` defaults to
  * the sandbox and `core` to the real providers.
  */

@@ -1,4 +1,4 @@
-/** lib/http-server.ts on an https.Server (`serve --tls-cert`): requests arrive on TLS sockets wrapping the
+/** lib/http/http-server.ts on an https.Server (`serve --tls-cert`): requests arrive on TLS sockets wrapping the
  * accepted ones, and are still counted as being answered, so long-polls over TLS are not taken for waiting
  * connections. */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-/** lib/http-server.ts: the defaults derived from the descriptor limit, the flags that override them, and on an
+/** lib/http/http-server.ts: the defaults derived from the descriptor limit, the flags that override them, and on an
  * in-process server each cap and timeout, the JSON answers to Node-level errors, and that a request being
  * answered (a long-poll) outlives every timeout. */
 import { createServer, type RequestListener, type Server } from 'node:http';
