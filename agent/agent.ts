@@ -14,17 +14,17 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createHttpsServer } from 'node:https';
 import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden, listenOn } from '../lib/http/http-server';
 import type { Logger } from '../lib/log';
-import { accessGate, type AccessGateOptions } from './access-gate';
-import { loadAccessKey } from './access-session';
-import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './backoff';
-import type { VersionedBundle } from './bundle';
-import { readBundleFile, writeBundleFile } from './bundle-file';
-import type { ControlPlane, Report } from './control';
-import { frontend, httpsRedirect } from './frontend';
-import type { NodeService } from './services';
-import { Supervisor, type SupervisorOptions } from './supervisor';
-import { usedBytes } from './usage';
-import { defaultWorkerUsers, type WorkerUsers } from './users';
+import { accessGate, type AccessGateOptions } from './gate/access-gate';
+import { loadAccessKey } from './gate/access-session';
+import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './sync/backoff';
+import type { VersionedBundle } from './sync/bundle';
+import { readBundleFile, writeBundleFile } from './sync/bundle-file';
+import type { ControlPlane, Report } from './sync/control';
+import { frontend, httpsRedirect } from './gate/frontend';
+import type { NodeService } from './gate/services';
+import { Supervisor, type SupervisorOptions } from './workers/supervisor';
+import { usedBytes } from './sync/usage';
+import { defaultWorkerUsers, type WorkerUsers } from './workers/users';
 
 export interface AgentOptions {
   dir: string;

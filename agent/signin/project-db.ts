@@ -25,8 +25,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../lib/log';
-import { backoffDelay, type BackoffOptions } from '../backoff';
-import { entryCommand } from '../worker-process';
+import { backoffDelay, type BackoffOptions } from '../sync/backoff';
+import { entryCommand } from '../workers/worker-process';
 
 export interface HelperLimits {
   /** Default 2 s. */

@@ -8,12 +8,12 @@ import { Agent, createServer, request, type IncomingHttpHeaders, type Server } f
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { captureLogger } from './log';
-import { accessGate, type AccessGateOptions } from '../../agent/access-gate';
-import { frontend } from '../../agent/frontend';
-import type { ServiceHandler } from '../../agent/services';
-import type { Supervisor } from '../../agent/supervisor';
-import type { Worker, WorkerSpec } from '../../agent/worker-process';
-import type { NodeBundle, VersionedBundle } from '../../agent/bundle';
+import { accessGate, type AccessGateOptions } from '../../agent/gate/access-gate';
+import { frontend } from '../../agent/gate/frontend';
+import type { ServiceHandler } from '../../agent/gate/services';
+import type { Supervisor } from '../../agent/workers/supervisor';
+import type { Worker, WorkerSpec } from '../../agent/workers/worker-process';
+import type { NodeBundle, VersionedBundle } from '../../agent/sync/bundle';
 
 export { captureLogger };
 

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, lstatSync, readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../lib/files';
+import { writeFileAtomic } from '../../lib/files';
 
 /** The key in `path`, made when there is none; `ends` says what a new one ends, for the error message. */
 export function loadNodeKey(path: string, ends: string): Buffer {

@@ -12,10 +12,10 @@ import { createServer, get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pinDir, socketDir } from '../../agent/layout';
-import { Supervisor } from '../../agent/supervisor';
-import { shellCommand, startWorker, WorkerStartError, type WorkerSpec } from '../../agent/worker-process';
-import { bundleOf, captureLogger, get, startFrontend } from '../helpers/agent';
+import { pinDir, socketDir } from '../../../agent/layout';
+import { Supervisor } from '../../../agent/workers/supervisor';
+import { shellCommand, startWorker, WorkerStartError, type WorkerSpec } from '../../../agent/workers/worker-process';
+import { bundleOf, captureLogger, get, startFrontend } from '../../helpers/agent';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readBundleFile, writeBundleFile } from '../../agent/bundle-file';
-import { bundleOf } from '../helpers/agent';
+import { readBundleFile, writeBundleFile } from '../../../agent/sync/bundle-file';
+import { bundleOf } from '../../helpers/agent';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-bundle-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlaneError, httpControlPlane } from '../../agent/control';
-import { hasOpenssl, makePki, type TestPki } from '../helpers/tls';
+import { ControlPlaneError, httpControlPlane } from '../../../agent/sync/control';
+import { hasOpenssl, makePki, type TestPki } from '../../helpers/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-control-'));
 const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { prefixPath, storageDir } from '../../agent/layout';
-import { usedBytes } from '../../agent/usage';
+import { prefixPath, storageDir } from '../../../agent/layout';
+import { usedBytes } from '../../../agent/sync/usage';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-usage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -34,21 +34,21 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { bypassHash, verifyPassword } from '../lib/access-hash';
-import { addressKey } from '../lib/http/http-server';
-import type { Logger } from '../lib/log';
-import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/http/rate-limit';
-import { isSafeNext } from '../rules/safe-next';
-import { sameText } from '../lib/same-text';
-import { cookieValue, cookieValues } from '../lib/http/cookies';
+import { bypassHash, verifyPassword } from '../../lib/access-hash';
+import { addressKey } from '../../lib/http/http-server';
+import type { Logger } from '../../lib/log';
+import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../../lib/http/rate-limit';
+import { isSafeNext } from '../../rules/safe-next';
+import { sameText } from '../../lib/same-text';
+import { cookieValue, cookieValues } from '../../lib/http/cookies';
 import { Slots } from './access-limits';
 import { messagePage, passwordPage, sendPage } from './access-pages';
 import {
   checkCsrf, clearedSessionCookie, clearedStateCookie, CSRF_COOKIE, STATE_COOKIE, stateCookie, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,
   verifySession, withoutAccessCookies, type SessionScope,
 } from './access-session';
-import { projectKey, type BundleProject } from './bundle';
-import type { Redeemed } from './control';
+import { projectKey, type BundleProject } from '../sync/bundle';
+import type { Redeemed } from '../sync/control';
 import { hostOf, sendError } from './frontend';
 import type { ServiceContext, ServiceHandler } from './services';
 

@@ -4,7 +4,7 @@
  * already answered what is not for a known host, and the gate what it refuses.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BundleProject } from './bundle';
+import type { BundleProject } from '../sync/bundle';
 
 export interface ServiceContext {
   /** The project that holds the host, as the last applied bundle has it. */

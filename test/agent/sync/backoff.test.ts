@@ -1,6 +1,6 @@
 /** Retry delays: exponential, capped, with jitter that keeps at least half of each step. */
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../agent/backoff';
+import { backoffDelay } from '../../../agent/sync/backoff';
 
 describe('backoffDelay', () => {
   const opts = (r: number) => ({ baseMs: 100, maxMs: 1000, random: () => r });

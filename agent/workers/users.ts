@@ -14,8 +14,8 @@
  */
 import { chmodSync, closeSync, existsSync, fchmodSync, fchownSync, constants as fsConstants, fstatSync, lchownSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeFileAtomic } from '../lib/files';
-import { bundlePath, databaseDir, databasePath, databasesRoot, legacyDatabasePath, logsDir, storageRoot, usersPath } from './layout';
+import { writeFileAtomic } from '../../lib/files';
+import { bundlePath, databaseDir, databasePath, databasesRoot, legacyDatabasePath, logsDir, storageRoot, usersPath } from '../layout';
 
 export type WorkerUsers = { mode: 'isolated'; uidBase: number } | { mode: 'shared'; allowSeveralOrgs: boolean };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bindings } from '../../agent/bindings';
-import { NodeBundle } from '../../agent/bundle';
+import { bindings } from '../../../agent/workers/bindings';
+import { NodeBundle } from '../../../agent/sync/bundle';
 
 const project = { org: 'acme', project: 'shop', hostnames: ['shop.example.test'], database: true };
 const endpoints = { authorize: 'https://a.test/authorize', token: 'https://a.test/token', userInfo: 'https://a.test/user', emails: null };

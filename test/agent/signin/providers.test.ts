@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchangeCode, ProviderError, type ProviderConfig } from '../../agent/signin/providers';
+import { exchangeCode, ProviderError, type ProviderConfig } from '../../../agent/signin/providers';
 
 let server: Server;
 let answer = { status: 400, error: 'invalid_grant' };

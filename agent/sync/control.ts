@@ -4,7 +4,7 @@
  * deployment access code.
  */
 import type { z } from 'zod';
-import { createClient, type components } from '../client/index';
+import { createClient, type components } from '../../client/index';
 import { etagVersion, NodeBundle } from './bundle';
 import { nodeFetch } from './fetch';
 

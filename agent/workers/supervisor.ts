@@ -12,11 +12,11 @@
  * user, and then (unless allowed) the projects of one organization at a time: a project of another one is
  * refused like a worker that failed to start, until the projects of the one running are no longer placed here.
  */
-import type { Logger } from '../lib/log';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
+import type { Logger } from '../../lib/log';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../sync/backoff';
 import { bindings, specDigest, withheldSecrets } from './bindings';
-import { projectKey, type BundleProject, type VersionedBundle } from './bundle';
-import { pinDir, socketDir, storageDir, workerLogPath } from './layout';
+import { projectKey, type BundleProject, type VersionedBundle } from '../sync/bundle';
+import { pinDir, socketDir, storageDir, workerLogPath } from '../layout';
 import { defaultWorkerUsers, hardenDir, MAX_WORKER_UID, prepareDatabase, prepareStorage, UserIndex, type WorkerUsers } from './users';
 import { startWorker, type Worker, type WorkerSpec } from './worker-process';
 

@@ -4,9 +4,9 @@
  * the control plane answers, so a node restarted during an outage of the control plane keeps serving.
  */
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../lib/files';
+import { writeFileAtomic } from '../../lib/files';
 import { NodeBundle, type VersionedBundle } from './bundle';
-import { bundlePath } from './layout';
+import { bundlePath } from '../layout';
 
 /** Writes `{"version", "bundle"}` to `D/bundle.json` (mode 0600, fsynced, renamed over the old one). */
 export function writeBundleFile(dir: string, b: VersionedBundle): void {

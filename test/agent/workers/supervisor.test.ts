@@ -4,12 +4,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, sym
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bindingHash } from '../../agent/bindings';
-import { databasePath } from '../../agent/layout';
-import { Supervisor } from '../../agent/supervisor';
-import { defaultWorkerCommand, shellCommand } from '../../agent/worker-process';
-import { bundleOf, captureLogger, fakeWorker, get, hammer, startFrontend } from '../helpers/agent';
-import { alive } from '../helpers/proc';
+import { bindingHash } from '../../../agent/workers/bindings';
+import { databasePath } from '../../../agent/layout';
+import { Supervisor } from '../../../agent/workers/supervisor';
+import { defaultWorkerCommand, shellCommand } from '../../../agent/workers/worker-process';
+import { bundleOf, captureLogger, fakeWorker, get, hammer, startFrontend } from '../../helpers/agent';
+import { alive } from '../../helpers/proc';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -20,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import { request, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type ServerResponse } from 'node:http';
 import type { ServiceHandler } from './services';
-import type { Route } from './supervisor';
+import type { Route } from '../workers/supervisor';
 
 /** Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, not the message, and are not forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);

@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Slots } from '../../agent/access-limits';
+import { Slots } from '../../../agent/gate/access-limits';
 import {
   accessKeyPath, checkCsrf, csrfToken, loadAccessKey, newCsrfNonce, signSession, verifySession, withoutAccessCookies, type SessionScope,
-} from '../../agent/access-session';
-import { cookieValue } from '../../lib/http/cookies';
+} from '../../../agent/gate/access-session';
+import { cookieValue } from '../../../lib/http/cookies';
 
 const dirs: string[] = [];
 const tempDir = (): string => {

@@ -26,7 +26,7 @@ import { chmodSync, closeSync, lchownSync, linkSync, lstatSync, mkdirSync, openS
 import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loaderRule } from '../rules/env-names';
+import { loaderRule } from '../../rules/env-names';
 
 export interface WorkerSpec {
   /** `org/project`. */

@@ -7,8 +7,8 @@
  * Pure: where the directories live is decided by the caller (agent/layout.ts).
  */
 import { createHash } from 'node:crypto';
-import type { BundleProject } from './bundle';
-import { loaderRule } from '../rules/env-names';
+import type { BundleProject } from '../sync/bundle';
+import { loaderRule } from '../../rules/env-names';
 
 /** Secret names the control plane accepts (docs/api.md, Names); anything else is not passed on, and never `SERVICE_*`. */
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;

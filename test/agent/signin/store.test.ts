@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_SESSION_ROWS, MAX_SESSIONS_PER_USER, SESSION_TABLE_CEILING_BYTES, sessionsPerUser, SignInStore, userLimit, type SessionScope } from '../../agent/signin/store';
+import { MAX_SESSION_ROWS, MAX_SESSIONS_PER_USER, SESSION_TABLE_CEILING_BYTES, sessionsPerUser, SignInStore, userLimit, type SessionScope } from '../../../agent/signin/store';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-11-26T10:00:00Z');

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BundleProject } from '../../agent/bundle';
-import { hostOf } from '../../agent/frontend';
-import { databasePath } from '../../agent/layout';
-import { createSignInService, type SignInService, type SignInServiceOptions } from '../../agent/signin/service';
-import { hardenDir, prepareDatabase, runsAsRoot } from '../../agent/users';
-import { startOAuthSandbox, type OAuthProviderName, type OAuthSandbox } from '../../providers/oauth/sandbox';
-import { captureLogger, listen } from '../helpers/agent';
+import type { BundleProject } from '../../../agent/sync/bundle';
+import { hostOf } from '../../../agent/gate/frontend';
+import { databasePath } from '../../../agent/layout';
+import { createSignInService, type SignInService, type SignInServiceOptions } from '../../../agent/signin/service';
+import { hardenDir, prepareDatabase, runsAsRoot } from '../../../agent/workers/users';
+import { startOAuthSandbox, type OAuthProviderName, type OAuthSandbox } from '../../../providers/oauth/sandbox';
+import { captureLogger, listen } from '../../helpers/agent';
 
 const HOST = 'shop.example.test';
 /** Another hostname of the same project (a custom domain, say). */

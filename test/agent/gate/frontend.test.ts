@@ -7,10 +7,10 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorityOf, frontend, hostOf } from '../../agent/frontend';
-import { Supervisor } from '../../agent/supervisor';
-import type { Worker } from '../../agent/worker-process';
-import { bundleOf, captureLogger, fakeWorker, listenOnSocket, startFrontend, testGate } from '../helpers/agent';
+import { authorityOf, frontend, hostOf } from '../../../agent/gate/frontend';
+import { Supervisor } from '../../../agent/workers/supervisor';
+import type { Worker } from '../../../agent/workers/worker-process';
+import { bundleOf, captureLogger, fakeWorker, listenOnSocket, startFrontend, testGate } from '../../helpers/agent';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-frontend-'));
 const supervisor = new Supervisor({ dir, command: ['unused'], log: captureLogger().log, start: fakeWorker, retry: { baseMs: 60_000, maxMs: 60_000 } });

@@ -3,8 +3,8 @@
  * helper that answers nonsense. The real helper (db-helper.ts) is driven through the sign-in handler in
  * signin.test.ts. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseUnavailable, ProjectDatabase, type HelperLimits } from '../../agent/signin/project-db';
-import { captureLogger } from '../helpers/agent';
+import { DatabaseUnavailable, ProjectDatabase, type HelperLimits } from '../../../agent/signin/project-db';
+import { captureLogger } from '../../helpers/agent';
 
 /** Answers `ready`, then each call with its pid, except `hang` (a query that never ends: nothing more is read),
  * `fail` (an error) and `long` (a line too long). */
