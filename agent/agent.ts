@@ -1,9 +1,9 @@
 /**
  * The reference node (`hostplane node-agent`): long-polls its bundle from the control plane, writes it to
- * `D/bundle.json`, converges its workers to it (supervisor.ts), serves them behind the front end (frontend.ts)
+ * `D/bundle.json`, converges its workers to it (workers/supervisor.ts), serves them behind the front end (gate/frontend.ts)
  * and reports the applied version and each project's storage usage. The front end serves HTTPS when given a
  * certificate, with a plain HTTP listener beside it that only redirects; every request for a known host passes
- * the access gate (access-gate.ts) first.
+ * the access gate (gate/access-gate.ts) first.
  *
  * Unreachable control plane: the node keeps serving the last bundle it has (the one in memory, or at start the
  * one in `D/bundle.json`) and retries with backoff; the report loop does the same on its own schedule.
@@ -49,7 +49,7 @@ export interface AgentOptions {
   reportIntervalMs?: number;
   /** Delays between attempts when the control plane cannot be reached. */
   backoff?: BackoffOptions;
-  /** Who workers run as (default: each project its own uid when the agent runs as root; agent/users.ts). */
+  /** Who workers run as (default: each project its own uid when the agent runs as root; agent/workers/users.ts). */
   users?: WorkerUsers;
   /** Passed to the supervisor (tests start fake workers). */
   supervisor?: Partial<SupervisorOptions>;

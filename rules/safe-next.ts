@@ -1,7 +1,7 @@
 /**
  * The `next` of deployment access (spec 4.4 rule 5): where a browser goes after the sign-in round trip. One
  * function for both ends, so they cannot disagree: the API refuses to issue a code for an unsafe `next`
- * (authorizeAccess, 400), and the node refuses to redirect to one at its callback (agent/access-gate.ts),
+ * (authorizeAccess, 400), and the node refuses to redirect to one at its callback (agent/gate/access-gate.ts),
  * whatever the code says.
  */
 

@@ -13,7 +13,7 @@ export const orgs = sqliteTable('orgs', {
   plan: text('plan').notNull(),
   createdAt: text('created_at').notNull(),
   /** Rises when a member's role changes or a member is removed: the bundles carry it, and a node's `org`-mode
-   * access sessions made under an older one end (agent/access-gate.ts). */
+   * access sessions made under an older one end (agent/gate/access-gate.ts). */
   membersVersion: integer('members_version').notNull().default(0),
 });
 

@@ -8,7 +8,7 @@
  * - `org` and `password` need HTTPS (on plain HTTP: 403 `https_required`) and one of:
  *   - `Service-Access-Bypass: <secret>` whose SHA-256 is the bundle's `bypassHash` (a wrong or old secret: 403
  *     `bypass_refused`, whatever else the request carries);
- *   - the session cookie (agent/access-session.ts) made on this node for this host, project, mode and policy
+ *   - the session cookie (agent/gate/access-session.ts) made on this node for this host, project, mode and policy
  *     version, not expired.
  *   Otherwise `password` answers 401 with the password form, and `org` redirects a GET or HEAD (302) to the
  *   dashboard (`?to=<host>&next=<path>`), which sends the browser back to the callback with a one-time code;
@@ -84,7 +84,7 @@ export const DEFAULT_CALLBACKS: Rate = { limit: 30, windowSeconds: 60 };
 const MAX_PROJECTS = 10_000;
 
 export interface AccessGateOptions {
-  /** The node's session key (agent/access-session.ts loadAccessKey). */
+  /** The node's session key (agent/gate/access-session.ts loadAccessKey). */
   key: Buffer;
   /** Redeems an `org` code at the control plane: null when it is not valid (404); throws when unreachable. */
   redeem(code: string, signal: AbortSignal): Promise<Redeemed | null>;

@@ -29,7 +29,7 @@ export const STATE_COOKIE = '__Host-service-access-state';
 
 export const accessKeyPath = (dir: string): string => join(dir, 'access.key');
 
-/** The node's session key from `D/access.key` (agent/node-key.ts). */
+/** The node's session key from `D/access.key` (agent/gate/node-key.ts). */
 export const loadAccessKey = (dir: string): Buffer => loadNodeKey(accessKeyPath(dir), 'every access session on this node then ends');
 
 /** What a session admits: one host of one project, under one mode and policy version (and for `org` mode, one

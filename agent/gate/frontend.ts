@@ -1,6 +1,6 @@
 /**
  * The node's HTTP front end: routes each request by its `Host` to the current worker of the project that holds
- * the hostname, over a keep-alive connection to the worker's Unix socket (agent/worker-process.ts). Errors are the API's JSON error body
+ * the hostname, over a keep-alive connection to the worker's Unix socket (agent/workers/worker-process.ts). Errors are the API's JSON error body
  * (`{"code", "message", "requestId"}`, with `X-Request-Id`): a host no project placed here routes → 404
  * `unknown_hostname`; a project whose worker is not running (yet) → 503 `worker_unavailable` with
  * `Retry-After`; a worker that fails mid-request → 502 `bad_gateway`.
@@ -13,8 +13,8 @@
  * `a.test:`, `a.test:x`). The worker gets the authority normalized (lower case, no trailing dot, the port kept), never
  * the raw header, as `Host` and `X-Forwarded-Host`.
  *
- * A request for a known host goes to the access gate first (agent/access-gate.ts), then to the node's services
- * (`/__service/...`, agent/services.ts), and only then to the worker; the gate answers before a 503 too, so
+ * A request for a known host goes to the access gate first (agent/gate/access-gate.ts), then to the node's services
+ * (`/__service/...`, agent/gate/services.ts), and only then to the worker; the gate answers before a 503 too, so
  * that a protected project says nothing about its worker to whoever it does not admit.
  */
 import { randomUUID } from 'node:crypto';

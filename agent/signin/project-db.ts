@@ -13,7 +13,7 @@
  *   those signing people in now.
  *
  * - a helper that failed (killed, or it could not start) is started again only after a growing delay
- *   (agent/backoff.ts); calls meanwhile are refused at once, so a project that breaks its own database costs the
+ *   (agent/sync/backoff.ts); calls meanwhile are refused at once, so a project that breaks its own database costs the
  *   node one start per delay, not one per request.
  *
  * The helper runs as the worker, which can take it over (or write to its stdout: same uid): anything on that pipe
@@ -59,7 +59,7 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
-/** The helper, run as the built-in worker is (agent/worker-process.ts entryCommand). */
+/** The helper, run as the built-in worker is (agent/workers/worker-process.ts entryCommand). */
 const helperCommand = (): string[] => entryCommand(dirname(fileURLToPath(import.meta.url)), 'db-helper');
 
 interface Pending {

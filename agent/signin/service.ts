@@ -94,7 +94,7 @@ function loginKey(dir: string): Buffer {
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Who a project's database helper runs as: as root, the owner of the project's database directory, which the
- * supervisor gave to the project's worker user (agent/users.ts prepareDatabase) and which the worker cannot give
+ * supervisor gave to the project's worker user (agent/workers/users.ts prepareDatabase) and which the worker cannot give
  * away; not root, the agent's user, like the workers. */
 function helperUser(dir: string, org: string, project: string): { uid: number; gid: number } | null {
   if (!runsAsRoot()) return null;

@@ -1,6 +1,6 @@
 /**
  * The built-in worker of the reference node (`hostplane node-agent` without `--worker`): a small HTTP server on
- * the Unix socket `SERVICE_SOCKET` (a worker has no TCP port: agent/worker-process.ts) that shows what it runs
+ * the Unix socket `SERVICE_SOCKET` (a worker has no TCP port: agent/workers/worker-process.ts) that shows what it runs
  * with, never a value:
  *
  * - any `GET`: `{"org", "project", "bundleVersion", "bindings": {"NAME": "<SHA-256 hex of the value>"}}`, for

@@ -8,7 +8,7 @@
  * old one serving, is logged (project and reason, never a value) and is retried with backoff; until it runs,
  * the node does not count that bundle version as applied. A worker that dies is restarted the same way.
  *
- * Who workers run as (agent/users.ts): as root, each project's worker under its own uid; otherwise as the agent's
+ * Who workers run as (agent/workers/users.ts): as root, each project's worker under its own uid; otherwise as the agent's
  * user, and then (unless allowed) the projects of one organization at a time: a project of another one is
  * refused like a worker that failed to start, until the projects of the one running are no longer placed here.
  */
@@ -34,7 +34,7 @@ export interface SupervisorOptions {
   retry?: BackoffOptions;
   /** Called whenever the applied version rises (the agent reports then). */
   onApplied?: (version: string) => void;
-  /** Who workers run as (default: agent/users.ts defaultWorkerUsers, isolated when the agent runs as root). */
+  /** Who workers run as (default: agent/workers/users.ts defaultWorkerUsers, isolated when the agent runs as root). */
   users?: WorkerUsers;
 }
 

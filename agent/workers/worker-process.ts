@@ -37,7 +37,7 @@ export interface WorkerSpec {
   version: string;
   /** argv: the program and its arguments. */
   command: readonly string[];
-  /** The project's bindings (agent/bindings.ts). */
+  /** The project's bindings (agent/workers/bindings.ts). */
   bindings: Record<string, string>;
   /** Identifies command and bindings: the same digest runs the same worker. */
   digest: string;
@@ -46,7 +46,7 @@ export interface WorkerSpec {
   socketDir: string;
   /** The agent's own directory of links to the workers' sockets, `D/run/agent` (agent/layout.ts pinDir). */
   pinDir: string;
-  /** The project's own user and group (agent/users.ts, when the agent runs as root); none: the agent's. */
+  /** The project's own user and group (agent/workers/users.ts, when the agent runs as root); none: the agent's. */
   user?: { uid: number; gid: number } | null;
   /** Why this worker cannot start at all (its storage or database is not what the agent made: a worker replaced
    * it with a link): the project fails alone, and the next bundle looks again. */
@@ -79,10 +79,10 @@ const compiled = import.meta.url.endsWith('.js');
  * through tsx from the sources. */
 export function entryCommand(dir: string, base: string): string[] {
   if (compiled) return [process.execPath, join(dir, `${base}.js`)];
-  return [process.execPath, '--import', join(here, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs'), join(dir, `${base}.ts`)];
+  return [process.execPath, '--import', join(here, '..', '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs'), join(dir, `${base}.ts`)];
 }
 
-/** The built-in worker (agent/default-worker). */
+/** The built-in worker (agent/workers/default-worker.ts). */
 export const defaultWorkerCommand = (): string[] => entryCommand(here, 'default-worker');
 
 /** `--worker CMD`: run through the shell. The worker runs in a process group of its own, which stop() signals
@@ -206,7 +206,7 @@ export async function startWorker(spec: WorkerSpec, opts: StartOptions = {}): Pr
   unlinkQuietly(pinned);
   mkdirSync(dirname(spec.logPath), { recursive: true, mode: 0o700 });
   const out = openSync(spec.logPath, 'a', 0o600);
-  // agent/bindings.ts leaves these out already; checked again here, where the environment is made.
+  // agent/workers/bindings.ts leaves these out already; checked again here, where the environment is made.
   const passed = Object.fromEntries(Object.entries(spec.bindings).filter(([name]) => loaderRule(name) === null));
   let child: ChildProcess;
   try {

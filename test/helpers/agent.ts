@@ -24,7 +24,7 @@ export async function listen(server: Server): Promise<string> {
 
 let fakeIds = 10_000;
 
-/** `server` listening on a Unix socket in a directory of its own, as a worker does (agent/worker-process.ts):
+/** `server` listening on a Unix socket in a directory of its own, as a worker does (agent/workers/worker-process.ts):
  * its path, and how to close it and remove the directory. */
 export async function listenOnSocket(server: Server): Promise<{ socketPath: string; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'hp-w-'));

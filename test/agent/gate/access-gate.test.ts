@@ -133,7 +133,7 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ url: req.url, headers: req.headers }));
   });
-  // A worker listens on a Unix socket (agent/worker-process.ts).
+  // A worker listens on a Unix socket (agent/workers/worker-process.ts).
   const at = await listenOnSocket(echo);
   closeEcho = at.close;
   worker = { id: 1, socketPath: at.socketPath, agent: new Agent({ keepAlive: true }) } as unknown as Worker;

@@ -1,7 +1,7 @@
 /** The sign-in handler through a node:http server that gives it every request (as the front end does after the
  * access gate) and answers 404 "worker" when it declines, driven by a small browser (a cookie jar that follows
  * redirects by hand) against the sandbox OAuth provider. Project databases are made as the supervisor makes them
- * (agent/users.ts prepareDatabase): as root, owned by a worker uid, which the database helper then runs as. */
+ * (agent/workers/users.ts prepareDatabase): as root, owned by a worker uid, which the database helper then runs as. */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ const OTHER_HOST = 'shop.customer.test';
 const BLOG_HOST = 'blog.example.test';
 const PROVIDERS: OAuthProviderName[] = ['github', 'google', 'kakao'];
 const GRANT = 'a1'.repeat(16);
-/** As root, the worker users of the projects here (agent/users.ts gives uids from 2,000,000,000). */
+/** As root, the worker users of the projects here (agent/workers/users.ts gives uids from 2,000,000,000). */
 const SHOP_UID = 2_000_900_000;
 const BLOG_UID = 2_000_900_001;
 

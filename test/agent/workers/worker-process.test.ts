@@ -1,5 +1,5 @@
 /** A worker is reached on a Unix socket only its project's uid (and root) can reach, never on a TCP port
- * (agent/worker-process.ts):
+ * (agent/workers/worker-process.ts):
  * - as root, a worker gets `SERVICE_SOCKET` in its project's socket directory (its uid's, 0700, under `D/run`, root's
  *   0711) and no `SERVICE_HOST`/`SERVICE_PORT`; no worker uid has a listening TCP socket; another project's worker
  *   cannot connect to its socket, nor to the agent's link to it (EACCES);
