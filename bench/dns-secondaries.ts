@@ -34,7 +34,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cleanup as cleanupTempDirs } from '../test/helpers/proc';
-import { startBindSecondary, startKnotSecondary, stopDaemons, type Secondary } from '../test/helpers/secondaries';
+import { startBindSecondary, startKnotSecondary, stopDaemons, type Secondary } from '../harness/secondaries';
 import { assertLoopback, findExecutable, freePorts, sleep, stats } from './dns-lib';
 import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, note, ORG, out, startServe, type Side } from './dns-sides';

@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { bypassHash, hashPassword } from '../lib/access-hash';
 import { cookiesOf } from '../test/helpers/agent';
-import { makePki } from '../test/helpers/tls';
+import { makePki } from '../harness/tls';
 import { freePort, ms, sleep, stats, type Stats } from './dns-lib';
 import { guard, REPO, spawnServer, type ChildServer } from './lib';
 

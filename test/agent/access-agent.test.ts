@@ -8,7 +8,7 @@ import { startAgent, type RunningAgent } from '../../agent/agent';
 import type { BundleAnswer, ControlPlane, Redeemed, Report } from '../../agent/sync/control';
 import { bundleOf, captureLogger, cookiesOf, fakeWorker, send } from '../helpers/agent';
 import { until } from '../helpers/proc';
-import { hasOpenssl, makePki } from '../helpers/tls';
+import { hasOpenssl, makePki } from '../../harness/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-access-agent-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -15,7 +15,7 @@ import { STORE_FILE } from '../../store/db';
 import { createClient } from '../../client/index';
 import { cookiesOf, HOSTILE_NEXT, send, type TlsAnswer } from '../helpers/agent';
 import { adminJson, bootstrapWithCli, cleanup, runHostplane, startHostplane, tempDir, until } from '../helpers/proc';
-import { hasOpenssl, makePki } from '../helpers/tls';
+import { hasOpenssl, makePki } from '../../harness/tls';
 
 afterAll(cleanup);
 

@@ -13,7 +13,7 @@ import { defaultWorkerCommand } from '../../agent/workers/worker-process';
 import { createClient } from '../../client/index';
 import { hammer, get } from '../helpers/agent';
 import { adminJson, bootstrapWithCli, cleanup, runHostplane, type Running, startHostplane, tempDir, until } from '../helpers/proc';
-import { hasOpenssl, makePki } from '../helpers/tls';
+import { hasOpenssl, makePki } from '../../harness/tls';
 
 afterAll(cleanup);
 

@@ -13,7 +13,7 @@ import { zoneReconciler } from '../../reconcilers/zones';
 import type { Reconciler } from '../../reconcilers/types';
 import { deleteZone, zoneByName, zoneFinalizersOf } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
-import { query, type Server } from '../helpers/dns';
+import { query, type Server } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { cleanup, tempDir } from '../helpers/proc';
 

@@ -22,7 +22,7 @@ import type { Worker } from '../../../agent/workers/worker-process';
 import { bypassHash, hashPassword } from '../../../lib/access-hash';
 import { bundleOf, captureLogger, cookiesOf, HOSTILE_NEXT, listenOnSocket, send, type TlsAnswer } from '../../helpers/agent';
 import { until } from '../../helpers/proc';
-import { hasOpenssl, makePki, type TestPki } from '../../helpers/tls';
+import { hasOpenssl, makePki, type TestPki } from '../../../harness/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-access-'));
 const PASSWORD = 'correct horse battery staple';

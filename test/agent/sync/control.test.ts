@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneError, httpControlPlane } from '../../../agent/sync/control';
-import { hasOpenssl, makePki, type TestPki } from '../../helpers/tls';
+import { hasOpenssl, makePki, type TestPki } from '../../../harness/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-control-'));
 const seen: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];

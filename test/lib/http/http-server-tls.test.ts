@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { harden } from '../../../lib/http/http-server';
-import { hasOpenssl, makePki } from '../../helpers/tls';
+import { hasOpenssl, makePki } from '../../../harness/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-tls-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

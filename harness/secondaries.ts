@@ -11,10 +11,10 @@ import { createSocket } from 'node:dgram';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import dnsPacket, { type Packet, type RecordType } from 'dns-packet';
-import { findExecutable } from '../../providers/nameserver/knot';
+import { findExecutable } from '../providers/nameserver/knot';
 import { query, type DnsResponse, type Server } from './dns';
-import { freePort } from './knot';
-import { tempDir } from './proc';
+import { freePort } from '../test/helpers/knot';
+import { tempDir } from '../test/helpers/proc';
 
 // ---------------------------------------------------------------------------------------------------------
 // What is installed
