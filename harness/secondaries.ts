@@ -3,7 +3,7 @@
  * (following it through a catalog zone, NOTIFY and IXFR, optionally under TSIG), a Knot DNS primary of our own
  * (to prove this harness without hostplane), and Unbound as a validating resolver. Each runs in the foreground
  * in a temp dir of its own, on a free port of 127.0.0.1, as a child of the test process; `stopDaemons()` ends
- * them all (call it from afterAll, before `cleanup()` removes the dirs).
+ * them all (call it from afterAll, before the dirs are removed: `removeTempDirs()`, or test/helpers/proc.ts `cleanup()`).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import dnsPacket, { type Packet, type RecordType } from 'dns-packet';
 import { findExecutable } from '../providers/nameserver/knot';
 import { query, type DnsResponse, type Server } from './dns';
-import { freePort } from '../test/helpers/knot';
-import { tempDir } from '../test/helpers/proc';
+import { freePort } from './ports';
+import { tempDir } from './temp';
 
 // ---------------------------------------------------------------------------------------------------------
 // What is installed

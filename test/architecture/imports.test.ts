@@ -1,6 +1,7 @@
 /**
  * The folders' dependencies point one way: no file imports itself back through others, lib/ (infrastructure
- * every folder may use) imports nothing of store/, and bench/ does not lean on test/ helpers. A failure names
+ * every folder may use) imports nothing of store/, and bench/ does not lean on test/ helpers (what both use to
+ * start real daemons is harness/). A failure names
  * the offending path, so the fix starts from the message.
  */
 import { describe, expect, it } from 'vitest';
@@ -24,6 +25,10 @@ describe('the import graph', () => {
 
   it('has no edge from bench/ to test/', () => {
     expect(edgesBetween(graph, 'bench', 'test')).toEqual([]);
+  });
+
+  it('has no edge from harness/, which test/ and bench/ share, to either', () => {
+    expect([...edgesBetween(graph, 'harness', 'test'), ...edgesBetween(graph, 'harness', 'bench')]).toEqual([]);
   });
 });
 

@@ -16,6 +16,7 @@ import type { Worker, WorkerSpec } from '../../agent/workers/worker-process';
 import type { NodeBundle, VersionedBundle } from '../../agent/sync/bundle';
 
 export { captureLogger };
+export { cookiesOf } from '../../harness/cookies';
 
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -167,9 +168,6 @@ export function send(url: string, o: {
     req.end(o.body);
   });
 }
-
-/** The `name=value` of each Set-Cookie of an answer, as a Cookie header sends them back. */
-export const cookiesOf = (a: { headers: IncomingHttpHeaders }): string => (a.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!).join('; ');
 
 /** `next` values that must never become a redirect: other hosts, schemes, encodings that decode to one, control
  * characters, non-ASCII, malformed escapes, too long. The API's list (test/api/access.test.ts) and more. */
