@@ -258,7 +258,3 @@ export async function nodePrincipalByToken(s: Store, token: string): Promise<Nod
     .where(eq(nodes.tokenHash, sql.placeholder('hash')))
     .prepare()).get({ hash: hashToken(token) });
 }
-
-export async function nodeExists(s: Store, nodeId: string): Promise<boolean> {
-  return s.db.select({ id: nodes.id }).from(nodes).where(eq(nodes.id, nodeId)).get() !== undefined;
-}

@@ -75,12 +75,6 @@ export async function deleteSecret(s: Store, p: DeleteSecret): Promise<void> {
   });
 }
 
-/** Sealed values of a project, for the node bundle (the core opens them; the API never does). */
-export async function sealedSecrets(s: Store, projectId: number): Promise<{ name: string; version: number; sealed: string }[]> {
-  return s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
-    .where(eq(secrets.projectId, projectId)).orderBy(asc(secrets.name)).all();
-}
-
 /** One secret's metadata and lifetime, or undefined when it is not set. */
 export async function secretMeta(s: Store, projectId: number, name: string): Promise<SecretVersion | undefined> {
   return s.db.select(versionColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name))).get();
