@@ -2,10 +2,10 @@
  * server; then the sandbox's faults (fail, hang, answer after the caller gave up) and certificate status. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpEdge } from '../../providers/edge/http';
-import { EdgeError, type Edge } from '../../providers/edge/port';
-import { startEdgeSandbox, type EdgeSandbox } from '../../providers/edge/sandbox';
-import { FakeEdge } from '../helpers/edge';
+import { httpEdge } from '../../../providers/edge/http';
+import { EdgeError, type Edge } from '../../../providers/edge/port';
+import { startEdgeSandbox, type EdgeSandbox } from '../../../providers/edge/sandbox';
+import { FakeEdge } from '../../helpers/edge';
 
 const sandboxes: EdgeSandbox[] = [];
 afterEach(async () => {
