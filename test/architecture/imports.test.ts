@@ -27,6 +27,12 @@ describe('the import graph', () => {
     expect(edgesBetween(graph, 'bench', 'test')).toEqual([]);
   });
 
+  it('keeps agent/ to lib/, rules/ and client/ of the rest of the tree (a node runs none of the server)', () => {
+    const outside = [...graph].flatMap(([file, targets]) => file.startsWith('agent/')
+      ? targets.filter((t) => !/^(agent|lib|rules|client)\//.test(t)).map((t) => `${file} → ${t}`) : []);
+    expect(outside).toEqual([]);
+  });
+
   it('has no edge from harness/, which test/ and bench/ share, to either', () => {
     expect([...edgesBetween(graph, 'harness', 'test'), ...edgesBetween(graph, 'harness', 'bench')]).toEqual([]);
   });
