@@ -1,7 +1,8 @@
 /**
- * The reads that combine several aggregates, for operators (`admin status`) and for getProject. Each aggregate
- * module imports only the store's leaves (db, feed, schema, paging, status) and the modules it writes through;
- * a read that joins what several of them own lives here, so that no two of them import each other.
+ * The reads that join several aggregates: what operators read of every reconciled resource (`admin status`:
+ * zones, hostnames, nodes, domains) and a project with its hostnames, grants and placements (getProject). They
+ * live apart from the aggregate modules they read, which import status.ts and one another (nodes.ts reads the
+ * access and sign-in sections of bundles), so that no import runs in a circle back to where it started.
  */
 import { and, eq } from 'drizzle-orm';
 import { isReady, type Condition } from '../lib/conditions';
