@@ -112,3 +112,16 @@ export function edgesBetween(graph: Graph, from: string, to: string): string[] {
   return [...graph].flatMap(([file, targets]) =>
     file.startsWith(`${from}/`) ? targets.filter((t) => t.startsWith(`${to}/`)).map((t) => `${file} → ${t}`) : []);
 }
+
+/** The graph of top-level folders (a file at the root is a folder of its own): an edge where any file of one
+ * imports a file of the other. */
+export function folderGraph(graph: Graph): Graph {
+  const top = (file: string): string => file.split('/')[0]!;
+  const folders: Graph = new Map();
+  for (const [file, targets] of graph) {
+    const from = top(file);
+    const to = new Set([...folders.get(from) ?? [], ...targets.map(top).filter((t) => t !== from)]);
+    folders.set(from, [...to]);
+  }
+  return folders;
+}
