@@ -1,9 +1,9 @@
 /**
  * The reference node (`hostplane node-agent`): long-polls its bundle from the control plane, writes it to
- * `D/bundle.json`, converges its workers to it (supervisor.ts), serves them behind the front end (frontend.ts)
+ * `D/bundle.json`, converges its workers to it (workers/supervisor.ts), serves them behind the front end (gate/frontend.ts)
  * and reports the applied version and each project's storage usage. The front end serves HTTPS when given a
  * certificate, with a plain HTTP listener beside it that only redirects; every request for a known host passes
- * the access gate (access-gate.ts) first.
+ * the access gate (gate/access-gate.ts) first.
  *
  * Unreachable control plane: the node keeps serving the last bundle it has (the one in memory, or at start the
  * one in `D/bundle.json`) and retries with backoff; the report loop does the same on its own schedule.
@@ -12,19 +12,19 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createHttpsServer } from 'node:https';
-import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden, listenOn } from '../lib/http-server';
+import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, harden, listenOn } from '../lib/http/http-server';
 import type { Logger } from '../lib/log';
-import { accessGate, type AccessGateOptions } from './access-gate';
-import { loadAccessKey } from './access-session';
-import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './backoff';
-import type { VersionedBundle } from './bundle';
-import { readBundleFile, writeBundleFile } from './bundle-file';
-import type { ControlPlane, Report } from './control';
-import { frontend, httpsRedirect } from './frontend';
-import type { NodeService } from './services';
-import { Supervisor, type SupervisorOptions } from './supervisor';
-import { usedBytes } from './usage';
-import { defaultWorkerUsers, type WorkerUsers } from './users';
+import { accessGate, type AccessGateOptions } from './gate/access-gate';
+import { loadAccessKey } from './gate/access-session';
+import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './sync/backoff';
+import type { VersionedBundle } from './sync/bundle';
+import { readBundleFile, writeBundleFile } from './sync/bundle-file';
+import type { ControlPlane, Report } from './sync/control';
+import { frontend, httpsRedirect } from './gate/frontend';
+import type { NodeService } from './gate/services';
+import { Supervisor, type SupervisorOptions } from './workers/supervisor';
+import { usedBytes } from './sync/usage';
+import { defaultWorkerUsers, type WorkerUsers } from './workers/users';
 
 export interface AgentOptions {
   dir: string;
@@ -49,7 +49,7 @@ export interface AgentOptions {
   reportIntervalMs?: number;
   /** Delays between attempts when the control plane cannot be reached. */
   backoff?: BackoffOptions;
-  /** Who workers run as (default: each project its own uid when the agent runs as root; agent/users.ts). */
+  /** Who workers run as (default: each project its own uid when the agent runs as root; agent/workers/users.ts). */
   users?: WorkerUsers;
   /** Passed to the supervisor (tests start fake workers). */
   supervisor?: Partial<SupervisorOptions>;
@@ -67,7 +67,7 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
-/** A listener facing the internet, with the API's timeouts and connection caps (lib/http-server.ts). */
+/** A listener facing the internet, with the API's timeouts and connection caps (lib/http/http-server.ts). */
 function hardened(server: Server, log: Logger, listener: string): Server {
   server.keepAliveTimeout = 65_000;
   harden(server, { ...connectionLimits(descriptorLimit()), headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS }, log.child({ listener }));

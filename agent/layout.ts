@@ -4,10 +4,10 @@
  * holding its SQLite file (a directory of its own, so that its worker can create SQLite's journal beside the
  * file, and no other), each worker's output under `logs/` (a worker's output is its own: it may print its
  * values, so it never goes to the agent's log), `users.json`, the index of each project's worker user
- * (agent/users.ts), and the node's keys, `access.key` (deployment access sessions, agent/access-session.ts) and
+ * (agent/workers/users.ts), and the node's keys, `access.key` (deployment access sessions, agent/gate/access-session.ts) and
  * `signin.key` (sign-in's login cookies, agent/signin/service.ts).
  *
- * `run/` holds the workers' Unix sockets (agent/worker-process.ts): a directory per project, `run/<id>/` (`<id>`: the
+ * `run/` holds the workers' Unix sockets (agent/workers/worker-process.ts): a directory per project, `run/<id>/` (`<id>`: the
  * first 24 hex digits of the SHA-256 of `org/project`, short whatever the names, since a socket's path is at most
  * 107 bytes), where its worker binds `<n>.sock`; and `run/agent/`, the agent's own, with a hard link to each
  * running worker's socket, which the front end connects through.

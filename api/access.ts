@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { AppError, notFound } from '../lib/errors';
 import { bypassHash, hashPassword, newBypassSecret } from '../lib/access-hash';
-import { isSafeNext, MAX_NEXT } from '../lib/safe-next';
+import { isSafeNext, MAX_NEXT } from '../rules/safe-next';
 import { membership } from '../store/accounts';
 import {
   ACCESS_MODES, accessPolicy, issueAccessCode, knownHost, redeemAccessCode, revokeBypass, setAccessPolicy, setBypass, type AccessPolicyState,

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { secretContext } from '../core/sealing';
 import { AppError, conflict } from '../lib/errors';
-import { clientSecretName, OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName } from '../lib/oauth-providers';
+import { clientSecretName, OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName } from '../rules/oauth-providers';
 import { authState, deleteAuthProvider, grantAuth, revokeAuth, setAuthProvider, updateAuthSettings } from '../store/auth';
 import { getProject, type Project, type ProjectWrite } from '../store/projects';
 import { bodyTag, cacheable, checkBeforeWrite, notModifiedResponse, preconditionResponse } from './conditional';

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { AppError, badRequest } from '../lib/errors';
 import type { Core } from '../core/port';
 import { conditionOf, isReady } from '../lib/conditions';
-import { zoneNameRefusal } from '../lib/domains';
-import { planOf } from '../lib/plans';
+import { zoneNameRefusal } from '../rules/domains';
+import { planOf } from '../rules/plans';
 import {
   createZone, deleteRRset, deleteZone, getZone, listZones, putRRset, setZoneDnssec, setZoneDs, zoneRRsetPage, zoneRRsetPageJson,
   type RRsetCursor, type RRsetPrecondition, type ZonePrecondition, type ZoneWithStatus,

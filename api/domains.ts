@@ -1,12 +1,12 @@
 /** Domains group (spec 4.3): ten operations. Reads come from the store (the registrar's last known answers,
  * written by the core and the domain reconciler), so a registrar outage fails no read. checkDomains,
  * purchaseDomain, renewDomain, setDomainLock, getDomainAuthCode and syncDomain ask the registrar (and the payment
- * provider) at once, through the Core port (core/domains.ts); importDomain calls no registrar. */
+ * provider) at once, through the Core port (sagas/domains.ts); importDomain calls no registrar. */
 import { z } from 'zod';
 import { AppError, badRequest } from '../lib/errors';
-import { zoneNameRefusal } from '../lib/domains';
-import { planOf } from '../lib/plans';
-import { MAX_TERM_YEARS } from '../core/domains';
+import { zoneNameRefusal } from '../rules/domains';
+import { planOf } from '../rules/plans';
+import { MAX_TERM_YEARS } from '../sagas/domains';
 import type { Core } from '../core/port';
 import { domainOf, heldByOther, importDomainRow, ledgerOf, listDomains, setAutoRenew, type DomainWithStatus } from '../store/domains';
 import { createZone } from '../store/zones';

@@ -2,8 +2,8 @@
  * desired rows only; the hostname reconciler judges the proofs, activates and routes (reconcilers/hostnames.ts).
  * verifyHostname is the one call-out: the core's immediate judgement through the Core port. */
 import { z } from 'zod';
-import { hostnameRefusal, normalizeCustomHostname, orgOrigin, verifyName } from '../lib/hostnames';
-import { planOf } from '../lib/plans';
+import { hostnameRefusal, normalizeCustomHostname, orgOrigin, verifyName } from '../rules/hostnames';
+import { planOf } from '../rules/plans';
 import { addHostname, deleteHostname, hostnameOfProject, listHostnames, type HostnameWithStatus } from '../store/hostnames';
 import { getProject } from '../store/projects';
 import { conditionsOf, digest, etag, preconditionResponse, writePrecondition } from './conditional';

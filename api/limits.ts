@@ -5,12 +5,12 @@
  * lock out everyone there, and tokens are 256 random bits, so the limit only slows a guesser, whose guesses fail
  * alike with or without it. Requests per token are limited only where configured (`serve --rate-limit N/s`).
  * Both answer 429 `rate_limited` with `Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` fields
- * (lib/rate-limit.ts); with a per-token limit every answer to a token carries them. In-memory buckets: with several API processes each counts for itself (lib/rate-limit.ts).
+ * (lib/http/rate-limit.ts); with a per-token limit every answer to a token carries them. In-memory buckets: with several API processes each counts for itself (lib/http/rate-limit.ts).
  */
 import type { Context } from 'koa';
 import { AppError } from '../lib/errors';
-import { addressKey } from '../lib/http-server';
-import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/rate-limit';
+import { addressKey } from '../lib/http/http-server';
+import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/http/rate-limit';
 import { hashToken } from '../store/accounts';
 
 /** Failed authentications a client address may make: 100 a minute (docs/api.md). */

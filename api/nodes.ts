@@ -5,7 +5,7 @@
  * node observed. A node token reads only its own bundle: another node's id is 404, whether it exists or not.
  */
 import { z } from 'zod';
-import { OAuthProvider, ProviderEndpointsSchema } from '../lib/oauth-providers';
+import { OAuthProvider, ProviderEndpointsSchema } from '../rules/oauth-providers';
 import { AppError } from '../lib/errors';
 import type { Store } from '../store/db';
 import { NO_STORE, notModified } from './conditional';

@@ -23,7 +23,7 @@ const HEADERS: Record<string, Json> = {
   'WWW-Authenticate': { description: 'the scheme requests must use (RFC 6750)', required: true, schema: { type: 'string', pattern: '^Bearer\\b' } },
   Allow: { description: 'the methods the path has', required: true, schema: { type: 'string' } },
   'Retry-After': { description: 'seconds until the limit lets a request through again', required: true, schema: { type: 'integer', minimum: 0 } },
-  // draft-ietf-httpapi-ratelimit-headers (-08 and later): api/limits.ts, lib/rate-limit.ts.
+  // draft-ietf-httpapi-ratelimit-headers (-08 and later): api/limits.ts, lib/http/rate-limit.ts.
   'RateLimit-Policy': {
     description: 'the limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `"failed-auth";q=100;w=60` (failed authentications per client address) '
       + 'or `"token";q=N;w=S` (requests per token, where configured); on a 429, and on every answer to a token with a limit',

@@ -13,7 +13,7 @@ import {
   nodePrincipalByToken, principalByToken, principalInOrg, roleAtLeast, type NodePrincipal, type Org, type Principal, type Role,
 } from '../store/accounts';
 import type { Store } from '../store/db';
-import type { Plans } from '../lib/plans';
+import type { Plans } from '../rules/plans';
 import { fromZod, zodMessages } from './errors';
 import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
 import { apiLimits, type RateLimits } from './limits';

@@ -1,8 +1,9 @@
 /** Projects group (spec 4.8): listProjects, createProject, getProject; and deleteProject, beyond the spec. */
 import { z } from 'zod';
-import { createProject, deleteProject, getProjectDetail, listProjects } from '../store/projects';
+import { createProject, deleteProject, listProjects } from '../store/projects';
+import { getProjectDetail } from '../store/read-model';
 import { AppError } from '../lib/errors';
-import { planOf } from '../lib/plans';
+import { planOf } from '../rules/plans';
 import { bodyTag, digest, etag, notModified, notModifiedResponse } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, OrgParams, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';

@@ -1,10 +1,10 @@
 /** Secrets group (spec 4.7): listSecrets, setSecret, deleteSecret. Values go to the core to be sealed and
  * never come back out through this API. */
-import { secretContext } from '../core/sealing';
+import { sealedBytes, secretContext } from '../core/sealing';
 import { z } from 'zod';
-import { LOADER_RULES, loaderRule } from '../lib/env-names';
+import { LOADER_RULES, loaderRule } from '../rules/env-names';
 import { AppError, badRequest } from '../lib/errors';
-import { planOf } from '../lib/plans';
+import { planOf } from '../rules/plans';
 import { getProject } from '../store/projects';
 import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';
 import { secretRollout } from '../store/nodes';
@@ -21,7 +21,7 @@ export const SecretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'a secret n
     + `${LOADER_RULES.map((r) => `\`${r}\``).join(', ')} (a \`*\` stands for any ending)`,
 });
 
-/** A name that changes how a process loads or runs (lib/env-names.ts): 400 `bad_request` naming the rule. */
+/** A name that changes how a process loads or runs (rules/env-names.ts): 400 `bad_request` naming the rule. */
 function checkLoader(name: string): void {
   const rule = loaderRule(name);
   if (rule === null) return;
@@ -121,7 +121,7 @@ export const secretOps: AnyOp[] = [
       }
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
       const precondition = secretPrecondition(conditionsOf(http), name);
-      const quota = { plan: org.plan, limit: plan.secretBytes };
+      const quota = { plan: org.plan, limit: plan.secretBytes, valueBytes: sealedBytes };
       const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition, quota });
       return secretStatus(deps.store, p.id, meta);
     },

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Condition } from '../lib/conditions';
-import { planOf } from '../lib/plans';
+import { planOf } from '../rules/plans';
 import { iso } from '../store/db';
 import { getProject } from '../store/projects';
 import { grantStorage, revokeStorage, storageState } from '../store/storage';

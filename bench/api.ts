@@ -35,7 +35,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BASELINE_ORG, BASELINE_PROJECT, HttpError, startBaseline } from './baseline-server';
-import { freePort } from './dns-lib';
+import { freePort } from '../harness/ports';
 import { failed, guard, fmt, REPO, run as runLoad, runJson, spawnServer, summarize, TSX, type ChildServer, type Load, type Slice } from './lib';
 import { formatSummary, monotonicMicros, readProfile, summarize as summarizeProfile, type Window } from './profile-summary';
 

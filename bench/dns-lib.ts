@@ -1,31 +1,9 @@
 /** Small helpers of the DNS bench: free loopback ports, percentiles, executables in sbin. */
 import { accessSync, constants } from 'node:fs';
-import { createSocket } from 'node:dgram';
-import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { freePort } from '../harness/ports';
 
 export const sleep = (ms: number): Promise<void> => new Promise((res) => setTimeout(res, ms));
-
-/** A port free on 127.0.0.1 for both TCP and UDP (a nameserver listens on both). */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = await new Promise<number>((res, rej) => {
-      const srv = createServer();
-      srv.once('error', rej);
-      srv.listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as { port: number }).port;
-        srv.close(() => res(p));
-      });
-    });
-    const udpFree = await new Promise<boolean>((res) => {
-      const s = createSocket('udp4');
-      s.once('error', () => res(false));
-      s.bind(port, '127.0.0.1', () => s.close(() => res(true)));
-    });
-    if (udpFree) return port;
-  }
-  throw new Error('no free loopback port found for TCP and UDP');
-}
 
 /** Distinct free ports (each checked, and not handed out twice). */
 export async function freePorts(n: number): Promise<number[]> {

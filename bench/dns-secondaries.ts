@@ -1,7 +1,7 @@
 /**
  * Secondaries bench (issue 14, "How it is checked"): `hostplane serve` as a hidden primary with a Knot DNS
  * secondary (and a BIND `named` one when installed) following it on loopback through the catalog zone, as
- * test/helpers/secondaries.ts starts them for the e2e tests. Three zones, filled through the store before serve
+ * harness/secondaries.ts starts them for the e2e tests. Three zones, filled through the store before serve
  * starts (as bench/memory.ts does): `small.test` (100 rrsets, unsigned), `signed.test` (20,000 rrsets, DNSSEC
  * on through setZoneDNSSEC) and `unsigned.test` (the same 20,000 rrsets, unsigned). Rrset counts include the SOA
  * and the apex NS, as bench/dns-latency.ts counts them.
@@ -33,8 +33,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cleanup as cleanupTempDirs } from '../test/helpers/proc';
-import { startBindSecondary, startKnotSecondary, stopDaemons, type Secondary } from '../test/helpers/secondaries';
+import { startBindSecondary, startKnotSecondary, stopDaemons, type Secondary } from '../harness/secondaries';
+import { removeTempDirs } from '../harness/temp';
 import { assertLoopback, findExecutable, freePorts, sleep, stats } from './dns-lib';
 import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, note, ORG, out, startServe, type Side } from './dns-sides';
@@ -351,7 +351,7 @@ export async function main(opts: SecondariesBenchOptions = {}): Promise<number> 
   } finally {
     for (const p of probes) p.close();
     await Promise.all([serve?.stop(10_000), stopDaemons()]);
-    await cleanupTempDirs();
+    removeTempDirs();
     rmSync(tmp, { recursive: true, force: true });
     killDescendants();
     process.off('exit', killDescendants);

@@ -24,9 +24,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { bypassHash, hashPassword } from '../lib/access-hash';
-import { cookiesOf } from '../test/helpers/agent';
-import { makePki } from '../test/helpers/tls';
-import { freePort, ms, sleep, stats, type Stats } from './dns-lib';
+import { cookiesOf } from '../harness/cookies';
+import { makePki } from '../harness/tls';
+import { ms, sleep, stats, type Stats } from './dns-lib';
+import { freePort } from '../harness/ports';
 import { guard, REPO, spawnServer, type ChildServer } from './lib';
 
 const REQUESTS = { 1: 4000, 8: 16_000 } as const;

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { badRequest, notFound } from '../lib/errors';
-import type { Plans } from '../lib/plans';
+import type { Plans } from '../rules/plans';
 import {
   createOrg, createToken, createUser, listOrgs, listTokens, listUsers, orgBySlug, registerNode, revokeToken, ROLES,
   removeMembership, rotateNodeToken, setMembership, setOrgPlan, TOKEN_ID, type Role,
@@ -11,11 +11,12 @@ import {
 import { iso, openStore, STORE_FILE, type Store } from '../store/db';
 import { listNodes, removeNode } from '../store/nodes';
 import { removePlacement, setPlacement } from '../store/projects';
-import { readStatus } from '../store/status';
+import { readStatus } from '../store/read-model';
 import { createZone } from '../store/zones';
 import { checkZoneName } from '../zonefiles';
 import { checkGiven, durationMs, FLAG_HELP, type FlagName, type Flags } from './options';
 import { StatusReport } from './status';
+import { Listing } from './listing';
 
 const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -32,29 +33,6 @@ export interface AdminOptions {
   plans: Plans;
   /** The public nameservers: a zone's apex NS. */
   nameservers: string[];
-}
-
-/** Rows printed as aligned columns, or as a JSON array with `--json`. */
-export class Listing {
-  private jsonRows?: unknown[];
-  constructor(readonly columns: readonly (readonly [header: string, key: string])[], readonly rows: Record<string, unknown>[]) {}
-
-  /** What `--json` prints instead of the rows shown, when the two differ. */
-  withJson(rows: unknown[]): this {
-    this.jsonRows = rows;
-    return this;
-  }
-
-  json(): unknown[] {
-    return this.jsonRows ?? this.rows;
-  }
-
-  text(): string {
-    const cell = (v: unknown): string => (v === null || v === undefined || v === '' ? '-' : Array.isArray(v) ? v.join(',') || '-' : String(v));
-    const table = [this.columns.map(([h]) => h), ...this.rows.map((r) => this.columns.map(([, k]) => cell(r[k])))];
-    const widths = this.columns.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    return table.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
-  }
 }
 
 interface Ctx { s: Store; flags: Flags; opts: AdminOptions; note(message: string): void }

@@ -8,9 +8,9 @@ import { badRequest } from '../lib/errors';
 import { exitAfterFlush, type Logger } from '../lib/log';
 import { startAgent } from '../agent/agent';
 import { createSignInService } from '../agent/signin/service';
-import { httpControlPlane } from '../agent/control';
-import { defaultWorkerUsers, MAX_WORKER_UID, runsAsRoot, type WorkerUsers } from '../agent/users';
-import { defaultWorkerCommand, shellCommand } from '../agent/worker-process';
+import { httpControlPlane } from '../agent/sync/control';
+import { defaultWorkerUsers, MAX_WORKER_UID, runsAsRoot, type WorkerUsers } from '../agent/workers/users';
+import { defaultWorkerCommand, shellCommand } from '../agent/workers/worker-process';
 import { DURATION_UNITS, durationMs, httpUrlFlag, listenAddress, readFlagFile, tlsFiles, type Flags } from './options';
 
 export interface NodeAgentSettings {

@@ -2,15 +2,15 @@
 import { lookup } from 'node:dns/promises';
 import { parseArgs } from 'node:util';
 import { badRequest } from '../lib/errors';
-import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, type HardeningOptions } from '../lib/http-server';
-import { DEFAULT_PLANS, readPlans, type Plans } from '../lib/plans';
-import { readProviderEndpoints, REAL_ENDPOINTS, type ProviderEndpointTable } from '../lib/oauth-providers';
-import { rateLimitFlag } from '../lib/rate-limit';
+import { connectionLimits, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, descriptorLimit, type HardeningOptions } from '../lib/http/http-server';
+import { DEFAULT_PLANS, readPlans, type Plans } from '../rules/plans';
+import { readProviderEndpoints, REAL_ENDPOINTS, type ProviderEndpointTable } from '../rules/oauth-providers';
+import { rateLimitFlag } from '../lib/http/rate-limit';
 import { readFileSync } from 'node:fs';
 import { parseHostPort, parseTsigKey, type TsigKey } from '../providers/nameserver/knot-config';
 import { parseResolverAddress } from '../providers/resolver';
 import { checkName, checkZoneName } from '../zonefiles/names';
-import { checkHostname, defaultFallbackOrigin } from '../lib/hostnames';
+import { checkHostname, defaultFallbackOrigin } from '../rules/hostnames';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 

@@ -8,7 +8,7 @@ import client from 'prom-client';
 import { createApp } from '../api/app';
 import { releaseWaits } from '../api/wait';
 import type { ApiConfig } from '../api/ops';
-import { rateLimitFlag } from '../lib/rate-limit';
+import { rateLimitFlag } from '../lib/http/rate-limit';
 import { httpCore } from '../core/client';
 import { localCore } from '../core/local';
 import { filesOnlyNameserver } from '../providers/nameserver/files-only';
@@ -26,7 +26,7 @@ import { startFeedPruning } from '../store/feed';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner } from '../reconcilers/runner';
 import { zoneReconciler } from '../reconcilers/zones';
-import { harden, listenOn } from '../lib/http-server';
+import { harden, listenOn } from '../lib/http/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
 import { writeFileAtomic } from '../lib/files';
 import {
@@ -38,14 +38,14 @@ import { startEdgeSandbox } from '../providers/edge/sandbox';
 import { hostnameReconciler } from '../reconcilers/hostnames';
 import { bundleReconciler } from '../reconcilers/bundles';
 import { projectReconciler } from '../reconcilers/projects';
-import { domainService } from '../core/domains';
+import { domainService } from '../sagas/domains';
 import { domainReconciler } from '../reconcilers/domains';
 import { httpRegistrar } from '../providers/registrar/http';
 import { startRegistrarSandbox } from '../providers/registrar/sandbox';
 import { httpPayments } from '../providers/payment/http';
 import { startPaymentSandbox } from '../providers/payment/sandbox';
 import { startOAuthSandbox } from '../providers/oauth/sandbox';
-import { OAUTH_PROVIDERS, type ProviderEndpointTable } from '../lib/oauth-providers';
+import { OAUTH_PROVIDERS, type ProviderEndpointTable } from '../rules/oauth-providers';
 import type { ChangeKind } from '../store/feed';
 import type { Sealer } from '../core/sealing';
 
@@ -53,7 +53,7 @@ import type { Sealer } from '../core/sealing';
 type Resolver = ReturnType<typeof systemResolver>;
 
 /** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
- * that the API's caps leave (lib/http-server.ts). */
+ * that the API's caps leave (lib/http/http-server.ts). */
 const METRICS_LIMITS = { maxConnections: 16, maxConnectionsPerAddress: 16, maxWaitingConnectionsPerAddress: 8 };
 
 /** The metrics listener's only route: Prometheus text of `registry`. */

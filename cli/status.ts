@@ -1,8 +1,8 @@
 /** `admin status` for people: a table per kind of resource and the failures in full after them; `--json` prints
  * what `readStatus` answers, unchanged, for machines. */
 import type { Condition } from '../lib/conditions';
-import type { readStatus } from '../store/status';
-import { Listing } from './admin';
+import type { readStatus } from '../store/read-model';
+import { Listing } from './listing';
 
 export type StatusData = Awaited<ReturnType<typeof readStatus>>;
 

@@ -1,15 +1,14 @@
 import { AppError } from '../lib/errors';
 import type { ChangeKind } from '../store/feed';
-import type { Core, DnsInfo } from './port';
+import type { Core, DnsInfo, DomainHandler } from './port';
 import { bundleContext, type Sealer } from './sealing';
-import type { DomainService } from './domains';
 
 /** The core in the same process as the API (`hostplane serve`). `verifyHostname` is the hostname reconciler's
  * judgement; a core started without one (a test's) answers 503 `no_core` for it. */
 export function localCore(d: {
   sealer: Sealer; dns: DnsInfo; nudge: (kind: ChangeKind, key: string) => void; verifyHostname?: (name: string) => Promise<void>;
-  /** The domain operations (core/domains.ts); without them they answer 503 `registrar_not_configured`. */
-  domains?: DomainService;
+  /** The domain operations (sagas/domains.ts); without them they answer 503 `registrar_not_configured`. */
+  domains?: DomainHandler;
 }): Core {
   return {
     seal: async (context, plaintext) => d.sealer.seal(context, plaintext),

@@ -7,14 +7,33 @@
  * message, details), in-process or over HTTP; over HTTP a core that does not answer is 503 `core_unavailable`,
  * and a call is never run twice for one call of a method (`core/routes.ts`). A new method needs its route there.
  */
+import type { Availability, Contact } from '../providers/registrar/port';
 import type { ChangeKind } from '../store/feed';
-import type { DomainCalls, DomainOp } from './domains';
 
 export interface DnsInfo {
   /** False when the deployment runs no own DNS (`serve --dns off`): DNS operations answer 503 `dns_not_configured`. */
   configured: boolean;
   /** The public nameserver host names delegations must point to. */
   nameservers: string[];
+}
+
+export interface PurchaseInput { orgId: number; plan: string; zoneLimit: number; name: string; years: number; contact: Contact; paymentMethod: string; actor: string }
+
+/** What the API asks of the core about domains; each throws AppErrors with the spec's codes. */
+export interface DomainCalls {
+  check: { in: { names: string[] }; out: { results: Availability[] } };
+  purchase: { in: PurchaseInput; out: { created: boolean } };
+  renew: { in: { orgId: number; name: string; years: number; actor: string }; out: { ok: true } };
+  lock: { in: { orgId: number; name: string; locked: boolean; actor: string }; out: { ok: true } };
+  authCode: { in: { orgId: number; name: string; actor: string }; out: { authCode: string; transferLockedUntil: string | null } };
+  sync: { in: { orgId: number; name: string }; out: { ok: true } };
+}
+export type DomainOp = keyof DomainCalls;
+export const DOMAIN_OPS = ['check', 'purchase', 'renew', 'lock', 'authCode', 'sync'] as const satisfies readonly DomainOp[];
+
+/** What answers `Core.domain` in the core's process: the domain saga and registrar calls (sagas/domains.ts). */
+export interface DomainHandler {
+  call<K extends DomainOp>(op: K, input: DomainCalls[K]['in']): Promise<DomainCalls[K]['out']>;
 }
 
 /** A nudge names a change: the reconcilers that watch its kind wake as they would for it in the feed. */
@@ -35,7 +54,7 @@ export interface Core {
    * `bundle/<nodeId>`) and answers its plain JSON text, for that node's own GET of it. It holds secret values:
    * never log it. A bundle sealed for another node does not open (500). */
   openBundle(nodeId: string, sealed: string): Promise<string>;
-  /** The domain operations that ask the registrar or the payment provider now (spec 4.3; core/domains.ts): check,
+  /** The domain operations that ask the registrar or the payment provider now (spec 4.3; sagas/domains.ts): check,
    * purchase (the saga, resumed by sending again), renew, lock, auth code, sync. They fail with the spec's codes:
    * 402 `payment_failed`, 409 `domain_taken` / `domain_unavailable`, 502 `registrar_error` / `saga_incomplete`,
    * 503 `registrar_not_configured` / `dns_not_configured`. The contact and an auth code cross here only. */

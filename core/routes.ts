@@ -11,8 +11,7 @@
  */
 import { z } from 'zod';
 import { CHANGE_KINDS } from '../store/feed';
-import type { Core } from './port';
-import { DOMAIN_OPS } from './domains';
+import { DOMAIN_OPS, type Core } from './port';
 
 export const REQUEST_KEY_HEADER = 'x-core-request-key';
 export const ERROR_HEADER = 'x-core-error';

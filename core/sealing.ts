@@ -27,14 +27,14 @@ const BLOCK = 65_536;
 
 export const KEY_FILE = 'sealing-keys.json';
 
-/** The sealing context of a project's secret value: the API seals with it, the core opens bundles with it, and a
- * value copied to another project or name does not open. */
 /** The length in bytes of a sealed value's plaintext, without opening it: AES-GCM adds only its 16-byte tag. */
 export function sealedBytes(sealed: string): number {
   const body = sealed.split('.')[3] ?? '';
   return Math.max(0, Math.floor((body.length * 3) / 4) - 16);
 }
 
+/** The sealing context of a project's secret value: the API seals with it, the core opens bundles with it, and a
+ * value copied to another project or name does not open. */
 export const secretContext = (org: string, project: string, name: string): string => `${org}/${project}/${name}`;
 
 /** The sealing context of a node's bundle: a bundle copied to another node's row does not open. */

@@ -1,7 +1,14 @@
 /** Conditions (Kubernetes' shape): how a reconciler reports what it checked, one model for every kind. */
-import type { Condition } from '../store/schema';
 
-export type { Condition };
+/** One aspect of a resource's status, as its reconciler last checked it (stored in `resource_status.conditions`). */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration: number;
+  lastTransitionTime: string;
+}
 
 /**
  * `list` with `c` in place of the condition of its type. `lastTransitionTime` moves only when the status

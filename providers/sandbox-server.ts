@@ -9,7 +9,7 @@
  * A fault applies to the operations it names (all by default), `times` calls (unlimited by default).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listenOn } from '../lib/http-server';
+import { listenOn } from '../lib/http/http-server';
 import { z } from 'zod';
 
 export type FaultMode = 'fail' | 'hang' | 'late' | 'lost';

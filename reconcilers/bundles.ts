@@ -11,8 +11,8 @@
  * its node; a hostname change the nodes of the project holding the name now and of those whose bundles carried
  * it (a deleted name has no holder left to ask).
  */
-import { clientSecretName, REAL_ENDPOINTS, type ProviderEndpointTable } from '../lib/oauth-providers';
-import { planOf, type Plans } from '../lib/plans';
+import { clientSecretName, REAL_ENDPOINTS, type ProviderEndpointTable } from '../rules/oauth-providers';
+import { planOf, type Plans } from '../rules/plans';
 import { bundleContext, secretContext, type Sealer } from '../core/sealing';
 import type { Store } from '../store/db';
 import {

@@ -1,7 +1,7 @@
 /**
  * The domain reconciler (spec 4.3). Per domain name, one pass:
  * 1. An open purchase nobody sent again within `abandonAfterMs` (24 h by default) is finished when it was charged
- *    and the name can still be registered, and refunded otherwise; one never charged is closed (core/domains.ts).
+ *    and the name can still be registered, and refunded otherwise; one never charged is closed (sagas/domains.ts).
  * 2. A renewal under way (stored before each call) is resumed.
  * 3. A purchased domain is synced from the registrar every `syncIntervalMs` (expiry, lock, nameservers; not in
  *    the account any more: `transferred_out`), and renewed `renewBeforeMs` ahead of expiry when `autoRenew` is on:
@@ -12,7 +12,7 @@
  */
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
-import type { DomainService } from '../core/domains';
+import type { DomainService } from '../sagas/domains';
 import type { Store } from '../store/db';
 import { allDomainKeys, domainByName, ledgerOf, openPurchaseOf, recordDomainConditions } from '../store/domains';
 import type { Judged } from '../store/status';

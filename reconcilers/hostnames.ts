@@ -14,7 +14,7 @@
  * at once for verifyHostname, bounded by the resolver's timeout, and leaves step 3 to the loop.
  */
 import { AppError } from '../lib/errors';
-import { orgOrigin, verifyName } from '../lib/hostnames';
+import { orgOrigin, verifyName } from '../rules/hostnames';
 import { keyedSerial } from '../lib/keyed-serial';
 import type { Logger } from '../lib/log';
 import type { Edge } from '../providers/edge/port';

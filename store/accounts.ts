@@ -283,7 +283,3 @@ export function nodeTokenHolds(s: Store, p: NodePrincipal): boolean {
     .where(and(eq(nodes.id, sql.placeholder('id')), eq(nodes.tokenHash, sql.placeholder('hash')))).prepare())
     .get({ id: p.nodeId, hash: p.tokenHash }) !== undefined;
 }
-
-export async function nodeExists(s: Store, nodeId: string): Promise<boolean> {
-  return s.db.select({ id: nodes.id }).from(nodes).where(eq(nodes.id, nodeId)).get() !== undefined;
-}

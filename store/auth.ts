@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { AppError } from '../lib/errors';
-import type { OAuthProviderName } from '../lib/oauth-providers';
+import type { OAuthProviderName } from '../rules/oauth-providers';
 import { iso, type Store, type Tx } from './db';
 import type { ProjectWrite } from './projects';
 import { appendAudit, recordChange } from './feed';

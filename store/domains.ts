@@ -7,7 +7,7 @@
 import { and, asc, count, desc, eq, gt, ne, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import { conflict, notFound } from '../lib/errors';
-import { quotaExceeded } from '../lib/plans';
+import { quotaExceeded } from '../rules/plans';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';

@@ -9,9 +9,9 @@ import { AppError, conflict, notFound } from '../lib/errors';
 import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
-import { isReady } from '../lib/conditions';
-import { quotaExceeded } from '../lib/plans';
-import { hostnameFinalizers, hostnames, orgs, projects, resourceStatus, rrsets, zones, type Condition } from './schema';
+import { isReady, type Condition } from '../lib/conditions';
+import { quotaExceeded } from '../rules/plans';
+import { hostnameFinalizers, hostnames, orgs, projects, resourceStatus, rrsets, zones } from './schema';
 import { toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 
 export type HostnameState = 'pending_dns' | 'active';
@@ -87,7 +87,7 @@ async function inTx(tx: Tx, name: string): Promise<HostnameWithStatus | undefine
 
 export interface AddHostname {
   orgId: number; projectId: number; projectName: string; name: string; actor: string;
-  /** The plan's custom hostnames per organization (lib/plans.ts); absent: no limit. */
+  /** The plan's custom hostnames per organization (rules/plans.ts); absent: no limit. */
   quota?: { plan: string; limit: number };
 }
 

@@ -11,7 +11,7 @@ import type { Condition } from '../lib/conditions';
 import { iso, type Db, type Store } from './db';
 import { accessForBundle, type AccessForBundle } from './access';
 import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
-import type { OAuthProviderName, ProviderEndpoints } from '../lib/oauth-providers';
+import type { OAuthProviderName, ProviderEndpoints } from '../rules/oauth-providers';
 import { recordChange } from './feed';
 import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
 
@@ -23,7 +23,7 @@ export const NODE_STALE_AFTER_MS = 3 * 60_000;
  * rises with the mode or the password, so sessions made under an older one end. */
 export type BundleAccess = AccessForBundle & { membersVersion: number };
 /** The sign-in section: the grant's id and settings, the plan's user limit, and per registered provider the
- * project's app (client secret opened) with the endpoints the operator configured (lib/oauth-providers.ts). */
+ * project's app (client secret opened) with the endpoints the operator configured (rules/oauth-providers.ts). */
 export interface BundleSignIn {
   /** New at each grant (store/auth.ts): the node honours a session only under the grant it was made under. */
   grant: string;

@@ -9,7 +9,6 @@ import {
   accessCodes, accessPolicies, authGrants, authProviders, hostnames, nodeBundles, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants,
   storagePrefixes,
 } from './schema';
-import { projectPlacements, type ProjectPlacement } from './nodes';
 
 /** Who writes a per-project grant or policy (sign-in, storage, access), in which org and project: the audit
  * record's actor and target. */
@@ -24,15 +23,6 @@ export interface Project {
 /** What the deletion of a project still waits for: its custom hostnames whose edge hostname or managed records
  * are not removed yet, and the nodes whose bundle as last built still carries it. */
 export interface ProjectCleanup { hostnames: string[]; nodes: string[] }
-
-export interface ProjectDetail extends Project {
-  hostnames: { name: string; kind: 'default' | 'custom'; status: string }[];
-  grants: { auth: boolean; storage: boolean };
-  /** The nodes it is placed on, with how far each applied it (store/nodes.ts). */
-  placements: ProjectPlacement[];
-  /** Null unless it is being deleted. */
-  cleanup: ProjectCleanup | null;
-}
 
 const projectColumns = {
   id: projects.id,
@@ -105,35 +95,6 @@ export async function getProject(s: Store, orgId: number, name: string): Promise
   return row;
 }
 
-/** The project with its hostnames (by name), grants and placements (by node): getProject's read path, on the
- * driver's statements directly (the generic row mapping cost more than the reads). One statement with JSON
- * aggregates was measured slower than separate ones (29 us against 11); the grants are EXISTS columns of the
- * project's row, and the three statements run in one read transaction: one snapshot, and one WAL read lock
- * instead of one per statement (measured 15 us against 7 for the reads). Another org's project reads as missing. */
-export async function getProjectDetail(s: Store, orgId: number, name: string): Promise<ProjectDetail> {
-  type Row = { id: number; name: string; hostname: string; database: number; createdAt: string; deletingSince: string | null; auth: number; storage: number };
-  const read = s.prepared('projectDetail', (_db, sqlite) => {
-    const project = sqlite.prepare<[number, string], Row>(`SELECT p.id, p.name, h.name AS hostname, p.database, p.created_at AS createdAt, p.deleting_since AS deletingSince,
-      EXISTS (SELECT 1 FROM auth_grants a WHERE a.project_id = p.id) AS auth, EXISTS (SELECT 1 FROM storage_grants g WHERE g.project_id = p.id) AS storage
-      FROM projects p JOIN hostnames h ON h.project_id = p.id AND h.kind = 'default' WHERE p.org_id = ? AND p.name = ?`);
-    const names = sqlite.prepare<[number], ProjectDetail['hostnames'][number]>('SELECT name, kind, status FROM hostnames WHERE project_id = ? ORDER BY name');
-    // projectPlacements runs its statement before its first await, so inside the transaction; it settles later.
-    return sqlite.transaction((org: number, project_: string) => {
-      const row = project.get(org, project_);
-      return row && { row, hostnames: names.all(row.id), placements: projectPlacements(s, row.id) };
-    });
-  });
-  const found = read(orgId, name);
-  if (!found) throw notFound(`project ${name}`);
-  const { row } = found;
-  return {
-    id: row.id, name: row.name, hostname: row.hostname, database: row.database === 1, createdAt: row.createdAt, deletingSince: row.deletingSince,
-    hostnames: found.hostnames,
-    grants: { auth: row.auth === 1, storage: row.storage === 1 },
-    placements: await found.placements,
-    cleanup: row.deletingSince === null ? null : await cleanupLeft(s.db, row.id),
-  };
-}
 
 /** Operator placement of a project on a node (the deploy path's job; until then, the CLI's). */
 export async function setPlacement(s: Store, orgId: number, projectName: string, nodeId: string): Promise<void> {
@@ -158,7 +119,7 @@ export async function removePlacement(s: Store, orgId: number, projectName: stri
   });
 }
 
-async function cleanupLeft(q: Db, projectId: number): Promise<ProjectCleanup> {
+export async function cleanupLeft(q: Db, projectId: number): Promise<ProjectCleanup> {
   const carrying = await q.select({ nodeId: nodeBundles.nodeId }).from(nodeBundles)
     .where(sql`json_type(${nodeBundles.sections}, ${`$."${projectId}"`}) IS NOT NULL`).orderBy(asc(nodeBundles.nodeId));
   return { hostnames: await unfinalizedHostnamesOf(q, projectId), nodes: carrying.map((r) => r.nodeId) };

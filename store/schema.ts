@@ -4,7 +4,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { integer, primaryKey, sqliteTable, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { OAUTH_PROVIDERS } from '../lib/oauth-providers';
+import type { Condition } from '../lib/conditions';
+import { OAUTH_PROVIDERS } from '../rules/oauth-providers';
 
 export const orgs = sqliteTable('orgs', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -12,7 +13,7 @@ export const orgs = sqliteTable('orgs', {
   plan: text('plan').notNull(),
   createdAt: text('created_at').notNull(),
   /** Rises when a member's role changes or a member is removed: the bundles carry it, and a node's `org`-mode
-   * access sessions made under an older one end (agent/access-gate.ts). */
+   * access sessions made under an older one end (agent/gate/access-gate.ts). */
   membersVersion: integer('members_version').notNull().default(0),
 });
 
@@ -234,15 +235,6 @@ export const resourceStatus = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.key] })],
 );
-
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  observedGeneration: number;
-  lastTransitionTime: string;
-}
 
 /**
  * A deleted zone whose cleanup in the nameserver (purge of its data, journal and DNSSEC keys) is not done

@@ -1,9 +1,8 @@
 /** Secret rows: name, version, and the value sealed by the core. Plain values never reach this module. */
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import { sealedBytes } from '../core/sealing';
 import { notFound } from '../lib/errors';
-import { quotaExceeded } from '../lib/plans';
+import { quotaExceeded } from '../rules/plans';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
@@ -23,12 +22,12 @@ export type SecretPrecondition = (current: SecretVersion | null) => void;
 
 export interface SetSecret {
   orgId: number; projectId: number; projectName: string; name: string; sealed: string; actor: string; precondition?: SecretPrecondition;
-  /** The plan's bytes of a project's secrets, names and values (lib/plans.ts `secretBytes`); absent: no limit. */
-  quota?: { plan: string; limit: number };
+  /** The plan's bytes of a project's secrets, names and values (rules/plans.ts `secretBytes`); absent: no limit.
+   * `valueBytes` tells a sealed value's size without opening it (core/sealing.ts sealedBytes): the seal's format is
+   * the core's, not the store's. */
+  quota?: { plan: string; limit: number; valueBytes: (sealed: string) => number };
 }
 
-/** What a secret takes of a worker's environment: `NAME=value`. */
-const envBytes = (name: string, sealed: string): number => Buffer.byteLength(name) + 1 + sealedBytes(sealed);
 
 async function currentMeta(tx: Tx, projectId: number, name: string): Promise<SecretVersion | null> {
   const [row] = await tx.select(versionColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name)));
@@ -43,6 +42,8 @@ export async function setSecret(s: Store, p: SetSecret): Promise<SecretVersion> 
     if (p.precondition) p.precondition(await currentMeta(tx, p.projectId, p.name));
     if (p.quota) {
       const others = await tx.select({ name: secrets.name, sealed: secrets.sealed }).from(secrets).where(eq(secrets.projectId, p.projectId));
+      // What a secret takes of a worker's environment: `NAME=value`.
+      const envBytes = (name: string, sealed: string): number => Buffer.byteLength(name) + 1 + p.quota!.valueBytes(sealed);
       const used = others.filter((o) => o.name !== p.name).reduce((n, o) => n + envBytes(o.name, o.sealed), 0);
       if (used + envBytes(p.name, p.sealed) > p.quota.limit) {
         throw quotaExceeded('secret_bytes', p.quota.limit, used, p.quota.plan, 'bytes of secrets (NAME=value) per project');
@@ -87,12 +88,6 @@ export async function deleteSecret(s: Store, p: DeleteSecret): Promise<void> {
     await recordChange(s, tx, 'secret', String(p.projectId), now);
     await appendAudit(tx, { orgId: p.orgId, event: 'secret.delete', actor: p.actor, target: `${p.projectName}/${p.name}` }, now);
   });
-}
-
-/** Sealed values of a project, for the node bundle (the core opens them; the API never does). */
-export async function sealedSecrets(s: Store, projectId: number): Promise<{ name: string; version: number; sealed: string }[]> {
-  return s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
-    .where(eq(secrets.projectId, projectId)).orderBy(asc(secrets.name)).all();
 }
 
 /** One secret's metadata and lifetime, or undefined when it is not set. */

@@ -1,13 +1,8 @@
-/** The status of reconciled resources (one model for every kind) and what operators read of it. */
+/** The status of reconciled resources (one model for every kind); what operators read of it is store/read-model.ts. */
 import { and, eq, sql } from 'drizzle-orm';
-import { isReady, setCondition } from '../lib/conditions';
+import { setCondition, type Condition } from '../lib/conditions';
 import { iso, type Store } from './db';
-import { latestSeq } from './feed';
-import { domainReconcileStatus } from './domains';
-import { nodeStatuses, unplacedProjects, type NodeStatus } from './nodes';
-import { deletingProjects, type DeletingProject } from './projects';
-import { hostnameReconcileStatus, type HostnameFinalizer, type HostnameReconcileStatus } from './hostnames';
-import { resourceStatus, zones, type Condition } from './schema';
+import { resourceStatus } from './schema';
 
 export interface ResourceStatus<F = Record<string, unknown>> {
   /** The lifetime of the resource this status describes. */
@@ -142,56 +137,4 @@ export async function dropStatus(s: Store, kind: string, key: string): Promise<v
     await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, kind), eq(resourceStatus.key, key)));
   }, OBSERVATION);
   announceStatus(s, kind, key);
-}
-
-export interface ZoneReconcileStatus {
-  zone: string;
-  generation: number;
-  observedGeneration: number | null;
-  /** Ready at the desired generation: what the nameserver serves was checked against it. */
-  ready: boolean;
-  conditions: Condition[];
-  desiredSerial: number;
-  servedSerial: number | null;
-  /** What each configured secondary served at the last look (`--secondaries`). */
-  secondaries: { address: string; serial: number | null }[];
-  /** The whole failure, paths and the nameserver's words included: operators only. */
-  lastError: string | null;
-  reconciledAt: string | null;
-}
-
-export async function readStatus(s: Store): Promise<{
-  changeSeq: number; zones: ZoneReconcileStatus[]; hostnames: HostnameReconcileStatus[]; hostnameFinalizers: HostnameFinalizer[]; nodes: NodeStatus[];
-  domains: ReturnType<typeof domainReconcileStatus>;
-  projects: { unplaced: { org: string; project: string }[]; deleting: DeletingProject[] };
-}> {
-  const rows = s.db
-    .select({ zone: zones.name, uid: zones.uid, generation: zones.generation, serial: zones.serial, st: resourceStatus })
-    .from(zones)
-    .leftJoin(resourceStatus, and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, zones.name), eq(resourceStatus.uid, zones.uid)))
-    .orderBy(zones.name)
-    .all();
-  return {
-    changeSeq: await latestSeq(s),
-    zones: rows.map((r) => ({
-      zone: r.zone,
-      generation: r.generation,
-      observedGeneration: r.st?.observedGeneration ?? null,
-      ready: isReady(r.st?.conditions ?? [], r.generation),
-      conditions: r.st?.conditions ?? [],
-      desiredSerial: r.serial,
-      servedSerial: (r.st?.facts as { servedSerial?: number | null } | undefined)?.servedSerial ?? null,
-      secondaries: (r.st?.facts as { secondaries?: ZoneReconcileStatus['secondaries'] } | undefined)?.secondaries ?? [],
-      lastError: r.st?.lastError ?? null,
-      reconciledAt: r.st?.reconciledAt ?? null,
-    })),
-    // Custom hostnames with their conditions, and deleted ones whose edge and record cleanup is not done.
-    ...await hostnameReconcileStatus(s).then((h) => ({ hostnames: h.hostnames, hostnameFinalizers: h.finalizing })),
-    // Per node: desired and applied bundle versions, the last report, Stale and Applied, secrets not yet running.
-    nodes: await nodeStatuses(s),
-    // Per domain: its state, expiry, last sync and conditions (a registrar outage shows here).
-    domains: domainReconcileStatus(s),
-    // Projects no node runs (never placed, or their node removed), and deleted ones with what their cleanup waits for.
-    projects: { unplaced: unplacedProjects(s), deleting: await deletingProjects(s) },
-  };
 }

@@ -1,7 +1,7 @@
 /**
  * Object storage grants (spec 4.6, part 3's grants table). The prefix belongs to the project, not to the grant:
  * assigned at the first grant (`storage_prefixes`) and handed back by every later one, so a grant after a revoke
- * finds the objects left under it. The quota is the plan's (lib/plans.ts), read when asked, never chosen by the
+ * finds the objects left under it. The quota is the plan's (rules/plans.ts), read when asked, never chosen by the
  * caller; `usedBytes` is what the nodes last reported (store/nodes.ts).
  */
 import { and, desc, eq, sql } from 'drizzle-orm';

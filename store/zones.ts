@@ -1,7 +1,7 @@
 /** DNS zones and their rrsets: the desired state the zone reconciler converges the nameserver to. */
 import { and, asc, count, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../lib/errors';
-import { quotaExceeded } from '../lib/plans';
+import { quotaExceeded } from '../rules/plans';
 import { checkCnameConflict, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';

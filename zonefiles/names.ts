@@ -55,7 +55,7 @@ const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 // A service label (RFC 8552) such as `_domainkey`: an underscore, then an LDH label.
 const UNDERSCORE_LABEL = /^_[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
-/** What a name of two labels or more is, besides a host name: the zone names here, custom hostnames in lib/hostnames.ts. */
+/** What a name of two labels or more is, besides a host name: the zone names here, custom hostnames in rules/hostnames.ts. */
 export interface LabelledNameRule {
   maxLength: number;
   /** The reason for a name of `length` characters, more than `maxLength`. */

@@ -13,7 +13,7 @@
  *   those signing people in now.
  *
  * - a helper that failed (killed, or it could not start) is started again only after a growing delay
- *   (agent/backoff.ts); calls meanwhile are refused at once, so a project that breaks its own database costs the
+ *   (agent/sync/backoff.ts); calls meanwhile are refused at once, so a project that breaks its own database costs the
  *   node one start per delay, not one per request.
  *
  * The helper runs as the worker, which can take it over (or write to its stdout: same uid): anything on that pipe
@@ -25,8 +25,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../lib/log';
-import { backoffDelay, type BackoffOptions } from '../backoff';
-import { entryCommand } from '../worker-process';
+import { backoffDelay, type BackoffOptions } from '../sync/backoff';
+import { entryCommand } from '../workers/worker-process';
 
 export interface HelperLimits {
   /** Default 2 s. */
@@ -59,7 +59,7 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
-/** The helper, run as the built-in worker is (agent/worker-process.ts entryCommand). */
+/** The helper, run as the built-in worker is (agent/workers/worker-process.ts entryCommand). */
 const helperCommand = (): string[] => entryCommand(dirname(fileURLToPath(import.meta.url)), 'db-helper');
 
 interface Pending {

@@ -7,7 +7,7 @@
  * errors in a 200 answer, so an `error` field fails too. Codes, tokens and the client secret go only to the
  * provider: they are in no message here.
  */
-import type { OAuthProviderName, ProviderEndpoints } from '../../lib/oauth-providers';
+import type { OAuthProviderName, ProviderEndpoints } from '../../rules/oauth-providers';
 import type { ProviderUser } from './store';
 
 /** One provider registered for a project, as the bundle carries it. */

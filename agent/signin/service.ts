@@ -24,19 +24,19 @@ import { lstatSync, mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { addressKey } from '../../lib/http-server';
-import { OAUTH_PROVIDERS } from '../../lib/oauth-providers';
+import { addressKey } from '../../lib/http/http-server';
+import { OAUTH_PROVIDERS } from '../../rules/oauth-providers';
 import type { Logger } from '../../lib/log';
-import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../../lib/rate-limit';
-import { isSafeNext } from '../../lib/safe-next';
-import { projectKey, type BundleProject, type BundleSignIn } from '../bundle';
+import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../../lib/http/rate-limit';
+import { isSafeNext } from '../../rules/safe-next';
+import { projectKey, type BundleProject, type BundleSignIn } from '../sync/bundle';
 import { databaseDir, databasePath } from '../layout';
-import { loadNodeKey } from '../node-key';
-import type { ServiceContext, ServiceHandler } from '../services';
-import { runsAsRoot } from '../users';
+import { loadNodeKey } from '../gate/node-key';
+import type { ServiceContext, ServiceHandler } from '../gate/services';
+import { runsAsRoot } from '../workers/users';
 import { sameText } from '../../lib/same-text';
-import { cookieValue } from '../../lib/cookies';
-import { sendError } from '../frontend';
+import { cookieValue } from '../../lib/http/cookies';
+import { sendError } from '../gate/frontend';
 import { LOGIN_COOKIE, LOGIN_TTL_MS, openLogin, sealLogin, SESSION_COOKIE, setCookie, tokenHash } from './cookies';
 import { DatabaseUnavailable, DEFAULT_HELPER_LIMITS, ProjectDatabase, type HelperLimits } from './project-db';
 import { authorizeUrl, exchangeCode, ProviderError, readUser, type ProviderConfig } from './providers';
@@ -94,7 +94,7 @@ function loginKey(dir: string): Buffer {
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Who a project's database helper runs as: as root, the owner of the project's database directory, which the
- * supervisor gave to the project's worker user (agent/users.ts prepareDatabase) and which the worker cannot give
+ * supervisor gave to the project's worker user (agent/workers/users.ts prepareDatabase) and which the worker cannot give
  * away; not root, the agent's user, like the workers. */
 function helperUser(dir: string, org: string, project: string): { uid: number; gid: number } | null {
   if (!runsAsRoot()) return null;

@@ -32,7 +32,7 @@
  *   rowid ≤ 9, header 3, lengths 1, pointer 2) ≤ 21: ≤ 171 bytes a row in full pages. B-tree pages of random
  *   keys are about two thirds full, so ≤ 257 bytes a row on disk, and 500,000 × 257 = 128.5 MB ≤ 150 MB. The
  *   host table has a row per hostname of the project that ever set a session (the project's routed hostnames).
- *   test/agent/signin-store.test.ts fills the table to the caps with the longest ids and measures it: 180 bytes a
+ *   test/agent/signin/store.test.ts fills the table to the caps with the longest ids and measures it: 180 bytes a
  *   row, 90 MB.
  */
 import Database from 'better-sqlite3';

@@ -39,11 +39,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listenOn } from '../../lib/http-server';
+import { listenOn } from '../../lib/http/http-server';
 import { z } from 'zod';
 import type { Logger } from '../../lib/log';
 import { sameText } from '../../lib/same-text';
-import { OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName, type ProviderEndpoints } from '../../lib/oauth-providers';
+import { OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName, type ProviderEndpoints } from '../../rules/oauth-providers';
 
 export type { OAuthProviderName, ProviderEndpoints };
 
@@ -51,7 +51,7 @@ export interface OAuthSandbox {
   url: string;
   /** The bearer token of the control routes (`/_sandbox/...`). */
   token: string;
-  /** The sandbox's endpoints for `provider`, to put in a bundle in place of the real ones (lib/oauth-providers.ts). */
+  /** The sandbox's endpoints for `provider`, to put in a bundle in place of the real ones (rules/oauth-providers.ts). */
   endpoints(provider: OAuthProviderName): ProviderEndpoints;
   close(): Promise<void>;
 }

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../agent/agent';
-import type { BundleAnswer, ControlPlane, Redeemed, Report } from '../../agent/control';
+import type { BundleAnswer, ControlPlane, Redeemed, Report } from '../../agent/sync/control';
 import { bundleOf, captureLogger, cookiesOf, fakeWorker, send } from '../helpers/agent';
 import { until } from '../helpers/proc';
-import { hasOpenssl, makePki } from '../helpers/tls';
+import { hasOpenssl, makePki } from '../../harness/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-access-agent-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../agent/agent';
-import { readBundleFile, writeBundleFile } from '../../agent/bundle-file';
-import type { BundleAnswer, ControlPlane, Report } from '../../agent/control';
+import { readBundleFile, writeBundleFile } from '../../agent/sync/bundle-file';
+import type { BundleAnswer, ControlPlane, Report } from '../../agent/sync/control';
 import { bundleOf, captureLogger, fakeWorker, get } from '../helpers/agent';
 
 const HOST = 'blog.hostplane.test';

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSafeNext } from '../../lib/safe-next';
+import { isSafeNext } from '../../rules/safe-next';
 import { verifyPassword } from '../../lib/access-hash';
 import { orgBySlug, registerNode } from '../../store/accounts';
 import { ACCESS_CODE_TTL_MS } from '../../store/access';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createApp } from '../../api/app';
 import { defineOp, type AnyOp, type Deps } from '../../api/ops';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { captureLogger } from '../helpers/log';
 import { createOrg, createUser, issueToken, registerNode, setMembership } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';

@@ -4,7 +4,7 @@
  * zone-file bytes than the plan allows, and answers that grow with the zone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PLANS, type Plans } from '../../lib/plans';
+import { DEFAULT_PLANS, type Plans } from '../../rules/plans';
 import { zones } from '../../store/schema';
 import { startTestApi, type TestApi } from '../helpers/app';
 

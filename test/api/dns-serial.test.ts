@@ -18,7 +18,7 @@ import { recordStatus } from '../../store/status';
 import { ZONE_STATUS, zoneByName } from '../../store/zones';
 import { serialGreater } from '../../zonefiles';
 import { startTestApi, type TestApi } from '../helpers/app';
-import { query, type Server } from '../helpers/dns';
+import { query, type Server } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { tempDir, cleanup } from '../helpers/proc';
 

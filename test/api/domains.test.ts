@@ -9,7 +9,7 @@ import { appendAudit, listAudit } from '../../store/feed';
 import { domainByName, recordDomainConditions } from '../../store/domains';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { CONTACT, CONTACT_VALUES, purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 
 const D = '/v1/orgs/acme/domains';
 let t: TestApi;

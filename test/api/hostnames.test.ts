@@ -9,9 +9,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
 import { localCore } from '../../core/local';
-import { orgOrigin } from '../../lib/hostnames';
+import { orgOrigin } from '../../rules/hostnames';
 import { createLogger } from '../../lib/log';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { orgBySlug } from '../../store/accounts';
 import { systemResolver } from '../../providers/resolver';
 import { hostnameReconciler } from '../../reconcilers/hostnames';
@@ -48,7 +48,7 @@ beforeAll(async () => {
     store: t.store, resolver: systemResolver([stub.address], 500), nameservers: ['ns1.hostplane.test'], edge: new FakeEdge(), fallbackOrigin: FALLBACK, edgeAddresses: [], log: silent,
   });
   const core = localCore({ sealer: t.sealer, dns: { configured: true, nameservers: ['ns1.hostplane.test'] }, nudge: () => undefined, verifyHostname: (n) => verifier.verify(n) });
-  server = createServer(createApp({ store: t.store, core, config: { appDomain: 'hostplane.test', plans: (await import('../../lib/plans')).DEFAULT_PLANS, ...CONFIG } }, silent).handler);
+  server = createServer(createApp({ store: t.store, core, config: { appDomain: 'hostplane.test', plans: (await import('../../rules/plans')).DEFAULT_PLANS, ...CONFIG } }, silent).handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   for (const [slug, name, token] of [['acme', 'blog', t.tokens.admin], ['acme', 'shop', t.tokens.admin], ['globex', 'site', t.other.token]] as const) {

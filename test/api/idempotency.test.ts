@@ -10,7 +10,7 @@ import { createApp } from '../../api/app';
 import { fingerprint, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_MAX_ANSWER_BYTES, IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_MS } from '../../api/idempotency';
 import { openApiDocument } from '../../api/openapi';
 import { defineOp, type AnyOp } from '../../api/ops';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { captureLogger } from '../helpers/log';
 import { AppError } from '../../lib/errors';
 import { createUser, issueToken } from '../../store/accounts';

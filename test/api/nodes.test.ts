@@ -11,14 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { heldBundlePolls, MAX_HELD_POLLS_PER_NODE } from '../../api/nodes';
 import { waiting } from '../../api/wait';
 import { createLogger } from '../../lib/log';
-import { REAL_ENDPOINTS } from '../../lib/oauth-providers';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { REAL_ENDPOINTS } from '../../rules/oauth-providers';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { bundleReconciler } from '../../reconcilers/bundles';
 import { startRunner, type Runner } from '../../reconcilers/runner';
 import { orgBySlug, registerNode, rotateNodeToken } from '../../store/accounts';
 import { bundleVersion, removeNode } from '../../store/nodes';
 import { setPlacement } from '../../store/projects';
-import { readStatus } from '../../store/status';
+import { readStatus } from '../../store/read-model';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { until } from '../helpers/proc';
 

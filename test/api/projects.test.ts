@@ -5,7 +5,7 @@ import { finalizeProject, setPlacement } from '../../store/projects';
 import { projects } from '../../store/schema';
 import { bundleReconciler } from '../../reconcilers/bundles';
 import { and, eq } from 'drizzle-orm';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { startTestApi, type TestApi, type TestApiOptions } from '../helpers/app';
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

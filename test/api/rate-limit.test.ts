@@ -1,9 +1,9 @@
-/** Rate limits (CONTRACT.md conventions; api/limits.ts, lib/rate-limit.ts): failed authentications per address,
+/** Rate limits (CONTRACT.md conventions; api/limits.ts, lib/http/rate-limit.ts): failed authentications per address,
  * on by default, and requests per token when configured; 429 `rate_limited` with Retry-After and the IETF
  * RateLimit-Policy / RateLimit fields. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_FAILED_AUTH_RATE } from '../../api/limits';
-import { parseRate, TokenBuckets } from '../../lib/rate-limit';
+import { parseRate, TokenBuckets } from '../../lib/http/rate-limit';
 import { startTestApi, type TestApi } from '../helpers/app';
 
 const PROJECTS = '/v1/orgs/acme/projects';

@@ -3,7 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audit, secrets } from '../../store/schema';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { rawSqlite } from '../helpers/sqlite';
 

@@ -5,7 +5,7 @@
  * roles, and 503 `no_core` without a core.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { orgBySlug, registerNode } from '../../store/accounts';
 import { recordReport } from '../../store/nodes';
 import { setPlacement } from '../../store/projects';

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, nodePrincipalByToken, principalByToken } from '../../store/accounts';
 import { openStore } from '../../store/db';
-import { createProject, getProjectDetail } from '../../store/projects';
+import { createProject } from '../../store/projects';
+import { getProjectDetail } from '../../store/read-model';
 import { orgs, tokens } from '../../store/schema';
 import { admin, adminJson, cleanup, tempDir } from '../helpers/proc';
 

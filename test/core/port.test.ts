@@ -16,7 +16,7 @@ import { CORE_ROUTES, REQUEST_KEY_HEADER } from '../../core/routes';
 import { coreServer, ReplayCache, type CoreServerOptions, type Replay } from '../../core/server';
 import { AppError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { createOrg, createUser, issueToken, setMembership } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
 

@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectionLimits, descriptorLimit } from '../../lib/http-server';
-import { query } from '../helpers/dns';
+import { connectionLimits, descriptorLimit } from '../../lib/http/http-server';
+import { query } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
 
@@ -19,7 +19,7 @@ const ATTACKER = '127.0.0.2';
 /** The server runs with this descriptor limit (both soft and hard, so Node cannot raise it). */
 const LOW_LIMIT = ['bash', '-c', `ulimit -n ${LIMIT} && exec "$@"`, '--'];
 // The slow connections must stay open through every check, however loaded the machine: the default header
-// timeout (10 s) is tested in test/lib/http-server.test.ts.
+// timeout (10 s) is tested in test/lib/http/http-server.test.ts.
 const HOLD = ['--headers-timeout-ms', '30000'];
 
 // This process holds the 2,000 client sockets itself.

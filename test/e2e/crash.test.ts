@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKnotNameserver } from '../../providers/nameserver/knot';
-import { query } from '../helpers/dns';
+import { query } from '../../harness/dns';
 import { hasKnot, knotTitle } from '../helpers/knot';
 import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
 

@@ -12,7 +12,7 @@ import type { Answer } from 'dns-packet';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RRset } from '../../zonefiles';
-import { query, txtValue, type DnsResponse } from '../helpers/dns';
+import { query, txtValue, type DnsResponse } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
 import { hostileRRset, type HostileRRset } from '../zonefiles/arbitraries';

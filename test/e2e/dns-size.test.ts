@@ -21,7 +21,7 @@ import {
   answerBytes, answerReserveBytes, checkCnameConflict, MAX_MESSAGE_BYTES, maxTxtValueBytes, type RecordType, type RRset,
 } from '../../zonefiles';
 import { startTestApi, type TestApi } from '../helpers/app';
-import { query, txtValue, type DnsResponse, type Server } from '../helpers/dns';
+import { query, txtValue, type DnsResponse, type Server } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { cleanup, tempDir } from '../helpers/proc';
 

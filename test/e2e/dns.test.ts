@@ -4,7 +4,7 @@
  */
 import type { Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query, txtValue, type DnsResponse } from '../helpers/dns';
+import { query, txtValue, type DnsResponse } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { relative } from 'node:path';
 import { bootstrapWithCli, cleanup, http, ROOT, startHostplane, tempDir, type Running } from '../helpers/proc';

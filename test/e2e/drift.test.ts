@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../helpers/dns';
+import { query } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
 

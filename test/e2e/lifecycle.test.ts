@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../helpers/dns';
+import { query } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { adminJson, bootstrapWithCli, cleanup, http, runHostplane, startHostplane, tempDir, type CliResult, type Running } from '../helpers/proc';
 

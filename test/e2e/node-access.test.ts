@@ -10,12 +10,12 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodeFetch } from '../../agent/fetch';
+import { nodeFetch } from '../../agent/sync/fetch';
 import { STORE_FILE } from '../../store/db';
 import { createClient } from '../../client/index';
 import { cookiesOf, HOSTILE_NEXT, send, type TlsAnswer } from '../helpers/agent';
 import { adminJson, bootstrapWithCli, cleanup, runHostplane, startHostplane, tempDir, until } from '../helpers/proc';
-import { hasOpenssl, makePki } from '../helpers/tls';
+import { hasOpenssl, makePki } from '../../harness/tls';
 
 afterAll(cleanup);
 

@@ -8,12 +8,12 @@ import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodeFetch } from '../../agent/fetch';
-import { defaultWorkerCommand } from '../../agent/worker-process';
+import { nodeFetch } from '../../agent/sync/fetch';
+import { defaultWorkerCommand } from '../../agent/workers/worker-process';
 import { createClient } from '../../client/index';
 import { hammer, get } from '../helpers/agent';
 import { adminJson, bootstrapWithCli, cleanup, runHostplane, type Running, startHostplane, tempDir, until } from '../helpers/proc';
-import { hasOpenssl, makePki } from '../helpers/tls';
+import { hasOpenssl, makePki } from '../../harness/tls';
 
 afterAll(cleanup);
 

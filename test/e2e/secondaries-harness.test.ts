@@ -6,13 +6,13 @@
  */
 import type { Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Server } from '../helpers/dns';
+import type { Server } from '../../harness/dns';
 import { freePort } from '../helpers/knot';
 import { cleanup } from '../helpers/proc';
 import {
   axfr, diffRecords, eventually, hasSecondaryTools, newTsigKey, secondariesTitle, startBindSecondary, startKnotPrimary,
   parentZoneText, startKnotSecondary, startUnbound, stopDaemons, verifySigned, type KnotPrimary, type Resolver, type Secondary, type TsigKey,
-} from '../helpers/secondaries';
+} from '../../harness/secondaries';
 
 const zoneText = (name: string, extra: string[] = []): string => [
   '$TTL 300',

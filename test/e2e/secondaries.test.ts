@@ -10,14 +10,14 @@
  */
 import type { Answer } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DnsResponse, Server } from '../helpers/dns';
+import type { DnsResponse, Server } from '../../harness/dns';
 import { freePort } from '../helpers/knot';
 import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
 import {
   axfr, diffRecords, dsAnchor, eventually, hasSecondaryTools, newTsigKey, parentZoneText, secondariesTitle, soaSerial,
   startBindSecondary, startKnotPrimary, startKnotSecondary, startUnbound, stopDaemons, verifySigned, writeTsigKeyFile,
   type Axfr, type KnotPrimary, type Resolver, type Secondary, type TsigKey,
-} from '../helpers/secondaries';
+} from '../../harness/secondaries';
 
 const ZONE = 'example.com';
 const zonePath = `/v1/orgs/acme/dns/zones/${ZONE}`;

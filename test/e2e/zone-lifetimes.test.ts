@@ -14,7 +14,7 @@ import type { Reconciler } from '../../reconcilers/types';
 import { finalizersOf } from '../../store/finalizers';
 import { deleteZone, zoneByName } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
-import { query, type Server } from '../helpers/dns';
+import { query, type Server } from '../../harness/dns';
 import { hasKnot, knotTitle } from '../helpers/knot';
 import { cleanup, tempDir } from '../helpers/proc';
 

@@ -8,14 +8,15 @@ import { Agent, createServer, request, type IncomingHttpHeaders, type Server } f
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { captureLogger } from './log';
-import { accessGate, type AccessGateOptions } from '../../agent/access-gate';
-import { frontend } from '../../agent/frontend';
-import type { ServiceHandler } from '../../agent/services';
-import type { Supervisor } from '../../agent/supervisor';
-import type { Worker, WorkerSpec } from '../../agent/worker-process';
-import type { NodeBundle, VersionedBundle } from '../../agent/bundle';
+import { accessGate, type AccessGateOptions } from '../../agent/gate/access-gate';
+import { frontend } from '../../agent/gate/frontend';
+import type { ServiceHandler } from '../../agent/gate/services';
+import type { Supervisor } from '../../agent/workers/supervisor';
+import type { Worker, WorkerSpec } from '../../agent/workers/worker-process';
+import type { NodeBundle, VersionedBundle } from '../../agent/sync/bundle';
 
 export { captureLogger };
+export { cookiesOf } from '../../harness/cookies';
 
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -24,7 +25,7 @@ export async function listen(server: Server): Promise<string> {
 
 let fakeIds = 10_000;
 
-/** `server` listening on a Unix socket in a directory of its own, as a worker does (agent/worker-process.ts):
+/** `server` listening on a Unix socket in a directory of its own, as a worker does (agent/workers/worker-process.ts):
  * its path, and how to close it and remove the directory. */
 export async function listenOnSocket(server: Server): Promise<{ socketPath: string; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'hp-w-'));
@@ -167,9 +168,6 @@ export function send(url: string, o: {
     req.end(o.body);
   });
 }
-
-/** The `name=value` of each Set-Cookie of an answer, as a Cookie header sends them back. */
-export const cookiesOf = (a: { headers: IncomingHttpHeaders }): string => (a.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]!).join('; ');
 
 /** `next` values that must never become a redirect: other hosts, schemes, encodings that decode to one, control
  * characters, non-ASCII, malformed escapes, too long. The API's list (test/api/access.test.ts) and more. */

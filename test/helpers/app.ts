@@ -10,12 +10,12 @@ import type { ApiConfig } from '../../api/ops';
 import { localCore } from '../../core/local';
 import type { Logger } from '../../lib/log';
 import { captureLogger } from './log';
-import type { DomainService } from '../../core/domains';
+import type { DomainService } from '../../sagas/domains';
 import type { Core, DnsInfo, NudgeKind } from '../../core/port';
 import { openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';
 import { openStore, type Store } from '../../store/db';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { OpenApiChecker, type Answer } from './openapi';
 
 export interface TestApi {
@@ -42,7 +42,7 @@ export interface TestApiOptions {
   core?: null;
   dns?: DnsInfo;
   plan?: string;
-  /** The core's domain operations (core/domains.ts) over the test's store and sealer; without them they answer 503
+  /** The core's domain operations (sagas/domains.ts) over the test's store and sealer; without them they answer 503
    * `registrar_not_configured`. */
   domains?: (d: { store: Store; sealer: Sealer; log: Logger; nudge: (kind: NudgeKind, key: string) => void }) => DomainService;
 }

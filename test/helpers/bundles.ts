@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSealer, type Sealer } from '../../core/sealing';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { bundleContext } from '../../core/sealing';
 import { bundleReconciler } from '../../reconcilers/bundles';
 import type { Reconciler } from '../../reconcilers/types';

@@ -1,6 +1,6 @@
 /** Domain tests' setting: the sandbox registrar and payment provider over HTTP (their real adapters, with short
  * deadlines so that a hang is a timeout soon), and the core's domain service over a test API's store. */
-import { domainService, type DomainService } from '../../core/domains';
+import { domainService, type DomainService } from '../../sagas/domains';
 import type { Sealer } from '../../core/sealing';
 import type { Logger } from '../../lib/log';
 import { httpPayments } from '../../providers/payment/http';

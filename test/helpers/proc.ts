@@ -5,24 +5,17 @@ import { startStubResolver, type StubResolver } from './stub-resolver';
 import { createOrg, createUser, issueToken, registerNode, setMembership } from '../../store/accounts';
 import { openStore } from '../../store/db';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { removeTempDirs } from '../../harness/temp';
+
+export { tempDir } from '../../harness/temp';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'hostplane');
 
-const dirs: string[] = [];
 const running = new Set<Running>();
-
-/** A fresh temp dir, removed by `cleanup()`. */
-export function tempDir(prefix = 'hostplane-e2e-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
 
 export interface Exit { code: number | null; signal: NodeJS.Signals | null }
 
@@ -169,7 +162,7 @@ export async function http(base: string, method: string, path: string, opts: { t
 /** Kills every process still running (SIGKILL) and removes the temp dirs; call from afterAll. */
 export async function cleanup(): Promise<void> {
   await Promise.all([...running].map((r) => r.stop('SIGKILL')));
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 }
 
 /** Polls `probe` every `everyMs` until it gives a value (`undefined`, `false` and a throw count as none yet), or

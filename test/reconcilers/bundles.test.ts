@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { holdUntil } from '../../api/wait';
 import type { Sealer } from '../../core/sealing';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { bundleContext } from '../../core/sealing';
 import type { Reconciler } from '../../reconcilers/types';
 import { createOrg, createUser, registerNode, removeMembership, setMembership, setOrgPlan } from '../../store/accounts';

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { domainReconciler } from '../../reconcilers/domains';
 import { domains } from '../../store/schema';
-import { onStatus, readStatus } from '../../store/status';
+import { onStatus } from '../../store/status';
+import { readStatus } from '../../store/read-model';
 import type { TestApi } from '../helpers/app';
 import { purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
 

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { conditionOf } from '../../lib/conditions';
-import { normalizeCustomHostname, orgOrigin } from '../../lib/hostnames';
+import { normalizeCustomHostname, orgOrigin } from '../../rules/hostnames';
 import { createLogger } from '../../lib/log';
 import { systemResolver } from '../../providers/resolver';
 import { hostnameReconciler, type HostnameReconcilerDeps } from '../../reconcilers/hostnames';

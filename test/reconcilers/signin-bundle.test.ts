@@ -8,8 +8,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { secretContext, type Sealer } from '../../core/sealing';
-import { clientSecretName, REAL_ENDPOINTS, type OAuthProviderName, type ProviderEndpointTable } from '../../lib/oauth-providers';
-import { DEFAULT_PLANS } from '../../lib/plans';
+import { clientSecretName, REAL_ENDPOINTS, type OAuthProviderName, type ProviderEndpointTable } from '../../rules/oauth-providers';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { bundleReconciler } from '../../reconcilers/bundles';
 import type { Reconciler } from '../../reconcilers/types';
 import { createOrg, registerNode, setOrgPlan } from '../../store/accounts';

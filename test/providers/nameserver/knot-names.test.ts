@@ -12,7 +12,7 @@ import { createKnotNameserver, findKnot } from '../../../providers/nameserver/kn
 import { renderKnotConfig } from '../../../providers/nameserver/knot-config';
 import { UnservableZoneError } from '../../../providers/nameserver/port';
 import { checkZoneName, MAX_ZONE_NAME_LENGTH } from '../../../zonefiles';
-import { query } from '../../helpers/dns';
+import { query } from '../../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
 
 const dirs: string[] = [];

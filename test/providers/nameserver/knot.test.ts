@@ -12,7 +12,7 @@ import dnsPacket, { type Answer } from 'dns-packet';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AddressInUseError, createKnotNameserver, findKnot, type KnotNameserver, type KnotNameserverOptions } from '../../../providers/nameserver/knot';
 import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver/port';
-import { query, txtValue, type Server } from '../../helpers/dns';
+import { query, txtValue, type Server } from '../../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
 import { alive, until } from '../../helpers/proc';
 

@@ -12,7 +12,7 @@ import { FakeNameserver } from '../../helpers/fake-nameserver';
 import { UnservableZoneError } from '../../../providers/nameserver/port';
 import { TerminalError } from '../../../reconcilers/types';
 import { zones } from '../../../store/schema';
-import { readStatus } from '../../../store/status';
+import { readStatus } from '../../../store/read-model';
 import { eq } from 'drizzle-orm';
 import { Writable } from 'node:stream';
 
