@@ -4,9 +4,8 @@
  * provider) at once, through the Core port (sagas/domains.ts); importDomain calls no registrar. */
 import { z } from 'zod';
 import { AppError, badRequest } from '../lib/errors';
-import { zoneNameRefusal } from '../rules/domains';
+import { MAX_TERM_YEARS, zoneNameRefusal } from '../rules/domains';
 import { planOf } from '../rules/plans';
-import { MAX_TERM_YEARS } from '../sagas/domains';
 import type { Core } from '../core/port';
 import { domainOf, heldByOther, importDomainRow, ledgerOf, listDomains, setAutoRenew, type DomainWithStatus } from '../store/domains';
 import { createZone } from '../store/zones';

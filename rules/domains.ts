@@ -3,6 +3,9 @@ import { domainToASCII } from 'node:url';
 import { getDomain, getPublicSuffix } from 'tldts';
 import { isInZone } from '../zonefiles';
 
+/** How far ahead registries let a registration run (ICANN's 10 years): a renewal past it is refused. */
+export const MAX_TERM_YEARS = 10;
+
 // The Public Suffix List's private section too: `github.io` is as much a shared suffix as `co.uk`.
 const PSL = { allowPrivateDomains: true } as const;
 

@@ -20,6 +20,7 @@ import { PaymentDeclined, PaymentError, type Payments } from '../providers/payme
 import { RegistrarError, RegistrarRefused, type Availability, type Contact, type Registrar, type RegistrarDomain } from '../providers/registrar/port';
 import { canonicalJson } from '../lib/canonical-json';
 import { keyedSerial } from '../lib/keyed-serial';
+import { MAX_TERM_YEARS } from '../rules/domains';
 import { iso, type Store } from '../store/db';
 import {
   auditDomain, domainByName, purchaseById, purchaseIsOpen, recordRegistrarFacts, reservePurchase, setPurchaseStep, setRenewal, finishPurchase,
@@ -32,9 +33,6 @@ import type { Sealer } from '../core/sealing';
 
 /** The registration and transfer lock after a registration (a registry rule; advice to the user). */
 export const TRANSFER_LOCK_DAYS = 60;
-
-/** How far ahead registries let a registration run (ICANN's 10 years): a renewal past it is refused. */
-export const MAX_TERM_YEARS = 10;
 
 /** 400 when renewing `years` from `expiresAt` would end past MAX_TERM_YEARS from `now`. */
 export function checkTerm(name: string, expiresAt: string | null, years: number, now: Date): void {
