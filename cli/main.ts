@@ -55,17 +55,18 @@ async function runServer(command: ServerCommand, flags: Flags, given: Set<FlagNa
 async function runAgent(flags: Flags, given: Set<FlagName>, args: string[]): Promise<number> {
   let log;
   let agent;
+  let settings;
   try {
     checkGiven('node-agent', given);
     if (args.length > 0) throw badRequest(`node-agent takes no arguments, got ${args.join(' ')}`);
     log = createLogger({ level: logLevel() });
     agent = await import('./node-agent');
-    agent.nodeAgentSettings(flags);
+    settings = agent.nodeAgentSettings(flags);
   } catch (e) {
     return fail(e);
   }
   try {
-    await agent.runNodeAgent(flags, log);
+    await agent.runNodeAgent(settings, log);
     return -1;
   } catch (e) {
     return fail(e, 'hostplane node-agent');

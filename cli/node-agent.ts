@@ -94,9 +94,9 @@ export function nodeAgentSettings(flags: Flags, env: NodeJS.ProcessEnv = process
   };
 }
 
-/** Runs the agent until SIGTERM or SIGINT; throws when it cannot start (its front end's address taken). */
-export async function runNodeAgent(flags: Flags, log: Logger): Promise<void> {
-  const s = nodeAgentSettings(flags);
+/** Runs the agent until SIGTERM or SIGINT; throws when it cannot start (its front end's address taken). The settings
+ * are read once (nodeAgentSettings takes the token out of the environment). */
+export async function runNodeAgent(s: NodeAgentSettings, log: Logger): Promise<void> {
   const control = httpControlPlane({ baseUrl: s.control, nodeId: s.nodeId, token: s.token, ca: s.ca });
   const agentLog = log.child({ node: s.nodeId });
   const signIn = createSignInService({ dir: s.dir, log: agentLog.child({ component: 'signin' }) });
@@ -109,8 +109,8 @@ export async function runNodeAgent(flags: Flags, log: Logger): Promise<void> {
     signIn.close();
     control.close();
     if (e.code !== 'EADDRINUSE') throw e;
-    const flag = s.httpListen && e.port === s.httpListen.port && e.port !== s.listen.port ? 'http-listen' : 'listen';
-    throw new Error(`cannot listen on ${flags[flag]} (--${flag}): the port is in use`);
+    const [flag, at] = s.httpListen && e.port === s.httpListen.port && e.port !== s.listen.port ? ['http-listen', s.httpListen] : ['listen', s.listen];
+    throw new Error(`cannot listen on ${at.host}:${at.port} (--${flag}): the port is in use`);
   });
   // The control plane's origin only: a URL may carry credentials.
   agentLog.info({ url: agent.url, redirect: agent.httpUrl, control: new URL(s.control).origin, dir: s.dir }, 'node agent listening');

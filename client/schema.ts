@@ -1005,7 +1005,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending_dns" | "active";
-            /** @description custom hostnames: the TXT record at `_service-verify.<name>` with the token, or a CNAME of the name to the fallback origin (at a zone apex, where a CNAME cannot be, the TXT). A name in a zone the organization runs here needs neither. Empty for the default hostname */
+            /** @description custom hostnames: the TXT record at `_service-verify.<name>` with the token, or a CNAME of the name to the organization's own origin under the fallback origin (`o-<hex>.<fallback origin>`: a CNAME to the shared origin would not say which organization it is for; at a zone apex, where a CNAME cannot be, the TXT). A name in a zone the organization runs here needs neither. Empty for the default hostname */
             verify: {
                 /** @enum {string} */
                 type: "TXT" | "CNAME";
@@ -1262,7 +1262,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured */
+        /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1326,7 +1326,7 @@ export interface components {
         Location: string;
         /** @description the strong entity tag of the resource as answered: send it in `If-None-Match` (a GET answers 304 while it holds) or `If-Match` (a write answers 412 `precondition_failed` once it no longer holds) */
         ETag: string;
-        /** @description `no-store`: the answer carries secret values (a node's bundle), which no cache may keep */
+        /** @description `no-store`: the answer carries secret values (a node's bundle, a bypass secret, a transfer code), which no cache may keep */
         "Cache-Control": "no-store";
         /** @description the generation of the reconciled resource after this request: a GET of it with `?waitGeneration=` this number and `wait=` holds until it is served at it */
         "X-Generation": number;
@@ -2429,6 +2429,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
@@ -2484,6 +2486,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `precondition_failed`: `If-Match` does not name the sign-in state's current `ETag` (getAuth) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2506,6 +2520,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
@@ -2563,6 +2579,18 @@ export interface operations {
             };
             /** @description organization or target not found, or not the caller's (`not_found`) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` does not name the sign-in state's current `ETag` (getAuth) */
+            412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3130,6 +3158,18 @@ export interface operations {
                     "application/json": components["schemas"]["DomainDetail"];
                 };
             };
+            /** @description `bad_request`: `{name}` is not a domain name */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description role too low (`forbidden`) */
             403: {
@@ -3163,6 +3203,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
@@ -3201,7 +3243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Domain"];
                 };
             };
-            /** @description `bad_request`: an invalid body; an imported domain (renew it at its own registrar), a transferred-out one, or a purchase not finished */
+            /** @description `bad_request`: an invalid body; an imported domain (renew it at its own registrar), a transferred-out one, or a purchase not finished; or a renewal that would run the registration more than 10 years ahead (registries refuse it; `details`: `limitYears`, `expiresAt`, `latestExpiresAt`) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3242,6 +3284,19 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            /** @description `precondition_failed`: `If-Match` does not name the domain's current `ETag` (getDomain) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3279,6 +3334,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
@@ -3342,6 +3399,19 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            /** @description `precondition_failed`: `If-Match` does not name the domain's current `ETag` (getDomain) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3353,6 +3423,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
@@ -3428,6 +3500,19 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            /** @description `precondition_failed`: `If-Match` does not name the domain's current `ETag` (getDomain) */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3476,10 +3561,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the code */
+            /** @description the code (`Cache-Control: no-store`: no cache on the way may keep it) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -3730,6 +3816,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
@@ -3786,6 +3874,18 @@ export interface operations {
             };
             /** @description organization or target not found, or not the caller's (`not_found`) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` does not name the policy's current `ETag` (getAccess) */
+            412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4237,7 +4337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `hostname_taken`: another project (of any organization) holds the name; `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            /** @description `hostname_taken`: another project (of any organization) holds the name (a pending hold of another organization on a name inside a zone this organization runs here yields instead); `quota_exceeded`: the plan's custom hostnames per organization (`details`: `quota` `hostnames`, `limit`, `count`, `plan`); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4773,7 +4873,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description at most 65,536 characters; never answered back */
+                    /** @description at most 65,536 characters, and the plan's bytes per value in UTF-8 (32 KiB by default: a worker gets it as one environment string); never answered back */
                     value: string;
                 };
             };
@@ -4792,7 +4892,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecretStatus"];
                 };
             };
-            /** @description `bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks) or `reserved_name` */
+            /** @description `bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks; a value over the plan's bytes per value, `details`: `limitBytes`, `bytes`) or `reserved_name` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4819,6 +4919,18 @@ export interface operations {
             };
             /** @description organization or target not found, or not the caller's (`not_found`) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded`: the project's secrets (`NAME=value`, in bytes) would pass the plan's `secretBytes` (`details`: `quota` `secret_bytes`, `limit`, `count`, `plan`) */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
