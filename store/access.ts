@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError, badRequest } from '../lib/errors';
 import type { Role } from './accounts';
 import { iso, type Store } from './db';
+import { checkLiveProject } from './live-project';
 import type { ProjectWrite } from './projects';
 import { appendAudit, recordChange } from './feed';
 import { accessCodes, accessPolicies, hostnames, memberships, orgs, placements, projects, users } from './schema';
@@ -59,6 +60,7 @@ export function accessForBundle(s: Store, projectIds: number[]): Map<number, Acc
 export async function setAccessPolicy(s: Store, p: ProjectWrite & { mode: AccessMode; passwordHash?: string }): Promise<AccessPolicyState> {
   const now = s.clock();
   return s.write(async (tx) => {
+    await checkLiveProject(tx, p);
     await tx.lock(`project/${p.projectId}`);
     const [old] = await tx.select().from(accessPolicies).where(eq(accessPolicies.projectId, p.projectId));
     const passwordHash = p.passwordHash ?? old?.passwordHash ?? null;
@@ -82,6 +84,7 @@ export async function setAccessPolicy(s: Store, p: ProjectWrite & { mode: Access
 export async function setBypass(s: Store, p: ProjectWrite & { bypassHash: string }): Promise<void> {
   const now = s.clock();
   await s.write(async (tx) => {
+    await checkLiveProject(tx, p);
     await tx.lock(`project/${p.projectId}`);
     const [old] = await tx.select().from(accessPolicies).where(eq(accessPolicies.projectId, p.projectId));
     if (old) {

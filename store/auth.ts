@@ -10,6 +10,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { AppError } from '../lib/errors';
 import type { OAuthProviderName } from '../rules/oauth-providers';
 import { iso, type Store, type Tx } from './db';
+import { checkLiveProject } from './live-project';
 import type { ProjectWrite } from './projects';
 import { appendAudit, recordChange } from './feed';
 import { routableHostnames } from './hostnames';
@@ -57,6 +58,7 @@ export async function authState(s: Store, projectId: number): Promise<AuthState>
 export async function grantAuth(s: Store, p: ProjectWrite): Promise<{ granted: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
+    await checkLiveProject(tx, p);
     const inserted = await tx.insert(authGrants).values({ projectId: p.projectId, grantId: randomBytes(16).toString('hex'), settings: { ...AUTH_DEFAULTS }, createdAt: iso(now) })
       .onConflictDoNothing().returning({ id: authGrants.projectId });
     if (inserted.length === 0) return { granted: false };
@@ -108,6 +110,7 @@ export async function revokeAuth(s: Store, p: ProjectWrite): Promise<{ revoked: 
 export async function setAuthProvider(s: Store, p: ProjectWrite & { provider: OAuthProviderName; clientId: string; sealed: string }): Promise<void> {
   const now = s.clock();
   await s.write(async (tx) => {
+    await checkLiveProject(tx, p);
     const row = { clientId: p.clientId, sealedSecret: p.sealed, updatedAt: iso(now) };
     await tx.insert(authProviders).values({ projectId: p.projectId, provider: p.provider, ...row })
       .onConflictDoUpdate({ target: [authProviders.projectId, authProviders.provider], set: row });

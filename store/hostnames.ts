@@ -7,6 +7,7 @@ import { and, asc, eq, gt, like, or, sql } from 'drizzle-orm';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, notFound } from '../lib/errors';
 import { iso, type Db, type Store, type Tx } from './db';
+import { checkLiveProject } from './live-project';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { isReady, type Condition } from '../lib/conditions';
@@ -104,6 +105,7 @@ export async function addHostname(s: Store, p: AddHostname): Promise<{ hostname:
   const now = s.clock();
   const zone = await zoneHolding(s, p.name);
   return s.write(async (tx) => {
+    await checkLiveProject(tx, p);
     await tx.lock(`hostname/${p.name}`);
     const existing = await inTx(tx, p.name);
     if (existing) {

@@ -4,6 +4,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import { iso, type Store, type Tx } from './db';
+import { checkLiveProject } from './live-project';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { secrets } from './schema';
@@ -39,6 +40,7 @@ async function currentMeta(tx: Tx, projectId: number, name: string): Promise<Sec
 export async function setSecret(s: Store, p: SetSecret): Promise<SecretVersion> {
   const now = s.clock();
   return s.write(async (tx) => {
+    await checkLiveProject(tx, p);
     if (p.precondition) p.precondition(await currentMeta(tx, p.projectId, p.name));
     if (p.quota) {
       const others = await tx.select({ name: secrets.name, sealed: secrets.sealed }).from(secrets).where(eq(secrets.projectId, p.projectId));

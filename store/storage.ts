@@ -7,6 +7,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import { iso, type Store, type Tx } from './db';
+import { checkLiveProject } from './live-project';
 import type { ProjectWrite } from './projects';
 import { appendAudit, recordChange } from './feed';
 import { projectUsage, storageGrants, storagePrefixes } from './schema';
@@ -38,6 +39,7 @@ async function prefixOf(tx: Tx, projectId: number): Promise<string | undefined> 
 export async function grantStorage(s: Store, p: ProjectWrite & { quotaBytes: number }): Promise<{ granted: boolean; prefix: string }> {
   const now = s.clock();
   return s.write(async (tx) => {
+    await checkLiveProject(tx, p);
     await tx.lock(`project/${p.projectId}`);
     let prefix = await prefixOf(tx, p.projectId);
     if (prefix === undefined) {

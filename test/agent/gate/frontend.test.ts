@@ -255,5 +255,18 @@ describe('front end: a body is forwarded framed, whatever the method', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(received).toEqual([{ method: 'GET', url: '/ok', host: 'shop.test', forwardedFor: '127.0.0.1', body: smuggled }]);
   });
-});
 
+  it.each([
+    ['Content-Length and Transfer-Encoding both', (c: string) => `Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n${c}`],
+    ['two Content-Lengths that differ', () => `Content-Length: 0\r\nContent-Length: ${Buffer.byteLength(smuggled)}\r\n\r\n${smuggled}`],
+    ['a Transfer-Encoding folded onto a second line', (c: string) => `X-Pad: a\r\n Transfer-Encoding: chunked\r\n\r\n${c}`],
+    ['a Transfer-Encoding ending in something else', (c: string) => `Transfer-Encoding: chunked, identity\r\n\r\n${c}`],
+    ['a Transfer-Encoding with a space before its colon', (c: string) => `Transfer-Encoding : chunked\r\n\r\n${c}`],
+  ])('%s: the body never reaches the worker as a request of its own', async (_what, framing) => {
+    received.length = 0;
+    const chunk = `${Buffer.byteLength(smuggled).toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`;
+    const answer = await rawRequest(`POST /ok HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n${framing(chunk)}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 (200|400)/);
+    expect(received.filter((r) => r.url !== '/ok')).toEqual([]);
+  });
+});
