@@ -137,9 +137,14 @@ describe('project reconciler', () => {
     expect((await getProjectDetail(s, orgId, 'shop')).grants).toEqual({ auth: false, storage: false });
   });
 
-  it('a row written for the project after its deletion (a write that read it just before) is released by the next pass', async () => {
+  it('a row written for the project after its deletion by a write without the live-project check is released by the next pass', async () => {
     await deleteProject(s, { orgId, name: 'shop', actor: 'test' });
-    await setSecret(s, { orgId, projectId, projectName: 'shop', name: 'LATE', sealed: env.sealer.seal('acme/shop/LATE', 'v'), actor: 'test' });
+    // The API's writes check the project inside their transaction (store/live-project.ts): this one is refused...
+    await expect(setSecret(s, { orgId, projectId, projectName: 'shop', name: 'LATE', sealed: env.sealer.seal('acme/shop/LATE', 'v'), actor: 'test' }))
+      .rejects.toMatchObject({ status: 404 });
+    // ...and a row that came in some other way (an operator's placement, a path without the check) is released.
+    await rawSqlite(s).prepare('INSERT INTO secrets (project_id, name, version, sealed, updated_at, uid) VALUES (?, ?, 1, ?, ?, ?)')
+      .run(projectId, 'LATE', env.sealer.seal('acme/shop/LATE', 'v'), '2026-01-01T00:00:00Z', 'late-uid');
     await rawSqlite(s).prepare('INSERT INTO placements (project_id, node_id, created_at) VALUES (?, ?, ?)').run(projectId, 'n1', '2026-01-01T00:00:00Z');
     await projects.reconcile(String(projectId), noAbort);
     expect(rowsOf(projectId)).toMatchObject({ secrets: 0, placements: 0 });
