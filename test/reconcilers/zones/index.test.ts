@@ -6,6 +6,7 @@ import { openStore, type Store } from '../../../store/db';
 import { statusOf } from '../../../store/status';
 import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../../store/zones';
 import { zoneReconciler } from '../../../reconcilers/zones';
+import { DEFER_FILE_RRSETS } from '../../../reconcilers/zones/apply';
 import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefiles';
 import { soaFor } from '../../../zonefiles/soa';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
@@ -167,6 +168,23 @@ describe('zone reconciler', () => {
     ns.actions.length = 0;
     await r.reconcile('example.com', noAbort);
     expect(ns.actions).toEqual([]);
+  });
+
+  it('by default sends a zone its file with each change below DEFER_FILE_RRSETS rrsets, and apart from them from there on', async () => {
+    // A pass below it reads and renders the zone whole in one turn of the event loop: a few hundred rrsets at most.
+    expect(DEFER_FILE_RRSETS).toBeLessThanOrEqual(200);
+    const r = reconciler(undefined);
+    // The apex NS counts: one rrset short of the threshold.
+    for (let i = 0; i < DEFER_FILE_RRSETS - 2; i++) await putA(`h${i}.example.com`, '192.0.2.1');
+    await r.reconcile('example.com', noAbort);
+    await putA('h0.example.com', '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.at(-1)).toMatchObject({ op: 'applyChanges' });
+    expect(ns.actions.at(-1)).not.toHaveProperty('file');
+    await putA('a.example.com', '192.0.2.3');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.slice(-2).map((a) => a.op)).toEqual(['applyChanges', 'saveZoneFile']);
+    expect(ns.actions.at(-2)).toMatchObject({ file: false });
   });
 
   it('loads a large zone whole when too many rrsets changed at once for an incremental change to pay', async () => {
