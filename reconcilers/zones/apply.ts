@@ -23,7 +23,7 @@ export interface ApplyDeps {
    * a zone of a few hundred rrsets is read and rendered whole in a fraction of a millisecond, a zone of 100,000
    * rrsets in a tenth of a second and megabytes of garbage. */
   deferFileFrom?: number;
-  /** More changed rrsets than this at once load the whole zone instead. */
+  /** More changed rrsets than this at once, and than a quarter of the zone's, load the whole zone instead. */
   maxIncremental?: number;
   /** How long a large zone's file may lag behind the changes served. */
   fileSaveMs?: number;
@@ -150,15 +150,18 @@ export function zoneApplier(d: ApplyDeps) {
    * (The price: should serve die in between, the zone's status may not yet say the change was served, and the
    * restart then takes a serial above the served one rather than trust a file that lags: applyZone's asServed.)
    * Undefined when the zone must be loaded whole instead: another lifetime, a change of signing (the
-   * nameserver signs or unsigns it all), more changed rrsets than maxIncremental (past a few dozen commands a
-   * whole reload is as fast), a write between two reads, or a change the nameserver refused.
+   * nameserver signs or unsigns it all), more changed rrsets than both maxIncremental and a quarter of the
+   * zone's (past that a whole reload is as fast; below it a zone of thousands of rrsets under a stream of writes
+   * would be read and rendered whole by every pass, holding the event loop), a write between two reads, or a
+   * change the nameserver refused.
    */
   const applyDelta = async (name: string, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
     const apply = d.nameserver.applyChanges?.bind(d.nameserver);
     const sameSigning = signing.dnssec === prev.dnssec && signing.deleteDs === !!prev.deleteDs;
     if (!apply || !sameSigning) return undefined;
     const delta = await zoneChangesSince(d.store, name, prev.generation);
-    if (!delta || delta.zone.uid !== prev.uid || delta.changed.length + delta.removed.length > maxIncremental) return undefined;
+    const changed = delta ? delta.changed.length + delta.removed.length : 0;
+    if (!delta || delta.zone.uid !== prev.uid || (changed > maxIncremental && changed > delta.zone.rrsetCount / 4)) return undefined;
     const changes: ZoneChanges = { remove: [], add: [] };
     for (const r of [...delta.removed, ...delta.changed]) {
       if (hasKey(prev.keys, rrsetKey(r.name, r.type))) changes.remove.push(`${r.name}. ${r.type}`);

@@ -200,6 +200,20 @@ describe('zone reconciler', () => {
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
+  it('sends more changes than maxIncremental incrementally while they are at most a quarter of the zone\'s rrsets', async () => {
+    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, deferFileFrom: 1, maxIncremental: 2, fileSaveMs: 0 });
+    for (let i = 0; i < 19; i++) await putA(`h${i}.example.com`, '192.0.2.1');
+    await r.reconcile('example.com', noAbort);
+    // 5 changes of 20 rrsets (the apex NS counts): incremental; then 6 of 21, a whole load.
+    for (let i = 0; i < 5; i++) await putA(`h${i}.example.com`, '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    for (let i = 0; i < 5; i++) await putA(`h${i}.example.com`, '192.0.2.3');
+    await putA('new.example.com', '192.0.2.3');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges', 'saveZoneFile', 'applyZone']);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
   it('writes a large zone\'s file at most every fileSaveMs while it changes, from the state served, and once it is quiet', async () => {
     const r = reconciler(1, 150);
     await putA('a.example.com', '192.0.2.1');
