@@ -9,7 +9,7 @@
 import type { Logger } from '../../lib/log';
 import { StaleSerialError, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
 import type { Store } from '../../store/db';
-import { zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
+import { zoneByName, zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
 import { absoluteLines, absoluteSoaLine, nextSerial, renderZone, rrsetKey, serialGreater } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
 
@@ -193,9 +193,12 @@ export function zoneApplier(d: ApplyDeps) {
 
   /** Writes the zone file of a zone whose changes went to the nameserver without it, from the applied state. */
   const saveFile = async (name: string, s: Served): Promise<void> => {
+    // Changed since: the next pass applies that and saves then. Under a stream of writes that is most passes, and
+    // the zone row tells without a read of every rrset.
+    const moved = (z: ZoneRow | undefined): boolean => !z || z.uid !== s.uid || z.generation !== s.generation;
+    if (moved(await zoneByName(d.store, name))) return;
     const snap = await zoneSnapshot(d.store, name);
-    // Changed since: the next pass applies that and saves then.
-    if (!snap || snap.zone.uid !== s.uid || snap.zone.generation !== s.generation) return;
+    if (!snap || moved(snap.zone)) return;
     const text = renderZone({ name, soa: soaFor(name, s.serial, d.nameservers), rrsets: snap.rrsets });
     if (await d.nameserver.saveZoneFile!(name, text)) delete s.unsavedSince;
   };

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../lib/log';
 import type { Resolver } from '../../../providers/resolver';
 import { createOrg } from '../../../store/accounts';
@@ -6,7 +6,7 @@ import { openStore, type Store } from '../../../store/db';
 import { statusOf } from '../../../store/status';
 import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../../store/zones';
 import { zoneReconciler } from '../../../reconcilers/zones';
-import { DEFER_FILE_RRSETS } from '../../../reconcilers/zones/apply';
+import { DEFER_FILE_RRSETS, zoneApplier } from '../../../reconcilers/zones/apply';
 import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefiles';
 import { soaFor } from '../../../zonefiles/soa';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
@@ -238,6 +238,20 @@ describe('zone reconciler', () => {
     await r.reconcile('example.com', noAbort);
     expect((await r.reconcile('example.com', noAbort)).requeueAfterMs).toBeGreaterThan(60_000);
     expect(ns.actions).toEqual([]);
+  });
+
+  it('does not read a zone whole for a file that is due once the zone moved on: the next pass saves it', async () => {
+    const applier = zoneApplier({ store, nameserver: ns, nameservers: NS, log: silent, deferFileFrom: 1, fileSaveMs: 0 });
+    const signing = { dnssec: false, deleteDs: false };
+    await putA('a.example.com', '192.0.2.1');
+    await applier.apply((await zoneByName(store, 'example.com'))!, undefined, signing);
+    await putA('a.example.com', '192.0.2.2');
+    const { served } = (await applier.apply((await zoneByName(store, 'example.com'))!, undefined, signing))!;
+    await putA('a.example.com', '192.0.2.3');
+    const reads = vi.spyOn(store, 'prepared');
+    expect(await applier.flush('example.com', served)).toBeGreaterThan(0);
+    expect(reads.mock.calls.map(([key]) => key)).not.toContain('zoneRRsets');
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
   });
 
   it('sends a small zone its change incrementally too, with its file, and falls back to a whole load when it is refused', async () => {
