@@ -9,6 +9,7 @@ import { rateLimitFlag } from '../lib/http/rate-limit';
 import { readFileSync } from 'node:fs';
 import { parseHostPort, parseTsigKey, type TsigKey } from '../providers/nameserver/knot-config';
 import { parseResolverAddress } from '../providers/resolver';
+import { DEFER_FILE_RRSETS } from '../reconcilers/zones/apply';
 import { checkName, checkZoneName } from '../zonefiles/names';
 import { checkHostname, defaultFallbackOrigin } from '../rules/hostnames';
 import { isIP } from 'node:net';
@@ -32,7 +33,7 @@ export const OPTIONS = {
   'tsig-key': { type: 'string' },
   resolver: { type: 'string' },
   'service-domains': { type: 'string', default: '' },
-  'defer-file-from': { type: 'string', default: '5000' },
+  'defer-file-from': { type: 'string', default: String(DEFER_FILE_RRSETS) },
   'metrics-listen': { type: 'string', default: '127.0.0.1:9464' },
   'max-connections': { type: 'string' },
   'max-connections-per-address': { type: 'string' },

@@ -102,21 +102,21 @@ async function zoneToChange(tx: Tx, orgId: number | null, name: string): Promise
   return zoneOf(tx, orgId, name);
 }
 
-/** Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation. */
-async function bump(s: Store, tx: Tx, z: ZoneRow, now: Date): Promise<ZoneRow> {
+/**
+ * Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation; an
+ * rrset write also moves the zone's size (`grow`: rrsets and bytes added), in the same statement.
+ */
+async function bump(s: Store, tx: Tx, z: ZoneRow, now: Date, grow = { rrsets: 0, bytes: 0 }): Promise<ZoneRow> {
   const serial = nextSerial(z.serial, now);
   const generation = z.generation + 1;
   await tx.prepared('bumpZone', (db) => db.update(zones)
-    .set({ serial: sql`${sql.placeholder('serial')}`, generation: sql`${sql.placeholder('generation')}` })
-    .where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ serial, generation, name: z.name });
+    .set({
+      serial: sql`${sql.placeholder('serial')}`, generation: sql`${sql.placeholder('generation')}`,
+      rrsetCount: sql`${zones.rrsetCount} + ${sql.placeholder('rrsets')}`, bytes: sql`${zones.bytes} + ${sql.placeholder('bytes')}`,
+    })
+    .where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ serial, generation, name: z.name, ...grow });
   await recordChange(s, tx, 'zone', z.name, now);
-  return { ...z, serial, generation };
-}
-
-async function addToZoneSize(tx: Tx, zone: string, rrsets: number, bytes: number): Promise<void> {
-  await tx.prepared('addToZoneSize', (db) => db.update(zones)
-    .set({ rrsetCount: sql`${zones.rrsetCount} + ${sql.placeholder('rrsets')}`, bytes: sql`${zones.bytes} + ${sql.placeholder('bytes')}` })
-    .where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ rrsets, bytes, name: zone });
+  return { ...z, serial, generation, rrsetCount: z.rrsetCount + grow.rrsets, bytes: z.bytes + grow.bytes };
 }
 
 const withStatus = async (s: Store, z: ZoneRow): Promise<ZoneWithStatus> => ({ ...z, status: (await zoneStatusOf(s, z)) ?? null });
@@ -319,8 +319,7 @@ async function setRRset(s: Store, tx: Tx, z: ZoneRow, rrset: RRset, w: RRsetWrit
       throw quotaExceeded('zone_bytes', quota.bytes, z.bytes, quota.plan, 'bytes of zone file per zone');
     }
   }
-  const { generation } = await bump(s, tx, z, now);
-  await addToZoneSize(tx, z.name, old ? 0 : 1, grow);
+  const { generation } = await bump(s, tx, z, now, { rrsets: old ? 0 : 1, bytes: grow });
   await tx.prepared('upsertRRset', (db) => db.insert(rrsets)
     .values({
       zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'),
@@ -345,8 +344,7 @@ async function removeRRset(
   checkOwner(row.managedBy, managedBy, key.name, key.type, 'deleted');
   precondition?.({ uid: z.uid, changedGen: row.changedGen });
   await tx.delete(rrsets).where(where);
-  const { generation } = await bump(s, tx, z, now);
-  await addToZoneSize(tx, z.name, -1, -row.bytes);
+  const { generation } = await bump(s, tx, z, now, { rrsets: -1, bytes: -row.bytes });
   await tx.insert(rrsetTombstones).values({ zone: z.name, name: key.name, type: key.type, gen: generation })
     .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } });
   return generation;

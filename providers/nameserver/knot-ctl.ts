@@ -39,14 +39,15 @@ function encode(units: CtlData[]): Buffer {
   return Buffer.concat(parts);
 }
 
-/** The data units of one response; null until its closing BLOCK has arrived. */
-function decode(buf: Buffer): CtlData[] | null {
+/** The data units of the response at the head of `buf` and the bytes it takes; null until its closing BLOCK has
+ * arrived. */
+function decode(buf: Buffer): { units: CtlData[]; end: number } | null {
   const units: CtlData[] = [];
   let at = 0;
   let current: CtlData | null = null;
   while (at < buf.length) {
     const code = buf[at]!;
-    if (code === UNIT.BLOCK || code === UNIT.END) return units;
+    if (code === UNIT.BLOCK || code === UNIT.END) return { units, end: at + 1 };
     if (code === UNIT.DATA || code === UNIT.EXTRA) {
       current = {};
       units.push(current);
@@ -89,38 +90,60 @@ export class KnotControl {
 
   /** Sends one command (its units, then BLOCK) and resolves with the response's data units; rejects with
    * CtlError when knotd answers with an error. */
-  call(command: CtlData, timeoutMs: number): Promise<CtlData[]> {
+  async call(command: CtlData, timeoutMs: number): Promise<CtlData[]> {
+    const [units] = await this.pipeline([command], timeoutMs);
+    return units!;
+  }
+
+  /**
+   * Sends the commands in one write and resolves with each one's data units, in order: knotd reads them one
+   * after another from the socket, so a zone transaction of many commands costs one round trip instead of one
+   * per command (each a wake-up of knotd and of this process, milliseconds on a loaded machine). When knotd
+   * refuses some, this rejects with the first one's CtlError once every command is answered, so that the
+   * connection stays in step for what is sent next (zone-abort).
+   */
+  pipeline(commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
     return new Promise((resolve, reject) => {
       let buf: Buffer = Buffer.alloc(0);
-      const done = (err: Error | null, units?: CtlData[]): void => {
+      const answers: CtlData[][] = [];
+      let refused: CtlError | null = null;
+      const done = (err: Error | null): void => {
         clearTimeout(timer);
         this.socket.off('data', onData);
         this.socket.off('error', onError);
         this.socket.off('close', onClose);
         if (err) reject(err);
-        else resolve(units!);
+        else resolve(answers);
       };
+      const named = (c: CtlData): string => `${c.cmd}${c.zone ? ` ${c.zone}` : ''}`;
       const onData = (chunk: Buffer): void => {
         buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-        let units: CtlData[] | null;
-        try {
-          units = decode(buf);
-        } catch (e) {
-          done(e as Error);
-          return;
+        for (;;) {
+          let answer: ReturnType<typeof decode>;
+          try {
+            answer = decode(buf);
+          } catch (e) {
+            done(e as Error);
+            return;
+          }
+          if (!answer) return;
+          buf = buf.subarray(answer.end);
+          const failed = answer.units.find((u) => u.error !== undefined);
+          if (failed) refused ??= new CtlError(`${named(commands[answers.length]!)}: ${failed.error}`);
+          answers.push(answer.units);
+          if (answers.length === commands.length) {
+            done(refused);
+            return;
+          }
         }
-        if (!units) return;
-        const failed = units.find((u) => u.error !== undefined);
-        if (failed) done(new CtlError(`${command.cmd}${command.zone ? ` ${command.zone}` : ''}: ${failed.error}`));
-        else done(null, units);
       };
       const onError = (e: Error): void => done(e);
-      const onClose = (): void => done(new Error(`knot control: connection closed during ${command.cmd}`));
-      const timer = setTimeout(() => done(new Error(`knot control: ${command.cmd} not answered within ${timeoutMs} ms`)), timeoutMs);
+      const onClose = (): void => done(new Error(`knot control: connection closed during ${named(commands[answers.length] ?? commands.at(-1)!)}`));
+      const timer = setTimeout(() => done(new Error(`knot control: ${commands.map((c) => c.cmd).join(', ')} not answered within ${timeoutMs} ms`)), timeoutMs);
       this.socket.on('data', onData);
       this.socket.on('error', onError);
       this.socket.on('close', onClose);
-      this.socket.write(encode([command]));
+      this.socket.write(Buffer.concat(commands.map((c) => encode([c]))));
     });
   }
 

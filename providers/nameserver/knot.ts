@@ -328,11 +328,11 @@ class Knot implements KnotNameserver {
       this.requireRunning();
       if (!this.configured.has(name)) throw new Error(`zone ${name} is not served: applyZone it first`);
       const path = zoneFilePath(this.opts.zonesDir, name);
-      // One control connection for the whole transaction, which stops at the first command knotd refuses.
+      // One control connection for the whole transaction, which commits only when knotd took every command.
       const connecting = KnotControl.connect(this.paths.socket, CONTROL_TIMEOUT_MS);
       connecting.catch(() => undefined);
-      // A small zone's new file is written beside the old one while knotd begins the transaction, and put in place
-      // (without fsync, see applyZone) while it takes the last record, before the transaction commits: its file
+      // A small zone's new file is written beside the old one while knotd takes the transaction's commands, and put
+      // in place (without fsync, see applyZone) once it took them, before the transaction commits: its file
       // never lags behind what knotd serves. One that did would come back at a restart as another text with the
       // served serial, which only a serial above both settles (applyZone's StaleSerialError). A large zone's file
       // is written after the commit instead, since megabytes before it would hold the change back, or later still
@@ -344,28 +344,26 @@ class Knot implements KnotNameserver {
       const mark = this.errorSeq;
       try {
         ctl = await connecting;
-        const call = (c: CtlData): Promise<CtlData[]> => ctl!.call(c, CONTROL_TIMEOUT_MS);
-        const begun = call({ cmd: 'zone-begin', zone: fqdn });
-        begun.catch(() => undefined);
+        // The whole transaction but its commit in one round trip; the served serial is read in the transaction
+        // itself, and when the change does not go above it, what was sent is aborted unseen.
+        const sent = ctl.pipeline([
+          { cmd: 'zone-begin', zone: fqdn },
+          { cmd: 'zone-get', zone: fqdn, owner: fqdn, type: 'SOA' },
+          ...removes.map((r): CtlData => ({ cmd: 'zone-unset', zone: fqdn, owner: r.owner, type: r.type, ...(r.rdata ? { data: r.rdata } : {}) })),
+          // The SOA is set like any record: knotd replaces the apex SOA with it.
+          ...adds.map((r): CtlData => ({ cmd: 'zone-set', zone: fqdn, owner: r.owner, ttl: String(r.ttl), type: r.type, data: r.rdata })),
+        ], CONTROL_TIMEOUT_MS);
+        sent.catch(() => undefined);
         if (zoneText !== null && zoneText.length <= EARLY_FILE_BYTES) staged = stageFile(path, zoneText);
-        await begun;
-        // The served serial, read in the transaction itself rather than by a query before it.
-        const served = Number((await call({ cmd: 'zone-get', zone: fqdn, owner: fqdn, type: 'SOA' }))[0]?.data?.split(/\s+/)[2]);
+        const served = Number((await sent)[1]![0]?.data?.split(/\s+/)[2]);
         if (!Number.isInteger(served)) throw new Error(`zone ${name} is not served: applyZone it first`);
         if (!serialAbove(serial, served)) {
-          await call({ cmd: 'zone-abort', zone: fqdn });
+          await ctl.call({ cmd: 'zone-abort', zone: fqdn }, CONTROL_TIMEOUT_MS);
           if (served === serial && zoneText !== null && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
           throw new StaleSerialError(name, serial, served);
         }
-        for (const r of removes) await call({ cmd: 'zone-unset', zone: fqdn, owner: r.owner, type: r.type, ...(r.rdata ? { data: r.rdata } : {}) });
-        // The SOA is set like any record: knotd replaces the apex SOA with it.
-        const set = (r: (typeof adds)[number]): Promise<CtlData[]> => call({ cmd: 'zone-set', zone: fqdn, owner: r.owner, ttl: String(r.ttl), type: r.type, data: r.rdata });
-        for (const r of adds.slice(0, -1)) await set(r);
-        const last = set(adds.at(-1)!);
-        last.catch(() => undefined);
         staged?.place();
-        await last;
-        await call({ cmd: 'zone-commit', zone: fqdn });
+        await ctl.call({ cmd: 'zone-commit', zone: fqdn }, CONTROL_TIMEOUT_MS);
         committed = true;
         this.applied.set(name, serial);
         if (!staged && zoneText !== null) await replaceFile(path, zoneText);

@@ -9,7 +9,7 @@
 import type { Logger } from '../../lib/log';
 import { StaleSerialError, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
 import type { Store } from '../../store/db';
-import { zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
+import { zoneByName, zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
 import { absoluteLines, absoluteSoaLine, nextSerial, renderZone, rrsetKey, serialGreater } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
 
@@ -20,10 +20,10 @@ export interface ApplyDeps {
   nameservers: string[];
   log: Logger;
   /** Zones with at least this many rrsets have their file written apart from their changes (`--defer-file-from`):
-   * a smaller zone is read and rendered whole in about a millisecond, a zone of 100,000 rrsets in a tenth of a
-   * second and megabytes of garbage. */
+   * a zone of a few hundred rrsets is read and rendered whole in a fraction of a millisecond, a zone of 100,000
+   * rrsets in a tenth of a second and megabytes of garbage. */
   deferFileFrom?: number;
-  /** More changed rrsets than this at once load the whole zone instead. */
+  /** More changed rrsets than this at once, and than a quarter of the zone's, load the whole zone instead. */
   maxIncremental?: number;
   /** How long a large zone's file may lag behind the changes served. */
   fileSaveMs?: number;
@@ -31,8 +31,15 @@ export interface ApplyDeps {
 
 /** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
 const FILE_SAVE_MS = 5_000;
-/** Zones from this many rrsets have their file written apart from their changes. */
-const DEFER_FILE_RRSETS = 5_000;
+/**
+ * Zones from this many rrsets have their file written apart from their changes. Each pass of a smaller zone reads
+ * and renders it whole (about 5 µs an rrset) in one turn of the event loop, which every API request then waits
+ * behind, and before its change goes to the nameserver: at 5,000 a zone growing under concurrent writes (1,500
+ * rrsets) held the loop for tens of milliseconds per pass on a loaded machine, the writes' p99; a zone of 100
+ * rrsets spent half a millisecond of CPU of each change's way to being served on a file knotd's journal holds
+ * anyway.
+ */
+export const DEFER_FILE_RRSETS = 50;
 /** A file that could not be written is tried again no sooner than this. */
 const FILE_RETRY_MS = 1_000;
 
@@ -145,15 +152,18 @@ export function zoneApplier(d: ApplyDeps) {
    * (The price: should serve die in between, the zone's status may not yet say the change was served, and the
    * restart then takes a serial above the served one rather than trust a file that lags: applyZone's asServed.)
    * Undefined when the zone must be loaded whole instead: another lifetime, a change of signing (the
-   * nameserver signs or unsigns it all), more changed rrsets than maxIncremental (past a few dozen commands a
-   * whole reload is as fast), a write between two reads, or a change the nameserver refused.
+   * nameserver signs or unsigns it all), more changed rrsets than both maxIncremental and a quarter of the
+   * zone's (past that a whole reload is as fast; below it a zone of thousands of rrsets under a stream of writes
+   * would be read and rendered whole by every pass, holding the event loop), a write between two reads, or a
+   * change the nameserver refused.
    */
   const applyDelta = async (name: string, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
     const apply = d.nameserver.applyChanges?.bind(d.nameserver);
     const sameSigning = signing.dnssec === prev.dnssec && signing.deleteDs === !!prev.deleteDs;
     if (!apply || !sameSigning) return undefined;
     const delta = await zoneChangesSince(d.store, name, prev.generation);
-    if (!delta || delta.zone.uid !== prev.uid || delta.changed.length + delta.removed.length > maxIncremental) return undefined;
+    const changed = delta ? delta.changed.length + delta.removed.length : 0;
+    if (!delta || delta.zone.uid !== prev.uid || (changed > maxIncremental && changed > delta.zone.rrsetCount / 4)) return undefined;
     const changes: ZoneChanges = { remove: [], add: [] };
     for (const r of [...delta.removed, ...delta.changed]) {
       if (hasKey(prev.keys, rrsetKey(r.name, r.type))) changes.remove.push(`${r.name}. ${r.type}`);
@@ -185,9 +195,12 @@ export function zoneApplier(d: ApplyDeps) {
 
   /** Writes the zone file of a zone whose changes went to the nameserver without it, from the applied state. */
   const saveFile = async (name: string, s: Served): Promise<void> => {
+    // Changed since: the next pass applies that and saves then. Under a stream of writes that is most passes, and
+    // the zone row tells without a read of every rrset.
+    const moved = (z: ZoneRow | undefined): boolean => !z || z.uid !== s.uid || z.generation !== s.generation;
+    if (moved(await zoneByName(d.store, name))) return;
     const snap = await zoneSnapshot(d.store, name);
-    // Changed since: the next pass applies that and saves then.
-    if (!snap || snap.zone.uid !== s.uid || snap.zone.generation !== s.generation) return;
+    if (!snap || moved(snap.zone)) return;
     const text = renderZone({ name, soa: soaFor(name, s.serial, d.nameservers), rrsets: snap.rrsets });
     if (await d.nameserver.saveZoneFile!(name, text)) delete s.unsavedSince;
   };

@@ -4,6 +4,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
+import { rawSqlite } from '../helpers/sqlite';
 import { openStore, type Store } from '../../store/db';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
 import { rrsets } from '../../store/schema';
@@ -80,6 +81,18 @@ describe('a managed write goes through the same path as putRRset', () => {
     expect(counted).toEqual(rows);
     expect(await deleteManagedRRset(s, { zone: ZONE, name: big.name, type: 'TXT', managedBy: 'acme', actor: 'system' })).toBe(true);
     expect(await zone()).toMatchObject({ rrsetCount: start.rrsetCount, bytes: start.bytes });
+  });
+
+  it('an rrset write or delete changes the zone row once: serial, generation and size in one statement', async () => {
+    const changes = (): number => (rawSqlite(s).prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    // The zone row, the rrset, the feed row and the audit row; a delete's tombstone instead of the rrset's row.
+    let before = changes();
+    await customerPut(txt(`a.${ZONE}`, 'one'));
+    expect(changes() - before).toBe(4);
+    before = changes();
+    await deleteRRset(s, { orgId, zone: ZONE, name: `a.${ZONE}`, type: 'TXT', actor: 'user:owner@acme.test' });
+    expect(changes() - before).toBe(5);
+    expect((await recount()).counted).toEqual((await recount()).rows);
   });
 
   it('a delete leaves a tombstone at the new generation, as deleteRRset does', async () => {

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { control, CtlError } from '../../../providers/nameserver/knot-ctl';
+import { control, CtlError, KnotControl } from '../../../providers/nameserver/knot-ctl';
 
 const DATA = 1;
 const BLOCK = 3;
@@ -67,6 +67,45 @@ describe('knot control protocol', () => {
 
   it('fails clearly when nothing listens on the socket', async () => {
     await expect(control(join(dir, 'missing.sock'), [{ cmd: 'status' }], 500)).rejects.toThrow(/ENOENT|connect/);
+  });
+});
+
+describe('knot control protocol, commands sent together', () => {
+  it('sends a pipeline in one write, reads answers that arrive together, and after a refused command rejects once all are answered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-pipe-'));
+    const path = join(dir, 'knot.sock');
+    const writes: number[] = [];
+    // Answers nothing until three commands are in, then all three in one write: a client that waits for each
+    // answer before sending the next command never gets one. The second command is refused.
+    const server = createServer((sock) => {
+      let blocks = 0;
+      sock.on('data', (chunk) => {
+        writes.push(chunk.filter((b) => b === BLOCK).length);
+        blocks += chunk.filter((b) => b === BLOCK).length;
+        if (blocks === 3) {
+          sock.write(Buffer.concat([
+            Buffer.of(DATA), item(16 + 10, 'one'), Buffer.of(BLOCK),
+            Buffer.of(DATA), item(16 + 2, 'no such record'), Buffer.of(BLOCK),
+            Buffer.of(DATA), item(16 + 10, 'three'), Buffer.of(BLOCK),
+          ]));
+        }
+        if (blocks === 4) sock.write(Buffer.concat([Buffer.of(DATA), item(16 + 10, 'four'), Buffer.of(BLOCK)]));
+      });
+    });
+    await new Promise<void>((r) => server.listen(path, r));
+    const ctl = await KnotControl.connect(path, 2000);
+    try {
+      const err = await ctl.pipeline([{ cmd: 'zone-begin', zone: 'a.' }, { cmd: 'zone-unset', zone: 'a.' }, { cmd: 'zone-set', zone: 'a.' }], 2000).catch((e) => e);
+      expect(err).toBeInstanceOf(CtlError);
+      expect(err.message).toBe('zone-unset a.: no such record');
+      // The three answers were all read: the next call gets its own.
+      await expect(ctl.call({ cmd: 'zone-abort', zone: 'a.' }, 2000)).resolves.toEqual([{ data: 'four' }]);
+      expect(writes[0]).toBe(3);
+    } finally {
+      ctl.close();
+      await new Promise((r) => server.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../lib/log';
 import type { Resolver } from '../../../providers/resolver';
 import { createOrg } from '../../../store/accounts';
@@ -6,6 +6,7 @@ import { openStore, type Store } from '../../../store/db';
 import { statusOf } from '../../../store/status';
 import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../../store/zones';
 import { zoneReconciler } from '../../../reconcilers/zones';
+import { DEFER_FILE_RRSETS, zoneApplier } from '../../../reconcilers/zones/apply';
 import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefiles';
 import { soaFor } from '../../../zonefiles/soa';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
@@ -169,6 +170,24 @@ describe('zone reconciler', () => {
     expect(ns.actions).toEqual([]);
   });
 
+  it('by default sends a zone its file with each change below DEFER_FILE_RRSETS rrsets, and apart from them from there on', async () => {
+    // A pass below it reads and renders the zone whole in one turn of the event loop, before the change goes to the
+    // nameserver: a quarter of a millisecond at most.
+    expect(DEFER_FILE_RRSETS).toBeLessThanOrEqual(50);
+    const r = reconciler(undefined);
+    // The apex NS counts: one rrset short of the threshold.
+    for (let i = 0; i < DEFER_FILE_RRSETS - 2; i++) await putA(`h${i}.example.com`, '192.0.2.1');
+    await r.reconcile('example.com', noAbort);
+    await putA('h0.example.com', '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.at(-1)).toMatchObject({ op: 'applyChanges' });
+    expect(ns.actions.at(-1)).not.toHaveProperty('file');
+    await putA('a.example.com', '192.0.2.3');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.slice(-2).map((a) => a.op)).toEqual(['applyChanges', 'saveZoneFile']);
+    expect(ns.actions.at(-2)).toMatchObject({ file: false });
+  });
+
   it('loads a large zone whole when too many rrsets changed at once for an incremental change to pay', async () => {
     const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, deferFileFrom: 1, maxIncremental: 2, fileSaveMs: 0 });
     await putA('a.example.com', '192.0.2.1');
@@ -179,6 +198,20 @@ describe('zone reconciler', () => {
     await putA('e.example.com', '192.0.2.5');
     await r.reconcile('example.com', noAbort);
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone', 'applyChanges', 'saveZoneFile']);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
+  it('sends more changes than maxIncremental incrementally while they are at most a quarter of the zone\'s rrsets', async () => {
+    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, deferFileFrom: 1, maxIncremental: 2, fileSaveMs: 0 });
+    for (let i = 0; i < 19; i++) await putA(`h${i}.example.com`, '192.0.2.1');
+    await r.reconcile('example.com', noAbort);
+    // 5 changes of 20 rrsets (the apex NS counts): incremental; then 6 of 21, a whole load.
+    for (let i = 0; i < 5; i++) await putA(`h${i}.example.com`, '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    for (let i = 0; i < 5; i++) await putA(`h${i}.example.com`, '192.0.2.3');
+    await putA('new.example.com', '192.0.2.3');
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges', 'saveZoneFile', 'applyZone']);
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
@@ -206,6 +239,20 @@ describe('zone reconciler', () => {
     await r.reconcile('example.com', noAbort);
     expect((await r.reconcile('example.com', noAbort)).requeueAfterMs).toBeGreaterThan(60_000);
     expect(ns.actions).toEqual([]);
+  });
+
+  it('does not read a zone whole for a file that is due once the zone moved on: the next pass saves it', async () => {
+    const applier = zoneApplier({ store, nameserver: ns, nameservers: NS, log: silent, deferFileFrom: 1, fileSaveMs: 0 });
+    const signing = { dnssec: false, deleteDs: false };
+    await putA('a.example.com', '192.0.2.1');
+    await applier.apply((await zoneByName(store, 'example.com'))!, undefined, signing);
+    await putA('a.example.com', '192.0.2.2');
+    const { served } = (await applier.apply((await zoneByName(store, 'example.com'))!, undefined, signing))!;
+    await putA('a.example.com', '192.0.2.3');
+    const reads = vi.spyOn(store, 'prepared');
+    expect(await applier.flush('example.com', served)).toBeGreaterThan(0);
+    expect(reads.mock.calls.map(([key]) => key)).not.toContain('zoneRRsets');
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
   });
 
   it('sends a small zone its change incrementally too, with its file, and falls back to a whole load when it is refused', async () => {
