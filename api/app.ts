@@ -1,6 +1,6 @@
 /** The public API: one Koa application with request ids, request lines, metrics, one error edge (api/errors.ts),
- * JSON bodies up to 1 MiB, and on its router the operations of every group (api/ops.ts `mountOps`), /healthz,
- * /openapi.json and /docs. */
+ * JSON bodies up to 1 MiB, and on its router the operations of every group (api/ops.ts `mountOps`), / (where to go
+ * next), /healthz, /openapi.json and /docs. */
 import Router from '@koa/router';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
@@ -123,6 +123,10 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
     await next();
   });
   const router = new Router();
+  // Where a person or a client who opened the server's address goes next.
+  router.get('/', (ctx) => {
+    ctx.body = { service: 'hostplane', api: '/v1', docs: '/docs', openapi: '/openapi.json', health: '/healthz' };
+  });
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });

@@ -123,7 +123,12 @@ export function defineOp<
 /** The token of an `Authorization: Bearer <token>` header; the scheme is case-insensitive (RFC 9110 11.1). */
 const bearer = (header: string): string | undefined => /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
 
-const unauthorized = (token: string): AppError => new AppError(401, 'unauthorized', `a valid ${token} is required`);
+/** A 401 says where the token it wants comes from: a newcomer's first call is often one without it. */
+const HOW_TO_GET = {
+  'bearer token': 'Authorization: Bearer <token>; an operator makes one with `hostplane admin token create <email>`',
+  'node token': 'Authorization: Bearer <node token>; an operator makes one with `hostplane admin node register <id>`',
+} as const;
+const unauthorized = (token: keyof typeof HOW_TO_GET): AppError => new AppError(401, 'unauthorized', `a valid ${token} is required (${HOW_TO_GET[token]})`);
 
 const paramOf = (path: string, name: string): boolean => path.includes(`{${name}}`);
 
@@ -155,7 +160,7 @@ async function authorize(
   // Every failed authentication counts against the client's address; past its limit a failure is 429, while a
   // good token is always let through (api/limits.ts).
   const token = bearer(ctx.get('authorization'));
-  const failed = (what: string): AppError => {
+  const failed = (what: keyof typeof HOW_TO_GET): AppError => {
     limits.authFailed(ctx);
     return unauthorized(what);
   };

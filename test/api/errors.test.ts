@@ -126,7 +126,7 @@ describe('bad bodies', () => {
 });
 
 describe('routes and methods', () => {
-  it.each(['/', '/nope', '/v1', '/v1/orgs', '/v1/orgs/acme', '/v1/orgs/acme/nothing', '/v2/orgs/acme/projects', '/v1/orgs/acme/projects/alpha/secrets/A/B'])(
+  it.each(['/nope', '/v1', '/v1/orgs', '/v1/orgs/acme', '/v1/orgs/acme/nothing', '/v2/orgs/acme/projects', '/v1/orgs/acme/projects/alpha/secrets/A/B'])(
     'unknown route %s is 404 not_found',
     async (path) => {
       await expectError(path, await raw('GET', path), 404, 'not_found');
