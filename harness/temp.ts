@@ -14,5 +14,7 @@ export function tempDir(prefix = 'hostplane-e2e-'): string {
 
 /** Removes every dir `tempDir` made so far; call it once the processes that used them have ended. */
 export function removeTempDirs(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  // A knotd whose serve was just killed may still be writing its last files under the dir (ENOTEMPTY seen under
+  // load): rmSync's own retries walk the tree again until it is gone.
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 }
