@@ -23,7 +23,13 @@ export interface Tx extends Db {
    * database's write lock, BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped advisory lock.
    */
   lock(name: string): Promise<void>;
+  /** Raw SQL on the write side, as `Store.raw`. */
+  raw<R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]>;
 }
+
+/** Which database a store runs on. Store modules are written once for both (docs/store.md); a query whose SQL
+ * differs between them asks this. */
+export type Dialect = 'sqlite' | 'postgres';
 
 export interface WriteOptions {
   /**
@@ -48,7 +54,13 @@ export interface WriteStats {
 }
 
 export interface Store {
-  /** Reads outside writes. Inside a write function it throws: there the write's handle is the way in. */
+  readonly dialect: Dialect;
+  /**
+   * Reads outside writes. Inside a write function it throws: there the write's handle is the way in. Its type is
+   * drizzle's SQLite database; on PostgreSQL it is drizzle's node-postgres database over the same table objects,
+   * whose builders agree at run time. What only the SQLite dialect has (`.get()`, `.all()`, `.run()`,
+   * `.values()`, `db.all(sql)`) is therefore never used: await the builder (test/architecture/dialect.test.ts).
+   */
   readonly db: Db;
   readonly clock: () => Date;
   /**
@@ -65,6 +77,13 @@ export interface Store {
    * re-prepares the statement on every call, which dominated the hot read paths. Bulk reads whose row
    * mapping is the cost (a zone of 100,000 rrsets) may prepare on the driver itself. Read side, like `db`. */
   prepared<T>(key: string, build: (db: Db, sqlite: Database.Database) => T): T;
+  /**
+   * Raw SQL on the read side, for the hot reads whose row mapping through drizzle is the cost (a zone of 100,000
+   * rrsets). `text` is written once for both databases, with `?` for each parameter (PostgreSQL's `$n` are
+   * numbered from them); the statement is prepared once per store under `key`. Rows come with the columns'
+   * names as the database gives them.
+   */
+  raw<R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Calls `listener` after each commit of `write`, synchronously: the change feed announces this process's
    * changes through it (store/feed.ts `onChanges`). A listener must not throw. Returns the unsubscribe. */
   onCommit(listener: () => void): () => void;
@@ -235,8 +254,11 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     return q;
   };
   const wdb = drizzle(writeSide, { schema });
+  const rawQuery = (cache: Map<string, unknown>, side: Database.Database) => async <R>(key: string, text: string, params: readonly unknown[] = []): Promise<R[]> =>
+    cached(cache, `raw ${key}`, () => side.prepare<unknown[], R>(text)).all(...params);
   const tx: Tx = Object.assign(wdb, {
     prepared: <T>(key: string, build: (db: Db) => T): T => cached(writeStatements, key, () => build(wdb)),
+    raw: rawQuery(writeStatements, writeSide),
     lock: async (): Promise<void> => {
       if (!running) throw new WriteContractError('a lock was taken outside a write function');
     },
@@ -353,7 +375,9 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
         setImmediate(flush);
       }
     }),
+    dialect: 'sqlite' as const,
     prepared: <T>(key: string, build: (db: Db, sqlite: Database.Database) => T): T => cached(statements, key, () => build(db, readSide)),
+    raw: rawQuery(statements, readSide),
     onCommit: (listener: () => void) => {
       commitListeners.add(listener);
       return () => {
