@@ -49,7 +49,7 @@ try {
       (_, head, quote, specifier) => `${head}${quote}${complete(file, specifier)}${quote}`);
     if (fixed !== text) writeFileSync(file, fixed);
   }
-  cpSync(join(root, 'store', 'migrations'), join(tmp, 'store', 'migrations'), { recursive: true });
+  for (const migrations of ['migrations', 'migrations-pg']) cpSync(join(root, 'store', migrations), join(tmp, 'store', migrations), { recursive: true });
   const stamp = join(tmp, '.built');
   writeFileSync(stamp, '');
   utimesSync(stamp, started, started);

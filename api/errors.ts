@@ -4,6 +4,7 @@ import type { Logger } from '../lib/log';
 import { z } from 'zod';
 import { AppError, type ErrorBody } from '../lib/errors';
 import { ZoneValidationError } from '../zonefiles';
+import { causeOf, StoreUnavailableError } from '../store/db';
 
 /** Marks a message our error map wrote, to be prefixed with its field's path; a schema's own message is kept whole. */
 const OURS = '\u0000';
@@ -78,6 +79,9 @@ export function fromZod(e: z.ZodError, where: 'path' | 'query' | 'body'): AppErr
   return new AppError(400, 'bad_request', `invalid request ${where}: ${issues[0]?.message}`, { issues });
 }
 
+/** Seconds a client waits before retrying while the store is unavailable: a database failover takes about that. */
+const STORE_RETRY_AFTER_S = 2;
+
 /** Status codes that http-errors style exceptions (raw-body, Koa and its router) carry, and our code for each. */
 const CODES: Record<number, string> = {
   400: 'bad_request',
@@ -93,6 +97,9 @@ const CODES: Record<number, string> = {
 export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
   if (e instanceof AppError) {
     return { status: e.status, body: e.toBody(), unexpected: false };
+  }
+  if (causeOf(e, StoreUnavailableError)) {
+    return { status: 503, body: { code: 'store_unavailable', message: 'the store is unavailable for a moment; retry' }, unexpected: false };
   }
   if (e instanceof ZoneValidationError) {
     return { status: 400, body: { code: 'bad_request', message: e.message, details: { issues: e.issues } }, unexpected: false };
@@ -130,6 +137,7 @@ export const errors = (log: Logger): Middleware => async (ctx, next) => {
     // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
     const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
     if (extra) ctx.set(extra);
+    if (causeOf(e, StoreUnavailableError)) ctx.set('Retry-After', String(STORE_RETRY_AFTER_S));
     // RFC 6750: a 401 names the scheme that would be accepted.
     if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
     ctx.body = { ...body, requestId: ctx.state.reqId as string };

@@ -9,6 +9,8 @@ import {
   removeMembership, rotateNodeToken, setMembership, setOrgPlan, TOKEN_ID, type Role,
 } from '../store/accounts';
 import { iso, openStore, STORE_FILE, type Store } from '../store/db';
+import { redactUrl } from '../store/db-pg';
+import { databaseUrlOf, openStoreAt } from '../store/open';
 import { listNodes, removeNode } from '../store/nodes';
 import { removePlacement, setPlacement } from '../store/projects';
 import { readStatus } from '../store/read-model';
@@ -293,14 +295,19 @@ export async function runAdmin(
     throw badRequest(`unknown admin command${args.length ? ` ${args.join(' ')}` : ''} (hostplane admin --help lists them)`);
   }
   const { command, rest } = found;
-  checkGiven('admin', given, ['data', ...command.flags], `admin ${command.name}`);
+  checkGiven('admin', given, ['data', 'database-url', ...command.flags], `admin ${command.name}`);
   if (rest.length !== command.args.length) throw badRequest(`usage: ${usageOf(command)}`);
+  const databaseUrl = databaseUrlOf(flags['database-url']);
   if (!command.run) {
+    if (databaseUrl) {
+      (await openStoreAt({ data: flags.data, databaseUrl })).close();
+      return { json: { store: redactUrl(databaseUrl) } };
+    }
     const created = !existsSync(resolve(flags.data, STORE_FILE));
     openStore(flags.data).close();
     return { json: { store: resolve(flags.data, STORE_FILE), created } };
   }
-  const s = openStore(flags.data, { create: false });
+  const s = await openStoreAt({ data: flags.data, databaseUrl }, { create: false });
   try {
     const out = await command.run({ s, flags, opts, note }, rest);
     if (out instanceof Listing || out instanceof StatusReport) return flags.json ? { json: out.json() } : { text: out.text() };

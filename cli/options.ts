@@ -20,6 +20,7 @@ export const OPTIONS = {
   port: { type: 'string', default: '8080' },
   host: { type: 'string', default: '127.0.0.1' },
   data: { type: 'string', default: './data' },
+  'database-url': { type: 'string' },
   'app-domain': { type: 'string', default: 'hostplane.app' },
   plans: { type: 'string' },
   plan: { type: 'string', default: 'free' },
@@ -104,6 +105,10 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   data: {
     arg: 'DIR', commands: [...ALL, 'admin'],
     help: 'SQLite store (WAL, `synchronous=FULL`), sealing key file (mode 0600), zone files, Knot\'s state',
+  },
+  'database-url': {
+    arg: 'URL', shown: 'HOSTPLANE_DATABASE_URL, else SQLite in --data', commands: [...ALL, 'admin'],
+    help: 'PostgreSQL as the store (`postgres://USER[:PASS]@HOST:PORT/DB`, or `postgres://USER@localhost/DB?host=/socket/dir`): several processes and machines share it; the schema is created on first start. The password never reaches logs or `admin status`; pass it in the environment variable to keep it off the command line',
   },
   'app-domain': { arg: 'D', commands: ['serve', 'api'], help: 'projects get the default hostname `<project>.<D>`' },
   plans: {

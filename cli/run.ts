@@ -21,7 +21,8 @@ import { exitAfterFlush, type Logger } from '../lib/log';
 import type { Core, DnsInfo } from '../core/port';
 import { openSealer } from '../core/sealing';
 import { coreServer } from '../core/server';
-import { openStore, type Store } from '../store/db';
+import type { Store } from '../store/db';
+import { databaseUrlOf, openStoreAt } from '../store/open';
 import { startFeedPruning } from '../store/feed';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner } from '../reconcilers/runner';
@@ -435,7 +436,7 @@ async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: Re
   if (made) undo.push(() => rmSync(flags.data, { recursive: true, force: true }));
   stops.push(() => lock.release());
   await checkAddresses(command, flags, given);
-  const store = openStore(flags.data);
+  const store = await openStoreAt({ data: flags.data, databaseUrl: databaseUrlOf(flags['database-url']) });
   stops.push(() => store.close());
   stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
   const rt = await startCore(command, store, flags, log, registry);
@@ -456,7 +457,7 @@ export async function runApi(flags: Flags, given: ReadonlySet<FlagName>, log: Lo
   await startServer('api', flags, given, log, async (stops) => {
     await checkAddresses('api', flags, given);
     // The api shares the data dir with a core (the split deployment): it takes no lock.
-    const store = openStore(flags.data);
+    const store = await openStoreAt({ data: flags.data, databaseUrl: databaseUrlOf(flags['database-url']) });
     stops.push(() => store.close());
     const url = flags['core-url'];
     if (!url) log.warn('no --core-url: operations that need the core answer 503 no_core');

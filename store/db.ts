@@ -110,10 +110,36 @@ export class WriteAbortedError extends Error {
   }
 }
 
-/** A unique or primary key violation, as this store's driver reports it. */
+/** The database cannot be reached now (PostgreSQL stopped, the network gone): nothing of the write committed, or
+ * for a lost COMMIT nothing is known of it. The API answers 503 `store_unavailable` with Retry-After. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+  }
+}
+
+/** The error of class `type` in `e`'s chain of causes: drizzle wraps what a query threw in an error of its own. */
+export function causeOf<T extends Error>(e: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
+    if (c instanceof type) return c;
+  }
+  return undefined;
+}
+
+/** The code of the driver's error under `e`: drizzle wraps a failed query's error in one of its own (its `cause`). */
+export function driverCode(e: unknown): string | undefined {
+  for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
+    const code = (c as Error & { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+/** A unique or primary key violation, as either store's driver reports it. */
 export const isUniqueViolation = (e: unknown): boolean => {
-  const code = e instanceof Error && 'code' in e ? e.code : undefined;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  const code = driverCode(e);
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 };
 
 const EXECUTES = new Set<PropertyKey>(['run', 'get', 'all', 'iterate']);

@@ -1,0 +1,301 @@
+/**
+ * The store on PostgreSQL (docs/store.md, "PostgreSQL behind the same interface"): the same `Store` and `Tx`, the
+ * same write functions, one transaction per write on a pooled connection. Queries use store/schema.ts's table
+ * objects through drizzle's node-postgres dialect; the tables themselves come from store/migrations-pg, which
+ * drizzle-kit derives from the same schema (store/schema-pg.ts).
+ */
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import {
+  causeOf, driverCode, StoreUnavailableError, WriteAbortedError, WriteContractError, type Db, type Store, type Tx, type WriteOptions, type WriteStats,
+} from './db';
+import * as schema from './schema';
+
+const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations-pg');
+
+/** How often a write whose transaction PostgreSQL chose to abort (deadlock, serialization failure) runs again. */
+export const WRITE_ATTEMPTS = 5;
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/** Errors that say the database cannot be reached now, not that the request was wrong: the API answers 503. */
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+]);
+
+export function isUnavailable(e: unknown): boolean {
+  if (e instanceof StoreUnavailableError) return true;
+  const code = driverCode(e);
+  if (code !== undefined) return UNAVAILABLE.has(code);
+  // node-postgres reports a connection lost mid-query, and a pool that waited too long, by message only.
+  for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
+    if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(c.message)) return true;
+  }
+  return false;
+}
+
+/** The database URL without its password: what logs, errors and `admin status` may show. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/** Where a URL points, for a person: host (or socket directory), port and database. */
+export function describeUrl(url: string): string {
+  const c = pgConfig(url);
+  const host = c.host ?? 'localhost';
+  const where = host.startsWith('/') ? `socket ${host}/.s.PGSQL.${c.port ?? 5432}` : `${host}:${c.port ?? 5432}`;
+  return `${where} database ${c.database ?? c.user ?? '(default)'}`;
+}
+
+function pgConfig(url: string): pg.ClientConfig {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error('--database-url is not a URL (postgres://user:password@host:port/database)');
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new Error(`--database-url must start with postgres:// (got ${u.protocol}//)`);
+  const socket = u.searchParams.get('host');
+  return {
+    host: socket ?? (u.hostname || undefined),
+    port: u.port ? Number(u.port) : undefined,
+    user: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    database: u.pathname.length > 1 ? decodeURIComponent(u.pathname.slice(1)) : undefined,
+  };
+}
+
+// int8 (bigint columns, count(*)) as numbers, as SQLite gives them: every integer the store holds is far below
+// 2^53. Set on node-postgres's global parsers because drizzle passes its own per-query parsers, which fall back to
+// these; the store is this process's only PostgreSQL client.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+/** `?` parameters numbered as PostgreSQL wants them; the SQL of store modules has no `?` inside literals. */
+const numbered = (text: string): string => {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+};
+const statementName = (key: string, text: string): string => `hp_${key.replace(/\W/g, '_').slice(0, 30)}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
+
+export interface OpenPgStoreOptions {
+  clock?: () => Date;
+  /** Connections at most; it bounds write concurrency. Default 10. */
+  poolSize?: number;
+}
+
+interface Checkout {
+  live: boolean;
+  client: pg.PoolClient;
+  tx: Tx;
+  statements: Map<string, unknown>;
+}
+
+/**
+ * Opens the store in the PostgreSQL database of `url` and applies its migrations (several processes starting at
+ * once apply them once, under an advisory lock). Rejects, having started nothing, when the database cannot be
+ * reached, with a message that names where it is and never the password.
+ */
+export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): Promise<Store> {
+  const clock = opts.clock ?? (() => new Date());
+  const config = pgConfig(url);
+  const pool = new pg.Pool({
+    ...config,
+    max: opts.poolSize ?? 10,
+    // A request must not hang on a database that went away: it fails fast and answers 503 instead.
+    connectionTimeoutMillis: 5000,
+    // A write function breaking the contract (awaiting something else) must not hold its locks for ever.
+    options: '-c idle_in_transaction_session_timeout=30000',
+  });
+  // An idle connection dropped by the server (a restart) is an event, not a crash of this process.
+  pool.on('error', () => undefined);
+
+  const fail = (e: unknown): never => {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new StoreUnavailableError(`PostgreSQL at ${describeUrl(url)} cannot be used: ${(typeof config.password === 'string' && config.password ? why.replaceAll(config.password, '***') : why)}`, e);
+  };
+  try {
+    const client = await pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', ['hostplane/migrate']);
+      try {
+        await migrate(drizzle({ client }), { migrationsFolder });
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', ['hostplane/migrate']);
+      }
+    } finally {
+      client.release();
+    }
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    if (isUnavailable(e)) fail(e);
+    throw e;
+  }
+
+  /** A pool whose errors of reachability become StoreUnavailableError, whoever queries it. */
+  const unavailableAsTyped = <T extends object>(target: T): T => new Proxy(target, {
+    get(t, prop) {
+      const v: unknown = Reflect.get(t, prop, t);
+      if (prop !== 'query' || typeof v !== 'function') return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      return async (...args: unknown[]) => {
+        try {
+          return await (v as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+        } catch (e) {
+          throw isUnavailable(e) ? new StoreUnavailableError(`PostgreSQL at ${describeUrl(url)} is unavailable`, e) : e;
+        }
+      };
+    },
+  });
+  const readPool = unavailableAsTyped(pool);
+  const db = drizzle({ client: readPool, schema }) as unknown as Db;
+
+  const statements = new Map<string, unknown>();
+  const cached = <T>(cache: Map<string, unknown>, key: string, build: () => T): T => {
+    let q = cache.get(key) as T | undefined;
+    if (q === undefined) {
+      q = build();
+      cache.set(key, q);
+    }
+    return q;
+  };
+  const raw = (client: { query: pg.Pool['query'] }) => async <R>(key: string, text: string, params: readonly unknown[] = []): Promise<R[]> => {
+    const numberedText = numbered(text);
+    const r = await client.query({ name: statementName(key, numberedText), text: numberedText, values: params as unknown[] });
+    return r.rows as R[];
+  };
+
+  /** Each pooled connection's handle: its statements are live only while a write function runs on it. */
+  const checkouts = new WeakMap<pg.PoolClient, Checkout>();
+  const checkoutOf = (client: pg.PoolClient): Checkout => {
+    let c = checkouts.get(client);
+    if (c) return c;
+    const state = { live: false } as Checkout;
+    const guardedClient = new Proxy(client, {
+      get(t, prop) {
+        const v: unknown = Reflect.get(t, prop, t);
+        if (typeof v !== 'function') return v;
+        if (prop !== 'query') return (v as (...a: unknown[]) => unknown).bind(t);
+        return (...args: unknown[]) => {
+          if (!state.live) throw new WriteContractError('a transaction handle was used outside its write function (after an await of something else, or after it settled)');
+          return (v as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+    const wdb = drizzle({ client: guardedClient, schema }) as unknown as Db;
+    state.client = client;
+    state.statements = new Map();
+    state.tx = Object.assign(wdb, {
+      prepared: <T>(key: string, build: (d: Db) => T): T => cached(state.statements, key, () => build(wdb)),
+      lock: async (name: string): Promise<void> => {
+        await guardedClient.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
+      },
+      raw: raw(guardedClient),
+    });
+    checkouts.set(client, state);
+    return state;
+  };
+
+  const commitListeners = new Set<() => void>();
+  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0 };
+  let closed = false;
+
+  const attempt = async <T>(fn: (tx: Tx) => Promise<T>, durable: boolean): Promise<{ done: true; value: T } | { done: false; error: unknown }> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      throw new StoreUnavailableError(`PostgreSQL at ${describeUrl(url)} is unavailable`, e);
+    }
+    const c = checkoutOf(client);
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      if (!durable) await client.query('SET LOCAL synchronous_commit = off');
+      c.live = true;
+      let value: T;
+      try {
+        value = await fn(c.tx);
+      } finally {
+        c.live = false;
+      }
+      let committed: pg.QueryResult;
+      try {
+        committed = await client.query('COMMIT');
+      } catch (e) {
+        broken = e as Error;
+        stats.aborts++;
+        throw isUnavailable(e) ? new StoreUnavailableError('the connection to PostgreSQL was lost at COMMIT; the write may not have committed', e) : new WriteAbortedError(e);
+      }
+      // A transaction in which a statement failed (and the function caught it) answers COMMIT with ROLLBACK.
+      if (committed.command === 'ROLLBACK') {
+        stats.aborts++;
+        throw new WriteAbortedError(new Error('PostgreSQL rolled the transaction back (a statement in it had failed)'));
+      }
+      stats.commits++;
+      stats.writes++;
+      if (!durable) stats.lazyCommits++;
+      return { done: true, value };
+    } catch (error) {
+      if (!broken) {
+        await client.query('ROLLBACK').catch((e: unknown) => {
+          broken = e as Error;
+        });
+      }
+      const code = driverCode(error);
+      if (code !== undefined && RETRYABLE.has(code)) return { done: false, error };
+      const unavailable = causeOf(error, StoreUnavailableError);
+      if (unavailable) throw unavailable;
+      if (isUnavailable(error) && !(error instanceof StoreUnavailableError)) {
+        broken ??= error as Error;
+        throw new StoreUnavailableError(`PostgreSQL at ${describeUrl(url)} is unavailable`, error);
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  const write = async <T>(fn: (tx: Tx) => Promise<T>, opts: WriteOptions = {}): Promise<T> => {
+    if (closed) throw new StoreUnavailableError('the store is closed');
+    let last: unknown;
+    for (let i = 0; i < WRITE_ATTEMPTS; i++) {
+      const r = await attempt(fn, opts.durable !== false);
+      if (r.done) {
+        for (const l of commitListeners) l();
+        return r.value;
+      }
+      last = r.error;
+    }
+    throw new WriteAbortedError(last);
+  };
+
+  return {
+    dialect: 'postgres',
+    db,
+    clock,
+    write,
+    prepared: (<T>(key: string, build: (d: Db) => T): T => cached(statements, key, () => build(db))) as Store['prepared'],
+    raw: raw(readPool),
+    onCommit: (listener) => {
+      commitListeners.add(listener);
+      return () => {
+        commitListeners.delete(listener);
+      };
+    },
+    stats: () => ({ ...stats }),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      void pool.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,154 @@
+/** The write contract on PostgreSQL (docs/store.md): the same `write(fn)` as SQLite's, on a throw-away cluster. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { count, eq, sql } from 'drizzle-orm';
+import { causeOf, isUniqueViolation, StoreUnavailableError, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
+import { openPgStore, redactUrl } from '../../store/db-pg';
+import { audit, orgs } from '../../store/schema';
+import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
+
+const missing = postgresMissing();
+
+describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  let cluster: Cluster;
+  let s: Store;
+  beforeAll(async () => {
+    cluster = await startCluster();
+    s = await openPgStore(await cluster.createDatabase());
+  }, 60_000);
+  afterAll(async () => {
+    s?.close();
+    await cluster?.destroy();
+  });
+
+  const addOrg = (tx: Tx, slug: string) => tx.insert(orgs).values({ slug, plan: 'free', createdAt: '2026-01-01T00:00:00Z' });
+  const orgCount = async (): Promise<number> => (await s.db.select({ n: count() }).from(orgs))[0]!.n;
+
+  it('commits a write and answers its value; a write that throws leaves nothing', async () => {
+    const id = await s.write(async (tx) => (await addOrg(tx, 'acme').returning({ id: orgs.id }))[0]!.id);
+    expect(typeof id).toBe('number');
+    await expect(s.write(async (tx) => {
+      await addOrg(tx, 'gone');
+      throw new Error('no');
+    })).rejects.toThrow('no');
+    expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'gone'))).length).toBe(0);
+    expect(s.stats().commits).toBeGreaterThan(0);
+  });
+
+  it('recognizes a unique violation', async () => {
+    const e = await s.write(async (tx) => addOrg(tx, 'acme')).catch((x: unknown) => x);
+    expect(isUniqueViolation(e)).toBe(true);
+  });
+
+  // A counted limit (one org whose slug starts with "lim-") checked by two writes at once: READ COMMITTED lets both
+  // count zero unless they take the lock first.
+  const limited = (slug: string, lock: boolean) => s.write(async (tx) => {
+    if (lock) await tx.lock('org/limit');
+    const [n] = await tx.select({ n: count() }).from(orgs).where(sql`${orgs.slug} LIKE ${'lim' + (lock ? 'L' : 'U') + '-%'}`);
+    await tx.raw('sleep', 'SELECT pg_sleep(0.2)');
+    if (n!.n >= 1) return false;
+    await addOrg(tx, slug);
+    return true;
+  });
+  it('tx.lock serializes writes that check a counted limit; without it both pass', async () => {
+    const locked = await Promise.all([limited('limL-a', true), limited('limL-b', true)]);
+    expect(locked.filter(Boolean)).toHaveLength(1);
+    const unlocked = await Promise.all([limited('limU-a', false), limited('limU-b', false)]);
+    expect(unlocked.filter(Boolean)).toHaveLength(2);
+  });
+
+  it.each([['serialization failure', '40001'], ['deadlock', '40P01']])('runs a write again after a %s', async (_name, code) => {
+    let attempts = 0;
+    const slug = `retry-${code}`;
+    await s.write(async (tx) => {
+      attempts++;
+      await addOrg(tx, slug);
+      if (attempts === 1) await tx.raw(`force ${code}`, `DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = '${code}'; END $$`);
+    });
+    expect(attempts).toBe(2);
+    expect((await s.db.select().from(orgs).where(eq(orgs.slug, slug))).length).toBe(1);
+  });
+
+  it('resolves a real deadlock between two writes by running the loser again', async () => {
+    const both = (first: string, second: string, slug: string) => s.write(async (tx) => {
+      await tx.lock(first);
+      await tx.raw('sleep', 'SELECT pg_sleep(0.2)');
+      await tx.lock(second);
+      await addOrg(tx, slug);
+    });
+    await Promise.all([both('dl/a', 'dl/b', 'dl-1'), both('dl/b', 'dl/a', 'dl-2')]);
+    expect((await s.db.select().from(orgs).where(sql`${orgs.slug} LIKE 'dl-%'`)).length).toBe(2);
+  }, 20_000);
+
+  it('gives up after a bounded number of attempts with WriteAbortedError', async () => {
+    let attempts = 0;
+    const e = await s.write(async (tx) => {
+      attempts++;
+      await tx.raw('force 40001', `DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = '40001'; END $$`);
+    }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(WriteAbortedError);
+    expect(attempts).toBe(5);
+  });
+
+  it('commits a write that is not durable without waiting for the disk (synchronous_commit off)', async () => {
+    const setting = async (durable: boolean) => s.write(async (tx) => tx.raw<{ synchronous_commit: string }>('show', 'SHOW synchronous_commit'), { durable });
+    expect((await setting(false))[0]!.synchronous_commit).toBe('off');
+    expect((await setting(true))[0]!.synchronous_commit).toBe('on');
+    expect(s.stats().lazyCommits).toBeGreaterThan(0);
+  });
+
+  it('refuses a transaction handle used after its write settled', async () => {
+    let kept: Tx | undefined;
+    await s.write(async (tx) => {
+      kept = tx;
+    });
+    const e = await Promise.resolve().then(() => addOrg(kept!, 'late')).catch((x: unknown) => x);
+    expect(causeOf(e, WriteContractError)).toBeDefined();
+    expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'late'))).length).toBe(0);
+  });
+
+  it('fails a write whose function swallowed a failed statement: PostgreSQL rolled it back', async () => {
+    const e = await s.write(async (tx) => {
+      await addOrg(tx, 'swallowed');
+      await addOrg(tx, 'acme').catch(() => undefined);
+    }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(WriteAbortedError);
+    expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'swallowed'))).length).toBe(0);
+  });
+
+  it('keeps the audit log append-only in the database itself', async () => {
+    const [org] = await s.db.select({ id: orgs.id }).from(orgs).limit(1);
+    await s.write(async (tx) => {
+      await tx.insert(audit).values({ orgId: org!.id, at: '2026-01-01T00:00:00Z', event: 'e', actor: 'a', target: 't' });
+    });
+    const refused = async (w: Promise<unknown>) => ((await w.catch((x: unknown) => x)) as Error).cause;
+    expect(await refused(s.write(async (tx) => tx.update(audit).set({ event: 'x' })))).toHaveProperty('message', 'audit log is append-only');
+    expect(await refused(s.write(async (tx) => tx.delete(audit)))).toHaveProperty('message', 'audit log is append-only');
+  });
+
+  it('answers raw SQL with ? parameters on both sides', async () => {
+    const rows = await s.raw<{ slug: string }>('test slug', 'SELECT slug FROM orgs WHERE slug = ? OR slug = ? ORDER BY slug', ['acme', 'nope']);
+    expect(rows).toEqual([{ slug: 'acme' }]);
+    expect(await s.write(async (tx) => tx.raw<{ n: number }>('test n', 'SELECT count(*) AS n FROM orgs WHERE slug = ?', ['acme']))).toEqual([{ n: 1 }]);
+  });
+
+  it('answers StoreUnavailableError while the server is down, promptly, and works again once it is back', async () => {
+    const before = await orgCount();
+    await cluster.stop();
+    const started = Date.now();
+    await expect(s.write(async (tx) => addOrg(tx, 'while-down'))).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(causeOf(await orgCount().catch((x: unknown) => x), StoreUnavailableError)).toBeDefined();
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await cluster.start();
+    await s.write(async (tx) => addOrg(tx, 'after'));
+    expect(await orgCount()).toBe(before + 1);
+  }, 60_000);
+
+  it('refuses an unreachable database naming where it is, and never its password', async () => {
+    const url = `postgres://hostplane:s3cret-pw@localhost/nowhere?host=${encodeURIComponent(`${cluster.socketDir}/absent`)}`;
+    const e = await openPgStore(url).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StoreUnavailableError);
+    expect((e as Error).message).toContain(`${cluster.socketDir}/absent`);
+    expect((e as Error).message).not.toContain('s3cret-pw');
+    expect(redactUrl(url)).not.toContain('s3cret-pw');
+  });
+});
