@@ -65,7 +65,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     unix_socket_directories: dir,
     fsync: opts.fsync ? 'on' : 'off',
     full_page_writes: opts.fsync ? 'on' : 'off',
-    max_connections: '200',
+    max_connections: '500',
     ...opts.settings,
   };
   let server: ChildProcess | undefined;

@@ -6,8 +6,22 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresMissing, startCluster } from '../harness/postgres';
+import { PG_SOCKET_ENV } from './helpers/store';
 
-export default function setup(): void {
+/** The PostgreSQL pass (HOSTPLANE_TEST_STORE=postgres): one cluster for the run, its socket dir handed to the test
+ * processes (they start after this, with this environment); its teardown removes it. */
+export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  checkSearchable();
+  if (process.env.HOSTPLANE_TEST_STORE !== 'postgres') return undefined;
+  const missing = postgresMissing();
+  if (missing) throw new Error(`HOSTPLANE_TEST_STORE=postgres, but ${missing}`);
+  const cluster = await startCluster();
+  process.env[PG_SOCKET_ENV] = cluster.socketDir;
+  return () => cluster.destroy();
+}
+
+function checkSearchable(): void {
   if (process.getuid?.() !== 0) return;
   const closed: string[] = [];
   for (let dir = resolve(dirname(fileURLToPath(import.meta.url)), '..'); ; dir = dirname(dir)) {

@@ -13,7 +13,8 @@ import { defineOp, type AnyOp, type Deps } from '../../api/ops';
 import { DEFAULT_PLANS } from '../../rules/plans';
 import { captureLogger } from '../helpers/log';
 import { createOrg, createUser, issueToken, registerNode, setMembership } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { startTestApi } from '../helpers/app';
 
 const responses = { 200: { description: 'what the handler saw' } };
@@ -71,7 +72,7 @@ function appWith(ops: AnyOp[]) {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hostplane-auth-'));
-  store = openStore(dir);
+  store = await openTestStore(dir);
   await createOrg(store, 'acme', 'free');
   for (const [who, role] of [['member', 'member'], ['viewer', 'viewer']] as const) {
     await createUser(store, `${who}@acme.test`);

@@ -14,7 +14,8 @@ import { DEFAULT_PLANS } from '../../rules/plans';
 import { captureLogger } from '../helpers/log';
 import { AppError } from '../../lib/errors';
 import { createUser, issueToken } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { claimKey, finishKey } from '../../store/idempotency';
 import { audit, idempotencyKeys, orgs, users } from '../../store/schema';
 import { startTestApi, type TestApi } from '../helpers/app';
@@ -254,7 +255,7 @@ describe('the number of keys a caller holds', () => {
   };
 
   it(`is capped (${IDEMPOTENCY_MAX_KEYS} by default): a new key drops the caller's oldest answered one, other callers keep theirs`, async () => {
-    const store = openStore(':memory:');
+    const store = await openTestStore(':memory:');
     try {
       vi.useFakeTimers({ toFake: ['Date'] });
       for (const k of ['k1', 'k2', 'k3']) {
@@ -276,7 +277,7 @@ describe('the number of keys a caller holds', () => {
   });
 
   it('a request still running keeps its key: the oldest answered one goes instead', async () => {
-    const store = openStore(':memory:');
+    const store = await openTestStore(':memory:');
     try {
       vi.useFakeTimers({ toFake: ['Date'] });
       const running = await claim(store, 'a', 'running', 2);
@@ -334,7 +335,7 @@ describe('the mechanics, on operations of their own', () => {
   };
 
   beforeAll(async () => {
-    store = openStore(':memory:');
+    store = await openTestStore(':memory:');
     await createUser(store, 'solo@test.test');
     token = await issueToken(store, 'solo@test.test');
     const app = createApp({ store, core: null, config: { appDomain: 'x.test', plans: DEFAULT_PLANS, serviceDomains: [] } }, captureLogger().log, undefined, ops);

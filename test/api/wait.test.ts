@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { changeOrEnd, holdUntil, MAX_HELD_WAITS_PER_ORG, releaseWaits, waiting, waitsReleased } from '../../api/wait';
 import { createLogger } from '../../lib/log';
 import { zoneReconciler } from '../../reconcilers/zones';
-import { openStore } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { recordStatus } from '../../store/status';
 import { ZONE_STATUS, zoneByName } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
@@ -125,7 +125,7 @@ describe('getZone ?waitGeneration=N&wait=S', () => {
     const n = Number((await putA('split.example', '192.0.2.1')).headers.get('x-generation'));
     const answer = waitFor('split.example', `waitGeneration=${n}&wait=10`);
     await held(1);
-    const other = openStore(t.dir);
+    const other = await openTestStore(t.dir);
     try {
       const z = (await zoneByName(other, 'split.example'))!;
       await recordStatus(other, ZONE_STATUS, z.name, {
@@ -235,7 +235,7 @@ describe('releaseWaits (the server is stopping)', () => {
   it('answers every held wait at once, as a wait that ended unobserved, and holds none after', async () => {
     // A store of its own: a released store stays released.
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-wait-'));
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       const read = async () => 'state';
       const never = () => false;

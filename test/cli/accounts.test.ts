@@ -2,7 +2,8 @@
  * an expiry and a revocation, checked against what the API then accepts. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, listTokens, tokenId, hashToken } from '../../store/accounts';
-import { openStore, iso } from '../../store/db';
+import { iso } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { tokenExpiry } from '../../cli/admin';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { admin, adminJson, cleanup, tempDir } from '../helpers/proc';
@@ -119,7 +120,7 @@ describe('tokens: names, expiry, list, revoke', () => {
   });
 
   it('token list marks an expired token', async () => {
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       await createToken(s, 'ada@acme.test', { name: 'old', expiresAt: '2020-01-01T00:00:00Z' });
     } finally {

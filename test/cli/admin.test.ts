@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, nodePrincipalByToken, principalByToken } from '../../store/accounts';
+import { openTestStore } from '../helpers/store';
 import { openStore } from '../../store/db';
 import { createProject } from '../../store/projects';
 import { getProjectDetail } from '../../store/read-model';
@@ -32,7 +33,7 @@ describe('every command, on one data dir', () => {
       adminJson(dir, 'node', 'register', 'node-1'),
     ]);
     // Projects come from the API; this test makes one through the store the API uses.
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       const org = s.db.select().from(orgs).all().find((o) => o.slug === 'acme')!;
       await createProject(s, { orgId: org.id, plan: 'pro', limit: 100, name: 'blog', database: false, hostname: 'blog.hostplane.app', actor: 'test' });
@@ -63,7 +64,7 @@ describe('every command, on one data dir', () => {
   it('token create prints {token, id, name, email, expiresAt}: a working bearer token, stored only as its SHA-256', async () => {
     expect(out.token).toEqual({ token: expect.any(String), id: hashToken(out.token.token).slice(0, 12), name: 'cli', email: 'ada@acme.test', expiresAt: null });
     expect(out.token.token).toMatch(/^\S{32,}$/);
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       expect(await principalByToken(s, out.token.token)).toMatchObject({ email: 'ada@acme.test' });
       const stored = s.db.select({ hash: tokens.hash }).from(tokens).all().map((r) => r.hash);
@@ -81,7 +82,7 @@ describe('every command, on one data dir', () => {
 
   it('placement set prints the placement and the project then reads as placed', async () => {
     expect(out.placement).toEqual({ org: 'acme', project: 'blog', nodeId: 'node-1' });
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       const org = s.db.select().from(orgs).all().find((o) => o.slug === 'acme')!;
       expect((await getProjectDetail(s, org.id, 'blog')).placements.map((p) => p.nodeId)).toEqual(['node-1']);
@@ -114,7 +115,7 @@ describe('nodes and placements: list, placement remove, token rotate, node remov
   const node: Record<string, string> = {};
   /** What the store says of a node token: the node it authenticates, or none. */
   const tokenNode = async (token: string) => {
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       return (await nodePrincipalByToken(s, token))?.nodeId ?? null;
     } finally {
@@ -127,7 +128,7 @@ describe('nodes and placements: list, placement remove, token rotate, node remov
     await adminJson(dir, 'init');
     await adminJson(dir, 'org', 'create', 'acme');
     for (const id of ['n1', 'n2']) node[id] = (await adminJson<{ token: string }>(dir, 'node', 'register', id)).token;
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       const org = s.db.select().from(orgs).all().find((o) => o.slug === 'acme')!;
       for (const name of ['blog', 'shop']) await createProject(s, { orgId: org.id, plan: 'free', limit: 3, name, database: false, hostname: `${name}.hostplane.app`, actor: 'test' });
@@ -234,7 +235,7 @@ describe('bad input: non-zero exit, a clear message on stderr, nothing on stdout
   });
 
   it('nothing was created by the refused commands', async () => {
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       expect(s.db.select({ slug: orgs.slug, plan: orgs.plan }).from(orgs).all()).toEqual([{ slug: 'acme', plan: 'free' }]);
       expect(s.db.select().from(tokens).all()).toEqual([]);

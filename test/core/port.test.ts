@@ -18,7 +18,8 @@ import { AppError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { DEFAULT_PLANS } from '../../rules/plans';
 import { createOrg, createUser, issueToken, setMembership } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 
 const TOKEN = 'core-token-of-the-port-test';
 const DNS: DnsInfo = { configured: true, nameservers: ['ns1.port.test', 'ns2.port.test'] };
@@ -116,7 +117,7 @@ describe('through the API: the caller gets what the core threw, in-process or be
   let userToken: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hostplane-port-'));
-    store = openStore(dir);
+    store = await openTestStore(dir);
     await createOrg(store, 'acme', 'free');
     await createUser(store, 'owner@acme.test');
     await setMembership(store, 'acme', 'owner@acme.test', 'admin');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client';
 import { KEY_FILE, openSealer } from '../../core/sealing';
-import { openStore } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { projects, secrets } from '../../store/schema';
 import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
 
@@ -124,10 +124,10 @@ describe('hostplane serve', () => {
     expect(exit).toEqual({ code: 0, signal: null });
   }, 20_000);
 
-  it('closed the database cleanly: no WAL left behind, and every acknowledged write is there', () => {
+  it('closed the database cleanly: no WAL left behind, and every acknowledged write is there', async () => {
     const wal = join(dir, 'hostplane.db-wal');
     expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       expect(s.db.select({ name: projects.name }).from(projects).all()).toEqual([{ name: 'blog' }]);
       const rows = s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets).orderBy(secrets.name).all();

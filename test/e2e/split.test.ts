@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client';
 import { KEY_FILE, openSealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership } from '../../store/accounts';
-import { openStore } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { projects, secrets } from '../../store/schema';
 import { cleanup, startHostplane, tempDir, type Running } from '../helpers/proc';
 
@@ -23,7 +23,7 @@ let wrong: Running;
 beforeAll(async () => {
   dir = tempDir('hostplane-split-');
   // Bootstrap through the same store functions the admin CLI runs (the CLI itself is covered by its own tests).
-  const s = openStore(dir);
+  const s = await openTestStore(dir);
   try {
     await createOrg(s, 'acme', 'pro');
     await createOrg(s, 'limited', 'free');
@@ -156,7 +156,7 @@ describe('shutdown', () => {
   it('every process exits 0 on SIGTERM, and the stored value opens with the core\'s key under its context', async () => {
     const exits = await Promise.all([api.stop(), bare.stop(), wrong.stop(), core.stop()]);
     for (const e of exits) expect(e).toEqual({ code: 0, signal: null });
-    const s = openStore(dir);
+    const s = await openTestStore(dir);
     try {
       const row = s.db.select({ sealed: secrets.sealed }).from(secrets).get()!;
       expect(row.sealed).not.toContain('split-plain-value');

@@ -14,7 +14,8 @@ import type { DomainService } from '../../sagas/domains';
 import type { Core, DnsInfo, NudgeKind } from '../../core/port';
 import { openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import type { Store } from '../../store/db';
+import { openTestStore } from './store';
 import { DEFAULT_PLANS } from '../../rules/plans';
 import { OpenApiChecker, type Answer } from './openapi';
 
@@ -49,7 +50,7 @@ export interface TestApiOptions {
 
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const dir = mkdtempSync(join(tmpdir(), 'hostplane-test-'));
-  const store = openStore(dir);
+  const store = await openTestStore(dir);
   const sealer = openSealer(dir);
   const { log, lines: logs } = captureLogger();
   const nudges: { kind: NudgeKind; key: string }[] = [];

@@ -7,14 +7,15 @@ import { DEFAULT_PLANS } from '../../rules/plans';
 import { bundleContext } from '../../core/sealing';
 import { bundleReconciler } from '../../reconcilers/bundles';
 import type { Reconciler } from '../../reconcilers/types';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from './store';
 import { storedBundle, type BundleProject } from '../../store/nodes';
 
 export interface BundleEnv { dir: string; s: Store; sealer: Sealer; r: Reconciler }
 
-export function openBundleEnv(prefix: string): BundleEnv {
+export async function openBundleEnv(prefix: string): Promise<BundleEnv> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const s = openStore(dir);
+  const s = await openTestStore(dir);
   const sealer = openSealer(dir);
   return { dir, s, sealer, r: bundleReconciler({ store: s, sealer, plans: DEFAULT_PLANS }) };
 }

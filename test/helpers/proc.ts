@@ -3,7 +3,7 @@
 import { parseHostPort } from '../../providers/nameserver/knot-config';
 import { startStubResolver, type StubResolver } from './stub-resolver';
 import { createOrg, createUser, issueToken, registerNode, setMembership } from '../../store/accounts';
-import { openStore } from '../../store/db';
+import { openTestStore, storeEnv } from './store';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -53,7 +53,8 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
   // Never the machine's resolver: one on loopback that knows nothing unless a test tells it.
   if ((args[0] === 'serve' || args[0] === 'core') && !args.includes('--resolver')) args = [...args, '--resolver', (await sharedResolver()).address];
   const [cmd, ...cmdArgs] = [...(opts.prefix ?? []), BIN, ...args];
-  const proc = spawn(cmd!, cmdArgs, { cwd: ROOT, env: { ...process.env, HOSTPLANE_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, HOSTPLANE_LOG_LEVEL: 'info', ...(await storeEnvOf(args)), ...opts.env };
+  const proc = spawn(cmd!, cmdArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr!.setEncoding('utf8').on('data', (c: string) => { err += c; });
   const exited = new Promise<Exit>((res) => proc.once('exit', (code, signal) => res({ code, signal })));
@@ -96,10 +97,18 @@ export async function startHostplane(args: string[], opts: { timeoutMs?: number;
 
 export interface CliResult { code: number; stdout: string; stderr: string }
 
+/** The store of the data dir `args` name, in this pass of the tests (test/helpers/store.ts). */
+function storeEnvOf(args: string[]): Promise<NodeJS.ProcessEnv> {
+  const at = args.indexOf('--data');
+  const uses = ['serve', 'api', 'core', 'admin'].includes(args[0] ?? '') && !args.includes('--database-url');
+  return storeEnv(uses ? (at >= 0 ? args[at + 1] : './data') : undefined);
+}
+
 /** Runs `hostplane <args>` to completion; never rejects on a non-zero exit. */
-export function runHostplane(args: string[]): Promise<CliResult> {
+export async function runHostplane(args: string[]): Promise<CliResult> {
+  const env = { ...process.env, ...(await storeEnvOf(args)) };
   return new Promise((res) => {
-    execFile(BIN, args, { cwd: ROOT, env: { ...process.env }, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(BIN, args, { cwd: ROOT, env, timeout: 20_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       res({ code, stdout, stderr });
     });
@@ -134,7 +143,7 @@ export interface Bootstrapped { token: string; nodeToken: string }
 /** The org `acme` (free) with its admin `owner@acme.test` and the node `nodeId`, written through the store the CLI
  * uses, in this process: what a test that runs processes needs before they start, without one CLI run per row. */
 export async function bootstrapInStore(dataDir: string, nodeId: string): Promise<Bootstrapped> {
-  const s = openStore(dataDir);
+  const s = await openTestStore(dataDir);
   try {
     await createOrg(s, 'acme', 'free');
     await createUser(s, 'owner@acme.test');

@@ -35,7 +35,7 @@ async function woken(seq: number): Promise<string[]> {
 }
 
 beforeEach(async () => {
-  ({ dir, s, sealer, r } = openBundleEnv('hostplane-access-bundle-'));
+  ({ dir, s, sealer, r } = await openBundleEnv('hostplane-access-bundle-'));
   orgId = (await createOrg(s, 'acme', 'pro')).id;
   projectId = (await createProject(s, { orgId, plan: 'pro', limit: 100, name: 'shop', database: false, hostname: 'shop.hostplane.test', actor: 'test' })).id;
   await registerNode(s, 'a');

@@ -32,7 +32,7 @@ const secret = (project: string, name: string, value: string) =>
 const opened = (node: string) => openedBundle(s, sealer, node);
 
 beforeEach(async () => {
-  ({ dir, s, sealer, r } = openBundleEnv('hostplane-bundles-'));
+  ({ dir, s, sealer, r } = await openBundleEnv('hostplane-bundles-'));
   orgId = (await createOrg(s, 'acme', 'pro')).id;
   for (const name of ['shop', 'blog']) {
     ids[name] = (await createProject(s, { orgId, plan: 'pro', limit: 100, name, database: false, hostname: `${name}.hostplane.test`, actor: 'test' })).id;

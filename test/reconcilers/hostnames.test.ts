@@ -14,7 +14,8 @@ import { systemResolver } from '../../providers/resolver';
 import { hostnameReconciler, type HostnameReconcilerDeps } from '../../reconcilers/hostnames';
 import { startRunner } from '../../reconcilers/runner';
 import { createOrg } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { listAudit } from '../../store/feed';
 import { finalizersOf } from '../../store/finalizers';
 import { addHostname, deleteHostname, hostnameByName, type HostnameFacts } from '../../store/hostnames';
@@ -68,7 +69,7 @@ const managed = (zone: string) => s.db.select().from(rrsets).all().filter((r) =>
 
 beforeEach(async () => {
   clock = new Date('2026-11-26T10:00:00Z');
-  s = openStore(':memory:', { clock: () => clock });
+  s = await openTestStore(':memory:', { clock: () => clock });
   edge = new FakeEdge();
   const a = await createOrg(s, 'acme', 'free');
   const g = await createOrg(s, 'globex', 'free');

@@ -58,7 +58,7 @@ const managedRecords = () => rawSqlite(s).prepare('SELECT name, type FROM rrsets
 const create = (name: string, limit = 1) => createProject(s, { orgId, plan: 'free', limit, name, database: true, hostname: `${name}.hostplane.test`, actor: 'test' });
 
 beforeEach(async () => {
-  env = openBundleEnv('hostplane-projects-');
+  env = await openBundleEnv('hostplane-projects-');
   s = env.s;
   sandbox = await startEdgeSandbox({ certificateDelayMs: 0 });
   hostnames = hostnameReconciler({

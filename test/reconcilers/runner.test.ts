@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { startRunner, type Runner } from '../../reconcilers/runner';
 import { identityWatch, TerminalError, type Reconciler, type Result } from '../../reconcilers/types';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { changesSince, onChanges, recordChange, type Change, type ChangeKind } from '../../store/feed';
 import { changes, feedConsumers } from '../../store/schema';
 import { eq } from 'drizzle-orm';
@@ -48,8 +49,8 @@ describe('runner', () => {
   };
   const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
 
-  beforeEach(() => {
-    store = openStore(':memory:');
+  beforeEach(async () => {
+    store = await openTestStore(':memory:');
     logged = capturedLog();
     runner = undefined;
   });
@@ -272,9 +273,9 @@ describe('runner', () => {
 
   it("picks up another process's change from the poll, and does not run this process's change again for it", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
-    const other = openStore(dir);
+    const other = await openTestStore(dir);
     store.close();
-    store = openStore(dir);
+    store = await openTestStore(dir);
     try {
       const f = fakeReconciler(() => ({}));
       const r = await start([f.r], { pollMs: 20 });
@@ -295,9 +296,9 @@ describe('runner', () => {
 
   it('reports its feed position, and resyncs everything when changes were pruned before it read them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
-    const other = openStore(dir);
+    const other = await openTestStore(dir);
     store.close();
-    store = openStore(dir);
+    store = await openTestStore(dir);
     fakeTimers();
     try {
       const f = fakeReconciler(() => ({}), async () => ['everything.example']);
@@ -417,7 +418,7 @@ describe('runner', () => {
 
 describe('commit notification', () => {
   it('announces the changes a commit kept, in seq order, and none that a savepoint rolled back', async () => {
-    const store = openStore(':memory:');
+    const store = await openTestStore(':memory:');
     try {
       const got: Change[][] = [];
       const off = onChanges(store, (batch) => got.push(batch));

@@ -45,7 +45,7 @@ const provider = (name: OAuthProviderName, clientId: string, secret: string) =>
 const changedSince = async (seq: number): Promise<string[]> => (await changesSince(s, seq)).map((c) => `${c.kind}/${c.key}`);
 
 beforeEach(async () => {
-  ({ dir, s, sealer } = openBundleEnv('hostplane-signin-bundle-'));
+  ({ dir, s, sealer } = await openBundleEnv('hostplane-signin-bundle-'));
   r = bundleReconciler({ store: s, sealer, plans: DEFAULT_PLANS, oauthEndpoints: ENDPOINTS });
   orgId = (await createOrg(s, 'acme', 'pro')).id;
   projectId = (await createProject(s, { orgId, plan: 'pro', limit: 100, name: 'shop', database: true, hostname: 'shop.hostplane.test', actor: 'test' })).id;

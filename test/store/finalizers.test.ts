@@ -1,7 +1,8 @@
 /** One finalizer API for every kind that leaves state outside the store when deleted (zones, custom hostnames). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { finalizersOf, finishFinalizer } from '../../store/finalizers';
 import { createZone, deleteZone, zoneByName } from '../../store/zones';
 
@@ -9,7 +10,7 @@ describe('finalizers', () => {
   let s: Store;
   let orgId: number;
   beforeEach(async () => {
-    s = openStore(':memory:');
+    s = await openTestStore(':memory:');
     orgId = (await createOrg(s, 'acme', 'free')).id;
   });
   afterEach(() => s.close());

@@ -2,7 +2,8 @@
  * added, idempotent re-adds, lifetimes and finalizers on delete, activation only from pending, expiry. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
 import { finalizersOf } from '../../store/finalizers';
 import {
@@ -25,7 +26,7 @@ const add = (who: typeof acme, name: string) => addHostname(s, { ...who, name, a
 
 beforeEach(async () => {
   clock = new Date('2026-11-26T10:00:00Z');
-  s = openStore(':memory:', { clock: () => clock });
+  s = await openTestStore(':memory:', { clock: () => clock });
   const a = await createOrg(s, 'acme', 'free');
   const g = await createOrg(s, 'globex', 'free');
   acme = await project(a.id, 'blog');

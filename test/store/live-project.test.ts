@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors';
 import { createOrg } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { createProject, deleteProject, getProject } from '../../store/projects';
 import { setSecret } from '../../store/secrets';
 import { setAccessPolicy, setBypass } from '../../store/access';
@@ -16,7 +17,7 @@ describe('writes racing deleteProject', () => {
   let s: Store;
   let orgId: number;
   beforeEach(async () => {
-    s = openStore(':memory:');
+    s = await openTestStore(':memory:');
     orgId = (await createOrg(s, 'acme', 'free')).id;
   });
   afterEach(() => s.close());

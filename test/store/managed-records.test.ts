@@ -5,7 +5,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
 import { rawSqlite } from '../helpers/sqlite';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
 import { rrsets } from '../../store/schema';
 import {
@@ -22,7 +23,7 @@ let clock: Date;
 
 beforeEach(async () => {
   clock = new Date('2026-11-26T10:00:00Z');
-  s = openStore(':memory:', { clock: () => clock });
+  s = await openTestStore(':memory:', { clock: () => clock });
   orgId = (await createOrg(s, 'acme', 'free')).id;
   await createZone(s, { orgId, name: ZONE, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'], actor: 'user:owner@acme.test', quota: null });
 });

@@ -2,7 +2,7 @@
  * NODE_STALE_AFTER_MS is Stale, judged at the store's clock; a report brings it back. */
 import { describe, expect, it } from 'vitest';
 import { createOrg, registerNode } from '../../store/accounts';
-import { openStore } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { NODE_STALE_AFTER_MS, nodeStatuses, recordReport } from '../../store/nodes';
 import { createProject, setPlacement } from '../../store/projects';
 import { setSecret } from '../../store/secrets';
@@ -10,7 +10,7 @@ import { setSecret } from '../../store/secrets';
 describe('nodeStatuses', () => {
   it('a node is Stale once silent longer than the threshold, and not after its next report', async () => {
     let now = Date.parse('2026-11-26T10:00:00Z');
-    const s = openStore(':memory:', { clock: () => new Date(now) });
+    const s = await openTestStore(':memory:', { clock: () => new Date(now) });
     try {
       await registerNode(s, 'n1');
       const stale = async () => (await nodeStatuses(s)).find((n) => n.nodeId === 'n1')!.conditions.find((c) => c.type === 'Stale')!;
@@ -33,7 +33,7 @@ describe('nodeStatuses', () => {
 
 describe('pendingSecrets', () => {
   it('lists a secret once per node, also for a project placed on two nodes', async () => {
-    const s = openStore(':memory:');
+    const s = await openTestStore(':memory:');
     try {
       const org = await createOrg(s, 'acme', 'free');
       const p = await createProject(s, { orgId: org.id, plan: 'free', limit: 3, name: 'blog', database: false, hostname: 'blog.hostplane.app', actor: 'test' });

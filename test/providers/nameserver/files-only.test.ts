@@ -7,7 +7,7 @@ import { filesOnlyNameserver } from '../../../providers/nameserver/files-only';
 import { createLogger } from '../../../lib/log';
 import { zoneReconciler } from '../../../reconcilers/zones';
 import { createOrg } from '../../../store/accounts';
-import { openStore } from '../../../store/db';
+import { openTestStore } from '../../helpers/store';
 import { statusOf } from '../../../store/status';
 import { createZone, deleteZone, type ZoneFacts } from '../../../store/zones';
 
@@ -20,7 +20,7 @@ describe('without knotd: the files-only nameserver', () => {
   it('still renders the zone file, and the zone status says that nothing serves it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hp-files-only-'));
     dirs.push(dir);
-    const store = openStore(':memory:');
+    const store = await openTestStore(':memory:');
     const ns = filesOnlyNameserver(join(dir, 'zones'), 'knotd is not installed: zone files are rendered but nothing serves them');
     await ns.start([]);
     const { id } = await createOrg(store, 'acme', 'free');

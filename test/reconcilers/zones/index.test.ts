@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../lib/log';
 import type { Resolver } from '../../../providers/resolver';
 import { createOrg } from '../../../store/accounts';
-import { openStore, type Store } from '../../../store/db';
+import { type Store } from '../../../store/db';
+import { openTestStore } from '../../helpers/store';
 import { statusOf } from '../../../store/status';
 import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../../store/zones';
 import { zoneReconciler } from '../../../reconcilers/zones';
@@ -38,7 +39,7 @@ describe('zone reconciler', () => {
 
   beforeEach(async () => {
     now = Date.parse('2026-11-26T12:00:00Z');
-    store = openStore(':memory:', { clock: () => new Date(now) });
+    store = await openTestStore(':memory:', { clock: () => new Date(now) });
     ns = new FakeNameserver();
     orgId = (await createOrg(store, 'acme', 'free')).id;
     delegatedTo = [];

@@ -6,7 +6,8 @@ import { createLogger } from '../../../lib/log';
 import { judgeSecondaries } from '../../../reconcilers/zones/secondaries';
 import { zoneReconciler } from '../../../reconcilers/zones';
 import { createOrg } from '../../../store/accounts';
-import { openStore, type Store } from '../../../store/db';
+import { type Store } from '../../../store/db';
+import { openTestStore } from '../../helpers/store';
 import { statusOf } from '../../../store/status';
 import { createZone, putRRset, type ZoneFacts } from '../../../store/zones';
 import { checkCnameConflict } from '../../../zonefiles';
@@ -41,7 +42,7 @@ describe('zone reconciler: secondaries', () => {
 
   beforeEach(async () => {
     now = Date.parse('2026-11-26T12:00:00Z');
-    store = openStore(':memory:', { clock: () => new Date(now) });
+    store = await openTestStore(':memory:', { clock: () => new Date(now) });
     ns = new FakeNameserver();
     orgId = (await createOrg(store, 'acme', 'free')).id;
     await createZone(store, { orgId, name: ZONE, nameservers: NS, actor: 'test', quota: null });

@@ -8,7 +8,8 @@ import { createLogger } from '../../../lib/log';
 import type { ParentDs, Resolver } from '../../../providers/resolver';
 import { zoneReconciler } from '../../../reconcilers/zones';
 import { createOrg } from '../../../store/accounts';
-import { openStore, type Store } from '../../../store/db';
+import { type Store } from '../../../store/db';
+import { openTestStore } from '../../helpers/store';
 import { statusOf } from '../../../store/status';
 import { createZone, setZoneDnssec, setZoneDs, type ZoneFacts } from '../../../store/zones';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
@@ -38,7 +39,7 @@ describe('zone reconciler: signing', () => {
 
   beforeEach(async () => {
     now = Date.parse('2026-11-26T12:00:00Z');
-    store = openStore(':memory:', { clock: () => new Date(now) });
+    store = await openTestStore(':memory:', { clock: () => new Date(now) });
     ns = new FakeNameserver();
     ns.signerBump = 1;
     orgId = (await createOrg(store, 'acme', 'free')).id;

@@ -1,0 +1,56 @@
+/**
+ * The store tests run on: SQLite unless HOSTPLANE_TEST_STORE=postgres, in which case test/global-setup.ts has
+ * started one throw-away PostgreSQL cluster for the run and every data dir (or in-memory store) gets a database
+ * of its own on it, as an installation with `--database-url` would.
+ */
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { openStore, type OpenStoreOptions, type Store } from '../../store/db';
+import { openPgStore } from '../../store/db-pg';
+
+/** Set by test/global-setup.ts for the PostgreSQL pass: the cluster's socket dir. */
+export const PG_SOCKET_ENV = 'HOSTPLANE_TEST_PG_SOCKET';
+export const onPostgres = (): boolean => process.env.HOSTPLANE_TEST_STORE === 'postgres';
+
+const urlOf = (database: string): string => `postgres://hostplane@localhost/${database}?host=${encodeURIComponent(process.env[PG_SOCKET_ENV]!)}`;
+
+const made = new Map<string, Promise<string>>();
+let fresh = 0;
+
+async function createDatabase(name: string): Promise<void> {
+  const c = new pg.Client({ host: process.env[PG_SOCKET_ENV], user: 'hostplane', database: 'postgres' });
+  await c.connect();
+  try {
+    await c.query(`CREATE DATABASE "${name}"`);
+  } catch (e) {
+    // Another test process made it first for the same data dir.
+    if ((e as { code?: string }).code !== '42P04') throw e;
+  } finally {
+    await c.end();
+  }
+}
+
+/** The database of a data dir on the test cluster (made on first use), or a new one for `:memory:`. */
+export function databaseUrlFor(dir: string | ':memory:'): Promise<string> {
+  const name = dir === ':memory:'
+    ? `m${process.pid}_${++fresh}`
+    : `d${createHash('sha1').update(resolve(dir)).digest('hex').slice(0, 20)}`;
+  let url = made.get(name);
+  if (!url) {
+    url = createDatabase(name).then(() => urlOf(name));
+    made.set(name, url);
+  }
+  return url;
+}
+
+/** The environment a hostplane process started on `dir` needs to find its store in this pass. */
+export async function storeEnv(dir: string | undefined): Promise<NodeJS.ProcessEnv> {
+  return onPostgres() && dir ? { HOSTPLANE_DATABASE_URL: await databaseUrlFor(dir) } : {};
+}
+
+/** The store of `dir` in this pass. */
+export async function openTestStore(dir: string | ':memory:' = ':memory:', opts: OpenStoreOptions = {}): Promise<Store> {
+  if (!onPostgres()) return openStore(dir, opts);
+  return openPgStore(await databaseUrlFor(dir), opts.clock ? { clock: opts.clock } : {});
+}
