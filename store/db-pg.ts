@@ -4,14 +4,14 @@
  * objects through drizzle's node-postgres dialect; the tables themselves come from store/migrations-pg, which
  * drizzle-kit derives from the same schema (store/schema-pg.ts).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import {
-  causeOf, driverCode, StoreUnavailableError, WriteAbortedError, WriteContractError, type Db, type Store, type Tx, type WriteOptions, type WriteStats,
+  causeOf, driverCode, sharedWatch, StoreUnavailableError, WriteAbortedError, WriteContractError, type Db, type Store, type Tx, type WriteOptions, type WriteStats,
 } from './db';
 import * as schema from './schema';
 
@@ -86,6 +86,54 @@ const numbered = (text: string): string => {
   return text.replace(/\?/g, () => `$${++n}`);
 };
 const statementName = (key: string, text: string): string => `hp_${key.replace(/\W/g, '_').slice(0, 30)}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
+
+/** The channel every write notifies at its commit. */
+const CHANNEL = 'hostplane_commits';
+/** How long a lost listening connection waits before it connects again. */
+const RELISTEN_MS = 1000;
+
+/** Holds one connection in LISTEN and calls `fire` for other instances' commits, coalesced to one call per turn of
+ * the event loop; after the connection was lost, it connects again and fires once (what it missed is unknown). */
+function listen(config: pg.ClientConfig, instance: string, fire: () => void): () => void {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let pending = false;
+  let retry: NodeJS.Timeout | undefined;
+  const soon = (): void => {
+    if (pending) return;
+    pending = true;
+    setImmediate(() => {
+      pending = false;
+      if (!stopped) fire();
+    });
+  };
+  const connect = (first: boolean): void => {
+    const c = new pg.Client(config);
+    client = c;
+    let lost = false;
+    const onLost = (): void => {
+      if (lost || stopped) return;
+      lost = true;
+      void c.end().catch(() => undefined);
+      retry = setTimeout(() => connect(false), RELISTEN_MS);
+      retry.unref();
+    };
+    c.on('error', onLost);
+    c.on('end', onLost);
+    c.on('notification', (m) => {
+      if (m.payload !== instance) soon();
+    });
+    c.connect().then(() => c.query(`LISTEN ${CHANNEL}`)).then(() => {
+      if (!first) soon();
+    }, onLost);
+  };
+  connect(true);
+  return () => {
+    stopped = true;
+    clearTimeout(retry);
+    void client?.end().catch(() => undefined);
+  };
+}
 
 export interface OpenPgStoreOptions {
   clock?: () => Date;
@@ -204,7 +252,11 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     return state;
   };
 
+  /** Tells this process's notifications from other processes' (onOtherCommits). */
+  const instance = randomUUID();
+  const notifyAndCommit = `NOTIFY ${CHANNEL}, '${instance}'; COMMIT`;
   const commitListeners = new Set<() => void>();
+  const listening = new Set<() => void>();
   const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0 };
   let closed = false;
 
@@ -229,7 +281,9 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       }
       let committed: pg.QueryResult;
       try {
-        committed = await client.query('COMMIT');
+        // The notification goes out with the commit, in one round trip: other processes' waits wake on it.
+        const results = (await client.query(notifyAndCommit)) as unknown as pg.QueryResult[];
+        committed = results[results.length - 1]!;
       } catch (e) {
         broken = e as Error;
         stats.aborts++;
@@ -291,10 +345,19 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
         commitListeners.delete(listener);
       };
     },
+    onOtherCommits: sharedWatch((fire) => {
+      const stop = listen(config, instance, fire);
+      listening.add(stop);
+      return () => {
+        listening.delete(stop);
+        stop();
+      };
+    }),
     stats: () => ({ ...stats }),
     close: () => {
       if (closed) return;
       closed = true;
+      for (const stop of listening) stop();
       void pool.end().catch(() => undefined);
     },
   };

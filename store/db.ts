@@ -87,9 +87,40 @@ export interface Store {
   /** Calls `listener` after each commit of `write`, synchronously: the change feed announces this process's
    * changes through it (store/feed.ts `onChanges`). A listener must not throw. Returns the unsubscribe. */
   onCommit(listener: () => void): () => void;
+  /**
+   * Calls `listener` when another process may have committed (a `core` beside this `api`, the admin CLI, another
+   * replica): what `onCommit` cannot tell. SQLite: its `data_version` moved (read every OTHER_COMMITS_POLL_MS while
+   * anyone listens); PostgreSQL: a notification on a channel every write sends at its commit, and once more after
+   * the listening connection was lost and made again (notifications meanwhile are lost). A hint to read again,
+   * never the change itself. Returns the unsubscribe; nothing runs while nobody listens.
+   */
+  onOtherCommits(listener: () => void): () => void;
   /** Counts since the store opened. */
   stats(): WriteStats;
   close(): void;
+}
+
+/** How often SQLite's `data_version` is read while someone listens for other processes' commits. */
+export const OTHER_COMMITS_POLL_MS = 100;
+
+/** Listeners that share one watch, started with the first and stopped with the last. */
+export function sharedWatch(start: (fire: () => void) => () => void): (listener: () => void) => () => void {
+  const listeners = new Set<() => void>();
+  let stop: (() => void) | undefined;
+  const fire = (): void => {
+    for (const l of listeners) l();
+  };
+  return (listener) => {
+    listeners.add(listener);
+    stop ??= start(fire);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && stop) {
+        stop();
+        stop = undefined;
+      }
+    };
+  };
 }
 
 /** Writes per transaction at most; the rest wait for the next one. It bounds how long a commit holds the write
@@ -410,6 +441,21 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
         commitListeners.delete(listener);
       };
     },
+    onOtherCommits: sharedWatch((fire) => {
+      // data_version moves when another connection commits, and only then.
+      const version = sqlite.prepare('PRAGMA data_version').pluck();
+      let seen = version.get();
+      const timer = setInterval(() => {
+        if (!sqlite.open || running) return;
+        const now = version.get();
+        if (now !== seen) {
+          seen = now;
+          fire();
+        }
+      }, OTHER_COMMITS_POLL_MS);
+      timer.unref();
+      return () => clearInterval(timer);
+    }),
     stats: () => ({ ...stats }),
     close: () => {
       if (sqlite.open) sqlite.close();

@@ -21,6 +21,10 @@ const announcers = new WeakMap<Store, Announcer>();
  * whose subscribers; the row goes through `tx`).
  */
 export async function recordChange(s: Store, tx: Tx, kind: ChangeKind, key: string, at: Date): Promise<number> {
+  // Followers read the feed by seq. On PostgreSQL a sequence hands out numbers in call order, not commit order, so a
+  // follower that read seq 11 could miss seq 10 committed a moment later: writes that record changes commit one
+  // after another (docs/store.md). SQLite's writes are serial anyway.
+  await tx.lock('feed');
   const [row] = await tx.prepared('recordChange', (db) => db.insert(changes)
     .values({ kind: sql.placeholder('kind'), key: sql.placeholder('key'), at: sql.placeholder('at') })
     .returning({ seq: changes.seq }).prepare()).execute({ kind, key, at: iso(at) });

@@ -1,5 +1,5 @@
 /** The write contract on PostgreSQL (docs/store.md): the same `write(fn)` as SQLite's, on a throw-away cluster. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { count, eq, sql } from 'drizzle-orm';
 import { causeOf, isUniqueViolation, StoreUnavailableError, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
 import { openPgStore, redactUrl } from '../../store/db-pg';
@@ -130,6 +130,34 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect(rows).toEqual([{ slug: 'acme' }]);
     expect(await s.write(async (tx) => tx.raw<{ n: number }>('test n', 'SELECT count(*) AS n FROM orgs WHERE slug = ?', ['acme']))).toEqual([{ n: 1 }]);
   });
+
+  it("hears other processes' commits (onOtherCommits), not its own", async () => {
+    const other = await openPgStore(await cluster.createDatabase('other_commits'));
+    const second = await openPgStore(cluster.url('other_commits'));
+    try {
+      let heard = 0;
+      let own = 0;
+      const off = second.onOtherCommits(() => heard++);
+      const offOwn = other.onOtherCommits(() => own++);
+      // The LISTEN is in place once a commit of `second` itself is heard by `other`.
+      await vi.waitFor(async () => {
+        await second.write(async (tx) => addOrg(tx, `ping-${Date.now()}-${Math.random()}`));
+        expect(own).toBeGreaterThan(0);
+      }, { timeout: 10_000, interval: 100 });
+      const before = heard;
+      await other.write(async (tx) => addOrg(tx, 'heard'));
+      await vi.waitFor(() => expect(heard).toBeGreaterThan(before), { timeout: 10_000 });
+      const heardBefore = heard;
+      await second.write(async (tx) => addOrg(tx, 'own'));
+      await new Promise((r) => setImmediate(r));
+      expect(heard).toBe(heardBefore);
+      off();
+      offOwn();
+    } finally {
+      other.close();
+      second.close();
+    }
+  }, 30_000);
 
   it('answers StoreUnavailableError while the server is down, promptly, and works again once it is back', async () => {
     const before = await orgCount();
