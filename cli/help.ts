@@ -115,7 +115,7 @@ const commandLine = (c: Omit<AdminCommand, 'run'>): string => `  ${synopsis(c)}\
 
 /** `hostplane admin --help`. */
 export function adminHelp(): string {
-  const used = new Set<FlagName>(['data', ...ADMIN_COMMANDS.flatMap((c) => c.flags)]);
+  const used = new Set<FlagName>(['data', 'database-url', ...ADMIN_COMMANDS.flatMap((c) => c.flags)]);
   return [
     'usage: hostplane admin --data DIR <command> [arguments] [flags]',
     '',
@@ -147,6 +147,6 @@ export function adminCommandHelp(c: Omit<AdminCommand, 'run'>): string {
     wrap(c.help, ''),
     '',
     'flags:',
-    ...(['data', ...c.flags] as FlagName[]).map(flagHelp),
+    ...(['data', 'database-url', ...c.flags] as FlagName[]).map(flagHelp),
   ].join('\n');
 }
