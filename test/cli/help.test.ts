@@ -98,9 +98,9 @@ describe('help', () => {
     for (const c of ['init', ...ADMIN_COMMANDS.map((x) => x.name)]) expect(help.admin).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
     const tokenCreate = await ok('admin', 'token', 'create', '--help');
     expect(tokenCreate).toMatch(/^usage: hostplane admin --data DIR token create <email> \[--name NAME\] \[--expires-in DURATION\] \[--expires-at TIME\]\n/);
-    expect([...flagsInHelp(tokenCreate).keys()]).toEqual(['data', 'name', 'expires-in', 'expires-at']);
+    expect([...flagsInHelp(tokenCreate).keys()]).toEqual(['data', 'database-url', 'name', 'expires-in', 'expires-at']);
     expect(await ok('help', 'admin', 'token', 'create')).toBe(tokenCreate);
-    expect([...flagsInHelp(await ok('admin', 'org', 'list', '--help')).keys()]).toEqual(['data', 'json']);
+    expect([...flagsInHelp(await ok('admin', 'org', 'list', '--help')).keys()]).toEqual(['data', 'database-url', 'json']);
     expect(await ok('admin', 'help', 'token', 'create')).toBe(tokenCreate);
   });
 
