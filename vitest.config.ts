@@ -10,6 +10,8 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2 } },
     pool: 'forks',
     // CI also keeps a machine-readable report, from which .ci/run prints its one-line summary.
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.tmp/vitest-report.json' }]] : ['default'],
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: process.env.HOSTPLANE_TEST_STORE === 'postgres' ? '.tmp/vitest-report-pg.json' : '.tmp/vitest-report.json' }]]
+      : ['default'],
   },
 });
