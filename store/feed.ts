@@ -11,8 +11,9 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 export interface Change { seq: number; kind: ChangeKind; key: string }
 
-/** The in-process subscribers of one store and the changes recorded in its transaction in progress. */
-interface Announcer { recorded: Change[]; listeners: Set<(changes: Change[]) => void>; unsubscribe: () => void }
+/** The in-process subscribers of one store, the changes recorded in its transaction in progress, and the
+ * announcement of the last commit (each reads the store first, and waits for the one before). */
+interface Announcer { recorded: Change[]; listeners: Set<(changes: Change[]) => void>; unsubscribe: () => void; announced: Promise<void> }
 const announcers = new WeakMap<Store, Announcer>();
 
 /**
@@ -37,8 +38,12 @@ export async function recordChange(s: Store, tx: Tx, kind: ChangeKind, key: stri
 export function onChanges(s: Store, listener: (changes: Change[]) => void): () => void {
   let a = announcers.get(s);
   if (!a) {
-    const created: Announcer = { recorded: [], listeners: new Set(), unsubscribe: () => undefined };
-    created.unsubscribe = s.onCommit(() => announce(s, created));
+    const created: Announcer = { recorded: [], listeners: new Set(), unsubscribe: () => undefined, announced: Promise.resolve() };
+    created.unsubscribe = s.onCommit(() => {
+      const recorded = created.recorded;
+      created.recorded = [];
+      if (recorded.length > 0) created.announced = created.announced.then(() => announce(s, created, recorded));
+    });
     announcers.set(s, created);
     a = created;
   }
@@ -58,10 +63,7 @@ export function onChanges(s: Store, listener: (changes: Change[]) => void): () =
  * the commit kept are announced, or a consumer that skips announced seqs in the feed would skip someone
  * else's change.
  */
-function announce(s: Store, a: Announcer): void {
-  if (a.recorded.length === 0) return;
-  const recorded = a.recorded;
-  a.recorded = [];
+async function announce(s: Store, a: Announcer, recorded: Change[]): Promise<void> {
   let from = Infinity;
   let to = -Infinity;
   for (const c of recorded) {
@@ -70,8 +72,8 @@ function announce(s: Store, a: Announcer): void {
   }
   let kept: Map<number, Change>;
   try {
-    const rows = s.prepared('changesBetween', (db) => db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
-      .where(and(gte(changes.seq, sql.placeholder('from')), lte(changes.seq, sql.placeholder('to')))).prepare()).all({ from, to });
+    const rows = await s.prepared('changesBetween', (db) => db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
+      .where(and(gte(changes.seq, sql.placeholder('from')), lte(changes.seq, sql.placeholder('to')))).prepare()).execute({ from, to });
     const committed = new Map(rows.map((r) => [r.seq, r]));
     kept = new Map();
     for (const c of recorded) {
@@ -95,12 +97,13 @@ function announce(s: Store, a: Announcer): void {
 
 /** Changes after `seq` in order, whoever wrote them; a kind this version does not know matches no watch. */
 export async function changesSince(s: Store, seq: number, limit = 1000): Promise<Change[]> {
-  return s.db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
-    .where(gt(changes.seq, seq)).orderBy(changes.seq).limit(limit).all() as Change[];
+  return await s.db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
+    .where(gt(changes.seq, seq)).orderBy(changes.seq).limit(limit) as Change[];
 }
 
 export async function latestSeq(s: Store): Promise<number> {
-  return s.db.select({ seq: max(changes.seq) }).from(changes).get()?.seq ?? 0;
+  const [head] = await s.db.select({ seq: max(changes.seq) }).from(changes);
+  return head?.seq ?? 0;
 }
 
 /**
@@ -218,8 +221,8 @@ export interface AuditRecord { id: string; at: string; event: string; actor: str
 
 /** Newest first; the cursor is the id of the last item of the previous page. */
 export async function listAudit(s: Store, orgId: number, limit: number, before?: number): Promise<AuditRecord[]> {
-  const rows = s.db.select().from(audit)
+  const rows = await s.db.select().from(audit)
     .where(before === undefined ? eq(audit.orgId, orgId) : and(eq(audit.orgId, orgId), lt(audit.id, before)))
-    .orderBy(desc(audit.id)).limit(limit).all();
+    .orderBy(desc(audit.id)).limit(limit);
   return rows.map((r) => ({ id: String(r.id), at: r.at, event: r.event, actor: r.actor, target: r.target, details: r.details }));
 }
