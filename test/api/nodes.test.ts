@@ -150,7 +150,7 @@ describe('getNodeBundle', () => {
     expect(r.body.projects[0].storage).toEqual({ prefix: expect.stringMatching(/^p[0-9a-f]{24}\/$/), quotaBytes: DEFAULT_PLANS.free!.storageBytes });
     const v1 = r.body.version;
     expect((await t.call('DELETE', '/v1/orgs/acme/projects/shop/storage')).status).toBe(204);
-    await until('a new bundle of node-a', () => bundleVersion(t.store, 'node-a') > v1, 5000, 5);
+    await until('a new bundle of node-a', async () => (await bundleVersion(t.store, 'node-a')) > v1, 5000, 5);
     expect((await bundle('node-a')).body.projects[0].storage).toBeNull();
   });
 });
