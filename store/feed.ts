@@ -11,9 +11,8 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 export interface Change { seq: number; kind: ChangeKind; key: string }
 
-/** The in-process subscribers of one store, the changes recorded in its transaction in progress, and the
- * announcement of the last commit (each reads the store first, and waits for the one before). */
-interface Announcer { recorded: Change[]; listeners: Set<(changes: Change[]) => void>; unsubscribe: () => void; announced: Promise<void> }
+/** The in-process subscribers of one store and the changes recorded in its transaction in progress. */
+interface Announcer { recorded: Change[]; listeners: Set<(changes: Change[]) => void>; unsubscribe: () => void }
 const announcers = new WeakMap<Store, Announcer>();
 
 /**
@@ -38,12 +37,8 @@ export async function recordChange(s: Store, tx: Tx, kind: ChangeKind, key: stri
 export function onChanges(s: Store, listener: (changes: Change[]) => void): () => void {
   let a = announcers.get(s);
   if (!a) {
-    const created: Announcer = { recorded: [], listeners: new Set(), unsubscribe: () => undefined, announced: Promise.resolve() };
-    created.unsubscribe = s.onCommit(() => {
-      const recorded = created.recorded;
-      created.recorded = [];
-      if (recorded.length > 0) created.announced = created.announced.then(() => announce(s, created, recorded));
-    });
+    const created: Announcer = { recorded: [], listeners: new Set(), unsubscribe: () => undefined };
+    created.unsubscribe = s.onCommit(() => announce(s, created));
     announcers.set(s, created);
     a = created;
   }
@@ -63,7 +58,10 @@ export function onChanges(s: Store, listener: (changes: Change[]) => void): () =
  * the commit kept are announced, or a consumer that skips announced seqs in the feed would skip someone
  * else's change.
  */
-async function announce(s: Store, a: Announcer, recorded: Change[]): Promise<void> {
+function announce(s: Store, a: Announcer): void {
+  if (a.recorded.length === 0) return;
+  const recorded = a.recorded;
+  a.recorded = [];
   let from = Infinity;
   let to = -Infinity;
   for (const c of recorded) {
@@ -72,8 +70,11 @@ async function announce(s: Store, a: Announcer, recorded: Change[]): Promise<voi
   }
   let kept: Map<number, Change>;
   try {
-    const rows = await s.prepared('changesBetween', (db) => db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
-      .where(and(gte(changes.seq, sql.placeholder('from')), lte(changes.seq, sql.placeholder('to')))).prepare()).execute({ from, to });
+    // Still SQLite's synchronous read: the runner drops a writer's nudge for a change already announced in the
+    // same turn, so the announcement must come at the commit itself. Dialect-neutral, it needs the store to say
+    // which writes of a commit rolled back (e.g. a callback on `tx` run after its commit) instead of this read.
+    const rows = s.prepared('changesBetween', (db) => db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
+      .where(and(gte(changes.seq, sql.placeholder('from')), lte(changes.seq, sql.placeholder('to')))).prepare()).all({ from, to });
     const committed = new Map(rows.map((r) => [r.seq, r]));
     kept = new Map();
     for (const c of recorded) {

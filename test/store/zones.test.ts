@@ -9,6 +9,7 @@ import { createZone, putRRset, zoneByName, zoneChangesSince, zoneSnapshot } from
 import { checkCnameConflict, type RRset } from '../../zonefiles';
 
 const ZONE = 'customer.test';
+const QUOTA = { plan: 'free', rrsets: 5000, bytes: 5 * 1024 * 1024 };
 
 let s: Store;
 /** Another process's store on the same file. */
@@ -30,7 +31,7 @@ afterEach(() => {
 
 const txt = (label: string): RRset => ({ name: `${label}.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: `"${label}"` }] });
 const put = (store: Store, rrset: RRset) =>
-  putRRset(store, { orgId, zone: ZONE, rrset, actor: 'user:owner@acme.test', cnameConflict: checkCnameConflict, quota: null });
+  putRRset(store, { orgId, zone: ZONE, rrset, actor: 'user:owner@acme.test', cnameConflict: checkCnameConflict, quota: QUOTA });
 
 /** `s`, whose raw read `key` lets the other process commit one more rrset right after it, `times` times. */
 function racing(key: string, times: number): { store: Store; written: string[] } {
