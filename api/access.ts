@@ -63,8 +63,8 @@ const Redeemed = z.object({
 
 
 /** The policy as answered, with where it is enforced (a new bypass secret and a revoke show there too). */
-function view(store: Store, projectId: number, st: AccessPolicyState): z.output<typeof AccessPolicy> {
-  const rollout = accessRollout(store, projectId);
+async function view(store: Store, projectId: number, st: AccessPolicyState): Promise<z.output<typeof AccessPolicy>> {
+  const rollout = await accessRollout(store, projectId);
   return { mode: st.mode, hasPassword: st.hasPassword, hasBypass: st.hasBypass, updatedAt: st.updatedAt, rollout };
 }
 
@@ -88,7 +88,7 @@ export const accessOps: AnyOp[] = [
     },
     handler: async ({ deps, org, params, http }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      const body = view(deps.store, p.id, await accessPolicy(deps.store, p.id));
+      const body = await view(deps.store, p.id, await accessPolicy(deps.store, p.id));
       return cacheable(http, bodyTag(body), body);
     },
   }),
@@ -111,11 +111,11 @@ export const accessOps: AnyOp[] = [
     },
     handler: async ({ deps, core, org, params, body, actor, http }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      await checkBeforeWrite(http, `the access policy of ${p.name}`, async () => bodyTag(view(deps.store, p.id, await accessPolicy(deps.store, p.id))));
+      await checkBeforeWrite(http, `the access policy of ${p.name}`, async () => bodyTag(await view(deps.store, p.id, await accessPolicy(deps.store, p.id))));
       const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
       const st = await setAccessPolicy(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, mode: body.mode, passwordHash });
       core.nudge('project', String(p.id));
-      const out = view(deps.store, p.id, st);
+      const out = await view(deps.store, p.id, st);
       return { status: 200, body: out, headers: { ETag: bodyTag(out) } };
     },
   }),

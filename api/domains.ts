@@ -240,7 +240,7 @@ export const domainOps: AnyOp[] = [
     },
     handler: async ({ deps, core, org, body, actor }) => {
       const { name, nameservers } = await tenantName(deps, core, body.name);
-      if (heldByOther(deps.store, org.id, name)) throw new AppError(409, 'domain_taken', `${name} is held by another organization`);
+      if (await heldByOther(deps.store, org.id, name)) throw new AppError(409, 'domain_taken', `${name} is held by another organization`);
       const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).zones };
       try {
         const z = await createZone(deps.store, { orgId: org.id, name, nameservers, actor, quota });
@@ -271,7 +271,7 @@ export const domainOps: AnyOp[] = [
     handler: async ({ deps, org, params }) => {
       const name = domainName(params.name);
       const d = await domainOf(deps.store, org.id, name);
-      return { status: 200, body: { ...domainBody(d), ledger: ledgerOf(deps.store, org.id, name) }, headers: { ETag: domainTag(d) } };
+      return { status: 200, body: { ...domainBody(d), ledger: await ledgerOf(deps.store, org.id, name) }, headers: { ETag: domainTag(d) } };
     },
   }),
   defineOp({

@@ -127,7 +127,7 @@ export const nodeOps: AnyOp[] = [
     },
     handler: async ({ deps, core, query, http, node }) => {
       const id = node.nodeId;
-      let version = bundleVersion(deps.store, id);
+      let version = await bundleVersion(deps.store, id);
       if (query.wait && notModified(http, etagOf(version))) {
         // Held until a commit of a newer bundle of this node (a 'node' change: store/nodes.ts storeBundle), the
         // wait's end or the client going away. Idle long-polls are most of what a control plane of many nodes
@@ -143,8 +143,8 @@ export const nodeOps: AnyOp[] = [
           while (version === seen && Date.now() < deadline && !http.res.destroyed && !waitsReleased(deps.store)) {
             await changeOrEnd(deps.store, 'node', id, deadline - Date.now(), http.res);
             // A removed node or a rotated token (a 'node' change too) ends the wait: a leaked token holds nothing open.
-            if (!nodeTokenHolds(deps.store, node)) throw new AppError(401, 'unauthorized', 'the node token was revoked');
-            version = bundleVersion(deps.store, id);
+            if (!(await nodeTokenHolds(deps.store, node))) throw new AppError(401, 'unauthorized', 'the node token was revoked');
+            version = await bundleVersion(deps.store, id);
           }
         } finally {
           const left = (polls.get(id) ?? 1) - 1;

@@ -10,7 +10,8 @@
  *   otherwise. Status writes are not in the change feed, so the feed's poll would not see them.
  * A wake re-reads the resource; one that finds it not yet observed waits again.
  */
-import type { Store } from '../store/db';
+import type Database from 'better-sqlite3';
+import type { Db, Store } from '../store/db';
 import { onChanges, type ChangeKind } from '../store/feed';
 import { onStatus } from '../store/status';
 
@@ -88,7 +89,8 @@ function watchOf(s: Store): Watch {
   const offChanges = onChanges(s, (batch) => {
     for (const c of batch) wake(keyOf(c.kind, c.key));
   });
-  const version = s.prepared('dataVersion', (_db, sqlite) => sqlite.prepare('PRAGMA data_version').pluck());
+  // SQLite only (issue 22 replaces it with PostgreSQL's LISTEN): the read side's connection under drizzle.
+  const version = s.prepared('dataVersion', (db) => (db as Db & { $client: Database.Database }).$client.prepare('PRAGMA data_version').pluck());
   let seen = version.get() as number;
   const timer = setInterval(() => {
     let now: number;

@@ -63,7 +63,7 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
     async reconcile(name): Promise<Result> {
       const now = s.clock().getTime();
       let next = Infinity;
-      const p = openPurchaseOf(s, name);
+      const p = await openPurchaseOf(s, name);
       if (p) {
         const age = now - Date.parse(p.updatedAt);
         if (age < abandonAfterMs) {
@@ -74,7 +74,7 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
           purchases.inc();
         }
       }
-      let dom = domainByName(s, name);
+      let dom = await domainByName(s, name);
       if (!dom || !d.registrar || !['active', 'expired'].includes(dom.status)) return Number.isFinite(next) ? { requeueAfterMs: next } : {};
 
       // Sync from the registrar when due (or a renewal is under way: it starts from fresh facts).
@@ -99,7 +99,7 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
           await record(name, [{ type: 'Renewed', status: 'False', reason: 'RenewalFailed', message }], message);
           throw e;
         }
-        const last = ledgerOf(s, dom.orgId, name, 1)[0];
+        const [last] = await ledgerOf(s, dom.orgId, name, 1);
         const declined = last?.kind === 'renewal_declined';
         renewals.inc({ outcome: declined ? 'declined' : 'paid' });
         await record(name, [
@@ -108,7 +108,7 @@ export function domainReconciler(d: DomainReconcilerDeps): Reconciler {
             ? { type: 'RenewalPaid', status: 'False', reason: 'PaymentDeclined', message: 'the renewal charge was declined; the domain stays renewed (see the ledger)' }
             : { type: 'RenewalPaid', status: 'True', reason: 'Paid', message: 'the last renewal was billed' },
         ], null);
-        dom = domainByName(s, name)!;
+        dom = (await domainByName(s, name))!;
       }
       const nextDue = dom.autoRenew && dom.expiresAt ? Math.max(1_000, Date.parse(dom.expiresAt) - renewBeforeMs - s.clock().getTime()) : Infinity;
       return { requeueAfterMs: Math.min(next, syncIntervalMs, nextDue) };

@@ -221,11 +221,11 @@ export function domainService(d: DomainServiceDeps): DomainService {
     });
   };
 
-  const finishAbandoned = (id: string): Promise<void> => {
-    const first = purchaseById(s, id);
-    if (!first) return Promise.resolve();
-    return serially(first.name, async () => {
-      let p = purchaseById(s, id);
+  const finishAbandoned = async (id: string): Promise<void> => {
+    const first = await purchaseById(s, id);
+    if (!first) return;
+    await serially(first.name, async () => {
+      let p = await purchaseById(s, id);
       if (!p || !purchaseIsOpen(p)) return;
       if (p.step === 'reserved') {
         await setPurchaseStep(s, p.id, 'failed', { lastError: 'abandoned before the payment' });
@@ -254,7 +254,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
   /** Renews at the registrar first, then bills the purchase's payment method (a decline is a ledger entry; the
    * domain stays renewed), each stage stored before its call so that a crash resumes it. */
   const renewFlow = async (name: string, years: number, auto: boolean, actor: string): Promise<void> => {
-    let dom = domainByName(s, name);
+    let dom = await domainByName(s, name);
     if (!dom) return;
     let r = dom.renewal as unknown as Renewal | null;
     if (!r) {
@@ -271,7 +271,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
       }
       r = { ...r, state: 'billing', newExpiresAt: reg.expiresAt };
       await setRenewal(s, name, dom.uid, r, undefined, { expiresAt: reg.expiresAt, locked: reg.locked, nameservers: reg.nameservers });
-      dom = domainByName(s, name)!;
+      dom = (await domainByName(s, name))!;
     }
     const note = `renewal of ${name} for ${r.years} year(s), to ${r.newExpiresAt}`;
     try {
@@ -291,8 +291,8 @@ export function domainService(d: DomainServiceDeps): DomainService {
 
   /** A purchased domain of the caller's organization, for the registrar operations; an imported one is 400
    * naming its own registrar as the place (`what`), or 404 where the spec says (its auth code). */
-  const registered = (orgId: number, name: string, what: string, importedStatus = 400): DomainRow => {
-    const dom = domainByName(s, name);
+  const registered = async (orgId: number, name: string, what: string, importedStatus = 400): Promise<DomainRow> => {
+    const dom = await domainByName(s, name);
     if (!dom || dom.orgId !== orgId) throw notFound(`domain ${name}`);
     if (dom.status === 'imported') {
       if (importedStatus === 404) throw notFound(`an auth code for ${name}: it is imported, so the registrar it is registered at gives it`);
@@ -304,7 +304,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
   };
 
   const syncRegistered = async (name: string): Promise<DomainRow | undefined> => {
-    const dom = domainByName(s, name);
+    const dom = await domainByName(s, name);
     if (!dom || dom.status === 'pending' || dom.status === 'imported' || dom.status === 'transferred_out') return dom;
     const info = await registrar().info(name);
     return recordRegistrarFacts(s, name, dom.uid, info ? { expiresAt: info.expiresAt, locked: info.locked, nameservers: info.nameservers } : 'transferred_out');
@@ -320,10 +320,10 @@ export function domainService(d: DomainServiceDeps): DomainService {
     },
     purchase,
     renew: async (i) => {
-      registered(i.orgId, i.name, 'renew it');
+      await registered(i.orgId, i.name, 'renew it');
       registrar();
-      await serially(i.name, () => {
-        const dom = domainByName(s, i.name)!;
+      await serially(i.name, async () => {
+        const dom = (await domainByName(s, i.name))!;
         // A renewal under way is resumed as stored; only a new one is held to the term.
         if (!dom.renewal) checkTerm(i.name, dom.expiresAt, i.years, s.clock());
         return renewFlow(i.name, i.years, false, i.actor);
@@ -331,7 +331,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
       return { ok: true };
     },
     lock: async (i) => {
-      const dom = registered(i.orgId, i.name, 'lock or unlock it');
+      const dom = await registered(i.orgId, i.name, 'lock or unlock it');
       await serially(i.name, async () => {
         let reg: RegistrarDomain;
         try {
@@ -349,7 +349,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
       return { ok: true };
     },
     authCode: async (i) => {
-      const dom = registered(i.orgId, i.name, 'ask for its auth code', 404);
+      const dom = await registered(i.orgId, i.name, 'ask for its auth code', 404);
       let authCode: string;
       try {
         authCode = await registrar().authCode(i.name);
@@ -362,7 +362,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
       return { authCode, transferLockedUntil: until.getTime() > s.clock().getTime() ? iso(until) : null };
     },
     sync: async (i) => {
-      const dom = domainByName(s, i.name);
+      const dom = await domainByName(s, i.name);
       if (!dom || dom.orgId !== i.orgId) throw notFound(`domain ${i.name}`);
       if (dom.status === 'imported') {
         // Not in our registrar account: its delegation is what there is to read, and it never reads as transferred out.

@@ -37,16 +37,17 @@ const stateOf = (row: Row | undefined): AccessPolicyState => row
   : { mode: 'public', hasPassword: false, hasBypass: false, updatedAt: null, version: 0 };
 
 export async function accessPolicy(s: Store, projectId: number): Promise<AccessPolicyState> {
-  return stateOf(s.db.select().from(accessPolicies).where(eq(accessPolicies.projectId, projectId)).get());
+  const [row] = await s.db.select().from(accessPolicies).where(eq(accessPolicies.projectId, projectId)).limit(1);
+  return stateOf(row);
 }
 
 /** The policy as a node enforces it (bundle `access`): hashes included. */
 export interface AccessForBundle { mode: AccessMode; passwordHash: string | null; bypassHash: string | null; version: number }
 
-export function accessForBundle(s: Store, projectIds: number[]): Map<number, AccessForBundle> {
+export async function accessForBundle(s: Store, projectIds: number[]): Promise<Map<number, AccessForBundle>> {
   const out = new Map<number, AccessForBundle>();
   if (projectIds.length === 0) return out;
-  for (const r of s.db.select().from(accessPolicies).where(inArray(accessPolicies.projectId, projectIds)).all()) {
+  for (const r of await s.db.select().from(accessPolicies).where(inArray(accessPolicies.projectId, projectIds))) {
     out.set(r.projectId, { mode: r.mode, passwordHash: r.passwordHash, bypassHash: r.bypassHash, version: r.version });
   }
   return out;
@@ -115,9 +116,10 @@ export async function revokeBypass(s: Store, p: ProjectWrite): Promise<{ revoked
 export interface KnownHost { host: string; projectId: number; orgId: number; orgSlug: string }
 
 export async function knownHost(s: Store, name: string): Promise<KnownHost | undefined> {
-  return s.db.select({ host: hostnames.name, projectId: projects.id, orgId: orgs.id, orgSlug: orgs.slug })
+  const [host] = await s.db.select({ host: hostnames.name, projectId: projects.id, orgId: orgs.id, orgSlug: orgs.slug })
     .from(hostnames).innerJoin(projects, eq(projects.id, hostnames.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
-    .where(and(eq(hostnames.name, name), eq(hostnames.status, 'active'))).get();
+    .where(and(eq(hostnames.name, name), eq(hostnames.status, 'active'))).limit(1);
+  return host;
 }
 
 const codeHash = (code: string): string => createHash('sha256').update(code, 'utf8').digest('hex');

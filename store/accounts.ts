@@ -44,13 +44,14 @@ export async function createUser(s: Store, email: string): Promise<{ id: number;
 }
 
 async function userByEmail(s: Store, email: string): Promise<{ id: number }> {
-  const u = s.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+  const [u] = await s.db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
   if (!u) throw notFound(`user ${email}`);
   return u;
 }
 
 export async function orgBySlug(s: Store, slug: string): Promise<Org | undefined> {
-  return s.db.select({ id: orgs.id, slug: orgs.slug, plan: orgs.plan }).from(orgs).where(eq(orgs.slug, slug)).get();
+  const [org] = await s.db.select({ id: orgs.id, slug: orgs.slug, plan: orgs.plan }).from(orgs).where(eq(orgs.slug, slug)).limit(1);
+  return org;
 }
 
 /** A member's role changed or a member left: the org's members version rises and every project of the org is a
@@ -71,8 +72,8 @@ export async function setMembership(s: Store, orgSlug: string, email: string, ro
   if (!org) throw notFound(`organization ${orgSlug}`);
   const user = await userByEmail(s, email);
   return s.write(async (tx) => {
-    const before = await tx.select({ role: memberships.role }).from(memberships)
-      .where(and(eq(memberships.orgId, org.id), eq(memberships.userId, user.id))).get();
+    const [before] = await tx.select({ role: memberships.role }).from(memberships)
+      .where(and(eq(memberships.orgId, org.id), eq(memberships.userId, user.id))).limit(1);
     await tx.insert(memberships).values({ orgId: org.id, userId: user.id, role })
       .onConflictDoUpdate({ target: [memberships.orgId, memberships.userId], set: { role } });
     if (before && before.role !== role) await membersChanged(s, tx, org.id);
@@ -94,7 +95,7 @@ export async function removeMembership(s: Store, orgSlug: string, email: string)
 
 /** Every organization, by slug. */
 export async function listOrgs(s: Store): Promise<{ slug: string; plan: string; createdAt: string }[]> {
-  return s.db.select({ slug: orgs.slug, plan: orgs.plan, createdAt: orgs.createdAt }).from(orgs).orderBy(asc(orgs.slug)).all();
+  return s.db.select({ slug: orgs.slug, plan: orgs.plan, createdAt: orgs.createdAt }).from(orgs).orderBy(asc(orgs.slug));
 }
 
 /** Moves the organization to `plan` (the caller checks it against the plan table). Answers the plan it was on. */
@@ -118,12 +119,11 @@ export async function setOrgPlan(s: Store, slug: string, plan: string): Promise<
 
 /** Every user, by email, with the organizations they belong to (`slug:role`, by slug). */
 export async function listUsers(s: Store): Promise<{ email: string; createdAt: string; orgs: string[] }[]> {
-  const rows = s.db.select({ email: users.email, createdAt: users.createdAt, org: orgs.slug, role: memberships.role })
+  const rows = await s.db.select({ email: users.email, createdAt: users.createdAt, org: orgs.slug, role: memberships.role })
     .from(users)
     .leftJoin(memberships, eq(memberships.userId, users.id))
     .leftJoin(orgs, eq(orgs.id, memberships.orgId))
-    .orderBy(asc(users.email), asc(orgs.slug))
-    .all();
+    .orderBy(asc(users.email), asc(orgs.slug));
   const byEmail = new Map<string, { email: string; createdAt: string; orgs: string[] }>();
   for (const r of rows) {
     const u = byEmail.get(r.email) ?? { email: r.email, createdAt: r.createdAt, orgs: [] };
@@ -165,11 +165,10 @@ export async function issueToken(s: Store, email: string): Promise<string> {
 
 /** Every API token (never the token, only its id), oldest first. */
 export async function listTokens(s: Store): Promise<TokenInfo[]> {
-  const rows = s.db.select({ hash: tokens.hash, name: tokens.name, email: users.email, createdAt: tokens.createdAt, expiresAt: tokens.expiresAt })
+  const rows = await s.db.select({ hash: tokens.hash, name: tokens.name, email: users.email, createdAt: tokens.createdAt, expiresAt: tokens.expiresAt })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
-    .orderBy(asc(tokens.createdAt), asc(tokens.hash))
-    .all();
+    .orderBy(asc(tokens.createdAt), asc(tokens.hash));
   return rows.map(({ hash, ...r }) => ({ id: tokenId(hash), ...r }));
 }
 
@@ -178,7 +177,7 @@ export async function listTokens(s: Store): Promise<TokenInfo[]> {
 export async function revokeToken(s: Store, id: string): Promise<{ revoked: boolean }> {
   const match = sql`substr(${tokens.hash}, 1, ${TOKEN_ID_LENGTH}) = ${id}`;
   return s.write(async (tx) => {
-    const found = await tx.select({ hash: tokens.hash }).from(tokens).where(match).all();
+    const found = await tx.select({ hash: tokens.hash }).from(tokens).where(match);
     if (found.length > 1) throw conflict('token_ambiguous', `${found.length} tokens have the id ${id}`);
     if (found.length === 1) await tx.delete(tokens).where(eq(tokens.hash, found[0]!.hash));
     return { revoked: found.length === 1 };
@@ -190,7 +189,7 @@ export interface Principal { userId: number; email: string }
 /** The user a token belongs to, unless the token is unknown or expired. */
 
 export async function principalByToken(s: Store, token: string): Promise<Principal | undefined> {
-  return s.prepared('principalByToken', (db) => db
+  const [row] = await s.prepared('principalByToken', (db) => db
     .select({ userId: users.id, email: users.email })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
@@ -198,18 +197,19 @@ export async function principalByToken(s: Store, token: string): Promise<Princip
       eq(tokens.hash, sql.placeholder('hash')),
       or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql.placeholder('now'))),
     ))
-    .prepare()).get({ hash: hashToken(token), now: iso(s.clock()) });
+    .prepare()).execute({ hash: hashToken(token), now: iso(s.clock()) });
+  return row;
 }
 
 /** The org and the caller's role in it, or undefined when the org does not exist or the caller is no member:
  * both read the same, so a stranger cannot tell another organization exists. */
 export async function membership(s: Store, slug: string, userId: number): Promise<{ org: Org; role: Role } | undefined> {
-  const row = s.prepared('membership', (db) => db
+  const [row] = await s.prepared('membership', (db) => db
     .select({ id: orgs.id, slug: orgs.slug, plan: orgs.plan, role: memberships.role })
     .from(orgs)
     .innerJoin(memberships, and(eq(memberships.orgId, orgs.id), eq(memberships.userId, sql.placeholder('userId'))))
     .where(eq(orgs.slug, sql.placeholder('slug')))
-    .prepare()).get({ slug, userId });
+    .prepare()).execute({ slug, userId });
   return row && { org: { id: row.id, slug: row.slug, plan: row.plan }, role: row.role };
 }
 
@@ -220,14 +220,14 @@ export async function membership(s: Store, slug: string, userId: number): Promis
  */
 export async function principalInOrg(s: Store, token: string, slug: string): Promise<{ principal: Principal; member: { org: Org; role: Role } | undefined } | undefined> {
   type Row = { userId: number; email: string; orgId: number | null; slug: string | null; plan: string | null; role: Role | null };
-  const row = s.prepared('principalInOrg', (_db, sqlite) => sqlite.prepare<[{ hash: string; now: string; slug: string }], Row>(
-    `SELECT u.id AS userId, u.email AS email, o.id AS orgId, o.slug AS slug, o.plan AS plan, m.role AS role
+  const [row] = await s.raw<Row>('principalInOrg',
+    `SELECT u.id AS "userId", u.email AS email, o.id AS "orgId", o.slug AS slug, o.plan AS plan, m.role AS role
      FROM tokens t
      JOIN users u ON u.id = t.user_id
-     LEFT JOIN orgs o ON o.slug = @slug
+     LEFT JOIN orgs o ON o.slug = ?
      LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
-     WHERE t.hash = @hash AND (t.expires_at IS NULL OR t.expires_at > @now)`,
-  )).get({ hash: hashToken(token), now: iso(s.clock()), slug });
+     WHERE t.hash = ? AND (t.expires_at IS NULL OR t.expires_at > ?)`,
+    [slug, hashToken(token), iso(s.clock())]);
   if (!row) return undefined;
   const principal: Principal = { userId: row.userId, email: row.email };
   const member = row.role !== null && row.orgId !== null ? { org: { id: row.orgId, slug: row.slug!, plan: row.plan! }, role: row.role } : undefined;
@@ -269,17 +269,19 @@ export async function rotateNodeToken(s: Store, nodeId: string): Promise<string>
 export interface NodePrincipal { nodeId: string; tokenHash: string }
 
 export async function nodePrincipalByToken(s: Store, token: string): Promise<NodePrincipal | undefined> {
-  return s.prepared('nodePrincipalByToken', (db) => db
+  const [row] = await s.prepared('nodePrincipalByToken', (db) => db
     .select({ nodeId: nodes.id, tokenHash: nodes.tokenHash })
     .from(nodes)
     .where(eq(nodes.tokenHash, sql.placeholder('hash')))
-    .prepare()).get({ hash: hashToken(token) });
+    .prepare()).execute({ hash: hashToken(token) });
+  return row;
 }
 
 /** Whether the token a node authenticated with is still its token: false once the node was removed or its token
  * rotated. */
-export function nodeTokenHolds(s: Store, p: NodePrincipal): boolean {
-  return s.prepared('nodeTokenHolds', (db) => db.select({ id: nodes.id }).from(nodes)
+export async function nodeTokenHolds(s: Store, p: NodePrincipal): Promise<boolean> {
+  const rows = await s.prepared('nodeTokenHolds', (db) => db.select({ id: nodes.id }).from(nodes)
     .where(and(eq(nodes.id, sql.placeholder('id')), eq(nodes.tokenHash, sql.placeholder('hash')))).prepare())
-    .get({ id: p.nodeId, hash: p.tokenHash }) !== undefined;
+    .execute({ id: p.nodeId, hash: p.tokenHash });
+  return rows.length > 0;
 }

@@ -44,9 +44,9 @@ async function grantOf(tx: Tx, projectId: number): Promise<AuthSettings | undefi
 }
 
 export async function authState(s: Store, projectId: number): Promise<AuthState> {
-  const grant = s.db.select({ settings: authGrants.settings }).from(authGrants).where(eq(authGrants.projectId, projectId)).get();
-  const providers = s.db.select({ provider: authProviders.provider, clientId: authProviders.clientId }).from(authProviders)
-    .where(eq(authProviders.projectId, projectId)).orderBy(asc(authProviders.provider)).all();
+  const [grant] = await s.db.select({ settings: authGrants.settings }).from(authGrants).where(eq(authGrants.projectId, projectId)).limit(1);
+  const providers = await s.db.select({ provider: authProviders.provider, clientId: authProviders.clientId }).from(authProviders)
+    .where(eq(authProviders.projectId, projectId)).orderBy(asc(authProviders.provider));
   return { granted: grant !== undefined, settings: grant ? settingsOf(grant.settings) : null, providers, hosts: await routableHostnames(s, projectId) };
 }
 
@@ -144,14 +144,14 @@ export interface AuthForBundle {
   providers: { provider: OAuthProviderName; clientId: string; sealed: string }[];
 }
 
-export function authForBundle(s: Store, projectIds: number[]): Map<number, AuthForBundle> {
+export async function authForBundle(s: Store, projectIds: number[]): Promise<Map<number, AuthForBundle>> {
   const out = new Map<number, AuthForBundle>();
   if (projectIds.length === 0) return out;
-  for (const g of s.db.select().from(authGrants).where(inArray(authGrants.projectId, projectIds)).all()) {
+  for (const g of await s.db.select().from(authGrants).where(inArray(authGrants.projectId, projectIds))) {
     out.set(g.projectId, { grant: g.grantId, settings: settingsOf(g.settings), providers: [] });
   }
-  const rows = s.db.select().from(authProviders).where(inArray(authProviders.projectId, [...out.keys()]))
-    .orderBy(asc(authProviders.provider)).all();
+  const rows = await s.db.select().from(authProviders).where(inArray(authProviders.projectId, [...out.keys()]))
+    .orderBy(asc(authProviders.provider));
   for (const r of rows) out.get(r.projectId)!.providers.push({ provider: r.provider, clientId: r.clientId, sealed: r.sealedSecret });
   return out;
 }

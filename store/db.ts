@@ -75,8 +75,8 @@ export interface Store {
   write<T>(fn: (tx: Tx) => Promise<T>, opts?: WriteOptions): Promise<T>;
   /** Builds a query once per store and reuses it: drizzle otherwise rebuilds the SQL text and SQLite
    * re-prepares the statement on every call, which dominated the hot read paths. Bulk reads whose row
-   * mapping is the cost (a zone of 100,000 rrsets) may prepare on the driver itself. Read side, like `db`. */
-  prepared<T>(key: string, build: (db: Db, sqlite: Database.Database) => T): T;
+   * mapping is the cost (a zone of 100,000 rrsets) go through `raw` instead. Read side, like `db`. */
+  prepared<T>(key: string, build: (db: Db) => T): T;
   /**
    * Raw SQL on the read side, for the hot reads whose row mapping through drizzle is the cost (a zone of 100,000
    * rrsets). `text` is written once for both databases, with `?` for each parameter (PostgreSQL's `$n` are
@@ -433,7 +433,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       }
     }),
     dialect: 'sqlite' as const,
-    prepared: <T>(key: string, build: (db: Db, sqlite: Database.Database) => T): T => cached(statements, key, () => build(db, readSide)),
+    prepared: <T>(key: string, build: (db: Db) => T): T => cached(statements, key, () => build(db)),
     raw: rawQuery(statements, readSide),
     onCommit: (listener: () => void) => {
       commitListeners.add(listener);

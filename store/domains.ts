@@ -46,7 +46,7 @@ export const SYNCED: Judged = { type: 'Synced', status: 'True', reason: 'Synced'
 /** Records `set` and `lastError` on the status of the domain's current lifetime (the status writer keeps the other
  * conditions); nothing for a name without a domain. The reconciler and the registrar calls of the API share it. */
 export async function recordDomainConditions(s: Store, name: string, set: Judged[], lastError: string | null): Promise<void> {
-  const dom = domainByName(s, name);
+  const dom = await domainByName(s, name);
   if (dom) await recordStatus(s, DOMAIN_STATUS, name, { uid: dom.uid, generation: dom.generation, set, lastError });
 }
 export interface DomainWithStatus extends DomainRow { observed: DomainStatus | null; purchaseStep: PurchaseStep | null }
@@ -56,7 +56,7 @@ const statusJoin = and(eq(resourceStatus.kind, 'domain'), eq(resourceStatus.key,
 async function withStatus(s: Store, d: DomainRow): Promise<DomainWithStatus> {
   const st = await statusOf<DomainFacts>(s, 'domain', d.name, d.uid);
   const p = d.status === 'pending'
-    ? openPurchaseOf(s, d.name)
+    ? await openPurchaseOf(s, d.name)
     : undefined;
   return {
     ...d,
@@ -67,23 +67,24 @@ async function withStatus(s: Store, d: DomainRow): Promise<DomainWithStatus> {
 
 /** The domain of this organization; another's (or none) is 404. */
 export async function domainOf(s: Store, orgId: number, name: string): Promise<DomainWithStatus> {
-  const d = domainByName(s, name);
+  const d = await domainByName(s, name);
   if (!d || d.orgId !== orgId) throw notFound(`domain ${name}`);
   return withStatus(s, d);
 }
 
 /** The domain row by name alone, for the core and the reconciler. */
-export function domainByName(s: Store, name: string): DomainRow | undefined {
-  return s.db.select().from(domains).where(eq(domains.name, name)).get() as DomainRow | undefined;
+export async function domainByName(s: Store, name: string): Promise<DomainRow | undefined> {
+  const [d] = await s.db.select().from(domains).where(eq(domains.name, name)).limit(1) as DomainRow[];
+  return d;
 }
 
 export async function listDomains(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<DomainWithStatus>> {
   const after = cursor === undefined ? undefined : gt(domains.name, decodeCursor(cursor));
   // The page with each domain's status and open purchase (one at most: domain_purchases_open_name) in one read.
-  const rows = s.db.select({ d: domains, st: resourceStatus, step: domainPurchases.step }).from(domains)
+  const rows = await s.db.select({ d: domains, st: resourceStatus, step: domainPurchases.step }).from(domains)
     .leftJoin(resourceStatus, statusJoin)
     .leftJoin(domainPurchases, and(eq(domainPurchases.name, domains.name), eq(domainPurchases.open, 1)))
-    .where(and(eq(domains.orgId, orgId), after)).orderBy(asc(domains.name)).limit(limit + 1).all();
+    .where(and(eq(domains.orgId, orgId), after)).orderBy(asc(domains.name)).limit(limit + 1);
   const page = toPage(rows, limit, (r) => r.d.name);
   return {
     items: page.items.map(({ d, st, step }) => ({
@@ -96,9 +97,9 @@ export async function listDomains(s: Store, orgId: number, limit: number, cursor
 }
 
 /** The most recent ledger entries of the organization's domain, newest first. */
-export function ledgerOf(s: Store, orgId: number, name: string, limit = 50): LedgerEntry[] {
+export async function ledgerOf(s: Store, orgId: number, name: string, limit = 50): Promise<LedgerEntry[]> {
   return s.db.select({ at: domainLedger.at, kind: domainLedger.kind, amountCents: domainLedger.amountCents, currency: domainLedger.currency, note: domainLedger.note })
-    .from(domainLedger).where(and(eq(domainLedger.orgId, orgId), eq(domainLedger.name, name))).orderBy(desc(domainLedger.id)).limit(limit).all();
+    .from(domainLedger).where(and(eq(domainLedger.orgId, orgId), eq(domainLedger.name, name))).orderBy(desc(domainLedger.id)).limit(limit);
 }
 
 export async function addLedger(tx: Tx, e: { orgId: number; name: string; kind: string; amountCents: number; currency: string; note: string; reference?: string | null }, at: Date): Promise<void> {
@@ -173,13 +174,15 @@ export async function reservePurchase(s: Store, p: ReservePurchase): Promise<Res
   });
 }
 
-export function purchaseById(s: Store, id: string): PurchaseRow | undefined {
-  return s.db.select().from(domainPurchases).where(eq(domainPurchases.id, id)).get() as PurchaseRow | undefined;
+export async function purchaseById(s: Store, id: string): Promise<PurchaseRow | undefined> {
+  const [p] = await s.db.select().from(domainPurchases).where(eq(domainPurchases.id, id)).limit(1) as PurchaseRow[];
+  return p;
 }
 
 /** The open purchase of `name`, if any (at most one: domain_purchases_open_name). */
-export function openPurchaseOf(s: Store, name: string): PurchaseRow | undefined {
-  return s.db.select().from(domainPurchases).where(and(eq(domainPurchases.name, name), eq(domainPurchases.open, 1))).get() as PurchaseRow | undefined;
+export async function openPurchaseOf(s: Store, name: string): Promise<PurchaseRow | undefined> {
+  const [p] = await s.db.select().from(domainPurchases).where(and(eq(domainPurchases.name, name), eq(domainPurchases.open, 1))).limit(1) as PurchaseRow[];
+  return p;
 }
 
 /** Stores the step a purchase is at (before the external call it makes), with what the last one learned. */
@@ -276,9 +279,10 @@ export async function importDomainRow(s: Store, p: { orgId: number; name: string
 
 /** Another organization's domain row at the name, for importDomain's check before the zone. A domain transferred out
  * is held by nobody here any more: its row is the record of a lifetime that ended. */
-export function heldByOther(s: Store, orgId: number, name: string): boolean {
-  return s.db.select({ n: count() }).from(domains)
-    .where(and(eq(domains.name, name), ne(domains.orgId, orgId), ne(domains.status, 'transferred_out'))).get()!.n > 0;
+export async function heldByOther(s: Store, orgId: number, name: string): Promise<boolean> {
+  const [held] = await s.db.select({ n: count() }).from(domains)
+    .where(and(eq(domains.name, name), ne(domains.orgId, orgId), ne(domains.status, 'transferred_out')));
+  return held!.n > 0;
 }
 
 export async function setAutoRenew(s: Store, p: { orgId: number; name: string; autoRenew: boolean; actor: string }): Promise<void> {
@@ -315,16 +319,16 @@ export async function setRenewal(s: Store, name: string, uid: string, r: Renewal
 }
 
 /** Every name the domain reconciler looks after: domains and open purchases. */
-export function allDomainKeys(s: Store): string[] {
-  const a = s.db.select({ name: domains.name }).from(domains).all().map((r) => r.name);
-  const b = s.db.select({ name: domainPurchases.name }).from(domainPurchases).where(eq(domainPurchases.open, 1)).all().map((r) => r.name);
+export async function allDomainKeys(s: Store): Promise<string[]> {
+  const a = (await s.db.select({ name: domains.name }).from(domains)).map((r) => r.name);
+  const b = (await s.db.select({ name: domainPurchases.name }).from(domainPurchases).where(eq(domainPurchases.open, 1))).map((r) => r.name);
   return [...new Set([...a, ...b])].sort();
 }
 
 /** Domains and their reconcile status, for operators (admin status). */
-export function domainReconcileStatus(s: Store) {
-  return s.db.select({ name: domains.name, status: domains.status, expiresAt: domains.expiresAt, syncedAt: domains.syncedAt, st: resourceStatus })
-    .from(domains).leftJoin(resourceStatus, statusJoin).orderBy(asc(domains.name)).all()
+export async function domainReconcileStatus(s: Store) {
+  return (await s.db.select({ name: domains.name, status: domains.status, expiresAt: domains.expiresAt, syncedAt: domains.syncedAt, st: resourceStatus })
+    .from(domains).leftJoin(resourceStatus, statusJoin).orderBy(asc(domains.name)))
     .map((r) => ({ domain: r.name, status: r.status, expiresAt: r.expiresAt, syncedAt: r.syncedAt, conditions: r.st?.conditions ?? [], lastError: r.st?.lastError ?? null }));
 }
 

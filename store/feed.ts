@@ -74,6 +74,9 @@ function announce(s: Store, a: Announcer): void {
   }
   let kept: Map<number, Change>;
   try {
+    // Still SQLite's synchronous read: the runner drops a writer's nudge for a change already announced in the
+    // same turn, so the announcement must come at the commit itself. Dialect-neutral, it needs the store to say
+    // which writes of a commit rolled back (e.g. a callback on `tx` run after its commit) instead of this read.
     const rows = s.prepared('changesBetween', (db) => db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
       .where(and(gte(changes.seq, sql.placeholder('from')), lte(changes.seq, sql.placeholder('to')))).prepare()).all({ from, to });
     const committed = new Map(rows.map((r) => [r.seq, r]));
@@ -99,12 +102,13 @@ function announce(s: Store, a: Announcer): void {
 
 /** Changes after `seq` in order, whoever wrote them; a kind this version does not know matches no watch. */
 export async function changesSince(s: Store, seq: number, limit = 1000): Promise<Change[]> {
-  return s.db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
-    .where(gt(changes.seq, seq)).orderBy(changes.seq).limit(limit).all() as Change[];
+  return await s.db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
+    .where(gt(changes.seq, seq)).orderBy(changes.seq).limit(limit) as Change[];
 }
 
 export async function latestSeq(s: Store): Promise<number> {
-  return s.db.select({ seq: max(changes.seq) }).from(changes).get()?.seq ?? 0;
+  const [head] = await s.db.select({ seq: max(changes.seq) }).from(changes);
+  return head?.seq ?? 0;
 }
 
 /**
@@ -222,8 +226,8 @@ export interface AuditRecord { id: string; at: string; event: string; actor: str
 
 /** Newest first; the cursor is the id of the last item of the previous page. */
 export async function listAudit(s: Store, orgId: number, limit: number, before?: number): Promise<AuditRecord[]> {
-  const rows = s.db.select().from(audit)
+  const rows = await s.db.select().from(audit)
     .where(before === undefined ? eq(audit.orgId, orgId) : and(eq(audit.orgId, orgId), lt(audit.id, before)))
-    .orderBy(desc(audit.id)).limit(limit).all();
+    .orderBy(desc(audit.id)).limit(limit);
   return rows.map((r) => ({ id: String(r.id), at: r.at, event: r.event, actor: r.actor, target: r.target, details: r.details }));
 }

@@ -18,8 +18,8 @@ export type Finalizer<K extends FinalizerKind> = (typeof TABLES)[K]['$inferSelec
 export async function finalizersOf<K extends FinalizerKind>(s: Store, kind: K, name: string): Promise<Finalizer<K>[]> {
   // Every pass of every key asks (the hostname loop over 10,000 names is CPU-bound on SQL text): prepared once.
   const t: (typeof TABLES)[FinalizerKind] = TABLES[kind];
-  return s.prepared(`finalizersOf ${kind}`, (db) => db.select().from(t).where(eq(t.name, sql.placeholder('name'))).prepare())
-    .all({ name }) as Finalizer<K>[];
+  return await s.prepared(`finalizersOf ${kind}`, (db) => db.select().from(t).where(eq(t.name, sql.placeholder('name'))).prepare())
+    .execute({ name }) as Finalizer<K>[];
 }
 
 /** Nothing outside the store holds anything of lifetime `uid` any more. */

@@ -68,15 +68,15 @@ const newToken = (): string => randomBytes(16).toString('hex');
 /** A project's hostnames, default and custom, by name, each with its status. */
 export async function listHostnames(s: Store, projectId: number, limit: number, cursor?: string): Promise<Page<HostnameWithStatus>> {
   const after = cursor === undefined ? undefined : gt(hostnames.name, decodeCursor(cursor));
-  const rows = s.db.select({ ...columns, st: resourceStatus }).from(hostnames).leftJoin(resourceStatus, statusJoin)
-    .where(and(eq(hostnames.projectId, projectId), after)).orderBy(asc(hostnames.name)).limit(limit + 1).all();
+  const rows = await s.db.select({ ...columns, st: resourceStatus }).from(hostnames).leftJoin(resourceStatus, statusJoin)
+    .where(and(eq(hostnames.projectId, projectId), after)).orderBy(asc(hostnames.name)).limit(limit + 1);
   return toPage(rows.map(withStatus), limit, (r) => r.name);
 }
 
 /** The hostname `name` of the project; another project's (or none) reads as missing. */
 export async function hostnameOfProject(s: Store, projectId: number, name: string): Promise<HostnameWithStatus> {
-  const row = s.db.select({ ...columns, st: resourceStatus }).from(hostnames).leftJoin(resourceStatus, statusJoin)
-    .where(and(eq(hostnames.name, name), eq(hostnames.projectId, projectId))).get();
+  const [row] = await s.db.select({ ...columns, st: resourceStatus }).from(hostnames).leftJoin(resourceStatus, statusJoin)
+    .where(and(eq(hostnames.name, name), eq(hostnames.projectId, projectId))).limit(1);
   if (!row) throw notFound(`hostname ${name}`);
   return withStatus(row);
 }
@@ -183,8 +183,8 @@ export async function deleteHostname(s: Store, p: {
 export interface HostnameToReconcile extends HostnameRow { orgId: number }
 
 export async function hostnameByName(s: Store, name: string): Promise<HostnameToReconcile | undefined> {
-  const row = s.prepared('hostnameByName', (db) => db.select({ ...columns, orgId: projects.orgId }).from(hostnames)
-    .innerJoin(projects, eq(projects.id, hostnames.projectId)).where(eq(hostnames.name, sql.placeholder('name'))).prepare()).get({ name });
+  const [row] = await s.prepared('hostnameByName', (db) => db.select({ ...columns, orgId: projects.orgId }).from(hostnames)
+    .innerJoin(projects, eq(projects.id, hostnames.projectId)).where(eq(hostnames.name, sql.placeholder('name'))).prepare()).execute({ name });
   return row && { ...row, status: row.status as HostnameState, proof: row.proof as Proof | null };
 }
 
@@ -228,17 +228,17 @@ async function whilePending(
 
 /** Every name the hostname reconciler may have work for: custom rows and deleted lifetimes not finalized. */
 export async function allHostnameKeys(s: Store): Promise<string[]> {
-  const names = s.db.select({ name: hostnames.name }).from(hostnames).where(eq(hostnames.kind, 'custom')).all().map((r) => r.name);
-  const finalizing = s.db.selectDistinct({ name: hostnameFinalizers.name }).from(hostnameFinalizers).all().map((r) => r.name);
+  const names = (await s.db.select({ name: hostnames.name }).from(hostnames).where(eq(hostnames.kind, 'custom'))).map((r) => r.name);
+  const finalizing = (await s.db.selectDistinct({ name: hostnameFinalizers.name }).from(hostnameFinalizers)).map((r) => r.name);
   return [...new Set([...names, ...finalizing])].sort();
 }
 
 /** Custom hostnames at or under `zone`: those a change of the zone may concern (proofs, managed records). */
 export async function hostnamesUnder(s: Store, zone: string): Promise<string[]> {
   // LIKE only narrows: `_` is a LIKE wildcard and may be in a zone name. Every zone change asks: prepared once.
-  return s.prepared('hostnamesUnder', (db) => db.select({ name: hostnames.name }).from(hostnames)
+  return (await s.prepared('hostnamesUnder', (db) => db.select({ name: hostnames.name }).from(hostnames)
     .where(and(eq(hostnames.kind, 'custom'), or(eq(hostnames.name, sql.placeholder('zone')), like(hostnames.name, sql.placeholder('suffix'))))).prepare())
-    .all({ zone, suffix: `%.${zone}` })
+    .execute({ zone, suffix: `%.${zone}` }))
     .map((r) => r.name).filter((n) => n === zone || n.endsWith(`.${zone}`));
 }
 
@@ -261,23 +261,23 @@ export interface HostnameReconcileStatus {
 
 /** Every custom hostname with its status, by name, and the deleted ones whose cleanup is not done: for operators. */
 export async function hostnameReconcileStatus(s: Store): Promise<{ hostnames: HostnameReconcileStatus[]; finalizing: HostnameFinalizer[] }> {
-  const rows = s.db.select({ ...columns, st: resourceStatus, org: orgs.slug, project: projects.name }).from(hostnames)
+  const rows = await s.db.select({ ...columns, st: resourceStatus, org: orgs.slug, project: projects.name }).from(hostnames)
     .innerJoin(projects, eq(projects.id, hostnames.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
-    .leftJoin(resourceStatus, statusJoin).where(eq(hostnames.kind, 'custom')).orderBy(asc(hostnames.name)).all();
+    .leftJoin(resourceStatus, statusJoin).where(eq(hostnames.kind, 'custom')).orderBy(asc(hostnames.name));
   return {
     hostnames: rows.map((r) => ({
       hostname: r.name, org: r.org, project: r.project, status: r.status as HostnameState, generation: r.generation,
       observedGeneration: r.st?.observedGeneration ?? null, ready: isReady(r.st?.conditions ?? [], r.generation),
       conditions: r.st?.conditions ?? [], lastError: r.st?.lastError ?? null, reconciledAt: r.st?.reconciledAt ?? null,
     })),
-    finalizing: s.db.select().from(hostnameFinalizers).orderBy(asc(hostnameFinalizers.deletedAt)).all(),
+    finalizing: await s.db.select().from(hostnameFinalizers).orderBy(asc(hostnameFinalizers.deletedAt)),
   };
 }
 
 /** The names a project serves: its default hostname and its active custom ones (the node bundle's). */
 export async function routableHostnames(s: Store, projectId: number): Promise<string[]> {
-  return s.db.select({ name: hostnames.name }).from(hostnames)
-    .where(and(eq(hostnames.projectId, projectId), eq(hostnames.status, 'active'))).orderBy(asc(hostnames.name)).all().map((r) => r.name);
+  return (await s.db.select({ name: hostnames.name }).from(hostnames)
+    .where(and(eq(hostnames.projectId, projectId), eq(hostnames.status, 'active'))).orderBy(asc(hostnames.name))).map((r) => r.name);
 }
 
 /** The deepest zone of the service holding `name` (any organization's), or undefined. */
@@ -287,7 +287,7 @@ export async function zoneHolding(s: Store, name: string): Promise<{ name: strin
   // From the name itself up: the first zone found is the deepest (one prepared lookup per label, on the key).
   const labels = name.split('.');
   for (let i = 0; i < labels.length; i++) {
-    const z = q.get({ name: labels.slice(i).join('.') });
+    const [z] = await q.execute({ name: labels.slice(i).join('.') });
     if (z) return z;
   }
   return undefined;
@@ -295,5 +295,5 @@ export async function zoneHolding(s: Store, name: string): Promise<{ name: strin
 
 /** The rrsets at `name` in `zone`, with who manages each (null: the customer). */
 export async function rrsetsAtName(s: Store, zone: string, name: string): Promise<{ type: string; managedBy: string | null }[]> {
-  return s.db.select({ type: rrsets.type, managedBy: rrsets.managedBy }).from(rrsets).where(and(eq(rrsets.zone, zone), eq(rrsets.name, name))).all();
+  return s.db.select({ type: rrsets.type, managedBy: rrsets.managedBy }).from(rrsets).where(and(eq(rrsets.zone, zone), eq(rrsets.name, name)));
 }

@@ -78,8 +78,8 @@ export type NodeListing = { nodeId: string; createdAt: string; projects: string[
 
 /** Every node by id, with the projects placed on it (`org/project`, by name) and its last report. */
 export async function listNodes(s: Store): Promise<NodeListing[]> {
-  const rows = s.db.select({ nodeId: nodes.id, createdAt: nodes.createdAt, lastReportAt: nodeReports.reportedAt }).from(nodes)
-    .leftJoin(nodeReports, eq(nodeReports.nodeId, nodes.id)).orderBy(asc(nodes.id)).all();
+  const rows = await s.db.select({ nodeId: nodes.id, createdAt: nodes.createdAt, lastReportAt: nodeReports.reportedAt }).from(nodes)
+    .leftJoin(nodeReports, eq(nodeReports.nodeId, nodes.id)).orderBy(asc(nodes.id));
   const placed = await placedProjects(s.db);
   return rows.map((r) => ({ ...r, projects: placed.filter((p) => p.nodeId === r.nodeId).map((p) => `${p.org}/${p.project}`) }));
 }
@@ -110,33 +110,34 @@ export async function removeNode(s: Store, nodeId: string): Promise<string[]> {
 }
 
 /** Projects that live (not being deleted) and are placed on no node, by org and name: what `admin status` lists. */
-export function unplacedProjects(s: Store): { org: string; project: string }[] {
+export async function unplacedProjects(s: Store): Promise<{ org: string; project: string }[]> {
   return s.db.select({ org: orgs.slug, project: projects.name }).from(projects).innerJoin(orgs, eq(orgs.id, projects.orgId))
     .where(and(isNull(projects.deletingSince), notExists(s.db.select({ one: sql`1` }).from(placements).where(eq(placements.projectId, projects.id)))))
-    .orderBy(asc(orgs.slug), asc(projects.name)).all();
+    .orderBy(asc(orgs.slug), asc(projects.name));
 }
 
 export async function allNodeIds(s: Store): Promise<string[]> {
-  return s.db.select({ id: nodes.id }).from(nodes).orderBy(asc(nodes.id)).all().map((r) => r.id);
+  return (await s.db.select({ id: nodes.id }).from(nodes).orderBy(asc(nodes.id))).map((r) => r.id);
 }
 
 /** The nodes a project is placed on. */
 export async function nodesOfProject(s: Store, projectId: number): Promise<string[]> {
-  return s.prepared('nodesOfProject', (db) => db.select({ nodeId: placements.nodeId }).from(placements)
-    .where(eq(placements.projectId, sql.placeholder('id'))).prepare()).all({ id: projectId }).map((r) => r.nodeId);
+  return (await s.prepared('nodesOfProject', (db) => db.select({ nodeId: placements.nodeId }).from(placements)
+    .where(eq(placements.projectId, sql.placeholder('id'))).prepare()).execute({ id: projectId })).map((r) => r.nodeId);
 }
 
 /** The project holding the hostname `name`, if any. */
 export async function projectOfHostname(s: Store, name: string): Promise<number | undefined> {
-  return s.prepared('projectOfHostname', (db) => db.select({ id: hostnames.projectId }).from(hostnames)
-    .where(eq(hostnames.name, sql.placeholder('name'))).prepare()).get({ name })?.id;
+  const [row] = await s.prepared('projectOfHostname', (db) => db.select({ id: hostnames.projectId }).from(hostnames)
+    .where(eq(hostnames.name, sql.placeholder('name'))).prepare()).execute({ name });
+  return row?.id;
 }
 
 /** Everything the bundle of `nodeId` is made of, by org and project name. */
 export async function bundleSources(s: Store, nodeId: string): Promise<BundleSource[]> {
-  const placed = s.db.select({ projectId: projects.id, org: orgs.slug, plan: orgs.plan, membersVersion: orgs.membersVersion, project: projects.name, database: projects.database })
+  const placed = await s.db.select({ projectId: projects.id, org: orgs.slug, plan: orgs.plan, membersVersion: orgs.membersVersion, project: projects.name, database: projects.database })
     .from(placements).innerJoin(projects, eq(projects.id, placements.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
-    .where(eq(placements.nodeId, nodeId)).orderBy(asc(orgs.slug), asc(projects.name)).all();
+    .where(eq(placements.nodeId, nodeId)).orderBy(asc(orgs.slug), asc(projects.name));
   if (placed.length === 0) return [];
   const ids = placed.map((p) => p.projectId);
   const group = <T extends { projectId: number }>(rows: T[]): Map<number, T[]> => {
@@ -144,14 +145,14 @@ export async function bundleSources(s: Store, nodeId: string): Promise<BundleSou
     for (const r of rows) m.set(r.projectId, [...(m.get(r.projectId) ?? []), r]);
     return m;
   };
-  const hosts = group(s.db.select({ projectId: hostnames.projectId, name: hostnames.name }).from(hostnames)
-    .where(and(inArray(hostnames.projectId, ids), eq(hostnames.status, 'active'))).orderBy(asc(hostnames.name)).all());
-  const sealed = group(s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
-    .where(inArray(secrets.projectId, ids)).orderBy(asc(secrets.name)).all());
-  const storage = new Map(s.db.select({ projectId: storageGrants.projectId, prefix: storageGrants.prefix }).from(storageGrants)
-    .where(inArray(storageGrants.projectId, ids)).all().map((r) => [r.projectId, r]));
-  const auth = authForBundle(s, ids);
-  const access = accessForBundle(s, ids);
+  const hosts = group(await s.db.select({ projectId: hostnames.projectId, name: hostnames.name }).from(hostnames)
+    .where(and(inArray(hostnames.projectId, ids), eq(hostnames.status, 'active'))).orderBy(asc(hostnames.name)));
+  const sealed = group(await s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
+    .where(inArray(secrets.projectId, ids)).orderBy(asc(secrets.name)));
+  const storage = new Map((await s.db.select({ projectId: storageGrants.projectId, prefix: storageGrants.prefix }).from(storageGrants)
+    .where(inArray(storageGrants.projectId, ids))).map((r) => [r.projectId, r]));
+  const auth = await authForBundle(s, ids);
+  const access = await accessForBundle(s, ids);
   return placed.map((p) => ({
     ...p,
     hostnames: (hosts.get(p.projectId) ?? []).map((h) => h.name),
@@ -166,14 +167,15 @@ export interface StoredBundle { version: number; sealed: string; sections: Recor
 
 /** The bundle of `nodeId` as last built; undefined: none yet (the empty bundle, version 0). */
 export async function storedBundle(s: Store, nodeId: string): Promise<StoredBundle | undefined> {
-  return s.prepared('storedBundle', (db) => db.select({ version: nodeBundles.version, sealed: nodeBundles.sealed, sections: nodeBundles.sections, builtAt: nodeBundles.builtAt })
-    .from(nodeBundles).where(eq(nodeBundles.nodeId, sql.placeholder('id'))).prepare()).get({ id: nodeId });
+  const [bundle] = await s.prepared('storedBundle', (db) => db.select({ version: nodeBundles.version, sealed: nodeBundles.sealed, sections: nodeBundles.sections, builtAt: nodeBundles.builtAt })
+    .from(nodeBundles).where(eq(nodeBundles.nodeId, sql.placeholder('id'))).prepare()).execute({ id: nodeId });
+  return bundle;
 }
 
 /** The version of the bundle of `nodeId` (0: none built yet): what a long-poll compares, without the bundle. */
-export function bundleVersion(s: Store, nodeId: string): number {
-  return s.prepared('bundleVersion', (_db, sqlite) => sqlite.prepare<[string], number>('SELECT version FROM node_bundles WHERE node_id = ?').pluck())
-    .get(nodeId) ?? 0;
+export async function bundleVersion(s: Store, nodeId: string): Promise<number> {
+  const [row] = await s.raw<{ version: number }>('bundleVersion', 'SELECT version FROM node_bundles WHERE node_id = ?', [nodeId]);
+  return row?.version ?? 0;
 }
 
 /**
@@ -201,9 +203,9 @@ export interface NodeReport { bundleVersion: number; projects: { org: string; pr
  */
 export async function recordReport(s: Store, nodeId: string, r: NodeReport): Promise<{ desiredVersion: number; ignored: { org: string; project: string }[] }> {
   const now = iso(s.clock());
-  const placed = s.db.select({ projectId: projects.id, org: orgs.slug, project: projects.name }).from(placements)
+  const placed = await s.db.select({ projectId: projects.id, org: orgs.slug, project: projects.name }).from(placements)
     .innerJoin(projects, eq(projects.id, placements.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
-    .where(eq(placements.nodeId, nodeId)).all();
+    .where(eq(placements.nodeId, nodeId));
   const byName = new Map(placed.map((p) => [`${p.org}/${p.project}`, p.projectId]));
   const ignored: { org: string; project: string }[] = [];
   const usage = new Map<number, number>();
@@ -243,19 +245,19 @@ export interface ProjectPlacement {
 
 /** The nodes a project is placed on, each with the project's section of the node's bundle as last built (none
  * yet: undefined) and the node's last report; read and parsed once for the placements and the rollouts. */
-function placedSections(s: Store, projectId: number): { nodeId: string; createdAt: string; section: BundleSection | undefined; appliedVersion: number | null; reportedAt: string | null }[] {
+async function placedSections(s: Store, projectId: number): Promise<{ nodeId: string; createdAt: string; section: BundleSection | undefined; appliedVersion: number | null; reportedAt: string | null }[]> {
   type Row = { nodeId: string; createdAt: string; sections: string | null; appliedVersion: number | null; reportedAt: string | null };
-  const rows = s.prepared('projectPlacements', (_db, sqlite) => sqlite.prepare<[number], Row>(
-    `SELECT p.node_id AS nodeId, p.created_at AS createdAt, b.sections AS sections, r.applied_version AS appliedVersion, r.reported_at AS reportedAt
+  const rows = await s.raw<Row>('projectPlacements',
+    `SELECT p.node_id AS "nodeId", p.created_at AS "createdAt", b.sections AS sections, r.applied_version AS "appliedVersion", r.reported_at AS "reportedAt"
      FROM placements p LEFT JOIN node_bundles b ON b.node_id = p.node_id LEFT JOIN node_reports r ON r.node_id = p.node_id
      WHERE p.project_id = ? ORDER BY p.node_id`,
-  )).all(projectId);
+    [projectId]);
   return rows.map(({ sections, ...r }) => ({ ...r, section: sections === null ? undefined : (JSON.parse(sections) as Record<string, BundleSection>)[String(projectId)] }));
 }
 
 /** The nodes a project is placed on, with how far each has applied it; nothing of other projects. */
 export async function projectPlacements(s: Store, projectId: number): Promise<ProjectPlacement[]> {
-  return placedSections(s, projectId).map((r) => {
+  return (await placedSections(s, projectId)).map((r) => {
     const version = r.section?.version ?? null;
     return {
       nodeId: r.nodeId, createdAt: r.createdAt, version, appliedVersion: r.appliedVersion,
@@ -276,11 +278,11 @@ export const accessDigest = (a: BundleAccess): string =>
  * per node the project is placed on, `applied` once the node reported a bundle version at or after the first
  * one that carried it, else `pending`.
  */
-export function accessRollout(s: Store, projectId: number): SecretRollout[] {
-  const row = s.db.select({ membersVersion: orgs.membersVersion }).from(projects).innerJoin(orgs, eq(orgs.id, projects.orgId)).where(eq(projects.id, projectId)).get();
-  const access = accessForBundle(s, [projectId]).get(projectId) ?? PUBLIC_ACCESS;
+export async function accessRollout(s: Store, projectId: number): Promise<SecretRollout[]> {
+  const [row] = await s.db.select({ membersVersion: orgs.membersVersion }).from(projects).innerJoin(orgs, eq(orgs.id, projects.orgId)).where(eq(projects.id, projectId)).limit(1);
+  const access = (await accessForBundle(s, [projectId])).get(projectId) ?? PUBLIC_ACCESS;
   const digest = accessDigest({ ...access, membersVersion: row?.membersVersion ?? 0 });
-  return placedSections(s, projectId).map((p) => {
+  return (await placedSections(s, projectId)).map((p) => {
     const entry = p.section?.access;
     const applied = entry !== undefined && entry.digest === digest && p.appliedVersion !== null && p.appliedVersion >= entry.since;
     return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
@@ -293,7 +295,7 @@ export function accessRollout(s: Store, projectId: number): SecretRollout[] {
  * it), else `pending` (the bundle is not built yet, or the node has not applied it).
  */
 export async function secretRollout(s: Store, projectId: number, name: string, version: number): Promise<SecretRollout[]> {
-  return placedSections(s, projectId).map((p) => {
+  return (await placedSections(s, projectId)).map((p) => {
     const entry = p.section?.secrets[name];
     const applied = entry !== undefined && entry.version >= version && p.appliedVersion !== null && p.appliedVersion >= entry.since;
     return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
@@ -316,14 +318,14 @@ export interface NodeStatus {
 export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS): Promise<NodeStatus[]> {
   const now = s.clock();
   type Row = { nodeId: string; createdAt: string; version: number | null; sections: string | null; appliedVersion: number | null; reportedAt: string | null };
-  const rows = s.db.all<Row>(sql`SELECT n.id AS nodeId, n.created_at AS createdAt, b.version AS version, b.sections AS sections,
-    r.applied_version AS appliedVersion, r.reported_at AS reportedAt
+  const rows = await s.raw<Row>('nodeStatuses', `SELECT n.id AS "nodeId", n.created_at AS "createdAt", b.version AS version, b.sections AS sections,
+    r.applied_version AS "appliedVersion", r.reported_at AS "reportedAt"
     FROM nodes n LEFT JOIN node_bundles b ON b.node_id = n.id LEFT JOIN node_reports r ON r.node_id = n.id ORDER BY n.id`);
-  const current = s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, org: orgs.slug, project: projects.name })
+  const current = await s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, org: orgs.slug, project: projects.name })
     .from(secrets).innerJoin(projects, eq(projects.id, secrets.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
     // A join with placements would give a secret once per node its project is placed on.
-    .where(inArray(secrets.projectId, s.db.select({ id: placements.projectId }).from(placements))).all();
-  const placedOn = s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId }).from(placements).all();
+    .where(inArray(secrets.projectId, s.db.select({ id: placements.projectId }).from(placements)));
+  const placedOn = await s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId }).from(placements);
   return rows.map((r) => {
     const desiredVersion = r.version ?? 0;
     const sections = r.sections === null ? {} : (JSON.parse(r.sections) as Record<string, BundleSection>);

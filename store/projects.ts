@@ -1,5 +1,5 @@
 /** Projects, their hostnames and placements. */
-import { and, asc, count, eq, gt, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { AppError, conflict, notFound } from '../lib/errors';
 import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
@@ -79,17 +79,17 @@ export async function createProject(s: Store, p: CreateProject): Promise<Project
 
 export async function listProjects(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<Project>> {
   const after = cursor === undefined ? undefined : gt(projects.name, decodeCursor(cursor));
-  const rows = s.db.select(projectColumns).from(projects).innerJoin(hostnames, withDefaultHostname)
-    .where(and(eq(projects.orgId, orgId), after)).orderBy(asc(projects.name)).limit(limit + 1).all();
+  const rows = await s.db.select(projectColumns).from(projects).innerJoin(hostnames, withDefaultHostname)
+    .where(and(eq(projects.orgId, orgId), after)).orderBy(asc(projects.name)).limit(limit + 1);
   return toPage(rows, limit, (r) => r.name);
 }
 
 /** The project of this org by name, to act on; another org's project reads as missing, and so does one being
  * deleted: what it had is gone or going, and nothing may be added to it. */
 export async function getProject(s: Store, orgId: number, name: string): Promise<Project> {
-  const row = s.prepared('getProject', (db) => db.select(projectColumns).from(projects).innerJoin(hostnames, withDefaultHostname)
+  const [row] = await s.prepared('getProject', (db) => db.select(projectColumns).from(projects).innerJoin(hostnames, withDefaultHostname)
     .where(and(eq(projects.orgId, sql.placeholder('orgId')), eq(projects.name, sql.placeholder('name')))).prepare())
-    .get({ orgId, name });
+    .execute({ orgId, name });
   if (!row) throw notFound(`project ${name}`);
   if (row.deletingSince !== null) throw new AppError(404, 'not_found', `project ${name} is being deleted`);
   return row;
@@ -119,9 +119,15 @@ export async function removePlacement(s: Store, orgId: number, projectName: stri
   });
 }
 
-export async function cleanupLeft(q: Db, projectId: number): Promise<ProjectCleanup> {
+/** Whether a bundle's sections (a JSON object in text) have a section for the project: SQLite reads the text with
+ * json_type, PostgreSQL casts it to jsonb. */
+const carries = (d: Pick<Store, 'dialect'>, projectId: number): SQL => d.dialect === 'postgres'
+  ? sql`(${nodeBundles.sections})::jsonb -> ${String(projectId)}::text IS NOT NULL`
+  : sql`json_type(${nodeBundles.sections}, ${`$."${projectId}"`}) IS NOT NULL`;
+
+export async function cleanupLeft(d: Pick<Store, 'dialect'>, q: Db, projectId: number): Promise<ProjectCleanup> {
   const carrying = await q.select({ nodeId: nodeBundles.nodeId }).from(nodeBundles)
-    .where(sql`json_type(${nodeBundles.sections}, ${`$."${projectId}"`}) IS NOT NULL`).orderBy(asc(nodeBundles.nodeId));
+    .where(carries(d, projectId)).orderBy(asc(nodeBundles.nodeId));
   return { hostnames: await unfinalizedHostnamesOf(q, projectId), nodes: carrying.map((r) => r.nodeId) };
 }
 
@@ -150,7 +156,7 @@ async function release(s: Store, tx: Tx, p: { id: number; orgId: number }, now: 
  * still waits for, or null once it is gone. */
 async function releaseOrFinish(s: Store, tx: Tx, p: { id: number; orgId: number }, now: Date): Promise<{ left: ProjectCleanup | null; released: { nodes: string[]; hostnames: string[] } }> {
   const released = await release(s, tx, p, now);
-  const left = await cleanupLeft(tx, p.id);
+  const left = await cleanupLeft(s, tx, p.id);
   if (left.hostnames.length > 0 || left.nodes.length > 0) return { left, released };
   await tx.delete(hostnames).where(eq(hostnames.projectId, p.id));
   await tx.delete(storagePrefixes).where(eq(storagePrefixes.projectId, p.id));
@@ -195,20 +201,20 @@ export interface DeletingProject { org: string; project: string; deletingSince: 
 
 /** The projects being deleted, by org and name, each with what its deletion waits for. */
 export async function deletingProjects(s: Store): Promise<DeletingProject[]> {
-  const rows = s.db.select({ id: projects.id, org: orgs.slug, project: projects.name, deletingSince: projects.deletingSince }).from(projects)
-    .innerJoin(orgs, eq(orgs.id, projects.orgId)).where(isNotNull(projects.deletingSince)).orderBy(asc(orgs.slug), asc(projects.name)).all();
-  return Promise.all(rows.map(async ({ id, deletingSince, ...r }) => ({ ...r, deletingSince: deletingSince!, cleanup: await cleanupLeft(s.db, id) })));
+  const rows = await s.db.select({ id: projects.id, org: orgs.slug, project: projects.name, deletingSince: projects.deletingSince }).from(projects)
+    .innerJoin(orgs, eq(orgs.id, projects.orgId)).where(isNotNull(projects.deletingSince)).orderBy(asc(orgs.slug), asc(projects.name));
+  return Promise.all(rows.map(async ({ id, deletingSince, ...r }) => ({ ...r, deletingSince: deletingSince!, cleanup: await cleanupLeft(s, s.db, id) })));
 }
 
 /** The projects being deleted: the project reconciler's keys. */
 export async function deletingProjectIds(s: Store): Promise<string[]> {
-  return s.db.select({ id: projects.id }).from(projects).where(isNotNull(projects.deletingSince)).all().map((r) => String(r.id));
+  return (await s.db.select({ id: projects.id }).from(projects).where(isNotNull(projects.deletingSince))).map((r) => String(r.id));
 }
 
 /** One finalizing pass over project `id` (the project reconciler's): null when it is not being deleted or is gone
  * now, else what it still waits for. */
 export async function finalizeProject(s: Store, id: number): Promise<ProjectCleanup | null> {
-  const marked = s.db.select({ orgId: projects.orgId, deletingSince: projects.deletingSince }).from(projects).where(eq(projects.id, id)).get();
+  const [marked] = await s.db.select({ orgId: projects.orgId, deletingSince: projects.deletingSince }).from(projects).where(eq(projects.id, id)).limit(1);
   if (!marked || marked.deletingSince === null) return null;
   const now = s.clock();
   return s.write(async (tx) => {

@@ -70,8 +70,8 @@ export async function setSecret(s: Store, p: SetSecret): Promise<SecretVersion> 
 
 export async function listSecrets(s: Store, projectId: number, limit: number, cursor?: string): Promise<Page<SecretMeta>> {
   const after = cursor === undefined ? undefined : gt(secrets.name, decodeCursor(cursor));
-  const rows = s.db.select(metaColumns).from(secrets).where(and(eq(secrets.projectId, projectId), after))
-    .orderBy(asc(secrets.name)).limit(limit + 1).all();
+  const rows = await s.db.select(metaColumns).from(secrets).where(and(eq(secrets.projectId, projectId), after))
+    .orderBy(asc(secrets.name)).limit(limit + 1);
   return toPage(rows, limit, (r) => r.name);
 }
 
@@ -94,5 +94,6 @@ export async function deleteSecret(s: Store, p: DeleteSecret): Promise<void> {
 
 /** One secret's metadata and lifetime, or undefined when it is not set. */
 export async function secretMeta(s: Store, projectId: number, name: string): Promise<SecretVersion | undefined> {
-  return s.db.select(versionColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name))).get();
+  const [meta] = await s.db.select(versionColumns).from(secrets).where(and(eq(secrets.projectId, projectId), eq(secrets.name, name))).limit(1);
+  return meta;
 }

@@ -125,9 +125,9 @@ export const toResourceStatus = <F>(row: typeof resourceStatus.$inferSelect): Re
 
 /** The status of this lifetime of the resource; a status left by an earlier lifetime reads as none. */
 export async function statusOf<F>(s: Store, kind: string, key: string, uid?: string): Promise<ResourceStatus<F> | undefined> {
-  const row = s.prepared('statusOf', (db) => db.select().from(resourceStatus)
+  const [row] = await s.prepared('statusOf', (db) => db.select().from(resourceStatus)
     .where(and(eq(resourceStatus.kind, sql.placeholder('kind')), eq(resourceStatus.key, sql.placeholder('key')))).prepare())
-    .get({ kind, key });
+    .execute({ kind, key });
   if (!row || (uid !== undefined && row.uid !== uid)) return undefined;
   return toResourceStatus<F>(row);
 }

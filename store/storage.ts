@@ -81,8 +81,8 @@ export async function storageState(s: Store, projectId: number): Promise<Storage
     usage: db.select({ usedBytes: projectUsage.usedBytes, at: projectUsage.reportedAt }).from(projectUsage)
       .where(and(eq(projectUsage.projectId, sql.placeholder('id')))).orderBy(desc(projectUsage.reportedAt)).limit(1).prepare(),
   }));
-  const grant = q.grant.get({ id: projectId });
-  const owned = q.owned.get({ id: projectId });
-  const usage = q.usage.get({ id: projectId });
+  const [grant] = await q.grant.execute({ id: projectId });
+  const [owned] = await q.owned.execute({ id: projectId });
+  const [usage] = await q.usage.execute({ id: projectId });
   return { granted: grant !== undefined, prefix: owned?.prefix ?? null, usedBytes: usage?.usedBytes ?? null, usedBytesAt: usage?.at ?? null };
 }

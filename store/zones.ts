@@ -205,7 +205,7 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
 
 export async function listZones(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<ZoneWithStatus>> {
   const after = cursor === undefined ? undefined : gt(zones.name, decodeCursor(cursor));
-  const rows = s.db.select().from(zones).where(and(eq(zones.orgId, orgId), after)).orderBy(asc(zones.name)).limit(limit + 1).all();
+  const rows = await s.db.select().from(zones).where(and(eq(zones.orgId, orgId), after)).orderBy(asc(zones.name)).limit(limit + 1);
   const page = toPage(rows, limit, (r) => r.name);
   return { items: await Promise.all(page.items.map((z) => withStatus(s, z))), nextCursor: page.nextCursor };
 }
@@ -216,18 +216,19 @@ export async function getZone(s: Store, orgId: number, name: string): Promise<Zo
 
 /** The zone row by name alone, for reconcilers (no organization scope). */
 export async function zoneByName(s: Store, name: string): Promise<ZoneRow | undefined> {
-  return s.prepared('zoneOf', zoneByNameQuery).get({ name });
+  const [zone] = await s.prepared('zoneOf', zoneByNameQuery).execute({ name });
+  return zone;
 }
 
 /** Every stored zone with whether it is signed: what the nameserver starts with. */
 export async function zoneConfigs(s: Store): Promise<{ name: string; dnssec: boolean }[]> {
-  return s.db.select({ name: zones.name, dnssec: zones.dnssec }).from(zones).all().map((z) => ({ name: z.name, dnssec: z.dnssec !== 'off' }));
+  return (await s.db.select({ name: zones.name, dnssec: zones.dnssec }).from(zones)).map((z) => ({ name: z.name, dnssec: z.dnssec !== 'off' }));
 }
 
 /** Every zone name the zone reconciler may have work for: zones, and deleted zones not finalized yet. */
 export async function allZoneNames(s: Store): Promise<string[]> {
-  const names = s.db.select({ name: zones.name }).from(zones).all().map((r) => r.name);
-  const finalizing = s.db.selectDistinct({ name: zoneFinalizers.name }).from(zoneFinalizers).all().map((r) => r.name);
+  const names = (await s.db.select({ name: zones.name }).from(zones)).map((r) => r.name);
+  const finalizing = (await s.db.selectDistinct({ name: zoneFinalizers.name }).from(zoneFinalizers)).map((r) => r.name);
   return [...new Set([...names, ...finalizing])].sort();
 }
 
@@ -415,9 +416,8 @@ export async function putManagedRRset(s: Store, p: PutManagedRRset): Promise<Sto
  * serial, audit as `system`), so secondaries get it by IXFR. Returns the zones rewritten.
  */
 export async function syncZoneNameservers(s: Store, nameservers: string[]): Promise<string[]> {
-  const rows = s.prepared('apexNs', (_db, sqlite) => sqlite.prepare<[], { zone: string; records: string }>(
-    "SELECT rrsets.zone AS zone, rrsets.records AS records FROM rrsets JOIN zones ON zones.name = rrsets.zone WHERE rrsets.name = rrsets.zone AND rrsets.type = 'NS' AND rrsets.managed_by = 'system'",
-  )).all();
+  const rows = await s.raw<{ zone: string; records: string }>('apexNs',
+    "SELECT rrsets.zone AS zone, rrsets.records AS records FROM rrsets JOIN zones ON zones.name = rrsets.zone WHERE rrsets.name = rrsets.zone AND rrsets.type = 'NS' AND rrsets.managed_by = 'system'");
   const rewritten: string[] = [];
   for (const { zone, records } of rows) {
     const want = validateRRset(zone, { name: zone, type: 'NS', ttl: NS_TTL, records: nameservers.map((content) => ({ content })) });
@@ -495,13 +495,32 @@ const fromRaw = (r: RawRRset): StoredRRset => ({
   name: r.name, type: r.type as RecordType, ttl: r.ttl, records: JSON.parse(r.records) as RRset['records'], managedBy: r.managed_by as ManagedBy,
 });
 
-/** The rrsets of a zone in a stable order (by name, then type). Read on the driver directly: for a zone of
- * 100,000 rrsets the generic row mapping was most of the time. */
-function readRRsets(s: Store, zone: string): StoredRRset[] {
-  return s.prepared('zoneRRsets', (_db, sqlite) =>
-    sqlite.prepare<[string], RawRRset>('SELECT name, type, ttl, records, managed_by FROM rrsets WHERE zone = ? ORDER BY name, type'))
-    .all(zone).map(fromRaw);
+/** The lifetime and generation of the zone as one statement saw them: a LEFT JOIN from the zone row carries them
+ * on every row, and answers one row (its other columns null) when nothing else matched. */
+interface Seen { zone_uid: string; zone_gen: number }
+
+/** Reads of a zone that would not agree on a generation this many times in a row fail (the reconciler retries). */
+const GENERATION_READS = 5;
+
+/**
+ * The zone row, and what `read` answers of the zone, at one generation. Each statement reads its own snapshot (on
+ * both databases), and another process may commit between two: `read`'s statements carry the lifetime and
+ * generation they saw, every rrset write raises the generation, so they agree with the zone row read after them
+ * unless something was committed in between. Then all is read again; only a commit landing in the moment between
+ * two statements costs that, however long the reads take.
+ */
+async function atOneGeneration<R extends Seen[][]>(s: Store, name: string, read: () => Promise<R>): Promise<{ zone: ZoneRow; rows: R } | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const rows = await read();
+    const zone = await zoneByName(s, name);
+    if (!zone) return undefined;
+    if (rows.every((r) => r[0]?.zone_uid === zone.uid && r[0].zone_gen === zone.generation)) return { zone, rows };
+    if (attempt >= GENERATION_READS) throw new Error(`zone ${name} changed during each of ${GENERATION_READS} reads`);
+  }
 }
+
+/** `RawRRset` or, for a zone without rrsets, its columns null. */
+type MaybeRawRRset = Seen & ({ [K in keyof RawRRset]: RawRRset[K] } | { [K in keyof RawRRset]: null });
 
 /** Where a page of a zone's rrsets starts: after this rrset, in page order. */
 export interface RRsetCursor { name: string; type: string }
@@ -516,7 +535,7 @@ export interface RRsetCursor { name: string; type: string }
 export async function zoneRRsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{
   items: (StoredRRset & { changedGen: number })[]; next: RRsetCursor | null;
 }> {
-  const { items, next } = rrsetPage(s, zone, limit, maxBytes, after);
+  const { items, next } = await rrsetPage(s, zone, limit, maxBytes, after);
   return {
     items: items.map((r) => ({
       name: r.name, type: r.type as RecordType, ttl: r.ttl, records: JSON.parse(r.records) as RRset['records'], managedBy: r.managed_by as ManagedBy,
@@ -536,58 +555,52 @@ export async function zoneRRsetPageJson(s: Store, zone: string, limit: number, m
   return rrsetPage(s, zone, limit, maxBytes, after);
 }
 
-function rrsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): { items: (RawPageRRset & { bytes: number })[]; next: RRsetCursor | null } {
+async function rrsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{ items: (RawPageRRset & { bytes: number })[]; next: RRsetCursor | null }> {
   type Row = RawPageRRset & { bytes: number };
-  type Page = { items: Row[]; next: RRsetCursor | null };
-  // The hot read path of getZone: rows in one call each (`all`, with the page's bound in SQL: the loop below
-  // never looks past the row after `limit`), and the driver's own transaction, built once.
-  const page = s.prepared('zoneRRsetPage', (_db, sqlite) => {
-    const apex = sqlite.prepare<[{ zone: string }], Row>('SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = @zone AND name = @zone ORDER BY type');
-    const rest = sqlite.prepare<[{ zone: string; name: string; type: string; n: number }], Row>(`SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
-      WHERE zone = @zone AND name <> @zone AND (name, type) > (@name, @type) ORDER BY name, type LIMIT @n`);
-    return sqlite.transaction((zone: string, limit: number, maxBytes: number, after: RRsetCursor | undefined): Page => {
-      const items: Row[] = after ? [] : apex.all({ zone });
-      let bytes = 0;
-      for (const r of items) bytes += r.bytes;
-      // The apex comes first, so the place after it is the start of the other names (some sort before it).
-      const from = after && after.name !== zone ? after : { name: '', type: '' };
-      for (const r of rest.all({ zone, name: from.name, type: from.type, n: Math.max(0, limit - items.length) + 1 })) {
-        if (items.length >= limit || (items.length > 0 && bytes >= maxBytes)) {
-          const last = items.at(-1)!;
-          return { items, next: last.name === zone ? { name: '', type: '' } : { name: last.name, type: last.type } };
-        }
-        items.push(r);
-        bytes += r.bytes;
-      }
-      return { items, next: null };
-    });
-  });
-  return page(zone, limit, maxBytes, after);
+  // The hot read path of getZone: rows in one call each, with the page's bound in SQL (the loop below never looks
+  // past the row after `limit`). The apex and the rest are two statements, each a snapshot of its own.
+  const items: Row[] = after ? [] : await s.raw<Row>('zoneRRsetPageApex',
+    'SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = ? AND name = ? ORDER BY type', [zone, zone]);
+  let bytes = 0;
+  for (const r of items) bytes += r.bytes;
+  // The apex comes first, so the place after it is the start of the other names (some sort before it).
+  const from = after && after.name !== zone ? after : { name: '', type: '' };
+  const rest = await s.raw<Row>('zoneRRsetPageRest', `SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
+    WHERE zone = ? AND name <> ? AND (name, type) > (?, ?) ORDER BY name, type LIMIT ?`, [zone, zone, from.name, from.type, Math.max(0, limit - items.length) + 1]);
+  for (const r of rest) {
+    if (items.length >= limit || (items.length > 0 && bytes >= maxBytes)) {
+      const last = items.at(-1)!;
+      return { items, next: last.name === zone ? { name: '', type: '' } : { name: last.name, type: last.type } };
+    }
+    items.push(r);
+    bytes += r.bytes;
+  }
+  return { items, next: null };
 }
 
-/** The zone row and all its rrsets, read in one transaction so they belong to one generation. */
+/** The zone row and all its rrsets in a stable order (by name, then type), of one generation. The rrsets are read
+ * raw: for a zone of 100,000 rrsets the generic row mapping was most of the time. */
 export async function zoneSnapshot(s: Store, name: string): Promise<{ zone: ZoneRow; rrsets: StoredRRset[] } | undefined> {
-  return s.db.transaction(() => {
-    const zone = s.prepared('zoneOf', zoneByNameQuery).get({ name });
-    return zone && { zone, rrsets: readRRsets(s, name) };
-  });
+  const read = await atOneGeneration(s, name, async () => [await s.raw<MaybeRawRRset>('zoneRRsets',
+    `SELECT z.uid AS zone_uid, z.generation AS zone_gen, r.name, r.type, r.ttl, r.records, r.managed_by
+     FROM zones z LEFT JOIN rrsets r ON r.zone = z.name WHERE z.name = ? ORDER BY r.name, r.type`, [name])] as const);
+  return read && { zone: read.zone, rrsets: read.rows[0].flatMap((r) => r.name === null ? [] : [fromRaw(r)]) };
 }
 
 /** What changed in a zone after generation `since`: the zone row, rrsets written since, and the keys of
- * rrsets deleted since (a key both deleted and written again is in `changed` only). One transaction. */
+ * rrsets deleted since (a key both deleted and written again is in `changed` only). Of one generation. */
 export async function zoneChangesSince(s: Store, name: string, since: number): Promise<{
   zone: ZoneRow; changed: StoredRRset[]; removed: { name: string; type: RecordType }[];
 } | undefined> {
-  const q = s.prepared('zoneChangesSince', (_db, sqlite) => ({
-    changed: sqlite.prepare<[string, number], RawRRset>('SELECT name, type, ttl, records, managed_by FROM rrsets WHERE zone = ? AND changed_gen > ?'),
-    removed: sqlite.prepare<[string, number], { name: string; type: string }>('SELECT name, type FROM rrset_tombstones WHERE zone = ? AND gen > ?'),
-  }));
-  return s.db.transaction(() => {
-    const zone = s.prepared('zoneOf', zoneByNameQuery).get({ name });
-    if (!zone) return undefined;
-    const changed = q.changed.all(name, since).map(fromRaw);
-    const written = new Set(changed.map((r) => `${r.name} ${r.type}`));
-    const removed = q.removed.all(name, since).filter((r) => !written.has(`${r.name} ${r.type}`)) as { name: string; type: RecordType }[];
-    return { zone, changed, removed };
-  });
+  const read = await atOneGeneration(s, name, async () => [
+    await s.raw<MaybeRawRRset>('zoneChangedRRsets', `SELECT z.uid AS zone_uid, z.generation AS zone_gen, r.name, r.type, r.ttl, r.records, r.managed_by
+      FROM zones z LEFT JOIN rrsets r ON r.zone = z.name AND r.changed_gen > ? WHERE z.name = ?`, [since, name]),
+    await s.raw<Seen & ({ name: string; type: string } | { name: null; type: null })>('zoneRemovedRRsets', `SELECT z.uid AS zone_uid, z.generation AS zone_gen, t.name, t.type
+      FROM zones z LEFT JOIN rrset_tombstones t ON t.zone = z.name AND t.gen > ? WHERE z.name = ?`, [since, name]),
+  ] as const);
+  if (!read) return undefined;
+  const changed = read.rows[0].flatMap((r) => r.name === null ? [] : [fromRaw(r)]);
+  const written = new Set(changed.map((r) => `${r.name} ${r.type}`));
+  const removed = read.rows[1].flatMap((r) => r.name === null || written.has(`${r.name} ${r.type}`) ? [] : [{ name: r.name, type: r.type as RecordType }]);
+  return { zone: read.zone, changed, removed };
 }

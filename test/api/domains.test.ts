@@ -81,7 +81,7 @@ describe('purchaseDomain', () => {
     expect(r.status).toBe(402);
     expect(r.body).toMatchObject({ code: 'payment_failed', details: { declineCode: 'card_declined' } });
     expect(chargesFor('declined.com')).toEqual([]);
-    expect(domainByName(t.store, 'declined.com')).toBeUndefined();
+    expect(await domainByName(t.store, 'declined.com')).toBeUndefined();
     expect((await t.call('POST', D, { body: purchaseBody('declined.com') })).status).toBe(201);
   });
 
@@ -100,7 +100,7 @@ describe('purchaseDomain', () => {
     expect(r.status).toBe(409);
     expect(r.body.code).toBe('domain_unavailable');
     expect(chargesFor('raced.com')).toEqual([expect.objectContaining({ refunded: true })]);
-    expect(domainByName(t.store, 'raced.com')).toBeUndefined();
+    expect(await domainByName(t.store, 'raced.com')).toBeUndefined();
   });
 
   it('a resend with other terms while the purchase is open is 400 naming them', async () => {

@@ -63,7 +63,7 @@ describe('getNodeBundle', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('etag')).toBe(`"${r.body.version}"`);
-    expect(r.body.version).toBe(bundleVersion(t.store, 'node-a'));
+    expect(r.body.version).toBe(await bundleVersion(t.store, 'node-a'));
     expect(r.body.version).toBeGreaterThan(0);
     expect(r.body.projects.map((p: { org: string; project: string }) => `${p.org}/${p.project}`)).toEqual(['acme/shop', 'globex/rival']);
     const shop = r.body.projects[0];
@@ -106,15 +106,15 @@ describe('getNodeBundle', () => {
     const polled = bundle('node-a', { headers: { 'if-none-match': tag }, query: '?wait=30' }).then((r) => ({ ...r, at: Date.now() }));
     await until('a held long-poll', () => waiting(t.store) >= 1, 5000, 5);
     // A change of a project placed on node-b only: node-b's bundle moves, node-a's request keeps waiting.
-    const bBefore = bundleVersion(t.store, 'node-b');
+    const bBefore = await bundleVersion(t.store, 'node-b');
     expect((await t.call('PUT', '/v1/orgs/acme/projects/blog/secrets/BLOG_KEY', { body: { value: `${SECRET_B}-2` } })).status).toBe(200);
-    await until('a new bundle of node-b', () => bundleVersion(t.store, 'node-b') > bBefore, 5000, 5);
+    await until('a new bundle of node-b', async () => (await bundleVersion(t.store, 'node-b')) > bBefore, 5000, 5);
     await sleep(150);
     let answered = false;
     void polled.then(() => { answered = true; });
     await sleep(0);
     expect(answered).toBe(false);
-    expect(bundleVersion(t.store, 'node-a')).toBe(before.body.version);
+    expect(await bundleVersion(t.store, 'node-a')).toBe(before.body.version);
     // Its own project's secret: answered at the commit of its new bundle, long before the 30 s.
     const set = await t.call('PUT', '/v1/orgs/acme/projects/shop/secrets/STRIPE_KEY', { body: { value: SECRET_A2 } });
     const setAt = Date.now();
@@ -138,19 +138,19 @@ describe('getNodeBundle', () => {
   });
 
   it('a hostname, storage or placement change reaches the bundle; an identical state writes no new version', async () => {
-    const v0 = bundleVersion(t.store, 'node-a');
+    const v0 = await bundleVersion(t.store, 'node-a');
     await runner.idle();
     // Run the reconciler again over an unchanged state: nothing new.
     runner.nudge('placement', 'node-a');
     await runner.idle();
-    expect(bundleVersion(t.store, 'node-a')).toBe(v0);
+    expect(await bundleVersion(t.store, 'node-a')).toBe(v0);
     expect((await t.call('POST', '/v1/orgs/acme/projects/shop/storage')).status).toBe(200);
-    await until('a new bundle of node-a', () => bundleVersion(t.store, 'node-a') > v0, 5000, 5);
+    await until('a new bundle of node-a', async () => (await bundleVersion(t.store, 'node-a')) > v0, 5000, 5);
     const r = await bundle('node-a');
     expect(r.body.projects[0].storage).toEqual({ prefix: expect.stringMatching(/^p[0-9a-f]{24}\/$/), quotaBytes: DEFAULT_PLANS.free!.storageBytes });
     const v1 = r.body.version;
     expect((await t.call('DELETE', '/v1/orgs/acme/projects/shop/storage')).status).toBe(204);
-    await until('a new bundle of node-a', () => bundleVersion(t.store, 'node-a') > v1, 5000, 5);
+    await until('a new bundle of node-a', async () => (await bundleVersion(t.store, 'node-a')) > v1, 5000, 5);
     expect((await bundle('node-a')).body.projects[0].storage).toBeNull();
   });
 });
@@ -284,12 +284,12 @@ describe('reportNode', () => {
 
 describe('sign-in in the bundle', () => {
   it('the client secret goes to the node hosting the project only, beside its env bindings, not among them', async () => {
-    const v = bundleVersion(t.store, 'node-a');
+    const v = await bundleVersion(t.store, 'node-a');
     expect((await t.call('POST', '/v1/orgs/acme/projects/shop/auth', { token: t.tokens.member })).status).toBe(200);
     const set = await t.call('PUT', '/v1/orgs/acme/projects/shop/auth/providers/github', { body: { clientId: 'gh-shop', clientSecret: CLIENT_SECRET } });
     expect(set.status).toBe(200);
     await runner.idle();
-    await until('a new bundle of node-a', () => bundleVersion(t.store, 'node-a') > v, 5000, 5);
+    await until('a new bundle of node-a', async () => (await bundleVersion(t.store, 'node-a')) > v, 5000, 5);
     const [shop] = (await bundle('node-a')).body.projects;
     expect(shop.signIn).toEqual({
       settings: { sessionDays: 30 },

@@ -54,12 +54,12 @@ describe('access in the bundle', () => {
 
   it('a policy change wakes the project\'s nodes only and rebuilds with mode, hashes and a rising version', async () => {
     await r.reconcile('a', noAbort);
-    const v0 = bundleVersion(s, 'a');
+    const v0 = await bundleVersion(s, 'a');
     let seq = await latestSeq(s);
     await setAccessPolicy(s, { ...w(), mode: 'password', passwordHash: await hashPassword('pw-one') });
     expect(await woken(seq)).toEqual(['a']);
     await r.reconcile('a', noAbort);
-    expect(bundleVersion(s, 'a')).toBeGreaterThan(v0);
+    expect(await bundleVersion(s, 'a')).toBeGreaterThan(v0);
     const one = (await opened('a'))[0]!.access;
     expect(one).toMatchObject({ mode: 'password', bypassHash: null, version: 1 });
     expect(await verifyPassword('pw-one', one.passwordHash!)).toBe(true);

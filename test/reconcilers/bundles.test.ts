@@ -51,7 +51,7 @@ describe('bundle reconciler', () => {
   it('builds the bundle, then is a no-op: no version, no commit the second time', async () => {
     await secret('shop', 'API_KEY', 'v-one');
     await r.reconcile('a', noAbort);
-    const v = bundleVersion(s, 'a');
+    const v = await bundleVersion(s, 'a');
     expect(v).toBeGreaterThan(0);
     expect(await opened('a')).toEqual([{
       org: 'acme', project: 'shop', hostnames: ['shop.hostplane.test'], database: false, secrets: [{ name: 'API_KEY', version: 1, value: 'v-one' }],
@@ -59,7 +59,7 @@ describe('bundle reconciler', () => {
     }]);
     const commits = s.stats().commits;
     await r.reconcile('a', noAbort);
-    expect(bundleVersion(s, 'a')).toBe(v);
+    expect(await bundleVersion(s, 'a')).toBe(v);
     expect(s.stats().commits).toBe(commits);
   });
 
@@ -74,16 +74,16 @@ describe('bundle reconciler', () => {
   it('versions rise; a change of a project placed elsewhere leaves the node\'s version alone', async () => {
     await r.reconcile('a', noAbort);
     await r.reconcile('b', noAbort);
-    const a = bundleVersion(s, 'a');
-    const b = bundleVersion(s, 'b');
+    const a = await bundleVersion(s, 'a');
+    const b = await bundleVersion(s, 'b');
     await secret('blog', 'TOKEN', 'x');
     await r.reconcile('a', noAbort);
     await r.reconcile('b', noAbort);
-    expect(bundleVersion(s, 'a')).toBe(a);
-    expect(bundleVersion(s, 'b')).toBeGreaterThan(b);
+    expect(await bundleVersion(s, 'a')).toBe(a);
+    expect(await bundleVersion(s, 'b')).toBeGreaterThan(b);
     await secret('shop', 'TOKEN', 'y');
     await r.reconcile('a', noAbort);
-    expect(bundleVersion(s, 'a')).toBeGreaterThan(bundleVersion(s, 'b'));
+    expect(await bundleVersion(s, 'a')).toBeGreaterThan(await bundleVersion(s, 'b'));
   });
 
   it('watches map a secret, storage or project change to the nodes of the project, a placement to its node, a hostname to its holders', async () => {
@@ -149,7 +149,7 @@ describe('bundle reconciler', () => {
 
   it('a long-poll of the node wakes at the commit of its new bundle, with timers frozen', async () => {
     await r.reconcile('a', noAbort);
-    const seen = bundleVersion(s, 'a');
+    const seen = await bundleVersion(s, 'a');
     // No setTimeout or setInterval fires from here on (the store's group commit runs on setImmediate).
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'Date'] });
     let woke: number | undefined;

@@ -153,10 +153,10 @@ describe('project reconciler', () => {
   it('in the runner: the deletion wakes it, it waits for the hostname and bundle reconcilers, and the project goes', async () => {
     const runner = await startRunner({ store: s, log: silentLog, reconcilers: [hostnames, env.r, projects] });
     try {
-      const before = bundleVersion(s, 'n1');
+      const before = await bundleVersion(s, 'n1');
       await deleteProject(s, { orgId, name: 'shop', actor: 'test' });
       await until('the project finalized', async () => (await deletingProjectIds(s)).length === 0);
-      expect(bundleVersion(s, 'n1')).toBeGreaterThan(before);
+      expect(await bundleVersion(s, 'n1')).toBeGreaterThan(before);
       expect(await openedBundle(s, env.sealer, 'n1')).toEqual([]);
       expect(sandbox.hostnames()).toEqual([]);
       expect(rowsOf(projectId)).toMatchObject({ hostnames: 0 });

@@ -145,14 +145,14 @@ describe('sign-in in the bundle', () => {
     await grantAuth(s, w());
     await provider('github', 'gh-id', GH_SECRET);
     await r.reconcile('a', noAbort);
-    const v = bundleVersion(s, 'a');
+    const v = await bundleVersion(s, 'a');
     // Sealed anew (another nonce), the same secret: the built bundle is the same.
     await provider('github', 'gh-id', GH_SECRET);
     await r.reconcile('a', noAbort);
-    expect(bundleVersion(s, 'a')).toBe(v);
+    expect(await bundleVersion(s, 'a')).toBe(v);
     await revokeAuth(s, w());
     await r.reconcile('a', noAbort);
-    expect(bundleVersion(s, 'a')).toBeGreaterThan(v);
+    expect(await bundleVersion(s, 'a')).toBeGreaterThan(v);
     expect((await opened('a'))[0]!.signIn).toBeNull();
   });
 });

@@ -77,11 +77,11 @@ describe.each(TABLE)('%s fails by %s', (step, mode) => {
     await new Promise((r) => setTimeout(r, mode === 'late' ? 1_100 : 0));
     const r = reconciler();
     await r.reconcile(name, new AbortController().signal);
-    expect(openPurchaseOf(t.store, name)).toBeUndefined();
+    expect(await openPurchaseOf(t.store, name)).toBeUndefined();
     const charged = step === 'register' || (step === 'charge' && (mode === 'lost' || mode === 'late'));
     if (charged) await finished(name);
     else {
-      expect(domainByName(t.store, name)).toBeUndefined();
+      expect(await domainByName(t.store, name)).toBeUndefined();
       expect(charges(name)).toEqual([]);
       expect(registrations(name)).toEqual([]);
     }
@@ -99,8 +99,8 @@ describe('an abandoned purchase whose name can no longer be registered', () => {
     p.registrar.registryTake(name);
     await reconciler().reconcile(name, new AbortController().signal);
     expect(charges(name)).toEqual([expect.objectContaining({ refunded: true })]);
-    expect(domainByName(t.store, name)).toBeUndefined();
-    expect(openPurchaseOf(t.store, name)).toBeUndefined();
+    expect(await domainByName(t.store, name)).toBeUndefined();
+    expect(await openPurchaseOf(t.store, name)).toBeUndefined();
   });
 
   it('is left alone while it is younger than the abandonment time', async () => {
@@ -109,7 +109,7 @@ describe('an abandoned purchase whose name can no longer be registered', () => {
     const r = domainReconciler({ store: t.store, domains: p.service!, log: createLogger({ level: 'silent' }), registrar: true, abandonAfterMs: 60_000 });
     const res = await r.reconcile(name, new AbortController().signal);
     expect(res.requeueAfterMs).toBeGreaterThan(50_000);
-    expect(domainByName(t.store, name)!.status).toBe('pending');
+    expect((await domainByName(t.store, name))!.status).toBe('pending');
     expect((await t.call('POST', '/v1/orgs/acme/domains', { body: purchaseBody(name) })).status).toBe(201);
   });
 });

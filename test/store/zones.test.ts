@@ -1,0 +1,89 @@
+/** Reads of a zone that must belong to one generation (the zone reconciler's snapshot and delta) while another
+ * process writes the zone: each statement reads its own snapshot on both databases, so a write committed between
+ * two of them must not mix generations (issue 22). */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../../harness/temp';
+import { createOrg } from '../../store/accounts';
+import { openStore, type Store } from '../../store/db';
+import { createZone, putRRset, zoneByName, zoneChangesSince, zoneSnapshot } from '../../store/zones';
+import { checkCnameConflict, type RRset } from '../../zonefiles';
+
+const ZONE = 'customer.test';
+const QUOTA = { plan: 'free', rrsets: 5000, bytes: 5 * 1024 * 1024 };
+
+let s: Store;
+/** Another process's store on the same file. */
+let other: Store;
+let orgId: number;
+
+beforeEach(async () => {
+  const dir = tempDir('hostplane-zones-');
+  s = openStore(dir);
+  other = openStore(dir);
+  orgId = (await createOrg(s, 'acme', 'free')).id;
+  await createZone(s, { orgId, name: ZONE, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'], actor: 'user:owner@acme.test', quota: null });
+});
+afterEach(() => {
+  s.close();
+  other.close();
+  removeTempDirs();
+});
+
+const txt = (label: string): RRset => ({ name: `${label}.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: `"${label}"` }] });
+const put = (store: Store, rrset: RRset) =>
+  putRRset(store, { orgId, zone: ZONE, rrset, actor: 'user:owner@acme.test', cnameConflict: checkCnameConflict, quota: QUOTA });
+
+/** `s`, whose raw read `key` lets the other process commit one more rrset right after it, `times` times. */
+function racing(key: string, times: number): { store: Store; written: string[] } {
+  const written: string[] = [];
+  const store: Store = {
+    ...s,
+    raw: async <R>(k: string, text: string, params?: readonly unknown[]): Promise<R[]> => {
+      const rows = await s.raw<R>(k, text, params);
+      if (k === key && written.length < times) {
+        const label = `late${written.length}`;
+        await put(other, txt(label));
+        written.push(`${label}.${ZONE}`);
+      }
+      return rows;
+    },
+  };
+  return { store, written };
+}
+
+describe('zoneSnapshot', () => {
+  it('reads again when a write commits between its statements: the rrsets are those of the zone row\'s generation', async () => {
+    const { store, written } = racing('zoneRRsets', 1);
+    const snap = (await zoneSnapshot(store, ZONE))!;
+    expect(written).toEqual([`late0.${ZONE}`]);
+    expect(snap.zone.generation).toBe((await zoneByName(s, ZONE))!.generation);
+    expect(snap.rrsets.map((r) => r.name)).toContain(`late0.${ZONE}`);
+  });
+
+  it('gives up, and says so, when the zone moves on during every read', async () => {
+    const { store } = racing('zoneRRsets', 10);
+    await expect(zoneSnapshot(store, ZONE)).rejects.toThrow(`zone ${ZONE} changed during each of 5 reads`);
+  });
+
+  it('answers undefined for a zone that does not exist', async () => {
+    expect(await zoneSnapshot(s, 'absent.test')).toBeUndefined();
+  });
+});
+
+describe('zoneChangesSince', () => {
+  it('reads again when a write commits between its statements: the changes reach the zone row\'s generation', async () => {
+    const since = (await zoneByName(s, ZONE))!.generation;
+    await put(s, txt('first'));
+    const { store, written } = racing('zoneChangedRRsets', 1);
+    const delta = (await zoneChangesSince(store, ZONE, since))!;
+    expect(written).toEqual([`late0.${ZONE}`]);
+    expect(delta.zone.generation).toBe(since + 2);
+    expect(delta.changed.map((r) => r.name).sort()).toEqual([`first.${ZONE}`, `late0.${ZONE}`]);
+    expect(delta.removed).toEqual([]);
+  });
+
+  it('answers no changes, and the zone row, when nothing was written since', async () => {
+    const z = (await zoneByName(s, ZONE))!;
+    expect(await zoneChangesSince(s, ZONE, z.generation)).toEqual({ zone: z, changed: [], removed: [] });
+  });
+});
