@@ -5,20 +5,17 @@
  * What wakes a waiting request, never a timer that re-reads on its own:
  * - in this process, the commit of a status write (store/status.ts `onStatus`: a reconciler in `serve`) or of a
  *   desired change to the resource (store/feed.ts `onChanges`: the zone was deleted, a newer generation);
- * - another process's commit (`core` beside this `api`, or the admin CLI): SQLite's `PRAGMA data_version`, which
- *   moves when another connection commits, read every OTHER_PROCESS_POLL_MS while anyone waits and never
+ * - another process's commit (`core` beside this `api`, another replica, or the admin CLI): the store's
+ *   `onOtherCommits` (SQLite's data_version, PostgreSQL's notifications), listened to while anyone waits and never
  *   otherwise. Status writes are not in the change feed, so the feed's poll would not see them.
  * A wake re-reads the resource; one that finds it not yet observed waits again.
  */
-import type Database from 'better-sqlite3';
-import type { Db, Store } from '../store/db';
+import type { Store } from '../store/db';
 import { onChanges, type ChangeKind } from '../store/feed';
 import { onStatus } from '../store/status';
 
 /** The longest `wait` (seconds); docs/reconcile.md, Waiting for convergence. */
 export const MAX_WAIT_SECONDS = 30;
-/** How often another process's commits are looked for while a request waits. */
-export const OTHER_PROCESS_POLL_MS = 100;
 /**
  * The most waits one owner (an organization) holds at once in this process. A held wait holds a connection, and
  * the connection caps are per address, not per tenant: without this one organization could hold every
@@ -89,26 +86,11 @@ function watchOf(s: Store): Watch {
   const offChanges = onChanges(s, (batch) => {
     for (const c of batch) wake(keyOf(c.kind, c.key));
   });
-  // SQLite only (issue 22 replaces it with PostgreSQL's LISTEN): the read side's connection under drizzle.
-  const version = s.prepared('dataVersion', (db) => (db as Db & { $client: Database.Database }).$client.prepare('PRAGMA data_version').pluck());
-  let seen = version.get() as number;
-  const timer = setInterval(() => {
-    let now: number;
-    try {
-      now = version.get() as number;
-    } catch {
-      return;
-    }
-    if (now !== seen) {
-      seen = now;
-      wake();
-    }
-  }, OTHER_PROCESS_POLL_MS);
-  timer.unref();
+  const offOthers = s.onOtherCommits(() => wake());
   w = {
     waiters,
     stop: () => {
-      clearInterval(timer);
+      offOthers();
       offStatus();
       offChanges();
       watches.delete(s);

@@ -143,6 +143,8 @@ export interface OpenPgStoreOptions {
 
 interface Checkout {
   live: boolean;
+  /** This write's Tx.afterCommit callbacks. */
+  after: (() => void)[];
   client: pg.PoolClient;
   tx: Tx;
   statements: Map<string, unknown>;
@@ -247,6 +249,10 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
         await guardedClient.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
       },
       raw: raw(guardedClient),
+      afterCommit: (fn: () => void): void => {
+        if (!state.live) throw new WriteContractError('afterCommit was called outside a write function');
+        state.after.push(fn);
+      },
     });
     checkouts.set(client, state);
     return state;
@@ -270,8 +276,8 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     const c = checkoutOf(client);
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      if (!durable) await client.query('SET LOCAL synchronous_commit = off');
+      await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit = off');
+      c.after = [];
       c.live = true;
       let value: T;
       try {
@@ -297,6 +303,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       stats.commits++;
       stats.writes++;
       if (!durable) stats.lazyCommits++;
+      for (const after of c.after) after();
       return { done: true, value };
     } catch (error) {
       if (!broken) {

@@ -23,6 +23,12 @@ export interface Tx extends Db {
    * database's write lock, BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped advisory lock.
    */
   lock(name: string): Promise<void>;
+  /**
+   * Runs `fn` once this write has committed, never when it (or its transaction) rolled back: synchronously at the
+   * commit, before the store's `onCommit` listeners. What a write wants told once it is true (the change feed's
+   * announcements) goes here rather than being read back after the commit.
+   */
+  afterCommit(fn: () => void): void;
   /** Raw SQL on the write side, as `Store.raw`. */
   raw<R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]>;
 }
@@ -244,7 +250,7 @@ export interface OpenStoreOptions {
   clock?: () => Date;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Outcome = ({ ok: true; value: unknown } | { ok: false; error: unknown }) & { after?: (() => void)[] };
 type Pending = { fn: (tx: Tx) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void; durable: boolean };
 
 /** Opens (and migrates) the SQLite store in `dataDir/hostplane.db`, creating it unless `create` is false;
@@ -275,6 +281,8 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
 
   /** Whether a write function runs now. A group runs within one turn of the event loop, so nothing else does. */
   let running = false;
+  /** What the running write asked to run once it has committed (Tx.afterCommit). */
+  let afterThis: (() => void)[] = [];
   // On SQLite the read side and the write side share the connection, so a write function reading through
   // `s.db` would see its own transaction; on PostgreSQL it would read outside it. Both sides refuse the other's
   // moment, so that mistake fails here, in tests, and not first on PostgreSQL.
@@ -316,6 +324,10 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   const tx: Tx = Object.assign(wdb, {
     prepared: <T>(key: string, build: (db: Db) => T): T => cached(writeStatements, key, () => build(wdb)),
     raw: rawQuery(writeStatements, writeSide),
+    afterCommit: (fn: () => void): void => {
+      if (!running) throw new WriteContractError('afterCommit was called outside a write function');
+      afterThis.push(fn);
+    },
     lock: async (): Promise<void> => {
       if (!running) throw new WriteContractError('a lock was taken outside a write function');
     },
@@ -336,6 +348,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
    * no savepoint left to release, and the caller fails the group. */
   const runOne = async (w: Pending): Promise<Outcome> => {
     savepoint.run();
+    afterThis = [];
     running = true;
     let outcome: Outcome | undefined;
     try {
@@ -352,7 +365,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     if (!sqlite.inTransaction) return outcome;
     if (!outcome.ok) rollbackTo.run();
     release.run();
-    return outcome;
+    return outcome.ok ? { ...outcome, after: afterThis } : outcome;
   };
 
   /** One transaction: each write in turn, then one commit; a failure of the transaction itself fails them all. */
@@ -397,6 +410,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     stats.commits++;
     if (lazy) stats.lazyCommits++;
     stats.writes += group.length;
+    for (const o of outcomes) for (const fn of o.after ?? []) fn();
     group.forEach((w, i) => {
       const o = outcomes[i]!;
       if (o.ok) w.resolve(o.value);

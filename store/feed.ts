@@ -29,7 +29,9 @@ export async function recordChange(s: Store, tx: Tx, kind: ChangeKind, key: stri
     .values({ kind: sql.placeholder('kind'), key: sql.placeholder('key'), at: sql.placeholder('at') })
     .returning({ seq: changes.seq }).prepare()).execute({ kind, key, at: iso(at) });
   const { seq } = row!;
-  announcers.get(s)?.recorded.push({ seq, kind, key });
+  // Only once this write has committed: a change rolled back with its write is gone, and SQLite hands its seq to
+  // the next change, maybe another process's, which a consumer skipping announced seqs would then skip.
+  tx.afterCommit(() => announcers.get(s)?.recorded.push({ seq, kind, key }));
   return seq;
 }
 
@@ -42,7 +44,7 @@ export function onChanges(s: Store, listener: (changes: Change[]) => void): () =
   let a = announcers.get(s);
   if (!a) {
     const created: Announcer = { recorded: [], listeners: new Set(), unsubscribe: () => undefined };
-    created.unsubscribe = s.onCommit(() => announce(s, created));
+    created.unsubscribe = s.onCommit(() => announce(created));
     announcers.set(s, created);
     a = created;
   }
@@ -56,41 +58,11 @@ export function onChanges(s: Store, listener: (changes: Change[]) => void): () =
   };
 }
 
-/**
- * A change recorded in a savepoint that then rolled back (a write that threw), or in a commit that failed, is
- * gone, and SQLite hands its seq to the next change, maybe another process's: only the recorded changes that
- * the commit kept are announced, or a consumer that skips announced seqs in the feed would skip someone
- * else's change.
- */
-function announce(s: Store, a: Announcer): void {
+/** Tells the subscribers the changes of a commit, in seq order. */
+function announce(a: Announcer): void {
   if (a.recorded.length === 0) return;
-  const recorded = a.recorded;
+  const batch = a.recorded.sort((x, y) => x.seq - y.seq);
   a.recorded = [];
-  let from = Infinity;
-  let to = -Infinity;
-  for (const c of recorded) {
-    from = Math.min(from, c.seq);
-    to = Math.max(to, c.seq);
-  }
-  let kept: Map<number, Change>;
-  try {
-    // Still SQLite's synchronous read: the runner drops a writer's nudge for a change already announced in the
-    // same turn, so the announcement must come at the commit itself. Dialect-neutral, it needs the store to say
-    // which writes of a commit rolled back (e.g. a callback on `tx` run after its commit) instead of this read.
-    const rows = s.prepared('changesBetween', (db) => db.select({ seq: changes.seq, kind: changes.kind, key: changes.key }).from(changes)
-      .where(and(gte(changes.seq, sql.placeholder('from')), lte(changes.seq, sql.placeholder('to')))).prepare()).all({ from, to });
-    const committed = new Map(rows.map((r) => [r.seq, r]));
-    kept = new Map();
-    for (const c of recorded) {
-      const row = committed.get(c.seq);
-      if (row?.kind === c.kind && row.key === c.key) kept.set(c.seq, c);
-    }
-  } catch {
-    // Unannounced changes are still in the feed; the poll finds them.
-    return;
-  }
-  if (kept.size === 0) return;
-  const batch = [...kept.values()].sort((x, y) => x.seq - y.seq);
   for (const l of a.listeners) {
     try {
       l(batch);

@@ -1,0 +1,39 @@
+/** Which store a process opens: PostgreSQL when given a database URL (flag, else environment), else SQLite. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { databaseUrlOf, openStoreAt } from '../../store/open';
+import { postgresMissing, startCluster } from '../../harness/postgres';
+import { tempDir, removeTempDirs } from '../../harness/temp';
+
+afterEach(() => {
+  delete process.env.HOSTPLANE_DATABASE_URL;
+});
+
+describe('databaseUrlOf', () => {
+  it('takes the flag first, then HOSTPLANE_DATABASE_URL, else none (SQLite)', () => {
+    expect(databaseUrlOf(undefined)).toBeUndefined();
+    process.env.HOSTPLANE_DATABASE_URL = 'postgres://env@localhost/db';
+    expect(databaseUrlOf(undefined)).toBe('postgres://env@localhost/db');
+    expect(databaseUrlOf('postgres://flag@localhost/db')).toBe('postgres://flag@localhost/db');
+  });
+});
+
+describe('openStoreAt', () => {
+  it('opens SQLite in the data dir without a URL', async () => {
+    const s = await openStoreAt({ data: tempDir('hostplane-open-') });
+    expect(s.dialect).toBe('sqlite');
+    s.close();
+    removeTempDirs();
+  });
+
+  const missing = postgresMissing();
+  it.skipIf(missing)(`opens PostgreSQL with a URL${missing ? ` (skipped: ${missing})` : ''}`, async () => {
+    const cluster = await startCluster();
+    try {
+      const s = await openStoreAt({ data: '/nonexistent', databaseUrl: await cluster.createDatabase() });
+      expect(s.dialect).toBe('postgres');
+      s.close();
+    } finally {
+      await cluster.destroy();
+    }
+  }, 60_000);
+});
