@@ -79,7 +79,12 @@ const EDGE: Record<number, { name: string; description: string; headers?: string
     description: '`idempotency_key_reused`: this `Idempotency-Key` went with another request (operation, path, body or `If-Match` / `If-None-Match`) in the last 24 hours',
   },
   500: { name: 'Internal', description: '`internal`: an unexpected failure; the message says no more, `requestId` finds it in the server\'s log' },
-  503: { name: 'Unavailable', description: '`no_core`: the API runs without its core component; `core_unavailable`: the core does not answer' },
+  503: {
+    name: 'Unavailable',
+    description: '`store_unavailable`: the store (PostgreSQL, with `--database-url`) cannot be reached for a moment; retry after `Retry-After` seconds. '
+      + '`no_core`: the API runs without its core component; `core_unavailable`: the core does not answer',
+    headers: ['Retry-After'],
+  },
 };
 
 /** The security scheme of each auth mode, by name; open operations have none. */
@@ -129,8 +134,7 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       ...(auth === 'none' ? [] : [401]),
       ...(keyed ? [409, 422] : []),
       ...(op.body ? [413, 415] : []),
-      429, 500,
-      ...(op.needsCore ? [503] : []),
+      429, 500, 503,
     ];
     const statuses = [...new Set([...Object.keys(op.responses).map(Number), ...edge])].sort((a, b) => a - b);
     const responses = Object.fromEntries(statuses.map((status) => {

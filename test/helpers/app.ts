@@ -38,6 +38,8 @@ export interface TestApi {
 }
 
 export interface TestApiOptions {
+  /** The store to serve (closed with the API); default: this pass's store of a temp dir (test/helpers/store.ts). */
+  store?: Store;
   config?: Partial<ApiConfig>;
   /** `null` runs the API without a core (503 no_core). */
   core?: null;
@@ -50,7 +52,7 @@ export interface TestApiOptions {
 
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const dir = mkdtempSync(join(tmpdir(), 'hostplane-test-'));
-  const store = await openTestStore(dir);
+  const store = opts.store ?? await openTestStore(dir);
   const sealer = openSealer(dir);
   const { log, lines: logs } = captureLogger();
   const nudges: { kind: NudgeKind; key: string }[] = [];
