@@ -16,8 +16,11 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+const keyAt = (dir: string): string => join(dir, KEY_FILE);
+const newKeyFile = (): string => keyAt(newDir());
+
 interface KeyFile { current: string; keys: Record<string, { key: string; reserved: number }> }
-const keyFile = (dir: string): KeyFile => JSON.parse(readFileSync(join(dir, KEY_FILE), 'utf8')) as KeyFile;
+const keyFile = (dir: string): KeyFile => JSON.parse(readFileSync(keyAt(dir), 'utf8')) as KeyFile;
 const keyIdOf = (sealed: string): string => sealed.split('.')[1]!;
 
 /** Flips one bit of the i-th character's byte of the base64url part `part` of a sealed value. */
@@ -37,12 +40,12 @@ describe('seal and open', () => {
     ['unicode', 'пароль — 密码 — 🔑'],
     ['64 KiB', 'x'.repeat(65_536)],
   ])('a %s value round-trips', (_label, value) => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     expect(s.open('acme/blog/DB_URL', s.seal('acme/blog/DB_URL', value))).toBe(value);
   });
 
   it('the sealed form names the key and hides the value; two seals of one value differ', () => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     const a = s.seal('acme/blog/X', 'the-plain-value');
     const b = s.seal('acme/blog/X', 'the-plain-value');
     expect(a).toMatch(/^v1\.k1\.[\w-]+\.[\w-]+$/);
@@ -55,7 +58,7 @@ describe('seal and open', () => {
   });
 
   it.each(['acme/blog/Y', 'acme/blog2/X', 'globex/blog/X', 'acme/blog/X ', 'ACME/blog/X', ''])('opening under another context (%j) fails', (ctx) => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     const sealed = s.seal('acme/blog/X', 'v');
     expect(() => s.open(ctx, sealed)).toThrow();
   });
@@ -66,7 +69,7 @@ describe('seal and open', () => {
     ['first tag byte', 3, -16],
     ['nonce', 2, 0],
   ] as const)('a tampered %s fails to open', (_label, part, at) => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     const sealed = s.seal('acme/blog/X', 'some secret value');
     expect(() => s.open('acme/blog/X', tamper(sealed, part, at))).toThrow();
   });
@@ -78,21 +81,21 @@ describe('seal and open', () => {
     ['garbage', () => 'not-a-sealed-value'],
     ['empty', () => ''],
   ] as const)('a %s sealed value fails to open', (_label, mangle) => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     expect(() => s.open('acme/blog/X', mangle(s.seal('acme/blog/X', 'value')))).toThrow();
   });
 
   it('another data dir\'s key cannot open the value', () => {
-    const sealed = openSealer(newDir()).seal('acme/blog/X', 'v');
-    expect(() => openSealer(newDir()).open('acme/blog/X', sealed)).toThrow();
+    const sealed = openSealer(newKeyFile()).seal('acme/blog/X', 'v');
+    expect(() => openSealer(newKeyFile()).open('acme/blog/X', sealed)).toThrow();
   });
 });
 
 describe('the key file', () => {
   it('is created on first open with mode 0600 and a 256-bit key', () => {
     const dir = newDir();
-    openSealer(dir);
-    expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
+    openSealer(keyAt(dir));
+    expect(statSync(keyAt(dir)).mode & 0o777).toBe(0o600);
     const f = keyFile(dir);
     expect(f.current).toBe('k1');
     expect(Buffer.from(f.keys.k1!.key, 'base64')).toHaveLength(32);
@@ -102,27 +105,27 @@ describe('the key file', () => {
     const dir = newDir();
     const old = process.umask(0o000);
     try {
-      const s = openSealer(dir, { rotateAfter: 1 });
+      const s = openSealer(keyAt(dir), { rotateAfter: 1 });
       s.seal('c', 'v');
       s.seal('c', 'v');
     } finally {
       process.umask(old);
     }
     expect(Object.keys(keyFile(dir).keys).length).toBeGreaterThan(1);
-    expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
+    expect(statSync(keyAt(dir)).mode & 0o777).toBe(0o600);
   });
 
   it('a reopened sealer (a restart) uses the same key', () => {
     const dir = newDir();
-    const sealed = openSealer(dir).seal('acme/blog/X', 'persisted');
-    expect(openSealer(dir).open('acme/blog/X', sealed)).toBe('persisted');
+    const sealed = openSealer(keyAt(dir)).seal('acme/blog/X', 'persisted');
+    expect(openSealer(keyAt(dir)).open('acme/blog/X', sealed)).toBe('persisted');
   });
 
   it('an existing key file is not replaced when it is readable', () => {
     const dir = newDir();
-    openSealer(dir);
+    openSealer(keyAt(dir));
     const key = keyFile(dir).keys.k1!.key;
-    openSealer(dir);
+    openSealer(keyAt(dir));
     expect(keyFile(dir).keys.k1!.key).toBe(key);
   });
 });
@@ -130,7 +133,7 @@ describe('the key file', () => {
 describe('rotation and seal counting', () => {
   it('after rotateAfter seals a new key id takes over, and values under the old key still open', () => {
     const dir = newDir();
-    const s = openSealer(dir, { rotateAfter: 3 });
+    const s = openSealer(keyAt(dir), { rotateAfter: 3 });
     const first = [1, 2, 3].map((i) => s.seal(`ctx/${i}`, `v${i}`));
     expect(first.map(keyIdOf)).toEqual(['k1', 'k1', 'k1']);
     const fourth = s.seal('ctx/4', 'v4');
@@ -151,16 +154,16 @@ describe('rotation and seal counting', () => {
 
   it('a reopened sealer can open values of every older key', () => {
     const dir = newDir();
-    const s = openSealer(dir, { rotateAfter: 1 });
+    const s = openSealer(keyAt(dir), { rotateAfter: 1 });
     const sealed = [1, 2, 3].map((i) => s.seal(`c/${i}`, `v${i}`));
     expect(new Set(sealed.map(keyIdOf)).size).toBe(3);
-    const again = openSealer(dir, { rotateAfter: 1 });
+    const again = openSealer(keyAt(dir), { rotateAfter: 1 });
     sealed.forEach((x, i) => expect(again.open(`c/${i + 1}`, x)).toBe(`v${i + 1}`));
   });
 
   it('seal counts are reserved in the key file before use', () => {
     const dir = newDir();
-    const s = openSealer(dir);
+    const s = openSealer(keyAt(dir));
     expect(keyFile(dir).keys.k1!.reserved).toBe(0);
     s.seal('c', 'v');
     expect(keyFile(dir).keys.k1!.reserved).toBeGreaterThanOrEqual(1);
@@ -170,7 +173,7 @@ describe('rotation and seal counting', () => {
     const dir = newDir();
     const reservations: number[] = [];
     for (let restart = 0; restart < 3; restart++) {
-      const s = openSealer(dir); // a new process: the previous one's unused reservation is skipped, never reused
+      const s = openSealer(keyAt(dir)); // a new process: the previous one's unused reservation is skipped, never reused
       s.seal('c', 'v');
       s.seal('c', 'v');
       reservations.push(keyFile(dir).keys.k1!.reserved);
@@ -183,21 +186,21 @@ describe('rotation and seal counting', () => {
   it('a process that crashed mid-block still counts: the next rotates at the limit without reusing that block', () => {
     const dir = newDir();
     const limit = 100_000;
-    const a = openSealer(dir, { rotateAfter: limit });
+    const a = openSealer(keyAt(dir), { rotateAfter: limit });
     a.seal('c', 'v'); // reserves a block; the process "crashes" here
     const afterA = keyFile(dir).keys.k1!.reserved;
-    const b = openSealer(dir, { rotateAfter: limit });
+    const b = openSealer(keyAt(dir), { rotateAfter: limit });
     b.seal('c', 'v');
     const afterB = keyFile(dir).keys.k1!.reserved;
     expect(afterB).toBeGreaterThan(afterA);
     // The two reserved blocks together pass the limit: a third process starts past it and must rotate.
-    const c = openSealer(dir, { rotateAfter: limit });
+    const c = openSealer(keyAt(dir), { rotateAfter: limit });
     expect(keyIdOf(c.seal('c', 'v'))).not.toBe('k1');
   });
 
   it('rotation never overwrites a key whose id survives a removed older key', () => {
     const dir = newDir();
-    const s = openSealer(dir, { rotateAfter: 1 });
+    const s = openSealer(keyAt(dir), { rotateAfter: 1 });
     s.seal('c', 'v'); // k1
     s.seal('c', 'v'); // k2
     const onK3 = s.seal('c/3', 'kept'); // k3
@@ -205,8 +208,8 @@ describe('rotation and seal counting', () => {
     // An operator retires k2 by hand once nothing uses it.
     const f = keyFile(dir);
     delete f.keys.k2;
-    writeFileSync(join(dir, KEY_FILE), JSON.stringify(f));
-    const again = openSealer(dir, { rotateAfter: 1 });
+    writeFileSync(keyAt(dir), JSON.stringify(f));
+    const again = openSealer(keyAt(dir), { rotateAfter: 1 });
     const fresh = again.seal('c', 'v');
     expect(keyIdOf(fresh)).not.toBe('k3');
     expect(again.open('c/3', onK3)).toBe('kept');
@@ -214,9 +217,9 @@ describe('rotation and seal counting', () => {
 
   it('a key file whose current key is missing is refused rather than silently replaced', () => {
     const dir = newDir();
-    openSealer(dir);
+    openSealer(keyAt(dir));
     const f = keyFile(dir);
-    writeFileSync(join(dir, KEY_FILE), JSON.stringify({ ...f, current: 'k7' }));
-    expect(() => openSealer(dir).seal('c', 'v')).toThrow();
+    writeFileSync(keyAt(dir), JSON.stringify({ ...f, current: 'k7' }));
+    expect(() => openSealer(keyAt(dir)).seal('c', 'v')).toThrow();
   });
 });

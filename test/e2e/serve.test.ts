@@ -133,7 +133,7 @@ describe('hostplane serve', () => {
       const rows = s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets).orderBy(secrets.name).all();
       expect(rows.map((r) => [r.name, r.version])).toEqual([['API_KEY', 2], ['OTHER', 1]]);
       // The value was sealed with the key serve created in the data dir, under its context.
-      const sealer = openSealer(dir);
+      const sealer = openSealer(join(dir, KEY_FILE));
       expect(sealer.open('acme/blog/API_KEY', rows[0]!.sealed)).toBe('second-version');
       expect(() => sealer.open('acme/blog/OTHER', rows[0]!.sealed)).toThrow();
     } finally {
