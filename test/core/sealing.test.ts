@@ -1,10 +1,23 @@
 /** Sealing of secret values (ARCHITECTURE.md, issue 2 part 6): AES-256-GCM, key id with each value, the
  * context as additional authenticated data, a 0600 key file, rotation, and seal counts never reused. */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEY_FILE, openSealer } from '../../core/sealing';
+import {
+  bundleContext, checkSealingKey, defaultKeyPath, KEY_FILE, LEGACY_KEY_FILE, openSealer, purchaseContext, secretContext, type Sealer,
+} from '../../core/sealing';
+import { clientSecretName } from '../../rules/oauth-providers';
+import { createOrg, registerNode } from '../../store/accounts';
+import { setAuthProvider } from '../../store/auth';
+import type { Store } from '../../store/db';
+import { reservePurchase } from '../../store/domains';
+import { storeBundle } from '../../store/nodes';
+import { createProject } from '../../store/projects';
+import { setSecret } from '../../store/secrets';
+import type { SealedValue } from '../../store/sealed';
+import { openTestStore } from '../helpers/store';
 
 const dirs: string[] = [];
 const newDir = (): string => {
@@ -22,6 +35,10 @@ const newKeyFile = (): string => keyAt(newDir());
 interface KeyFile { current: string; keys: Record<string, { key: string; reserved: number }> }
 const keyFile = (dir: string): KeyFile => JSON.parse(readFileSync(keyAt(dir), 'utf8')) as KeyFile;
 const keyIdOf = (sealed: string): string => sealed.split('.')[1]!;
+
+type SealedKind = SealedValue['kind'];
+/** Every kind of value the store seals: the check must open each under its own context. */
+const SEALED_KINDS: SealedKind[] = ['secret', 'authProvider', 'bundle', 'purchase'];
 
 /** Flips one bit of the i-th character's byte of the base64url part `part` of a sealed value. */
 function tamper(sealed: string, part: 2 | 3, at: number): string {
@@ -221,5 +238,150 @@ describe('rotation and seal counting', () => {
     const f = keyFile(dir);
     writeFileSync(keyAt(dir), JSON.stringify({ ...f, current: 'k7' }));
     expect(() => openSealer(keyAt(dir)).seal('c', 'v')).toThrow();
+  });
+});
+
+describe('the key file\'s path', () => {
+  it('is DATA/sealing.key by default, created with mode 0600', () => {
+    const dir = newDir();
+    expect(defaultKeyPath(dir)).toBe(join(dir, 'sealing.key'));
+    openSealer(defaultKeyPath(dir));
+    expect(statSync(join(dir, 'sealing.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('is the older sealing-keys.json, where it is, in a data dir that has only that one', () => {
+    const dir = newDir();
+    const sealed = openSealer(join(dir, LEGACY_KEY_FILE)).seal('acme/blog/X', 'kept');
+    expect(defaultKeyPath(dir)).toBe(join(dir, LEGACY_KEY_FILE));
+    expect(openSealer(defaultKeyPath(dir)).open('acme/blog/X', sealed)).toBe('kept');
+    expect(existsSync(keyAt(dir))).toBe(false);
+  });
+
+  it('is sealing.key once that one exists, even beside an older file', () => {
+    const dir = newDir();
+    openSealer(join(dir, LEGACY_KEY_FILE));
+    openSealer(keyAt(dir));
+    expect(defaultKeyPath(dir)).toBe(keyAt(dir));
+  });
+});
+
+describe('checkSealingKey: the key file must open the store\'s sealed values', () => {
+  const stores: Store[] = [];
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+  });
+
+  /** A store with the org `acme` and its project `blog`. */
+  async function newStore(): Promise<{ s: Store; orgId: number; projectId: number }> {
+    const s = await openTestStore();
+    stores.push(s);
+    const org = await createOrg(s, 'acme', 'free');
+    const p = await createProject(s, { orgId: org.id, plan: 'free', limit: 3, name: 'blog', database: false, hostname: 'blog.hostplane.test', actor: 't' });
+    return { s, orgId: org.id, projectId: p.id };
+  }
+
+  /** Stores one value of `kind`, sealed by `sealer` under the context the service seals that kind with. */
+  async function storeSealed(at: { s: Store; orgId: number; projectId: number }, kind: SealedKind, sealer: Sealer, suffix = ''): Promise<void> {
+    const { s, orgId, projectId } = at;
+    const write = { orgId, projectId, projectName: 'blog', actor: 't' };
+    switch (kind) {
+      case 'secret': {
+        const name = `API_KEY${suffix}`;
+        await setSecret(s, { ...write, name, sealed: sealer.seal(secretContext('acme', 'blog', name), 'v') });
+        return;
+      }
+      case 'authProvider':
+        await setAuthProvider(s, { ...write, provider: 'github', clientId: 'id', sealed: sealer.seal(secretContext('acme', 'blog', clientSecretName('github')), 'cs') });
+        return;
+      case 'bundle': {
+        const node = `n${suffix}`;
+        await registerNode(s, node);
+        await storeBundle(s, node, () => ({ sealed: sealer.seal(bundleContext(node), '[]'), sections: {} }));
+        return;
+      }
+      case 'purchase': {
+        const name = `example${suffix}.test`;
+        await reservePurchase(s, {
+          orgId, name, years: 1, paymentMethod: 'pm_card', actor: 't', quota: { plan: 'free', limit: 50 },
+          contactSealed: sealer.seal(purchaseContext(orgId, name), '{"email":"a@example.test"}'),
+        });
+      }
+    }
+  }
+
+  /** The file's bytes and mtime: a refused start must leave both as they were. */
+  const fileState = (path: string): { bytes: string; mtimeMs: number } => ({ bytes: readFileSync(path, 'utf8'), mtimeMs: statSync(path).mtimeMs });
+
+  it('accepts a missing file while the store holds nothing sealed, and does not create it (openSealer does)', async () => {
+    const { s } = await newStore();
+    const path = newKeyFile();
+    await checkSealingKey(s, path);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('refuses a missing file, naming it, when the store holds a sealed value, and does not create it', async () => {
+    const at = await newStore();
+    await storeSealed(at, 'secret', openSealer(newKeyFile()));
+    const path = newKeyFile();
+    await expect(checkSealingKey(at.s, path)).rejects.toMatchObject({ code: 'sealing_key_mismatch', message: expect.stringContaining(`sealing key file ${path} does not open`) });
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it.each(SEALED_KINDS)('opens a stored %s value with the right file and refuses another installation\'s, writing nothing', async (kind) => {
+    const at = await newStore();
+    const right = newKeyFile();
+    await storeSealed(at, kind, openSealer(right));
+    await checkSealingKey(at.s, right);
+    // Another installation's file: a key of the same id (k1), other key bytes.
+    const wrong = newKeyFile();
+    openSealer(wrong);
+    const before = fileState(wrong);
+    await expect(checkSealingKey(at.s, wrong)).rejects.toThrow(new RegExp(`sealing key file ${wrong} does not open this store's sealed data \\(its key k1 does not open the ${kind} values`));
+    expect(fileState(wrong)).toEqual(before);
+  });
+
+  it('opens values sealed before a rotation: every key id of the ring is tried', async () => {
+    const at = await newStore();
+    const dir = newDir();
+    const sealer = openSealer(keyAt(dir), { rotateAfter: 1 });
+    await storeSealed(at, 'secret', sealer, '1'); // k1
+    await storeSealed(at, 'bundle', sealer, '2'); // k2
+    await storeSealed(at, 'secret', sealer, '3'); // k3
+    expect(Object.keys(keyFile(dir).keys)).toEqual(['k1', 'k2', 'k3']);
+    await checkSealingKey(at.s, keyAt(dir));
+  });
+
+  it('refuses a ring that lacks a key id the store\'s values were sealed with', async () => {
+    const at = await newStore();
+    const dir = newDir();
+    const sealer = openSealer(keyAt(dir), { rotateAfter: 1 });
+    await storeSealed(at, 'secret', sealer, '1'); // k1
+    await storeSealed(at, 'secret', sealer, '2'); // k2
+    const f = keyFile(dir);
+    delete f.keys.k1;
+    writeFileSync(keyAt(dir), JSON.stringify(f));
+    await expect(checkSealingKey(at.s, keyAt(dir))).rejects.toThrow(/holds values sealed with key k1, which the file does not hold/);
+  });
+
+  it('refuses a ring whose older key is another installation\'s though its current key opens', async () => {
+    const at = await newStore();
+    const dir = newDir();
+    const sealer = openSealer(keyAt(dir), { rotateAfter: 1 });
+    await storeSealed(at, 'secret', sealer, '1'); // k1
+    await storeSealed(at, 'secret', sealer, '2'); // k2, the current key
+    const f = keyFile(dir);
+    f.keys.k1!.key = randomBytes(32).toString('base64');
+    writeFileSync(keyAt(dir), JSON.stringify(f));
+    await expect(checkSealingKey(at.s, keyAt(dir))).rejects.toThrow(/its key k1 does not open/);
+  });
+
+  it.each([
+    ['not JSON', 'not json'],
+    ['JSON of another shape', '{"key": "abc"}'],
+  ])('refuses a file that is %s, naming it', async (_label, text) => {
+    const { s } = await newStore();
+    const path = newKeyFile();
+    writeFileSync(path, text);
+    await expect(checkSealingKey(s, path)).rejects.toMatchObject({ code: 'sealing_key_unreadable', message: expect.stringContaining(path) });
   });
 });
