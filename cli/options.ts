@@ -21,7 +21,7 @@ export const OPTIONS = {
   host: { type: 'string', default: '127.0.0.1' },
   data: { type: 'string', default: './data' },
   'database-url': { type: 'string' },
-  // No parser default: it depends on --data (sealingKeyFile).
+  // No parser default: it lies in --data (core/sealing.ts defaultKeyPath).
   'sealing-key': { type: 'string' },
   'app-domain': { type: 'string', default: 'hostplane.app' },
   plans: { type: 'string' },
@@ -106,7 +106,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   host: { arg: 'H', commands: ALL, help: 'listen address' },
   data: {
     arg: 'DIR', commands: [...ALL, 'admin'],
-    help: 'SQLite store (WAL, `synchronous=FULL`), the sealing key file unless `--sealing-key` puts it elsewhere, zone files, Knot\'s state',
+    help: 'SQLite store (WAL, `synchronous=FULL`), sealing key file (mode 0600), zone files, Knot\'s state',
   },
   'database-url': {
     arg: 'URL', shown: 'HOSTPLANE_DATABASE_URL, else SQLite in --data', commands: [...ALL, 'admin'],
