@@ -340,39 +340,36 @@ describe('checkSealingKey: the key file must open the store\'s sealed values', (
     expect(fileState(wrong)).toEqual(before);
   });
 
-  it('opens values sealed before a rotation: every key id of the ring is tried', async () => {
+  /** A store holding one value of each of `kinds`, in order, each sealed with a key of its own (k1, k2, ...), and
+   * the data dir of the ring that sealed them. */
+  async function storeOverRotations(kinds: SealedKind[]): Promise<{ s: Store; dir: string }> {
     const at = await newStore();
     const dir = newDir();
     const sealer = openSealer(keyAt(dir), { rotateAfter: 1 });
-    await storeSealed(at, 'secret', sealer, '1'); // k1
-    await storeSealed(at, 'bundle', sealer, '2'); // k2
-    await storeSealed(at, 'secret', sealer, '3'); // k3
-    expect(Object.keys(keyFile(dir).keys)).toEqual(['k1', 'k2', 'k3']);
-    await checkSealingKey(at.s, keyAt(dir));
+    for (const [i, kind] of kinds.entries()) await storeSealed(at, kind, sealer, String(i + 1));
+    expect(keyFile(dir).current).toBe(`k${kinds.length}`);
+    return { s: at.s, dir };
+  }
+
+  it('opens values sealed before a rotation: every key id of the ring is tried', async () => {
+    const { s, dir } = await storeOverRotations(['secret', 'bundle', 'secret']);
+    await checkSealingKey(s, keyAt(dir));
   });
 
   it('refuses a ring that lacks a key id the store\'s values were sealed with', async () => {
-    const at = await newStore();
-    const dir = newDir();
-    const sealer = openSealer(keyAt(dir), { rotateAfter: 1 });
-    await storeSealed(at, 'secret', sealer, '1'); // k1
-    await storeSealed(at, 'secret', sealer, '2'); // k2
+    const { s, dir } = await storeOverRotations(['secret', 'secret']);
     const f = keyFile(dir);
     delete f.keys.k1;
     writeFileSync(keyAt(dir), JSON.stringify(f));
-    await expect(checkSealingKey(at.s, keyAt(dir))).rejects.toThrow(/holds values sealed with key k1, which the file does not hold/);
+    await expect(checkSealingKey(s, keyAt(dir))).rejects.toThrow(/holds values sealed with key k1, which the file does not hold/);
   });
 
   it('refuses a ring whose older key is another installation\'s though its current key opens', async () => {
-    const at = await newStore();
-    const dir = newDir();
-    const sealer = openSealer(keyAt(dir), { rotateAfter: 1 });
-    await storeSealed(at, 'secret', sealer, '1'); // k1
-    await storeSealed(at, 'secret', sealer, '2'); // k2, the current key
+    const { s, dir } = await storeOverRotations(['secret', 'secret']);
     const f = keyFile(dir);
     f.keys.k1!.key = randomBytes(32).toString('base64');
     writeFileSync(keyAt(dir), JSON.stringify(f));
-    await expect(checkSealingKey(at.s, keyAt(dir))).rejects.toThrow(/its key k1 does not open/);
+    await expect(checkSealingKey(s, keyAt(dir))).rejects.toThrow(/its key k1 does not open/);
   });
 
   it.each([
