@@ -425,9 +425,10 @@ async function startServer(
 }
 
 /** What `serve` and `core` own: the data dir's lock, the store, the sealing key (refused when it does not open
- * the store's sealed values), the feed's pruning and the core with its reconcilers, each undone by `stops` in reverse. A data dir this start made is removed by `undo` (after the
- * lock is let go) when the start fails: the next try starts afresh, not on a half-made store. The lock comes
- * before the addresses: a second serve on a data dir is told that, not that the first one's ports are taken. */
+ * the store's sealed values), the feed's pruning and the core with its reconcilers, each undone by `stops` in
+ * reverse. A data dir this start made is removed by `undo` (after the lock is let go) when the start fails: the
+ * next try starts afresh, not on a half-made store. The lock comes before the addresses: a second serve on a
+ * data dir is told that, not that the first one's ports are taken. */
 async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: ReadonlySet<FlagName>, log: Logger, stops: Stop[], undo: Stop[], registry: client.Registry) {
   const made = !existsSync(flags.data);
   const lock = lockDataDir(flags.data);
