@@ -21,6 +21,8 @@ export const OPTIONS = {
   host: { type: 'string', default: '127.0.0.1' },
   data: { type: 'string', default: './data' },
   'database-url': { type: 'string' },
+  // No parser default: it lies in --data (core/sealing.ts defaultKeyPath).
+  'sealing-key': { type: 'string' },
   'app-domain': { type: 'string', default: 'hostplane.app' },
   plans: { type: 'string' },
   plan: { type: 'string', default: 'free' },
@@ -109,6 +111,10 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   'database-url': {
     arg: 'URL', shown: 'HOSTPLANE_DATABASE_URL, else SQLite in --data', commands: [...ALL, 'admin'],
     help: 'PostgreSQL as the store (`postgres://USER[:PASS]@HOST:PORT/DB`, or `postgres://USER@localhost/DB?host=/socket/dir`): several processes and machines share it; the schema is created on first start. The password never reaches logs or `admin status`; pass it in the environment variable to keep it off the command line',
+  },
+  'sealing-key': {
+    arg: 'FILE', shown: 'DATA/sealing.key', commands: ['serve', 'core'],
+    help: 'the keys that seal secret values, OAuth client secrets, bundles and purchase contacts: give every `serve` and `core` of an installation the same file, and back it up with the store. Created (mode 0600) when missing, but only while the store holds nothing sealed; a file that does not open the store\'s sealed values is refused at start, naming it, before anything is written. A data dir with only the `sealing-keys.json` of an older version keeps using that file',
   },
   'app-domain': { arg: 'D', commands: ['serve', 'api'], help: 'projects get the default hostname `<project>.<D>`' },
   plans: {

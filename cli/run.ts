@@ -19,7 +19,7 @@ import { systemResolver } from '../providers/resolver';
 
 import { exitAfterFlush, type Logger } from '../lib/log';
 import type { Core, DnsInfo } from '../core/port';
-import { openSealer } from '../core/sealing';
+import { checkSealingKey, defaultKeyPath, openSealer } from '../core/sealing';
 import { coreServer } from '../core/server';
 import type { Store } from '../store/db';
 import { databaseUrlOf, openStoreAt } from '../store/open';
@@ -334,10 +334,9 @@ async function startOAuth(command: 'serve' | 'core', flags: Flags, log: Logger) 
   return { endpoints, close: () => sandbox.close() };
 }
 
-/** The core component: the sealing key (created with mode 0600 on first start), the nameserver it supervises,
- * the edge, and the reconcilers converging them, in one runner. */
-async function startCore(command: 'serve' | 'core', store: Store, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
-  const sealer = openSealer(flags.data);
+/** The core component: with its sealing key (startOwnedCore), the nameserver it supervises, the edge, and the
+ * reconcilers converging them, in one runner. */
+async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
   const dns = dnsInfo(flags);
   let zones: Awaited<ReturnType<typeof startDns>> = null;
   let hostnames: Awaited<ReturnType<typeof startHostnames>> | null = null;
@@ -425,10 +424,11 @@ async function startServer(
   }
 }
 
-/** What `serve` and `core` own: the data dir's lock, the store, the feed's pruning and the core with its
- * reconcilers, each undone by `stops` in reverse. A data dir this start made is removed by `undo` (after the
- * lock is let go) when the start fails: the next try starts afresh, not on a half-made store. The lock comes
- * before the addresses: a second serve on a data dir is told that, not that the first one's ports are taken. */
+/** What `serve` and `core` own: the data dir's lock, the store, the sealing key (refused when it does not open
+ * the store's sealed values), the feed's pruning and the core with its reconcilers, each undone by `stops` in
+ * reverse. A data dir this start made is removed by `undo` (after the lock is let go) when the start fails: the
+ * next try starts afresh, not on a half-made store. The lock comes before the addresses: a second serve on a
+ * data dir is told that, not that the first one's ports are taken. */
 async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: ReadonlySet<FlagName>, log: Logger, stops: Stop[], undo: Stop[], registry: client.Registry) {
   const made = !existsSync(flags.data);
   const lock = lockDataDir(flags.data);
@@ -438,8 +438,13 @@ async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: Re
   await checkAddresses(command, flags, given);
   const store = await openStoreAt({ data: flags.data, databaseUrl: databaseUrlOf(flags['database-url']) });
   stops.push(() => store.close());
+  // Before anything writes (the feed's pruning, knotd, the listener): a process given another installation's key
+  // file stops here, with the store and the file as they were.
+  const keyFile = flags['sealing-key'] ?? defaultKeyPath(flags.data);
+  await checkSealingKey(store, keyFile);
+  const sealer = openSealer(keyFile);
   stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
-  const rt = await startCore(command, store, flags, log, registry);
+  const rt = await startCore(command, store, sealer, flags, log, registry);
   stops.push(() => rt.close());
   return { store, core: rt.core, dns: rt.dns };
 }

@@ -6,7 +6,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { badRequest } from '../lib/errors';
 import { writeFileAtomic } from '../lib/files';
+import { clientSecretName } from '../rules/oauth-providers';
+import type { Store } from '../store/db';
+import { sealedSamples, type SealedValue } from '../store/sealed';
 
 interface KeyFile {
   current: string;
@@ -25,7 +29,10 @@ export const ROTATE_AFTER = 2 ** 31;
  * after a crash the unused rest of a block is skipped, never reused. */
 const BLOCK = 65_536;
 
-export const KEY_FILE = 'sealing-keys.json';
+/** The key file's name in the data dir when `--sealing-key` is not given. */
+export const KEY_FILE = 'sealing.key';
+/** Where installations made before `--sealing-key` keep their keys (defaultKeyPath). */
+export const LEGACY_KEY_FILE = 'sealing-keys.json';
 
 /** The length in bytes of a sealed value's plaintext, without opening it: AES-GCM adds only its 16-byte tag. */
 export function sealedBytes(sealed: string): number {
@@ -40,11 +47,96 @@ export const secretContext = (org: string, project: string, name: string): strin
 /** The sealing context of a node's bundle: a bundle copied to another node's row does not open. */
 export const bundleContext = (nodeId: string): string => `bundle/${nodeId}`;
 
-/** Loads the key file from `dataDir`, creating it (mode 0600) with a fresh key on first start. */
-export function openSealer(dataDir: string, opts: { rotateAfter?: number } = {}): Sealer {
+/** The sealing context of an open domain purchase's registrant contact (sagas/domains.ts). */
+export const purchaseContext = (orgId: number, name: string): string => `purchase/${orgId}/${name}`;
+
+/** The context a sealed value of the store was sealed under: what it is and which row holds it. */
+function contextOf(v: SealedValue): string {
+  switch (v.kind) {
+    case 'secret': return secretContext(v.org, v.project, v.name);
+    case 'authProvider': return secretContext(v.org, v.project, clientSecretName(v.provider));
+    case 'bundle': return bundleContext(v.nodeId);
+    case 'purchase': return purchaseContext(v.orgId, v.name);
+  }
+}
+
+const keyIdOf = (sealed: string): string => sealed.split('.')[1] ?? '';
+
+/** The key file of data dir `dataDir` when `--sealing-key` is not given: `sealing.key`, except in a data dir that
+ * has only the file of an installation made before the flag, which is used where it is. Renamed, a rollback to
+ * the older version would not find its key and would seal new values with a fresh one. */
+export function defaultKeyPath(dataDir: string): string {
   const path = join(dataDir, KEY_FILE);
+  const legacy = join(dataDir, LEGACY_KEY_FILE);
+  return !existsSync(path) && existsSync(legacy) ? legacy : path;
+}
+
+/** The key ring in `path`, null when there is no such file; a file that is not one is refused, naming it. */
+function readKeyRing(path: string): KeyFile | null {
+  if (!existsSync(path)) return null;
+  let file: unknown;
+  try {
+    file = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw badRequest(`the sealing key file ${path} cannot be read as a key ring: ${(e as Error).message}`, undefined, 'sealing_key_unreadable');
+  }
+  const ring = file as Partial<KeyFile> | null;
+  if (typeof ring?.current !== 'string' || typeof ring.keys !== 'object' || ring.keys === null) {
+    throw badRequest(`the sealing key file ${path} is not a key ring ({"current": ID, "keys": {ID: {"key": BASE64, ...}}})`, undefined, 'sealing_key_unreadable');
+  }
+  return ring as KeyFile;
+}
+
+function keyOf(file: KeyFile, id: string): Buffer {
+  const k = file.keys[id];
+  if (!k) throw new Error(`sealing key ${id} is not in the key file`);
+  return Buffer.from(k.key, 'base64');
+}
+
+/** Opens `sealed` with the key of the ring its key id names. */
+function openWith(file: KeyFile, context: string, sealed: string): string {
+  const [version, id, nonce, body] = sealed.split('.');
+  if (version !== 'v1' || !id || !nonce || !body) throw new Error('not a sealed value');
+  const raw = Buffer.from(body, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', keyOf(file, id), Buffer.from(nonce, 'base64url'));
+  decipher.setAAD(Buffer.from(context, 'utf8'));
+  decipher.setAuthTag(raw.subarray(raw.length - 16));
+  return Buffer.concat([decipher.update(raw.subarray(0, raw.length - 16)), decipher.final()]).toString('utf8');
+}
+
+/**
+ * Refuses a key file that does not open the store's sealed values (CONTRACT.md "Several machines"), reading
+ * only, so that a process given the wrong file stops before it writes anything: the file missing while the
+ * store holds sealed values (then it must not be created: a fresh key would seal new values no other process
+ * opens), a value sealed with a key id the file lacks, or a value per key id of the file that its key does not
+ * open (a key of the same id from another installation). Every key id is tried, not only the current one: values
+ * sealed before a rotation must open too. The caller creates or loads the file (openSealer) once this passed.
+ */
+export async function checkSealingKey(store: Store, path: string): Promise<void> {
+  const ring = readKeyRing(path);
+  const refuse = (why: string) => badRequest(
+    `the sealing key file ${path} does not open this store's sealed data (${why}): give every process of the installation the same --sealing-key file`,
+    undefined, 'sealing_key_mismatch',
+  );
+  const ids = Object.keys(ring?.keys ?? {});
+  const [lacking] = await sealedSamples(store, { sealedWithNone: ids });
+  if (lacking) throw refuse(ring ? `the store holds values sealed with key ${keyIdOf(lacking.sealed)}, which the file does not hold` : 'the file does not exist');
+  for (const id of ids) {
+    for (const v of await sealedSamples(store, { sealedWith: id })) {
+      try {
+        openWith(ring!, contextOf(v), v.sealed);
+      } catch {
+        throw refuse(`its key ${id} does not open the ${v.kind} values sealed with a key of that id`);
+      }
+    }
+  }
+}
+
+/** Loads the key file at `path`, creating it (mode 0600) with a fresh key when there is none. A process checks
+ * the file against its store first (checkSealingKey). */
+export function openSealer(path: string, opts: { rotateAfter?: number } = {}): Sealer {
   const rotateAfter = opts.rotateAfter ?? ROTATE_AFTER;
-  const file: KeyFile = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as KeyFile) : { current: '', keys: {} };
+  const file: KeyFile = readKeyRing(path) ?? { current: '', keys: {} };
   const save = (): void => writeFileAtomic(path, JSON.stringify(file, null, 2), 0o600);
   const addKey = (): void => {
     // Never an id already in the file (a retired key removed by hand leaves a gap in k1, k2, ...).
@@ -58,12 +150,6 @@ export function openSealer(dataDir: string, opts: { rotateAfter?: number } = {})
   let used = file.keys[file.current]!.reserved;
   file.keys[file.current]!.reserved = used;
   save();
-
-  const keyOf = (id: string): Buffer => {
-    const k = file.keys[id];
-    if (!k) throw new Error(`sealing key ${id} is not in the key file`);
-    return Buffer.from(k.key, 'base64');
-  };
 
   const reserve = (): void => {
     if (used >= rotateAfter) {
@@ -86,19 +172,12 @@ export function openSealer(dataDir: string, opts: { rotateAfter?: number } = {})
       reserve();
       const id = file.current;
       const nonce = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', keyOf(id), nonce);
+      const cipher = createCipheriv('aes-256-gcm', keyOf(file, id), nonce);
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
       return ['v1', id, nonce.toString('base64url'), body.toString('base64url')].join('.');
     },
-    open(context, sealed) {
-      const [version, id, nonce, body] = sealed.split('.');
-      if (version !== 'v1' || !id || !nonce || !body) throw new Error('not a sealed value');
-      const raw = Buffer.from(body, 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', keyOf(id), Buffer.from(nonce, 'base64url'));
-      decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(raw.subarray(raw.length - 16));
-      return Buffer.concat([decipher.update(raw.subarray(0, raw.length - 16)), decipher.final()]).toString('utf8');
-    },
+    open: (context, sealed) => openWith(file, context, sealed),
   };
 }
+

@@ -29,7 +29,7 @@ import {
 import type { ChangeKind } from '../store/feed';
 import { createZone } from '../store/zones';
 import type { DnsInfo, DomainCalls, DomainHandler, DomainOp, PurchaseInput } from '../core/port';
-import type { Sealer } from '../core/sealing';
+import { purchaseContext, type Sealer } from '../core/sealing';
 
 /** The registration and transfer lock after a registration (a registry rule; advice to the user). */
 export const TRANSFER_LOCK_DAYS = 60;
@@ -79,7 +79,6 @@ const registrarError = (e: unknown): AppError => {
 const paymentIncomplete = (e: unknown): AppError =>
   new AppError(502, 'saga_incomplete', `the purchase stopped at the payment: ${e instanceof PaymentError ? e.message : 'the payment provider failed'}; send the request again to resume`);
 const unavailable = (name: string): AppError => new AppError(409, 'domain_unavailable', `the registry refuses ${name}: it is taken, reserved or not offered`);
-const contactContext = (orgId: number, name: string): string => `purchase/${orgId}/${name}`;
 
 export function domainService(d: DomainServiceDeps): DomainService {
   const s = d.store;
@@ -145,7 +144,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
           p = await setPurchaseStep(s, p.id, 'registering');
           break;
         case 'registering': {
-          const contact = JSON.parse(d.sealer.open(contactContext(p.orgId, p.name), p.contactSealed!)) as Contact;
+          const contact = JSON.parse(d.sealer.open(purchaseContext(p.orgId, p.name), p.contactSealed!)) as Contact;
           try {
             reg = await registrar().register({ name: p.name, years: p.years, nameservers: nameservers(), contact, ref: p.id });
           } catch (e) {
@@ -201,7 +200,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
     payments();
     nameservers();
     return serially(i.name, async () => {
-      const sealed = d.sealer.seal(contactContext(i.orgId, i.name), JSON.stringify(i.contact));
+      const sealed = d.sealer.seal(purchaseContext(i.orgId, i.name), JSON.stringify(i.contact));
       const r = await reservePurchase(s, {
         orgId: i.orgId, name: i.name, years: i.years, paymentMethod: i.paymentMethod, contactSealed: sealed, actor: i.actor, quota: { plan: i.plan, limit: i.zoneLimit },
       });
@@ -211,7 +210,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
         const differ: string[] = [];
         if (p.years !== i.years) differ.push('years');
         if (p.paymentMethod !== i.paymentMethod) differ.push('paymentMethod');
-        if (canonicalJson(JSON.parse(d.sealer.open(contactContext(p.orgId, p.name), p.contactSealed!))) !== canonicalJson(i.contact)) differ.push('contact');
+        if (canonicalJson(JSON.parse(d.sealer.open(purchaseContext(p.orgId, p.name), p.contactSealed!))) !== canonicalJson(i.contact)) differ.push('contact');
         if (differ.length) {
           throw badRequest(`a purchase of ${i.name} with other terms is under way; send it again with the same ${differ.join(', ')} to finish it`, { fields: differ });
         }

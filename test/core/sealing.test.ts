@@ -1,10 +1,23 @@
 /** Sealing of secret values (ARCHITECTURE.md, issue 2 part 6): AES-256-GCM, key id with each value, the
  * context as additional authenticated data, a 0600 key file, rotation, and seal counts never reused. */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEY_FILE, openSealer } from '../../core/sealing';
+import {
+  bundleContext, checkSealingKey, defaultKeyPath, KEY_FILE, LEGACY_KEY_FILE, openSealer, purchaseContext, secretContext, type Sealer,
+} from '../../core/sealing';
+import { clientSecretName } from '../../rules/oauth-providers';
+import { createOrg, registerNode } from '../../store/accounts';
+import { setAuthProvider } from '../../store/auth';
+import type { Store } from '../../store/db';
+import { reservePurchase } from '../../store/domains';
+import { storeBundle } from '../../store/nodes';
+import { createProject } from '../../store/projects';
+import { setSecret } from '../../store/secrets';
+import type { SealedValue } from '../../store/sealed';
+import { openTestStore } from '../helpers/store';
 
 const dirs: string[] = [];
 const newDir = (): string => {
@@ -16,9 +29,16 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+const keyAt = (dir: string): string => join(dir, KEY_FILE);
+const newKeyFile = (): string => keyAt(newDir());
+
 interface KeyFile { current: string; keys: Record<string, { key: string; reserved: number }> }
-const keyFile = (dir: string): KeyFile => JSON.parse(readFileSync(join(dir, KEY_FILE), 'utf8')) as KeyFile;
+const keyFile = (dir: string): KeyFile => JSON.parse(readFileSync(keyAt(dir), 'utf8')) as KeyFile;
 const keyIdOf = (sealed: string): string => sealed.split('.')[1]!;
+
+type SealedKind = SealedValue['kind'];
+/** Every kind of value the store seals: the check must open each under its own context. */
+const SEALED_KINDS: SealedKind[] = ['secret', 'authProvider', 'bundle', 'purchase'];
 
 /** Flips one bit of the i-th character's byte of the base64url part `part` of a sealed value. */
 function tamper(sealed: string, part: 2 | 3, at: number): string {
@@ -37,12 +57,12 @@ describe('seal and open', () => {
     ['unicode', 'пароль — 密码 — 🔑'],
     ['64 KiB', 'x'.repeat(65_536)],
   ])('a %s value round-trips', (_label, value) => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     expect(s.open('acme/blog/DB_URL', s.seal('acme/blog/DB_URL', value))).toBe(value);
   });
 
   it('the sealed form names the key and hides the value; two seals of one value differ', () => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     const a = s.seal('acme/blog/X', 'the-plain-value');
     const b = s.seal('acme/blog/X', 'the-plain-value');
     expect(a).toMatch(/^v1\.k1\.[\w-]+\.[\w-]+$/);
@@ -55,7 +75,7 @@ describe('seal and open', () => {
   });
 
   it.each(['acme/blog/Y', 'acme/blog2/X', 'globex/blog/X', 'acme/blog/X ', 'ACME/blog/X', ''])('opening under another context (%j) fails', (ctx) => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     const sealed = s.seal('acme/blog/X', 'v');
     expect(() => s.open(ctx, sealed)).toThrow();
   });
@@ -66,7 +86,7 @@ describe('seal and open', () => {
     ['first tag byte', 3, -16],
     ['nonce', 2, 0],
   ] as const)('a tampered %s fails to open', (_label, part, at) => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     const sealed = s.seal('acme/blog/X', 'some secret value');
     expect(() => s.open('acme/blog/X', tamper(sealed, part, at))).toThrow();
   });
@@ -78,21 +98,21 @@ describe('seal and open', () => {
     ['garbage', () => 'not-a-sealed-value'],
     ['empty', () => ''],
   ] as const)('a %s sealed value fails to open', (_label, mangle) => {
-    const s = openSealer(newDir());
+    const s = openSealer(newKeyFile());
     expect(() => s.open('acme/blog/X', mangle(s.seal('acme/blog/X', 'value')))).toThrow();
   });
 
   it('another data dir\'s key cannot open the value', () => {
-    const sealed = openSealer(newDir()).seal('acme/blog/X', 'v');
-    expect(() => openSealer(newDir()).open('acme/blog/X', sealed)).toThrow();
+    const sealed = openSealer(newKeyFile()).seal('acme/blog/X', 'v');
+    expect(() => openSealer(newKeyFile()).open('acme/blog/X', sealed)).toThrow();
   });
 });
 
 describe('the key file', () => {
   it('is created on first open with mode 0600 and a 256-bit key', () => {
     const dir = newDir();
-    openSealer(dir);
-    expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
+    openSealer(keyAt(dir));
+    expect(statSync(keyAt(dir)).mode & 0o777).toBe(0o600);
     const f = keyFile(dir);
     expect(f.current).toBe('k1');
     expect(Buffer.from(f.keys.k1!.key, 'base64')).toHaveLength(32);
@@ -102,27 +122,27 @@ describe('the key file', () => {
     const dir = newDir();
     const old = process.umask(0o000);
     try {
-      const s = openSealer(dir, { rotateAfter: 1 });
+      const s = openSealer(keyAt(dir), { rotateAfter: 1 });
       s.seal('c', 'v');
       s.seal('c', 'v');
     } finally {
       process.umask(old);
     }
     expect(Object.keys(keyFile(dir).keys).length).toBeGreaterThan(1);
-    expect(statSync(join(dir, KEY_FILE)).mode & 0o777).toBe(0o600);
+    expect(statSync(keyAt(dir)).mode & 0o777).toBe(0o600);
   });
 
   it('a reopened sealer (a restart) uses the same key', () => {
     const dir = newDir();
-    const sealed = openSealer(dir).seal('acme/blog/X', 'persisted');
-    expect(openSealer(dir).open('acme/blog/X', sealed)).toBe('persisted');
+    const sealed = openSealer(keyAt(dir)).seal('acme/blog/X', 'persisted');
+    expect(openSealer(keyAt(dir)).open('acme/blog/X', sealed)).toBe('persisted');
   });
 
   it('an existing key file is not replaced when it is readable', () => {
     const dir = newDir();
-    openSealer(dir);
+    openSealer(keyAt(dir));
     const key = keyFile(dir).keys.k1!.key;
-    openSealer(dir);
+    openSealer(keyAt(dir));
     expect(keyFile(dir).keys.k1!.key).toBe(key);
   });
 });
@@ -130,7 +150,7 @@ describe('the key file', () => {
 describe('rotation and seal counting', () => {
   it('after rotateAfter seals a new key id takes over, and values under the old key still open', () => {
     const dir = newDir();
-    const s = openSealer(dir, { rotateAfter: 3 });
+    const s = openSealer(keyAt(dir), { rotateAfter: 3 });
     const first = [1, 2, 3].map((i) => s.seal(`ctx/${i}`, `v${i}`));
     expect(first.map(keyIdOf)).toEqual(['k1', 'k1', 'k1']);
     const fourth = s.seal('ctx/4', 'v4');
@@ -151,16 +171,16 @@ describe('rotation and seal counting', () => {
 
   it('a reopened sealer can open values of every older key', () => {
     const dir = newDir();
-    const s = openSealer(dir, { rotateAfter: 1 });
+    const s = openSealer(keyAt(dir), { rotateAfter: 1 });
     const sealed = [1, 2, 3].map((i) => s.seal(`c/${i}`, `v${i}`));
     expect(new Set(sealed.map(keyIdOf)).size).toBe(3);
-    const again = openSealer(dir, { rotateAfter: 1 });
+    const again = openSealer(keyAt(dir), { rotateAfter: 1 });
     sealed.forEach((x, i) => expect(again.open(`c/${i + 1}`, x)).toBe(`v${i + 1}`));
   });
 
   it('seal counts are reserved in the key file before use', () => {
     const dir = newDir();
-    const s = openSealer(dir);
+    const s = openSealer(keyAt(dir));
     expect(keyFile(dir).keys.k1!.reserved).toBe(0);
     s.seal('c', 'v');
     expect(keyFile(dir).keys.k1!.reserved).toBeGreaterThanOrEqual(1);
@@ -170,7 +190,7 @@ describe('rotation and seal counting', () => {
     const dir = newDir();
     const reservations: number[] = [];
     for (let restart = 0; restart < 3; restart++) {
-      const s = openSealer(dir); // a new process: the previous one's unused reservation is skipped, never reused
+      const s = openSealer(keyAt(dir)); // a new process: the previous one's unused reservation is skipped, never reused
       s.seal('c', 'v');
       s.seal('c', 'v');
       reservations.push(keyFile(dir).keys.k1!.reserved);
@@ -183,21 +203,21 @@ describe('rotation and seal counting', () => {
   it('a process that crashed mid-block still counts: the next rotates at the limit without reusing that block', () => {
     const dir = newDir();
     const limit = 100_000;
-    const a = openSealer(dir, { rotateAfter: limit });
+    const a = openSealer(keyAt(dir), { rotateAfter: limit });
     a.seal('c', 'v'); // reserves a block; the process "crashes" here
     const afterA = keyFile(dir).keys.k1!.reserved;
-    const b = openSealer(dir, { rotateAfter: limit });
+    const b = openSealer(keyAt(dir), { rotateAfter: limit });
     b.seal('c', 'v');
     const afterB = keyFile(dir).keys.k1!.reserved;
     expect(afterB).toBeGreaterThan(afterA);
     // The two reserved blocks together pass the limit: a third process starts past it and must rotate.
-    const c = openSealer(dir, { rotateAfter: limit });
+    const c = openSealer(keyAt(dir), { rotateAfter: limit });
     expect(keyIdOf(c.seal('c', 'v'))).not.toBe('k1');
   });
 
   it('rotation never overwrites a key whose id survives a removed older key', () => {
     const dir = newDir();
-    const s = openSealer(dir, { rotateAfter: 1 });
+    const s = openSealer(keyAt(dir), { rotateAfter: 1 });
     s.seal('c', 'v'); // k1
     s.seal('c', 'v'); // k2
     const onK3 = s.seal('c/3', 'kept'); // k3
@@ -205,8 +225,8 @@ describe('rotation and seal counting', () => {
     // An operator retires k2 by hand once nothing uses it.
     const f = keyFile(dir);
     delete f.keys.k2;
-    writeFileSync(join(dir, KEY_FILE), JSON.stringify(f));
-    const again = openSealer(dir, { rotateAfter: 1 });
+    writeFileSync(keyAt(dir), JSON.stringify(f));
+    const again = openSealer(keyAt(dir), { rotateAfter: 1 });
     const fresh = again.seal('c', 'v');
     expect(keyIdOf(fresh)).not.toBe('k3');
     expect(again.open('c/3', onK3)).toBe('kept');
@@ -214,9 +234,151 @@ describe('rotation and seal counting', () => {
 
   it('a key file whose current key is missing is refused rather than silently replaced', () => {
     const dir = newDir();
-    openSealer(dir);
+    openSealer(keyAt(dir));
     const f = keyFile(dir);
-    writeFileSync(join(dir, KEY_FILE), JSON.stringify({ ...f, current: 'k7' }));
-    expect(() => openSealer(dir).seal('c', 'v')).toThrow();
+    writeFileSync(keyAt(dir), JSON.stringify({ ...f, current: 'k7' }));
+    expect(() => openSealer(keyAt(dir)).seal('c', 'v')).toThrow();
+  });
+});
+
+describe('the key file\'s path', () => {
+  it('is DATA/sealing.key by default, created with mode 0600', () => {
+    const dir = newDir();
+    expect(defaultKeyPath(dir)).toBe(join(dir, 'sealing.key'));
+    openSealer(defaultKeyPath(dir));
+    expect(statSync(join(dir, 'sealing.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('is the older sealing-keys.json, where it is, in a data dir that has only that one', () => {
+    const dir = newDir();
+    const sealed = openSealer(join(dir, LEGACY_KEY_FILE)).seal('acme/blog/X', 'kept');
+    expect(defaultKeyPath(dir)).toBe(join(dir, LEGACY_KEY_FILE));
+    expect(openSealer(defaultKeyPath(dir)).open('acme/blog/X', sealed)).toBe('kept');
+    expect(existsSync(keyAt(dir))).toBe(false);
+  });
+
+  it('is sealing.key once that one exists, even beside an older file', () => {
+    const dir = newDir();
+    openSealer(join(dir, LEGACY_KEY_FILE));
+    openSealer(keyAt(dir));
+    expect(defaultKeyPath(dir)).toBe(keyAt(dir));
+  });
+});
+
+describe('checkSealingKey: the key file must open the store\'s sealed values', () => {
+  const stores: Store[] = [];
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+  });
+
+  /** A store with the org `acme` and its project `blog`. */
+  async function newStore(): Promise<{ s: Store; orgId: number; projectId: number }> {
+    const s = await openTestStore();
+    stores.push(s);
+    const org = await createOrg(s, 'acme', 'free');
+    const p = await createProject(s, { orgId: org.id, plan: 'free', limit: 3, name: 'blog', database: false, hostname: 'blog.hostplane.test', actor: 't' });
+    return { s, orgId: org.id, projectId: p.id };
+  }
+
+  /** Stores one value of `kind`, sealed by `sealer` under the context the service seals that kind with. */
+  async function storeSealed(at: { s: Store; orgId: number; projectId: number }, kind: SealedKind, sealer: Sealer, suffix = ''): Promise<void> {
+    const { s, orgId, projectId } = at;
+    const write = { orgId, projectId, projectName: 'blog', actor: 't' };
+    switch (kind) {
+      case 'secret': {
+        const name = `API_KEY${suffix}`;
+        await setSecret(s, { ...write, name, sealed: sealer.seal(secretContext('acme', 'blog', name), 'v') });
+        return;
+      }
+      case 'authProvider':
+        await setAuthProvider(s, { ...write, provider: 'github', clientId: 'id', sealed: sealer.seal(secretContext('acme', 'blog', clientSecretName('github')), 'cs') });
+        return;
+      case 'bundle': {
+        const node = `n${suffix}`;
+        await registerNode(s, node);
+        await storeBundle(s, node, () => ({ sealed: sealer.seal(bundleContext(node), '[]'), sections: {} }));
+        return;
+      }
+      case 'purchase': {
+        const name = `example${suffix}.test`;
+        await reservePurchase(s, {
+          orgId, name, years: 1, paymentMethod: 'pm_card', actor: 't', quota: { plan: 'free', limit: 50 },
+          contactSealed: sealer.seal(purchaseContext(orgId, name), '{"email":"a@example.test"}'),
+        });
+      }
+    }
+  }
+
+  /** The file's bytes and mtime: a refused start must leave both as they were. */
+  const fileState = (path: string): { bytes: string; mtimeMs: number } => ({ bytes: readFileSync(path, 'utf8'), mtimeMs: statSync(path).mtimeMs });
+
+  it('accepts a missing file while the store holds nothing sealed, and does not create it (openSealer does)', async () => {
+    const { s } = await newStore();
+    const path = newKeyFile();
+    await checkSealingKey(s, path);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('refuses a missing file, naming it, when the store holds a sealed value, and does not create it', async () => {
+    const at = await newStore();
+    await storeSealed(at, 'secret', openSealer(newKeyFile()));
+    const path = newKeyFile();
+    await expect(checkSealingKey(at.s, path)).rejects.toMatchObject({ code: 'sealing_key_mismatch', message: expect.stringContaining(`sealing key file ${path} does not open`) });
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it.each(SEALED_KINDS)('opens a stored %s value with the right file and refuses another installation\'s, writing nothing', async (kind) => {
+    const at = await newStore();
+    const right = newKeyFile();
+    await storeSealed(at, kind, openSealer(right));
+    await checkSealingKey(at.s, right);
+    // Another installation's file: a key of the same id (k1), other key bytes.
+    const wrong = newKeyFile();
+    openSealer(wrong);
+    const before = fileState(wrong);
+    await expect(checkSealingKey(at.s, wrong)).rejects.toThrow(new RegExp(`sealing key file ${wrong} does not open this store's sealed data \\(its key k1 does not open the ${kind} values`));
+    expect(fileState(wrong)).toEqual(before);
+  });
+
+  /** A store holding one value of each of `kinds`, in order, each sealed with a key of its own (k1, k2, ...), and
+   * the data dir of the ring that sealed them. */
+  async function storeOverRotations(kinds: SealedKind[]): Promise<{ s: Store; dir: string }> {
+    const at = await newStore();
+    const dir = newDir();
+    const sealer = openSealer(keyAt(dir), { rotateAfter: 1 });
+    for (const [i, kind] of kinds.entries()) await storeSealed(at, kind, sealer, String(i + 1));
+    expect(keyFile(dir).current).toBe(`k${kinds.length}`);
+    return { s: at.s, dir };
+  }
+
+  it('opens values sealed before a rotation: every key id of the ring is tried', async () => {
+    const { s, dir } = await storeOverRotations(['secret', 'bundle', 'secret']);
+    await checkSealingKey(s, keyAt(dir));
+  });
+
+  it('refuses a ring that lacks a key id the store\'s values were sealed with', async () => {
+    const { s, dir } = await storeOverRotations(['secret', 'secret']);
+    const f = keyFile(dir);
+    delete f.keys.k1;
+    writeFileSync(keyAt(dir), JSON.stringify(f));
+    await expect(checkSealingKey(s, keyAt(dir))).rejects.toThrow(/holds values sealed with key k1, which the file does not hold/);
+  });
+
+  it('refuses a ring whose older key is another installation\'s though its current key opens', async () => {
+    const { s, dir } = await storeOverRotations(['secret', 'secret']);
+    const f = keyFile(dir);
+    f.keys.k1!.key = randomBytes(32).toString('base64');
+    writeFileSync(keyAt(dir), JSON.stringify(f));
+    await expect(checkSealingKey(s, keyAt(dir))).rejects.toThrow(/its key k1 does not open/);
+  });
+
+  it.each([
+    ['not JSON', 'not json'],
+    ['JSON of another shape', '{"key": "abc"}'],
+  ])('refuses a file that is %s, naming it', async (_label, text) => {
+    const { s } = await newStore();
+    const path = newKeyFile();
+    writeFileSync(path, text);
+    await expect(checkSealingKey(s, path)).rejects.toMatchObject({ code: 'sealing_key_unreadable', message: expect.stringContaining(path) });
   });
 });

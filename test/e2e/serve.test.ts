@@ -1,5 +1,6 @@
 /** `hostplane serve` as a real process: the listening line, bootstrap through the admin CLI, a project and a
- * sealed secret over HTTP, the 0600 key file, and a graceful SIGTERM that lets in-flight requests finish. */
+ * sealed secret over HTTP, the 0600 key file, a graceful SIGTERM that lets in-flight requests finish, and a
+ * restart refused when its key file does not open the stored secrets. */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { createClient, type Client } from '../../client';
 import { KEY_FILE, openSealer } from '../../core/sealing';
 import { openTestStore } from '../helpers/store';
 import { projects, secrets } from '../../store/schema';
-import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
+import { bootstrapWithCli, cleanup, http, runHostplane, startHostplane, tempDir, type Running } from '../helpers/proc';
 
 let dir: string;
 let serve: Running;
@@ -58,8 +59,8 @@ describe('hostplane serve', () => {
     expect((await http(serve.url, 'GET', '/healthz')).status).toBe(200);
   });
 
-  it('creates the sealing key file with mode 0600 on first start', () => {
-    const path = join(dir, KEY_FILE);
+  it('creates the sealing key file DATA/sealing.key with mode 0600 on first start', () => {
+    const path = join(dir, 'sealing.key');
     expect(existsSync(path)).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
@@ -133,11 +134,56 @@ describe('hostplane serve', () => {
       const rows = s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets).orderBy(secrets.name).all();
       expect(rows.map((r) => [r.name, r.version])).toEqual([['API_KEY', 2], ['OTHER', 1]]);
       // The value was sealed with the key serve created in the data dir, under its context.
-      const sealer = openSealer(dir);
+      const sealer = openSealer(join(dir, KEY_FILE));
       expect(sealer.open('acme/blog/API_KEY', rows[0]!.sealed)).toBe('second-version');
       expect(() => sealer.open('acme/blog/OTHER', rows[0]!.sealed)).toThrow();
     } finally {
       s.close();
     }
+  });
+});
+
+describe('a restart with a key file that does not open the store', () => {
+  const serveArgs = (...more: string[]): string[] => ['serve', '--port', '0', '--metrics-listen', '127.0.0.1:0', '--data', dir, '--dns', 'off', ...more];
+
+  /** What a refused start must leave as it was: the store's secret rows, and the bytes and mtime of the store's
+   * file (SQLite) and of every key file named. */
+  async function state(keyFiles: string[]): Promise<unknown> {
+    const s = await openTestStore(dir);
+    let rows;
+    try {
+      rows = await s.db.select().from(secrets).orderBy(secrets.name);
+    } finally {
+      await s.close();
+    }
+    const file = (path: string) => (existsSync(path) ? { bytes: readFileSync(path).toString('base64'), mtimeMs: statSync(path).mtimeMs } : null);
+    return { rows, files: [join(dir, 'hostplane.db'), ...keyFiles].map(file) };
+  }
+
+  it('another installation\'s key file: exit 2 with one line naming the file, and neither the store nor a key file changes', async () => {
+    const other = join(tempDir('hostplane-otherkey-'), 'sealing.key');
+    openSealer(other);
+    const before = await state([join(dir, 'sealing.key'), other]);
+    const r = await runHostplane(serveArgs('--sealing-key', other));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^hostplane serve: the sealing key file ${other} does not open this store's sealed data \\(its key k1 does not open`, 'm'));
+    expect(await state([join(dir, 'sealing.key'), other])).toEqual(before);
+  });
+
+  it('a key file that is not there: exit 2 naming it, and it is not created', async () => {
+    const missing = join(tempDir('hostplane-nokey-'), 'sealing.key');
+    const before = await state([join(dir, 'sealing.key')]);
+    const r = await runHostplane(serveArgs('--sealing-key', missing));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`hostplane serve: the sealing key file ${missing} does not open this store's sealed data (the file does not exist)`);
+    expect(existsSync(missing)).toBe(false);
+    expect(await state([join(dir, 'sealing.key')])).toEqual(before);
+  });
+
+  it('the installation\'s own key file (the default) starts it again', async () => {
+    const again = await startHostplane(serveArgs());
+    expect((await http(again.url, 'GET', '/healthz')).status).toBe(200);
+    expect(await again.stop()).toEqual({ code: 0, signal: null });
   });
 });

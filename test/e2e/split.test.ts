@@ -160,7 +160,7 @@ describe('shutdown', () => {
     try {
       const row = s.db.select({ sealed: secrets.sealed }).from(secrets).get()!;
       expect(row.sealed).not.toContain('split-plain-value');
-      const sealer = openSealer(dir);
+      const sealer = openSealer(join(dir, KEY_FILE));
       expect(sealer.open('acme/blog/API_KEY', row.sealed)).toBe('split-plain-value');
       expect(s.db.select().from(projects).all().length).toBe(2 + 3);
     } finally {

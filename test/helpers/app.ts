@@ -12,7 +12,7 @@ import type { Logger } from '../../lib/log';
 import { captureLogger } from './log';
 import type { DomainService } from '../../sagas/domains';
 import type { Core, DnsInfo, NudgeKind } from '../../core/port';
-import { openSealer, type Sealer } from '../../core/sealing';
+import { KEY_FILE, openSealer, type Sealer } from '../../core/sealing';
 import { createOrg, createUser, issueToken, setMembership, type Role } from '../../store/accounts';
 import type { Store } from '../../store/db';
 import { openTestStore } from './store';
@@ -53,7 +53,7 @@ export interface TestApiOptions {
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const dir = mkdtempSync(join(tmpdir(), 'hostplane-test-'));
   const store = opts.store ?? await openTestStore(dir);
-  const sealer = openSealer(dir);
+  const sealer = openSealer(join(dir, KEY_FILE));
   const { log, lines: logs } = captureLogger();
   const nudges: { kind: NudgeKind; key: string }[] = [];
   const core: Core | null = opts.core === null ? null : localCore({

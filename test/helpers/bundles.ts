@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSealer, type Sealer } from '../../core/sealing';
+import { KEY_FILE, openSealer, type Sealer } from '../../core/sealing';
 import { DEFAULT_PLANS } from '../../rules/plans';
 import { bundleContext } from '../../core/sealing';
 import { bundleReconciler } from '../../reconcilers/bundles';
@@ -16,7 +16,7 @@ export interface BundleEnv { dir: string; s: Store; sealer: Sealer; r: Reconcile
 export async function openBundleEnv(prefix: string): Promise<BundleEnv> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const s = await openTestStore(dir);
-  const sealer = openSealer(dir);
+  const sealer = openSealer(join(dir, KEY_FILE));
   return { dir, s, sealer, r: bundleReconciler({ store: s, sealer, plans: DEFAULT_PLANS }) };
 }
 
