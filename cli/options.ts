@@ -103,7 +103,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   host: { arg: 'H', commands: ALL, help: 'listen address' },
   data: {
     arg: 'DIR', commands: [...ALL, 'admin'],
-    help: 'SQLite store (WAL, `synchronous=FULL`), sealing key file (mode 0600), zone files, Knot\'s state',
+    help: 'SQLite store (WAL, synced before each write is answered), sealing key file (mode 0600), zone files, Knot\'s state',
   },
   'app-domain': { arg: 'D', commands: ['serve', 'api'], help: 'projects get the default hostname `<project>.<D>`' },
   plans: {
