@@ -6,9 +6,9 @@
  *
  *   - `GET zone`: a zone of 100 rrsets (page, per-rrset tags, SOA, status and zone tag), 8 connections;
  *   - `GET project`: the project with hostnames, placements and grants (bench/baseline-server.ts), 8 connections;
- *   - `PUT rrset` (putRRset), 1 connection, two bodies in turn so that every write changes the rrset: one
+ *   - `PUT rrset` (putRRset), 1 connection and 8, two bodies in turn so that every write changes the rrset: one
  *     transaction (BEGIN IMMEDIATE) with the zone's bump, the upsert, the change-feed row and the audit row,
- *     committed with WAL + synchronous=FULL on both sides.
+ *     committed to a WAL synced before the answer on both sides (the floors: synchronous=FULL).
  *
  * Each prints one `ratio ...` line with hostplane's ratio to each floor (aims: 0.7, 0.7 and 0.6 to the bare server,
  * 0.8 to the Koa floor), in requests/s and in server CPU per answer. The floors share one database, into which
@@ -19,6 +19,7 @@
  *
  *   npx tsx bench/api.ts                 (also run by `npm run bench`)
  *   npx tsx bench/api.ts --cpu-prof DIR  (keeps the V8 CPU profile of the serve process in DIR)
+ *   npx tsx bench/api.ts --case 'PUT rrset conc=8'   (only the cases whose `name conc=N` holds this)
  *
  * Loopback only, bounded (about 60 s). Exits non-zero if a server fails to start or any measured request failed
  * (non-2xx or no response): a bench where requests fail is not a result.
@@ -80,6 +81,10 @@ const CASES: Case[] = [
   {
     name: 'PUT rrset', method: 'PUT', path: `/v1/orgs/${ORG}/dns/zones/${ZONE}/rrsets/${WRITE_NAME}/A`,
     bodies: [rrsetBody('192.0.2.200'), rrsetBody('192.0.2.201')], connections: 1, seconds: 4, warmup: 1, aim: 0.6, koaAim: 0.8,
+  },
+  {
+    name: 'PUT rrset', method: 'PUT', path: `/v1/orgs/${ORG}/dns/zones/${ZONE}/rrsets/${WRITE_NAME}/A`,
+    bodies: [rrsetBody('192.0.2.200'), rrsetBody('192.0.2.201')], connections: 8, seconds: 4, warmup: 1, aim: 0.6, koaAim: 0.8,
   },
 ];
 
@@ -153,7 +158,9 @@ function profileOf(dir: string, pid: number): string {
   return join(dir, file);
 }
 
-export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> {
+export async function main(opts: { cpuProfDir?: string; only?: string } = {}): Promise<number> {
+  const cases = CASES.filter((c) => !opts.only || `${c.name} conc=${c.connections}`.includes(opts.only));
+  if (cases.length === 0) throw new Error(`no case matches ${opts.only}`);
   const tmp = mkdtempSync(join(tmpdir(), 'hostplane-bench-'));
   const hpData = join(tmp, 'hostplane');
   const baseData = join(tmp, 'baseline');
@@ -226,7 +233,7 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
     const pids: Record<Target['name'], number> = { hostplane: serve.child.pid!, baseline: baseline.child.pid!, koa: koaServer.child.pid! };
     let ok = true;
     const ratios: string[] = [];
-    for (const c of CASES) {
+    for (const c of cases) {
       for (const t of targets) await runCase(t, c, c.warmup);
       const slices: Record<Target['name'], Slice[]> = { hostplane: [], baseline: [], koa: [] };
       const cpu: Record<Target['name'], number> = { hostplane: 0, baseline: 0, koa: 0 };
@@ -265,7 +272,7 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
     servers.push(serve);
     const profiled: Target = { ...hp, url: await serve.ready };
     const windows: { c: Case; w: Window }[] = [];
-    for (const c of CASES) {
+    for (const c of cases) {
       await runCase(profiled, c, 1);
       const from = monotonicMicros();
       await runCase(profiled, c, PROFILE_SECONDS);
@@ -534,7 +541,7 @@ function startZoneBaseline(dataDir: string, token: string, port: number, koa: bo
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseArgs({
-    options: { 'cpu-prof': { type: 'string' }, 'baseline-server': { type: 'boolean' }, koa: { type: 'boolean' }, data: { type: 'string' }, port: { type: 'string', default: '0' } },
+    options: { 'cpu-prof': { type: 'string' }, case: { type: 'string' }, 'baseline-server': { type: 'boolean' }, koa: { type: 'boolean' }, data: { type: 'string' }, port: { type: 'string', default: '0' } },
   });
   if (values['baseline-server']) {
     if (!values.data || !process.env.BENCH_TOKEN) {
@@ -543,7 +550,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     }
     startZoneBaseline(values.data, process.env.BENCH_TOKEN, Number(values.port), values.koa ?? false);
   } else {
-    main({ cpuProfDir: values['cpu-prof'] }).then(
+    main({ cpuProfDir: values['cpu-prof'], only: values.case }).then(
       (code) => {
         process.exitCode = code;
       },

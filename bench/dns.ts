@@ -221,7 +221,7 @@ function renderCase(n: number): Promise<RenderResult> {
   });
 }
 
-/** The disk's commit rate at hostplane's durability (WAL, synchronous=FULL, one row per transaction) for
+/** The disk's commit rate at hostplane's durability (a WAL synced at each commit, one row per transaction) for
  * one second: the ceiling of any store that fsyncs every write, printed as context for case (a). */
 function commitRate(dir: string): { perSec: number; p50: number; p99: number } {
   const db = new Database(join(dir, 'commit-rate.db'));

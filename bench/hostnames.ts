@@ -1,9 +1,9 @@
 /**
  * `npx tsx bench/hostnames.ts`: 10,000 pending custom hostnames judged against a DNS server on loopback, the way
  * `serve` judges them (the hostname reconciler in its own runner, HOSTNAME_CONCURRENCY passes at once, the store
- * on disk with synchronous=FULL, each name's TXT and CNAME questions over UDP). Prints one line: the time of one
- * full pass, from the runner's start to every name judged and its status recorded. Aim: under 10 s, so that the
- * one-minute promise holds with room at that scale.
+ * on disk, its WAL synced before each write is answered, each name's TXT and CNAME questions over UDP). Prints one
+ * line: the time of one full pass, from the runner's start to every name judged and its status recorded. Aim:
+ * under 10 s, so that the one-minute promise holds with room at that scale.
  *
  * The DNS server answers as the world would for names not set up yet: a third have a TXT of another value, a
  * third a CNAME elsewhere, a third nothing (NXDOMAIN); none passes, so every name is judged and stays pending.

@@ -106,7 +106,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   host: { arg: 'H', commands: ALL, help: 'listen address' },
   data: {
     arg: 'DIR', commands: [...ALL, 'admin'],
-    help: 'SQLite store (WAL, `synchronous=FULL`), sealing key file (mode 0600), zone files, Knot\'s state',
+    help: 'SQLite store (WAL, synced before each write is answered), sealing key file (mode 0600), zone files, Knot\'s state',
   },
   'database-url': {
     arg: 'URL', shown: 'HOSTPLANE_DATABASE_URL, else SQLite in --data', commands: [...ALL, 'admin'],

@@ -123,6 +123,29 @@ describe('keyed queue spacing', () => {
     expect(runs.at(-1)).toEqual({ key: 'z', at: 132 });
   });
 
+  it('a run its deadline woke waits for no spacing and holds back no change after it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    const runs: number[] = [];
+    const t0 = performance.now();
+    const q = keyedQueue(1, async () => { runs.push(Math.round(performance.now() - t0)); }, { spacingMs: 20 });
+    q.add('z');
+    q.addAfter('z', 5);
+    await vi.advanceTimersByTimeAsync(6);
+    q.add('z');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runs).toEqual([0, 5]);
+    // The change's run at 6 was spaced from the run at 0, not from the deadline's at 5: it runs at 20.
+    await vi.advanceTimersByTimeAsync(20);
+    expect(runs).toEqual([0, 5, 20]);
+    // A deadline's run after a quiet spell, then a change at once: both run at once.
+    await vi.advanceTimersByTimeAsync(100);
+    q.addAfter('z', 10);
+    await vi.advanceTimersByTimeAsync(10);
+    q.add('z');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runs).toEqual([0, 5, 20, 136, 136]);
+  });
+
   it('onIdle waits for a run held back by the spacing, and clear drops it', async () => {
     const runs: string[] = [];
     const q = keyedQueue(1, async (k) => { runs.push(k); }, { spacingMs: 30 });
