@@ -190,7 +190,7 @@ export interface Principal { userId: number; email: string }
 /** The user a token belongs to, unless the token is unknown or expired. */
 
 export async function principalByToken(s: Store, token: string): Promise<Principal | undefined> {
-  return s.prepared('principalByToken', (db) => db
+  const [row] = await s.prepared('principalByToken', (db) => db
     .select({ userId: users.id, email: users.email })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
@@ -198,7 +198,8 @@ export async function principalByToken(s: Store, token: string): Promise<Princip
       eq(tokens.hash, sql.placeholder('hash')),
       or(isNull(tokens.expiresAt), gt(tokens.expiresAt, sql.placeholder('now'))),
     ))
-    .prepare()).get({ hash: hashToken(token), now: iso(s.clock()) });
+    .prepare()).execute({ hash: hashToken(token), now: iso(s.clock()) });
+  return row;
 }
 
 /** The org and the caller's role in it, or undefined when the org does not exist or the caller is no member:

@@ -100,7 +100,8 @@ export async function changesSince(s: Store, seq: number, limit = 1000): Promise
 }
 
 export async function latestSeq(s: Store): Promise<number> {
-  return s.db.select({ seq: max(changes.seq) }).from(changes).get()?.seq ?? 0;
+  const [head] = await s.db.select({ seq: max(changes.seq) }).from(changes);
+  return head?.seq ?? 0;
 }
 
 /**
