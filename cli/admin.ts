@@ -46,7 +46,7 @@ export interface AdminCommand {
   name: string;
   /** Its positional arguments, all required. */
   args: readonly string[];
-  /** The flags it takes besides `--data` and `--help`. */
+  /** The flags it takes besides where its store is (`--data`, `--database-url`) and `--help`. */
   flags: readonly FlagName[];
   /** Those of its flags it cannot run without: its synopsis shows them unbracketed. */
   required?: readonly FlagName[];
@@ -300,8 +300,7 @@ export type AdminOutput = { json: unknown } | { text: string };
 
 /** Runs one admin command on the store in `dataDir` (`migrate-store`: on the two its flags name). Only `init`
  * creates a store: with a mistyped --data, a command would otherwise succeed on a new, empty store that nothing
- * serves. `note` gets what the operator
- * should read besides the answer (stderr). */
+ * serves. `note` gets what the operator should read besides the answer (stderr). */
 export async function runAdmin(
   flags: Flags, given: Iterable<FlagName>, args: string[], opts: AdminOptions, note: (message: string) => void = () => undefined,
 ): Promise<AdminOutput> {
@@ -316,7 +315,7 @@ export async function runAdmin(
   }
   const { command, rest } = found;
   const flagsGiven = new Set(given);
-  checkGiven('admin', flagsGiven, command.ownStores ? command.flags : ['data', 'database-url', ...command.flags], `admin ${command.name}`);
+  checkGiven('admin', flagsGiven, flagsOfAdmin(command), `admin ${command.name}`);
   if (rest.length !== command.args.length || command.required?.some((f) => !flagsGiven.has(f))) throw badRequest(`usage: ${usageOf(command)}`);
   if (command === MIGRATE_STORE) {
     const to = databaseUrlOf(flags.to);
