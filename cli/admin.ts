@@ -9,7 +9,8 @@ import {
   removeMembership, rotateNodeToken, setMembership, setOrgPlan, TOKEN_ID, type Role,
 } from '../store/accounts';
 import { iso, openStore, STORE_FILE, type Store } from '../store/db';
-import { redactUrl } from '../store/db-pg';
+import { checkDatabaseUrl, redactUrl } from '../store/db-pg';
+import { migrateStore } from '../store/migrate-store';
 import { databaseUrlOf, openStoreAt } from '../store/open';
 import { listNodes, removeNode } from '../store/nodes';
 import { removePlacement, setPlacement } from '../store/projects';
@@ -45,8 +46,12 @@ export interface AdminCommand {
   name: string;
   /** Its positional arguments, all required. */
   args: readonly string[];
-  /** The flags it takes besides `--data` and `--help`. */
+  /** The flags it takes besides where its store is (`--data`, `--database-url`) and `--help`. */
   flags: readonly FlagName[];
+  /** Those of its flags it cannot run without: its synopsis shows them unbracketed. */
+  required?: readonly FlagName[];
+  /** It opens no store of `--data` or `--database-url` (which it then does not take): its flags name what it opens. */
+  ownStores?: true;
   help: string;
   run(c: Ctx, args: string[]): Promise<unknown>;
 }
@@ -252,15 +257,29 @@ export const INIT: Omit<AdminCommand, 'run'> = {
   help: 'creates an empty store, as serve does on first start; the other commands refuse a data dir without one',
 };
 
-/** `org create <slug> [--plan PLAN] [--plans FILE]`. */
-export const synopsis = (c: Omit<AdminCommand, 'run'>): string =>
-  [c.name, ...c.args, ...c.flags.map((f) => `[--${f}${FLAG_HELP[f].arg ? ` ${FLAG_HELP[f].arg}` : ''}]`)].join(' ');
+/** `migrate-store`: the one command that opens two stores, neither of them the one of `--data`. */
+export const MIGRATE_STORE: Omit<AdminCommand, 'run'> = {
+  name: 'migrate-store', args: [], flags: ['from', 'to'], required: ['from'], ownStores: true,
+  help: 'copies the SQLite store of a data dir (locked meanwhile: stop serve and core first) into an empty PostgreSQL database, every table with the change feed\'s position and the audit log, in one transaction; run again on the same source it does nothing, and a database holding anything else is refused. Prints the rows copied per table (docs/operations.md)',
+};
 
-export const usageOf = (c: Omit<AdminCommand, 'run'>): string => `hostplane admin --data DIR ${synopsis(c)}`;
+/** Every admin command, in the order help lists them. */
+export const EVERY_ADMIN_COMMAND: readonly Omit<AdminCommand, 'run'>[] = [INIT, ...ADMIN_COMMANDS, MIGRATE_STORE];
+
+/** `org create <slug> [--plan PLAN] [--plans FILE]`. */
+export const synopsis = (c: Omit<AdminCommand, 'run'>): string => [c.name, ...c.args, ...c.flags.map((f) => {
+  const flag = `--${f}${FLAG_HELP[f].arg ? ` ${FLAG_HELP[f].arg}` : ''}`;
+  return c.required?.includes(f) ? flag : `[${flag}]`;
+})].join(' ');
+
+export const usageOf = (c: Omit<AdminCommand, 'run'>): string => `hostplane admin ${c.ownStores ? '' : '--data DIR '}${synopsis(c)}`;
+
+/** The flags `admin <command> --help` describes: where its store is, and its own. */
+export const flagsOfAdmin = (c: Omit<AdminCommand, 'run'>): FlagName[] => [...(c.ownStores ? [] : ['data', 'database-url'] as const), ...c.flags];
 
 /** The command that `args` start with, and the arguments after its name. */
 export function findAdminCommand(args: string[]): { command: Omit<AdminCommand, 'run'> & Partial<AdminCommand>; rest: string[] } | undefined {
-  for (const command of [INIT, ...ADMIN_COMMANDS]) {
+  for (const command of EVERY_ADMIN_COMMAND) {
     const words = command.name.split(' ');
     if (words.every((w, i) => args[i] === w)) return { command, rest: args.slice(words.length) };
   }
@@ -270,7 +289,7 @@ export function findAdminCommand(args: string[]): { command: Omit<AdminCommand, 
 /** The admin commands whose name starts with `words` (`token`: create, list, revoke); none for a whole name. */
 export function adminGroup(words: string[]): Omit<AdminCommand, 'run'>[] {
   if (words.length === 0) return [];
-  return [INIT, ...ADMIN_COMMANDS].filter((c) => {
+  return EVERY_ADMIN_COMMAND.filter((c) => {
     const name = c.name.split(' ');
     return name.length > words.length && words.every((w, i) => name[i] === w);
   });
@@ -279,9 +298,9 @@ export function adminGroup(words: string[]): Omit<AdminCommand, 'run'>[] {
 /** What an admin command answered: JSON, or text for a listing without `--json`. */
 export type AdminOutput = { json: unknown } | { text: string };
 
-/** Runs one admin command on the store in `dataDir`. Only `init` creates a store: with a mistyped --data, a
- * command would otherwise succeed on a new, empty store that nothing serves. `note` gets what the operator
- * should read besides the answer (stderr). */
+/** Runs one admin command on the store in `dataDir` (`migrate-store`: on the two its flags name). Only `init`
+ * creates a store: with a mistyped --data, a command would otherwise succeed on a new, empty store that nothing
+ * serves. `note` gets what the operator should read besides the answer (stderr). */
 export async function runAdmin(
   flags: Flags, given: Iterable<FlagName>, args: string[], opts: AdminOptions, note: (message: string) => void = () => undefined,
 ): Promise<AdminOutput> {
@@ -295,8 +314,17 @@ export async function runAdmin(
     throw badRequest(`unknown admin command${args.length ? ` ${args.join(' ')}` : ''} (hostplane admin --help lists them)`);
   }
   const { command, rest } = found;
-  checkGiven('admin', given, ['data', 'database-url', ...command.flags], `admin ${command.name}`);
-  if (rest.length !== command.args.length) throw badRequest(`usage: ${usageOf(command)}`);
+  const flagsGiven = new Set(given);
+  checkGiven('admin', flagsGiven, flagsOfAdmin(command), `admin ${command.name}`);
+  if (rest.length !== command.args.length || command.required?.some((f) => !flagsGiven.has(f))) throw badRequest(`usage: ${usageOf(command)}`);
+  if (command === MIGRATE_STORE) {
+    const to = databaseUrlOf(flags.to);
+    if (!to) throw badRequest('admin migrate-store needs --to URL, or HOSTPLANE_DATABASE_URL, naming the PostgreSQL database to copy into');
+    checkDatabaseUrl(to, '--to');
+    const moved = await migrateStore(flags.from!, to);
+    if (!moved.copied) note(`the database holds this store's copy already (made ${moved.at}): nothing was done`);
+    return { json: moved };
+  }
   const databaseUrl = databaseUrlOf(flags['database-url']);
   if (!command.run) {
     if (databaseUrl) {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOG_LEVELS } from '../lib/log';
-import { ADMIN_COMMANDS, INIT, synopsis, usageOf, type AdminCommand } from './admin';
+import { EVERY_ADMIN_COMMAND, flagsOfAdmin, synopsis, usageOf, type AdminCommand } from './admin';
 import { FLAG_HELP, flagsOf, shownDefault, type FlagName, type ServerCommand } from './options';
 
 const WIDTH = 100;
@@ -115,14 +115,14 @@ const commandLine = (c: Omit<AdminCommand, 'run'>): string => `  ${synopsis(c)}\
 
 /** `hostplane admin --help`. */
 export function adminHelp(): string {
-  const used = new Set<FlagName>(['data', 'database-url', ...ADMIN_COMMANDS.flatMap((c) => c.flags)]);
+  const used = new Set<FlagName>(EVERY_ADMIN_COMMAND.flatMap(flagsOfAdmin));
   return [
     'usage: hostplane admin --data DIR <command> [arguments] [flags]',
     '',
     wrap(ADMIN_SUMMARY, ''),
     '',
     'commands (`hostplane admin <command> --help` describes one):',
-    ...[INIT, ...ADMIN_COMMANDS].map(commandLine),
+    ...EVERY_ADMIN_COMMAND.map(commandLine),
     '',
     'flags:',
     ...flagsOf('admin').filter((f) => used.has(f)).map(flagHelp),
@@ -147,6 +147,6 @@ export function adminCommandHelp(c: Omit<AdminCommand, 'run'>): string {
     wrap(c.help, ''),
     '',
     'flags:',
-    ...(['data', 'database-url', ...c.flags] as FlagName[]).map(flagHelp),
+    ...flagsOfAdmin(c).map(flagHelp),
   ].join('\n');
 }

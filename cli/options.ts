@@ -77,6 +77,8 @@ export const OPTIONS = {
   'dashboard-url': { type: 'string' },
   'access-session': { type: 'string', default: '24h' },
   json: { type: 'boolean' },
+  from: { type: 'string' },
+  to: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -283,6 +285,11 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
     help: 'how long a deployment access session lasts (the cookie `__Host-service-access`, after the password or the dashboard): a number and `m`, `h` or `d`, up to `365d`; a changed password or mode ends sessions at once',
   },
   json: { shown: 'off', commands: ['admin'], help: 'lists and `status` print JSON (a list: an array) instead of aligned columns' },
+  from: { arg: 'DIR', commands: ['admin'], help: '`migrate-store`: the data dir whose SQLite store is copied (required)' },
+  to: {
+    arg: 'URL', shown: 'HOSTPLANE_DATABASE_URL', commands: ['admin'],
+    help: '`migrate-store`: the empty PostgreSQL database it is copied into (`postgres://...`, as `--database-url`); its password is never printed',
+  },
   help: { commands: [...ALL, 'admin'], help: 'describes the command and its flags' },
   version: { commands: [], help: 'prints the version' },
 };

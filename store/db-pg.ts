@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { badRequest } from '../lib/errors';
 import {
   causeOf, driverCode, sharedWatch, StoreUnavailableError, WriteAbortedError, WriteContractError, type Db, type Store, type Tx, type WriteOptions, type WriteStats,
 } from './db';
@@ -57,14 +58,20 @@ export function describeUrl(url: string): string {
   return `${where} database ${c.database ?? c.user ?? '(default)'}`;
 }
 
-function pgConfig(url: string): pg.ClientConfig {
+/** The URL parsed, or a usage error naming `flag` (the URL itself is not repeated: it may hold a password). */
+export function checkDatabaseUrl(url: string, flag = '--database-url'): URL {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new Error('--database-url is not a URL (postgres://user:password@host:port/database)');
+    throw badRequest(`${flag} is not a URL (postgres://user:password@host:port/database)`);
   }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new Error(`--database-url must start with postgres:// (got ${u.protocol}//)`);
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw badRequest(`${flag} must start with postgres:// (got ${u.protocol}//)`);
+  return u;
+}
+
+function pgConfig(url: string): pg.ClientConfig {
+  const u = checkDatabaseUrl(url);
   const socket = u.searchParams.get('host');
   return {
     host: socket ?? (u.hostname || undefined),

@@ -99,6 +99,7 @@ export const placements = of(sqlite.placements);
 export const secrets = of(sqlite.secrets);
 export const changes = of(sqlite.changes);
 export const feedConsumers = of(sqlite.feedConsumers);
+export const storeMeta = of(sqlite.storeMeta);
 export const audit = of(sqlite.audit);
 export const zones = of(sqlite.zones);
 export const rrsets = of(sqlite.rrsets);

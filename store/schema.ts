@@ -149,6 +149,14 @@ export const feedConsumers = sqliteTable('feed_consumers', {
   seenAt: text('seen_at').notNull(),
 });
 
+/** Facts about the store itself, by key. `copied_from_sqlite`: the SQLite store `admin migrate-store` copied this
+ * one from, with a digest of its rows, so that the command run again is a no-op and refuses any other source. */
+export const storeMeta = sqliteTable('store_meta', {
+  key: text('key').primaryKey(),
+  value: text('value', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  at: text('at').notNull(),
+});
+
 /** Append-only: triggers in the migrations make UPDATE and DELETE fail. */
 export const audit = sqliteTable(
   'audit',

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_COMMANDS } from '../../cli/admin';
+import { EVERY_ADMIN_COMMAND } from '../../cli/admin';
 import { OPTIONS } from '../../cli/options';
 import { createLogger } from '../../lib/log';
 import { BIN, cleanup, ROOT, runHostplane, tempDir, type CliResult } from '../helpers/proc';
@@ -95,13 +95,19 @@ describe('help', () => {
   });
 
   it('admin --help lists every admin command; admin <command> --help describes it with its flags', async () => {
-    for (const c of ['init', ...ADMIN_COMMANDS.map((x) => x.name)]) expect(help.admin).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    for (const c of EVERY_ADMIN_COMMAND.map((x) => x.name)) expect(help.admin).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
     const tokenCreate = await ok('admin', 'token', 'create', '--help');
     expect(tokenCreate).toMatch(/^usage: hostplane admin --data DIR token create <email> \[--name NAME\] \[--expires-in DURATION\] \[--expires-at TIME\]\n/);
     expect([...flagsInHelp(tokenCreate).keys()]).toEqual(['data', 'database-url', 'name', 'expires-in', 'expires-at']);
     expect(await ok('help', 'admin', 'token', 'create')).toBe(tokenCreate);
     expect([...flagsInHelp(await ok('admin', 'org', 'list', '--help')).keys()]).toEqual(['data', 'database-url', 'json']);
     expect(await ok('admin', 'help', 'token', 'create')).toBe(tokenCreate);
+  });
+
+  it('admin migrate-store --help names its required --from and no --data: it opens the stores its flags name', async () => {
+    const migrate = await ok('admin', 'migrate-store', '--help');
+    expect(migrate).toMatch(/^usage: hostplane admin migrate-store --from DIR \[--to URL\]\n/);
+    expect([...flagsInHelp(migrate).keys()]).toEqual(['from', 'to']);
   });
 
   it('admin <group> --help lists the group\'s commands, as do admin help <group> and help admin <group>', async () => {
@@ -132,6 +138,9 @@ describe('one error format: `hostplane: <message>` on stderr, exit 2 for usage e
     ['an unknown admin command', ['admin', 'org', 'delete', 'acme'], 'unknown admin command org delete acme (hostplane admin --help lists them)'],
     ['an admin group without its command', ['admin', 'token'], 'admin token needs a subcommand: create, list, revoke (hostplane admin token --help describes them)'],
     ['help of an unknown admin command', ['admin', 'nope', '--help'], 'unknown command admin nope (hostplane help lists the commands)'],
+    ['admin migrate-store without --from', ['admin', 'migrate-store', '--to', 'postgres://localhost/db'], 'usage: hostplane admin migrate-store --from DIR [--to URL]'],
+    ['admin migrate-store with --data', ['admin', 'migrate-store', '--data', 'd', '--from', 'd'], 'admin migrate-store takes no --data (hostplane admin migrate-store --help lists its flags)'],
+    ['admin migrate-store to a URL that is none', ['admin', 'migrate-store', '--from', 'd', '--to', 'not a url'], '--to is not a URL (postgres://user:password@host:port/database)'],
   ];
   it.concurrent.each(cases)('%s', async (_label, args, message) => {
     const r = await runHostplane(args);
