@@ -192,12 +192,18 @@ export async function storeBundle(s: Store, nodeId: string, make: (version: numb
   });
 }
 
-export interface NodeReport { bundleVersion: number; projects: { org: string; project: string; usedBytes: number }[] }
+/** A node's report. `bundleVersion` is the version whose every worker runs; a project's `appliedVersion` is the
+ * version the node runs that project at, which one project's worker failing to start does not hold back for the
+ * others. Without it (an older agent) the project counts as applied at `bundleVersion`. */
+export interface NodeReport {
+  bundleVersion: number;
+  projects: { org: string; project: string; usedBytes: number; appliedVersion?: number; failure?: string | null }[];
+}
 
 /**
- * Records a node's report: the bundle version it applied and the storage used by each project. Only projects
- * placed on the node are recorded; the others are answered as `ignored`. A version the node was never given
- * (above its bundle's) is 400.
+ * Records a node's report: the bundle version it applied, and per project the storage it uses, the version
+ * applied for it and why its worker does not run. Only projects placed on the node are recorded; the others are
+ * answered as `ignored`. A version the node was never given (above its bundle's) is 400.
  */
 export async function recordReport(s: Store, nodeId: string, r: NodeReport): Promise<{ desiredVersion: number; ignored: { org: string; project: string }[] }> {
   const now = iso(s.clock());
@@ -206,23 +212,25 @@ export async function recordReport(s: Store, nodeId: string, r: NodeReport): Pro
     .where(eq(placements.nodeId, nodeId)).all();
   const byName = new Map(placed.map((p) => [`${p.org}/${p.project}`, p.projectId]));
   const ignored: { org: string; project: string }[] = [];
-  const usage = new Map<number, number>();
+  const reported = new Map<number, { usedBytes: number; appliedVersion: number | null; failure: string | null }>();
   for (const p of r.projects) {
     const id = byName.get(`${p.org}/${p.project}`);
     if (id === undefined) ignored.push({ org: p.org, project: p.project });
-    else usage.set(id, p.usedBytes);
+    else reported.set(id, { usedBytes: p.usedBytes, appliedVersion: p.appliedVersion ?? null, failure: p.failure ?? null });
   }
+  const newest = Math.max(r.bundleVersion, ...[...reported.values()].map((p) => p.appliedVersion ?? 0));
   const desiredVersion = await s.write(async (tx) => {
     const [b] = await tx.select({ version: nodeBundles.version }).from(nodeBundles).where(eq(nodeBundles.nodeId, nodeId));
     const desired = b?.version ?? 0;
-    if (r.bundleVersion > desired) {
-      throw new AppError(400, 'bad_request', `bundle version ${r.bundleVersion} was never issued to node ${nodeId} (its bundle is at ${desired})`);
+    if (newest > desired) {
+      throw new AppError(400, 'bad_request', `bundle version ${newest} was never issued to node ${nodeId} (its bundle is at ${desired})`);
     }
     await tx.insert(nodeReports).values({ nodeId, appliedVersion: r.bundleVersion, reportedAt: now })
       .onConflictDoUpdate({ target: nodeReports.nodeId, set: { appliedVersion: r.bundleVersion, reportedAt: now } });
-    for (const [projectId, usedBytes] of usage) {
-      await tx.insert(projectUsage).values({ projectId, nodeId, usedBytes, reportedAt: now })
-        .onConflictDoUpdate({ target: [projectUsage.projectId, projectUsage.nodeId], set: { usedBytes, reportedAt: now } });
+    for (const [projectId, p] of reported) {
+      const row = { ...p, reportedAt: now };
+      await tx.insert(projectUsage).values({ projectId, nodeId, ...row })
+        .onConflictDoUpdate({ target: [projectUsage.projectId, projectUsage.nodeId], set: row });
     }
     return desired;
   });
@@ -234,23 +242,39 @@ export interface ProjectPlacement {
   createdAt: string;
   /** The bundle version that carries the project as it is now (null: the node's bundle has not taken it yet). */
   version: number | null;
-  /** The bundle version the node last reported applied (null: it never reported). */
+  /** The bundle version the node last reported running the project at (null: it never reported). */
   appliedVersion: number | null;
   /** The node runs the project as it is now: it applied `version` or a later bundle. */
   applied: boolean;
+  /** Why the node does not run the project's wanted worker, as it last reported (null: it runs, or it did not say). */
+  failure: string | null;
   reportedAt: string | null;
 }
 
+/** The version a node runs a project at: its whole-node version is reached by every project on it, and the
+ * project's own, when the node reports one, may be later (another project's worker failing holds only that one). */
+const appliedFor = (nodeVersion: number | null, projectVersion: number | null): number | null =>
+  nodeVersion === null ? projectVersion : projectVersion === null ? nodeVersion : Math.max(nodeVersion, projectVersion);
+
 /** The nodes a project is placed on, each with the project's section of the node's bundle as last built (none
- * yet: undefined) and the node's last report; read and parsed once for the placements and the rollouts. */
-function placedSections(s: Store, projectId: number): { nodeId: string; createdAt: string; section: BundleSection | undefined; appliedVersion: number | null; reportedAt: string | null }[] {
-  type Row = { nodeId: string; createdAt: string; sections: string | null; appliedVersion: number | null; reportedAt: string | null };
+ * yet: undefined) and what the node last reported of the project; read and parsed once for the placements and
+ * the rollouts. */
+function placedSections(s: Store, projectId: number): {
+  nodeId: string; createdAt: string; section: BundleSection | undefined; appliedVersion: number | null; failure: string | null; reportedAt: string | null;
+}[] {
+  type Row = { nodeId: string; createdAt: string; sections: string | null; nodeApplied: number | null; projectApplied: number | null; failure: string | null; reportedAt: string | null };
   const rows = s.prepared('projectPlacements', (_db, sqlite) => sqlite.prepare<[number], Row>(
-    `SELECT p.node_id AS nodeId, p.created_at AS createdAt, b.sections AS sections, r.applied_version AS appliedVersion, r.reported_at AS reportedAt
+    `SELECT p.node_id AS nodeId, p.created_at AS createdAt, b.sections AS sections, r.applied_version AS nodeApplied,
+       u.applied_version AS projectApplied, u.failure AS failure, r.reported_at AS reportedAt
      FROM placements p LEFT JOIN node_bundles b ON b.node_id = p.node_id LEFT JOIN node_reports r ON r.node_id = p.node_id
+       LEFT JOIN project_usage u ON u.project_id = p.project_id AND u.node_id = p.node_id
      WHERE p.project_id = ? ORDER BY p.node_id`,
   )).all(projectId);
-  return rows.map(({ sections, ...r }) => ({ ...r, section: sections === null ? undefined : (JSON.parse(sections) as Record<string, BundleSection>)[String(projectId)] }));
+  return rows.map(({ sections, nodeApplied, projectApplied, ...r }) => ({
+    ...r,
+    appliedVersion: appliedFor(nodeApplied, projectApplied),
+    section: sections === null ? undefined : (JSON.parse(sections) as Record<string, BundleSection>)[String(projectId)],
+  }));
 }
 
 /** The nodes a project is placed on, with how far each has applied it; nothing of other projects. */
@@ -259,12 +283,17 @@ export async function projectPlacements(s: Store, projectId: number): Promise<Pr
     const version = r.section?.version ?? null;
     return {
       nodeId: r.nodeId, createdAt: r.createdAt, version, appliedVersion: r.appliedVersion,
-      applied: version !== null && r.appliedVersion !== null && r.appliedVersion >= version, reportedAt: r.reportedAt,
+      applied: version !== null && r.appliedVersion !== null && r.appliedVersion >= version, failure: r.failure, reportedAt: r.reportedAt,
     };
   });
 }
 
-export interface SecretRollout { nodeId: string; state: 'applied' | 'pending' }
+export interface SecretRollout {
+  nodeId: string;
+  state: 'applied' | 'pending';
+  /** Why the node does not run the project's wanted worker, as it last reported; null: it runs, or it did not say. */
+  failure: string | null;
+}
 
 /** What identifies a project's access section in a bundle: the bundle reconciler records it with the first
  * version that carried it, and the access policy's rollout compares it with the policy now. */
@@ -283,7 +312,7 @@ export function accessRollout(s: Store, projectId: number): SecretRollout[] {
   return placedSections(s, projectId).map((p) => {
     const entry = p.section?.access;
     const applied = entry !== undefined && entry.digest === digest && p.appliedVersion !== null && p.appliedVersion >= entry.since;
-    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
+    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending', failure: p.failure };
   });
 }
 
@@ -296,7 +325,7 @@ export async function secretRollout(s: Store, projectId: number, name: string, v
   return placedSections(s, projectId).map((p) => {
     const entry = p.section?.secrets[name];
     const applied = entry !== undefined && entry.version >= version && p.appliedVersion !== null && p.appliedVersion >= entry.since;
-    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
+    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending', failure: p.failure };
   });
 }
 
@@ -323,7 +352,8 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
     .from(secrets).innerJoin(projects, eq(projects.id, secrets.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
     // A join with placements would give a secret once per node its project is placed on.
     .where(inArray(secrets.projectId, s.db.select({ id: placements.projectId }).from(placements))).all();
-  const placedOn = s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId }).from(placements).all();
+  const placedOn = s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId, appliedVersion: projectUsage.appliedVersion }).from(placements)
+    .leftJoin(projectUsage, and(eq(projectUsage.projectId, placements.projectId), eq(projectUsage.nodeId, placements.nodeId))).all();
   return rows.map((r) => {
     const desiredVersion = r.version ?? 0;
     const sections = r.sections === null ? {} : (JSON.parse(r.sections) as Record<string, BundleSection>);
@@ -345,10 +375,11 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
         observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? r.createdAt,
       },
     ];
-    const projectsHere = new Set(placedOn.filter((p) => p.nodeId === r.nodeId).map((p) => p.projectId));
+    const projectsHere = new Map(placedOn.filter((p) => p.nodeId === r.nodeId).map((p) => [p.projectId, appliedFor(r.appliedVersion, p.appliedVersion)]));
     const pendingSecrets = current.filter((c) => projectsHere.has(c.projectId)).filter((c) => {
       const entry = sections[String(c.projectId)]?.secrets[c.name];
-      return !entry || entry.version < c.version || r.appliedVersion === null || r.appliedVersion < entry.since;
+      const applied = projectsHere.get(c.projectId)!;
+      return !entry || entry.version < c.version || applied === null || applied < entry.since;
     }).map(({ org, project, name, version }) => ({ org, project, name, version }));
     return { nodeId: r.nodeId, desiredVersion, appliedVersion: r.appliedVersion, lastReportAt: r.reportedAt, conditions, pendingSecrets };
   });

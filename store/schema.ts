@@ -440,7 +440,7 @@ export const nodeReports = sqliteTable('node_reports', {
   reportedAt: text('reported_at').notNull(),
 });
 
-/** Storage a project uses, as each node it is placed on last reported it. */
+/** What each node a project is placed on last reported of it: the storage it uses, and how far the node runs it. */
 export const projectUsage = sqliteTable(
   'project_usage',
   {
@@ -448,6 +448,11 @@ export const projectUsage = sqliteTable(
     nodeId: text('node_id').notNull().references(() => nodes.id),
     usedBytes: integer('used_bytes').notNull(),
     reportedAt: text('reported_at').notNull(),
+    /** The bundle version the node has applied for this project; null: the node reported only its whole-node
+     * version (an older agent), which then stands for every project on it. */
+    appliedVersion: integer('applied_version'),
+    /** Why the project's wanted worker does not run on the node (a short reason from the node); null: it runs. */
+    failure: text('failure'),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.nodeId] })],
 );
