@@ -4939,7 +4939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `quota_exceeded`: the project's secrets (`NAME=value`, in bytes) would pass the plan's `secretBytes` (`details`: `quota` `secret_bytes`, `limit`, `count`, `plan`) */
+            /** @description `quota_exceeded`: the project's secrets (`NAME=value`, in bytes) would pass the plan's `secretBytes` (`details`: `quota` `secret_bytes`, `limit`, `count`, `plan`), or the bundle of a node the project is placed on would pass its bound of 8 MiB (`quota` `bundle_bytes`, `limit`, `count`: its bytes now, `plan`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -6,14 +6,28 @@
  */
 import { and, asc, eq, inArray, isNull, notExists, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
-import { AppError, notFound } from '../lib/errors';
+import { AppError, conflict, notFound } from '../lib/errors';
 import type { Condition } from '../lib/conditions';
 import { iso, type Db, type Store } from './db';
 import { accessForBundle, type AccessForBundle } from './access';
 import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
 import type { OAuthProviderName, ProviderEndpoints } from '../rules/oauth-providers';
 import { recordChange } from './feed';
-import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
+import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, resourceStatus, secrets, storageGrants, type BundleSection } from './schema';
+import type { StatusKind } from './status';
+
+/**
+ * The bound of a node's bundle, in bytes of its projects' JSON. The node agent takes the bundle whole (one body,
+ * parsed and checked in memory, written to bundle.json at each version), the core opens and seals it whole at
+ * each change of any project on the node, and every such change sends all of it to the node again. A Kubernetes
+ * Secret stops at 1 MiB; a bundle carries every project on a node, so a few times that: 8 MiB holds 85 projects
+ * at the pro plan's full 96 KiB of secrets (most carry a few KiB), and keeps one version's open, seal, transfer
+ * and parse in the tens of milliseconds and one agent's copies of it in tens of MiB.
+ */
+export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+
+/** The bundle reconciler's status of a node (key: the node id): `WithinBound` (MAX_BUNDLE_BYTES). */
+export const BUNDLE_STATUS: StatusKind<Record<string, never>> = { kind: 'bundle', facts: {} };
 
 /** A node that has not reported for this long is Stale in `admin status` (a node reports after each bundle it
  * applies and at least every minute: docs/api.md, Nodes). */
@@ -103,6 +117,7 @@ export async function removeNode(s: Store, nodeId: string): Promise<string[]> {
     await tx.delete(projectUsage).where(eq(projectUsage.nodeId, nodeId));
     await tx.delete(nodeBundles).where(eq(nodeBundles.nodeId, nodeId));
     await tx.delete(nodeReports).where(eq(nodeReports.nodeId, nodeId));
+    await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, BUNDLE_STATUS.kind), eq(resourceStatus.key, nodeId)));
     await tx.delete(nodes).where(eq(nodes.id, nodeId));
     await recordChange(s, tx, 'node', nodeId, now);
     return unplaced;
@@ -195,6 +210,31 @@ export async function storeBundle(s: Store, nodeId: string, make: (version: numb
 /** A node's report. `bundleVersion` is the version whose every worker runs; a project's `appliedVersion` is the
  * version the node runs that project at, which one project's worker failing to start does not hold back for the
  * others. Without it (an older agent) the project counts as applied at `bundleVersion`. */
+/**
+ * Refuses (409 `quota_exceeded`, quota `bundle_bytes`) a secret write that could take the bundle of some node the
+ * project is placed on past MAX_BUNDLE_BYTES, judged against the bundle as last built: it grows by at most
+ * `entryBytes` (the secret's entry as JSON) less the entry it replaces in that bundle (as the bundle's section
+ * has it; none when the bundle does not carry the secret yet). `bytesOf` tells a sealed text's plaintext bytes (core/sealing.ts sealedBytes: the
+ * seal's format is the core's). A write that passes this and still does not fit (it raced another) is held back
+ * by the bundle reconciler.
+ */
+export async function checkSecretFits(s: Store, w: { projectId: number; name: string; plan: string; entryBytes: number; bytesOf: (sealed: string) => number }): Promise<void> {
+  const old = s.db.select({ sealed: secrets.sealed }).from(secrets).where(and(eq(secrets.projectId, w.projectId), eq(secrets.name, w.name))).get();
+  const bundles = s.db.select({ nodeId: nodeBundles.nodeId, sealed: nodeBundles.sealed, sections: nodeBundles.sections }).from(nodeBundles)
+    .innerJoin(placements, eq(placements.nodeId, nodeBundles.nodeId)).where(eq(placements.projectId, w.projectId)).orderBy(asc(nodeBundles.nodeId)).all();
+  for (const b of bundles) {
+    const entry = b.sections[String(w.projectId)]?.secrets[w.name];
+    // A section built before entries' bytes were kept: the value's bytes, which its entry is at least.
+    const freed = entry ? entry.bytes ?? (old ? w.bytesOf(old.sealed) : 0) : 0;
+    const now = w.bytesOf(b.sealed);
+    if (now + w.entryBytes - freed > MAX_BUNDLE_BYTES) {
+      throw conflict('quota_exceeded', `node ${b.nodeId}, which runs the project, would get a bundle past its bound of ${MAX_BUNDLE_BYTES} bytes (it is ${now}); smaller values, or the project on another node (an operator's placement)`, {
+        quota: 'bundle_bytes', limit: MAX_BUNDLE_BYTES, count: now, plan: w.plan,
+      });
+    }
+  }
+}
+
 export interface NodeReport {
   bundleVersion: number;
   projects: { org: string; project: string; usedBytes: number; appliedVersion?: number; failure?: string | null }[];
@@ -335,7 +375,8 @@ export interface NodeStatus {
   desiredVersion: number;
   appliedVersion: number | null;
   lastReportAt: string | null;
-  /** `Stale` (silent for NODE_STALE_AFTER_MS, or never reported) and `Applied` (runs its current bundle). */
+  /** `Stale` (silent for NODE_STALE_AFTER_MS, or never reported), `Applied` (runs its current bundle) and, once
+   * the bundle reconciler judged it, `WithinBound` (MAX_BUNDLE_BYTES: False names the projects held back). */
   conditions: Condition[];
   /** Per placed project: its secrets whose current version the node does not run yet. */
   pendingSecrets: { org: string; project: string; name: string; version: number }[];
@@ -352,6 +393,8 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
     .from(secrets).innerJoin(projects, eq(projects.id, secrets.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
     // A join with placements would give a secret once per node its project is placed on.
     .where(inArray(secrets.projectId, s.db.select({ id: placements.projectId }).from(placements))).all();
+  const bound = new Map(s.db.select({ nodeId: resourceStatus.key, conditions: resourceStatus.conditions }).from(resourceStatus)
+    .where(eq(resourceStatus.kind, BUNDLE_STATUS.kind)).all().map((r) => [r.nodeId, r.conditions]));
   const placedOn = s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId, appliedVersion: projectUsage.appliedVersion }).from(placements)
     .leftJoin(projectUsage, and(eq(projectUsage.projectId, placements.projectId), eq(projectUsage.nodeId, placements.nodeId))).all();
   return rows.map((r) => {
@@ -374,6 +417,7 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
           : `last report ${Math.round(silentMs / 1000)} s ago`,
         observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? r.createdAt,
       },
+      ...(bound.get(r.nodeId) ?? []),
     ];
     const projectsHere = new Map(placedOn.filter((p) => p.nodeId === r.nodeId).map((p) => [p.projectId, appliedFor(r.appliedVersion, p.appliedVersion)]));
     const pendingSecrets = current.filter((c) => projectsHere.has(c.projectId)).filter((c) => {

@@ -414,7 +414,9 @@ export const storagePrefixes = sqliteTable('storage_prefixes', {
  * project's part last changed, and per secret its version and the bundle version that first carried it. */
 export interface BundleSection {
   version: number;
-  secrets: Record<string, { version: number; since: number }>;
+  /** `bytes`: the secret's entry as the bundle's JSON has it, which a replacing setSecret frees (store/nodes.ts
+   * checkSecretFits); absent from sections built before it was kept. */
+  secrets: Record<string, { version: number; since: number; bytes?: number }>;
   /** The access section's digest (store/nodes.ts accessDigest) and the first bundle version that carried it. */
   access?: { digest: string; since: number };
 }
