@@ -219,9 +219,9 @@ export async function storeBundle(s: Store, nodeId: string, make: (version: numb
  * by the bundle reconciler.
  */
 export async function checkSecretFits(s: Store, w: { projectId: number; name: string; plan: string; entryBytes: number; bytesOf: (sealed: string) => number }): Promise<void> {
-  const old = s.db.select({ sealed: secrets.sealed }).from(secrets).where(and(eq(secrets.projectId, w.projectId), eq(secrets.name, w.name))).get();
-  const bundles = s.db.select({ nodeId: nodeBundles.nodeId, sealed: nodeBundles.sealed, sections: nodeBundles.sections }).from(nodeBundles)
-    .innerJoin(placements, eq(placements.nodeId, nodeBundles.nodeId)).where(eq(placements.projectId, w.projectId)).orderBy(asc(nodeBundles.nodeId)).all();
+  const [old] = await s.db.select({ sealed: secrets.sealed }).from(secrets).where(and(eq(secrets.projectId, w.projectId), eq(secrets.name, w.name)));
+  const bundles = await s.db.select({ nodeId: nodeBundles.nodeId, sealed: nodeBundles.sealed, sections: nodeBundles.sections }).from(nodeBundles)
+    .innerJoin(placements, eq(placements.nodeId, nodeBundles.nodeId)).where(eq(placements.projectId, w.projectId)).orderBy(asc(nodeBundles.nodeId));
   for (const b of bundles) {
     const entry = b.sections[String(w.projectId)]?.secrets[w.name];
     // A section built before entries' bytes were kept: the value's bytes, which its entry is at least.
@@ -304,8 +304,8 @@ function placedSections(s: Store, projectId: number): {
 }[] {
   type Row = { nodeId: string; createdAt: string; sections: string | null; nodeApplied: number | null; projectApplied: number | null; failure: string | null; reportedAt: string | null };
   const rows = s.prepared('projectPlacements', (_db, sqlite) => sqlite.prepare<[number], Row>(
-    `SELECT p.node_id AS nodeId, p.created_at AS createdAt, b.sections AS sections, r.applied_version AS nodeApplied,
-       u.applied_version AS projectApplied, u.failure AS failure, r.reported_at AS reportedAt
+    `SELECT p.node_id AS "nodeId", p.created_at AS "createdAt", b.sections AS sections, r.applied_version AS "nodeApplied",
+       u.applied_version AS "projectApplied", u.failure AS failure, r.reported_at AS "reportedAt"
      FROM placements p LEFT JOIN node_bundles b ON b.node_id = p.node_id LEFT JOIN node_reports r ON r.node_id = p.node_id
        LEFT JOIN project_usage u ON u.project_id = p.project_id AND u.node_id = p.node_id
      WHERE p.project_id = ? ORDER BY p.node_id`,
@@ -393,10 +393,10 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
     .from(secrets).innerJoin(projects, eq(projects.id, secrets.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
     // A join with placements would give a secret once per node its project is placed on.
     .where(inArray(secrets.projectId, s.db.select({ id: placements.projectId }).from(placements))).all();
-  const bound = new Map(s.db.select({ nodeId: resourceStatus.key, conditions: resourceStatus.conditions }).from(resourceStatus)
-    .where(eq(resourceStatus.kind, BUNDLE_STATUS.kind)).all().map((r) => [r.nodeId, r.conditions]));
-  const placedOn = s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId, appliedVersion: projectUsage.appliedVersion }).from(placements)
-    .leftJoin(projectUsage, and(eq(projectUsage.projectId, placements.projectId), eq(projectUsage.nodeId, placements.nodeId))).all();
+  const bound = new Map((await s.db.select({ nodeId: resourceStatus.key, conditions: resourceStatus.conditions }).from(resourceStatus)
+    .where(eq(resourceStatus.kind, BUNDLE_STATUS.kind))).map((r) => [r.nodeId, r.conditions]));
+  const placedOn = await s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId, appliedVersion: projectUsage.appliedVersion }).from(placements)
+    .leftJoin(projectUsage, and(eq(projectUsage.projectId, placements.projectId), eq(projectUsage.nodeId, placements.nodeId)));
   return rows.map((r) => {
     const desiredVersion = r.version ?? 0;
     const sections = r.sections === null ? {} : (JSON.parse(r.sections) as Record<string, BundleSection>);
