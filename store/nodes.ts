@@ -214,9 +214,9 @@ export async function storeBundle(s: Store, nodeId: string, make: (version: numb
  * Refuses (409 `quota_exceeded`, quota `bundle_bytes`) a secret write that could take the bundle of some node the
  * project is placed on past MAX_BUNDLE_BYTES, judged against the bundle as last built: it grows by at most
  * `entryBytes` (the secret's entry as JSON) less the entry it replaces in that bundle (as the bundle's section
- * has it; none when the bundle does not carry the secret yet). `bytesOf` tells a sealed text's plaintext bytes (core/sealing.ts sealedBytes: the
- * seal's format is the core's). A write that passes this and still does not fit (it raced another) is held back
- * by the bundle reconciler.
+ * has it; none when the bundle does not carry the secret yet). `bytesOf` tells a sealed text's plaintext bytes
+ * (core/sealing.ts sealedBytes: the seal's format is the core's). A write that passes this and still does not fit
+ * (it raced another) is held back by the bundle reconciler.
  */
 export async function checkSecretFits(s: Store, w: { projectId: number; name: string; plan: string; entryBytes: number; bytesOf: (sealed: string) => number }): Promise<void> {
   const [old] = await s.db.select({ sealed: secrets.sealed }).from(secrets).where(and(eq(secrets.projectId, w.projectId), eq(secrets.name, w.name)));
