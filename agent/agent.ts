@@ -106,6 +106,10 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
       reportWanted = true;
       wakeReports?.();
     },
+    onProjectChange: () => {
+      reportWanted = true;
+      wakeReports?.();
+    },
     ...o.supervisor,
   });
 
@@ -198,10 +202,14 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
 
   const reportNow = async (): Promise<void> => {
     const applied = supervisor.appliedVersion();
-    if (applied === null) return;
+    const placed = supervisor.projects();
+    if (applied === null && placed.length === 0) return;
     const projects: Report['projects'] = [];
-    for (const p of supervisor.projects()) projects.push({ org: p.org, project: p.project, usedBytes: p.storageDir ? await usedBytes(p.storageDir) : 0 });
-    await o.control.report({ bundleVersion: applied, projects }, AbortSignal.any([stopped, AbortSignal.timeout(15_000)]));
+    for (const p of placed) {
+      projects.push({ org: p.org, project: p.project, usedBytes: p.storageDir ? await usedBytes(p.storageDir) : 0, appliedVersion: p.appliedVersion, failure: p.failure });
+    }
+    // Until every worker of some bundle runs, the node as a whole has applied none (0); each project says its own.
+    await o.control.report({ bundleVersion: applied ?? '0', projects }, AbortSignal.any([stopped, AbortSignal.timeout(15_000)]));
   };
 
   const reports = (async () => {

@@ -64,11 +64,17 @@ export const BundleSchema = z.object({
 }).meta({ id: 'Bundle' });
 
 export const NodeReportSchema = z.strictObject({
-  bundleVersion: z.number().int().min(0).meta({ description: 'the bundle version the node runs (applied)' }),
+  bundleVersion: z.number().int().min(0).meta({ description: 'the bundle version whose every worker runs on the node (0: none yet); without a project\'s own `appliedVersion`, the version that project runs at' }),
   projects: z.array(z.strictObject({
     org: z.string().max(64),
     project: z.string().max(63),
     usedBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ description: 'bytes under the project\'s storage prefix, as measured now' }),
+    appliedVersion: z.number().int().min(0).optional().meta({
+      description: 'the newest bundle version the node runs this project as that bundle has it: rollouts of the project are judged by it, so a co-tenant whose worker cannot start holds only its own. Absent: `bundleVersion`',
+    }),
+    failure: z.string().max(500).nullable().optional().meta({
+      description: 'why the project\'s wanted worker does not run on the node, in a few words its tenant may read (no path, no value); null or absent: it runs',
+    }),
   })).max(10_000).meta({ description: 'per placed project; projects not placed on the node are ignored' }),
 }).meta({ id: 'NodeReport' });
 
@@ -165,7 +171,7 @@ export const nodeOps: AnyOp[] = [
     tag: 'nodes',
     method: 'post',
     path: '/v1/nodes/{nodeId}/report',
-    summary: 'Record what the node observed: the bundle version it applied and storage used per project',
+    summary: 'Record what the node observed: the bundle version it applied, and per project the version it runs, why its worker does not run, and the storage it uses',
     auth: 'node',
     needsCore: false,
     params: NodeParams,

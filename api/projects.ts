@@ -26,8 +26,9 @@ const ProjectDetail = Project.extend({
     nodeId: z.string(),
     createdAt: Timestamp,
     version: z.number().int().min(0).nullable().meta({ description: 'the node\'s bundle version that carries the project as it is now; null until the node\'s bundle takes it' }),
-    appliedVersion: z.number().int().min(0).nullable().meta({ description: 'the bundle version the node last reported running; null: it never reported' }),
+    appliedVersion: z.number().int().min(0).nullable().meta({ description: 'the bundle version the node last reported running the project at; null: it never reported' }),
     applied: z.boolean().meta({ description: 'the node runs the project as it is now (`appliedVersion` ≥ `version`)' }),
+    failure: z.string().nullable().meta({ description: 'why the node does not run the project\'s wanted worker, as it last reported; null: it runs, or the node did not say' }),
     reportedAt: Timestamp.nullable().meta({ description: 'the node\'s last report' }),
   })).meta({ description: 'the nodes the project is placed on; empty until its first deploy' }),
   cleanup: z.object({

@@ -64,6 +64,7 @@ export const Timestamp = z.iso.datetime().meta({ id: 'Timestamp', description: '
 export const rolloutSchema = (what: string) => z.array(z.object({
   nodeId: z.string(),
   state: z.enum(['applied', 'pending']).meta({ description: `\`applied\`: the node reported running a bundle with ${what}; \`pending\`: not yet` }),
+  failure: z.string().nullable().meta({ description: 'why the node does not run the project\'s wanted worker, as it last reported (a `pending` that will not end by waiting); null: it runs, or the node did not say' }),
 })).meta({ description: 'per node the project is placed on (none before its first deploy), by node id' });
 
 /** One condition of a reconciled resource's status, in the shape Kubernetes users know. */

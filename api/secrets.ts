@@ -7,7 +7,7 @@ import { AppError, badRequest } from '../lib/errors';
 import { planOf } from '../rules/plans';
 import { getProject } from '../store/projects';
 import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPrecondition, type SecretVersion } from '../store/secrets';
-import { secretRollout } from '../store/nodes';
+import { checkSecretFits, MAX_BUNDLE_BYTES, secretRollout } from '../store/nodes';
 import type { Store } from '../store/db';
 import { notFound } from '../lib/errors';
 import { bodyTag, conditionsOf, preconditionResponse, writePrecondition, type Conditions } from './conditional';
@@ -105,7 +105,8 @@ export const secretOps: AnyOp[] = [
         schema: ErrorSchema,
       },
       ...errorResponses(
-        [409, '`quota_exceeded`: the project\'s secrets (`NAME=value`, in bytes) would pass the plan\'s `secretBytes` (`details`: `quota` `secret_bytes`, `limit`, `count`, `plan`)'],
+        [409, '`quota_exceeded`: the project\'s secrets (`NAME=value`, in bytes) would pass the plan\'s `secretBytes` (`details`: `quota` `secret_bytes`, `limit`, `count`, `plan`), '
+          + `or the bundle of a node the project is placed on would pass its bound of ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB (\`quota\` \`bundle_bytes\`, \`limit\`, \`count\`: its bytes now, \`plan\`)`],
         [503, '`no_core`: the API runs without its core, which seals values'],
       ),
     },
@@ -119,6 +120,9 @@ export const secretOps: AnyOp[] = [
       if (bytes > plan.secretValueBytes) {
         throw badRequest(`the value is ${bytes} bytes; the ${org.plan} plan allows ${plan.secretValueBytes} bytes per secret value`, { limitBytes: plan.secretValueBytes, bytes });
       }
+      // The entry as the bundle carries it, with room for any version.
+      const entryBytes = Buffer.byteLength(JSON.stringify({ name, version: Number.MAX_SAFE_INTEGER, value: body.value })) + 1;
+      await checkSecretFits(deps.store, { projectId: p.id, name, plan: org.plan, entryBytes, bytesOf: sealedBytes });
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
       const precondition = secretPrecondition(conditionsOf(http), name);
       const quota = { plan: org.plan, limit: plan.secretBytes, valueBytes: sealedBytes };

@@ -262,7 +262,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   ca: { arg: 'FILE', commands: ['node-agent'], help: 'PEM certificates trusted for an https `--control` besides the system\'s (a private CA)' },
   'report-interval-ms': {
     arg: 'N', commands: ['node-agent'],
-    help: 'reports (applied bundle version, each project\'s measured `usedBytes`) go out after each applied bundle and at least this often',
+    help: 'reports (applied bundle version, each project\'s applied version, failure and measured `usedBytes`) go out after each applied bundle or project and at least this often',
   },
   'worker-uid-base': {
     arg: 'N', commands: ['node-agent'],

@@ -672,7 +672,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record what the node observed: the bundle version it applied and storage used per project */
+        /** Record what the node observed: the bundle version it applied, and per project the version it runs, why its worker does not run, and the storage it uses */
         post: operations["reportNode"];
         delete?: never;
         options?: never;
@@ -732,7 +732,7 @@ export interface components {
             code: string;
         };
         NodeReport: {
-            /** @description the bundle version the node runs (applied) */
+            /** @description the bundle version whose every worker runs on the node (0: none yet); without a project's own `appliedVersion`, the version that project runs at */
             bundleVersion: number;
             /** @description per placed project; projects not placed on the node are ignored */
             projects: {
@@ -740,6 +740,10 @@ export interface components {
                 project: string;
                 /** @description bytes under the project's storage prefix, as measured now */
                 usedBytes: number;
+                /** @description the newest bundle version the node runs this project as that bundle has it: rollouts of the project are judged by it, so a co-tenant whose worker cannot start holds only its own. Absent: `bundleVersion` */
+                appliedVersion?: number;
+                /** @description why the project's wanted worker does not run on the node, in a few words its tenant may read (no path, no value); null or absent: it runs */
+                failure?: string | null;
             }[];
         };
         Error: {
@@ -968,6 +972,8 @@ export interface components {
                  * @enum {string}
                  */
                 state: "applied" | "pending";
+                /** @description why the node does not run the project's wanted worker, as it last reported (a `pending` that will not end by waiting); null: it runs, or the node did not say */
+                failure: string | null;
             }[];
         };
         AccessBypass: {
@@ -1051,6 +1057,8 @@ export interface components {
                  * @enum {string}
                  */
                 state: "applied" | "pending";
+                /** @description why the node does not run the project's wanted worker, as it last reported (a `pending` that will not end by waiting); null: it runs, or the node did not say */
+                failure: string | null;
             }[];
         };
         Project: {
@@ -1084,10 +1092,12 @@ export interface components {
                 createdAt: components["schemas"]["Timestamp"];
                 /** @description the node's bundle version that carries the project as it is now; null until the node's bundle takes it */
                 version: number | null;
-                /** @description the bundle version the node last reported running; null: it never reported */
+                /** @description the bundle version the node last reported running the project at; null: it never reported */
                 appliedVersion: number | null;
                 /** @description the node runs the project as it is now (`appliedVersion` ≥ `version`) */
                 applied: boolean;
+                /** @description why the node does not run the project's wanted worker, as it last reported; null: it runs, or the node did not say */
+                failure: string | null;
                 /** @description the node's last report */
                 reportedAt: components["schemas"]["Timestamp"] | null;
             }[];
@@ -4929,7 +4939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `quota_exceeded`: the project's secrets (`NAME=value`, in bytes) would pass the plan's `secretBytes` (`details`: `quota` `secret_bytes`, `limit`, `count`, `plan`) */
+            /** @description `quota_exceeded`: the project's secrets (`NAME=value`, in bytes) would pass the plan's `secretBytes` (`details`: `quota` `secret_bytes`, `limit`, `count`, `plan`), or the bundle of a node the project is placed on would pass its bound of 8 MiB (`quota` `bundle_bytes`, `limit`, `count`: its bytes now, `plan`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -6,14 +6,28 @@
  */
 import { and, asc, eq, inArray, isNull, notExists, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
-import { AppError, notFound } from '../lib/errors';
+import { AppError, conflict, notFound } from '../lib/errors';
 import type { Condition } from '../lib/conditions';
 import { iso, type Db, type Store } from './db';
 import { accessForBundle, type AccessForBundle } from './access';
 import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
 import type { OAuthProviderName, ProviderEndpoints } from '../rules/oauth-providers';
 import { recordChange } from './feed';
-import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, secrets, storageGrants, type BundleSection } from './schema';
+import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, resourceStatus, secrets, storageGrants, type BundleSection } from './schema';
+import type { StatusKind } from './status';
+
+/**
+ * The bound of a node's bundle, in bytes of its projects' JSON. The node agent takes the bundle whole (one body,
+ * parsed and checked in memory, written to bundle.json at each version), the core opens and seals it whole at
+ * each change of any project on the node, and every such change sends all of it to the node again. A Kubernetes
+ * Secret stops at 1 MiB; a bundle carries every project on a node, so a few times that: 8 MiB holds 85 projects
+ * at the pro plan's full 96 KiB of secrets (most carry a few KiB), and keeps one version's open, seal, transfer
+ * and parse in the tens of milliseconds and one agent's copies of it in tens of MiB.
+ */
+export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+
+/** The bundle reconciler's status of a node (key: the node id): `WithinBound` (MAX_BUNDLE_BYTES). */
+export const BUNDLE_STATUS: StatusKind<Record<string, never>> = { kind: 'bundle', facts: {} };
 
 /** A node that has not reported for this long is Stale in `admin status` (a node reports after each bundle it
  * applies and at least every minute: docs/api.md, Nodes). */
@@ -103,6 +117,7 @@ export async function removeNode(s: Store, nodeId: string): Promise<string[]> {
     await tx.delete(projectUsage).where(eq(projectUsage.nodeId, nodeId));
     await tx.delete(nodeBundles).where(eq(nodeBundles.nodeId, nodeId));
     await tx.delete(nodeReports).where(eq(nodeReports.nodeId, nodeId));
+    await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, BUNDLE_STATUS.kind), eq(resourceStatus.key, nodeId)));
     await tx.delete(nodes).where(eq(nodes.id, nodeId));
     await recordChange(s, tx, 'node', nodeId, now);
     return unplaced;
@@ -194,12 +209,43 @@ export async function storeBundle(s: Store, nodeId: string, make: (version: numb
   });
 }
 
-export interface NodeReport { bundleVersion: number; projects: { org: string; project: string; usedBytes: number }[] }
+/** A node's report. `bundleVersion` is the version whose every worker runs; a project's `appliedVersion` is the
+ * version the node runs that project at, which one project's worker failing to start does not hold back for the
+ * others. Without it (an older agent) the project counts as applied at `bundleVersion`. */
+/**
+ * Refuses (409 `quota_exceeded`, quota `bundle_bytes`) a secret write that could take the bundle of some node the
+ * project is placed on past MAX_BUNDLE_BYTES, judged against the bundle as last built: it grows by at most
+ * `entryBytes` (the secret's entry as JSON) less the entry it replaces in that bundle (as the bundle's section
+ * has it; none when the bundle does not carry the secret yet). `bytesOf` tells a sealed text's plaintext bytes
+ * (core/sealing.ts sealedBytes: the seal's format is the core's). A write that passes this and still does not fit
+ * (it raced another) is held back by the bundle reconciler.
+ */
+export async function checkSecretFits(s: Store, w: { projectId: number; name: string; plan: string; entryBytes: number; bytesOf: (sealed: string) => number }): Promise<void> {
+  const [old] = await s.db.select({ sealed: secrets.sealed }).from(secrets).where(and(eq(secrets.projectId, w.projectId), eq(secrets.name, w.name)));
+  const bundles = await s.db.select({ nodeId: nodeBundles.nodeId, sealed: nodeBundles.sealed, sections: nodeBundles.sections }).from(nodeBundles)
+    .innerJoin(placements, eq(placements.nodeId, nodeBundles.nodeId)).where(eq(placements.projectId, w.projectId)).orderBy(asc(nodeBundles.nodeId));
+  for (const b of bundles) {
+    const entry = b.sections[String(w.projectId)]?.secrets[w.name];
+    // A section built before entries' bytes were kept: the value's bytes, which its entry is at least.
+    const freed = entry ? entry.bytes ?? (old ? w.bytesOf(old.sealed) : 0) : 0;
+    const now = w.bytesOf(b.sealed);
+    if (now + w.entryBytes - freed > MAX_BUNDLE_BYTES) {
+      throw conflict('quota_exceeded', `node ${b.nodeId}, which runs the project, would get a bundle past its bound of ${MAX_BUNDLE_BYTES} bytes (it is ${now}); smaller values, or the project on another node (an operator's placement)`, {
+        quota: 'bundle_bytes', limit: MAX_BUNDLE_BYTES, count: now, plan: w.plan,
+      });
+    }
+  }
+}
+
+export interface NodeReport {
+  bundleVersion: number;
+  projects: { org: string; project: string; usedBytes: number; appliedVersion?: number; failure?: string | null }[];
+}
 
 /**
- * Records a node's report: the bundle version it applied and the storage used by each project. Only projects
- * placed on the node are recorded; the others are answered as `ignored`. A version the node was never given
- * (above its bundle's) is 400.
+ * Records a node's report: the bundle version it applied, and per project the storage it uses, the version
+ * applied for it and why its worker does not run. Only projects placed on the node are recorded; the others are
+ * answered as `ignored`. A version the node was never given (above its bundle's) is 400.
  */
 export async function recordReport(s: Store, nodeId: string, r: NodeReport): Promise<{ desiredVersion: number; ignored: { org: string; project: string }[] }> {
   const now = iso(s.clock());
@@ -208,23 +254,25 @@ export async function recordReport(s: Store, nodeId: string, r: NodeReport): Pro
     .where(eq(placements.nodeId, nodeId));
   const byName = new Map(placed.map((p) => [`${p.org}/${p.project}`, p.projectId]));
   const ignored: { org: string; project: string }[] = [];
-  const usage = new Map<number, number>();
+  const reported = new Map<number, { usedBytes: number; appliedVersion: number | null; failure: string | null }>();
   for (const p of r.projects) {
     const id = byName.get(`${p.org}/${p.project}`);
     if (id === undefined) ignored.push({ org: p.org, project: p.project });
-    else usage.set(id, p.usedBytes);
+    else reported.set(id, { usedBytes: p.usedBytes, appliedVersion: p.appliedVersion ?? null, failure: p.failure ?? null });
   }
+  const newest = Math.max(r.bundleVersion, ...[...reported.values()].map((p) => p.appliedVersion ?? 0));
   const desiredVersion = await s.write(async (tx) => {
     const [b] = await tx.select({ version: nodeBundles.version }).from(nodeBundles).where(eq(nodeBundles.nodeId, nodeId));
     const desired = b?.version ?? 0;
-    if (r.bundleVersion > desired) {
-      throw new AppError(400, 'bad_request', `bundle version ${r.bundleVersion} was never issued to node ${nodeId} (its bundle is at ${desired})`);
+    if (newest > desired) {
+      throw new AppError(400, 'bad_request', `bundle version ${newest} was never issued to node ${nodeId} (its bundle is at ${desired})`);
     }
     await tx.insert(nodeReports).values({ nodeId, appliedVersion: r.bundleVersion, reportedAt: now })
       .onConflictDoUpdate({ target: nodeReports.nodeId, set: { appliedVersion: r.bundleVersion, reportedAt: now } });
-    for (const [projectId, usedBytes] of usage) {
-      await tx.insert(projectUsage).values({ projectId, nodeId, usedBytes, reportedAt: now })
-        .onConflictDoUpdate({ target: [projectUsage.projectId, projectUsage.nodeId], set: { usedBytes, reportedAt: now } });
+    for (const [projectId, p] of reported) {
+      const row = { ...p, reportedAt: now };
+      await tx.insert(projectUsage).values({ projectId, nodeId, ...row })
+        .onConflictDoUpdate({ target: [projectUsage.projectId, projectUsage.nodeId], set: row });
     }
     return desired;
   });
@@ -236,23 +284,39 @@ export interface ProjectPlacement {
   createdAt: string;
   /** The bundle version that carries the project as it is now (null: the node's bundle has not taken it yet). */
   version: number | null;
-  /** The bundle version the node last reported applied (null: it never reported). */
+  /** The bundle version the node last reported running the project at (null: it never reported). */
   appliedVersion: number | null;
   /** The node runs the project as it is now: it applied `version` or a later bundle. */
   applied: boolean;
+  /** Why the node does not run the project's wanted worker, as it last reported (null: it runs, or it did not say). */
+  failure: string | null;
   reportedAt: string | null;
 }
 
+/** The version a node runs a project at: its whole-node version is reached by every project on it, and the
+ * project's own, when the node reports one, may be later (another project's worker failing holds only that one). */
+const appliedFor = (nodeVersion: number | null, projectVersion: number | null): number | null =>
+  nodeVersion === null ? projectVersion : projectVersion === null ? nodeVersion : Math.max(nodeVersion, projectVersion);
+
 /** The nodes a project is placed on, each with the project's section of the node's bundle as last built (none
- * yet: undefined) and the node's last report; read and parsed once for the placements and the rollouts. */
-async function placedSections(s: Store, projectId: number): Promise<{ nodeId: string; createdAt: string; section: BundleSection | undefined; appliedVersion: number | null; reportedAt: string | null }[]> {
-  type Row = { nodeId: string; createdAt: string; sections: string | null; appliedVersion: number | null; reportedAt: string | null };
+ * yet: undefined) and what the node last reported of the project; read and parsed once for the placements and
+ * the rollouts. */
+async function placedSections(s: Store, projectId: number): Promise<{
+  nodeId: string; createdAt: string; section: BundleSection | undefined; appliedVersion: number | null; failure: string | null; reportedAt: string | null;
+}[]> {
+  type Row = { nodeId: string; createdAt: string; sections: string | null; nodeApplied: number | null; projectApplied: number | null; failure: string | null; reportedAt: string | null };
   const rows = await s.raw<Row>('projectPlacements',
-    `SELECT p.node_id AS "nodeId", p.created_at AS "createdAt", b.sections AS sections, r.applied_version AS "appliedVersion", r.reported_at AS "reportedAt"
+    `SELECT p.node_id AS "nodeId", p.created_at AS "createdAt", b.sections AS sections, r.applied_version AS "nodeApplied",
+       u.applied_version AS "projectApplied", u.failure AS failure, r.reported_at AS "reportedAt"
      FROM placements p LEFT JOIN node_bundles b ON b.node_id = p.node_id LEFT JOIN node_reports r ON r.node_id = p.node_id
+       LEFT JOIN project_usage u ON u.project_id = p.project_id AND u.node_id = p.node_id
      WHERE p.project_id = ? ORDER BY p.node_id`,
     [projectId]);
-  return rows.map(({ sections, ...r }) => ({ ...r, section: sections === null ? undefined : (JSON.parse(sections) as Record<string, BundleSection>)[String(projectId)] }));
+  return rows.map(({ sections, nodeApplied, projectApplied, ...r }) => ({
+    ...r,
+    appliedVersion: appliedFor(nodeApplied, projectApplied),
+    section: sections === null ? undefined : (JSON.parse(sections) as Record<string, BundleSection>)[String(projectId)],
+  }));
 }
 
 /** The nodes a project is placed on, with how far each has applied it; nothing of other projects. */
@@ -261,12 +325,17 @@ export async function projectPlacements(s: Store, projectId: number): Promise<Pr
     const version = r.section?.version ?? null;
     return {
       nodeId: r.nodeId, createdAt: r.createdAt, version, appliedVersion: r.appliedVersion,
-      applied: version !== null && r.appliedVersion !== null && r.appliedVersion >= version, reportedAt: r.reportedAt,
+      applied: version !== null && r.appliedVersion !== null && r.appliedVersion >= version, failure: r.failure, reportedAt: r.reportedAt,
     };
   });
 }
 
-export interface SecretRollout { nodeId: string; state: 'applied' | 'pending' }
+export interface SecretRollout {
+  nodeId: string;
+  state: 'applied' | 'pending';
+  /** Why the node does not run the project's wanted worker, as it last reported; null: it runs, or it did not say. */
+  failure: string | null;
+}
 
 /** What identifies a project's access section in a bundle: the bundle reconciler records it with the first
  * version that carried it, and the access policy's rollout compares it with the policy now. */
@@ -285,7 +354,7 @@ export async function accessRollout(s: Store, projectId: number): Promise<Secret
   return (await placedSections(s, projectId)).map((p) => {
     const entry = p.section?.access;
     const applied = entry !== undefined && entry.digest === digest && p.appliedVersion !== null && p.appliedVersion >= entry.since;
-    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
+    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending', failure: p.failure };
   });
 }
 
@@ -298,7 +367,7 @@ export async function secretRollout(s: Store, projectId: number, name: string, v
   return (await placedSections(s, projectId)).map((p) => {
     const entry = p.section?.secrets[name];
     const applied = entry !== undefined && entry.version >= version && p.appliedVersion !== null && p.appliedVersion >= entry.since;
-    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending' };
+    return { nodeId: p.nodeId, state: applied ? 'applied' : 'pending', failure: p.failure };
   });
 }
 
@@ -308,7 +377,8 @@ export interface NodeStatus {
   desiredVersion: number;
   appliedVersion: number | null;
   lastReportAt: string | null;
-  /** `Stale` (silent for NODE_STALE_AFTER_MS, or never reported) and `Applied` (runs its current bundle). */
+  /** `Stale` (silent for NODE_STALE_AFTER_MS, or never reported), `Applied` (runs its current bundle) and, once
+   * the bundle reconciler judged it, `WithinBound` (MAX_BUNDLE_BYTES: False names the projects held back). */
   conditions: Condition[];
   /** Per placed project: its secrets whose current version the node does not run yet. */
   pendingSecrets: { org: string; project: string; name: string; version: number }[];
@@ -325,7 +395,10 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
     .from(secrets).innerJoin(projects, eq(projects.id, secrets.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
     // A join with placements would give a secret once per node its project is placed on.
     .where(inArray(secrets.projectId, s.db.select({ id: placements.projectId }).from(placements)));
-  const placedOn = await s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId }).from(placements);
+  const bound = new Map((await s.db.select({ nodeId: resourceStatus.key, conditions: resourceStatus.conditions }).from(resourceStatus)
+    .where(eq(resourceStatus.kind, BUNDLE_STATUS.kind))).map((r) => [r.nodeId, r.conditions]));
+  const placedOn = await s.db.select({ nodeId: placements.nodeId, projectId: placements.projectId, appliedVersion: projectUsage.appliedVersion }).from(placements)
+    .leftJoin(projectUsage, and(eq(projectUsage.projectId, placements.projectId), eq(projectUsage.nodeId, placements.nodeId)));
   return rows.map((r) => {
     const desiredVersion = r.version ?? 0;
     const sections = r.sections === null ? {} : (JSON.parse(r.sections) as Record<string, BundleSection>);
@@ -346,11 +419,13 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
           : `last report ${Math.round(silentMs / 1000)} s ago`,
         observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? r.createdAt,
       },
+      ...(bound.get(r.nodeId) ?? []),
     ];
-    const projectsHere = new Set(placedOn.filter((p) => p.nodeId === r.nodeId).map((p) => p.projectId));
+    const projectsHere = new Map(placedOn.filter((p) => p.nodeId === r.nodeId).map((p) => [p.projectId, appliedFor(r.appliedVersion, p.appliedVersion)]));
     const pendingSecrets = current.filter((c) => projectsHere.has(c.projectId)).filter((c) => {
       const entry = sections[String(c.projectId)]?.secrets[c.name];
-      return !entry || entry.version < c.version || r.appliedVersion === null || r.appliedVersion < entry.since;
+      const applied = projectsHere.get(c.projectId)!;
+      return !entry || entry.version < c.version || applied === null || applied < entry.since;
     }).map(({ org, project, name, version }) => ({ org, project, name, version }));
     return { nodeId: r.nodeId, desiredVersion, appliedVersion: r.appliedVersion, lastReportAt: r.reportedAt, conditions, pendingSecrets };
   });

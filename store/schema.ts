@@ -422,7 +422,9 @@ export const storagePrefixes = sqliteTable('storage_prefixes', {
  * project's part last changed, and per secret its version and the bundle version that first carried it. */
 export interface BundleSection {
   version: number;
-  secrets: Record<string, { version: number; since: number }>;
+  /** `bytes`: the secret's entry as the bundle's JSON has it, which a replacing setSecret frees (store/nodes.ts
+   * checkSecretFits); absent from sections built before it was kept. */
+  secrets: Record<string, { version: number; since: number; bytes?: number }>;
   /** The access section's digest (store/nodes.ts accessDigest) and the first bundle version that carried it. */
   access?: { digest: string; since: number };
 }
@@ -448,7 +450,7 @@ export const nodeReports = sqliteTable('node_reports', {
   reportedAt: text('reported_at').notNull(),
 });
 
-/** Storage a project uses, as each node it is placed on last reported it. */
+/** What each node a project is placed on last reported of it: the storage it uses, and how far the node runs it. */
 export const projectUsage = sqliteTable(
   'project_usage',
   {
@@ -456,6 +458,11 @@ export const projectUsage = sqliteTable(
     nodeId: text('node_id').notNull().references(() => nodes.id),
     usedBytes: integer('used_bytes').notNull(),
     reportedAt: text('reported_at').notNull(),
+    /** The bundle version the node has applied for this project; null: the node reported only its whole-node
+     * version (an older agent), which then stands for every project on it. */
+    appliedVersion: integer('applied_version'),
+    /** Why the project's wanted worker does not run on the node (a short reason from the node); null: it runs. */
+    failure: text('failure'),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.nodeId] })],
 );

@@ -11,11 +11,15 @@ import { nodeFetch } from './fetch';
 /** The answer of one bundle request: a newer bundle, or the same version still (304 at the end of the wait). */
 export type BundleAnswer = { kind: 'changed'; version: string; bundle: NodeBundle } | { kind: 'unchanged' };
 
-/** What a node reports: the version it has applied and each placed project's usage. */
+/** What a node reports: the version whose every worker runs, and per placed project its usage, the version the
+ * project runs at and why its worker does not run (docs/api.md, Nodes). */
 export interface Report {
   bundleVersion: string;
-  projects: { org: string; project: string; usedBytes: number }[];
+  projects: { org: string; project: string; usedBytes: number; appliedVersion: string | null; failure: string | null }[];
 }
+
+/** The longest failure reason a report carries: the control plane keeps a short one per project (api/nodes.ts). */
+export const MAX_FAILURE_CHARS = 200;
 
 /** Who a redeemed access code lets in, where to, and their role in the organization now. */
 export interface Redeemed {
@@ -83,8 +87,19 @@ export function httpControlPlane(opts: { baseUrl: string; nodeId: string; token:
     },
     async report(report, signal) {
       // Versions are the control plane's change seq: a number, which the ETag carries as text.
-      if (!/^\d+$/.test(report.bundleVersion)) throw new ControlPlaneError(0, undefined, `report: bundle version ${report.bundleVersion} is not a number`);
-      const r = await api.POST('/v1/nodes/{nodeId}/report', { path, body: { ...report, bundleVersion: Number(report.bundleVersion) }, signal });
+      const number = (v: string): number => {
+        if (!/^\d+$/.test(v)) throw new ControlPlaneError(0, undefined, `report: bundle version ${v} is not a number`);
+        return Number(v);
+      };
+      const body = {
+        bundleVersion: number(report.bundleVersion),
+        projects: report.projects.map(({ appliedVersion, failure, ...p }) => ({
+          ...p,
+          ...(appliedVersion === null ? {} : { appliedVersion: number(appliedVersion) }),
+          failure: failure === null ? null : failure.slice(0, MAX_FAILURE_CHARS),
+        })),
+      };
+      const r = await api.POST('/v1/nodes/{nodeId}/report', { path, body, signal });
       if (!r.ok) throw failure('report', r);
     },
     async redeem(code, signal) {

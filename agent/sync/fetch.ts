@@ -14,6 +14,12 @@ export interface NodeFetchOptions {
   ca?: string;
 }
 
+/** The largest answer read, in bytes: twice the control plane's bound of a bundle (store/nodes.ts
+ * MAX_BUNDLE_BYTES, 8 MiB), so any bundle it builds fits with room. An answer read whole and then parsed costs
+ * the agent a few times its size in memory; past this it is not one the control plane made (a broken or
+ * impersonated one), and the request fails as an unreachable control plane would: the node keeps its bundle. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
 /** Statuses whose answers have no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
@@ -39,7 +45,16 @@ export function nodeFetch(opts: NodeFetchOptions = {}): NodeFetch {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const req = send(url, { method: init.method ?? 'GET', headers, agent: url.protocol === 'https:' ? https : http, signal }, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let read = 0;
+        res.on('data', (c: Buffer) => {
+          read += c.length;
+          if (read > MAX_ANSWER_BYTES) {
+            req.destroy();
+            reject(new Error(`the answer passes ${MAX_ANSWER_BYTES} bytes: not read`));
+            return;
+          }
+          chunks.push(c);
+        });
         res.once('error', reject);
         res.once('end', () => {
           const status = res.statusCode ?? 500;

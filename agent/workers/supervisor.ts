@@ -18,7 +18,7 @@ import { bindings, specDigest, withheldSecrets } from './bindings';
 import { projectKey, type BundleProject, type VersionedBundle } from '../sync/bundle';
 import { pinDir, socketDir, storageDir, workerLogPath } from '../layout';
 import { defaultWorkerUsers, hardenDir, MAX_WORKER_UID, prepareDatabase, prepareStorage, UserIndex, type WorkerUsers } from './users';
-import { startWorker, type Worker, type WorkerSpec } from './worker-process';
+import { startWorker, WorkerStartError, type Worker, type WorkerSpec } from './worker-process';
 
 export interface SupervisorOptions {
   /** The agent's `--dir`. */
@@ -34,6 +34,9 @@ export interface SupervisorOptions {
   retry?: BackoffOptions;
   /** Called whenever the applied version rises (the agent reports then). */
   onApplied?: (version: string) => void;
+  /** Called whenever a project's applied version rises or its worker fails to start (the agent reports then):
+   * one project whose worker cannot start does not hold the others' rollouts. */
+  onProjectChange?: () => void;
   /** Who workers run as (default: agent/workers/users.ts defaultWorkerUsers, isolated when the agent runs as root). */
   users?: WorkerUsers;
 }
@@ -53,8 +56,19 @@ export interface ProjectState {
   storageDir: string | null;
   /** The bundle version its running worker was started with; null when none runs. */
   runningVersion: string | null;
-  /** Why the wanted worker is not running, when it is not. */
+  /** The newest bundle version the project runs as that bundle has it (its worker started, or kept when its
+   * bindings did not change); null before its first worker runs. */
+  appliedVersion: string | null;
+  /** Why the wanted worker is not running, when it is not, in words its tenant may read (no path, no value). */
   failure: string | null;
+}
+
+/** What a failed start is reported as: the control plane shows it to the project's tenant, so a reason that may
+ * name a node path (the node's own setup) is told as one phrase, and the node's log has the whole. */
+export function reportedFailure(e: unknown): string {
+  if (e instanceof WorkerStartError) return e.reported;
+  const code = (e as NodeJS.ErrnoException).code;
+  return code ? `the worker could not be started: ${code}` : 'the worker could not be started (the node\'s log says why)';
 }
 
 interface Slot {
@@ -63,7 +77,9 @@ interface Slot {
   storageDir: string | null;
   wanted: WorkerSpec;
   current: Worker | null;
-  failure: { digest: string; reason: string; attempts: number } | null;
+  failure: { digest: string; reason: string; reported: string; attempts: number } | null;
+  /** ProjectState.appliedVersion. */
+  appliedVersion: string | null;
   retry: NodeJS.Timeout | null;
   /** When its current worker started serving, and how many in a row exited within CRASH_WINDOW_MS of that. */
   servingSince: number;
@@ -135,7 +151,7 @@ export class Supervisor {
   projects(): ProjectState[] {
     return [...this.slots.values()].map((s) => ({
       key: s.key, org: s.project.org, project: s.project.project, storageDir: s.storageDir,
-      runningVersion: s.current?.spec.version ?? null, failure: s.failure?.reason ?? null,
+      runningVersion: s.current?.spec.version ?? null, appliedVersion: s.appliedVersion, failure: s.failure?.reported ?? null,
     }));
   }
 
@@ -176,7 +192,7 @@ export class Supervisor {
       const { spec, storage } = this.specOf(p, b.version);
       let slot = this.slots.get(key);
       if (!slot) {
-        slot = { key, project: p, storageDir: storage, wanted: spec, current: null, failure: null, retry: null, servingSince: 0, crashes: 0 };
+        slot = { key, project: p, storageDir: storage, wanted: spec, current: null, failure: null, appliedVersion: null, retry: null, servingSince: 0, crashes: 0 };
         this.slots.set(key, slot);
       }
       slot.project = p;
@@ -242,11 +258,14 @@ export class Supervisor {
   }
 
   /** Why the worker of `spec` may not run now (its storage or database refused, or a shared user with another
-   * organization running), or null. */
-  private refusal(spec: WorkerSpec): string | null {
-    if (spec.unusable) return spec.unusable;
+   * organization running), for the log and as reported, or null. */
+  private refusal(spec: WorkerSpec): { reason: string; reported: string } | null {
+    if (spec.unusable) return { reason: spec.unusable, reported: 'the node could not prepare the project\'s storage or database' };
     if (this.users.mode !== 'shared' || this.users.allowSeveralOrgs || this.allowedOrg === null || spec.org === this.allowedOrg) return null;
-    return `refused: workers run as the agent's user (it is not root) and could read the data of organization ${this.allowedOrg}, whose projects run here, and the bundle; --allow-shared-user runs several organizations anyway`;
+    return {
+      reason: `refused: workers run as the agent's user (it is not root) and could read the data of organization ${this.allowedOrg}, whose projects run here, and the bundle; --allow-shared-user runs several organizations anyway`,
+      reported: 'refused: the node runs another organization\'s projects under the same user',
+    };
   }
 
   /** Starts the slot's wanted worker; once ready it takes the routes and the old one is drained. False when it
@@ -260,8 +279,9 @@ export class Supervisor {
     const refused = this.refusal(spec);
     if (refused) {
       // Like a failed start, without retries: the next bundle decides again.
-      slot.failure = { digest: spec.digest, reason: refused, attempts: 1 };
-      this.opts.log.warn({ project: slot.key, bundleVersion: spec.version, reason: refused }, 'the worker was not started');
+      slot.failure = { digest: spec.digest, ...refused, attempts: 1 };
+      this.opts.log.warn({ project: slot.key, bundleVersion: spec.version, reason: refused.reason }, 'the worker was not started');
+      this.opts.onProjectChange?.();
       return false;
     }
     let worker: Worker;
@@ -269,7 +289,8 @@ export class Supervisor {
       worker = await this.start(spec);
     } catch (e) {
       const attempts = slot.failure?.digest === spec.digest ? slot.failure.attempts + 1 : 1;
-      slot.failure = { digest: spec.digest, reason: (e as Error).message, attempts };
+      slot.failure = { digest: spec.digest, reason: (e as Error).message, reported: reportedFailure(e), attempts };
+      if (attempts === 1) this.opts.onProjectChange?.();
       const delay = backoffDelay(attempts, this.retryBackoff());
       this.opts.log.warn(
         { project: slot.key, bundleVersion: spec.version, reason: (e as Error).message, attempts, retryInMs: delay, serving: slot.current?.spec.version ?? null },
@@ -346,10 +367,22 @@ export class Supervisor {
     this.stopping.add(done);
   }
 
+  /** Raises each project's applied version to the latest bundle when its wanted worker runs, and the node's
+   * when every project's does. */
   private checkApplied(): void {
-    if (this.latest === null || this.applied === this.latest) return;
-    for (const slot of this.slots.values()) if (slot.current?.spec.digest !== slot.wanted.digest) return;
-    this.applied = this.latest;
-    this.opts.onApplied?.(this.latest);
+    if (this.latest === null) return;
+    let all = true;
+    let raised = false;
+    for (const slot of this.slots.values()) {
+      if (slot.current?.spec.digest !== slot.wanted.digest) all = false;
+      else if (slot.appliedVersion !== this.latest) {
+        slot.appliedVersion = this.latest;
+        raised = true;
+      }
+    }
+    if (all && this.applied !== this.latest) {
+      this.applied = this.latest;
+      this.opts.onApplied?.(this.latest);
+    } else if (raised) this.opts.onProjectChange?.();
   }
 }

@@ -67,10 +67,16 @@ export interface Worker {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A worker that did not become ready; the message says why in words, without values. */
+/** A worker that did not become ready; the message says why in words, without values. `reported` is what the
+ * node tells the control plane, which shows it to the project's tenant: the message without the node's paths. */
 export class WorkerStartError extends Error {
   override name = 'WorkerStartError';
+  constructor(message: string, readonly reported: string = message) {
+    super(message);
+  }
 }
+
+const SOCKET_UNUSABLE = 'the node could not make the worker\'s socket';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const compiled = import.meta.url.endsWith('.js');
@@ -105,7 +111,7 @@ function ownDir(path: string, mode: number, owner: { uid: number; gid: number } 
     if (code(e) !== 'EEXIST') throw e;
   }
   const st = lstatSync(path);
-  if (st.isSymbolicLink() || !st.isDirectory()) throw new WorkerStartError(`${path} is not a directory: the worker's socket is not made through it`);
+  if (st.isSymbolicLink() || !st.isDirectory()) throw new WorkerStartError(`${path} is not a directory: the worker's socket is not made through it`, SOCKET_UNUSABLE);
   if (owner && (st.uid !== owner.uid || st.gid !== owner.gid)) lchownSync(path, owner.uid, owner.gid);
   if ((st.mode & 0o7777) !== mode) chmodSync(path, mode);
 }
@@ -131,7 +137,7 @@ export function prepareSocketDirs(spec: Pick<WorkerSpec, 'socketDir' | 'pinDir' 
 function clearSocket(path: string): void {
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st) return;
-  if (!st.isSocket()) throw new WorkerStartError(`${path} is in the way of the worker's socket and is not a socket: it is left alone`);
+  if (!st.isSocket()) throw new WorkerStartError(`${path} is in the way of the worker's socket and is not a socket: it is left alone`, SOCKET_UNUSABLE);
   unlinkSync(path);
 }
 
@@ -158,7 +164,7 @@ function pin(socket: string, pinned: string, uid: number): boolean {
     linkSync(socket, pinned);
   } catch (e) {
     if (code(e) === 'ENOENT') return false;
-    throw new WorkerStartError(`the worker's socket could not be linked into ${dirname(pinned)}: ${code(e) ?? 'link failed'}`);
+    throw new WorkerStartError(`the worker's socket could not be linked into ${dirname(pinned)}: ${code(e) ?? 'link failed'}`, SOCKET_UNUSABLE);
   }
   const p = lstatSync(pinned);
   if (p.isSocket() && !p.isSymbolicLink() && p.uid === uid) return true;
@@ -197,7 +203,7 @@ export async function startWorker(spec: WorkerSpec, opts: StartOptions = {}): Pr
   for (const path of [socket, pinned]) {
     const bytes = Buffer.byteLength(path);
     if (bytes > MAX_SOCKET_PATH) {
-      throw new WorkerStartError(`the worker's socket path ${path} is ${bytes} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket's may be: give the agent a --dir with a shorter path`);
+      throw new WorkerStartError(`the worker's socket path ${path} is ${bytes} bytes, more than the ${MAX_SOCKET_PATH} a Unix socket's may be: give the agent a --dir with a shorter path`, SOCKET_UNUSABLE);
     }
   }
   const owner = spec.user?.uid ?? process.getuid?.() ?? -1;

@@ -93,7 +93,7 @@ describe('node agent', () => {
     expect(readBundleFile(dir)?.version).toBe('5');
     expect(JSON.parse((await get(agent.url, HOST)).body)).toMatchObject({ version: '5' });
     await until(() => control.reports.some((r) => r.bundleVersion === '5'));
-    expect(control.reports.at(-1)).toEqual({ bundleVersion: '5', projects: [{ org: 'acme', project: 'blog', usedBytes: 0 }] });
+    expect(control.reports.at(-1)).toEqual({ bundleVersion: '5', projects: [{ org: 'acme', project: 'blog', usedBytes: 0, appliedVersion: '5', failure: null }] });
     // Long-polls with the new version from then on.
     await until(() => control.calls.at(-1)?.version === '5');
     expect(control.calls.at(-1)?.waitSeconds).toBe(30);

@@ -281,9 +281,10 @@ describe('not root: workers share the agent\'s user', () => {
     expect(kindOf(supervisor, 'blog.test')).toBe('worker');
     expect(kindOf(supervisor, 'thief.test')).toBe('unavailable');
     expect(supervisor.appliedVersion()).toBeNull();
-    expect(supervisor.projects().find((p) => p.key === 'evil/thief')).toMatchObject({ runningVersion: null, failure: expect.stringMatching(/^refused: .*--allow-shared-user/) });
+    // Reported to the control plane, which shows it to the tenant: not the other organization's name.
+    expect(supervisor.projects().find((p) => p.key === 'evil/thief')).toMatchObject({ runningVersion: null, failure: 'refused: the node runs another organization\'s projects under the same user' });
     const line = logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'the worker was not started');
-    expect(line).toMatchObject({ level: 40, project: 'evil/thief', bundleVersion: '1' });
+    expect(line).toMatchObject({ level: 40, project: 'evil/thief', bundleVersion: '1', reason: expect.stringMatching(/^refused: .*--allow-shared-user/) });
 
     // Once acme's project is no longer placed here, evil's runs.
     expect(await supervisor.apply(bundleOf('2', [{ org: 'evil', project: 'thief', hostnames: ['thief.test'] }]))).toEqual({ failed: [] });

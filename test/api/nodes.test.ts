@@ -213,7 +213,7 @@ describe('reportNode', () => {
     // Pending before the node reports.
     const before = await t.call('GET', '/v1/orgs/acme/projects/shop/secrets/STRIPE_KEY', { token: t.tokens.member });
     expect(before.status).toBe(200);
-    expect(before.body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending' }]);
+    expect(before.body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending', failure: null }]);
     const rep = await t.call('POST', '/v1/nodes/node-a/report', {
       token: nodeTokens['node-a'],
       body: { bundleVersion: current.body.version, projects: [{ org: 'acme', project: 'shop', usedBytes: 4096 }, { org: 'acme', project: 'blog', usedBytes: 7 }] },
@@ -225,17 +225,17 @@ describe('reportNode', () => {
     const project = await t.call('GET', '/v1/orgs/acme/projects/shop', { token: t.tokens.viewer });
     expect(project.body.grants.storage).toBe(true);
     expect(project.body.placements).toEqual([{
-      nodeId: 'node-a', createdAt: expect.any(String), version: expect.any(Number), appliedVersion: current.body.version, applied: true, reportedAt: expect.any(String),
+      nodeId: 'node-a', createdAt: expect.any(String), version: expect.any(Number), appliedVersion: current.body.version, applied: true, failure: null, reportedAt: expect.any(String),
     }]);
     const storage = await t.call('GET', '/v1/orgs/acme/projects/shop/storage', { token: t.tokens.viewer });
     expect(storage.body).toMatchObject({ granted: true, usedBytes: 4096, usedBytesAt: expect.any(String), quotaBytes: DEFAULT_PLANS.free!.storageBytes });
     expect(storage.body.conditions[0]).toMatchObject({ type: 'WithinQuota', status: 'True' });
     const after = await t.call('GET', '/v1/orgs/acme/projects/shop/secrets/STRIPE_KEY', { token: t.tokens.member });
-    expect(after.body.rollout).toEqual([{ nodeId: 'node-a', state: 'applied' }]);
+    expect(after.body.rollout).toEqual([{ nodeId: 'node-a', state: 'applied', failure: null }]);
 
     // A new version: setSecret answers it pending; admin status lists it until the node applies it.
     const set = await t.call('PUT', '/v1/orgs/acme/projects/shop/secrets/STRIPE_KEY', { body: { value: `${SECRET_A2}-3` } });
-    expect(set.body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending' }]);
+    expect(set.body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending', failure: null }]);
     await runner.idle();
     const st = await readStatus(t.store);
     const a = st.nodes.find((n) => n.nodeId === 'node-a')!;
@@ -248,7 +248,7 @@ describe('reportNode', () => {
     await t.call('POST', '/v1/nodes/node-a/report', { token: nodeTokens['node-a'], body: { bundleVersion: a.desiredVersion, projects: [] } });
     expect((await readStatus(t.store)).nodes.find((n) => n.nodeId === 'node-a')!.pendingSecrets).toEqual([]);
     expect((await t.call('GET', '/v1/orgs/acme/projects/shop/secrets/STRIPE_KEY', { token: t.tokens.member })).body.rollout)
-      .toEqual([{ nodeId: 'node-a', state: 'applied' }]);
+      .toEqual([{ nodeId: 'node-a', state: 'applied', failure: null }]);
   });
 
   it('the access policy\'s rollout: pending until the node reports the bundle that carries it, again for a new bypass secret', async () => {
@@ -259,13 +259,13 @@ describe('reportNode', () => {
       expect((await t.call('POST', '/v1/nodes/node-a/report', { token: nodeTokens['node-a'], body: { bundleVersion: version, projects: [] } })).status).toBe(200);
     };
     const set = await t.call('PUT', '/v1/orgs/acme/projects/shop/access', { body: { mode: 'password', password: 'long enough' } });
-    expect(set.body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending' }]);
+    expect(set.body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending', failure: null }]);
     await report();
-    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'applied' }]);
+    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'applied', failure: null }]);
     expect((await t.call('POST', '/v1/orgs/acme/projects/shop/access/bypass')).status).toBe(200);
-    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending' }]);
+    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'pending', failure: null }]);
     await report();
-    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'applied' }]);
+    expect((await access()).body.rollout).toEqual([{ nodeId: 'node-a', state: 'applied', failure: null }]);
   });
 
   it('a version the node was never given is 400; another node\'s report path is 404', async () => {

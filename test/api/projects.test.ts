@@ -179,7 +179,7 @@ describe('getProject', () => {
     await setPlacement(t.store, org!.id, 'blog', 'node-1');
     const after = await t.call('GET', `${P}/blog`);
     // No bundle built and no report yet: not applied.
-    expect(after.body.placements).toEqual([{ nodeId: 'node-1', createdAt: expect.stringMatching(RFC3339_UTC), version: null, appliedVersion: null, applied: false, reportedAt: null }]);
+    expect(after.body.placements).toEqual([{ nodeId: 'node-1', createdAt: expect.stringMatching(RFC3339_UTC), version: null, appliedVersion: null, applied: false, failure: null, reportedAt: null }]);
   });
 
   it('a project that does not exist is 404 not_found', async () => {

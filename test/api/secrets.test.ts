@@ -4,6 +4,10 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audit, secrets } from '../../store/schema';
 import { DEFAULT_PLANS } from '../../rules/plans';
+import { bundleReconciler } from '../../reconcilers/bundles';
+import { orgBySlug, registerNode } from '../../store/accounts';
+import { MAX_BUNDLE_BYTES } from '../../store/nodes';
+import { setPlacement } from '../../store/projects';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { rawSqlite } from '../helpers/sqlite';
 
@@ -300,4 +304,40 @@ describe('without a core', () => {
     expect((await bare.call('GET', S)).status).toBe(200);
     expect((await bare.call('DELETE', `${S}/NOT_THERE`)).status).toBe(404);
   });
+});
+
+/** Issue 20 item 7: a node's bundle carries every project placed on it, and the node takes it whole; a value that
+ * would take some node's bundle past MAX_BUNDLE_BYTES is refused at setSecret. */
+describe('a node\'s bundle is bounded', () => {
+  let big: TestApi;
+  const P = '/v1/orgs/acme/projects/huge/secrets';
+  // The most a value may hold (65,536 characters), each 6 bytes in the bundle's JSON (`\u0001`).
+  const value = '\u0001'.repeat(65_536);
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  beforeAll(async () => {
+    const plans = { free: { ...DEFAULT_PLANS.free!, secretValueBytes: value.length, secretBytes: 16 * 1024 * 1024 } };
+    big = await startTestApi({ config: { plans } });
+    expect((await big.call('POST', '/v1/orgs/acme/projects', { body: { name: 'huge' } })).status).toBe(201);
+    await registerNode(big.store, 'n1');
+    await setPlacement(big.store, (await orgBySlug(big.store, 'acme'))!.id, 'huge', 'n1');
+  });
+  afterAll(async () => { await big.close(); });
+
+  it('a value that would take the bundle of a node the project is on past the bound is 409 quota_exceeded; a same-size replacement is not', async () => {
+    const r = bundleReconciler({ store: big.store, sealer: big.sealer, plans: DEFAULT_PLANS });
+    const n = Math.floor(MAX_BUNDLE_BYTES / (bytes + 64));
+    for (let i = 0; i < n; i++) expect((await big.call('PUT', `${P}/S${i}`, { body: { value } })).status).toBe(200);
+    // Judged against the bundle as last built.
+    expect((await big.call('PUT', `${P}/ONE_MORE`, { body: { value } })).status).toBe(200);
+    expect((await big.call('DELETE', `${P}/ONE_MORE`)).status).toBe(204);
+    await r.reconcile('n1', new AbortController().signal);
+    const over = await big.call('PUT', `${P}/ONE_MORE`, { body: { value } });
+    expect([over.status, over.body.code]).toEqual([409, 'quota_exceeded']);
+    expect(over.body.details).toEqual({ quota: 'bundle_bytes', limit: MAX_BUNDLE_BYTES, count: expect.any(Number), plan: 'free' });
+    expect(over.body.details.count).toBeGreaterThan(n * bytes);
+    expect(over.body.message).toContain('node n1');
+    // Another value of the same length in place of one: it may grow the bundle by its version's digits at most.
+    expect((await big.call('PUT', `${P}/S0`, { body: { value: '\u0002'.repeat(65_536) } })).status).toBe(200);
+    expect((await big.call('PUT', `${P}/SMALL`, { body: { value: 'fits' } })).status).toBe(200);
+  }, 60_000);
 });

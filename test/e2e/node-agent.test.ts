@@ -2,17 +2,20 @@
  * `serve` (with TLS) and `node-agent` as real processes: a project placed on the node runs as a worker behind
  * the node's front end; a new secret value replaces the worker with no failed request (over at least 200
  * requests during the swap); a storage grant gives the worker a directory whose usage the node reports and
- * getStorage shows. Values reach no log line of either process.
+ * getStorage shows. Values reach no log line of either process. A project whose worker the kernel cannot start
+ * (an environment string past 128 KiB) holds only its own rollout: a co-tenant on the node rolls out and reads
+ * applied, and the failing one reads why.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../agent/sync/fetch';
 import { defaultWorkerCommand } from '../../agent/workers/worker-process';
 import { createClient } from '../../client/index';
 import { hammer, get } from '../helpers/agent';
-import { adminJson, bootstrapWithCli, cleanup, runHostplane, type Running, startHostplane, tempDir, until } from '../helpers/proc';
+import { adminJson, bootstrapInStore, bootstrapWithCli, cleanup, http, runHostplane, type Running, startHostplane, tempDir, until } from '../helpers/proc';
+import { DEFAULT_PLANS } from '../../rules/plans';
 import { hasOpenssl, makePki } from '../../harness/tls';
 
 afterAll(cleanup);
@@ -118,6 +121,54 @@ describe.skipIf(!hasOpenssl())('node agent with serve', () => {
     const exit = await agent.stop();
     expect(exit.code).toBe(0);
     transport.close();
+  }, 120_000);
+});
+
+describe('one tenant whose worker cannot start (issue 20 item 7)', () => {
+  it('holds only its own rollout: a co-tenant on the same node rolls out a new secret and reads applied', async () => {
+    const data = tempDir();
+    const nodeDir = tempDir('hostplane-node-');
+    // A plan that lets a value past what the kernel takes as one environment string (128 KiB): the finding was
+    // made against a control plane without such a bound, and a node must hold up on its own.
+    const plans = join(tempDir('hostplane-plans-'), 'plans.json');
+    const free = { ...DEFAULT_PLANS.free!, secretValueBytes: 256 * 1024, secretBytes: 512 * 1024 };
+    writeFileSync(plans, JSON.stringify({ free }));
+    const { token, nodeToken } = await bootstrapInStore(data, 'n1');
+    const serve = await startHostplane(['serve', '--port', '0', '--data', data, '--dns', 'off', '--plans', plans]);
+    const call = (method: string, path: string, body?: unknown) => http(serve.url, method, `/v1/orgs/acme/projects${path}`, { token, body });
+    for (const name of ['blog', 'shop']) expect((await call('POST', '', { name })).status).toBe(201);
+    await Promise.all(['blog', 'shop'].map((p) => adminJson(data, 'placement', 'set', 'acme', p, 'n1')));
+    expect((await call('PUT', '/shop/secrets/API_KEY', { value: 'shop-value-one' })).status).toBe(200);
+    const agent = await startHostplane([
+      'node-agent', '--node', 'n1', '--dir', nodeDir, '--control', serve.url, '--listen', '127.0.0.1:0', '--report-interval-ms', '300',
+    ], { env: { HOSTPLANE_NODE_TOKEN: nodeToken } });
+    const shopKey = async (): Promise<string | undefined> => {
+      const r = await get(agent.url, 'shop.hostplane.app');
+      return r.status === 200 ? (JSON.parse(r.body) as WorkerAnswer).bindings.API_KEY : undefined;
+    };
+    await until('the shop worker', async () => (await shopKey()) === sha('shop-value-one'));
+
+    // 65,536 × € (196,608 bytes): execve refuses the environment, so blog's worker never starts.
+    const hostile = '€'.repeat(65_536);
+    expect((await call('PUT', '/blog/secrets/HUGE', { value: hostile })).status).toBe(200);
+    const failed = await until('blog reported failing', async () => {
+      const placement = ((await call('GET', '/blog')).body as { placements: { applied: boolean; failure: string | null }[] }).placements[0];
+      return placement?.failure ? placement : undefined;
+    });
+    expect(failed).toMatchObject({ applied: false, failure: 'the worker could not be started: E2BIG' });
+
+    const set = await call('PUT', '/shop/secrets/API_KEY', { value: 'shop-value-two' });
+    expect(set.body).toMatchObject({ version: 2, rollout: [{ nodeId: 'n1', state: 'pending' }] });
+    const rolled = await until('the shop rollout applied', async () => {
+      const r = (await call('GET', '/shop/secrets/API_KEY')).body as { rollout: { state: string }[] };
+      return r.rollout[0]?.state === 'applied' ? r.rollout : undefined;
+    });
+    expect(rolled).toEqual([{ nodeId: 'n1', state: 'applied', failure: null }]);
+    expect(await shopKey()).toBe(sha('shop-value-two'));
+    expect((await call('GET', '/blog/secrets/HUGE')).body).toMatchObject({ rollout: [{ nodeId: 'n1', state: 'pending', failure: 'the worker could not be started: E2BIG' }] });
+
+    for (const text of [agent.stderr(), serve.stderr()]) expect(text).not.toMatch(/shop-value-one|shop-value-two|€€€/);
+    expect((await agent.stop()).code).toBe(0);
   }, 120_000);
 });
 

@@ -12,10 +12,11 @@ import type { Reconciler } from '../../reconcilers/types';
 import { createOrg, createUser, registerNode, removeMembership, setMembership, setOrgPlan } from '../../store/accounts';
 import type { Store } from '../../store/db';
 import { activateHostname, addHostname, deleteHostname } from '../../store/hostnames';
-import { bundleVersion, storedBundle } from '../../store/nodes';
-import { createProject, setPlacement } from '../../store/projects';
+import { bundleReconciler } from '../../reconcilers/bundles';
+import { bundleVersion, nodeStatuses, secretRollout, storedBundle } from '../../store/nodes';
+import { createProject, removePlacement, setPlacement } from '../../store/projects';
 import { rawSqlite } from '../helpers/sqlite';
-import { setSecret } from '../../store/secrets';
+import { deleteSecret, setSecret } from '../../store/secrets';
 import { grantStorage } from '../../store/storage';
 import { closeBundleEnv, openBundleEnv, openedBundle } from '../helpers/bundles';
 
@@ -117,7 +118,8 @@ describe('bundle reconciler', () => {
     const second = (await storedBundle(s, 'a'))!;
     expect(second.version).toBeGreaterThan(first.version);
     expect((await opened('a'))[0]!.storage).toEqual({ prefix: expect.any(String), quotaBytes: DEFAULT_PLANS.pro!.storageBytes });
-    expect(second.sections[String(ids.shop)]!.secrets.API_KEY).toEqual({ version: 1, since });
+    // `bytes`: the entry as the bundle's JSON has it, which a replacing setSecret frees.
+    expect(second.sections[String(ids.shop)]!.secrets.API_KEY).toEqual({ version: 1, since, bytes: Buffer.byteLength('{"name":"API_KEY","version":1,"value":"v-one"}') });
     expect(second.sections[String(ids.shop)]!.version).toBe(second.version);
     // A plan change is a storage change of every granted project of the org: the quota follows the plan.
     const { changesSince } = await import('../../store/feed');
@@ -145,6 +147,50 @@ describe('bundle reconciler', () => {
     expect(await changesSince(s, seq)).toHaveLength(2);
     await r.reconcile('a', noAbort);
     expect((await opened('a'))[0]!.access.membersVersion).toBe(2);
+  });
+
+  it('holds back the project whose growth would pass the bundle\'s bound: its co-tenants and other nodes go on', async () => {
+    await setPlacement(s, orgId, 'blog', 'a');
+    await secret('shop', 'API_KEY', 'shop-one');
+    await secret('blog', 'TOKEN', 'blog-one');
+    await r.reconcile('a', noAbort);
+    await r.reconcile('b', noAbort);
+    const size = (await storedBundle(s, 'a'))!;
+    const max = Buffer.byteLength(sealer.open(bundleContext('a'), size.sealed)) + 100;
+    const bounded = bundleReconciler({ store: s, sealer, plans: DEFAULT_PLANS, maxBundleBytes: max });
+    const withinBound = async () => (await nodeStatuses(s)).find((n) => n.nodeId === 'a')!.conditions.find((c) => c.type === 'WithinBound');
+    await bounded.reconcile('a', noAbort);
+    // Never held back: no status, no write.
+    expect(await withinBound()).toBeUndefined();
+
+    // blog grows by 200 bytes and more: held at what node a has; node b, with blog alone, fits and takes it.
+    await secret('blog', 'BIG', 'x'.repeat(200));
+    await secret('shop', 'API_KEY', 'shop-two');
+    await bounded.reconcile('a', noAbort);
+    await bounded.reconcile('b', noAbort);
+    const secretsOf = async (node: string) => Object.fromEntries((await opened(node)).map((p) => [p.project, p.secrets.map((x) => x.value)]));
+    expect(await secretsOf('a')).toEqual({ blog: ['blog-one'], shop: ['shop-two'] });
+    expect(await secretsOf('b')).toEqual({ blog: ['x'.repeat(200), 'blog-one'] });
+    expect(await withinBound()).toMatchObject({ status: 'False', reason: 'ProjectsHeldBack', message: expect.stringContaining('acme/blog held at what the node has') });
+    expect(await secretRollout(s, ids.blog!, 'BIG', 1)).toEqual([{ nodeId: 'a', state: 'pending', failure: null }, { nodeId: 'b', state: 'pending', failure: null }]);
+    // A pass over the same state writes nothing.
+    const commits = s.stats().commits;
+    await bounded.reconcile('a', noAbort);
+    expect(s.stats().commits).toBe(commits);
+
+    // A project new to the node that does not fit is not sent at all.
+    ids.docs = (await createProject(s, { orgId, plan: 'pro', limit: 100, name: 'docs', database: false, hostname: 'docs.hostplane.test', actor: 'test' })).id;
+    await setPlacement(s, orgId, 'docs', 'a');
+    await bounded.reconcile('a', noAbort);
+    expect(Object.keys(await secretsOf('a'))).toEqual(['blog', 'shop']);
+    expect((await withinBound())!.message).toContain('acme/docs');
+
+    // Room again: both are sent, and the condition says so.
+    await deleteSecret(s, { orgId, projectId: ids.blog!, projectName: 'blog', name: 'BIG', actor: 'test' });
+    await removePlacement(s, orgId, 'docs', 'a');
+    await bounded.reconcile('a', noAbort);
+    expect(await secretsOf('a')).toEqual({ blog: ['blog-one'], shop: ['shop-two'] });
+    expect(await withinBound()).toMatchObject({ status: 'True', reason: 'UnderBound' });
   });
 
   it('a long-poll of the node wakes at the commit of its new bundle, with timers frozen', async () => {

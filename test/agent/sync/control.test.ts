@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlaneError, httpControlPlane } from '../../../agent/sync/control';
+import { ControlPlaneError, httpControlPlane, MAX_FAILURE_CHARS } from '../../../agent/sync/control';
 import { hasOpenssl, makePki, type TestPki } from '../../../harness/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'hostplane-control-'));
@@ -78,12 +78,24 @@ describe.skipIf(!hasOpenssl())('control plane client', () => {
     cp.close();
   });
 
-  it('posts the report: applied version (a number when it is one) and usage', async () => {
+  it('posts the report: applied versions (numbers when they are ones), usage and failures, cut short', async () => {
     const cp = httpControlPlane({ baseUrl: url, nodeId: 'n1', token: 't', ca: pki.ca });
     answer = (_req, res) => res.writeHead(204).end();
-    await cp.report({ bundleVersion: '12', projects: [{ org: 'acme', project: 'blog', usedBytes: 42 }] });
+    await cp.report({
+      bundleVersion: '12',
+      projects: [
+        { org: 'acme', project: 'blog', usedBytes: 42, appliedVersion: '14', failure: null },
+        { org: 'acme', project: 'shop', usedBytes: 0, appliedVersion: null, failure: 'x'.repeat(MAX_FAILURE_CHARS + 1) },
+      ],
+    });
     expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/v1/nodes/n1/report', headers: { 'content-type': 'application/json' } });
-    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ bundleVersion: 12, projects: [{ org: 'acme', project: 'blog', usedBytes: 42 }] });
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({
+      bundleVersion: 12,
+      projects: [
+        { org: 'acme', project: 'blog', usedBytes: 42, appliedVersion: 14, failure: null },
+        { org: 'acme', project: 'shop', usedBytes: 0, failure: 'x'.repeat(MAX_FAILURE_CHARS) },
+      ],
+    });
     answer = (_req, res) => json(res, 404, { code: 'not_found', message: 'node not found' });
     await expect(cp.report({ bundleVersion: '12', projects: [] })).rejects.toMatchObject({ status: 404, code: 'not_found' });
     cp.close();

@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindingHash } from '../../../agent/workers/bindings';
 import { databasePath } from '../../../agent/layout';
-import { Supervisor } from '../../../agent/workers/supervisor';
-import { defaultWorkerCommand, shellCommand } from '../../../agent/workers/worker-process';
+import { reportedFailure, Supervisor } from '../../../agent/workers/supervisor';
+import { defaultWorkerCommand, shellCommand, WorkerStartError } from '../../../agent/workers/worker-process';
 import { bundleOf, captureLogger, fakeWorker, get, hammer, startFrontend } from '../../helpers/agent';
 import { alive } from '../../helpers/proc';
 
@@ -16,12 +16,12 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function setup(opts: { command?: string[]; fake?: boolean } = {}) {
+function setup(opts: { command?: string[]; fake?: boolean; onProjectChange?: () => void } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'hostplane-agent-'));
   const logs = captureLogger();
   const supervisor = new Supervisor({
     dir, command: opts.command ?? defaultWorkerCommand(), log: logs.log, drainTimeoutMs: 5000,
-    retry: { baseMs: 60_000, maxMs: 60_000 },
+    retry: { baseMs: 60_000, maxMs: 60_000 }, onProjectChange: opts.onProjectChange,
     ...(opts.fake ? { start: fakeWorker } : {}),
   });
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -153,9 +153,40 @@ describe('supervisor', () => {
     expect(supervisor.route(HOST).kind).toBe('worker');
     expect(supervisor.route('shop.hostplane.test').kind).toBe('unavailable');
     expect(supervisor.appliedVersion()).toBeNull();
-    expect(supervisor.projects().find((p) => p.key === 'acme/shop')!.failure).toMatch(/^refused: /);
+    // Reported to the control plane, whose tenant reads it: no node path.
+    expect(supervisor.projects().find((p) => p.key === 'acme/shop')!.failure).toBe('the node could not prepare the project\'s storage or database');
+    expect(logs.text()).toContain('refused: ');
     expect(readFileSync(join(dir, 'elsewhere'), 'utf8')).toBe('not the project\'s');
     expect(logs.text()).toContain('acme/shop');
+  });
+
+  it('applies each project at its own version: one whose worker cannot start holds back only its own', async () => {
+    let changes = 0;
+    const { supervisor } = setup({ fake: true, onProjectChange: () => changes++ });
+    const shop = { project: 'shop', hostnames: ['shop.hostplane.test'] };
+    await supervisor.apply(bundleOf('1', [{ env: { A: 'x' } }, { ...shop, env: { B: 'one' } }]));
+    const state = () => supervisor.projects().map((p) => [p.key, p.appliedVersion, p.failure]);
+    expect(state()).toEqual([['acme/blog', '1', null], ['acme/shop', '1', null]]);
+
+    changes = 0;
+    expect(await supervisor.apply(bundleOf('2', [{ env: { A: 'x', FAIL: 'y' } }, { ...shop, env: { B: 'two' } }]))).toEqual({ failed: ['acme/blog'] });
+    expect(state()).toEqual([['acme/blog', '1', 'the worker could not be started (the node\'s log says why)'], ['acme/shop', '2', null]]);
+    expect(supervisor.appliedVersion()).toBe('1');
+    expect(changes).toBeGreaterThan(0);
+    // A bundle that changes only the other project: it follows, the failing one stays where it runs.
+    await supervisor.apply(bundleOf('3', [{ env: { A: 'x', FAIL: 'y' } }, { ...shop, env: { B: 'three' } }]));
+    expect(state()).toEqual([['acme/blog', '1', expect.any(String)], ['acme/shop', '3', null]]);
+    // Back to what runs: applied at the newest bundle, and so is the node.
+    await supervisor.apply(bundleOf('4', [{ env: { A: 'x' } }, { ...shop, env: { B: 'three' } }]));
+    expect(state()).toEqual([['acme/blog', '4', null], ['acme/shop', '4', null]]);
+    expect(supervisor.appliedVersion()).toBe('4');
+  });
+
+  it('reports a failed start without the node\'s paths: the project\'s tenant reads it', () => {
+    expect(reportedFailure(new WorkerStartError('/srv/node/sock/x is not a directory', 'the node could not make the worker\'s socket'))).toBe('the node could not make the worker\'s socket');
+    expect(reportedFailure(new WorkerStartError('the worker exited (code 3) before it was ready'))).toBe('the worker exited (code 3) before it was ready');
+    expect(reportedFailure(Object.assign(new Error('spawn E2BIG /bin/sh'), { code: 'E2BIG' }))).toBe('the worker could not be started: E2BIG');
+    expect(reportedFailure(new Error('/srv/node/users.json cannot be read'))).toBe('the worker could not be started (the node\'s log says why)');
   });
 
   it('gives storage a directory per prefix and a database a SQLite file, both as bindings', async () => {
