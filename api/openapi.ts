@@ -81,9 +81,8 @@ const EDGE: Record<number, { name: string; description: string; headers?: string
   500: { name: 'Internal', description: '`internal`: an unexpected failure; the message says no more, `requestId` finds it in the server\'s log' },
   503: {
     name: 'Unavailable',
-    description: '`store_unavailable`: the store (PostgreSQL, with `--database-url`) cannot be reached for a moment; retry after `Retry-After` seconds. '
-      + '`no_core`: the API runs without its core component; `core_unavailable`: the core does not answer',
-    headers: ['Retry-After'],
+    description: '`store_unavailable`: the store (PostgreSQL, with `--database-url`) cannot be reached for a moment; retry after the seconds '
+      + 'its `Retry-After` header gives. `no_core`: the API runs without its core component; `core_unavailable`: the core does not answer',
   },
 };
 
