@@ -220,6 +220,8 @@ describe('authorizeAccess and redeem', () => {
 
   it('to must be a routable hostname: unknown and pending custom names are 404, an active custom one passes', async () => {
     expect((await t.call('POST', AUTH, { body: { to: 'nowhere.example', next: '/' } })).status).toBe(404);
+    // Looked up on PostgreSQL, whose text cannot hold U+0000, such a name failed the query with a 500.
+    expect((await t.call('POST', AUTH, { body: { to: 'blog.hostplane.test\u0000', next: '/' } })).status).toBe(404);
     expect((await t.call('POST', '/v1/orgs/acme/projects/blog/hostnames', { body: { name: 'www.customer.example' } })).status).toBe(200);
     expect((await t.call('POST', AUTH, { body: { to: 'www.customer.example', next: '/' } })).status).toBe(404);
     await t.store.db.update(hostnames).set({ status: 'active' }).where(eq(hostnames.name, 'www.customer.example'));

@@ -66,6 +66,8 @@ describe('statuses and codes of spec 4.2', () => {
     ['setAuthProvider with an empty clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id', clientSecret: '' }, 400, 'invalid_provider'],
     ['setAuthProvider with a blank clientId', 'PUT', auth('codes', '/providers/github'), { clientId: ' \t', clientSecret: 's' }, 400, 'invalid_provider'],
     ['setAuthProvider with a blank clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id', clientSecret: '  ' }, 400, 'invalid_provider'],
+    // PostgreSQL's text cannot hold U+0000: stored, such a client id was a 500 there.
+    ['setAuthProvider with U+0000 in clientId', 'PUT', auth('codes', '/providers/github'), { clientId: 'a\u0000b', clientSecret: 's' }, 400, 'bad_request'],
     ['setAuthProvider without clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id' }, 400, 'bad_request'],
     ['setAuthProvider of a project that does not exist', 'PUT', auth('ghost', '/providers/github'), { clientId: 'id', clientSecret: 's' }, 404, 'not_found'],
     ['deleteAuthProvider', 'DELETE', auth('codes', '/providers/kakao'), undefined, 204, undefined],
