@@ -40,7 +40,8 @@ const AuthSettingsPatch = z.strictObject({
 
 // An empty value passes the shape and is refused by the spec's own code, `invalid_provider`.
 const AuthProviderPut = z.strictObject({
-  clientId: z.string().max(512).meta({ description: 'the OAuth app\'s client id (not empty or blank, else 400 `invalid_provider`)' }),
+  // PostgreSQL's text cannot hold U+0000, and no OAuth client id has one.
+  clientId: z.string().max(512).refine((v) => !v.includes('\0'), 'clientId must not contain U+0000').meta({ description: 'the OAuth app\'s client id (not empty or blank, else 400 `invalid_provider`)' }),
   clientSecret: z.string().max(4096).meta({ description: 'the OAuth app\'s client secret (not empty or blank, else 400 `invalid_provider`): sealed, never returned, audited or listed among the secrets' }),
 }).meta({ id: 'AuthProviderPut' });
 

@@ -189,6 +189,14 @@ async function authorize(
   return { ...user, org: m.org, role: m.role };
 }
 
+/** A path parameter holding U+0000 names nothing the API stores: 404 without a lookup, which PostgreSQL (whose text
+ * cannot hold the character) would fail with a 500 where SQLite finds no row. After validation, so that a parameter
+ * with a syntax of its own still answers 400. */
+function refuseNul(path: Record<string, string>): void {
+  const name = Object.keys(path).find((k) => path[k]!.includes('\0'));
+  if (name !== undefined) throw new AppError(404, 'not_found', `${name} not found: no name holds U+0000`);
+}
+
 function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: 'path' | 'query' | 'body'): z.output<T> {
   if (!schema) return undefined as z.output<T>;
   const r = schema.safeParse(value, { error: zodMessages });
@@ -257,6 +265,7 @@ export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (c
       let body: unknown;
       if (op.body) body = await parseBody(ctx);
       const input = { params: parse(op.params, params, 'path'), query: op.query && parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
+      refuseNul(params);
       // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
       let guard: KeyGuard | undefined;
       if (key !== undefined) {

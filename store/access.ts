@@ -116,6 +116,8 @@ export async function revokeBypass(s: Store, p: ProjectWrite): Promise<{ revoked
 export interface KnownHost { host: string; projectId: number; orgId: number; orgSlug: string }
 
 export async function knownHost(s: Store, name: string): Promise<KnownHost | undefined> {
+  // No hostname holds U+0000, which PostgreSQL's text cannot carry at all: asked, it fails the query.
+  if (name.includes('\0')) return undefined;
   const [host] = await s.db.select({ host: hostnames.name, projectId: projects.id, orgId: orgs.id, orgSlug: orgs.slug })
     .from(hostnames).innerJoin(projects, eq(projects.id, hostnames.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
     .where(and(eq(hostnames.name, name), eq(hostnames.status, 'active'))).limit(1);

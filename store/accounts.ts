@@ -227,7 +227,8 @@ export async function principalInOrg(s: Store, token: string, slug: string): Pro
      LEFT JOIN orgs o ON o.slug = ?
      LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
      WHERE t.hash = ? AND (t.expires_at IS NULL OR t.expires_at > ?)`,
-    [slug, hashToken(token), iso(s.clock())]);
+    // No slug holds U+0000, which PostgreSQL's text cannot carry at all: NULL matches no org on either store.
+    [slug.includes('\0') ? null : slug, hashToken(token), iso(s.clock())]);
   if (!row) return undefined;
   const principal: Principal = { userId: row.userId, email: row.email };
   const member = row.role !== null && row.orgId !== null ? { org: { id: row.orgId, slug: row.slug!, plan: row.plan! }, role: row.role } : undefined;

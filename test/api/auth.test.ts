@@ -6,12 +6,13 @@
  * secrets sealed under `auth/<provider>`, never answered, audited, logged nor listed among the secrets; `hosts`;
  * revoke and provider delete idempotent, keeping the providers; and 503 `no_core` without a core.
  */
+import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretContext } from '../../core/sealing';
 import { orgBySlug, type Role } from '../../store/accounts';
 import { activateHostname, addHostname } from '../../store/hostnames';
 import { getProject } from '../../store/projects';
-import { rawSqlite } from '../helpers/sqlite';
+import { authProviders, secrets } from '../../store/schema';
 import { startTestApi, type TestApi } from '../helpers/app';
 
 const P = '/v1/orgs/acme/projects';
@@ -65,6 +66,8 @@ describe('statuses and codes of spec 4.2', () => {
     ['setAuthProvider with an empty clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id', clientSecret: '' }, 400, 'invalid_provider'],
     ['setAuthProvider with a blank clientId', 'PUT', auth('codes', '/providers/github'), { clientId: ' \t', clientSecret: 's' }, 400, 'invalid_provider'],
     ['setAuthProvider with a blank clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id', clientSecret: '  ' }, 400, 'invalid_provider'],
+    // PostgreSQL's text cannot hold U+0000: stored, such a client id was a 500 there.
+    ['setAuthProvider with U+0000 in clientId', 'PUT', auth('codes', '/providers/github'), { clientId: 'a\u0000b', clientSecret: 's' }, 400, 'bad_request'],
     ['setAuthProvider without clientSecret', 'PUT', auth('codes', '/providers/github'), { clientId: 'id' }, 400, 'bad_request'],
     ['setAuthProvider of a project that does not exist', 'PUT', auth('ghost', '/providers/github'), { clientId: 'id', clientSecret: 's' }, 404, 'not_found'],
     ['deleteAuthProvider', 'DELETE', auth('codes', '/providers/kakao'), undefined, 204, undefined],
@@ -128,7 +131,8 @@ describe('grant, settings, providers', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ granted: true, settings: { sessionDays: 90 }, providers: [{ provider: 'github', clientId: 'Iv1.github-app' }], hosts: ['app.hostplane.test'] });
     expect(JSON.stringify(r.body)).not.toContain(GITHUB_SECRET);
-    const sealed = rawSqlite(t.store).prepare("SELECT sealed_secret FROM auth_providers WHERE project_id = ? AND provider = 'github'").pluck().get(appId) as string;
+    const [{ sealed }] = await t.store.db.select({ sealed: authProviders.sealedSecret }).from(authProviders)
+      .where(and(eq(authProviders.projectId, appId), eq(authProviders.provider, 'github'))) as [{ sealed: string }];
     expect(sealed).not.toContain(GITHUB_SECRET);
     expect(t.sealer.open(secretContext('acme', 'app', 'auth/github'), sealed)).toBe(GITHUB_SECRET);
     expect(() => t.sealer.open(secretContext('acme', 'app', 'auth/google'), sealed)).toThrow();
@@ -189,7 +193,7 @@ describe('grant, settings, providers', () => {
     const list = await t.call('GET', `${P}/app/secrets`, { token: t.tokens.member });
     expect(list.body.items).toEqual([]);
     expect((await t.call('GET', `${P}/app/secrets/auth%2Fgithub`, { token: t.tokens.member })).status).toBe(404);
-    expect(rawSqlite(t.store).prepare('SELECT count(*) FROM secrets').pluck().get()).toBe(0);
+    expect(await t.store.db.select({ n: count() }).from(secrets)).toEqual([{ n: 0 }]);
   });
 
   it('audit records name providers and client ids, never a client secret; neither do the logs', async () => {

@@ -274,7 +274,7 @@ describe('secrets', () => {
 
   it('a secret set before lifetimes were recorded (uid \'\') keeps the tag it had', async () => {
     const first = (await set('LEGACY', 'a')).body as { name: string; version: number; updatedAt: string };
-    t.store.db.update(secrets).set({ uid: '' }).where(eq(secrets.name, 'LEGACY')).run();
+    await t.store.db.update(secrets).set({ uid: '' }).where(eq(secrets.name, 'LEGACY'));
     expect((await set('LEGACY', 'b', { 'if-match': bodyTag({ name: first.name, version: first.version, updatedAt: first.updatedAt }) })).status).toBe(200);
   });
 

@@ -82,7 +82,7 @@ describe('zone names', () => {
 
   it('a zone named before the rule stays readable and deletable by its owner', async () => {
     const { id: orgId } = (await t.store.db.query.orgs.findFirst({ where: (o, { eq }) => eq(o.slug, 'acme') }))!;
-    t.store.db.insert(zones).values({ name: '-old.test', uid: 'old-lifetime', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' }).run();
+    await t.store.db.insert(zones).values({ name: '-old.test', uid: 'old-lifetime', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' });
     expect((await t.call('GET', zonePath('-old.test'))).status).toBe(200);
     expect((await t.call('DELETE', zonePath('-old.test'))).status).toBe(204);
   });

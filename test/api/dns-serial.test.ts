@@ -39,8 +39,8 @@ async function create(zone: string): Promise<number> {
   return r.body.serial as number;
 }
 
-const setSerial = (zone: string, serial: number): void => {
-  t.store.db.update(zones).set({ serial }).where(eq(zones.name, zone)).run();
+const setSerial = async (zone: string, serial: number): Promise<void> => {
+  await t.store.db.update(zones).set({ serial }).where(eq(zones.name, zone));
 };
 
 async function serialOf(zone: string): Promise<number> {
@@ -56,7 +56,7 @@ describe('SOA serials through the API, past 2^32 - 1 (RFC 1982)', () => {
   it('a zone at serial 2^32-1 accepts writes: its serial wraps to one that follows', async () => {
     const zone = 'top.example';
     await create(zone);
-    setSerial(zone, TOP);
+    await setSerial(zone, TOP);
 
     const put = await putTxt(zone, `a.${zone}`, 'after the top');
     expect(put.status, JSON.stringify(put.body)).toBe(200);
@@ -73,7 +73,7 @@ describe('SOA serials through the API, past 2^32 - 1 (RFC 1982)', () => {
   it('a zone deleted at serial 2^32-1 can be created again, with a serial after the old one', async () => {
     const zone = 'reborn-top.example';
     await create(zone);
-    setSerial(zone, TOP);
+    await setSerial(zone, TOP);
     expect((await t.call('DELETE', zonePath(zone))).status).toBe(204);
 
     const again = await create(zone);
@@ -89,7 +89,7 @@ describe('SOA serials through the API, past 2^32 - 1 (RFC 1982)', () => {
     const served = dated + 5;
     const stored = served + 2 ** 31 + 100;
     expect(serialGreater(served, stored)).toBe(true);
-    setSerial(zone, stored);
+    await setSerial(zone, stored);
     await recordStatus(t.store, ZONE_STATUS, zone, {
       uid: (await zoneByName(t.store, zone))!.uid, generation: 1, lastError: null, facts: { servedSerial: served, renderedSerial: served },
     });
@@ -164,7 +164,7 @@ describe.skipIf(!hasKnot())(knotTitle('a wrapped serial served by knotd and foll
   it('serves the serial that follows 2^32-1, and the secondary transfers the zone at it', async () => {
     const zone = 'wrap.example';
     await create(zone);
-    setSerial(zone, TOP);
+    await setSerial(zone, TOP);
     const dir = tempDir('hostplane-serial-');
     const [primaryPort, secondaryPort] = [await freePort(), await freePort()];
     primary = createKnotNameserver({

@@ -1,13 +1,12 @@
 /** Domains group (spec 4.3, issue 13): the ten operations and their rules, against the sandbox registrar and
  * payment provider over HTTP; concurrency of purchases; and a scan proving no contact, auth code or card data
  * reaches audit rows, logs or the store in plaintext. */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createOrg, createUser, issueToken, setMembership } from '../../store/accounts';
 import { appendAudit, listAudit } from '../../store/feed';
 import { domainByName, recordDomainConditions } from '../../store/domains';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { storeBytes } from '../helpers/store';
 import { CONTACT, CONTACT_VALUES, purchaseBody, useDomainSetting, type Providers } from '../helpers/domains';
 import { DEFAULT_PLANS } from '../../rules/plans';
 
@@ -345,11 +344,10 @@ describe('without a registrar or a core', () => {
 
 describe('no contact, auth code or card data in audit rows, logs or the store', () => {
   const CARD = '4242424242424242';
-  /** Every place a value could leak to: audit rows, log lines, and the store's files as bytes. */
+  /** Every place a value could leak to: audit rows, log lines, and the store as bytes. */
   const places = async (): Promise<Record<string, string>> => {
     const audit = JSON.stringify(await listAudit(t.store, 1, 1000));
-    const files = readdirSync(t.dir).filter((f) => f.startsWith('hostplane.db')).map((f) => readFileSync(join(t.dir, f)).toString('latin1')).join('\n');
-    return { audit, logs: t.logs.join('\n'), store: files };
+    return { audit, logs: t.logs.join('\n'), store: (await storeBytes(t.store, t.dir)).toString('latin1') };
   };
   const found = async (values: string[]): Promise<string[]> => {
     const out: string[] = [];

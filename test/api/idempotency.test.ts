@@ -34,9 +34,9 @@ let n = 0;
 const newKey = (): string => `key-${Date.now()}-${++n}`;
 const post = (path: string, body: unknown, key: string | undefined, token?: string) =>
   t.call('POST', path, { body, token, headers: key === undefined ? {} : { 'idempotency-key': key } });
-const auditCount = (event: string): number =>
-  t.store.db.select({ n: count() }).from(audit).where(eq(audit.event, event)).get()!.n;
-const records = (): number => t.store.db.select({ n: count() }).from(idempotencyKeys).get()!.n;
+const auditCount = async (event: string): Promise<number> =>
+  (await t.store.db.select({ n: count() }).from(audit).where(eq(audit.event, event)))[0]!.n;
+const records = async (): Promise<number> => (await t.store.db.select({ n: count() }).from(idempotencyKeys))[0]!.n;
 
 describe('the same key and request replay the stored answer', () => {
   it.each([
@@ -44,7 +44,7 @@ describe('the same key and request replay the stored answer', () => {
     ['createZone (200)', ZONES, { name: 'replayed.example' }, 200, 'dns.zone.create'],
   ] as const)('%s: same status, body and Location, and the operation ran once', async (_what, path, body, status, event) => {
     const key = newKey();
-    const before = auditCount(event);
+    const before = await auditCount(event);
     const first = await post(path, body, key);
     expect(first.status, JSON.stringify(first.body)).toBe(status);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
@@ -54,7 +54,7 @@ describe('the same key and request replay the stored answer', () => {
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
-    expect(auditCount(event)).toBe(before + 1);
+    expect(await auditCount(event)).toBe(before + 1);
   });
 
   it('a body with its fields in another order is the same request', async () => {
@@ -94,10 +94,10 @@ describe('the same key with another request', () => {
     const key = newKey();
     const first = await post(`${ZONES}/reused-two.example/dnssec`, { enabled: false }, key);
     expect(first.status).toBe(200);
-    const before = auditCount('project.create');
+    const before = await auditCount('project.create');
     const r = await post(path, body, key);
     expect([r.status, r.body.code]).toEqual([422, 'idempotency_key_reused']);
-    expect(auditCount('project.create')).toBe(before);
+    expect(await auditCount('project.create')).toBe(before);
     expect((await t.call('GET', `${PROJECTS}/other-body`)).status).toBe(404);
   });
 });
@@ -148,9 +148,9 @@ describe('the same key while the first request runs', () => {
     const key = newKey();
     const body = { name: 'leased' };
     // The first request as another process would have claimed it: the record of admin@acme in acme.
-    const admin = t.store.db.select().from(users).where(eq(users.email, 'admin@acme.test')).get()!;
-    const acme = t.store.db.select().from(orgs).where(eq(orgs.slug, 'acme')).get()!;
-    const scope = `user:${admin.id}/org:${acme.id}`;
+    const [admin] = await t.store.db.select().from(users).where(eq(users.email, 'admin@acme.test'));
+    const [acme] = await t.store.db.select().from(orgs).where(eq(orgs.slug, 'acme'));
+    const scope = `user:${admin!.id}/org:${acme!.id}`;
     const print = fingerprint('createProject', { path: PROJECTS, querystring: '', get: () => '' } as never, body);
     expect((await claimKey(t.store, { scope, key, operation: 'createProject', fingerprint: print, leaseMs: IDEMPOTENCY_LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS, maxKeys: IDEMPOTENCY_MAX_KEYS })).kind).toBe('run');
     const r = await post(PROJECTS, body, key);
@@ -168,13 +168,13 @@ describe('the same key while the first request runs', () => {
 
   it('concurrent requests with one key: the operation runs once, the others get 409 or its replay', async () => {
     const key = newKey();
-    const before = auditCount('dns.zone.create');
+    const before = await auditCount('dns.zone.create');
     const answers = await Promise.all(Array.from({ length: 6 }, () => post(ZONES, { name: 'concurrent.example' }, key)));
     const statuses = answers.map((a) => a.status);
     expect(statuses.every((s) => s === 200 || s === 409), statuses.join()).toBe(true);
     expect(answers.filter((a) => a.status === 200 && a.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     for (const a of answers.filter((x) => x.status === 409)) expect(a.body.code).toBe('idempotency_in_progress');
-    expect(auditCount('dns.zone.create')).toBe(before + 1);
+    expect(await auditCount('dns.zone.create')).toBe(before + 1);
   });
 });
 
@@ -230,14 +230,14 @@ describe('expiry', () => {
   it('after 24 hours the key is free again and its record is pruned', async () => {
     const key = newKey();
     expect((await post(ZONES, { name: 'expiring.example' }, key)).status).toBe(200);
-    const held = records();
+    const held = await records();
     expect((await post(ZONES, { name: 'expiring-other.example' }, key)).status).toBe(422);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + IDEMPOTENCY_TTL_MS + 120_000);
     const r = await post(ZONES, { name: 'expiring-other.example' }, key);
     expect([r.status, r.headers.get('idempotent-replayed')]).toEqual([200, null]);
     // Every record made before is past its 24 hours: pruned in that claim's write, the new one kept.
-    expect(records()).toBe(1);
+    expect(await records()).toBe(1);
     expect(held).toBeGreaterThan(1);
   });
 });
@@ -246,8 +246,8 @@ describe('the number of keys a caller holds', () => {
   const claim = (store: Store, scope: string, key: string, maxKeys: number) => claimKey(store, {
     scope, key, operation: 'op', fingerprint: key, leaseMs: IDEMPOTENCY_LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS, maxKeys,
   });
-  const keysOf = (store: Store, scope: string): string[] =>
-    store.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.scope, scope)).all().map((r) => r.key).sort();
+  const keysOf = async (store: Store, scope: string): Promise<string[]> =>
+    (await store.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.scope, scope))).map((r) => r.key).sort();
   const answered = async (store: Store, scope: string, key: string, maxKeys: number) => {
     const c = await claim(store, scope, key, maxKeys);
     if (c.kind !== 'run') throw new Error(c.kind);
@@ -264,12 +264,12 @@ describe('the number of keys a caller holds', () => {
       }
       await answered(store, 'b', 'k1', 3);
       await answered(store, 'a', 'k4', 3);
-      expect(keysOf(store, 'a')).toEqual(['k2', 'k3', 'k4']);
-      expect(keysOf(store, 'b')).toEqual(['k1']);
+      expect(await keysOf(store, 'a')).toEqual(['k2', 'k3', 'k4']);
+      expect(await keysOf(store, 'b')).toEqual(['k1']);
       // The dropped key runs again (a retry 24 hours' worth of keys later); a kept one still replays.
       expect((await claim(store, 'a', 'k3', 3)).kind).toBe('replay');
       expect((await claim(store, 'a', 'k1', 3)).kind).toBe('run');
-      expect(keysOf(store, 'a')).toEqual(['k1', 'k3', 'k4']);
+      expect(await keysOf(store, 'a')).toEqual(['k1', 'k3', 'k4']);
       expect(IDEMPOTENCY_MAX_KEYS).toBe(1000);
     } finally {
       store.close();
@@ -285,7 +285,7 @@ describe('the number of keys a caller holds', () => {
       await answered(store, 'a', 'done', 2);
       vi.setSystemTime(Date.now() + 1000);
       await answered(store, 'a', 'new', 2);
-      expect(keysOf(store, 'a')).toEqual(['new', 'running']);
+      expect(await keysOf(store, 'a')).toEqual(['new', 'running']);
       expect(running.kind).toBe('run');
       // Its answer is still stored when it ends.
       if (running.kind === 'run') await finishKey(store, 'a', 'running', running.lease, { status: 201, headers: {}, body: null });
@@ -355,12 +355,12 @@ describe('the mechanics, on operations of their own', () => {
     const c = await send('secret', 'k-secret', 2);
     expect([a.body.runs, b.body.runs, c.body.runs]).toEqual([1, 2, 3]);
     expect([a.replayed, b.replayed, c.replayed]).toEqual([null, null, null]);
-    expect(store.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'k-secret')).all()).toEqual([]);
+    expect(await store.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'k-secret'))).toEqual([]);
   });
 
   it('5xx answers are not stored: sending again runs the operation', async () => {
     expect((await send('flaky', 'k-flaky')).status).toBe(500);
-    expect(store.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'k-flaky')).all()).toEqual([]);
+    expect(await store.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'k-flaky'))).toEqual([]);
     expect((await send('flaky', 'k-flaky')).status).toBe(502);
     const ok = await send('flaky', 'k-flaky');
     expect([ok.status, ok.body.runs, ok.replayed]).toEqual([200, 3, null]);
@@ -373,7 +373,7 @@ describe('the mechanics, on operations of their own', () => {
     const a = await send('big', 'k-big', big);
     const b = await send('big', 'k-big', big);
     expect([a.status, a.body.runs, b.status, b.body.runs, b.replayed]).toEqual([200, 1, 200, 2, null]);
-    expect(store.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'k-big')).all()).toEqual([]);
+    expect(await store.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'k-big'))).toEqual([]);
     // One that fits is stored and replayed.
     const small = IDEMPOTENCY_MAX_ANSWER_BYTES - 100;
     const c = await send('big', 'k-fits', small);

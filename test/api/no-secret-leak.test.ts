@@ -4,12 +4,11 @@
  * every operation of the skeleton, including failures whose bodies carry the value, then searches everything.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { audit } from '../../store/schema';
+import { eq } from 'drizzle-orm';
+import { audit, secrets } from '../../store/schema';
 import { startTestApi, type TestApi } from '../helpers/app';
-import { rawSqlite } from '../helpers/sqlite';
+import { storeBytes } from '../helpers/store';
 
 const marker = (n: number): string => `Zq${n}-${randomUUID()}-PLAINTEXT-LEAK`;
 /** Distinct values sent in different ways: accepted sets, refused sets and malformed bodies. */
@@ -60,22 +59,18 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t.close(); });
 
-/** The database file and its WAL: what a backup or a stolen disk would hold. */
-function dbBytes(): Buffer {
-  const files = ['hostplane.db', 'hostplane.db-wal'].map((f) => join(t.dir, f)).filter((f) => existsSync(f));
-  expect(files.length).toBeGreaterThan(0);
-  return Buffer.concat(files.map((f) => readFileSync(f)));
-}
+const dbBytes = (): Promise<Buffer> => storeBytes(t.store, t.dir);
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 describe('no secret value leaves the core', () => {
-  it('the scan is not vacuous: the traffic happened and the name is visible everywhere a name may be', () => {
+  it('the scan is not vacuous: the traffic happened and the name is visible everywhere a name may be', async () => {
     expect(responses.length).toBe(18);
     expect(responses.join('\n')).toContain('LEAK_TEST');
     expect(t.logs.join('')).toContain('setSecret');
-    expect(dbBytes().includes('LEAK_TEST')).toBe(true);
-    expect(t.sealer.open('acme/vault/LEAK_TEST', rawSqlite(t.store).prepare("SELECT sealed FROM secrets WHERE name = 'LEAK_TEST'").pluck().get() as string)).toBe(VALUES[1]);
+    expect((await dbBytes()).includes('LEAK_TEST')).toBe(true);
+    const [stored] = await t.store.db.select({ sealed: secrets.sealed }).from(secrets).where(eq(secrets.name, 'LEAK_TEST'));
+    expect(t.sealer.open('acme/vault/LEAK_TEST', stored!.sealed)).toBe(VALUES[1]);
   });
 
   it.each(VALUES.map((v, i) => [i, v]))('value %i is in no response body or header', (_i, value) => {
@@ -86,14 +81,14 @@ describe('no secret value leaves the core', () => {
     expect(t.logs.join('')).not.toContain(value);
   });
 
-  it.each(VALUES.map((v, i) => [i, v]))('value %i is in no audit record', (_i, value) => {
-    const rows = t.store.db.select().from(audit).all();
+  it.each(VALUES.map((v, i) => [i, v]))('value %i is in no audit record', async (_i, value) => {
+    const rows = await t.store.db.select().from(audit);
     expect(rows.length).toBeGreaterThan(3);
     expect(JSON.stringify(rows)).not.toContain(value);
   });
 
-  it.each(VALUES.map((v, i) => [i, v]))('value %i is not in the database file or its WAL, in plain or base64 form', (_i, value) => {
-    const bytes = dbBytes();
+  it.each(VALUES.map((v, i) => [i, v]))('value %i is not in the store, in plain or base64 form', async (_i, value) => {
+    const bytes = await dbBytes();
     expect(bytes.includes(value)).toBe(false);
     expect(bytes.includes(Buffer.from(value).toString('base64'))).toBe(false);
     expect(bytes.includes(Buffer.from(value).toString('base64url'))).toBe(false);
@@ -108,8 +103,8 @@ describe('bearer tokens are stored and logged only as SHA-256', () => {
     for (const [who, token] of tokens()) expect(logs, who).not.toContain(token);
   });
 
-  it('no token appears in the database; issued tokens appear as their hex SHA-256', () => {
-    const bytes = dbBytes();
+  it('no token appears in the database; issued tokens appear as their hex SHA-256', async () => {
+    const bytes = await dbBytes();
     for (const [who, token] of tokens()) expect(bytes.includes(token), who).toBe(false);
     for (const role of ['viewer', 'member', 'admin', 'stranger'] as const) expect(bytes.includes(sha256(t.tokens[role])), role).toBe(true);
   });

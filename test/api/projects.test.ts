@@ -22,7 +22,7 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((t) => t.close()));
 });
 const getProjectId = async (t: TestApi, name: string) =>
-  t.store.db.select({ id: projects.id }).from(projects).where(and(eq(projects.orgId, (await orgBySlug(t.store, 'acme'))!.id), eq(projects.name, name))).get()?.id;
+  (await t.store.db.select({ id: projects.id }).from(projects).where(and(eq(projects.orgId, (await orgBySlug(t.store, 'acme'))!.id), eq(projects.name, name))))[0]?.id;
 
 describe('createProject', () => {
   it('answers 201 with exactly the Project fields and the default hostname <project>.<appDomain>', async () => {

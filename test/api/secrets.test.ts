@@ -2,14 +2,13 @@
  * core with the `org/project/name` context, and the audit records of set and delete. */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { audit, secrets } from '../../store/schema';
+import { audit, projects, secrets } from '../../store/schema';
 import { DEFAULT_PLANS } from '../../rules/plans';
 import { bundleReconciler } from '../../reconcilers/bundles';
 import { orgBySlug, registerNode } from '../../store/accounts';
 import { MAX_BUNDLE_BYTES } from '../../store/nodes';
 import { setPlacement } from '../../store/projects';
 import { startTestApi, type TestApi } from '../helpers/app';
-import { rawSqlite } from '../helpers/sqlite';
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const S = '/v1/orgs/acme/projects/alpha/secrets';
@@ -22,13 +21,11 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t.close(); });
 
-const sealedRow = (name: string, project = 'alpha') => {
-  const row = t.store.db.select({ sealed: secrets.sealed, version: secrets.version }).from(secrets)
-    .where(and(eq(secrets.name, name), eq(secrets.projectId, projectId(project)))).get();
-  return row;
-};
-const projectId = (name: string): number =>
-  (rawSqlite(t.store).prepare('SELECT id FROM projects WHERE name = ?').get(name) as { id: number }).id;
+const projectId = async (name: string): Promise<number> =>
+  (await t.store.db.select({ id: projects.id }).from(projects).where(eq(projects.name, name)))[0]!.id;
+const sealedRow = async (name: string, project = 'alpha') =>
+  (await t.store.db.select({ sealed: secrets.sealed, version: secrets.version }).from(secrets)
+    .where(and(eq(secrets.name, name), eq(secrets.projectId, await projectId(project)))))[0];
 
 describe('secret names (CONTRACT: ^[A-Z][A-Z0-9_]{0,63}$)', () => {
   const good = ['A', 'API_KEY', 'X1', 'DATABASE_URL', 'DB_URL', 'DBX', 'ASSETS_CDN', 'SERVICE', 'SERVICEX', 'A_', `A${'B'.repeat(63)}`, 'Z9_9'];
@@ -163,9 +160,9 @@ describe('versions and values', () => {
     const b = await t.call('PUT', `${S}/SAME`, { body: { value: 'same' } });
     expect(b.body.version).toBe(a.body.version + 1);
     // A fresh random nonce each time: the stored sealed value changes too.
-    const first = sealedRow('SAME')!.sealed;
+    const first = (await sealedRow('SAME'))!.sealed;
     await t.call('PUT', `${S}/SAME`, { body: { value: 'same' } });
-    expect(sealedRow('SAME')!.sealed).not.toBe(first);
+    expect((await sealedRow('SAME'))!.sealed).not.toBe(first);
   });
 
   it('versions are per project', async () => {
@@ -200,7 +197,7 @@ describe('versions and values', () => {
 
   it('the stored row holds a sealed value that opens only under its own context org/project/name', async () => {
     await t.call('PUT', `${S}/SEALED`, { body: { value: 'open sesame' } });
-    const row = sealedRow('SEALED')!;
+    const row = (await sealedRow('SEALED'))!;
     expect(row.sealed).not.toContain('open sesame');
     expect(row.sealed).not.toContain(Buffer.from('open sesame').toString('base64'));
     expect(t.sealer.open('acme/alpha/SEALED', row.sealed)).toBe('open sesame');
@@ -212,9 +209,10 @@ describe('versions and values', () => {
   it('a sealed value copied into another row fails to open there', async () => {
     await t.call('PUT', `${S}/SOURCE`, { body: { value: 'moved' } });
     await t.call('PUT', `${S}/TARGET`, { body: { value: 'stays' } });
-    const source = sealedRow('SOURCE')!.sealed;
-    t.store.db.update(secrets).set({ sealed: source }).where(and(eq(secrets.name, 'TARGET'), eq(secrets.projectId, projectId('alpha')))).run();
-    expect(() => t.sealer.open('acme/alpha/TARGET', sealedRow('TARGET')!.sealed)).toThrow();
+    const source = (await sealedRow('SOURCE'))!.sealed;
+    await t.store.db.update(secrets).set({ sealed: source }).where(and(eq(secrets.name, 'TARGET'), eq(secrets.projectId, await projectId('alpha'))));
+    const target = (await sealedRow('TARGET'))!.sealed;
+    expect(() => t.sealer.open('acme/alpha/TARGET', target)).toThrow();
   });
 });
 
@@ -226,7 +224,7 @@ describe('deleteSecret', () => {
     expect(r.body).toBeUndefined();
     const names = (await t.call('GET', S)).body.items.map((i: { name: string }) => i.name);
     expect(names).not.toContain('GOING');
-    expect(sealedRow('GOING')).toBeUndefined();
+    expect(await sealedRow('GOING')).toBeUndefined();
   });
 
   it('a second delete of the same name is 404', async () => {
@@ -241,7 +239,7 @@ describe('deleteSecret', () => {
     expect((await t.call('DELETE', `${S}/NEVER_SET`)).status).toBe(404);
     await t.call('PUT', '/v1/orgs/acme/projects/beta/secrets/ONLY_BETA', { body: { value: 'b' } });
     expect((await t.call('DELETE', `${S}/ONLY_BETA`)).status).toBe(404);
-    expect(sealedRow('ONLY_BETA', 'beta')).toBeDefined();
+    expect(await sealedRow('ONLY_BETA', 'beta')).toBeDefined();
   });
 
   it('on a project that does not exist, list, set and delete are 404', async () => {
@@ -259,7 +257,7 @@ describe('audit of secret changes', () => {
     await t.call('PUT', `${S}/AUDITED`, { token: t.tokens.member, body: { value } });
     await t.call('DELETE', `${S}/AUDITED`, { token: t.tokens.member });
 
-    const rows = t.store.db.select().from(audit).where(eq(audit.target, 'alpha/AUDITED')).orderBy(audit.id).all();
+    const rows = await t.store.db.select().from(audit).where(eq(audit.target, 'alpha/AUDITED')).orderBy(audit.id);
     expect(rows.map((r) => r.event)).toEqual(['secret.set', 'secret.set', 'secret.delete']);
     for (const r of rows) {
       expect(r.actor).toBe('user:member@acme.test');
@@ -276,12 +274,12 @@ describe('audit of secret changes', () => {
   });
 
   it('refused sets write no audit record', async () => {
-    const count = () => t.store.db.select().from(audit).all().length;
-    const before = count();
+    const count = async () => (await t.store.db.select().from(audit)).length;
+    const before = await count();
     await t.call('PUT', `${S}/DB`, { body: { value: 'v' } });
     await t.call('PUT', `${S}/lower`, { body: { value: 'v' } });
     await t.call('PUT', `${S}/OK_NAME`, { token: t.tokens.viewer, body: { value: 'v' } });
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 });
 

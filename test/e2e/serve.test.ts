@@ -130,8 +130,8 @@ describe('hostplane serve', () => {
     expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
     const s = await openTestStore(dir);
     try {
-      expect(s.db.select({ name: projects.name }).from(projects).all()).toEqual([{ name: 'blog' }]);
-      const rows = s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets).orderBy(secrets.name).all();
+      expect(await s.db.select({ name: projects.name }).from(projects)).toEqual([{ name: 'blog' }]);
+      const rows = await s.db.select({ name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets).orderBy(secrets.name);
       expect(rows.map((r) => [r.name, r.version])).toEqual([['API_KEY', 2], ['OTHER', 1]]);
       // The value was sealed with the key serve created in the data dir, under its context.
       const sealer = openSealer(join(dir, KEY_FILE));

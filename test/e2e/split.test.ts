@@ -158,11 +158,11 @@ describe('shutdown', () => {
     for (const e of exits) expect(e).toEqual({ code: 0, signal: null });
     const s = await openTestStore(dir);
     try {
-      const row = s.db.select({ sealed: secrets.sealed }).from(secrets).get()!;
-      expect(row.sealed).not.toContain('split-plain-value');
+      const [row] = await s.db.select({ sealed: secrets.sealed }).from(secrets);
+      expect(row!.sealed).not.toContain('split-plain-value');
       const sealer = openSealer(join(dir, KEY_FILE));
-      expect(sealer.open('acme/blog/API_KEY', row.sealed)).toBe('split-plain-value');
-      expect(s.db.select().from(projects).all().length).toBe(2 + 3);
+      expect(sealer.open('acme/blog/API_KEY', row!.sealed)).toBe('split-plain-value');
+      expect(await s.db.select().from(projects)).toHaveLength(2 + 3);
     } finally {
       s.close();
     }

@@ -4,7 +4,8 @@
  * of its own on it, as an installation with `--database-url` would.
  */
 import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { openStore, type OpenStoreOptions, type Store } from '../../store/db';
 import { openPgStore } from '../../store/db-pg';
@@ -53,4 +54,28 @@ export async function storeEnv(dir: string | undefined): Promise<NodeJS.ProcessE
 export async function openTestStore(dir: string | ':memory:' = ':memory:', opts: OpenStoreOptions = {}): Promise<Store> {
   if (!onPostgres()) return openStore(dir, opts);
   return openPgStore(await databaseUrlFor(dir), opts.clock ? { clock: opts.clock } : {});
+}
+
+/**
+ * What a backup or a stolen disk of the store of `dir` would hold, for scans that a value never reached it. SQLite:
+ * its files (database and WAL). PostgreSQL: the database's files after a checkpoint (rows deleted but not yet
+ * vacuumed included), and every row of every table as text, because a long value may sit there compressed.
+ */
+export async function storeBytes(s: Store, dir: string): Promise<Buffer> {
+  if (s.dialect === 'sqlite') {
+    const files = readdirSync(dir).filter((f) => f.startsWith('hostplane.db'));
+    if (files.length === 0) throw new Error(`no store files in ${dir}`);
+    return Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
+  }
+  await s.raw('test checkpoint', 'CHECKPOINT');
+  const [where] = await s.raw<{ dir: string; oid: number }>('test database files',
+    "SELECT current_setting('data_directory') AS dir, oid::int AS oid FROM pg_database WHERE datname = current_database()");
+  const base = join(where!.dir, 'base', String(where!.oid));
+  const files = readdirSync(base).map((f) => readFileSync(join(base, f)));
+  const tables = await s.raw<{ name: string }>('test tables', "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'");
+  for (const { name } of tables) {
+    const rows = await s.raw<{ row: string }>(`test dump ${name}`, `SELECT t::text AS row FROM "${name}" t`);
+    files.push(Buffer.from(rows.map((r) => r.row).join('\n')));
+  }
+  return Buffer.concat(files);
 }
