@@ -1,5 +1,6 @@
 /** The hostname store (spec 4.5, issue 9 item 1): a name held once across projects and orgs from the moment it is
  * added, idempotent re-adds, lifetimes and finalizers on delete, activation only from pending, expiry. */
+import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
 import { type Store } from '../../store/db';
@@ -71,7 +72,7 @@ describe('addHostname', () => {
     const results = await Promise.allSettled([add(acme, 'race.customer.test'), add(other, 'race.customer.test')]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: 'hostname_taken' });
-    expect(s.db.select().from(hostnames).all().filter((h) => h.name === 'race.customer.test')).toHaveLength(1);
+    expect(await s.db.select().from(hostnames).where(eq(hostnames.name, 'race.customer.test'))).toHaveLength(1);
   });
 
   it('concurrent adds from one project: one row, both answered it', async () => {
