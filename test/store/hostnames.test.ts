@@ -80,6 +80,19 @@ describe('addHostname', () => {
     expect(a.hostname.uid).toBe(b.hostname.uid);
     expect([a.created, b.created].sort()).toEqual([false, true]);
   });
+
+  it('concurrent adds of different names over the organization\'s quota: one gets the last slot, the others 409 quota_exceeded', async () => {
+    const quota = { plan: 'free', limit: 2 };
+    await addHostname(s, { ...acme, name: 'first.customer.test', actor: 't', quota });
+    const names = ['a', 'b', 'c', 'd', 'e'].map((l) => `${l}.customer.test`);
+    // Reads at once first, as a loaded server has: on PostgreSQL each write then starts on an open connection.
+    await Promise.all(names.map(() => s.db.select().from(hostnames)));
+    const results = await Promise.allSettled(names.map((name, i) => addHostname(s, { ...(i % 2 ? acme : shop), name, actor: 't', quota })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((x) => x.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'quota_exceeded' });
+    const held = await s.db.select().from(hostnames).where(eq(hostnames.kind, 'custom'));
+    expect(held).toHaveLength(2);
+  });
 });
 
 describe('deleteHostname', () => {
