@@ -238,6 +238,8 @@ export interface RegistrarFacts { expiresAt: string; locked: boolean; nameserver
 export async function recordRegistrarFacts(s: Store, name: string, uid: string, facts: RegistrarFacts | 'transferred_out' | { delegation: string[] }): Promise<DomainRow | undefined> {
   const now = s.clock();
   const row = await s.write(async (tx) => {
+    // The new generation is the one read plus one: a concurrent change of the row must commit before the read.
+    await tx.lock(`domain/${name}`);
     const [d] = await tx.select().from(domains).where(and(eq(domains.name, name), eq(domains.uid, uid))) as DomainRow[];
     if (!d) return undefined;
     let set: Partial<typeof domains.$inferInsert>;
@@ -288,6 +290,8 @@ export async function heldByOther(s: Store, orgId: number, name: string): Promis
 export async function setAutoRenew(s: Store, p: { orgId: number; name: string; autoRenew: boolean; actor: string }): Promise<void> {
   const now = s.clock();
   await s.write(async (tx) => {
+    // As recordRegistrarFacts: the generation written is the one read plus one.
+    await tx.lock(`domain/${p.name}`);
     const [d] = await tx.select().from(domains).where(eq(domains.name, p.name)) as DomainRow[];
     if (!d || d.orgId !== p.orgId) throw notFound(`domain ${p.name}`);
     if (d.autoRenew === p.autoRenew) return;

@@ -106,6 +106,9 @@ export async function addHostname(s: Store, p: AddHostname): Promise<{ hostname:
   const zone = await zoneHolding(s, p.name);
   return s.write(async (tx) => {
     await checkLiveProject(tx, p);
+    // The quota counts the organization's names: concurrent adds of other names must count one after another
+    // (PostgreSQL runs them at once). Before the name's lock, in the order a project's deletion takes them.
+    if (p.quota) await tx.lock(`org/${p.orgId}`);
     await tx.lock(`hostname/${p.name}`);
     const existing = await inTx(tx, p.name);
     if (existing) {

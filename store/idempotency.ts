@@ -47,6 +47,9 @@ export async function claimKey(s: Store, r: ClaimRequest): Promise<Claim> {
   const prune = nowMs - (lastPrune.get(s) ?? 0) >= PRUNE_EVERY_MS;
   if (prune) lastPrune.set(s, nowMs);
   return s.write(async (tx) => {
+    // Retries sent at once must see each other's claim: else each reads no row and runs (PostgreSQL runs them at
+    // once). Taken before the prune's row locks, which a claim of an expired key waits for.
+    await tx.lock(`idempotency/${r.scope}/${r.key}`);
     // A minute's worth of expired rows at a time: pruning once a minute keeps each batch small.
     if (prune) await tx.delete(idempotencyKeys).where(lte(idempotencyKeys.expiresAt, now));
     const where = and(eq(idempotencyKeys.scope, r.scope), eq(idempotencyKeys.key, r.key));

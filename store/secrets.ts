@@ -41,6 +41,9 @@ export async function setSecret(s: Store, p: SetSecret): Promise<SecretVersion> 
   const now = s.clock();
   return s.write(async (tx) => {
     await checkLiveProject(tx, p);
+    // The precondition and the quota decide on what is stored: a concurrent write of the project's secrets must
+    // not change it before this one commits (PostgreSQL runs them at once).
+    await tx.lock(`project/${p.projectId}`);
     if (p.precondition) p.precondition(await currentMeta(tx, p.projectId, p.name));
     if (p.quota) {
       const others = await tx.select({ name: secrets.name, sealed: secrets.sealed }).from(secrets).where(eq(secrets.projectId, p.projectId));
@@ -80,6 +83,8 @@ export interface DeleteSecret { orgId: number; projectId: number; projectName: s
 export async function deleteSecret(s: Store, p: DeleteSecret): Promise<void> {
   const now = s.clock();
   await s.write(async (tx) => {
+    // Else a set committed after the precondition's read would be what the delete removes.
+    await tx.lock(`project/${p.projectId}`);
     if (p.precondition) {
       const current = await currentMeta(tx, p.projectId, p.name);
       if (!current) throw notFound(`secret ${p.name}`);

@@ -15,7 +15,6 @@ import { activateHostname, addHostname, deleteHostname } from '../../store/hostn
 import { bundleReconciler } from '../../reconcilers/bundles';
 import { bundleVersion, nodeStatuses, secretRollout, storedBundle } from '../../store/nodes';
 import { createProject, removePlacement, setPlacement } from '../../store/projects';
-import { rawSqlite } from '../helpers/sqlite';
 import { deleteSecret, setSecret } from '../../store/secrets';
 import { grantStorage } from '../../store/storage';
 import { closeBundleEnv, openBundleEnv, openedBundle } from '../helpers/bundles';
@@ -67,9 +66,9 @@ describe('bundle reconciler', () => {
   it('stores the bundle sealed for its node: no value in the row, and it does not open as another node\'s', async () => {
     await secret('shop', 'API_KEY', 'plain-value-xyz');
     await r.reconcile('a', noAbort);
-    const row = rawSqlite(s).prepare('SELECT sealed, sections FROM node_bundles WHERE node_id = ?').get('a') as { sealed: string; sections: string };
-    expect(row.sealed + row.sections).not.toContain('plain-value-xyz');
-    expect(() => sealer.open(bundleContext('b'), row.sealed)).toThrow();
+    const [row] = await s.raw<{ sealed: string; sections: unknown }>('bundle row', 'SELECT sealed, sections FROM node_bundles WHERE node_id = ?', ['a']);
+    expect(JSON.stringify(row)).not.toContain('plain-value-xyz');
+    expect(() => sealer.open(bundleContext('b'), row!.sealed)).toThrow();
   });
 
   it('versions rise; a change of a project placed elsewhere leaves the node\'s version alone', async () => {

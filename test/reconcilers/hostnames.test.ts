@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Writable } from 'node:stream';
+import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { conditionOf } from '../../lib/conditions';
 import { normalizeCustomHostname, orgOrigin } from '../../rules/hostnames';
@@ -65,7 +66,8 @@ const txt = (name: string, ...values: string[]) => stub.set(name, 'TXT', values.
 const cname = (name: string, target: string) => stub.set(name, 'CNAME', [{ type: 'CNAME', name, ttl: 60, data: target }]);
 /** The CNAME target whose CNAME proves a name for `who` (the shared fallback origin proves nothing). */
 const originOf = (who: { orgId: number }) => orgOrigin(FALLBACK, who.orgId);
-const managed = (zone: string) => s.db.select().from(rrsets).all().filter((r) => r.zone === zone && r.managedBy === 'app').map((r) => [r.name, r.type, r.records.map((x) => x.content)]);
+const managed = async (zone: string) => (await s.db.select().from(rrsets).where(and(eq(rrsets.zone, zone), eq(rrsets.managedBy, 'app'))).orderBy(rrsets.name, rrsets.type))
+  .map((r) => [r.name, r.type, r.records.map((x) => x.content)]);
 
 beforeEach(async () => {
   clock = new Date('2026-11-26T10:00:00Z');
@@ -158,10 +160,10 @@ describe('another organization cannot take a name through the service\'s own rec
     await add(host, acme);
     const r = reconciler();
     await r.reconcile(host, noAbort);
-    expect(managed(zone())).toEqual([[host, 'CNAME', [FALLBACK]]]);
+    expect(await managed(zone())).toEqual([[host, 'CNAME', [FALLBACK]]]);
     await deleteHostname(s, { ...acme, name: host, actor: 't' });
     await r.reconcile(host, noAbort);
-    expect(managed(zone())).toEqual([]);
+    expect(await managed(zone())).toEqual([]);
     // What resolvers answer for up to the record's TTL after the release.
     cname(host, FALLBACK);
     await add(host, globex);
@@ -286,7 +288,7 @@ describe('managed records in a zone of the organization', () => {
   it('a name below the apex gets a CNAME to the fallback origin, managedBy app, audited as system', async () => {
     await add();
     await reconciler().reconcile(host, noAbort);
-    expect(managed(zone())).toEqual([[host, 'CNAME', [FALLBACK]]]);
+    expect(await managed(zone())).toEqual([[host, 'CNAME', [FALLBACK]]]);
     expect(cond((await status()).st!, 'ManagedRecord')).toMatchObject({ status: 'True', reason: 'Written' });
     expect((await listAudit(s, acme.orgId, 20)).find((e) => e.event === 'dns.rrset.set')).toMatchObject({ actor: 'system', target: `${zone()}/${host}/CNAME` });
   });
@@ -294,13 +296,13 @@ describe('managed records in a zone of the organization', () => {
   it('the apex gets A and AAAA of the edge', async () => {
     await add(zone());
     await reconciler().reconcile(zone(), noAbort);
-    expect(managed(zone())).toEqual([[zone(), 'A', ['192.0.2.80']], [zone(), 'AAAA', ['2001:db8::80']]]);
+    expect(await managed(zone())).toEqual([[zone(), 'A', ['192.0.2.80']], [zone(), 'AAAA', ['2001:db8::80']]]);
   });
 
   it('the apex without edge addresses: active, and the condition says why there is no record', async () => {
     await add(zone());
     await reconciler({ edgeAddresses: [] }).reconcile(zone(), noAbort);
-    expect(managed(zone())).toEqual([]);
+    expect(await managed(zone())).toEqual([]);
     expect(cond((await status(zone())).st!, 'ManagedRecord')).toMatchObject({ status: 'False', reason: 'NoEdgeAddresses' });
   });
 
@@ -313,7 +315,7 @@ describe('managed records in a zone of the organization', () => {
     await reconciler().reconcile(host, noAbort);
     const { row, st } = await status();
     expect(row!.status).toBe('active');
-    expect(managed(zone())).toEqual([]);
+    expect(await managed(zone())).toEqual([]);
     expect(cond(st, 'ManagedRecord')).toMatchObject({ status: 'False', reason: 'CustomerRRset' });
     expect(cond(st, 'ManagedRecord')!.message).toContain(`${host} A in zone ${zone()} is in the way`);
   });
@@ -324,7 +326,7 @@ describe('managed records in a zone of the organization', () => {
     await r.reconcile(host, noAbort);
     await deleteHostname(s, { ...acme, name: host, actor: 't' });
     await r.reconcile(host, noAbort);
-    expect(managed(zone())).toEqual([]);
+    expect(await managed(zone())).toEqual([]);
     expect(edge.held.has(host)).toBe(false);
     expect(edge.actions.at(-1)).toEqual({ op: 'remove', hostname: host, ref: h.uid });
     expect(await finalizersOf(s, 'hostname', host)).toEqual([]);

@@ -22,12 +22,12 @@ import { activateHostname, addHostname } from '../../store/hostnames';
 import { bundleVersion } from '../../store/nodes';
 import { createProject, deleteProject, deletingProjectIds, setPlacement } from '../../store/projects';
 import { getProjectDetail } from '../../store/read-model';
+import { placements, secrets } from '../../store/schema';
 import { setSecret } from '../../store/secrets';
 import { grantStorage } from '../../store/storage';
 import { createZone } from '../../store/zones';
 import { closeBundleEnv, openBundleEnv, openedBundle, type BundleEnv } from '../helpers/bundles';
 import { until } from '../helpers/proc';
-import { rawSqlite } from '../helpers/sqlite';
 
 const noAbort = new AbortController().signal;
 const silentLog = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
@@ -50,11 +50,11 @@ let orgId: number;
 let projectId: number;
 
 /** Rows of the project's own tables, by table, for what deleteProject releases at once. */
-const rowsOf = (id: number): Record<string, number> => Object.fromEntries(
+const rowsOf = async (id: number): Promise<Record<string, number>> => Object.fromEntries(await Promise.all(
   ['secrets', 'auth_grants', 'auth_providers', 'storage_grants', 'access_policies', 'placements', 'hostnames', 'storage_prefixes']
-    .map((t) => [t, (rawSqlite(s).prepare(`SELECT count(*) AS n FROM ${t} WHERE project_id = ?`).get(id) as { n: number }).n]),
-);
-const managedRecords = () => rawSqlite(s).prepare('SELECT name, type FROM rrsets WHERE managed_by = ?').all('app');
+    .map(async (t) => [t, (await s.raw<{ n: number }>(`rows of ${t}`, `SELECT count(*) AS n FROM ${t} WHERE project_id = ?`, [id]))[0]!.n]),
+));
+const managedRecords = () => s.raw('managed records', 'SELECT name, type FROM rrsets WHERE managed_by = ? ORDER BY name, type', ['app']);
 const create = (name: string, limit = 1) => createProject(s, { orgId, plan: 'free', limit, name, database: true, hostname: `${name}.hostplane.test`, actor: 'test' });
 
 beforeEach(async () => {
@@ -91,13 +91,13 @@ afterEach(async () => {
 describe('project reconciler', () => {
   it('the deletion releases the rows at once; the project goes once the edge, the zone and the node bundle hold nothing of it', async () => {
     expect(sandbox.hostnames().map((h) => h.hostname)).toEqual([HOST]);
-    expect(managedRecords()).toEqual([{ name: HOST, type: 'CNAME' }]);
+    expect(await managedRecords()).toEqual([{ name: HOST, type: 'CNAME' }]);
     expect((await openedBundle(s, env.sealer, 'n1')).map((p) => p.project)).toEqual(['shop']);
 
     const d = await deleteProject(s, { orgId, name: 'shop', actor: 'user:admin@acme.test' });
     expect(d).toEqual({ id: projectId, finalized: false, released: { nodes: ['n1'], hostnames: [HOST] } });
     // The default hostname and the storage prefix stay with the row until it goes: the name is not free yet.
-    expect(rowsOf(projectId)).toEqual({
+    expect(await rowsOf(projectId)).toEqual({
       secrets: 0, auth_grants: 0, auth_providers: 0, storage_grants: 0, access_policies: 0, placements: 0, hostnames: 1, storage_prefixes: 1,
     });
     expect(await deletingProjectIds(s)).toEqual([String(projectId)]);
@@ -107,14 +107,14 @@ describe('project reconciler', () => {
 
     await hostnames.reconcile(HOST, noAbort);
     expect(sandbox.hostnames()).toEqual([]);
-    expect(managedRecords()).toEqual([]);
+    expect(await managedRecords()).toEqual([]);
     expect((await getProjectDetail(s, orgId, 'shop')).cleanup).toEqual({ hostnames: [], nodes: ['n1'] });
     expect(await projects.reconcile(String(projectId), noAbort)).toEqual({ requeueAfterMs: 20 });
 
     await env.r.reconcile('n1', noAbort);
     expect(await openedBundle(s, env.sealer, 'n1')).toEqual([]);
     expect(await projects.reconcile(String(projectId), noAbort)).toEqual({});
-    expect(rowsOf(projectId)).toMatchObject({ hostnames: 0, storage_prefixes: 0 });
+    expect(await rowsOf(projectId)).toMatchObject({ hostnames: 0, storage_prefixes: 0 });
     await expect(getProjectDetail(s, orgId, 'shop')).rejects.toMatchObject({ status: 404 });
     expect(await deletingProjectIds(s)).toEqual([]);
 
@@ -143,11 +143,12 @@ describe('project reconciler', () => {
     await expect(setSecret(s, { orgId, projectId, projectName: 'shop', name: 'LATE', sealed: env.sealer.seal('acme/shop/LATE', 'v'), actor: 'test' }))
       .rejects.toMatchObject({ status: 404 });
     // ...and a row that came in some other way (an operator's placement, a path without the check) is released.
-    await rawSqlite(s).prepare('INSERT INTO secrets (project_id, name, version, sealed, updated_at, uid) VALUES (?, ?, 1, ?, ?, ?)')
-      .run(projectId, 'LATE', env.sealer.seal('acme/shop/LATE', 'v'), '2026-01-01T00:00:00Z', 'late-uid');
-    await rawSqlite(s).prepare('INSERT INTO placements (project_id, node_id, created_at) VALUES (?, ?, ?)').run(projectId, 'n1', '2026-01-01T00:00:00Z');
+    await s.write(async (tx) => {
+      await tx.insert(secrets).values({ projectId, name: 'LATE', version: 1, sealed: env.sealer.seal('acme/shop/LATE', 'v'), updatedAt: '2026-01-01T00:00:00Z', uid: 'late-uid' });
+      await tx.insert(placements).values({ projectId, nodeId: 'n1', createdAt: '2026-01-01T00:00:00Z' });
+    });
     await projects.reconcile(String(projectId), noAbort);
-    expect(rowsOf(projectId)).toMatchObject({ secrets: 0, placements: 0 });
+    expect(await rowsOf(projectId)).toMatchObject({ secrets: 0, placements: 0 });
   });
 
   it('in the runner: the deletion wakes it, it waits for the hostname and bundle reconcilers, and the project goes', async () => {
@@ -159,7 +160,7 @@ describe('project reconciler', () => {
       expect(await bundleVersion(s, 'n1')).toBeGreaterThan(before);
       expect(await openedBundle(s, env.sealer, 'n1')).toEqual([]);
       expect(sandbox.hostnames()).toEqual([]);
-      expect(rowsOf(projectId)).toMatchObject({ hostnames: 0 });
+      expect(await rowsOf(projectId)).toMatchObject({ hostnames: 0 });
     } finally {
       await runner.stop();
     }

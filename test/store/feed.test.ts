@@ -2,10 +2,10 @@
  * the newest rows, never more than a bounded number of rows per call, in transactions of `chunk` rows. */
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
 import { latestSeq, pruneFeed, recordChange, reportFeedPosition, startFeedPruning, type FeedRetention } from '../../store/feed';
 import { createLogger } from '../../lib/log';
-import { rawSqlite } from '../helpers/sqlite';
+import { openTestStore } from '../helpers/store';
 
 const T0 = Date.parse('2026-03-01T00:00:00Z');
 const MIN = 60_000;
@@ -17,9 +17,9 @@ afterEach(() => {
 });
 
 /** A store whose clock the test moves. */
-function fresh(): { s: Store; at: (ms: number) => void } {
+async function fresh(): Promise<{ s: Store; at: (ms: number) => void }> {
   let now = T0;
-  const s = openStore(':memory:', { clock: () => new Date(now) });
+  const s = await openTestStore(':memory:', { clock: () => new Date(now) });
   stores.push(s);
   return { s, at: (ms) => { now = ms; } };
 }
@@ -27,35 +27,35 @@ function fresh(): { s: Store; at: (ms: number) => void } {
 const changesAt = (s: Store, n: number, ms: number) => s.write(async (tx) => {
   for (let i = 0; i < n; i++) await recordChange(s, tx, 'zone', `z${i}.example`, new Date(ms));
 });
-const seqs = (s: Store): number[] => rawSqlite(s).prepare('SELECT seq FROM changes ORDER BY seq').pluck().all() as number[];
+const seqs = async (s: Store): Promise<number[]> => (await s.raw<{ seq: number }>('test seqs', 'SELECT seq FROM changes ORDER BY seq')).map((r) => r.seq);
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('pruneFeed', () => {
   it('deletes rows older than the window, oldest first, in transactions of `chunk` rows; younger rows stay', async () => {
-    const { s, at } = fresh();
+    const { s, at } = await fresh();
     await changesAt(s, 10, T0);
     await changesAt(s, 5, T0 + 2 * MIN);
     at(T0 + 2 * MIN + 1000);
     const commits = s.stats().commits;
     expect(await pruneFeed(s, R)).toBe(10);
-    expect(seqs(s)).toEqual(range(11, 15));
+    expect(await seqs(s)).toEqual(range(11, 15));
     // One transaction forgets old followers, then 4 + 4 + 2 rows.
     expect(s.stats().commits - commits).toBe(1 + 3);
   });
 
   it('keeps the newest `keepRows` however old: the feed head stays the store change sequence', async () => {
-    const { s, at } = fresh();
+    const { s, at } = await fresh();
     await changesAt(s, 10, T0);
     at(T0 + 10 * MIN);
     expect(await pruneFeed(s, R)).toBe(7);
-    expect(seqs(s)).toEqual([8, 9, 10]);
+    expect(await seqs(s)).toEqual([8, 9, 10]);
     expect(await latestSeq(s)).toBe(10);
     await changesAt(s, 1, T0 + 10 * MIN);
     expect(await latestSeq(s)).toBe(11);
   });
 
   it('a follower heard from lately holds what it has not read; once quiet for `staleMs`, it holds nothing', async () => {
-    const { s, at } = fresh();
+    const { s, at } = await fresh();
     await changesAt(s, 10, T0);
     at(T0 + 10 * MIN);
     await reportFeedPosition(s, 'core-a', 6);
@@ -63,43 +63,43 @@ describe('pruneFeed', () => {
     await reportFeedPosition(s, 'core-b', 4);
     // The slowest one read up to 4.
     expect(await pruneFeed(s, R)).toBe(4);
-    expect(seqs(s)).toEqual(range(5, 10));
+    expect(await seqs(s)).toEqual(range(5, 10));
     at(T0 + 10 * MIN + R.staleMs - 1000);
     await reportFeedPosition(s, 'core-a', 6);
     at(T0 + 10 * MIN + R.staleMs + 1000);
     // core-b went quiet; core-a, heard from 2 s ago, read up to 6 and holds the rest.
     expect(await pruneFeed(s, R)).toBe(2);
-    expect(seqs(s)).toEqual(range(7, 10));
+    expect(await seqs(s)).toEqual(range(7, 10));
   });
 
   it('not even a live follower holds rows older than `maxAgeMs`, and followers quiet that long are forgotten', async () => {
-    const { s, at } = fresh();
+    const { s, at } = await fresh();
     await changesAt(s, 6, T0);
     await changesAt(s, 6, T0 + 61 * MIN);
     at(T0 + 62 * MIN);
     await reportFeedPosition(s, 'stuck', 0);
     expect(await pruneFeed(s, R)).toBe(6);
-    expect(seqs(s)).toEqual(range(7, 12));
+    expect(await seqs(s)).toEqual(range(7, 12));
     at(T0 + 62 * MIN + R.maxAgeMs + 1000);
     await pruneFeed(s, R);
-    expect(rawSqlite(s).prepare('SELECT id FROM feed_consumers').pluck().all()).toEqual([]);
+    expect(await s.raw('test consumers', 'SELECT id FROM feed_consumers')).toEqual([]);
   });
 
   it('deletes `maxRows` at most per call; the next call goes on', async () => {
-    const { s, at } = fresh();
+    const { s, at } = await fresh();
     await changesAt(s, 20, T0);
     at(T0 + 10 * MIN);
     const bounded = { ...R, maxRows: 10 };
     expect(await pruneFeed(s, bounded)).toBe(10);
     expect(await pruneFeed(s, bounded)).toBe(7);
     expect(await pruneFeed(s, bounded)).toBe(0);
-    expect(seqs(s)).toEqual([18, 19, 20]);
+    expect(await seqs(s)).toEqual([18, 19, 20]);
   });
 });
 
 describe('startFeedPruning', () => {
   it('prunes on its timer until stopped, and logs a run that fails', async () => {
-    const { s, at } = fresh();
+    const { s, at } = await fresh();
     await changesAt(s, 10, T0);
     at(T0 + 10 * MIN);
     const lines: { msg: string }[] = [];

@@ -1,5 +1,6 @@
 /** The hostname store (spec 4.5, issue 9 item 1): a name held once across projects and orgs from the moment it is
  * added, idempotent re-adds, lifetimes and finalizers on delete, activation only from pending, expiry. */
+import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
 import { type Store } from '../../store/db';
@@ -71,13 +72,26 @@ describe('addHostname', () => {
     const results = await Promise.allSettled([add(acme, 'race.customer.test'), add(other, 'race.customer.test')]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: 'hostname_taken' });
-    expect(s.db.select().from(hostnames).all().filter((h) => h.name === 'race.customer.test')).toHaveLength(1);
+    expect(await s.db.select().from(hostnames).where(eq(hostnames.name, 'race.customer.test'))).toHaveLength(1);
   });
 
   it('concurrent adds from one project: one row, both answered it', async () => {
     const [a, b] = await Promise.all([add(acme, 'twice.customer.test'), add(acme, 'twice.customer.test')]);
     expect(a.hostname.uid).toBe(b.hostname.uid);
     expect([a.created, b.created].sort()).toEqual([false, true]);
+  });
+
+  it('concurrent adds of different names over the organization\'s quota: one gets the last slot, the others 409 quota_exceeded', async () => {
+    const quota = { plan: 'free', limit: 2 };
+    await addHostname(s, { ...acme, name: 'first.customer.test', actor: 't', quota });
+    const names = ['a', 'b', 'c', 'd', 'e'].map((l) => `${l}.customer.test`);
+    // Reads at once first, as a loaded server has: on PostgreSQL each write then starts on an open connection.
+    await Promise.all(names.map(() => s.db.select().from(hostnames)));
+    const results = await Promise.allSettled(names.map((name, i) => addHostname(s, { ...(i % 2 ? acme : shop), name, actor: 't', quota })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((x) => x.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'quota_exceeded' });
+    const held = await s.db.select().from(hostnames).where(eq(hostnames.kind, 'custom'));
+    expect(held).toHaveLength(2);
   });
 });
 

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
 import { rawSqlite } from '../helpers/sqlite';
 import { type Store } from '../../store/db';
-import { openTestStore } from '../helpers/store';
+import { onPostgres, openTestStore } from '../helpers/store';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
 import { rrsets } from '../../store/schema';
 import {
@@ -32,12 +32,12 @@ afterEach(() => s.close());
 const txt = (name: string, ...values: string[]): RRset => ({ name, type: 'TXT', ttl: 300, records: values.map((v) => ({ content: `"${v}"` })) });
 const challenge = (value = 'token-1') => txt(`_acme-challenge.www.${ZONE}`, value);
 const zone = async (): Promise<ZoneRow> => (await zoneByName(s, ZONE))!;
-const stored = (name: string, type: string) =>
-  s.db.select().from(rrsets).where(and(eq(rrsets.zone, ZONE), eq(rrsets.name, name), eq(rrsets.type, type))).get();
+const stored = async (name: string, type: string) =>
+  (await s.db.select().from(rrsets).where(and(eq(rrsets.zone, ZONE), eq(rrsets.name, name), eq(rrsets.type, type))))[0];
 const customerPut = (rrset: RRset) => putRRset(s, { orgId, zone: ZONE, rrset, actor: 'user:owner@acme.test', cnameConflict: checkCnameConflict, quota: QUOTA });
 /** What every store write of the zone must keep equal: its counters and a recount of its rows. */
 const recount = async () => {
-  const rows = s.db.select().from(rrsets).where(eq(rrsets.zone, ZONE)).all();
+  const rows = await s.db.select().from(rrsets).where(eq(rrsets.zone, ZONE));
   const z = await zone();
   return { counted: { n: z.rrsetCount, bytes: z.bytes }, rows: { n: rows.length, bytes: rows.reduce((a, r) => a + r.bytes, 0) } };
 };
@@ -71,10 +71,10 @@ describe('a managed write goes through the same path as putRRset', () => {
     const start = await zone();
     const big = challenge('a'.repeat(200));
     await putManagedRRset(s, { zone: ZONE, rrset: challenge(), managedBy: 'acme', actor: 'system' });
-    expect(stored(challenge().name, 'TXT')!.bytes).toBe(renderedBytes(ZONE, challenge()));
+    expect((await stored(challenge().name, 'TXT'))!.bytes).toBe(renderedBytes(ZONE, challenge()));
     expect(await zone()).toMatchObject({ rrsetCount: start.rrsetCount + 1, bytes: start.bytes + renderedBytes(ZONE, challenge()) });
     await putManagedRRset(s, { zone: ZONE, rrset: big, managedBy: 'acme', actor: 'system' });
-    expect(stored(big.name, 'TXT')!.bytes).toBe(renderedBytes(ZONE, big));
+    expect((await stored(big.name, 'TXT'))!.bytes).toBe(renderedBytes(ZONE, big));
     expect(await zone()).toMatchObject({ rrsetCount: start.rrsetCount + 1, bytes: start.bytes + renderedBytes(ZONE, big) });
     await putManagedRRset(s, { zone: ZONE, rrset: challenge(), managedBy: 'acme', actor: 'system' });
     expect(await zone()).toMatchObject({ rrsetCount: start.rrsetCount + 1, bytes: start.bytes + renderedBytes(ZONE, challenge()) });
@@ -84,7 +84,8 @@ describe('a managed write goes through the same path as putRRset', () => {
     expect(await zone()).toMatchObject({ rrsetCount: start.rrsetCount, bytes: start.bytes });
   });
 
-  it('an rrset write or delete changes the zone row once: serial, generation and size in one statement', async () => {
+  // total_changes() is SQLite's count of the rows a connection changed; PostgreSQL has no such counter per connection.
+  it.skipIf(onPostgres())('an rrset write or delete changes the zone row once: serial, generation and size in one statement', async () => {
     const changes = (): number => (rawSqlite(s).prepare('SELECT total_changes() AS n').get() as { n: number }).n;
     // The zone row, the rrset, the feed row and the audit row; a delete's tombstone instead of the rrset's row.
     let before = changes();
@@ -152,7 +153,7 @@ describe('refusals', () => {
     await expect(deleteManagedRRset(s, { zone: ZONE, name: challenge().name, type: 'TXT', managedBy: 'acme', actor: 'system' }))
       .rejects.toMatchObject({ status: 409, code: 'customer_rrset' });
     expect(await zone()).toEqual(before);
-    expect(stored(challenge().name, 'TXT')).toMatchObject({ managedBy: null, records: [{ content: '"the customer\'s own"' }] });
+    expect(await stored(challenge().name, 'TXT')).toMatchObject({ managedBy: null, records: [{ content: '"the customer\'s own"' }] });
   });
 
   it('one owner of the service does not overwrite another\'s: 409 managed_rrset', async () => {
@@ -161,7 +162,7 @@ describe('refusals', () => {
       .rejects.toMatchObject({ status: 409, code: 'managed_rrset' });
     await expect(deleteManagedRRset(s, { zone: ZONE, name: challenge().name, type: 'TXT', managedBy: 'system', actor: 'system' }))
       .rejects.toMatchObject({ status: 409, code: 'managed_rrset' });
-    expect(stored(challenge().name, 'TXT')).toMatchObject({ managedBy: 'acme' });
+    expect(await stored(challenge().name, 'TXT')).toMatchObject({ managedBy: 'acme' });
   });
 
   it('customers still cannot edit or delete managed rrsets: 409 managed_rrset', async () => {
@@ -169,7 +170,7 @@ describe('refusals', () => {
     await expect(customerPut(challenge('mine'))).rejects.toMatchObject({ status: 409, code: 'managed_rrset' });
     await expect(deleteRRset(s, { orgId, zone: ZONE, name: challenge().name, type: 'TXT', actor: 'user:owner@acme.test' }))
       .rejects.toMatchObject({ status: 409, code: 'managed_rrset' });
-    expect(stored(challenge().name, 'TXT')).toMatchObject({ managedBy: 'acme', records: [{ content: '"token-1"' }] });
+    expect(await stored(challenge().name, 'TXT')).toMatchObject({ managedBy: 'acme', records: [{ content: '"token-1"' }] });
   });
 
   it('the CNAME rule holds both ways between managed and customer rrsets', async () => {
@@ -200,8 +201,8 @@ describe('syncZoneNameservers (after --nameservers changed)', () => {
     expect(await syncZoneNameservers(s, ['ns1.hostplane.test', 'ns2.hostplane.test'])).toEqual([]);
     clock = new Date('2026-11-26T11:00:00Z');
     expect((await syncZoneNameservers(s, ['ns-a.example.net', 'ns-b.example.net'])).sort()).toEqual(['customer.test', 'second.test']);
-    expect(stored(ZONE, 'NS')!.records.map((r) => r.content).sort()).toEqual(['ns-a.example.net', 'ns-b.example.net']);
-    expect(stored(ZONE, 'NS')!.managedBy).toBe('system');
+    expect((await stored(ZONE, 'NS'))!.records.map((r) => r.content).sort()).toEqual(['ns-a.example.net', 'ns-b.example.net']);
+    expect((await stored(ZONE, 'NS'))!.managedBy).toBe('system');
     const after = await zone();
     expect(after.generation).toBe(before.generation + 1);
     expect(serialGreater(after.serial, before.serial)).toBe(true);

@@ -1,7 +1,8 @@
 /** The one status writer (recordStatus): merges a pass's observation into the stored status, stamps the judged
  * generation on its conditions, and writes nothing when only the time would change. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { onStatus, recordStatus, statusOf, type StatusKind } from '../../store/status';
 
 interface Facts { seen: number | null; other?: string }
@@ -12,9 +13,9 @@ describe('recordStatus', () => {
   let s: Store;
   let now: number;
   let writes: number;
-  beforeEach(() => {
+  beforeEach(async () => {
     now = Date.parse('2026-11-26T12:00:00Z');
-    s = openStore(':memory:', { clock: () => new Date(now) });
+    s = await openTestStore(':memory:', { clock: () => new Date(now) });
     writes = 0;
     onStatus(s, () => writes++);
   });

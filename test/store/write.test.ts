@@ -11,6 +11,7 @@ import { createOrg } from '../../store/accounts';
 import { GROUP_LIMIT, openStore, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
 import { audit, memberships, orgs } from '../../store/schema';
 import { rawSqlite } from '../helpers/sqlite';
+import { onPostgres } from '../helpers/store';
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -39,7 +40,11 @@ function committedOrgs(s: Store): number {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('group commit, counted', () => {
+// Group commit, savepoints, the guards that catch a write function awaiting something else, and SQLite's own
+// whole-transaction failures are the SQLite store's; test/store/db-pg.test.ts holds the PostgreSQL store's side.
+const sqliteOnly = describe.skipIf(onPostgres());
+
+sqliteOnly('group commit, counted', () => {
   it('writes of one turn share one commit, each in its own savepoint: one that throws rolls back alone', async () => {
     const s = fresh();
     const before = s.stats();
@@ -128,7 +133,7 @@ describe('group commit, counted', () => {
   });
 });
 
-describe('a write function awaits its handle and nothing else', () => {
+sqliteOnly('a write function awaits its handle and nothing else', () => {
   it('awaiting the handle many times, and promises already settled, is fine: the group still commits once', async () => {
     const s = fresh();
     const before = s.stats().commits;
@@ -227,7 +232,7 @@ describe('a write function awaits its handle and nothing else', () => {
   });
 });
 
-describe('a transaction the database rolls back whole fails every write of its group', () => {
+sqliteOnly('a transaction the database rolls back whole fails every write of its group', () => {
   it('a deferred foreign key violated at COMMIT: every write fails, nothing commits, no listener hears of it', async () => {
     const s = fresh();
     const before = s.stats();

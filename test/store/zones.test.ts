@@ -4,7 +4,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../../harness/temp';
 import { createOrg } from '../../store/accounts';
-import { openStore, type Store } from '../../store/db';
+import { type Store } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { createZone, putRRset, zoneByName, zoneChangesSince, zoneSnapshot } from '../../store/zones';
 import { checkCnameConflict, type RRset } from '../../zonefiles';
 
@@ -12,14 +13,14 @@ const ZONE = 'customer.test';
 const QUOTA = { plan: 'free', rrsets: 5000, bytes: 5 * 1024 * 1024 };
 
 let s: Store;
-/** Another process's store on the same file. */
+/** Another process's store on the same data. */
 let other: Store;
 let orgId: number;
 
 beforeEach(async () => {
   const dir = tempDir('hostplane-zones-');
-  s = openStore(dir);
-  other = openStore(dir);
+  s = await openTestStore(dir);
+  other = await openTestStore(dir);
   orgId = (await createOrg(s, 'acme', 'free')).id;
   await createZone(s, { orgId, name: ZONE, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'], actor: 'user:owner@acme.test', quota: null });
 });

@@ -87,7 +87,7 @@ describe('zone reconciler', () => {
   });
 
   it('a stored zone whose name breaks the rule never reaches the nameserver: terminal status, others unaffected', async () => {
-    store.db.insert(zones).values({ name: '-evil.test', uid: 'evil-lifetime', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' }).run();
+    await store.write(async (tx) => { await tx.insert(zones).values({ name: '-evil.test', uid: 'evil-lifetime', orgId, dnssec: 'off', ds: [], serial: 1, generation: 1, createdAt: '2026-01-01T00:00:00Z' }); });
     const knotLike = new FakeNameserver();
     // What the Knot adapter does with such a name: its configuration writer refuses it.
     knotLike.applyZone = async (name) => {
@@ -99,7 +99,7 @@ describe('zone reconciler', () => {
     await reconciler().reconcile('example.com', noAbort);
     expect(ns.served.has('example.com')).toBe(true);
     // Deleting it needs nothing from the nameserver.
-    store.db.delete(zones).where(eq(zones.name, '-evil.test')).run();
+    await store.write(async (tx) => { await tx.delete(zones).where(eq(zones.name, '-evil.test')); });
     await r.reconcile('-evil.test', noAbort);
     expect(knotLike.actions).toEqual([]);
   });
