@@ -144,6 +144,9 @@ function listen(config: pg.ClientConfig, instance: string, fire: () => void): ()
 
 export interface OpenPgStoreOptions {
   clock?: () => Date;
+  /** false: a database without the store's tables is an error, and nothing is created (the admin CLI, as for a
+   * data dir without a store). Default true. */
+  create?: boolean;
   /** Connections at most; it bounds write concurrency. Default 10. */
   poolSize?: number;
 }
@@ -183,6 +186,12 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
   try {
     const client = await pool.connect();
     try {
+      if (opts.create === false) {
+        const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present");
+        if (!rows[0]?.present) {
+          throw new Error(`no store in PostgreSQL at ${describeUrl(url)}: \`hostplane admin init --database-url URL\` creates an empty one, and serve creates one on first start`);
+        }
+      }
       await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', ['hostplane/migrate']);
       try {
         await migrate(drizzle({ client }), { migrationsFolder });

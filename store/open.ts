@@ -11,7 +11,7 @@ export interface StoreLocation {
 }
 
 export async function openStoreAt(at: StoreLocation, opts: OpenStoreOptions = {}): Promise<Store> {
-  if (at.databaseUrl) return openPgStore(at.databaseUrl, { ...(opts.clock ? { clock: opts.clock } : {}) });
+  if (at.databaseUrl) return openPgStore(at.databaseUrl, { ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.create === false ? { create: false } : {}) });
   return openStore(at.data, opts);
 }
 

@@ -29,9 +29,14 @@ describe('openStoreAt', () => {
   it.skipIf(missing)(`opens PostgreSQL with a URL${missing ? ` (skipped: ${missing})` : ''}`, async () => {
     const cluster = await startCluster();
     try {
-      const s = await openStoreAt({ data: '/nonexistent', databaseUrl: await cluster.createDatabase() });
+      const url = await cluster.createDatabase();
+      // As for a data dir without a store, the admin CLI's commands other than init refuse an empty database.
+      await expect(openStoreAt({ data: '/nonexistent', databaseUrl: url }, { create: false })).rejects.toThrow(/no store in PostgreSQL .*admin init --database-url/);
+      const s = await openStoreAt({ data: '/nonexistent', databaseUrl: url });
       expect(s.dialect).toBe('postgres');
       s.close();
+      const again = await openStoreAt({ data: '/nonexistent', databaseUrl: url }, { create: false });
+      again.close();
     } finally {
       await cluster.destroy();
     }
