@@ -203,14 +203,17 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   const unrouted = new Set<string>();
   const changeId = (kind: ChangeKind, key: string): string => `${kind}\u0000${key}`;
   const unsubscribe = onChanges(o.store, (batch) => {
+    // A commit is announced once its sync to disk returns, and the poll can read it from COMMIT on: a change the
+    // poll has passed meanwhile was routed by it.
+    const fresh = new Set(batch.filter((c) => c.seq > polled));
     for (const c of batch) {
-      announced.add(c.seq);
+      if (fresh.has(c)) announced.add(c.seq);
       unrouted.add(changeId(c.kind, c.key));
     }
     track(new Promise<void>((resolve) => setImmediate(() => {
       for (const c of batch) {
         unrouted.delete(changeId(c.kind, c.key));
-        route(c.kind, c.key);
+        if (fresh.has(c)) route(c.kind, c.key);
       }
       resolve();
     })));

@@ -14,7 +14,7 @@ function tinyProject(): string {
   copyFileSync(join(ROOT, 'build.mjs'), join(dir, 'build.mjs'));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   mkdirSync(join(dir, 'src'));
-  mkdirSync(join(dir, 'store', 'migrations'), { recursive: true });
+  for (const migrations of ['migrations', 'migrations-pg']) mkdirSync(join(dir, 'store', migrations), { recursive: true });
   writeFileSync(join(dir, 'src', 'a.ts'), "import { b } from './b';\nexport const a: number = b + 1;\n");
   writeFileSync(join(dir, 'src', 'b.ts'), 'export const b = 1;\n');
   writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({
