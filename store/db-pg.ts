@@ -153,6 +153,8 @@ export interface OpenPgStoreOptions {
 
 interface Checkout {
   live: boolean;
+  /** The connection's own failure, told between statements (the server went away): it is not reused. */
+  failed?: Error;
   /** This write's Tx.afterCommit callbacks. */
   after: (() => void)[];
   client: pg.PoolClient;
@@ -245,6 +247,11 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     let c = checkouts.get(client);
     if (c) return c;
     const state = { live: false } as Checkout;
+    // A checked-out connection the server drops between statements emits 'error' with no query to fail: without a
+    // listener that would end the process.
+    client.on('error', (e: Error) => {
+      state.failed = e;
+    });
     const guardedClient = new Proxy(client, {
       get(t, prop) {
         const v: unknown = Reflect.get(t, prop, t);
@@ -337,7 +344,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       }
       throw error;
     } finally {
-      client.release(broken);
+      client.release(broken ?? c.failed);
     }
   };
 
