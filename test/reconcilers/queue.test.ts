@@ -18,16 +18,20 @@ describe('keyed queue', () => {
     let running = 0;
     let maxRunning = 0;
     let runs = 0;
+    let release!: () => void;
+    const first = new Promise<void>((r) => { release = r; });
     const q = keyedQueue(4, async () => {
       running++; runs++;
       maxRunning = Math.max(maxRunning, running);
-      await tick();
+      // The first run holds until the test has added the key again while it runs; later runs end at once.
+      if (runs === 1) await first;
       running--;
     });
     q.add('z');
-    await new Promise((r) => setTimeout(r, 1));
+    await vi.waitFor(() => expect(running).toBe(1));
     q.add('z');
     q.add('z');
+    release();
     await q.onIdle();
     await tick();
     await q.onIdle();
