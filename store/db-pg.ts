@@ -12,7 +12,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { badRequest } from '../lib/errors';
 import {
-  causeOf, driverCode, sharedWatch, StoreUnavailableError, WriteAbortedError, WriteContractError, type Db, type Store, type Tx, type WriteOptions, type WriteStats,
+  cached, causeOf, driverCode, sharedWatch, StoreUnavailableError, WriteAbortedError, WriteContractError, type Db, type Store, type Tx, type WriteOptions, type WriteStats,
 } from './db';
 import * as schema from './schema';
 
@@ -227,14 +227,6 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
   const db = drizzle({ client: readPool, schema }) as unknown as Db;
 
   const statements = new Map<string, unknown>();
-  const cached = <T>(cache: Map<string, unknown>, key: string, build: () => T): T => {
-    let q = cache.get(key) as T | undefined;
-    if (q === undefined) {
-      q = build();
-      cache.set(key, q);
-    }
-    return q;
-  };
   const raw = (client: { query: pg.Pool['query'] }) => async <R>(key: string, text: string, params: readonly unknown[] = []): Promise<R[]> => {
     const numberedText = numbered(text);
     const r = await client.query({ name: statementName(key, numberedText), text: numberedText, values: params as unknown[] });

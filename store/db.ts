@@ -130,6 +130,16 @@ export function sharedWatch(start: (fire: () => void) => () => void): (listener:
   };
 }
 
+/** The statement under `key` in `cache`, built on first use: statements are prepared once per store (or connection). */
+export const cached = <T>(cache: Map<string, unknown>, key: string, build: () => T): T => {
+  let q = cache.get(key) as T | undefined;
+  if (q === undefined) {
+    q = build();
+    cache.set(key, q);
+  }
+  return q;
+};
+
 /** Writes per transaction at most; the rest wait for the next one. It bounds how long a commit holds the write
  * lock, and how many requests one transaction the database rolls back takes with it. */
 export const GROUP_LIMIT = 256;
@@ -315,14 +325,6 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
 
   const statements = new Map<string, unknown>();
   const writeStatements = new Map<string, unknown>();
-  const cached = <T>(cache: Map<string, unknown>, key: string, build: () => T): T => {
-    let q = cache.get(key) as T | undefined;
-    if (q === undefined) {
-      q = build();
-      cache.set(key, q);
-    }
-    return q;
-  };
   const wdb = drizzle(writeSide, { schema });
   const rawQuery = (cache: Map<string, unknown>, side: Database.Database) => async <R>(key: string, text: string, params: readonly unknown[] = []): Promise<R[]> =>
     cached(cache, `raw ${key}`, () => side.prepare<unknown[], R>(text)).all(...params);
