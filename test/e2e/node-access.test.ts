@@ -6,12 +6,10 @@
  * a replayed, an expired, another node's and another host's code refused; hostile `next` values refused at the
  * callback), and `public` again. No password, secret or code reaches a log line.
  */
-import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../agent/sync/fetch';
-import { STORE_FILE } from '../../store/db';
+import { openTestStore } from '../helpers/store';
 import { createClient } from '../../client/index';
 import { cookiesOf, HOSTILE_NEXT, send, type TlsAnswer } from '../helpers/agent';
 import { adminJson, bootstrapWithCli, cleanup, runHostplane, startHostplane, tempDir, until } from '../helpers/proc';
@@ -159,13 +157,13 @@ describe.skipIf(!hasOpenssl())('deployment access at the node', () => {
     // Expired: the code's row aged past its 60 s.
     const expiring = await authorize(memberToken);
     const code = new URLSearchParams(expiring.split('?')[1]).get('code')!;
-    const db = new Database(join(data, STORE_FILE));
+    const store = await openTestStore(data);
     try {
-      const aged = db.prepare('UPDATE access_codes SET expires_at = ? WHERE code_hash = ?')
-        .run(new Date(Date.now() - 1000).toISOString(), createHash('sha256').update(code).digest('hex'));
-      expect(aged.changes).toBe(1);
+      const aged = await store.write((tx) => tx.raw('test age code', 'UPDATE access_codes SET expires_at = ? WHERE code_hash = ? RETURNING code_hash',
+        [new Date(Date.now() - 1000).toISOString(), createHash('sha256').update(code).digest('hex')]));
+      expect(aged).toHaveLength(1);
     } finally {
-      db.close();
+      store.close();
     }
     await refused(expiring, 'an expired code');
     // A code for a host another node serves, and one for another host this node serves, at blog's callback.
