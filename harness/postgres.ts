@@ -28,7 +28,7 @@ export interface Cluster {
   /** The URL of `database` (default `postgres`) on this cluster. */
   url(database?: string): string;
   /** A new empty database, answered as its URL. */
-  createDatabase(name?: string): Promise<string>;
+  createDatabase(name?: string, options?: string): Promise<string>;
   /** Stops the server (fast shutdown); `start` starts it again on the same files and socket. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -99,11 +99,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     url,
     start,
     stop,
-    createDatabase: async (name = `t${process.pid}_${++databases}`) => {
+    createDatabase: async (name = `t${process.pid}_${++databases}`, options = '') => {
       const c = new pg.Client({ host: dir, user: 'hostplane', database: 'postgres' });
       await c.connect();
       try {
-        await c.query(`CREATE DATABASE "${name}"`);
+        await c.query(`CREATE DATABASE "${name}" ${options}`);
       } finally {
         await c.end();
       }

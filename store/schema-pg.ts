@@ -7,11 +7,15 @@
  */
 import { getTableName, is, SQL } from 'drizzle-orm';
 import {
-  bigint, foreignKey, index, integer, pgTable, primaryKey, text, unique, uniqueIndex,
+  bigint, customType, foreignKey, index, integer, pgTable, primaryKey, unique, uniqueIndex,
   type IndexBuilder, type PgColumnBuilderBase, type PgTableWithColumns,
 } from 'drizzle-orm/pg-core';
 import { getTableConfig, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import * as sqlite from './schema';
+
+/** Text compared byte by byte, as SQLite compares it, whatever collation the database was created with: listings,
+ * cursors and range scans order the same on both stores (en_US.UTF-8 would put `a-b` after `ab`). */
+const bytewiseText = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' });
 
 /** The SQLite column types store/schema.ts uses; a new one fails here, at load, until it has a PostgreSQL twin. */
 function columnOf(c: SQLiteColumn): PgColumnBuilderBase {
@@ -27,7 +31,7 @@ function columnOf(c: SQLiteColumn): PgColumnBuilderBase {
       break;
     case 'SQLiteText':
     case 'SQLiteTextJson':
-      b = text(c.name);
+      b = bytewiseText(c.name);
       break;
     default:
       throw new Error(`store/schema-pg.ts: no PostgreSQL type for ${c.columnType} (${c.name})`);

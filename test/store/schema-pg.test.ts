@@ -7,6 +7,8 @@ import { openStore, type Store } from '../../store/db';
 import { openPgStore } from '../../store/db-pg';
 import * as sqliteSchema from '../../store/schema';
 import * as pgSchema from '../../store/schema-pg';
+import { createOrg } from '../../store/accounts';
+import { createZone, listZones } from '../../store/zones';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
 
 const sqliteTables = Object.entries(sqliteSchema).filter(([, t]) => is(t, SQLiteTable)) as [string, SQLiteTable][];
@@ -52,5 +54,24 @@ describe.skipIf(missing)(`the migrated PostgreSQL database${missing ? ` (skipped
     const pgIdx = await pg.raw<{ name: string }>('pg idx', `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND NOT i.indisprimary ORDER BY c.relname`);
     expect(pgIdx.map((i) => i.name)).toEqual(liteIdx.map((i) => i.name));
+  });
+
+  it('keeps every text column in byte order (COLLATE "C"), as SQLite compares', async () => {
+    const other = await pg.raw<{ col: string }>('pg collations', `SELECT table_name || '.' || column_name AS col FROM information_schema.columns
+      WHERE table_schema = 'public' AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C' ORDER BY 1`);
+    expect(other).toEqual([]);
+  });
+
+  it('lists in byte order on a database created with a language collation (ICU en-US puts ab before a-c)', async () => {
+    const s = await openPgStore(await cluster.createDatabase(undefined, "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"));
+    try {
+      const org = await createOrg(s, 'acme', 'pro');
+      for (const name of ['ab.test', 'a-c.test', 'B.test']) await createZone(s, { orgId: org.id, name, nameservers: ['ns1.test'], actor: 't', quota: null });
+      const names = (await listZones(s, org.id, 10)).items.map((z) => z.name);
+      expect(names).toEqual(['B.test', 'a-c.test', 'ab.test']);
+      expect(names).toEqual([...names].sort());
+    } finally {
+      s.close();
+    }
   });
 });
