@@ -9,7 +9,7 @@ import { createClient, type Client } from '../../client';
 import { KEY_FILE, openSealer } from '../../core/sealing';
 import { openTestStore } from '../helpers/store';
 import { projects, secrets } from '../../store/schema';
-import { bootstrapWithCli, cleanup, http, runHostplane, startHostplane, tempDir, type Running } from '../helpers/proc';
+import { bootstrapWithCli, cleanup, http, runHostplane, startHostplane, tempDir, until, type Running } from '../helpers/proc';
 
 let dir: string;
 let serve: Running;
@@ -112,7 +112,8 @@ describe('hostplane serve', () => {
     });
     await bothStarted;
     serve.proc.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    // Its log line is written in the tick that closes the listener.
+    await until('the shutdown line', () => serve.stderr().includes('shutting down'));
     // Stopped accepting: a new connection is refused while the old requests are still being answered.
     await expect(fetch(`${serve.url}/healthz`)).rejects.toThrow();
     const [a, b] = await Promise.all(inFlight);
