@@ -59,6 +59,28 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect(unlocked.filter(Boolean)).toHaveLength(2);
   });
 
+  it('takes the same lock whether it goes out with BEGIN (first statement) or after other statements', async () => {
+    let locked!: () => void;
+    const firstLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const first = s.write(async (tx) => {
+      await tx.lock('org/same');
+      locked();
+      await addOrg(tx, 'same-a');
+      await tx.raw('hold', 'SELECT pg_sleep(0.3)');
+    });
+    await firstLocked;
+    const second = s.write(async (tx) => {
+      await tx.raw('before', 'SELECT 1 AS one');
+      await tx.lock('org/same');
+      const [seen] = await tx.raw<{ n: number }>('same seen', 'SELECT count(*) AS n FROM orgs WHERE slug = ?', ['same-a']);
+      return seen!.n;
+    });
+    await first;
+    expect(await second).toBe(1);
+  });
+
   it.each([['serialization failure', '40001'], ['deadlock', '40P01']])('runs a write again after a %s', async (_name, code) => {
     let attempts = 0;
     const slug = `retry-${code}`;
