@@ -29,8 +29,9 @@ export interface Cluster {
   url(database?: string): string;
   /** A new empty database, answered as its URL. */
   createDatabase(name?: string, options?: string): Promise<string>;
-  /** Stops the server (fast shutdown); `start` starts it again on the same files and socket. */
-  stop(): Promise<void>;
+  /** Stops the server (fast shutdown; `immediate`: as if killed, nothing written out on the way down); `start`
+   * starts it again on the same files and socket. */
+  stop(o?: { immediate?: boolean }): Promise<void>;
   start(): Promise<void>;
   /** Stops the server for good and removes its files. */
   destroy(): Promise<void>;
@@ -83,13 +84,14 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     });
     p.stderr!.resume();
   };
-  const stop = async (): Promise<void> => {
+  const stop = async (o: { immediate?: boolean } = {}): Promise<void> => {
     const p = server;
     server = undefined;
     if (!p || p.exitCode !== null) return;
     const exited = new Promise((resolve) => p.once('exit', resolve));
-    // Fast shutdown: sessions are ended, and what committed is on disk for the next start.
-    p.kill('SIGINT');
+    // Fast shutdown: sessions are ended, and what committed is on disk for the next start. Immediate: every process
+    // quits at once, WAL still in shared memory is lost, and the next start recovers from what reached the files.
+    p.kill(o.immediate ? 'SIGQUIT' : 'SIGINT');
     await exited;
   };
   await start();

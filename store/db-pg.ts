@@ -94,6 +94,9 @@ const numbered = (text: string): string => {
 };
 const statementName = (key: string, text: string): string => `hp_${key.replace(/\W/g, '_').slice(0, 30)}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
 
+/** Every write commits with synchronous_commit off; `attempt` says why a durable one is durable all the same. */
+const BEGIN = 'BEGIN; SET LOCAL synchronous_commit = off';
+
 /** The channel every write notifies at its commit. */
 const CHANNEL = 'hostplane_commits';
 /** How long a lost listening connection waits before it connects again. */
@@ -153,6 +156,8 @@ export interface OpenPgStoreOptions {
 
 interface Checkout {
   live: boolean;
+  /** Whether this write's BEGIN went out: it goes with the write's first statement, not in a round trip of its own. */
+  begun: boolean;
   /** The connection's own failure, told between statements (the server went away): it is not reused. */
   failed?: Error;
   /** This write's Tx.afterCommit callbacks. */
@@ -244,14 +249,21 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     client.on('error', (e: Error) => {
       state.failed = e;
     });
+    const usable = (): void => {
+      if (!state.live) throw new WriteContractError('a transaction handle was used outside its write function (after an await of something else, or after it settled)');
+    };
     const guardedClient = new Proxy(client, {
       get(t, prop) {
         const v: unknown = Reflect.get(t, prop, t);
         if (typeof v !== 'function') return v;
         if (prop !== 'query') return (v as (...a: unknown[]) => unknown).bind(t);
-        return (...args: unknown[]) => {
-          if (!state.live) throw new WriteContractError('a transaction handle was used outside its write function (after an await of something else, or after it settled)');
-          return (v as (...a: unknown[]) => unknown).apply(t, args);
+        return async (...args: unknown[]) => {
+          usable();
+          if (!state.begun) {
+            state.begun = true;
+            await client.query(BEGIN);
+          }
+          return (v as (...a: unknown[]) => Promise<unknown>).apply(t, args);
         };
       },
     });
@@ -261,7 +273,14 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     state.tx = Object.assign(wdb, {
       prepared: <T>(key: string, build: (d: Db) => T): T => cached(state.statements, key, () => build(wdb)),
       lock: async (name: string): Promise<void> => {
-        await guardedClient.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
+        usable();
+        if (state.begun) {
+          await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
+          return;
+        }
+        // Most writes start with their lock: BEGIN and the lock in one round trip (a simple query, hence the literal).
+        state.begun = true;
+        await client.query(`${BEGIN}; SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(name)}, 0))`);
       },
       raw: raw(guardedClient),
       afterCommit: (fn: () => void): void => {
@@ -276,6 +295,13 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
   /** Tells this process's notifications from other processes' (onOtherCommits). */
   const instance = randomUUID();
   const notifyAndCommit = `NOTIFY ${CHANNEL}, '${instance}'; COMMIT`;
+  // Every write commits with synchronous_commit off, so its locks (a zone's, the feed's) are released before the
+  // WAL flush instead of after it, and the next writer waiting on them starts at once. A durable write then commits,
+  // in the same round trip, a transaction of its own with synchronous_commit on: that COMMIT returns once the WAL is
+  // flushed up to it, and so up to the write's commit record too. PostgreSQL waits for the flush only at the commit
+  // of a transaction that has an xid and wrote WAL, hence the xid and the (empty, non-transactional) WAL message.
+  // Concurrent writes' flushes are one fsync whoever runs it: PostgreSQL groups them behind its WAL write lock.
+  const notifyCommitAndFlush = `${notifyAndCommit}; BEGIN; SELECT pg_current_xact_id(), pg_logical_emit_message(false, 'hostplane', ''); COMMIT`;
   const commitListeners = new Set<() => void>();
   const listening = new Set<() => void>();
   const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0 };
@@ -291,7 +317,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     const c = checkoutOf(client);
     let broken: Error | undefined;
     try {
-      await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit = off');
+      c.begun = false;
       c.after = [];
       c.live = true;
       let value: T;
@@ -302,9 +328,11 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       }
       let committed: pg.QueryResult;
       try {
+        // A write that sent no statement has no transaction yet: it opens one to commit as every write does.
+        if (!c.begun) await client.query(BEGIN);
         // The notification goes out with the commit, in one round trip: other processes' waits wake on it.
-        const results = (await client.query(notifyAndCommit)) as unknown as pg.QueryResult[];
-        committed = results[results.length - 1]!;
+        const results = (await client.query(durable ? notifyCommitAndFlush : notifyAndCommit)) as unknown as pg.QueryResult[];
+        committed = results[1]!;
       } catch (e) {
         broken = e as Error;
         stats.aborts++;
@@ -321,7 +349,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       for (const after of c.after) after();
       return { done: true, value };
     } catch (error) {
-      if (!broken) {
+      if (!broken && c.begun) {
         await client.query('ROLLBACK').catch((e: unknown) => {
           broken = e as Error;
         });
