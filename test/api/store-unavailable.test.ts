@@ -1,5 +1,6 @@
 /** The API while PostgreSQL is gone (issue 22): 503 `store_unavailable` with Retry-After, never a 500 or a hang, and
  * no acknowledged write lost across the outage. */
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPgStore } from '../../store/db-pg';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
@@ -70,5 +71,60 @@ describe.skipIf(missing)(`the API on PostgreSQL while the database is away${miss
       cursor = r.body.nextCursor ?? undefined;
     } while (cursor);
     expect(acknowledged.filter((n) => !listed.has(n))).toEqual([]);
+  }, 60_000);
+});
+
+/** A TCP relay to the cluster's socket that can stop relaying: a database host that hangs or a network that drops
+ * packets, where nothing is refused and no connection ends. */
+async function relay(socketDir: string): Promise<{ port: number; freeze: () => void; close: () => Promise<void> }> {
+  let frozen = false;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(`${socketDir}/.s.PGSQL.5432`);
+    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+      sockets.add(from);
+      from.on('data', (b) => {
+        if (!frozen) to.write(b);
+      });
+      from.on('error', () => undefined);
+      from.on('close', () => to.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    freeze: () => {
+      frozen = true;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe.skipIf(missing)(`the API on PostgreSQL while the database hangs${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  it('answers 503 store_unavailable once a statement is not answered in time, on a connection it already held', async () => {
+    const cluster = await startCluster();
+    const database = new URL(await cluster.createDatabase()).pathname;
+    const hung = await relay(cluster.socketDir);
+    const t = await startTestApi({ store: await openPgStore(`postgres://hostplane@127.0.0.1:${hung.port}${database}`, { queryTimeoutMs: 1000 }), plan: 'pro' });
+    try {
+      // Pooled connections, idle and open, as a serving process holds them.
+      expect((await t.call('GET', '/v1/orgs/acme/projects')).status).toBe(200);
+      expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'before' } })).status).toBe(201);
+      hung.freeze();
+      const started = Date.now();
+      const [read, write] = await Promise.all([t.call('GET', '/v1/orgs/acme/projects'), t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'during' } })]);
+      for (const r of [read, write]) {
+        expect(r.status).toBe(503);
+        expect(r.body.code).toBe('store_unavailable');
+      }
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await t.close();
+      await hung.close();
+      await cluster.destroy();
+    }
   }, 60_000);
 });
