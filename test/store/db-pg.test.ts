@@ -179,4 +179,14 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect((e as Error).message).not.toContain('s3cret-pw');
     expect(redactUrl(url)).not.toContain('s3cret-pw');
   });
+
+  it.each([
+    ['a database that does not exist', 'hostplane', 'nosuchdb', /database "nosuchdb" does not exist/],
+    ['a role that does not exist', 'nosuchrole', 'postgres', /role "nosuchrole" does not exist/],
+  ])('refuses %s naming where the URL points and why, never its password', async (_what, user, database, why) => {
+    const e = await openPgStore(`postgres://${user}:s3cret-pw@localhost/${database}?host=${encodeURIComponent(cluster.socketDir)}`).catch((x: unknown) => x);
+    expect((e as Error).message).toContain(`socket ${cluster.socketDir}/.s.PGSQL.5432 database ${database}`);
+    expect((e as Error).message).toMatch(why);
+    expect((e as Error).message).not.toContain('s3cret-pw');
+  });
 });
