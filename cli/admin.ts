@@ -318,7 +318,7 @@ export async function runAdmin(
   checkGiven('admin', flagsGiven, flagsOfAdmin(command), `admin ${command.name}`);
   if (rest.length !== command.args.length || command.required?.some((f) => !flagsGiven.has(f))) throw badRequest(`usage: ${usageOf(command)}`);
   if (command === MIGRATE_STORE) {
-    const to = databaseUrlOf(flags.to);
+    const to = databaseUrlOf(flags.to, '--to');
     if (!to) throw badRequest('admin migrate-store needs --to URL, or HOSTPLANE_DATABASE_URL, naming the PostgreSQL database to copy into');
     checkDatabaseUrl(to, '--to');
     const moved = await migrateStore(flags.from!, to);
