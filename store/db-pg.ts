@@ -71,6 +71,16 @@ export function checkDatabaseUrl(url: string, flag = '--database-url'): URL {
     throw badRequest(`${flag} is not a URL (postgres://user:password@host:port/database)`);
   }
   if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw badRequest(`${flag} must start with postgres:// (got ${u.protocol}//)`);
+  // Ignored, a parameter such as sslmode=require would connect without what it asks for.
+  const unsupported = [...u.searchParams.keys()].filter((k) => k !== 'host');
+  if (unsupported.length > 0) throw badRequest(`${flag}: the URL parameter ${unsupported.join(', ')} is not supported (host=/socket/dir is the only one)`);
+  for (const [part, text] of [['user', u.username], ['password', u.password], ['database', u.pathname.slice(1)]] as const) {
+    try {
+      decodeURIComponent(text);
+    } catch {
+      throw badRequest(`${flag}: its ${part} is not percent-encoded (a % must start %XX; %25 is % itself)`);
+    }
+  }
   return u;
 }
 

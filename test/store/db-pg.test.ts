@@ -2,11 +2,35 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { count, eq, sql } from 'drizzle-orm';
 import { causeOf, isUniqueViolation, StoreUnavailableError, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
-import { openPgStore, redactUrl } from '../../store/db-pg';
+import { AppError } from '../../lib/errors';
+import { checkDatabaseUrl, openPgStore, redactUrl } from '../../store/db-pg';
 import { audit, orgs } from '../../store/schema';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
 
 const missing = postgresMissing();
+
+describe('checkDatabaseUrl', () => {
+  it.each([
+    ['a parameter it would ignore (sslmode=require would connect without TLS)', 'postgres://u:s3cret-pw@db.internal/hp?sslmode=require', /--database-url: the URL parameter sslmode is not supported/],
+    ['a password with a bare %', 'postgres://u:s3cret-pw%zz@db.internal/hp', /--database-url: its password is not percent-encoded/],
+    ['a database name with a bare %', 'postgres://u:s3cret-pw@db.internal/h%p', /--database-url: its database is not percent-encoded/],
+  ])('refuses %s as a usage error, without the password', (_what, url, message) => {
+    const e = (() => {
+      try {
+        checkDatabaseUrl(url);
+      } catch (x) {
+        return x;
+      }
+    })();
+    expect(e).toBeInstanceOf(AppError);
+    expect((e as AppError).message).toMatch(message);
+    expect((e as AppError).message).not.toContain('s3cret-pw');
+  });
+
+  it('takes a socket directory as host=', () => {
+    expect(checkDatabaseUrl('postgres://u@localhost/hp?host=%2Frun%2Fpostgresql').searchParams.get('host')).toBe('/run/postgresql');
+  });
+});
 
 describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let cluster: Cluster;
