@@ -4,7 +4,7 @@ import type { Logger } from '../lib/log';
 import { z } from 'zod';
 import { AppError, type ErrorBody } from '../lib/errors';
 import { ZoneValidationError } from '../zonefiles';
-import { causeOf, StoreUnavailableError } from '../store/db';
+import { causeOf, isTextRefused, StoreUnavailableError } from '../store/db';
 
 /** Marks a message our error map wrote, to be prefixed with its field's path; a schema's own message is kept whole. */
 const OURS = '\u0000';
@@ -100,6 +100,9 @@ export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unex
   }
   if (causeOf(e, StoreUnavailableError)) {
     return { status: 503, body: { code: 'store_unavailable', message: 'the store is unavailable for a moment; retry' }, unexpected: false };
+  }
+  if (isTextRefused(e)) {
+    return { status: 400, body: { code: 'bad_request', message: 'a text field holds U+0000, which the store cannot keep' }, unexpected: false };
   }
   if (e instanceof ZoneValidationError) {
     return { status: 400, body: { code: 'bad_request', message: e.message, details: { issues: e.issues } }, unexpected: false };
