@@ -35,7 +35,9 @@ const UNAVAILABLE = new Set([
 export function isUnavailable(e: unknown): boolean {
   if (e instanceof StoreUnavailableError) return true;
   const code = driverCode(e);
-  if (code !== undefined) return UNAVAILABLE.has(code);
+  // A server that refuses the connection itself (class 28: a rotated password, a removed role or pg_hba.conf line;
+  // 3D000: no such database) cannot be used either; the operator mends it, and no request was at fault.
+  if (code !== undefined) return UNAVAILABLE.has(code) || code.startsWith('28') || code === '3D000';
   // node-postgres reports a connection lost mid-query, and a pool that waited too long, by message only.
   for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
     if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout/i.test(c.message)) return true;

@@ -1,10 +1,12 @@
 /** The API while PostgreSQL is gone (issue 22): 503 `store_unavailable` with Retry-After, never a 500 or a hang, and
  * no acknowledged write lost across the outage. */
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPgStore } from '../../store/db-pg';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { until } from '../helpers/proc';
 
 const missing = postgresMissing();
 
@@ -37,6 +39,35 @@ describe.skipIf(missing)(`the API on PostgreSQL while the database is away${miss
       await cluster.start();
     }
     expect((await t.call('GET', '/v1/orgs/acme/projects')).status).toBe(200);
+  }, 60_000);
+
+  // A server that answers but refuses the connection (the database renamed away here; a password rotated, a role
+  // or pg_hba.conf line removed alike) is an unavailable store too, not a 500 on every request.
+  it('answers 503 store_unavailable while the server refuses its connections, and works again once it accepts them', async () => {
+    const database = new URL(await cluster.createDatabase()).pathname.slice(1);
+    const own = await startTestApi({ store: await openPgStore(cluster.url(database)), plan: 'pro' });
+    const admin = new pg.Client({ host: cluster.socketDir, user: 'hostplane', database: 'postgres' });
+    await admin.connect();
+    const rename = (from: string, to: string) => until(`${from} renamed`, async () => {
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [from]);
+      return admin.query(`ALTER DATABASE "${from}" RENAME TO "${to}"`).then(() => true, () => false);
+    });
+    try {
+      expect((await own.call('GET', '/v1/orgs/acme/projects')).status).toBe(200);
+      await rename(database, `${database}_away`);
+      const read = await own.call('GET', '/v1/orgs/acme/projects');
+      const write = await own.call('POST', '/v1/orgs/acme/projects', { body: { name: 'refused' } });
+      for (const r of [read, write]) {
+        expect(r.status).toBe(503);
+        expect(r.body.code).toBe('store_unavailable');
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      await rename(`${database}_away`, database);
+      expect((await own.call('GET', '/v1/orgs/acme/projects')).status).toBe(200);
+    } finally {
+      await admin.end();
+      await own.close();
+    }
   }, 60_000);
 
   it('loses no acknowledged write when the server stops under write load', async () => {
