@@ -62,6 +62,10 @@ describe.skipIf(missing)(`the API on PostgreSQL while the database is away${miss
         expect(r.body.code).toBe('store_unavailable');
         expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       }
+      // The operator is told why, once for both answers.
+      const told = own.logs.filter((l) => l.includes('requests answer 503 store_unavailable'));
+      expect(told).toHaveLength(1);
+      expect(told[0]).toContain(`database \\"${database}\\" does not exist`);
       await rename(`${database}_away`, database);
       expect((await own.call('GET', '/v1/orgs/acme/projects')).status).toBe(200);
     } finally {
