@@ -14,7 +14,7 @@ import { getProject, type Project, type ProjectWrite } from '../store/projects';
 import { bodyTag, cacheable, checkBeforeWrite, notModifiedResponse, preconditionResponse } from './conditional';
 import type { Context } from 'koa';
 import { defineOp, type AnyOp, type Deps, type OrgScope } from './ops';
-import { ErrorSchema, NO_CORE, ProjectParams, errorResponses } from './schemas';
+import { ErrorSchema, NO_CORE, ProjectParams, errorResponses, storedText } from './schemas';
 
 const SessionDays = z.number().int().min(1).max(365);
 const PROVIDER_NAMES = OAUTH_PROVIDERS.map((p) => `\`${p}\``).join(', ');
@@ -40,8 +40,7 @@ const AuthSettingsPatch = z.strictObject({
 
 // An empty value passes the shape and is refused by the spec's own code, `invalid_provider`.
 const AuthProviderPut = z.strictObject({
-  // PostgreSQL's text cannot hold U+0000, and no OAuth client id has one.
-  clientId: z.string().max(512).refine((v) => !v.includes('\0'), 'clientId must not contain U+0000').meta({ description: 'the OAuth app\'s client id (not empty or blank, else 400 `invalid_provider`)' }),
+  clientId: storedText('clientId', 512).meta({ description: 'the OAuth app\'s client id (not empty or blank, else 400 `invalid_provider`)' }),
   clientSecret: z.string().max(4096).meta({ description: 'the OAuth app\'s client secret (not empty or blank, else 400 `invalid_provider`): sealed, never returned, audited or listed among the secrets' }),
 }).meta({ id: 'AuthProviderPut' });
 

@@ -4,7 +4,7 @@ import type { Logger } from '../lib/log';
 import { z } from 'zod';
 import { AppError, type ErrorBody } from '../lib/errors';
 import { ZoneValidationError } from '../zonefiles';
-import { causeOf, StoreUnavailableError } from '../store/db';
+import { causeOf, isTextRefused, StoreUnavailableError } from '../store/db';
 
 /** Marks a message our error map wrote, to be prefixed with its field's path; a schema's own message is kept whole. */
 const OURS = '\u0000';
@@ -81,6 +81,16 @@ export function fromZod(e: z.ZodError, where: 'path' | 'query' | 'body'): AppErr
 
 /** Seconds a client waits before retrying while the store is unavailable: a database failover takes about that. */
 const STORE_RETRY_AFTER_S = 2;
+/** While the store is unavailable every request answers 503: the operator needs its reason, once in a while, not a
+ * line per request. */
+const STORE_WARN_EVERY_MS = 10_000;
+
+/** The messages of an error and its causes, outermost first: the driver's reason is the innermost. */
+const reasons = (e: unknown): string => {
+  const out: string[] = [];
+  for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) out.push(c.message);
+  return out.join(': ');
+};
 
 /** Status codes that http-errors style exceptions (raw-body, Koa and its router) carry, and our code for each. */
 const CODES: Record<number, string> = {
@@ -100,6 +110,9 @@ export function toErrorBody(e: unknown): { status: number; body: ErrorBody; unex
   }
   if (causeOf(e, StoreUnavailableError)) {
     return { status: 503, body: { code: 'store_unavailable', message: 'the store is unavailable for a moment; retry' }, unexpected: false };
+  }
+  if (isTextRefused(e)) {
+    return { status: 400, body: { code: 'bad_request', message: 'a text field holds U+0000, which the store cannot keep' }, unexpected: false };
   }
   if (e instanceof ZoneValidationError) {
     return { status: 400, body: { code: 'bad_request', message: e.message, details: { issues: e.issues } }, unexpected: false };
@@ -122,24 +135,34 @@ const notImplemented = (): AppError => new AppError(501, 'not_implemented', 'met
 /** Outermost error middleware: everything thrown below, and the router's bodiless 404, 405 and 501, become the
  * spec's error body with this request's id; an unknown error is logged and answered 500 without any internal
  * message or stack. */
-export const errors = (log: Logger): Middleware => async (ctx, next) => {
-  try {
-    await next();
-    if (ctx.body === undefined || ctx.body === null) {
-      if (ctx.status === 404) throw new AppError(404, 'not_found', 'no such route');
-      if (ctx.status === 405) throw methodNotAllowed(ctx.response.get('Allow'));
-      if (ctx.status === 501) throw notImplemented();
+export const errors = (log: Logger): Middleware => {
+  let storeWarnedAt = -Infinity;
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new AppError(404, 'not_found', 'no such route');
+        if (ctx.status === 405) throw methodNotAllowed(ctx.response.get('Allow'));
+        if (ctx.status === 501) throw notImplemented();
+      }
+    } catch (e) {
+      const { status, body, unexpected } = toErrorBody(e);
+      if (unexpected) log.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
+      ctx.status = status;
+      // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
+      const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
+      if (extra) ctx.set(extra);
+      const unavailable = causeOf(e, StoreUnavailableError);
+      if (unavailable) {
+        ctx.set('Retry-After', String(STORE_RETRY_AFTER_S));
+        if (Date.now() - storeWarnedAt >= STORE_WARN_EVERY_MS) {
+          storeWarnedAt = Date.now();
+          log.warn({ reason: reasons(unavailable), reqId: ctx.state.reqId }, 'the store is unavailable: requests answer 503 store_unavailable');
+        }
+      }
+      // RFC 6750: a 401 names the scheme that would be accepted.
+      if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      ctx.body = { ...body, requestId: ctx.state.reqId as string };
     }
-  } catch (e) {
-    const { status, body, unexpected } = toErrorBody(e);
-    if (unexpected) log.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
-    ctx.status = status;
-    // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
-    const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
-    if (extra) ctx.set(extra);
-    if (causeOf(e, StoreUnavailableError)) ctx.set('Retry-After', String(STORE_RETRY_AFTER_S));
-    // RFC 6750: a 401 names the scheme that would be accepted.
-    if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-    ctx.body = { ...body, requestId: ctx.state.reqId as string };
-  }
+  };
 };

@@ -10,7 +10,7 @@ import { AppError } from '../lib/errors';
 import type { Store } from '../store/db';
 import { NO_STORE, notModified } from './conditional';
 import { defineOp, type AnyOp } from './ops';
-import { ErrorSchema, NodeParams, WaitSeconds } from './schemas';
+import { ErrorSchema, NodeParams, storedText, WaitSeconds } from './schemas';
 import { changeOrEnd, MAX_WAIT_SECONDS, waitsReleased } from './wait';
 import { bundleVersion, recordReport, storedBundle, type Bundle } from '../store/nodes';
 import { nodeTokenHolds } from '../store/accounts';
@@ -72,7 +72,7 @@ export const NodeReportSchema = z.strictObject({
     appliedVersion: z.number().int().min(0).optional().meta({
       description: 'the newest bundle version the node runs this project as that bundle has it: rollouts of the project are judged by it, so a co-tenant whose worker cannot start holds only its own. Absent: `bundleVersion`',
     }),
-    failure: z.string().max(500).nullable().optional().meta({
+    failure: storedText('failure', 500).nullable().optional().meta({
       description: 'why the project\'s wanted worker does not run on the node, in a few words its tenant may read (no path, no value); null or absent: it runs',
     }),
   })).max(10_000).meta({ description: 'per placed project; projects not placed on the node are ignored' }),

@@ -12,6 +12,10 @@ export const ErrorSchema = z.object({
   requestId: z.string().meta({ description: 'the `X-Request-Id` of this answer, for support requests' }),
 }).meta({ id: 'Error' });
 
+/** Text the store keeps as it was sent: PostgreSQL's text cannot hold U+0000, so such a value is a 400 here instead of
+ * a failed query (a 500) there, and SQLite refuses it too so that both stores answer alike. */
+export const storedText = (field: string, max: number) => z.string().max(max).refine((v) => !v.includes('\0'), `${field} must not contain U+0000`);
+
 /** The pattern of the decimal numbers 1..max and nothing else, so that a document shows the whole rule. */
 function oneTo(max: number): RegExp {
   const digits = String(max);

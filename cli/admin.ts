@@ -22,7 +22,8 @@ import { StatusReport } from './status';
 import { Listing } from './listing';
 
 const SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** At most 254 characters: RFC 5321's limit, and within what PostgreSQL's unique index on it can hold. */
+const EMAIL = /^(?=.{1,254}$)[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const NODE_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Printable, no control characters, at most 64 of them. */
 const TOKEN_NAME = /^[^\p{C}]{1,64}$/u;
@@ -318,7 +319,7 @@ export async function runAdmin(
   checkGiven('admin', flagsGiven, flagsOfAdmin(command), `admin ${command.name}`);
   if (rest.length !== command.args.length || command.required?.some((f) => !flagsGiven.has(f))) throw badRequest(`usage: ${usageOf(command)}`);
   if (command === MIGRATE_STORE) {
-    const to = databaseUrlOf(flags.to);
+    const to = databaseUrlOf(flags.to, '--to');
     if (!to) throw badRequest('admin migrate-store needs --to URL, or HOSTPLANE_DATABASE_URL, naming the PostgreSQL database to copy into');
     checkDatabaseUrl(to, '--to');
     const moved = await migrateStore(flags.from!, to);

@@ -78,7 +78,9 @@ function readKeyRing(path: string): KeyFile | null {
   try {
     file = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw badRequest(`the sealing key file ${path} cannot be read as a key ring: ${(e as Error).message}`, undefined, 'sealing_key_unreadable');
+    // Not JSON.parse's message: it quotes the file's text, which is key material.
+    const why = e instanceof SyntaxError ? 'it is not JSON' : (e as Error).message;
+    throw badRequest(`the sealing key file ${path} cannot be read as a key ring: ${why}`, undefined, 'sealing_key_unreadable');
   }
   const ring = file as Partial<KeyFile> | null;
   if (typeof ring?.current !== 'string' || typeof ring.keys !== 'object' || ring.keys === null) {

@@ -18,6 +18,10 @@ import * as schema from './schema';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations-pg');
 
+/** How long a statement may go unanswered before its connection counts as lost: a database host that hangs, or a
+ * network that drops packets, refuses nothing and ends no connection, and a request would wait on it for ever. */
+export const QUERY_TIMEOUT_MS = 10_000;
+
 /** How often a write whose transaction PostgreSQL chose to abort (deadlock, serialization failure) runs again. */
 export const WRITE_ATTEMPTS = 5;
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -31,10 +35,12 @@ const UNAVAILABLE = new Set([
 export function isUnavailable(e: unknown): boolean {
   if (e instanceof StoreUnavailableError) return true;
   const code = driverCode(e);
-  if (code !== undefined) return UNAVAILABLE.has(code);
+  // A server that refuses the connection itself (class 28: a rotated password, a removed role or pg_hba.conf line;
+  // 3D000: no such database) cannot be used either; the operator mends it, and no request was at fault.
+  if (code !== undefined) return UNAVAILABLE.has(code) || code.startsWith('28') || code === '3D000';
   // node-postgres reports a connection lost mid-query, and a pool that waited too long, by message only.
   for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
-    if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(c.message)) return true;
+    if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout/i.test(c.message)) return true;
   }
   return false;
 }
@@ -67,6 +73,16 @@ export function checkDatabaseUrl(url: string, flag = '--database-url'): URL {
     throw badRequest(`${flag} is not a URL (postgres://user:password@host:port/database)`);
   }
   if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw badRequest(`${flag} must start with postgres:// (got ${u.protocol}//)`);
+  // Ignored, a parameter such as sslmode=require would connect without what it asks for.
+  const unsupported = [...u.searchParams.keys()].filter((k) => k !== 'host');
+  if (unsupported.length > 0) throw badRequest(`${flag}: the URL parameter ${unsupported.join(', ')} is not supported (host=/socket/dir is the only one)`);
+  for (const [part, text] of [['user', u.username], ['password', u.password], ['database', u.pathname.slice(1)]] as const) {
+    try {
+      decodeURIComponent(text);
+    } catch {
+      throw badRequest(`${flag}: its ${part} is not percent-encoded (a % must start %XX; %25 is % itself)`);
+    }
+  }
   return u;
 }
 
@@ -152,6 +168,8 @@ export interface OpenPgStoreOptions {
   create?: boolean;
   /** Connections at most; it bounds write concurrency. Default 10. */
   poolSize?: number;
+  /** QUERY_TIMEOUT_MS unless a test waits less. */
+  queryTimeoutMs?: number;
 }
 
 interface Checkout {
@@ -180,6 +198,8 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     max: opts.poolSize ?? 10,
     // A request must not hang on a database that went away: it fails fast and answers 503 instead.
     connectionTimeoutMillis: 5000,
+    query_timeout: opts.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
+    keepAlive: true,
     // A write function breaking the contract (awaiting something else) must not hold its locks for ever.
     options: '-c idle_in_transaction_session_timeout=30000',
   });
@@ -190,28 +210,32 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     const why = e instanceof Error ? e.message : String(e);
     throw new StoreUnavailableError(`PostgreSQL at ${describeUrl(url)} cannot be used: ${(typeof config.password === 'string' && config.password ? why.replaceAll(config.password, '***') : why)}`, e);
   };
+  // Not a pooled connection: migrating a large table, or waiting for another process's migration, may take longer
+  // than a statement serving a request may.
+  const client = new pg.Client({ ...config, connectionTimeoutMillis: 5000, keepAlive: true });
+  client.on('error', () => undefined);
   try {
-    const client = await pool.connect();
+    // Whatever stops the connection (refused, a wrong password or database name) is told with where it points.
+    await client.connect().catch(fail);
+    if (opts.create === false) {
+      const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present");
+      if (!rows[0]?.present) {
+        throw new Error(`no store in PostgreSQL at ${describeUrl(url)}: \`hostplane admin init --database-url URL\` creates an empty one, and serve creates one on first start`);
+      }
+    }
+    await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', ['hostplane/migrate']);
     try {
-      if (opts.create === false) {
-        const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present");
-        if (!rows[0]?.present) {
-          throw new Error(`no store in PostgreSQL at ${describeUrl(url)}: \`hostplane admin init --database-url URL\` creates an empty one, and serve creates one on first start`);
-        }
-      }
-      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', ['hostplane/migrate']);
-      try {
-        await migrate(drizzle({ client }), { migrationsFolder });
-      } finally {
-        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', ['hostplane/migrate']);
-      }
+      await migrate(drizzle({ client }), { migrationsFolder });
     } finally {
-      client.release();
+      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', ['hostplane/migrate']);
     }
   } catch (e) {
     await pool.end().catch(() => undefined);
-    if (isUnavailable(e)) fail(e);
+    if (isUnavailable(e) && !(e instanceof StoreUnavailableError)) fail(e);
     throw e;
+  } finally {
+    // Not awaited: after a failed connect the client may never tell that it ended.
+    void client.end().catch(() => undefined);
   }
 
   /** A pool whose errors of reachability become StoreUnavailableError, whoever queries it. */
@@ -349,6 +373,9 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       for (const after of c.after) after();
       return { done: true, value };
     } catch (error) {
+      // A connection lost or not answering is not reused and takes no ROLLBACK, which would wait behind the statement
+      // that hangs; the server rolls the transaction back when the connection ends.
+      if (!broken && isUnavailable(error)) broken = error as Error;
       if (!broken && c.begun) {
         await client.query('ROLLBACK').catch((e: unknown) => {
           broken = e as Error;

@@ -184,6 +184,13 @@ export function driverCode(e: unknown): string | undefined {
   return undefined;
 }
 
+/** Text PostgreSQL cannot store: U+0000 in a text parameter (22021) or a JSON value cast to jsonb (22P05). SQLite
+ * stores it. Only a request's own input carries it there, so the API answers 400 for a field its schema let through. */
+export const isTextRefused = (e: unknown): boolean => {
+  const code = driverCode(e);
+  return code === '22021' || code === '22P05';
+};
+
 /** A unique or primary key violation, as either store's driver reports it. */
 export const isUniqueViolation = (e: unknown): boolean => {
   const code = driverCode(e);

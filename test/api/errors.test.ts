@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allOps } from '../../api/app';
+import { toErrorBody } from '../../api/errors';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { until } from '../helpers/proc';
 
@@ -296,6 +297,15 @@ describe('error bodies', () => {
       if ('details' in body) expect(typeof body.details === 'object' && body.details !== null && !Array.isArray(body.details), label).toBe(true);
       expect(r.text, label).not.toMatch(/\n\s+at |\bat [\w.<>]+ \(|node:internal|node_modules|\/work\/|\.ts:\d+|stack/);
     }
+  });
+
+  // What node-postgres throws for U+0000 in a text parameter or a jsonb cast, as drizzle wraps it: a field whose
+  // schema let U+0000 through is the request's fault on PostgreSQL too, not a 500.
+  it.each(['22021', '22P05'])('a store error refusing text (%s) is 400 bad_request', (code) => {
+    const refused = new Error('Failed query: insert ...', { cause: Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code }) });
+    const { status, body, unexpected } = toErrorBody(refused);
+    expect({ status, code: body.code, unexpected }).toEqual({ status: 400, code: 'bad_request', unexpected: false });
+    expect(body.message).toMatch(/U\+0000/);
   });
 });
 

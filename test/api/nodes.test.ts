@@ -274,6 +274,17 @@ describe('reportNode', () => {
     expect((await t.call('POST', '/v1/nodes/node-a/report', { token: nodeTokens['node-b'], body: { bundleVersion: 0, projects: [] } })).status).toBe(404);
   });
 
+  // PostgreSQL's text cannot hold U+0000: stored, such a failure was a 500 there.
+  it('a failure holding U+0000 is 400 on either store, and nothing of the report is recorded', async () => {
+    const { version } = (await bundle('node-a')).body as { version: number };
+    const r = await t.call('POST', '/v1/nodes/node-a/report', {
+      token: nodeTokens['node-a'], body: { bundleVersion: version, projects: [{ org: 'acme', project: 'shop', usedBytes: 4242, failure: 'no\u0000start' }] },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('bad_request');
+    expect(JSON.stringify((await t.call('GET', '/v1/orgs/acme/projects/shop/storage')).body)).not.toContain('4242');
+  });
+
   it('getProject shows only the project\'s own placements; another org reads it as 404', async () => {
     const rival = await t.call('GET', '/v1/orgs/globex/projects/rival', { token: t.other.token });
     expect(rival.body.placements.map((p: { nodeId: string }) => p.nodeId)).toEqual(['node-a']);

@@ -196,6 +196,8 @@ describe('bad input: non-zero exit, a clear message on stderr, nothing on stdout
     ['an existing org', ['org', 'create', 'acme'], /exists/i],
     ['a missing slug', ['org', 'create'], /usage/i],
     ['a malformed email', ['user', 'create', 'not-an-email'], /email/i],
+    // Past RFC 5321's 254, and past what PostgreSQL's unique index on the email takes (a raw query error there).
+    ['an email longer than 254 characters', ['user', 'create', `${'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(90)}@acme.test`], /invalid email/i],
     ['an unknown role', ['member', 'add', 'acme', 'ada@acme.test', 'owner'], /role/i],
     ['missing member args', ['member', 'add', 'acme'], /usage/i],
     ['an unknown org for member add', ['member', 'add', 'nope', 'ada@acme.test', 'admin'], /not found/i],

@@ -381,4 +381,14 @@ describe('checkSealingKey: the key file must open the store\'s sealed values', (
     writeFileSync(path, text);
     await expect(checkSealingKey(s, path)).rejects.toMatchObject({ code: 'sealing_key_unreadable', message: expect.stringContaining(path) });
   });
+
+  // JSON.parse's message quotes the text around the fault: key material of a damaged file, or of another key format.
+  it('quotes nothing of a file it cannot parse', async () => {
+    const { s } = await newStore();
+    const path = newKeyFile();
+    writeFileSync(path, 'Kq9vZ2xT8rUe4mWb-private');
+    const e = await checkSealingKey(s, path).catch((x: unknown) => x);
+    expect((e as Error).message).toContain(path);
+    expect((e as Error).message).not.toMatch(/Kq9v|private/);
+  });
 });

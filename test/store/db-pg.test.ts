@@ -2,12 +2,36 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { count, eq, sql } from 'drizzle-orm';
 import { causeOf, isUniqueViolation, StoreUnavailableError, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
-import { openPgStore, redactUrl } from '../../store/db-pg';
+import { AppError } from '../../lib/errors';
+import { checkDatabaseUrl, openPgStore, redactUrl } from '../../store/db-pg';
 import { recordChange } from '../../store/feed';
 import { audit, orgs } from '../../store/schema';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
 
 const missing = postgresMissing();
+
+describe('checkDatabaseUrl', () => {
+  it.each([
+    ['a parameter it would ignore (sslmode=require would connect without TLS)', 'postgres://u:s3cret-pw@db.internal/hp?sslmode=require', /--database-url: the URL parameter sslmode is not supported/],
+    ['a password with a bare %', 'postgres://u:s3cret-pw%zz@db.internal/hp', /--database-url: its password is not percent-encoded/],
+    ['a database name with a bare %', 'postgres://u:s3cret-pw@db.internal/h%p', /--database-url: its database is not percent-encoded/],
+  ])('refuses %s as a usage error, without the password', (_what, url, message) => {
+    const e = (() => {
+      try {
+        checkDatabaseUrl(url);
+      } catch (x) {
+        return x;
+      }
+    })();
+    expect(e).toBeInstanceOf(AppError);
+    expect((e as AppError).message).toMatch(message);
+    expect((e as AppError).message).not.toContain('s3cret-pw');
+  });
+
+  it('takes a socket directory as host=', () => {
+    expect(checkDatabaseUrl('postgres://u@localhost/hp?host=%2Frun%2Fpostgresql').searchParams.get('host')).toBe('/run/postgresql');
+  });
+});
 
 describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let cluster: Cluster;
@@ -241,5 +265,15 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect((e as Error).message).toContain(`${cluster.socketDir}/absent`);
     expect((e as Error).message).not.toContain('s3cret-pw');
     expect(redactUrl(url)).not.toContain('s3cret-pw');
+  });
+
+  it.each([
+    ['a database that does not exist', 'hostplane', 'nosuchdb', /database "nosuchdb" does not exist/],
+    ['a role that does not exist', 'nosuchrole', 'postgres', /role "nosuchrole" does not exist/],
+  ])('refuses %s naming where the URL points and why, never its password', async (_what, user, database, why) => {
+    const e = await openPgStore(`postgres://${user}:s3cret-pw@localhost/${database}?host=${encodeURIComponent(cluster.socketDir)}`).catch((x: unknown) => x);
+    expect((e as Error).message).toContain(`socket ${cluster.socketDir}/.s.PGSQL.5432 database ${database}`);
+    expect((e as Error).message).toMatch(why);
+    expect((e as Error).message).not.toContain('s3cret-pw');
   });
 });

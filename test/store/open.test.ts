@@ -15,6 +15,14 @@ describe('databaseUrlOf', () => {
     expect(databaseUrlOf(undefined)).toBe('postgres://env@localhost/db');
     expect(databaseUrlOf('postgres://flag@localhost/db')).toBe('postgres://flag@localhost/db');
   });
+
+  it('refuses the flag given empty instead of falling back to SQLite; an empty variable is no URL', () => {
+    process.env.HOSTPLANE_DATABASE_URL = 'postgres://env@localhost/db';
+    expect(() => databaseUrlOf('')).toThrow(/--database-url is empty/);
+    expect(() => databaseUrlOf('', '--to')).toThrow(/--to is empty/);
+    process.env.HOSTPLANE_DATABASE_URL = '';
+    expect(databaseUrlOf(undefined)).toBeUndefined();
+  });
 });
 
 describe('openStoreAt', () => {
