@@ -83,24 +83,26 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
     next.unref();
   };
 
+  /** Counts attempts: one that answers after the next has begun (it hung past the deadline) changes nothing. */
+  let attempts = 0;
   const attempt = async (): Promise<void> => {
+    const mine = ++attempts;
     const sentAt = performance.now();
     if (term !== null) {
       const held = term;
-      if (await renew(o.store, o.candidate, held, leaseMs)) {
-        if (term === held) holdUntil(sentAt);
-      } else {
-        stepDown('the lease was lost');
-      }
+      const renewed = await renew(o.store, o.candidate, held, leaseMs);
+      if (mine !== attempts) return;
+      if (!renewed) stepDown('the lease was lost');
+      else if (term === held) holdUntil(sentAt);
       schedule(term === null ? 0 : renewMs);
       return;
     }
     const r = await bid(o.store, o.candidate, leaseMs);
-    if (r.lease) termGauge.set(r.lease.term);
-    if (stopped) {
+    if (stopped || mine !== attempts) {
       if (r.won) await resign(o.store, r.lease!.term);
       return;
     }
+    if (r.lease) termGauge.set(r.lease.term);
     if (r.won) {
       const won = r.lease!.term;
       term = won;
@@ -123,11 +125,21 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
   };
   const tick = (): Promise<void> => {
     if (stopped || ticking) return ticking ?? Promise.resolve();
-    ticking = attempt().catch((e: unknown) => {
+    // A round trip that never answers (a connection cut without a reset) must not stop the next attempts.
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        attempts++;
+        reject(new Error(`no answer from the store in ${deadlineMs} ms`));
+      }, deadlineMs);
+      timer.unref();
+    });
+    ticking = Promise.race([attempt(), hung]).catch((e: unknown) => {
       // The deadline, not this failure, decides when a leader stops: one lost round trip is not a lost lease.
       o.log.warn({ err: (e as Error).message, leading: term !== null }, 'the leader lease could not be bid for or renewed; retrying');
       schedule(Math.min(1000, renewMs));
     }).finally(() => {
+      clearTimeout(timer);
       ticking = null;
     });
     return ticking;
@@ -157,7 +169,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
       unsubscribe();
       clearTimeout(next);
       clearTimeout(recheck);
-      await ticking;
+      // Not waiting for an attempt under way: the database may be what hangs. A bid it wins now is resigned by it.
       const held = term;
       stepDown('stopping');
       if (held !== null) {
