@@ -54,7 +54,8 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
   let deadline: NodeJS.Timeout | undefined;
   let next: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | null = null;
-  const stopping = new Set<Promise<void>>();
+  /** What leading started, being stopped. */
+  const stoppingRuns = new Set<Promise<void>>();
 
   const stepDown = (why: string): void => {
     if (term === null) return;
@@ -66,8 +67,8 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
     stopLeading = null;
     if (stop) {
       const p = stop().catch((e: unknown) => o.log.error({ err: (e as Error).message }, 'stopping the reconcilers failed'));
-      stopping.add(p);
-      void p.finally(() => stopping.delete(p));
+      stoppingRuns.add(p);
+      void p.finally(() => stoppingRuns.delete(p));
     }
   };
   /** The lease is ours until `deadlineMs` after `sentAt` (monotonic), unless renewed. */
@@ -162,9 +163,11 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
 
   await tick();
 
+  /** The one stop: SIGTERM asks for it at once, and the process's close again before the store closes. */
+  let stopping: Promise<void> | undefined;
   return {
     term: () => term,
-    stop: async () => {
+    stop: () => (stopping ??= (async () => {
       stopped = true;
       unsubscribe();
       clearTimeout(next);
@@ -175,7 +178,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
       if (held !== null) {
         await resign(o.store, held).catch((e: unknown) => o.log.warn({ err: (e as Error).message }, 'resigning the lease failed: another process leads once it passes'));
       }
-      await Promise.all(stopping);
-    },
+      await Promise.all(stoppingRuns);
+    })()),
   };
 }
