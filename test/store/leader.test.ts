@@ -20,6 +20,10 @@ const A = { holder: 'host-a:/srv/a', url: 'http://10.0.0.1:8080' };
 const B = { holder: 'host-b:/srv/b', url: 'http://10.0.0.2:8080' };
 /** Long enough never to pass during a test, unless the test waits for it. */
 const LONG = 60_000;
+const leaseToPass = (s: Store) => until('the lease to pass', async () => {
+  const l = await readLease(s);
+  return l!.expiresMs <= l!.nowMs;
+});
 const SHORT = 300;
 
 describe('the leader lease', () => {
@@ -48,10 +52,7 @@ describe('the leader lease', () => {
   it('passes to another bidder with a higher term once it expires, and the old term can no longer renew', async () => {
     const s = await fresh();
     await bid(s, A, SHORT);
-    await until('the lease to pass', async () => {
-      const l = await readLease(s);
-      return l!.expiresMs <= l!.nowMs;
-    });
+    await leaseToPass(s);
     expect(await bid(s, B, LONG)).toMatchObject({ won: true, lease: { term: 2, holder: B.holder, url: B.url } });
     expect(await renew(s, A, 1, LONG)).toBe(false);
     expect((await readLease(s))!.holder).toBe(B.holder);
@@ -102,10 +103,7 @@ describe('fencing', () => {
     const s = await fenced();
     await bid(s, A, SHORT);
     await withTerm(1, () => addOrg(s, 'of-term-1'));
-    await until('the lease to pass', async () => {
-      const l = await readLease(s);
-      return l!.expiresMs <= l!.nowMs;
-    });
+    await leaseToPass(s);
     await bid(s, B, LONG);
     await withTerm(2, () => addOrg(s, 'of-term-2'));
     const late = await withTerm(1, () => addOrg(s, 'late-of-term-1')).catch((e: unknown) => e);
@@ -117,10 +115,7 @@ describe('fencing', () => {
   it('refuses a write of a term whose lease passed even when nobody took it over, and one of a resigned term', async () => {
     const s = await fenced();
     await bid(s, A, SHORT);
-    await until('the lease to pass', async () => {
-      const l = await readLease(s);
-      return l!.expiresMs <= l!.nowMs;
-    });
+    await leaseToPass(s);
     await expect(withTerm(1, () => addOrg(s, 'expired'))).rejects.toBeInstanceOf(FencedError);
     await bid(s, A, LONG);
     await resign(s, 2);
@@ -149,10 +144,7 @@ describe('fencing', () => {
       await tx.insert(orgs).values({ slug: 'paused-2', plan: 'free', createdAt: '2026-11-29T00:00:00Z' });
     })).catch((e: unknown) => e);
     await until('the paused write to hold the lease row', () => fencedIn);
-    await until('the lease to pass', async () => {
-      const l = await readLease(s);
-      return l!.expiresMs <= l!.nowMs;
-    });
+    await leaseToPass(s);
     const started = Date.now();
     expect(await bid(s, B, LONG)).toMatchObject({ won: true, lease: { term: 2 } });
     expect(Date.now() - started).toBeLessThan(10_000);
