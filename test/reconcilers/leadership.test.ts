@@ -2,6 +2,7 @@
  * renew stops what it runs before its lease can pass, and a refused write of its term makes it step down. Short
  * leases stand for the 15 s one. */
 import { Writable } from 'node:stream';
+import client from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { startLeadership, type Leadership } from '../../reconcilers/leadership';
@@ -127,5 +128,21 @@ describe('a runner of a term', () => {
     expect(passes).toEqual(['first', 'second']);
     expect((await s.db.select({ slug: orgs.slug }).from(orgs)).map((o) => o.slug)).toEqual(['first']);
     await runner.stop();
+  });
+});
+
+describe('a process that leads again', () => {
+  it('starts a runner on the registry of the last one, whose metrics it replaces', async () => {
+    const s = await openTestStore();
+    stores.push(s);
+    const registry = new client.Registry();
+    const r: Reconciler = { kind: 'fake', watches: [identityWatch('zone')], keys: async () => ['k'], reconcile: async () => ({}) };
+    const first = await startRunner({ store: s, reconcilers: [r], log, registry, pollMs: 3_600_000, term: 1 });
+    await first.idle();
+    await first.stop();
+    const second = await startRunner({ store: s, reconcilers: [r], log, registry, pollMs: 3_600_000, term: 2 });
+    await second.idle();
+    expect(await registry.getSingleMetricAsString('hostplane_reconcile_duration_seconds')).toContain('hostplane_reconcile_duration_seconds_count{kind="fake",outcome="ok"} 1');
+    await second.stop();
   });
 });
