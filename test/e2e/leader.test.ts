@@ -68,9 +68,11 @@ describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? `
     await cluster?.destroy();
   });
 
-  /** `serve` connecting as `role`, on a data dir of its own (reused to restart it). */
-  const serve = async (role: string, data = tempDir(`hostplane-leader-${role}-`)): Promise<Running> => {
-    const r = await startHostplane(['serve', '--port', '0', '--data', data, '--dns', 'off', '--database-url', urlAs(role), '--sealing-key', keyFile], { timeoutMs: 60_000 });
+  /** `serve` connecting as `role`, on a data dir of its own (reused to restart it); `dns`: with its knotd. */
+  const serve = async (role: string, data = tempDir(`hostplane-leader-${role}-`), dns = false): Promise<Running> => {
+    const r = await startHostplane([
+      'serve', '--port', '0', '--data', data, ...(dns ? ['--dns-listen', '127.0.0.1:0'] : ['--dns', 'off']), '--database-url', urlAs(role), '--sealing-key', keyFile,
+    ], { timeoutMs: 60_000 });
     started.push(r);
     return r;
   };
@@ -100,8 +102,8 @@ describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? `
 
   it('runs the reconcilers on one process only; admin status and /metrics name the leader; a clean stop hands over within 1 s, a SIGKILL within 15 s, and writes through the other replica never fail', async () => {
     const aDir = tempDir('hostplane-leader-a-');
-    let a = await serve('hp_a', aDir);
-    const b = await serve('hp_b');
+    let a = await serve('hp_a', aDir, true);
+    const b = await serve('hp_b', undefined, true);
     expect(await leads(a)).toBe(true);
     expect(await leads(b)).toBe(false);
     const st = await status();
@@ -112,6 +114,9 @@ describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? `
     await placedProject(b, 'blog');
     await setSecret(b, 'blog');
     await until('the leader to build the node bundle', async () => (await sql.query('SELECT 1 FROM node_bundles')).rowCount === 1);
+    // A zone made through the follower is put on the leader's knotd only.
+    expect((await http(b.url, 'POST', '/v1/orgs/acme/dns/zones', { token, body: { name: 'leader.test' } })).status).toBe(200);
+    await until('the leader to serve the zone', async () => (await http(a.url, 'GET', '/v1/orgs/acme/dns/zones/leader.test', { token })).body.status?.ready === true);
     expect(await metric(a, 'hostplane_reconcile_duration_seconds_count')).toBeGreaterThan(0);
     expect(await metric(b, 'hostplane_reconcile_duration_seconds_count')).toBe(0);
 
@@ -122,7 +127,7 @@ describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? `
     expect((await status()).leader).toMatchObject({ url: b.url, term: 2 });
 
     // Restarted on its data dir, a follows; then the leader b is killed under writes through a.
-    a = await serve('hp_a', aDir);
+    a = await serve('hp_a', aDir, true);
     expect(await leads(a)).toBe(false);
     const load = writeLoad(a, 'blog');
     await until('writes under way', () => load.acknowledged.length >= 5);
