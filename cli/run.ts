@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { existsSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
@@ -26,7 +27,7 @@ import { databaseUrlOf, openStoreAt } from '../store/open';
 import { startFeedPruning } from '../store/feed';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner, type Runner } from '../reconcilers/runner';
-import { startLeadership, type Leadership } from '../reconcilers/leadership';
+import { startHeartbeat, startLeadership, type Leadership } from '../reconcilers/leadership';
 import { fencedStore, holderOf } from '../store/leader';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden, listenOn } from '../lib/http/http-server';
@@ -500,7 +501,11 @@ export async function runApi(flags: Flags, given: ReadonlySet<FlagName>, log: Lo
     if (!url) log.warn('no --core-url: operations that need the core answer 503 no_core');
     const core = url ? httpCore(url, coreToken(flags)!) : null;
     const app = createApp({ store, core, config: apiConfig(flags) }, log);
-    return { handler: app.handler, registry: app.registry, release: () => releaseWaits(store) };
+    // Several api processes may share a host and a data dir: each is named by its URL.
+    const listening = async (url: string): Promise<void> => {
+      stops.push(startHeartbeat(store, { holder: `${hostname()}:api:${url}`, url }, log.child({ component: 'heartbeat' })));
+    };
+    return { handler: app.handler, registry: app.registry, release: () => releaseWaits(store), listening };
   });
 }
 

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
 import type { Store } from '../store/db';
-import { bid, LEASE_MS, readLease, renew, resign, type Candidate } from '../store/leader';
+import { beat, bid, LEASE_MS, readLease, renew, resign, type Candidate } from '../store/leader';
 
 export interface LeadershipOptions {
   store: Store;
@@ -181,4 +181,15 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
       await Promise.all(stoppingRuns);
     })()),
   };
+}
+
+/** A process that does not bid (`api`) still says it is alive, every `everyMs`, for `admin status`. Answers the stop. */
+export function startHeartbeat(store: Store, candidate: Candidate, log: Logger, everyMs = LEASE_MS / 3): () => void {
+  const once = (): void => {
+    beat(store, candidate).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'the heartbeat could not be written; retrying'));
+  };
+  once();
+  const timer = setInterval(once, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

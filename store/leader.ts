@@ -68,6 +68,11 @@ async function heartbeat(tx: Tx, dialect: Dialect, c: Candidate, pid: number): P
   await tx.raw('leader forget processes', `DELETE FROM processes WHERE heartbeat_ms < ${now} - ? RETURNING holder`, [PROCESS_RETENTION_MS]);
 }
 
+/** Records that `c` is alive, for a process that does not bid (`api`). */
+export async function beat(s: Store, c: Candidate, pid = process.pid): Promise<void> {
+  await s.write((tx) => heartbeat(tx, s.dialect, c, pid));
+}
+
 /**
  * Bids for the lease: won when there is no leader row, its lease has passed, or `c` holds it already (a restart on
  * the same data dir). A win starts a new term. Answers the lease as it stands after the bid, won or not (null: never
@@ -167,7 +172,7 @@ export function fencedStore(s: Store): Store {
 export interface LeadershipStatus {
   /** Who leads now; null while none does (never elected, or its lease passed). */
   leader: { url: string; term: number; since: string; renewedAt: string; expiresAt: string } | null;
-  /** Every serve or core process heard from in the last day, with its last heartbeat. */
+  /** Every process heard from in the last day, with its last heartbeat. */
   processes: { holder: string; url: string; pid: number; startedAt: string; heartbeatAt: string; leader: boolean }[];
 }
 

@@ -77,7 +77,7 @@ export async function readStatus(s: Store): Promise<{
     .orderBy(zones.name);
   return {
     changeSeq: await latestSeq(s),
-    // Who runs the reconcilers now (null: none does), and each serve or core process's last heartbeat.
+    // Who runs the reconcilers now (null: none does), and each process's last heartbeat.
     ...await leadershipStatus(s),
     zones: rows.map((r) => ({
       zone: r.zone,

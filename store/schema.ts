@@ -508,7 +508,8 @@ export const leader = sqliteTable('leader', {
   expiresMs: integer('expires_ms').notNull(),
 });
 
-/** Every serve or core process heard from lately, one row per holder (host and data dir): `admin status` lists them. */
+/** Every process heard from lately, one row per holder (serve and core: host and data dir; api: host and URL):
+ * `admin status` lists them. */
 export const processes = sqliteTable('processes', {
   holder: text('holder').primaryKey(),
   url: text('url').notNull(),

@@ -106,9 +106,15 @@ describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? `
     const b = await serve('hp_b', undefined, true);
     expect(await leads(a)).toBe(true);
     expect(await leads(b)).toBe(false);
-    const st = await status();
+    const api = await startHostplane(['api', '--port', '0', '--data', tempDir('hostplane-leader-api-'), '--database-url', urlAs('hostplane')]);
+    started.push(api);
+    const st = await until('the api process\'s heartbeat', async () => {
+      const got = await status();
+      return got.processes.length === 3 && got;
+    });
     expect(st.leader).toMatchObject({ url: a.url, term: 1 });
-    expect(st.processes.map((p) => [p.url, p.leader]).sort()).toEqual([[a.url, true], [b.url, false]].sort());
+    expect(st.processes.map((p) => [p.url, p.leader]).sort()).toEqual([[a.url, true], [b.url, false], [api.url, false]].sort());
+    await api.stop();
     expect(await metric(b, 'hostplane_leader_term')).toBe(1);
 
     await placedProject(b, 'blog');

@@ -5,12 +5,12 @@ import { Writable } from 'node:stream';
 import client from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
-import { startLeadership, type Leadership } from '../../reconcilers/leadership';
+import { startHeartbeat, startLeadership, type Leadership } from '../../reconcilers/leadership';
 import { startRunner } from '../../reconcilers/runner';
 import { identityWatch, type Reconciler } from '../../reconcilers/types';
 import type { Store } from '../../store/db';
 import { recordChange } from '../../store/feed';
-import { bid, fencedStore, readLease, resign } from '../../store/leader';
+import { bid, fencedStore, leadershipStatus, readLease, resign } from '../../store/leader';
 import { orgs } from '../../store/schema';
 import { until } from '../helpers/proc';
 import { openTestStore } from '../helpers/store';
@@ -144,5 +144,21 @@ describe('a process that leads again', () => {
     await second.idle();
     expect(await registry.getSingleMetricAsString('hostplane_reconcile_duration_seconds')).toContain('hostplane_reconcile_duration_seconds_count{kind="fake",outcome="ok"} 1');
     await second.stop();
+  });
+});
+
+describe('a process that does not bid (api)', () => {
+  it('writes its heartbeat every interval and never leads', async () => {
+    const s = await openTestStore();
+    stores.push(s);
+    const stop = startHeartbeat(s, { holder: 'host:api:http://api', url: 'http://api' }, log, 100);
+    try {
+      const first = await until('its first heartbeat', async () => (await leadershipStatus(s)).processes[0]);
+      expect(first).toMatchObject({ url: 'http://api', pid: process.pid, leader: false });
+      await until('a later heartbeat', async () => Date.parse((await leadershipStatus(s)).processes[0]!.heartbeatAt) > Date.parse(first.heartbeatAt));
+      expect((await leadershipStatus(s)).leader).toBeNull();
+    } finally {
+      stop();
+    }
   });
 });
