@@ -135,12 +135,15 @@ export const processBeats = (s: Store): Promise<ProcessBeat[]> =>
  * Refuses the rest of the write unless `term` holds a live lease, in the write's own transaction. On PostgreSQL the
  * check locks the leader row FOR SHARE until the commit, so a successor's bid (an UPDATE of that row) waits for the
  * writes of the term it ends: every write of term N commits before term N+1 begins, or not at all. A transaction
- * left open by a paused process would hold that lock: a fenced write's transaction is ended by the server after 2 s
- * idle, which no healthy write function comes near (it awaits nothing but its handle).
+ * left open by a paused process would hold that lock: a fenced write's transaction is ended by the server after
+ * FENCED_IDLE_MS idle, which no healthy write function comes near (it awaits nothing but its handle), and which ends
+ * before the lease can pass (a leader renews at least every 10 s, the lease is 15 s), so the successor never waits.
  */
+const FENCED_IDLE_MS = 5_000;
+
 export async function fence(tx: Tx, dialect: Dialect, term: number): Promise<void> {
   const rows = dialect === 'postgres'
-    ? await tx.raw('leader fence', `SELECT set_config('idle_in_transaction_session_timeout', '2000', true) FROM leader
+    ? await tx.raw('leader fence', `SELECT set_config('idle_in_transaction_session_timeout', '${FENCED_IDLE_MS}', true) FROM leader
         WHERE id = 1 AND term = ? AND expires_ms > ${NOW.postgres} FOR SHARE`, [term])
     : await tx.raw('leader fence', `SELECT term FROM leader WHERE id = 1 AND term = ? AND expires_ms > ${NOW.sqlite}`, [term]);
   if (rows.length === 0) throw new FencedError(term);

@@ -130,7 +130,7 @@ describe('fencing', () => {
     expect(await slugs(s)).toEqual(['from-the-api']);
   });
 
-  it.skipIf(!onPostgres())('PostgreSQL: a successor waits for the old term\'s open write, which a pause past 2 s ends unlanded', async () => {
+  it.skipIf(!onPostgres())('PostgreSQL: a successor waits for the old term\'s open write, which a pause of 5 s ends unlanded', async () => {
     const s = await fenced();
     await bid(s, A, SHORT);
     let open!: () => void;
