@@ -226,3 +226,21 @@ describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? `
     await f.stop();
   }, 180_000);
 });
+
+describe('one serve on its data dir (the embedded store, or the test pass\'s database)', () => {
+  afterAll(cleanup);
+
+  it('leads from its first listening line on, and a restart after SIGKILL takes the lease back at once with the next term', async () => {
+    const data = tempDir('hostplane-leader-one-');
+    const first = await startHostplane(['serve', '--port', '0', '--data', data, '--dns', 'off']);
+    expect(await leads(first)).toBe(true);
+    const term = await metric(first, 'hostplane_leader_term');
+    await first.stop('SIGKILL');
+    const again = await startHostplane(['serve', '--port', '0', '--data', data, '--dns', 'off']);
+    expect(await leads(again)).toBe(true);
+    expect(await metric(again, 'hostplane_leader_term')).toBe(term + 1);
+    const r = await runHostplane(['admin', '--data', data, 'status', '--json']);
+    expect(JSON.parse(r.stdout).leader).toMatchObject({ url: again.url, term: term + 1 });
+    await again.stop();
+  }, 60_000);
+});
