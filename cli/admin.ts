@@ -245,7 +245,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'status', args: [], flags: ['json'],
-    help: 'prints the reconcile status of every zone, custom hostname, node and domain as a table per kind, then each last error in full; --json: all of it as one JSON object, with the change feed position',
+    help: 'prints who leads (URL, term, since when) and each process\'s last heartbeat, then the reconcile status of every zone, custom hostname, node and domain as a table per kind, then each last error in full; --json: all of it as one JSON object, with the change feed position',
     async run({ s }) {
       return new StatusReport(await readStatus(s));
     },

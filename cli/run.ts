@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { existsSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
@@ -25,7 +26,9 @@ import type { Store } from '../store/db';
 import { databaseUrlOf, openStoreAt } from '../store/open';
 import { startFeedPruning } from '../store/feed';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
-import { startRunner } from '../reconcilers/runner';
+import { startRunner, type Runner } from '../reconcilers/runner';
+import { startHeartbeat, startLeadership, type Leadership } from '../reconcilers/leadership';
+import { fencedStore, holderOf } from '../store/leader';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden, listenOn } from '../lib/http/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
@@ -140,6 +143,10 @@ interface Started {
   dns?: string | null;
   /** Answers held requests (long-polls) at once: called when stopping, so that they do not hold the stop. */
   release?: () => void;
+  /** Called with the API's URL once it listens, before the listening line is printed: the leader lease names it. */
+  listening?: (url: string) => Promise<void>;
+  /** Called at once when stopping, before in-flight requests finish: a leader resigns so that another leads now. */
+  stepDown?: () => Promise<void>;
 }
 
 /** Listens on the API port and on --metrics-listen, both hardened against slow and flooding clients, prints the
@@ -169,6 +176,7 @@ async function listen(started: Started, flags: Flags, given: ReadonlySet<FlagNam
     url = await bind(server, { host: flags.host, port: port(flags) }, '--host, --port');
     if (metrics && metricsAt) metricsUrl = `${await bindMetrics(metrics, metricsAt, given, log)}/metrics`;
     log.info({ url, metrics: metricsUrl, ...dns, ...hardening }, 'listening');
+    await started.listening?.(url);
   } catch (e) {
     server.close();
     metrics?.close();
@@ -193,6 +201,7 @@ async function listen(started: Started, flags: Flags, given: ReadonlySet<FlagNam
     // A node's long-poll is held for up to 30 s: answered now, it polls again (another process, or this one
     // once restarted) instead of holding the stop until the force timer.
     started.release?.();
+    void started.stepDown?.();
     metrics?.close();
     metrics?.closeAllConnections();
     const force = setTimeout(() => {
@@ -227,6 +236,10 @@ interface CoreRuntime {
   core: Core;
   /** Where its knotd answers DNS, `host:port`; null without one. */
   dns: string | null;
+  /** Starts bidding for the leader lease as the process whose API listens on `url`; the reconcilers run while it leads. */
+  lead(url: string): Promise<void>;
+  /** Stops leading (resigning) and bidding. */
+  stepDown(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -354,25 +367,43 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
     // Nodes' bundles are built here: they carry secret values, which only the core can open.
     const bundles = bundleReconciler({ store, sealer, plans: plans(flags), oauthEndpoints: oauth.endpoints });
     const reconcilers = [hostnames.reconciler, bundles, projectReconciler({ store }), domains.reconciler, ...(zones ? [zones.reconciler] : [])];
-    const runner = await startRunner({ store, log: log.child({ component: 'reconcilers' }), registry, reconcilers });
-    domains.bind((kind, key) => runner.nudge(kind, key));
+    // The reconcilers run only while this process leads (reconcilers/leadership.ts); a follower's nudges go nowhere,
+    // since the leader's feed poll finds the same changes.
+    let runner: Runner | null = null;
+    let leadership: Leadership | null = null;
+    const nudge = (kind: ChangeKind, key: string): void => runner?.nudge(kind, key);
+    domains.bind(nudge);
     // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the
     // next resync.
     zones?.nameserver.onRestarted?.(() => {
-      zones!.reconciler.keys().then(
-        (keys) => keys.forEach((k) => runner.nudge('zone', k)),
+      if (runner) zones!.reconciler.keys().then(
+        (keys) => keys.forEach((k) => nudge('zone', k)),
         (e: Error) => log.error({ err: e.message }, 'listing zones after a knotd restart failed'),
       );
     });
     const started = { hostnames, domains, zones, oauth };
     return {
       core: localCore({
-        sealer, dns, verifyHostname: (name) => started.hostnames.reconciler.verify(name), nudge: (kind, key) => runner.nudge(kind, key),
+        sealer, dns, verifyHostname: (name) => started.hostnames.reconciler.verify(name), nudge,
         domains: domains.service,
       }),
       dns: zones?.nameserver.address ? formatHostPort(zones.nameserver.address()) : null,
+      lead: async (url) => {
+        leadership = await startLeadership({
+          store, candidate: { holder: holderOf(flags.data), url }, log: log.child({ component: 'leader' }), registry,
+          lead: async (term, lost) => {
+            const r = await startRunner({ store, log: log.child({ component: 'reconcilers', term }), registry, reconcilers, term, onFenced: lost });
+            runner = r;
+            return async () => {
+              if (runner === r) runner = null;
+              await r.stop();
+            };
+          },
+        });
+      },
+      stepDown: async () => leadership?.stop(),
       close: async () => {
-        await runner.stop();
+        await leadership?.stop();
         await started.hostnames.close();
         await started.domains.close();
         await started.oauth.close();
@@ -436,8 +467,10 @@ async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: Re
   if (made) undo.push(() => rmSync(flags.data, { recursive: true, force: true }));
   stops.push(() => lock.release());
   await checkAddresses(command, flags, given);
-  const store = await openStoreAt({ data: flags.data, databaseUrl: databaseUrlOf(flags['database-url']) });
-  stops.push(() => store.close());
+  const opened = await openStoreAt({ data: flags.data, databaseUrl: databaseUrlOf(flags['database-url']) });
+  stops.push(() => opened.close());
+  // A reconcile pass's writes are refused once its term no longer leads, wherever the code that writes lives.
+  const store = fencedStore(opened);
   // Before anything writes (the feed's pruning, knotd, the listener): a process given another installation's key
   // file stops here, with the store and the file as they were.
   const keyFile = flags['sealing-key'] ?? defaultKeyPath(flags.data);
@@ -446,15 +479,15 @@ async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: Re
   stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
   const rt = await startCore(command, store, sealer, flags, log, registry);
   stops.push(() => rt.close());
-  return { store, core: rt.core, dns: rt.dns };
+  return { store, core: rt.core, dns: rt.dns, listening: rt.lead, stepDown: rt.stepDown };
 }
 
 export async function runServe(flags: Flags, given: ReadonlySet<FlagName>, log: Logger): Promise<void> {
   await startServer('serve', flags, given, log, async (stops, undo) => {
     const registry = new client.Registry();
-    const { store, core, dns } = await startOwnedCore('serve', flags, given, log, stops, undo, registry);
+    const { store, core, dns, listening, stepDown } = await startOwnedCore('serve', flags, given, log, stops, undo, registry);
     const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
-    return { handler: app.handler, registry, dns, release: () => releaseWaits(store) };
+    return { handler: app.handler, registry, dns, release: () => releaseWaits(store), listening, stepDown };
   });
 }
 
@@ -468,7 +501,11 @@ export async function runApi(flags: Flags, given: ReadonlySet<FlagName>, log: Lo
     if (!url) log.warn('no --core-url: operations that need the core answer 503 no_core');
     const core = url ? httpCore(url, coreToken(flags)!) : null;
     const app = createApp({ store, core, config: apiConfig(flags) }, log);
-    return { handler: app.handler, registry: app.registry, release: () => releaseWaits(store) };
+    // Several api processes may share a host and a data dir: each is named by its URL.
+    const listening = async (url: string): Promise<void> => {
+      stops.push(startHeartbeat(store, { holder: `${hostname()}:api:${url}`, url }, log.child({ component: 'heartbeat' })));
+    };
+    return { handler: app.handler, registry: app.registry, release: () => releaseWaits(store), listening };
   });
 }
 
@@ -476,7 +513,7 @@ export async function runCore(flags: Flags, given: ReadonlySet<FlagName>, log: L
   await startServer('core', flags, given, log, async (stops, undo) => {
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
-    const { core, dns } = await startOwnedCore('core', flags, given, log, stops, undo, registry);
-    return { handler: coreServer(core, coreToken(flags)!, { log }), registry, dns };
+    const { core, dns, listening, stepDown } = await startOwnedCore('core', flags, given, log, stops, undo, registry);
+    return { handler: coreServer(core, coreToken(flags)!, { log }), registry, dns, listening, stepDown };
   });
 }

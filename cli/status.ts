@@ -28,7 +28,11 @@ export class StatusReport {
       ...d.domains.map((x) => ['domain', x.domain, x.lastError] as const),
     ].filter(([, , e]) => e !== null).map(([kind, name, e]) => `${kind} ${name}: ${e}`);
     const parts = [
-      `change feed at ${d.changeSeq}`,
+      `change feed at ${d.changeSeq}\n${d.leader ? `leader ${d.leader.url} (term ${d.leader.term}, since ${d.leader.since})` : 'leader: none (no process holds the lease)'}`,
+      section('PROCESSES', new Listing(
+        [['PROCESS', 'holder'], ['URL', 'url'], ['PID', 'pid'], ['LEADER', 'leader'], ['LAST HEARTBEAT', 'heartbeatAt']],
+        d.processes.map((p) => ({ ...p, leader: yesNo(p.leader) })),
+      )),
       section('ZONES', new Listing(
         [['NAME', 'zone'], ['READY', 'ready'], ['OBSERVED/GENERATION', 'generation'], ['SERIAL', 'serial'], ['SERVED', 'served'], ['CONDITIONS', 'conditions']],
         d.zones.map((z) => ({

@@ -6,7 +6,8 @@
  */
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
-import type { Store } from '../store/db';
+import { causeOf, type Store } from '../store/db';
+import { FencedError, withTerm } from '../store/leader';
 import { randomUUID } from 'node:crypto';
 import { changesSince, latestSeq, onChanges, reportFeedPosition, type ChangeKind } from '../store/feed';
 import { deadlines, keyedQueue, type KeyedQueue } from './queue';
@@ -23,6 +24,10 @@ export interface RunnerOptions {
   concurrency?: number;
   /** Where reconcile metrics go (the process's /metrics on `--metrics-listen`). */
   registry?: client.Registry;
+  /** The leadership term this runner works for: every write of a pass is fenced by it (store/leader.ts withTerm),
+   * and a refused one stops the passes and calls `onFenced` (another process leads now). */
+  term?: number;
+  onFenced?: () => void;
 }
 
 export interface Runner {
@@ -71,9 +76,11 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   };
 
   const registers = o.registry ? [o.registry] : [];
+  // A process that leads again starts a new runner on the same registry: its metrics replace the last runner's.
+  for (const name of ['hostplane_reconcile_duration_seconds', 'hostplane_reconcile_deadlines']) o.registry?.removeSingleMetric(name);
   const duration = new client.Histogram({
     name: 'hostplane_reconcile_duration_seconds',
-    help: 'Reconcile passes by kind and outcome (ok, retry, terminal)',
+    help: 'Reconcile passes by kind and outcome (ok, retry, terminal, fenced)',
     labelNames: ['kind', 'outcome'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
     registers,
@@ -83,7 +90,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     if (stopped()) return;
     const done = duration.startTimer({ kind: w.r.kind });
     try {
-      const res = await w.r.reconcile(key, abort.signal);
+      const res = await (o.term === undefined ? w.r.reconcile(key, abort.signal) : withTerm(o.term, () => w.r.reconcile(key, abort.signal)));
       done({ outcome: 'ok' });
       w.failures.delete(key);
       // At once is right after this pass, as a change during it would be: queued before the pass ends, so that
@@ -92,8 +99,15 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
       else if (res.requeueAfterMs !== undefined && !stopped()) w.queue.addAfter(key, res.requeueAfterMs);
     } catch (e) {
       const terminal = e instanceof TerminalError;
-      done({ outcome: terminal ? 'terminal' : 'retry' });
+      const fenced = causeOf(e, FencedError) !== undefined;
+      done({ outcome: terminal ? 'terminal' : fenced ? 'fenced' : 'retry' });
       if (stopped()) return;
+      if (fenced) {
+        o.log.warn({ kind: w.r.kind, key, term: o.term }, 'a write of this pass was refused: this process no longer leads');
+        abort.abort();
+        o.onFenced?.();
+        return;
+      }
       if (terminal) {
         w.failures.delete(key);
         o.log.warn({ kind: w.r.kind, key, err: message(e) }, 'reconcile failed for good; waiting for a new desired state');

@@ -10,6 +10,7 @@ import { notFound } from '../lib/errors';
 import type { Store } from './db';
 import { domainReconcileStatus } from './domains';
 import { latestSeq } from './feed';
+import { leadershipStatus, type LeadershipStatus } from './leader';
 import { hostnameReconcileStatus, type HostnameFinalizer, type HostnameReconcileStatus } from './hostnames';
 import { nodeStatuses, projectPlacements, unplacedProjects, type NodeStatus, type ProjectPlacement } from './nodes';
 import { cleanupLeft, deletingProjects, type DeletingProject, type Project, type ProjectCleanup } from './projects';
@@ -65,7 +66,7 @@ export interface ZoneReconcileStatus {
 }
 
 export async function readStatus(s: Store): Promise<{
-  changeSeq: number; zones: ZoneReconcileStatus[]; hostnames: HostnameReconcileStatus[]; hostnameFinalizers: HostnameFinalizer[]; nodes: NodeStatus[];
+  changeSeq: number; leader: LeadershipStatus['leader']; processes: LeadershipStatus['processes']; zones: ZoneReconcileStatus[]; hostnames: HostnameReconcileStatus[]; hostnameFinalizers: HostnameFinalizer[]; nodes: NodeStatus[];
   domains: Awaited<ReturnType<typeof domainReconcileStatus>>;
   projects: { unplaced: { org: string; project: string }[]; deleting: DeletingProject[] };
 }> {
@@ -76,6 +77,8 @@ export async function readStatus(s: Store): Promise<{
     .orderBy(zones.name);
   return {
     changeSeq: await latestSeq(s),
+    // Who runs the reconcilers now (null: none does), and each process's last heartbeat.
+    ...await leadershipStatus(s),
     zones: rows.map((r) => ({
       zone: r.zone,
       generation: r.generation,

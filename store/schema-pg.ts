@@ -124,3 +124,5 @@ export const nodeReports = of(sqlite.nodeReports);
 export const projectUsage = of(sqlite.projectUsage);
 export const accessPolicies = of(sqlite.accessPolicies);
 export const accessCodes = of(sqlite.accessCodes);
+export const leader = of(sqlite.leader);
+export const processes = of(sqlite.processes);

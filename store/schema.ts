@@ -490,3 +490,30 @@ export const accessCodes = sqliteTable('access_codes', {
   next: text('next').notNull(),
   expiresAt: text('expires_at').notNull(),
 }, (t) => [index('access_codes_expires').on(t.expiresAt)]);
+
+/**
+ * Who runs the reconcilers, the hidden primary's changes and the provider calls (store/leader.ts): one row per
+ * installation. Times are milliseconds of the DATABASE's clock, so that processes on machines whose clocks disagree
+ * still agree on when a lease ends. `term` rises with every new leader; fenced writes carry it.
+ */
+export const leader = sqliteTable('leader', {
+  id: integer('id').primaryKey(),
+  term: integer('term').notNull(),
+  /** The process that holds it: host and data dir (store/leader.ts holderOf). */
+  holder: text('holder').notNull(),
+  /** Its API's listening URL. */
+  url: text('url').notNull(),
+  sinceMs: integer('since_ms').notNull(),
+  renewedMs: integer('renewed_ms').notNull(),
+  expiresMs: integer('expires_ms').notNull(),
+});
+
+/** Every process heard from lately, one row per holder (serve and core: host and data dir; api: host and URL):
+ * `admin status` lists them. */
+export const processes = sqliteTable('processes', {
+  holder: text('holder').primaryKey(),
+  url: text('url').notNull(),
+  pid: integer('pid').notNull(),
+  startedMs: integer('started_ms').notNull(),
+  heartbeatMs: integer('heartbeat_ms').notNull(),
+});

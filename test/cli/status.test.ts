@@ -10,6 +10,11 @@ const cond = (type: string, status: Condition['status'], reason: string): Condit
 
 const data: StatusData = {
   changeSeq: 42,
+  leader: { url: 'http://10.0.0.2:8080', term: 3, since: AT, renewedAt: AT, expiresAt: '2026-11-26T10:00:15.000Z' },
+  processes: [
+    { holder: 'a:/srv/hp', url: 'http://10.0.0.1:8080', pid: 41, startedAt: AT, heartbeatAt: AT, leader: false },
+    { holder: 'b:/srv/hp', url: 'http://10.0.0.2:8080', pid: 52, startedAt: AT, heartbeatAt: AT, leader: true },
+  ],
   zones: [{
     zone: 'example.com', generation: 3, observedGeneration: 2, ready: false, conditions: [cond('Ready', 'False', 'NameserverDown')], desiredSerial: 2026112603,
     servedSerial: 2026112602, secondaries: [{ address: '192.0.2.53:53', serial: null }], lastError: 'knotc: connection refused (/data/knot/knot.sock)', reconciledAt: AT,
@@ -36,6 +41,12 @@ describe('StatusReport', () => {
   it('prints each kind as aligned columns, observed before desired, conditions with their reasons', () => {
     expect(text).toBe([
       'change feed at 42',
+      `leader http://10.0.0.2:8080 (term 3, since ${AT})`,
+      '',
+      'PROCESSES',
+      'PROCESS    URL                   PID  LEADER  LAST HEARTBEAT',
+      `a:/srv/hp  http://10.0.0.1:8080  41   no      ${AT}`,
+      `b:/srv/hp  http://10.0.0.2:8080  52   yes     ${AT}`,
       '',
       'ZONES',
       'NAME         READY  OBSERVED/GENERATION  SERIAL      SERVED                      CONDITIONS',
@@ -71,8 +82,8 @@ describe('StatusReport', () => {
   });
 
   it('says (none) for an empty kind and leaves out the sections that would be empty extras', () => {
-    const empty = new StatusReport({ changeSeq: 0, zones: [], hostnames: [], hostnameFinalizers: [], nodes: [], domains: [], projects: { unplaced: [], deleting: [] } }).text();
-    expect(empty).toBe('change feed at 0\n\nZONES\n(none)\n\nHOSTNAMES\n(none)\n\nNODES\n(none)\n\nDOMAINS\n(none)');
+    const empty = new StatusReport({ changeSeq: 0, leader: null, processes: [], zones: [], hostnames: [], hostnameFinalizers: [], nodes: [], domains: [], projects: { unplaced: [], deleting: [] } }).text();
+    expect(empty).toBe('change feed at 0\nleader: none (no process holds the lease)\n\nPROCESSES\n(none)\n\nZONES\n(none)\n\nHOSTNAMES\n(none)\n\nNODES\n(none)\n\nDOMAINS\n(none)');
   });
 
   it('--json is the status data unchanged', () => {
