@@ -92,7 +92,9 @@ export interface Store {
    */
   raw<R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Calls `listener` after each commit of `write`, synchronously: the change feed announces this process's
-   * changes through it (store/feed.ts `onChanges`). A listener must not throw. Returns the unsubscribe. */
+   * changes through it (store/feed.ts `onChanges`). SQLite: at COMMIT, while the WAL is being synced and before
+   * the writers are answered (what other connections read from COMMIT on); PostgreSQL: once COMMIT returned. A
+   * listener must not throw. Returns the unsubscribe. */
   onCommit(listener: () => void): () => void;
   /**
    * Calls `listener` when another process may have committed (a `core` beside this `api`, the admin CLI, another
@@ -423,26 +425,31 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       if (sqlite.open && sqlite.inTransaction) rollback.run();
       return;
     }
-    if (!lazy) {
+    // The sync is under way before the commit is announced: what the announcement wakes (the zone reconciler's
+    // pass, up to the nameserver's transaction) runs while the disk syncs instead of after it. Other connections
+    // read the commit from here on anyway; only its writers' answers wait for the disk.
+    const synced = lazy ? null : syncWal();
+    synced?.catch(() => undefined);
+    stats.commits++;
+    if (lazy) stats.lazyCommits++;
+    stats.writes += group.length;
+    for (const o of outcomes) for (const fn of o.after ?? []) fn();
+    for (const l of commitListeners) l();
+    if (synced) {
       // The next group waits for this sync: writes arriving meanwhile gather into it, one sync for them all.
       try {
-        await syncWal();
+        await synced;
       } catch (error) {
         const unsynced = new Error(`the store committed this write but could not sync it to disk: ${(error as Error).message}`, { cause: error });
         for (const w of group) w.reject(unsynced);
         return;
       }
     }
-    stats.commits++;
-    if (lazy) stats.lazyCommits++;
-    stats.writes += group.length;
-    for (const o of outcomes) for (const fn of o.after ?? []) fn();
     group.forEach((w, i) => {
       const o = outcomes[i]!;
       if (o.ok) w.resolve(o.value);
       else w.reject(o.error);
     });
-    for (const l of commitListeners) l();
   };
 
   // Every durable commit waits for the disk; one commit per batch of concurrent writes is what

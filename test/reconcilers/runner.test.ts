@@ -220,7 +220,7 @@ describe('runner', () => {
     expect(f.keys()).toEqual(['slow.example', 'slow.example', 'slow.example']);
   });
 
-  it("maps a change this process committed once: the writer's nudge in the same turn maps nothing again", async () => {
+  it("maps a change this process committed once: the writer's nudge after its answer maps nothing again", async () => {
     const mapped: string[] = [];
     const bundle: Reconciler = {
       kind: 'bundle',
@@ -229,8 +229,12 @@ describe('runner', () => {
       reconcile: async () => ({}),
     };
     const r = await start([bundle]);
-    // As a handler does: the write resolves, and its nudge follows before the turn ends.
-    await change(store, 'secret', '7').then(() => r.nudge('secret', '7'));
+    // As a handler does: the write is answered once its commit is synced, and its nudge follows; here even a turn
+    // of the event loop later, by when the pass its commit started has ended.
+    await change(store, 'secret', '7');
+    await r.idle();
+    await new Promise((res) => setImmediate(res));
+    r.nudge('secret', '7');
     await r.idle();
     expect(mapped).toEqual(['7']);
     // A nudge for a change this process did not commit (another process's, seen early) is mapped.
@@ -239,13 +243,42 @@ describe('runner', () => {
     expect(mapped).toEqual(['7', '8']);
   });
 
-  it('routes a commit once the turn that committed it ends, and idle waits for that', async () => {
+  it("a commit's change takes one nudge of it for the writer's own, and only until the second poll after it", async () => {
+    fakeTimers();
+    const mapped: string[] = [];
+    const bundle: Reconciler = {
+      kind: 'bundle',
+      watches: [{ kind: 'secret', keys: async (project) => { mapped.push(project); return [`node-of-${project}`]; } }],
+      keys: async () => [],
+      reconcile: async () => ({}),
+    };
+    const r = await start([bundle], { pollMs: 1_000 });
+    await change(store, 'secret', '7');
+    await r.idle();
+    await vi.advanceTimersByTimeAsync(1_000);
+    // One poll later: the first nudge is the writer's own, a second one another change's.
+    r.nudge('secret', '7');
+    await r.idle();
+    expect(mapped).toEqual(['7']);
+    r.nudge('secret', '7');
+    await r.idle();
+    expect(mapped).toEqual(['7', '7']);
+    // A write that did not nudge: two polls later a nudge is another change's, mapped (not left to the poll).
+    await change(store, 'secret', '7');
+    await r.idle();
+    await vi.advanceTimersByTimeAsync(2_000);
+    r.nudge('secret', '7');
+    await r.idle();
+    expect(mapped).toEqual(['7', '7', '7', '7']);
+  });
+
+  it('routes a commit at its announcement, before its writers are answered, and idle waits for the pass', async () => {
     const f = fakeReconciler(() => ({}));
     const r = await start([f.r]);
     let routedBeforeAnswer = false;
     await change(store, 'zone', 'example.com').then(() => { routedBeforeAnswer = f.runs.length > 0; });
     await r.idle();
-    expect(routedBeforeAnswer).toBe(false);
+    expect(routedBeforeAnswer).toBe(true);
     expect(f.keys()).toEqual(['example.com']);
   });
 
