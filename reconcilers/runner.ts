@@ -195,25 +195,38 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   /** Seqs already routed from this process's commits, for the poll to skip when it reaches them. */
   const announced = new Set<number>();
   /**
-   * The changes announced by this process's commits since the poll before last, for the nudge a writer sends
-   * once its write is answered (after the commit's announcement and sync) to map nothing again: mapping a change
-   * may query the store, and its keys may have finished their pass by then. One a write announced without
-   * nudging stays until the second poll after it; a nudge for another process's change it swallows meanwhile is
+   * How many of each change this process's commits announced since the poll before last, for the nudge each of
+   * their writers sends once answered (after the announcement and the sync) to map nothing again: mapping a
+   * change may query the store, and its keys may have finished their pass by then. One a write announced without
+   * nudging stays until the second poll after it; a nudge for another process's change it takes meanwhile is
    * left to that poll.
    */
-  let announcedIds = new Set<string>();
-  let olderIds = new Set<string>();
+  let announcedIds = new Map<string, number>();
+  let olderIds = new Map<string, number>();
+  /** Takes one announcement of `id` from `m`; false when it holds none. */
+  const takeOne = (m: Map<string, number>, id: string): boolean => {
+    const n = m.get(id);
+    if (n === undefined) return false;
+    if (n > 1) m.set(id, n - 1);
+    else m.delete(id);
+    return true;
+  };
   const changeId = (kind: ChangeKind, key: string): string => `${kind}\u0000${key}`;
   // Routed at the announcement itself, which SQLite makes while the commit is synced to disk, before its writers
   // are answered: the zone's pass sends its change to the nameserver meanwhile. A timer or a turn of the event
   // loop in between cost a change more than a millisecond on its way to being served.
   const unsubscribe = onChanges(o.store, (batch) => {
+    /** Writes of one key committed together are one change to the reconcilers. */
+    const routed = new Set<string>();
     for (const c of batch) {
       // The poll can read a commit from COMMIT on (PostgreSQL announces it later): a change it has passed
       // meanwhile was routed by it.
       if (c.seq <= polled) continue;
       announced.add(c.seq);
-      announcedIds.add(changeId(c.kind, c.key));
+      const id = changeId(c.kind, c.key);
+      announcedIds.set(id, (announcedIds.get(id) ?? 0) + 1);
+      if (routed.has(id)) continue;
+      routed.add(id);
       route(c.kind, c.key);
     }
   });
@@ -226,7 +239,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   let reportedAt = 0;
   const poll = async (): Promise<void> => {
     olderIds = announcedIds;
-    announcedIds = new Set();
+    announcedIds = new Map();
     try {
       for (;;) {
         const batch = await changesSince(o.store, polled, POLL_BATCH);
@@ -262,7 +275,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   return {
     nudge: (kind: ChangeKind, key: string) => {
       const id = changeId(kind, key);
-      if (!announcedIds.delete(id) && !olderIds.delete(id)) route(kind, key, true);
+      if (!takeOne(olderIds, id) && !takeOne(announcedIds, id)) route(kind, key, true);
     },
     pending: () => workers.reduce((n, w) => n + w.queue.waiting(), 0),
     idle: async () => {

@@ -241,6 +241,13 @@ describe('runner', () => {
     r.nudge('secret', '8');
     await r.idle();
     expect(mapped).toEqual(['7', '8']);
+    // Writes of one key committed together: each writer's nudge is its own.
+    await Promise.all([change(store, 'secret', '9'), change(store, 'secret', '9')]);
+    await r.idle();
+    r.nudge('secret', '9');
+    r.nudge('secret', '9');
+    await r.idle();
+    expect(mapped.filter((k) => k === '9')).toHaveLength(onPostgres() ? 2 : 1);
   });
 
   it("a commit's change takes one nudge of it for the writer's own, and only until the second poll after it", async () => {
