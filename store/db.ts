@@ -96,6 +96,11 @@ export interface Store {
    * the writers are answered (what other connections read from COMMIT on); PostgreSQL: once COMMIT returned. A
    * listener must not throw. Returns the unsubscribe. */
   onCommit(listener: () => void): () => void;
+  /** Resolves once every durable commit made so far is on disk (SQLite: its WAL sync returned, whether or not it
+   * succeeded; PostgreSQL: at once, COMMIT returns synced). What may only act on durable state waits for it: the
+   * zone reconciler's nameserver commit, which a crash of the machine could otherwise leave serving, and
+   * notifying secondaries of, a write the store lost. Never rejects. */
+  synced(): Promise<void>;
   /**
    * Calls `listener` when another process may have committed (a `core` beside this `api`, the admin CLI, another
    * replica): what `onCommit` cannot tell. SQLite: its `data_version` moved (read every OTHER_COMMITS_POLL_MS while
@@ -355,6 +360,8 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   /** Syncs in flight: close() lets them finish on the file. */
   let syncing = 0;
   let closeWhenSynced = false;
+  /** The sync of the last durable group (groups sync one after another). */
+  let lastSync: Promise<void> = Promise.resolve();
   const syncWal = (): Promise<void> => {
     if (file === ':memory:') return Promise.resolve();
     // SQLite removes the WAL only when the last connection to the store closes, and this one is open: the file
@@ -426,10 +433,11 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       return;
     }
     // The sync is under way before the commit is announced: what the announcement wakes (the zone reconciler's
-    // pass, up to the nameserver's transaction) runs while the disk syncs instead of after it. Other connections
-    // read the commit from here on anyway; only its writers' answers wait for the disk.
+    // pass, its nameserver transaction sent but for the commit, which waits for `synced()`) runs while the disk
+    // syncs instead of after it. Other connections read the commit from here on anyway; only its writers' answers
+    // wait for the disk.
     const synced = lazy ? null : syncWal();
-    synced?.catch(() => undefined);
+    if (synced) lastSync = synced.catch(() => undefined);
     stats.commits++;
     if (lazy) stats.lazyCommits++;
     stats.writes += group.length;
@@ -482,6 +490,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     dialect: 'sqlite' as const,
     prepared: <T>(key: string, build: (db: Db) => T): T => cached(statements, key, () => build(db)),
     raw: rawQuery(statements, readSide),
+    synced: () => lastSync,
     onCommit: (listener: () => void) => {
       commitListeners.add(listener);
       return () => {
