@@ -416,6 +416,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     write,
     prepared: (<T>(key: string, build: (d: Db) => T): T => cached(statements, key, () => build(db))) as Store['prepared'],
     raw: raw(readPool),
+    synced: () => Promise.resolve(),
     onCommit: (listener) => {
       commitListeners.add(listener);
       return () => {
