@@ -97,9 +97,9 @@ export interface Store {
    * listener must not throw. Returns the unsubscribe. */
   onCommit(listener: () => void): () => void;
   /** Resolves once every durable commit made so far is on disk (SQLite: its WAL sync returned, whether or not it
-   * succeeded; PostgreSQL: at once, COMMIT returns synced). What may only act on durable state waits for it: the
-   * zone reconciler's nameserver commit, which a crash of the machine could otherwise leave serving, and
-   * notifying secondaries of, a write the store lost. Never rejects. */
+   * succeeded; PostgreSQL: a flush transaction of its own committed, since a write is visible before its flush).
+   * What may only act on durable state waits for it: the zone reconciler's nameserver commit, which a crash of the
+   * machine could otherwise leave serving, and notifying secondaries of, a write the store lost. Never rejects. */
   synced(): Promise<void>;
   /**
    * Calls `listener` when another process may have committed (a `core` beside this `api`, the admin CLI, another
