@@ -2,7 +2,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../lib/log';
 import { z } from 'zod';
-import { AppError, type ErrorBody } from '../lib/errors';
+import { AppError, framesOf, reasonOf, type ErrorBody } from '../lib/errors';
 import { ZoneValidationError } from '../zonefiles';
 import { causeOf, isTextRefused, StoreUnavailableError } from '../store/db';
 
@@ -85,13 +85,6 @@ const STORE_RETRY_AFTER_S = 2;
  * line per request. */
 const STORE_WARN_EVERY_MS = 10_000;
 
-/** The messages of an error and its causes, outermost first: the driver's reason is the innermost. */
-const reasons = (e: unknown): string => {
-  const out: string[] = [];
-  for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) out.push(c.message);
-  return out.join(': ');
-};
-
 /** Status codes that http-errors style exceptions (raw-body, Koa and its router) carry, and our code for each. */
 const CODES: Record<number, string> = {
   400: 'bad_request',
@@ -147,7 +140,7 @@ export const errors = (log: Logger): Middleware => {
       }
     } catch (e) {
       const { status, body, unexpected } = toErrorBody(e);
-      if (unexpected) log.error({ err: e, reqId: ctx.state.reqId }, 'unexpected error');
+      if (unexpected) log.error({ err: { type: (e as Error)?.constructor?.name, message: reasonOf(e), stack: framesOf(e) }, reqId: ctx.state.reqId }, 'unexpected error');
       ctx.status = status;
       // Headers an error brings for its answer (a 429's Retry-After and RateLimit fields: api/limits.ts).
       const extra = e instanceof AppError ? (e as AppError & { headers?: Record<string, string> }).headers : undefined;
@@ -157,7 +150,7 @@ export const errors = (log: Logger): Middleware => {
         ctx.set('Retry-After', String(STORE_RETRY_AFTER_S));
         if (Date.now() - storeWarnedAt >= STORE_WARN_EVERY_MS) {
           storeWarnedAt = Date.now();
-          log.warn({ reason: reasons(unavailable), reqId: ctx.state.reqId }, 'the store is unavailable: requests answer 503 store_unavailable');
+          log.warn({ reason: reasonOf(unavailable), reqId: ctx.state.reqId }, 'the store is unavailable: requests answer 503 store_unavailable');
         }
       }
       // RFC 6750: a 401 names the scheme that would be accepted.

@@ -1,7 +1,7 @@
 /** `hostplane serve | api | core | node-agent | admin | help`. Every failure is one line on stderr, `hostplane: <message>`
  * (a server that fails to start names itself: `hostplane serve: <message>`), and the exit code says which
  * kind: 2 a usage error (a flag, an argument, the environment), 1 anything else. */
-import { AppError, badRequest } from '../lib/errors';
+import { AppError, badRequest, messageOf } from '../lib/errors';
 import { createLogger, logLevel } from '../lib/log';
 import { adminGroup, findAdminCommand, runAdmin } from './admin';
 import { adminCommandHelp, adminGroupHelp, adminHelp, mainHelp, nodeAgentHelp, serverHelp, version } from './help';
@@ -16,7 +16,7 @@ const isServer = (c: string | undefined): c is ServerCommand => (SERVER_COMMANDS
 const exitCode = (e: unknown): number => (e instanceof AppError && e.status === 400 ? 2 : 1);
 
 function fail(e: unknown, who = 'hostplane'): number {
-  process.stderr.write(`${who}: ${oneLine((e as Error).message)}\n`);
+  process.stderr.write(`${who}: ${oneLine(messageOf(e))}\n`);
   return exitCode(e);
 }
 

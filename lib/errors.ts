@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from 'drizzle-orm';
 /** The body of every error answer (`details` optional): the API's, and the Core port's besides its status. */
 export interface ErrorBody { code: string; message: string; details?: Record<string, unknown> }
 
@@ -27,3 +28,33 @@ export const conflict = (code: string, message: string, details?: Record<string,
   new AppError(409, code, message, details);
 export const badRequest = (message: string, details?: Record<string, unknown>, code = 'bad_request'): AppError =>
   new AppError(400, code, message, details);
+
+/** A query's failure in words fit for a log line or stderr: the driver's reason and the statement, never its
+ * parameters (values from a request: an email, a sealed secret, a token's hash), which drizzle's message carries. */
+const queryReason = (e: DrizzleQueryError): string => `${e.cause?.message ?? 'the query failed'} (in: ${e.query.replace(/\s+/g, ' ').slice(0, 200)})`;
+
+/** The messages of an error and its causes, outermost first (the driver's reason is the innermost), each query
+ * error by its reason and statement without its parameters. */
+export function reasonOf(e: unknown): string {
+  const out: string[] = [];
+  for (let c = e, depth = 0; depth < 5; c = (c as Error).cause, depth++) {
+    if (c instanceof DrizzleQueryError) {
+      out.push(queryReason(c));
+      break;
+    }
+    if (!(c instanceof Error)) {
+      if (depth === 0) out.push(String(c));
+      break;
+    }
+    out.push(c.message);
+  }
+  return out.join(': ');
+}
+
+/** The message of `e` itself, a query error's without its parameters. */
+export const messageOf = (e: unknown): string =>
+  (e instanceof DrizzleQueryError ? queryReason(e) : e instanceof Error ? e.message : String(e));
+
+/** The stack frames of `e` without its message, which may hold a failed query's parameters. */
+export const framesOf = (e: unknown): string | undefined =>
+  e instanceof Error ? e.stack?.split('\n').filter((l) => l.trimStart().startsWith('at ')).join('\n') : undefined;

@@ -6,6 +6,7 @@
  */
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
+import { reasonOf } from '../lib/errors';
 import { causeOf, type Store } from '../store/db';
 import { FencedError, withTerm } from '../store/leader';
 import { randomUUID } from 'node:crypto';
@@ -47,7 +48,6 @@ const MAX_BACKOFF_MS = 30_000;
 const backoff = (failures: number): number =>
   Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (failures - 1) * (0.8 + Math.random() * 0.4));
 const POLL_BATCH = 1000;
-const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 interface Worker {
   r: Reconciler;
@@ -110,13 +110,13 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
       }
       if (terminal) {
         w.failures.delete(key);
-        o.log.warn({ kind: w.r.kind, key, err: message(e) }, 'reconcile failed for good; waiting for a new desired state');
+        o.log.warn({ kind: w.r.kind, key, err: reasonOf(e) }, 'reconcile failed for good; waiting for a new desired state');
         return;
       }
       const n = (w.failures.get(key) ?? 0) + 1;
       w.failures.set(key, n);
       const delay = backoff(n);
-      o.log.warn({ kind: w.r.kind, key, attempt: n, retryInMs: Math.round(delay), err: message(e) }, 'reconcile failed; retrying');
+      o.log.warn({ kind: w.r.kind, key, attempt: n, retryInMs: Math.round(delay), err: reasonOf(e) }, 'reconcile failed; retrying');
       w.queue.addAfter(key, delay);
     }
   };
@@ -156,14 +156,14 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     } catch (e) {
       w.resyncFailures++;
       const delay = backoff(w.resyncFailures);
-      o.log.error({ kind: w.r.kind, attempt: w.resyncFailures, retryInMs: Math.round(delay), err: message(e) }, 'listing keys to resync failed; retrying');
+      o.log.error({ kind: w.r.kind, attempt: w.resyncFailures, retryInMs: Math.round(delay), err: reasonOf(e) }, 'listing keys to resync failed; retrying');
       scheduleResync(w, delay);
     }
   };
 
   /** A change whose keys are unknown may concern any key: only a resync is sure to cover it. */
   const mappingFailed = (w: Worker, kind: ChangeKind, changeKey: string, e: unknown): void => {
-    o.log.error({ kind: w.r.kind, changeKind: kind, changeKey, err: message(e) }, 'mapping a change to keys failed; resyncing');
+    o.log.error({ kind: w.r.kind, changeKind: kind, changeKey, err: reasonOf(e) }, 'mapping a change to keys failed; resyncing');
     scheduleResync(w, backoff(1));
   };
   /** Queues the keys `watch` maps a change to; never rejects. `nudge`: a write's own signal, after its commit,
@@ -278,7 +278,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     } catch (e) {
       pollFailures++;
       const delay = Math.max(pollMs, backoff(pollFailures));
-      o.log.error({ attempt: pollFailures, retryInMs: Math.round(delay), err: message(e) }, 'reading the change feed failed; retrying');
+      o.log.error({ attempt: pollFailures, retryInMs: Math.round(delay), err: reasonOf(e) }, 'reading the change feed failed; retrying');
       schedulePoll(delay);
     }
   };

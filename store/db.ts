@@ -4,6 +4,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { chmodSync, closeSync, existsSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { messageOf } from '../lib/errors';
 import { runDataMigrations } from './data-migrations';
 import * as schema from './schema';
 
@@ -161,7 +162,7 @@ export class WriteContractError extends Error {
 export class WriteAbortedError extends Error {
   override name = 'WriteAbortedError';
   constructor(cause: unknown) {
-    super(`the store rolled back the transaction of this write: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`the store rolled back the transaction of this write: ${messageOf(cause)}`, { cause });
   }
 }
 

@@ -7,6 +7,11 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allOps } from '../../api/app';
 import { toErrorBody } from '../../api/errors';
+import { framesOf, messageOf, reasonOf } from '../../lib/errors';
+import { onPostgres, openTestStore } from '../helpers/store';
+import { orgs } from '../../store/schema';
+import { WriteAbortedError } from '../../store/db';
+import { DrizzleQueryError } from 'drizzle-orm';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { until } from '../helpers/proc';
 
@@ -306,6 +311,37 @@ describe('error bodies', () => {
     const { status, body, unexpected } = toErrorBody(refused);
     expect({ status, code: body.code, unexpected }).toEqual({ status: 400, code: 'bad_request', unexpected: false });
     expect(body.message).toMatch(/U\+0000/);
+  });
+});
+
+describe('failures in logs and on stderr', () => {
+  // drizzle's message for a failed query lists its parameters: values of the request (an email, a sealed secret).
+  it('name a failed query by its reason and statement, never its parameters', async () => {
+    const s = await openTestStore();
+    try {
+      const failed = await s.write(async (tx) => tx.insert(orgs).values({ slug: 'secret-value-1', plan: 'secret-value-2' } as never))
+        .catch((e: unknown) => e);
+      // node-postgres's failures come wrapped with the parameters; better-sqlite3's as SQLite's own error.
+      if (onPostgres()) expect((failed as Error).message).toContain('secret-value-1');
+      for (const text of [reasonOf(failed), messageOf(failed), framesOf(failed) ?? '']) expect(text).not.toContain('secret-value');
+      expect(reasonOf(failed)).toMatch(/null/i);
+      if (onPostgres()) expect(messageOf(failed)).toMatch(/^null value .* \(in: insert into "orgs"/i);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a rolled-back write names its failed query without the parameters too', () => {
+    const query = new DrizzleQueryError('insert into "orgs" ("slug") values ($1)', ['secret-value-3'], new Error('duplicate key value'));
+    const aborted = new WriteAbortedError(query);
+    for (const text of [aborted.message, reasonOf(aborted), messageOf(aborted)]) expect(text).not.toContain('secret-value');
+    expect(reasonOf(aborted)).toMatch(/rolled back .*duplicate key value \(in: insert into "orgs"/);
+  });
+
+  it('carry every cause of other errors, outermost first', () => {
+    expect(reasonOf(new Error('outer', { cause: new Error('inner') }))).toBe('outer: inner');
+    expect(messageOf(new Error('outer', { cause: new Error('inner') }))).toBe('outer');
+    expect(reasonOf('text')).toBe('text');
   });
 });
 
