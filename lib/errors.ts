@@ -33,17 +33,22 @@ export const badRequest = (message: string, details?: Record<string, unknown>, c
  * parameters (values from a request: an email, a sealed secret, a token's hash), which drizzle's message carries. */
 const queryReason = (e: DrizzleQueryError): string => `${e.cause?.message ?? 'the query failed'} (in: ${e.query.replace(/\s+/g, ' ').slice(0, 200)})`;
 
+/** `e` and the errors it was caused by, outermost first, as far as they are errors (drizzle wraps a driver's error
+ * in one of its own, and the store wraps that again): a few levels, never a cycle. */
+export function causesOf(e: unknown): Error[] {
+  const out: Error[] = [];
+  for (let c = e; c instanceof Error && out.length < 5; c = c.cause) out.push(c);
+  return out;
+}
+
 /** The messages of an error and its causes, outermost first (the driver's reason is the innermost), each query
  * error by its reason and statement without its parameters. */
 export function reasonOf(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
   const out: string[] = [];
-  for (let c = e, depth = 0; depth < 5; c = (c as Error).cause, depth++) {
+  for (const c of causesOf(e)) {
     if (c instanceof DrizzleQueryError) {
       out.push(queryReason(c));
-      break;
-    }
-    if (!(c instanceof Error)) {
-      if (depth === 0) out.push(String(c));
       break;
     }
     out.push(c.message);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { badRequest } from '../lib/errors';
+import { badRequest, causesOf } from '../lib/errors';
 import {
   cached, causeOf, driverCode, sharedWatch, StoreUnavailableError, WriteAbortedError, WriteContractError, type Db, type Store, type Tx, type WriteOptions, type WriteStats,
 } from './db';
@@ -39,10 +39,7 @@ export function isUnavailable(e: unknown): boolean {
   // 3D000: no such database) cannot be used either; the operator mends it, and no request was at fault.
   if (code !== undefined) return UNAVAILABLE.has(code) || code.startsWith('28') || code === '3D000';
   // node-postgres reports a connection lost mid-query, and a pool that waited too long, by message only.
-  for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
-    if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout/i.test(c.message)) return true;
-  }
-  return false;
+  return causesOf(e).some((c) => /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout/i.test(c.message));
 }
 
 /** The database URL without its password: what logs, errors and `admin status` may show. */

@@ -4,7 +4,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { chmodSync, closeSync, existsSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { messageOf } from '../lib/errors';
+import { causesOf, messageOf } from '../lib/errors';
 import { runDataMigrations } from './data-migrations';
 import * as schema from './schema';
 
@@ -170,15 +170,12 @@ export class StoreUnavailableError extends Error {
 
 /** The error of class `type` in `e`'s chain of causes: drizzle wraps what a query threw in an error of its own. */
 export function causeOf<T extends Error>(e: unknown, type: abstract new (...args: never[]) => T): T | undefined {
-  for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
-    if (c instanceof type) return c;
-  }
-  return undefined;
+  return causesOf(e).find((c): c is T => c instanceof type);
 }
 
 /** The code of the driver's error under `e`: drizzle wraps a failed query's error in one of its own (its `cause`). */
 export function driverCode(e: unknown): string | undefined {
-  for (let c = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
+  for (const c of causesOf(e)) {
     const code = (c as Error & { code?: unknown }).code;
     if (typeof code === 'string') return code;
   }
