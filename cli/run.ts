@@ -18,6 +18,7 @@ import { formatHostPort, knotPaths, parseHostPort } from '../providers/nameserve
 import type { Nameserver } from '../providers/nameserver/port';
 import { systemResolver } from '../providers/resolver';
 
+import { reasonOf } from '../lib/errors';
 import { exitAfterFlush, type Logger } from '../lib/log';
 import type { Core, DnsInfo } from '../core/port';
 import { checkSealingKey, defaultKeyPath, openSealer } from '../core/sealing';
@@ -378,7 +379,7 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
     zones?.nameserver.onRestarted?.(() => {
       if (runner) zones!.reconciler.keys().then(
         (keys) => keys.forEach((k) => nudge('zone', k)),
-        (e: Error) => log.error({ err: e.message }, 'listing zones after a knotd restart failed'),
+        (e: Error) => log.error({ err: reasonOf(e) }, 'listing zones after a knotd restart failed'),
       );
     });
     const started = { hostnames, domains, zones, oauth };
@@ -442,7 +443,7 @@ async function startServer(
       try {
         await stop();
       } catch (e) {
-        log.error({ err: (e as Error).message }, 'could not stop cleanly');
+        log.error({ err: reasonOf(e) }, 'could not stop cleanly');
       }
     }
   };

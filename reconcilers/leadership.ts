@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import client from 'prom-client';
+import { reasonOf } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import type { Store } from '../store/db';
 import { beat, bid, LEASE_MS, readLease, renew, resign, type Candidate } from '../store/leader';
@@ -66,7 +67,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
     const stop = stopLeading;
     stopLeading = null;
     if (stop) {
-      const p = stop().catch((e: unknown) => o.log.error({ err: (e as Error).message }, 'stopping the reconcilers failed'));
+      const p = stop().catch((e: unknown) => o.log.error({ err: reasonOf(e) }, 'stopping the reconcilers failed'));
       stoppingRuns.add(p);
       void p.finally(() => stoppingRuns.delete(p));
     }
@@ -115,7 +116,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
       });
       stopLeading = async () => (await started)();
       started.catch((e: unknown) => {
-        o.log.error({ err: (e as Error).message }, 'starting the reconcilers failed');
+        o.log.error({ err: reasonOf(e) }, 'starting the reconcilers failed');
         if (term === won) stepDown('the reconcilers did not start');
       });
       schedule(renewMs);
@@ -137,7 +138,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
     });
     ticking = Promise.race([attempt(), hung]).catch((e: unknown) => {
       // The deadline, not this failure, decides when a leader stops: one lost round trip is not a lost lease.
-      o.log.warn({ err: (e as Error).message, leading: term !== null }, 'the leader lease could not be bid for or renewed; retrying');
+      o.log.warn({ err: reasonOf(e), leading: term !== null }, 'the leader lease could not be bid for or renewed; retrying');
       schedule(Math.min(1000, renewMs));
     }).finally(() => {
       clearTimeout(timer);
@@ -176,7 +177,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
       const held = term;
       stepDown('stopping');
       if (held !== null) {
-        await resign(o.store, held).catch((e: unknown) => o.log.warn({ err: (e as Error).message }, 'resigning the lease failed: another process leads once it passes'));
+        await resign(o.store, held).catch((e: unknown) => o.log.warn({ err: reasonOf(e) }, 'resigning the lease failed: another process leads once it passes'));
       }
       await Promise.all(stoppingRuns);
     })()),
@@ -186,7 +187,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
 /** A process that does not bid (`api`) still says it is alive, every `everyMs`, for `admin status`. Answers the stop. */
 export function startHeartbeat(store: Store, candidate: Candidate, log: Logger, everyMs = LEASE_MS / 3): () => void {
   const once = (): void => {
-    beat(store, candidate).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'the heartbeat could not be written; retrying'));
+    beat(store, candidate).catch((e: unknown) => log.warn({ err: reasonOf(e) }, 'the heartbeat could not be written; retrying'));
   };
   once();
   const timer = setInterval(once, everyMs);
