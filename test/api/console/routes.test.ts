@@ -50,6 +50,7 @@ class Browser {
   }
 }
 
+// Each test runs scrypt at N = 2^17 (a quarter of a second idle) several times: on a busy machine that is seconds.
 let t: TestApi;
 beforeAll(async () => {
   t = await startTestApi();
@@ -59,7 +60,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => { await t.close(); });
 
-describe('sign-in', () => {
+describe('sign-in', { timeout: 120_000 }, () => {
   it('sends the signed-out to the sign-in form, with where they were going', async () => {
     const b = new Browser(t.url);
     const r = await b.go('GET', '/console');
@@ -127,7 +128,7 @@ describe('sign-in', () => {
   });
 });
 
-describe('sign-out and password changes', () => {
+describe('sign-out and password changes', { timeout: 120_000 }, () => {
   it('signs out only with the session\'s CSRF token; the cookie then opens nothing', async () => {
     const b = new Browser(t.url);
     await b.signIn('member@acme.test', PASSWORD);
@@ -173,7 +174,7 @@ describe('sign-out and password changes', () => {
   });
 });
 
-describe('the dashboard step of deployment access (/console/access)', () => {
+describe('the dashboard step of deployment access (/console/access)', { timeout: 120_000 }, () => {
   const access = (to: string, next: string) => `/console/access?to=${encodeURIComponent(to)}&next=${encodeURIComponent(next)}&state=${STATE}`;
 
   it('signs the signed-out in first, then runs authorizeAccess with the session and sends the browser to the node\'s callback', async () => {
@@ -223,7 +224,7 @@ describe('the dashboard step of deployment access (/console/access)', () => {
   });
 });
 
-describe('the sign-in limit', () => {
+describe('the sign-in limit', { timeout: 120_000 }, () => {
   it('refuses a sign-in (429, Retry-After) after 10 failures a minute from an address, the right password too', async () => {
     const own = await startTestApi();
     try {
@@ -237,5 +238,5 @@ describe('the sign-in limit', () => {
     } finally {
       await own.close();
     }
-  }, 60_000);
+  });
 });
