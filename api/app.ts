@@ -1,6 +1,6 @@
 /** The public API: one Koa application with request ids, request lines, metrics, one error edge (api/errors.ts),
  * JSON bodies up to 1 MiB, and on its router the operations of every group (api/ops.ts `mountOps`), / (where to go
- * next), /healthz, /openapi.json and /docs. */
+ * next), /healthz, /openapi.json and /docs, and the web console under /console (console/routes.ts). */
 import Router from '@koa/router';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
@@ -9,6 +9,7 @@ import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import client from 'prom-client';
+import { mountConsole, type ConsoleOptions } from './console/routes';
 import { badRequest } from '../lib/errors';
 import { requestLineWriter, type Logger } from '../lib/log';
 import { accessOps } from './access';
@@ -68,7 +69,7 @@ export interface App {
 /** `registry` may be shared with the reconcilers of the same process (`serve`), so that /metrics shows both;
  * it is served on its own listener (--metrics-listen), never on the public port. `ops`: the operations served
  * (tests serve operations of their own). */
-export function createApp(deps: Deps, log: Logger, registry = new client.Registry(), ops: AnyOp[] = allOps): App {
+export function createApp(deps: Deps, log: Logger, registry = new client.Registry(), ops: AnyOp[] = allOps, consoleOptions?: ConsoleOptions): App {
   client.collectDefaultMetrics({ register: registry });
   const duration = new client.Histogram({
     name: 'hostplane_http_request_duration_seconds',
@@ -125,7 +126,7 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   const router = new Router();
   // Where a person or a client who opened the server's address goes next.
   router.get('/', (ctx) => {
-    ctx.body = { service: 'hostplane', api: '/v1', docs: '/docs', openapi: '/openapi.json', health: '/healthz' };
+    ctx.body = { service: 'hostplane', api: '/v1', console: '/console', docs: '/docs', openapi: '/openapi.json', health: '/healthz' };
   });
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
@@ -152,6 +153,7 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
   // oversized or malformed body gets 401, never a parse error.
   mountOps(router, ops, deps, readJsonBody);
+  mountConsole(router, deps, consoleOptions);
   app.use(router.routes());
   // Sets 405 with an Allow header, 200 with it for OPTIONS, or 501; the error edge then writes the body.
   app.use(router.allowedMethods());

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import type { Core } from '../core/port';
 import {
-  nodePrincipalByToken, principalByToken, principalInOrg, roleAtLeast, type NodePrincipal, type Org, type Principal, type Role,
+  membership, nodePrincipalByToken, principalByToken, principalInOrg, roleAtLeast, type NodePrincipal, type Org, type Principal, type Role,
 } from '../store/accounts';
 import type { Store } from '../store/db';
 import type { Plans } from '../rules/plans';
@@ -181,12 +181,14 @@ async function authorize(
   const found = token ? await principalInOrg(deps.store, token, path.orgSlug!) : undefined;
   if (!found) throw failed('bearer token');
   limits.afterAuth(ctx, token!);
-  const { principal } = found;
-  const user: UserScope = { principal, actor: `user:${principal.email}` };
-  const m = found.member;
-  if (!m) throw new AppError(404, 'not_found', `organization ${path.orgSlug} not found`);
+  return inOrg(op, found.principal, found.member, path.orgSlug!);
+}
+
+/** A user's scope in `{orgSlug}`: a non-member reads as 404 (whether or not the org exists), a too-low role is 403. */
+function inOrg(op: AnyOp, principal: Principal, m: { org: Org; role: Role } | undefined, slug: string): OrgScope {
+  if (!m) throw new AppError(404, 'not_found', `organization ${slug} not found`);
   if (!roleAtLeast(m.role, op.role)) throw new AppError(403, 'forbidden', `${op.operationId} needs the ${op.role} role or above`);
-  return { ...user, org: m.org, role: m.role };
+  return { principal, actor: `user:${principal.email}`, org: m.org, role: m.role };
 }
 
 /** A path parameter holding U+0000 names nothing the API stores: 404 without a lookup, which PostgreSQL (whose text
@@ -205,6 +207,35 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
 }
 
 type Limits = ReturnType<typeof apiLimits>;
+
+const needCore = (op: AnyOp, deps: Deps): void => {
+  if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
+};
+
+interface RawInput { params: Record<string, string>; query?: unknown; body?: unknown }
+
+/** The operation's parameters, query and body, validated (400 naming where), the path free of U+0000 (404). */
+function validInput(op: AnyOp, raw: RawInput): { params: unknown; query: unknown; body: unknown } {
+  const input = { params: parse(op.params, raw.params, 'path'), query: op.query && parse(op.query, raw.query ?? {}, 'query'), body: parse(op.body, raw.body ?? {}, 'body') };
+  refuseNul(raw.params);
+  return input;
+}
+
+/**
+ * Runs a user operation for a principal the console signed in: a console session is a credential of the API, so
+ * the operation goes through the same scope (404 outside the org, 403 below its role), core check, validation and
+ * handler, with the same actor in its audit records, as a request with the user's token. `ctx` is the console's
+ * request. Errors are thrown as AppError, for the console to show.
+ */
+export async function invokeAs(op: AnyOp, deps: Deps, ctx: Context, principal: Principal, raw: RawInput): Promise<Reply> {
+  if ((op.auth ?? 'user') !== 'user') throw new Error(`operation ${op.operationId} is not a user operation`);
+  const scope: UserScope | OrgScope = op.role
+    ? inOrg(op, principal, await membership(deps.store, raw.params.orgSlug!, principal.userId), raw.params.orgSlug!)
+    : { principal, actor: `user:${principal.email}` };
+  needCore(op, deps);
+  const input = validInput(op, raw);
+  return op.handler({ ...input, core: deps.core, deps, http: ctx, ...scope });
+}
 
 /** Whether the operation honours `Idempotency-Key`: every POST of a caller, but those whose answer carries a secret. */
 export const honoursIdempotencyKey = (op: AnyOp): boolean => op.method === 'post' && !op.secretAnswer && (op.auth ?? 'user') !== 'none';
@@ -260,12 +291,11 @@ export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (c
       if (shadowed && matched && outranked(matched.find((l) => l.path === path)!, matched)) return next();
       ctx.state.operationId = op.operationId;
       const scope = await authorize(op, deps, ctx, params, limits);
-      if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
+      needCore(op, deps);
       const key = withKeys ? idempotencyKeyOf(ctx) : undefined;
       let body: unknown;
       if (op.body) body = await parseBody(ctx);
-      const input = { params: parse(op.params, params, 'path'), query: op.query && parse(op.query, ctx.query, 'query'), body: parse(op.body, body ?? {}, 'body') };
-      refuseNul(params);
+      const input = validInput(op, { params, query: ctx.query, body });
       // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
       let guard: KeyGuard | undefined;
       if (key !== undefined) {

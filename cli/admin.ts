@@ -2,6 +2,9 @@
  * the `list` commands and `status` print aligned columns (JSON with `--json`). */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { hashPassword } from '../lib/access-hash';
 import { badRequest, notFound } from '../lib/errors';
 import type { Plans } from '../rules/plans';
 import {
@@ -15,6 +18,7 @@ import { databaseUrlOf, openStoreAt } from '../store/open';
 import { listNodes, removeNode } from '../store/nodes';
 import { removePlacement, setPlacement } from '../store/projects';
 import { readStatus } from '../store/read-model';
+import { PASSWORD_LENGTH, setPasswordHash } from '../store/sessions';
 import { createZone } from '../store/zones';
 import { checkZoneName } from '../zonefiles';
 import { checkGiven, durationMs, FLAG_HELP, type FlagName, type Flags } from './options';
@@ -55,6 +59,24 @@ export interface AdminCommand {
   ownStores?: true;
   help: string;
   run(c: Ctx, args: string[]): Promise<unknown>;
+}
+
+/** A password from stdin: all of it but one final line end when piped; one line typed without echo on a terminal. */
+async function readPassword(prompt: string): Promise<string> {
+  if (!process.stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  }
+  process.stderr.write(prompt);
+  // readline echoes what is typed to its output: a stream that drops it keeps the password off the screen.
+  const rl = createInterface({ input: process.stdin, output: new Writable({ write: (_c, _e, done) => done() }), terminal: true });
+  try {
+    return await new Promise<string>((resolve) => rl.question('', resolve));
+  } finally {
+    rl.close();
+    process.stderr.write('\n');
+  }
 }
 
 const orgOf = async (s: Store, slug: string) => {
@@ -131,6 +153,19 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     help: 'lists the users: email, created, and their organizations as org:role',
     async run({ s }) {
       return new Listing([['EMAIL', 'email'], ['CREATED', 'createdAt'], ['ORGS', 'orgs']], await listUsers(s));
+    },
+  },
+  {
+    name: 'user password', args: ['<email>'], flags: [],
+    help: `sets the user's console password, read from stdin (${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters; one line end after it is dropped; on a terminal it is asked for without echo); the user's console sessions end`,
+    async run({ s }, [emailGiven]) {
+      const email = emailGiven!.toLowerCase();
+      const password = await readPassword(`password for ${email}: `);
+      if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
+        throw badRequest(`the password must have ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters (it has ${password.length})`);
+      }
+      const { sessionsEnded } = await setPasswordHash(s, email, await hashPassword(password));
+      return { email, sessionsEnded };
     },
   },
   {

@@ -15,7 +15,7 @@ export interface Org { id: number; slug: string; plan: string }
 /** Hex SHA-256: the only form in which a bearer token is stored or compared. crypto.hash, in one call, takes a
  * third of createHash's time, and every authenticated request hashes its token. */
 export const hashToken = (token: string): string => hash('sha256', token, 'hex');
-const newToken = (prefix: string): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
+export const newToken = (prefix: string): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
 
 export async function createOrg(s: Store, slug: string, plan: string): Promise<Org> {
   try {

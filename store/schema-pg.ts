@@ -95,6 +95,7 @@ export const orgs = of(sqlite.orgs);
 export const users = of(sqlite.users);
 export const memberships = of(sqlite.memberships);
 export const tokens = of(sqlite.tokens);
+export const consoleSessions = of(sqlite.consoleSessions);
 export const nodes = of(sqlite.nodes);
 export const projects = of(sqlite.projects);
 export const hostnames = of(sqlite.hostnames);

@@ -21,6 +21,9 @@ export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   email: text('email').notNull().unique(),
   createdAt: text('created_at').notNull(),
+  /** The console's sign-in password as a scrypt PHC string (lib/access-hash.ts); null: the user cannot sign in
+   * to the console (`admin user password` sets it). */
+  passwordHash: text('password_hash'),
 });
 
 export const memberships = sqliteTable(
@@ -44,6 +47,16 @@ export const tokens = sqliteTable('tokens', {
   /** RFC 3339; from then on the token authenticates no more. Null: it does not expire. */
   expiresAt: text('expires_at'),
 });
+
+/** Console sign-in sessions (console/): the cookie's value is stored only as its hash, as API tokens are. A
+ * password change deletes the user's sessions. `csrf`: the token every form of the session carries. */
+export const consoleSessions = sqliteTable('console_sessions', {
+  hash: text('hash').primaryKey(),
+  userId: integer('user_id').notNull().references(() => users.id),
+  csrf: text('csrf').notNull(),
+  createdAt: text('created_at').notNull(),
+  expiresAt: text('expires_at').notNull(),
+}, (t) => [index('console_sessions_user').on(t.userId)]);
 
 export const nodes = sqliteTable('nodes', {
   id: text('id').primaryKey(),

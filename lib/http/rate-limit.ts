@@ -85,6 +85,12 @@ export class TokenBuckets {
     return this.decision(b.tokens, ok);
   }
 
+  /** What `take` would decide now, without taking: for a limit that must refuse before the attempt is judged. */
+  peek(key: string): Decision {
+    const b = this.level(key, this.now());
+    return this.decision(b.tokens, b.tokens >= 1);
+  }
+
   /** Buckets held now (for tests). */
   get size(): number {
     return this.buckets.size;

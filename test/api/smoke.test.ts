@@ -18,10 +18,10 @@ describe('a newcomer at the server (issue 20 item 4)', () => {
   beforeAll(async () => { t = await startTestApi(); });
   afterAll(async () => { await t.close(); });
 
-  it('GET / says where to go: the API, its reference and the document', async () => {
+  it('GET / says where to go: the API, the console, its reference and the document', async () => {
     const r = await fetch(`${t.url}/`);
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ service: 'hostplane', api: '/v1', docs: '/docs', openapi: '/openapi.json', health: '/healthz' });
+    expect(await r.json()).toEqual({ service: 'hostplane', api: '/v1', console: '/console', docs: '/docs', openapi: '/openapi.json', health: '/healthz' });
   });
 
   it.each([

@@ -11,7 +11,9 @@ import { openStore } from '../../store/db';
 import { createProject } from '../../store/projects';
 import { getProjectDetail } from '../../store/read-model';
 import { orgs, tokens } from '../../store/schema';
-import { admin, adminJson, cleanup, tempDir } from '../helpers/proc';
+import { verifyPassword } from '../../lib/access-hash';
+import { openSession, passwordHashOf, sessionByToken, signInRecord } from '../../store/sessions';
+import { admin, adminJson, cleanup, runHostplane, tempDir } from '../helpers/proc';
 
 afterAll(cleanup);
 
@@ -55,6 +57,34 @@ describe('every command, on one data dir', () => {
 
   it('user create prints the user, email in lower case', () => {
     expect(out.user).toEqual({ email: 'ada@acme.test' });
+  });
+
+  it('user password reads the password from stdin (one line end dropped), stores only its scrypt hash, and ends the user\'s console sessions', async () => {
+    const password = 'correct horse battery staple';
+    const s = await openTestStore(dir);
+    try {
+      const { userId } = (await signInRecord(s, 'ada@acme.test'))!;
+      const before = await openSession(s, userId);
+      const r = await runHostplane(['admin', '--data', dir, 'user', 'password', 'Ada@Acme.Test'], `${password}\n`);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ email: 'ada@acme.test', sessionsEnded: 1 });
+      const hash = (await passwordHashOf(s, userId))!;
+      expect(hash).toMatch(/^\$scrypt\$/);
+      expect(await verifyPassword(password, hash)).toBe(true);
+      expect(await sessionByToken(s, before.token)).toBeUndefined();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('user password refuses a password under 12 characters and an unknown user, changing nothing', async () => {
+    const short = await runHostplane(['admin', '--data', dir, 'user', 'password', 'ada@acme.test'], 'eleven char\n');
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('the password must have 12 to 1024 characters (it has 11)');
+    const unknown = await runHostplane(['admin', '--data', dir, 'user', 'password', 'nobody@acme.test'], 'a long enough password\n');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('user nobody@acme.test not found');
+    expect(short.stdout + unknown.stdout).toBe('');
   });
 
   it('member add prints the membership; previousRole is null for a new member', () => {

@@ -104,14 +104,15 @@ function storeEnvOf(args: string[]): Promise<NodeJS.ProcessEnv> {
   return storeEnv(uses ? (at >= 0 ? args[at + 1] : './data') : undefined);
 }
 
-/** Runs `hostplane <args>` to completion; never rejects on a non-zero exit. */
-export async function runHostplane(args: string[]): Promise<CliResult> {
+/** Runs `hostplane <args>` to completion with `input` on its stdin (then closed); never rejects on a non-zero exit. */
+export async function runHostplane(args: string[], input = ''): Promise<CliResult> {
   const env = { ...process.env, ...(await storeEnvOf(args)) };
   return new Promise((res) => {
-    execFile(BIN, args, { cwd: ROOT, env, timeout: 20_000 }, (error, stdout, stderr) => {
+    const child = execFile(BIN, args, { cwd: ROOT, env, timeout: 20_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       res({ code, stdout, stderr });
     });
+    child.stdin!.end(input);
   });
 }
 

@@ -1,0 +1,111 @@
+/** The console's pages: server-rendered HTML that works without JavaScript (forms post), with labels on every
+ * field. Every interpolated value is escaped by `html`; only `Html` values (already built here) go in as they are. */
+
+export class Html {
+  constructor(readonly text: string) {}
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+type Part = string | number | Html | Html[] | null | undefined;
+const partText = (p: Part): string => {
+  if (p === null || p === undefined) return '';
+  if (p instanceof Html) return p.text;
+  if (Array.isArray(p)) return p.map((x) => x.text).join('');
+  return escapeHtml(String(p));
+};
+
+export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
+  return new Html(strings.reduce((out, s, i) => out + s + (i < parts.length ? partText(parts[i]) : ''), ''));
+}
+
+export const STYLESHEET = `:root { color-scheme: light; font-family: system-ui, sans-serif; line-height: 1.5; }
+body { margin: 0; color: #1a1a1a; background: #fff; }
+header { display: flex; gap: 1rem; align-items: center; padding: .75rem 1.5rem; background: #1f2937; color: #fff; }
+header a { color: #fff; }
+header form { margin-left: auto; }
+main { max-width: 48rem; padding: 1.5rem; }
+label { display: block; margin-top: .75rem; font-weight: 600; }
+input[type=email], input[type=password] { display: block; width: 100%; max-width: 24rem; padding: .4rem; font: inherit; border: 1px solid #555; border-radius: 4px; }
+button { margin-top: 1rem; padding: .4rem 1rem; font: inherit; color: #fff; background: #1d4ed8; border: 0; border-radius: 4px; cursor: pointer; }
+header button { margin: 0; background: #374151; }
+:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
+.error { padding: .5rem .75rem; color: #7f1d1d; background: #fee2e2; border-left: 4px solid #b91c1c; }
+.notice { padding: .5rem .75rem; color: #14532d; background: #dcfce7; border-left: 4px solid #15803d; }
+table { border-collapse: collapse; }
+th, td { padding: .3rem .75rem; text-align: left; border-bottom: 1px solid #ccc; }
+`;
+
+export interface Viewer { email: string; csrf: string }
+
+/** A whole page; `viewer` is the signed-in user (null on the sign-in page and other signed-out pages). */
+export function page(title: string, viewer: Viewer | null, body: Html): string {
+  const nav = viewer
+    ? html`<header><a href="/console">hostplane</a><a href="/console/account">Account</a><span>${viewer.email}</span>
+<form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="${viewer.csrf}"><button type="submit">Sign out</button></form></header>`
+    : html`<header><a href="/console">hostplane</a></header>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · hostplane</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/console/console.css">
+</head>
+<body>
+${nav}
+<main>
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>
+`.text;
+}
+
+const errorBox = (error: string | undefined): Html | null => (error ? html`<p class="error" role="alert">${error}</p>` : null);
+
+export function signInPage(o: { csrf: string; next: string; email?: string; error?: string }): string {
+  return page('Sign in', null, html`${errorBox(o.error)}
+<form method="post" action="/console/sign-in">
+<input type="hidden" name="csrf" value="${o.csrf}">
+<input type="hidden" name="next" value="${o.next}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${o.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+<p>No password yet? An operator sets one with <code>hostplane admin user password &lt;email&gt;</code>.</p>`);
+}
+
+export function homePage(viewer: Viewer, orgs: { slug: string; plan: string; role: string }[]): string {
+  const rows = orgs.map((o) => html`<tr><td>${o.slug}</td><td>${o.role}</td><td>${o.plan}</td></tr>`);
+  return page('Your organizations', viewer, orgs.length === 0
+    ? html`<p>You are no member of any organization yet: an operator adds you with <code>hostplane admin member add</code>.</p>`
+    : html`<table><caption>Organizations you are a member of</caption><thead><tr><th scope="col">Organization</th><th scope="col">Your role</th><th scope="col">Plan</th></tr></thead>
+<tbody>${rows}</tbody></table>`);
+}
+
+export function accountPage(viewer: Viewer, o: { error?: string; notice?: string } = {}): string {
+  return page('Account', viewer, html`${errorBox(o.error)}${o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : null}
+<h2>Change your password</h2>
+<p>Changing it signs you out everywhere else.</p>
+<form method="post" action="/console/account/password">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+<label for="current">Current password</label>
+<input id="current" name="current" type="password" autocomplete="current-password" required>
+<label for="password">New password (at least 12 characters)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
+<label for="confirm">New password again</label>
+<input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="12" required>
+<button type="submit">Change password</button>
+</form>`);
+}
+
+/** A page that says why something was refused (403, 404, 429 …), with where to go from here. */
+export function messagePage(title: string, viewer: Viewer | null, message: string): string {
+  return page(title, viewer, html`<p class="error" role="alert">${message}</p><p><a href="/console">Back to the console</a></p>`);
+}

@@ -1,0 +1,215 @@
+/**
+ * The web console (CONTRACT.md "Console"), served by the API's listener under /console: sign-in with email and
+ * password, sessions as cookies, CSRF tokens on every form, and the dashboard step of deployment access (spec 4.4,
+ * part 5: `/console/access` calls authorizeAccess with the user's session). A session is a credential of the API:
+ * what the console does goes through the operation itself (api/ops.ts `invokeAs`), with its roles and audit.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { parse as parseContentType } from 'content-type';
+import getRawBody from 'raw-body';
+import { timingSafeEqual, randomBytes } from 'node:crypto';
+import { hashPassword, verifyPassword } from '../../lib/access-hash';
+import { AppError } from '../../lib/errors';
+import { isSafeNext } from '../../rules/safe-next';
+import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, sessionByToken, signInRecord, type NewSession, type Session } from '../../store/sessions';
+import { accessOps } from '../access';
+import { invokeAs, type AnyOp, type Deps } from '../ops';
+import { accountPage, homePage, messagePage, signInPage, STYLESHEET, type Viewer } from './html';
+import { SignInLimits } from './limits';
+
+const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
+const MAX_FORM_BYTES = 16 * 1024;
+
+// Scripts from nowhere (the pages have none), styles from this origin, no framing. No `form-action`: Chrome applies
+// it to the redirects that follow a form, and sign-in on the way to a deployment ends on the deployment's host.
+const POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+
+/** Over HTTPS the cookies are `__Host-` prefixed (Secure, Path=/, no Domain: RFC 6265bis), so a sibling host
+ * cannot set or shadow them. */
+const cookieName = (ctx: Context, base: string): string => (ctx.secure ? `__Host-${base}` : base);
+const SESSION = 'hostplane_session';
+/** The sign-in form's CSRF token, before there is a session to hold one (double submit: cookie and field). */
+const SIGN_IN = 'hostplane_sign_in';
+
+const setCookie = (ctx: Context, base: string, value: string | null, expires?: Date): void => {
+  ctx.cookies.set(cookieName(ctx, base), value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', overwrite: true, expires });
+};
+
+const sameToken = (a: string | undefined, b: string): boolean => {
+  if (a === undefined) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** Where a sign-in goes on to: a console path, else the home page (never another site: no open redirect). */
+const consoleNext = (next: unknown): string =>
+  typeof next === 'string' && (next === '/console' || next.startsWith('/console/') || next.startsWith('/console?')) && isSafeNext(next) ? next : '/console';
+
+const badForm = (why: string): AppError => new AppError(400, 'bad_request', why);
+
+async function readForm(ctx: Context): Promise<URLSearchParams> {
+  let type: string | undefined;
+  try {
+    type = parseContentType(ctx.get('content-type')).type;
+  } catch {
+    // Missing or malformed: not a form.
+  }
+  if (type !== 'application/x-www-form-urlencoded') throw new AppError(415, 'unsupported_media_type', 'the console takes forms (application/x-www-form-urlencoded)');
+  let raw: string;
+  try {
+    raw = await getRawBody(ctx.req, { length: ctx.get('content-length') || undefined, limit: MAX_FORM_BYTES, encoding: 'utf-8' });
+  } catch (e) {
+    if ((e as { type?: string }).type === 'entity.too.large') throw new AppError(413, 'payload_too_large', 'the form is too large');
+    throw badForm('the form could not be read whole');
+  }
+  return new URLSearchParams(raw);
+}
+
+const PAGE_TITLES: Record<number, string> = { 400: 'Not accepted', 403: 'Refused', 404: 'Not found', 413: 'Too large', 415: 'Not a form', 429: 'Too many attempts', 503: 'Unavailable' };
+
+export interface ConsoleOptions {
+  /** Failed sign-ins per address and per email (default 10 a minute). */
+  limits?: SignInLimits;
+}
+
+const authorizeAccess: AnyOp = accessOps.find((op) => op.operationId === 'authorizeAccess')!;
+
+export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = {}): void {
+  const limits = opts.limits ?? new SignInLimits();
+  // Checked against when the email has no password, so that a wrong email takes as long as a wrong password.
+  let decoy: Promise<string> | undefined;
+
+  const session = async (ctx: Context): Promise<(Session & { token: string }) | undefined> => {
+    const token = ctx.cookies.get(cookieName(ctx, SESSION));
+    if (!token) return undefined;
+    const s = await sessionByToken(deps.store, token);
+    return s && { ...s, token };
+  };
+  const viewerOf = (s: Session): Viewer => ({ email: s.principal.email, csrf: s.csrf });
+  const startSession = (ctx: Context, s: NewSession): void => setCookie(ctx, SESSION, s.token, new Date(s.expiresAt));
+
+  /** Answers a console page: never cached (forms carry CSRF tokens), never framed. */
+  const send = (ctx: Context, status: number, body: string): void => {
+    ctx.status = status;
+    ctx.set({ 'Content-Security-Policy': POLICY, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = body;
+  };
+  const redirect = (ctx: Context, to: string): void => {
+    // Koa keeps a 3xx status set before it: 303 makes the browser GET where a form's POST is answered.
+    ctx.status = 303;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.redirect(to);
+  };
+
+  /** Runs a console route; an AppError (a refusal of the operation, a bad form) is shown as a page saying why. */
+  const route = (fn: (ctx: Context) => Promise<void>) => async (ctx: Context): Promise<void> => {
+    ctx.state.operationId = 'console';
+    try {
+      await fn(ctx);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      const s = await session(ctx);
+      const headers = (e as { headers?: Record<string, string> }).headers;
+      send(ctx, e.status, messagePage(PAGE_TITLES[e.status] ?? 'Error', s ? viewerOf(s) : null, e.message));
+      if (headers) ctx.set(headers);
+    }
+  };
+  /** A route for the signed-in: the signed-out are sent to sign in first, and come back to where they were going. */
+  const signedIn = (fn: (ctx: Context, s: Session & { token: string }) => Promise<void>) => route(async (ctx) => {
+    const s = await session(ctx);
+    if (!s) return redirect(ctx, `/console/sign-in?next=${encodeURIComponent(consoleNext(ctx.url))}`);
+    await fn(ctx, s);
+  });
+  /** A form of the signed-in: its CSRF token must be the session's. */
+  const signedInForm = (fn: (ctx: Context, s: Session & { token: string }, form: URLSearchParams) => Promise<void>) => signedIn(async (ctx, s) => {
+    const form = await readForm(ctx);
+    if (!sameToken(form.get('csrf') ?? undefined, s.csrf)) throw new AppError(403, 'forbidden', 'this form expired or came from another site: open the page again and resend it');
+    await fn(ctx, s, form);
+  });
+
+  const showSignIn = (ctx: Context, status: number, o: { next: string; email?: string; error?: string }): void => {
+    const csrf = randomBytes(32).toString('base64url');
+    setCookie(ctx, SIGN_IN, csrf);
+    send(ctx, status, signInPage({ csrf, ...o }));
+  };
+
+  router.get('/console/console.css', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.type = 'text/css; charset=utf-8';
+    ctx.body = STYLESHEET;
+  });
+
+  router.get('/console', signedIn(async (ctx, s) => {
+    send(ctx, 200, homePage(viewerOf(s), await membershipsOf(deps.store, s.principal.userId)));
+  }));
+
+  router.get('/console/sign-in', route(async (ctx) => {
+    const next = consoleNext(ctx.query.next);
+    if (await session(ctx)) return redirect(ctx, next);
+    showSignIn(ctx, 200, { next });
+  }));
+
+  router.post('/console/sign-in', route(async (ctx) => {
+    const form = await readForm(ctx);
+    const next = consoleNext(form.get('next'));
+    if (!sameToken(ctx.cookies.get(cookieName(ctx, SIGN_IN)), form.get('csrf') ?? '')) {
+      return showSignIn(ctx, 403, { next, error: 'This sign-in form expired or came from another site. Sign in again.' });
+    }
+    const email = (form.get('email') ?? '').trim().toLowerCase();
+    const password = form.get('password') ?? '';
+    const wait = limits.refused(ctx.ip, email);
+    if (wait !== null) {
+      showSignIn(ctx, 429, { next, email, error: `Too many failed sign-ins: try again in ${wait} s.` });
+      ctx.set('Retry-After', String(wait));
+      return;
+    }
+    const user = email && password.length <= MAX_PASSWORD ? await signInRecord(deps.store, email) : undefined;
+    const hash = user?.passwordHash ?? await (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+    if (!user?.passwordHash || !(await verifyPassword(password, hash))) {
+      limits.failed(ctx.ip, email);
+      return showSignIn(ctx, 401, { next, email, error: 'The email or the password is wrong.' });
+    }
+    setCookie(ctx, SIGN_IN, null);
+    startSession(ctx, await openSession(deps.store, user.userId));
+    redirect(ctx, next);
+  }));
+
+  router.post('/console/sign-out', signedInForm(async (ctx, s) => {
+    await endSession(deps.store, s.token);
+    setCookie(ctx, SESSION, null);
+    redirect(ctx, '/console/sign-in');
+  }));
+
+  router.get('/console/account', signedIn(async (ctx, s) => {
+    send(ctx, 200, accountPage(viewerOf(s)));
+  }));
+
+  router.post('/console/account/password', signedInForm(async (ctx, s, form) => {
+    const current = form.get('current') ?? '';
+    const password = form.get('password') ?? '';
+    const refuse = (error: string): void => send(ctx, 400, accountPage(viewerOf(s), { error }));
+    const wait = limits.refused(ctx.ip, s.principal.email);
+    if (wait !== null) throw Object.assign(new AppError(429, 'rate_limited', `too many wrong passwords: try again in ${wait} s`), { headers: { 'Retry-After': String(wait) } });
+    const stored = await passwordHashOf(deps.store, s.principal.userId);
+    if (!stored || current.length > MAX_PASSWORD || !(await verifyPassword(current, stored))) {
+      limits.failed(ctx.ip, s.principal.email);
+      return refuse('The current password is wrong.');
+    }
+    if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) return refuse(`The new password must have ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`);
+    if (password !== form.get('confirm')) return refuse('The new password and its repetition differ.');
+    const fresh = await changePassword(deps.store, s.principal.userId, await hashPassword(password));
+    startSession(ctx, fresh);
+    send(ctx, 200, accountPage({ email: s.principal.email, csrf: fresh.csrf }, { notice: 'Your password is changed; every other session is signed out.' }));
+  }));
+
+  // The dashboard step of deployment access: the node sent the browser here; authorizeAccess (with this user's
+  // session as its credential) answers the node's callback with a one-time code, where the browser goes on.
+  router.get('/console/access', signedIn(async (ctx, s) => {
+    const { to, next, state } = ctx.query;
+    const reply = await invokeAs(authorizeAccess, deps, ctx, s.principal, { params: {}, body: { to, next, ...(state !== undefined && { state }) } });
+    redirect(ctx, (reply.body as { redirect: string }).redirect);
+  }));
+}
