@@ -181,14 +181,20 @@ async function authorize(
   const found = token ? await principalInOrg(deps.store, token, path.orgSlug!) : undefined;
   if (!found) throw failed('bearer token');
   limits.afterAuth(ctx, token!);
-  return inOrg(op, found.principal, found.member, path.orgSlug!);
+  return inOrg({ operationId: op.operationId, role: op.role }, found.principal, found.member, path.orgSlug!);
 }
 
 /** A user's scope in `{orgSlug}`: a non-member reads as 404 (whether or not the org exists), a too-low role is 403. */
-function inOrg(op: AnyOp, principal: Principal, m: { org: Org; role: Role } | undefined, slug: string): OrgScope {
+function inOrg(need: { operationId: string; role: Role }, principal: Principal, m: { org: Org; role: Role } | undefined, slug: string): OrgScope {
   if (!m) throw new AppError(404, 'not_found', `organization ${slug} not found`);
-  if (!roleAtLeast(m.role, op.role)) throw new AppError(403, 'forbidden', `${op.operationId} needs the ${op.role} role or above`);
+  if (!roleAtLeast(m.role, need.role)) throw new AppError(403, 'forbidden', `${need.operationId} needs the ${need.role} role or above`);
   return { principal, actor: `user:${principal.email}`, org: m.org, role: m.role };
+}
+
+/** The principal's scope in the organization `slug` for something that needs `need.role` there (an operation, or a
+ * console page reading what its operations would): the API's own check, 404 for a non-member, 403 below the role. */
+export async function memberScope(deps: Deps, principal: Principal, slug: string, need: { operationId: string; role: Role }): Promise<OrgScope> {
+  return inOrg(need, principal, await membership(deps.store, slug, principal.userId), slug);
 }
 
 /** A path parameter holding U+0000 names nothing the API stores: 404 without a lookup, which PostgreSQL (whose text
@@ -230,7 +236,7 @@ function validInput(op: AnyOp, raw: RawInput): { params: unknown; query: unknown
 export async function invokeAs(op: AnyOp, deps: Deps, ctx: Context, principal: Principal, raw: RawInput): Promise<Reply> {
   if ((op.auth ?? 'user') !== 'user') throw new Error(`operation ${op.operationId} is not a user operation`);
   const scope: UserScope | OrgScope = op.role
-    ? inOrg(op, principal, await membership(deps.store, raw.params.orgSlug!, principal.userId), raw.params.orgSlug!)
+    ? await memberScope(deps, principal, raw.params.orgSlug!, { operationId: op.operationId, role: op.role })
     : { principal, actor: `user:${principal.email}` };
   needCore(op, deps);
   const input = validInput(op, raw);

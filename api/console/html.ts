@@ -1,6 +1,10 @@
 /** The console's pages: server-rendered HTML that works without JavaScript (forms post), with labels on every
  * field. Every interpolated value is escaped by `html`; only `Html` values (already built here) go in as they are. */
 
+import type { Condition } from '../../lib/conditions';
+import type { ResourceState } from '../../rules/resource-state';
+import type { OverviewKind } from '../../store/overview';
+
 export class Html {
   constructor(readonly text: string) {}
 }
@@ -82,11 +86,39 @@ export function signInPage(o: { csrf: string; next: string; email?: string; erro
 }
 
 export function homePage(viewer: Viewer, orgs: { slug: string; plan: string; role: string }[]): string {
-  const rows = orgs.map((o) => html`<tr><td>${o.slug}</td><td>${o.role}</td><td>${o.plan}</td></tr>`);
+  const rows = orgs.map((o) => html`<tr><td><a href="/console/orgs/${encodeURIComponent(o.slug)}">${o.slug}</a></td><td>${o.role}</td><td>${o.plan}</td></tr>`);
   return page('Your organizations', viewer, orgs.length === 0
     ? html`<p>You are no member of any organization yet: an operator adds you with <code>hostplane admin member add</code>.</p>`
     : html`<table><caption>Organizations you are a member of</caption><thead><tr><th scope="col">Organization</th><th scope="col">Your role</th><th scope="col">Plan</th></tr></thead>
 <tbody>${rows}</tbody></table>`);
+}
+
+/** How long ago `at` was, in words a person reads at a glance ("4 min ago"); the exact time is the element's. */
+export function ago(at: string, now: number): Html {
+  const s = Math.max(0, Math.round((now - Date.parse(at)) / 1000));
+  const words = s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min` : s < 86_400 ? `${Math.floor(s / 3600)} h` : `${Math.floor(s / 86_400)} d`;
+  return html`<time datetime="${at}" title="${at}">${words} ago</time>`;
+}
+
+export const STATE_LABELS: Record<ResourceState, string> = { ready: 'Ready', progressing: 'Progressing', failing: 'Failing', deleting: 'Deleting' };
+const KIND_LABELS: Record<OverviewKind, string> = { zone: 'Zones', hostname: 'Custom hostnames', domain: 'Domains', project: 'Projects' };
+
+export interface Attention { kind: OverviewKind; name: string; condition: Condition }
+
+/** The organization's page: counts of each kind by state, and every condition that is not True, longest first. */
+export function orgPage(viewer: Viewer, o: {
+  slug: string; role: string; counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number; now: number;
+}): string {
+  const kinds = Object.keys(KIND_LABELS) as OverviewKind[];
+  const states = Object.keys(STATE_LABELS) as ResourceState[];
+  const countRows = kinds.map((k) => html`<tr><th scope="row">${KIND_LABELS[k]}</th>${states.map((st) => html`<td>${o.counts[k][st]}</td>`)}<td>${states.reduce((n, st) => n + o.counts[k][st], 0)}</td></tr>`);
+  const attentionRows = o.attention.map((a) => html`<tr><td>${KIND_LABELS[a.kind]}</td><td>${a.name}</td><td>${a.condition.type} ${a.condition.status}</td><td>${a.condition.reason}</td><td>${a.condition.message}</td><td>${ago(a.condition.lastTransitionTime, o.now)}</td></tr>`);
+  return page(o.slug, viewer, html`<p>Your role: ${o.role}.</p>
+<table><caption>Resources by state</caption><thead><tr><th scope="col">Kind</th>${states.map((st) => html`<th scope="col">${STATE_LABELS[st]}</th>`)}<th scope="col">Total</th></tr></thead>
+<tbody>${countRows}</tbody></table>
+<h2>Needs attention</h2>
+${o.attention.length === 0 ? html`<p>Nothing: every condition is True.</p>` : html`<table><caption>Conditions that are not True, longest first</caption><thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">Condition</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
+<tbody>${attentionRows}</tbody></table>${o.more > 0 ? html`<p>And ${o.more} more.</p>` : null}`}`);
 }
 
 export function accountPage(viewer: Viewer, o: { error?: string; notice?: string } = {}): string {

@@ -11,11 +11,13 @@ import getRawBody from 'raw-body';
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
+import { attentionOf, RESOURCE_STATES, resourceState, sinceLongest, type ResourceState } from '../../rules/resource-state';
 import { isSafeNext } from '../../rules/safe-next';
+import { orgOverview, type OverviewItem, type OverviewKind } from '../../store/overview';
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, sessionByToken, signInRecord, type NewSession, type Session } from '../../store/sessions';
 import { accessOps } from '../access';
-import { invokeAs, type AnyOp, type Deps } from '../ops';
-import { accountPage, homePage, messagePage, signInPage, STYLESHEET, type Viewer } from './html';
+import { invokeAs, memberScope, type AnyOp, type Deps } from '../ops';
+import { accountPage, homePage, messagePage, orgPage, signInPage, STYLESHEET, type Attention, type Viewer } from './html';
 import { SignInLimits } from './limits';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
@@ -65,6 +67,22 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
     throw badForm('the form could not be read whole');
   }
   return new URLSearchParams(raw);
+}
+
+/** The "needs attention" list shows this many conditions; the page says how many more there are. */
+export const ATTENTION_SHOWN = 200;
+
+/** Counts by kind and state, and the conditions that are not True, longest so first. */
+export function summarize(items: readonly OverviewItem[]): { counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number } {
+  const zero = (): Record<ResourceState, number> => Object.fromEntries(RESOURCE_STATES.map((st) => [st, 0])) as Record<ResourceState, number>;
+  const counts: Record<OverviewKind, Record<ResourceState, number>> = { zone: zero(), hostname: zero(), domain: zero(), project: zero() };
+  const all: Attention[] = [];
+  for (const i of items) {
+    counts[i.kind][resourceState(i)] += 1;
+    for (const condition of attentionOf(i.conditions)) all.push({ kind: i.kind, name: i.name, condition });
+  }
+  all.sort((a, b) => sinceLongest(a.condition, b.condition));
+  return { counts, attention: all.slice(0, ATTENTION_SHOWN), more: Math.max(0, all.length - ATTENTION_SHOWN) };
 }
 
 const PAGE_TITLES: Record<number, string> = { 400: 'Not accepted', 403: 'Refused', 404: 'Not found', 413: 'Too large', 415: 'Not a form', 429: 'Too many attempts', 503: 'Unavailable' };
@@ -144,6 +162,11 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
 
   router.get('/console', signedIn(async (ctx, s) => {
     send(ctx, 200, homePage(viewerOf(s), await membershipsOf(deps.store, s.principal.userId)));
+  }));
+
+  router.get('/console/orgs/:slug', signedIn(async (ctx, s) => {
+    const scope = await memberScope(deps, s.principal, String(ctx.params.slug), { operationId: 'the organization page', role: 'viewer' });
+    send(ctx, 200, orgPage(viewerOf(s), { slug: scope.org.slug, role: scope.role, now: deps.store.clock().getTime(), ...summarize(await orgOverview(deps.store, scope.org.id)) }));
   }));
 
   router.get('/console/sign-in', route(async (ctx) => {

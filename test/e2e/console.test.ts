@@ -71,7 +71,7 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
       expect(cookies.find((c) => c.name === '__Host-hostplane_session')).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
 
       // The console's own pages, for the same member.
-      for (const [path, name] of [['/console', 'console-home'], ['/console/account', 'console-account']] as const) {
+      for (const [path, name] of [['/console', 'console-home'], ['/console/account', 'console-account'], ['/console/orgs/acme', 'console-org']] as const) {
         await member.page.goto(`${serve.url}${path}`);
         expect(member.page.url()).toBe(`${serve.url}${path}`);
         expect(await accessibilityProblems(member.page), path).toEqual([]);

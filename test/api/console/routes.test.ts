@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { hashPassword } from '../../../lib/access-hash';
 import { hashToken } from '../../../store/accounts';
-import { accessCodes, users } from '../../../store/schema';
+import { accessCodes, users, zones } from '../../../store/schema';
+import { recordStatus } from '../../../store/status';
+import { ZONE_STATUS } from '../../../store/zones';
 import { setPasswordHash } from '../../../store/sessions';
 import { startTestApi, type TestApi } from '../../helpers/app';
 
@@ -221,6 +223,34 @@ describe('the dashboard step of deployment access (/console/access)', { timeout:
     const [user] = await t.store.db.select().from(users).where(eq(users.email, 'member@acme.test'));
     expect(row).toMatchObject({ host: 'blog.hostplane.test', userId: user!.id, next: '/x' });
     expect(t.logs.some((l) => l.includes(PASSWORD) || l.includes(code))).toBe(false);
+  });
+});
+
+describe('the organization page', { timeout: 120_000 }, () => {
+  it('counts each kind by state and lists the conditions that are not True, with how long; the home page links to it', async () => {
+    expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'broken-zone.test' } })).status).toBeLessThan(300);
+    const [zone] = await t.store.db.select().from(zones).where(eq(zones.name, 'broken-zone.test'));
+    await recordStatus(t.store, ZONE_STATUS, 'broken-zone.test', {
+      uid: zone!.uid, generation: zone!.generation, set: [{ type: 'Ready', status: 'False', reason: 'ApplyFailed', message: 'knotd refused <the zone>' }],
+    });
+    const b = new Browser(t.url);
+    await b.signIn('viewer@acme.test', PASSWORD);
+    expect((await b.go('GET', '/console')).text).toContain('<a href="/console/orgs/acme">acme</a>');
+    const r = await b.go('GET', '/console/orgs/acme');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('Your role: viewer.');
+    expect(r.text).toMatch(/<th scope="row">Zones<\/th><td>0<\/td><td>0<\/td><td>1<\/td><td>0<\/td><td>1<\/td>/);
+    expect(r.text).toMatch(/<th scope="row">Projects<\/th><td>1<\/td><td>0<\/td><td>0<\/td><td>0<\/td><td>1<\/td>/);
+    expect(r.text).toContain('<td>broken-zone.test</td><td>Ready False</td><td>ApplyFailed</td><td>knotd refused &lt;the zone&gt;</td>');
+    expect(r.text).toMatch(/<time datetime="[^"]+" title="[^"]+">\d+ s ago<\/time>/);
+  });
+
+  it('is not found for someone outside the organization, as the API answers', async () => {
+    const b = new Browser(t.url);
+    await b.signIn('stranger@nowhere.test', PASSWORD);
+    const r = await b.go('GET', '/console/orgs/acme');
+    expect(r.status).toBe(404);
+    expect(r.text).toContain('organization acme not found');
   });
 });
 
