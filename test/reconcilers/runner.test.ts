@@ -259,7 +259,7 @@ describe('runner', () => {
 
   // The nudge bookkeeping is the runner's own, the same on both stores; the test steps polls by fake time, which
   // cannot wait for a PostgreSQL read's I/O (a poll not back yet is not stepped again: under load it failed there).
-  it.skipIf(onPostgres())("a commit's change takes one nudge of it for the writer's own, and only until the second poll after it", async () => {
+  it.skipIf(onPostgres())(`a commit's change takes one nudge of it for the writer's own, and only until the second poll after it${onPostgres() ? ' (skipped on PostgreSQL: fake time cannot wait for its reads)' : ''}`, async () => {
     fakeTimers();
     const { mapped, bundle } = secretWatcher();
     const r = await start([bundle], { pollMs: 1_000 });
