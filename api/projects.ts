@@ -115,7 +115,7 @@ export const projectOps: AnyOp[] = [
     params: ProjectParams,
     responses: {
       202: {
-        description: 'being deleted: the project as getProject answers it now, `cleanup` saying what is left; getProject answers so until the cleanup is done, then 404. Sending the delete again answers the same',
+        description: 'being deleted: the project as getProject answers it now, `cleanup` saying what was left at the delete\'s commit (the reconcilers may have done some of it since); getProject answers so until the cleanup is done, then 404. Sending the delete again answers the same',
         schema: ProjectDetail,
       },
       204: { description: 'deleted: nothing was left to clean up, and its name and its place in the plan\'s project count are free' },
