@@ -115,7 +115,7 @@ export const projectOps: AnyOp[] = [
     params: ProjectParams,
     responses: {
       202: {
-        description: 'being deleted: the project as getProject answers it now, `cleanup` saying what is left; getProject answers so until the cleanup is done, then 404. Sending the delete again answers the same',
+        description: 'being deleted: the project as getProject answers it now, `cleanup` saying what was left at the delete\'s commit (the reconcilers may have done some of it since); getProject answers so until the cleanup is done, then 404. Sending the delete again answers the same',
         schema: ProjectDetail,
       },
       204: { description: 'deleted: nothing was left to clean up, and its name and its place in the plan\'s project count are free' },
@@ -126,13 +126,15 @@ export const projectOps: AnyOp[] = [
       for (const nodeId of d.released.nodes) core?.nudge('placement', nodeId);
       for (const name of d.released.hostnames) core?.nudge('hostname', name);
       core?.nudge('project', String(d.id));
-      if (d.finalized) return { status: 204 };
+      if (!d.left) return { status: 204 };
       // The project reconciler may have finalized it since the write: then it is gone, as a 204 says.
       const detail = await getProjectDetail(deps.store, org.id, params.projectName).catch((e: unknown) => {
         if (e instanceof AppError && e.status === 404) return null;
         throw e;
       });
-      return detail ? { status: 202, body: publicProject(detail) } : { status: 204 };
+      // The cleanup is the write's own: the bundle reconciler woken by its commit may already have rebuilt a node's
+      // bundle without the project, and the answer would then not name the node the deletion had to wait for.
+      return detail ? { status: 202, body: { ...publicProject(detail), cleanup: d.left } } : { status: 204 };
     },
   }),
 ];

@@ -5314,7 +5314,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description being deleted: the project as getProject answers it now, `cleanup` saying what is left; getProject answers so until the cleanup is done, then 404. Sending the delete again answers the same */
+            /** @description being deleted: the project as getProject answers it now, `cleanup` saying what was left at the delete's commit (the reconcilers may have done some of it since); getProject answers so until the cleanup is done, then 404. Sending the delete again answers the same */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

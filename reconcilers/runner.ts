@@ -209,28 +209,40 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   /** Seqs already routed from this process's commits, for the poll to skip when it reaches them. */
   const announced = new Set<number>();
   /**
-   * Changes of this process's commits, announced and not yet routed. They are routed once the turn that
-   * committed them ends, so that the writers answer first: mapping a change to keys may query the store (the
-   * hostnames under a zone), and nothing of it concerns the write's answer. A writer here nudges within that
-   * same turn, for a change its commit already announced: that nudge is dropped instead of mapped twice.
+   * How many of each change this process's commits announced since the poll before last, for the nudge each of
+   * their writers sends once answered (after the announcement and the sync) to map nothing again: mapping a
+   * change may query the store, and its keys may have finished their pass by then. One a write announced without
+   * nudging stays until the second poll after it; a nudge for another process's change it takes meanwhile is
+   * left to that poll.
    */
-  const unrouted = new Set<string>();
+  let announcedIds = new Map<string, number>();
+  let olderIds = new Map<string, number>();
+  /** Takes one announcement of `id` from `m`; false when it holds none. */
+  const takeOne = (m: Map<string, number>, id: string): boolean => {
+    const n = m.get(id);
+    if (n === undefined) return false;
+    if (n > 1) m.set(id, n - 1);
+    else m.delete(id);
+    return true;
+  };
   const changeId = (kind: ChangeKind, key: string): string => `${kind}\u0000${key}`;
+  // Routed at the announcement itself, which SQLite makes while the commit is synced to disk, before its writers
+  // are answered: the zone's pass sends its change to the nameserver meanwhile. A timer or a turn of the event
+  // loop in between cost a change more than a millisecond on its way to being served.
   const unsubscribe = onChanges(o.store, (batch) => {
-    // A commit is announced once its sync to disk returns, and the poll can read it from COMMIT on: a change the
-    // poll has passed meanwhile was routed by it.
-    const fresh = new Set(batch.filter((c) => c.seq > polled));
+    /** Writes of one key committed together are one change to the reconcilers. */
+    const routed = new Set<string>();
     for (const c of batch) {
-      if (fresh.has(c)) announced.add(c.seq);
-      unrouted.add(changeId(c.kind, c.key));
+      // The poll can read a commit from COMMIT on (PostgreSQL announces it later): a change it has passed
+      // meanwhile was routed by it.
+      if (c.seq <= polled) continue;
+      announced.add(c.seq);
+      const id = changeId(c.kind, c.key);
+      announcedIds.set(id, (announcedIds.get(id) ?? 0) + 1);
+      if (routed.has(id)) continue;
+      routed.add(id);
+      route(c.kind, c.key);
     }
-    track(new Promise<void>((resolve) => setImmediate(() => {
-      for (const c of batch) {
-        unrouted.delete(changeId(c.kind, c.key));
-        if (fresh.has(c)) route(c.kind, c.key);
-      }
-      resolve();
-    })));
   });
   let pollFailures = 0;
   const schedulePoll = (ms: number): void => {
@@ -240,6 +252,8 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   const follower = `runner-${process.pid}-${randomUUID().slice(0, 8)}`;
   let reportedAt = 0;
   const poll = async (): Promise<void> => {
+    olderIds = announcedIds;
+    announcedIds = new Map();
     try {
       for (;;) {
         const batch = await changesSince(o.store, polled, POLL_BATCH);
@@ -274,7 +288,8 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
 
   return {
     nudge: (kind: ChangeKind, key: string) => {
-      if (!unrouted.has(changeId(kind, key))) route(kind, key, true);
+      const id = changeId(kind, key);
+      if (!takeOne(olderIds, id) && !takeOne(announcedIds, id)) route(kind, key, true);
     },
     pending: () => workers.reduce((n, w) => n + w.queue.waiting(), 0),
     idle: async () => {

@@ -322,7 +322,8 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
   // flushed up to it, and so up to the write's commit record too. PostgreSQL waits for the flush only at the commit
   // of a transaction that has an xid and wrote WAL, hence the xid and the (empty, non-transactional) WAL message.
   // Concurrent writes' flushes are one fsync whoever runs it: PostgreSQL groups them behind its WAL write lock.
-  const notifyCommitAndFlush = `${notifyAndCommit}; BEGIN; SELECT pg_current_xact_id(), pg_logical_emit_message(false, 'hostplane', ''); COMMIT`;
+  const flush = "BEGIN; SELECT pg_current_xact_id(), pg_logical_emit_message(false, 'hostplane', ''); COMMIT";
+  const notifyCommitAndFlush = `${notifyAndCommit}; ${flush}`;
   const commitListeners = new Set<() => void>();
   const listening = new Set<() => void>();
   const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0 };
@@ -413,6 +414,9 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     write,
     prepared: (<T>(key: string, build: (d: Db) => T): T => cached(statements, key, () => build(db))) as Store['prepared'],
     raw: raw(readPool),
+    // Commits are visible before their flush (above), so what was read may not be on disk yet: a flush transaction
+    // begun now commits after every commit visible now, and its COMMIT returns once the WAL is flushed past them all.
+    synced: () => pool.query(flush).then(() => undefined, () => undefined),
     onCommit: (listener) => {
       commitListeners.add(listener);
       return () => {

@@ -93,8 +93,15 @@ export interface Store {
    */
   raw<R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Calls `listener` after each commit of `write`, synchronously: the change feed announces this process's
-   * changes through it (store/feed.ts `onChanges`). A listener must not throw. Returns the unsubscribe. */
+   * changes through it (store/feed.ts `onChanges`). SQLite: at COMMIT, while the WAL is being synced and before
+   * the writers are answered (what other connections read from COMMIT on); PostgreSQL: once COMMIT returned. A
+   * listener must not throw. Returns the unsubscribe. */
   onCommit(listener: () => void): () => void;
+  /** Resolves once every durable commit made so far is on disk (SQLite: its WAL sync returned, whether or not it
+   * succeeded; PostgreSQL: a flush transaction of its own committed, since a write is visible before its flush).
+   * What may only act on durable state waits for it: the zone reconciler's nameserver commit, which a crash of the
+   * machine could otherwise leave serving, and notifying secondaries of, a write the store lost. Never rejects. */
+  synced(): Promise<void>;
   /**
    * Calls `listener` when another process may have committed (a `core` beside this `api`, the admin CLI, another
    * replica): what `onCommit` cannot tell. SQLite: its `data_version` moved (read every OTHER_COMMITS_POLL_MS while
@@ -358,6 +365,8 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   /** Syncs in flight: close() lets them finish on the file. */
   let syncing = 0;
   let closeWhenSynced = false;
+  /** The sync of the last durable group (groups sync one after another). */
+  let lastSync: Promise<void> = Promise.resolve();
   const syncWal = (): Promise<void> => {
     if (file === ':memory:') return Promise.resolve();
     // SQLite removes the WAL only when the last connection to the store closes, and this one is open: the file
@@ -428,26 +437,32 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       if (sqlite.open && sqlite.inTransaction) rollback.run();
       return;
     }
-    if (!lazy) {
+    // The sync is under way before the commit is announced: what the announcement wakes (the zone reconciler's
+    // pass, its nameserver transaction sent but for the commit, which waits for `synced()`) runs while the disk
+    // syncs instead of after it. Other connections read the commit from here on anyway; only its writers' answers
+    // wait for the disk.
+    const synced = lazy ? null : syncWal();
+    if (synced) lastSync = synced.catch(() => undefined);
+    stats.commits++;
+    if (lazy) stats.lazyCommits++;
+    stats.writes += group.length;
+    for (const o of outcomes) for (const fn of o.after ?? []) fn();
+    for (const l of commitListeners) l();
+    if (synced) {
       // The next group waits for this sync: writes arriving meanwhile gather into it, one sync for them all.
       try {
-        await syncWal();
+        await synced;
       } catch (error) {
         const unsynced = new Error(`the store committed this write but could not sync it to disk: ${(error as Error).message}`, { cause: error });
         for (const w of group) w.reject(unsynced);
         return;
       }
     }
-    stats.commits++;
-    if (lazy) stats.lazyCommits++;
-    stats.writes += group.length;
-    for (const o of outcomes) for (const fn of o.after ?? []) fn();
     group.forEach((w, i) => {
       const o = outcomes[i]!;
       if (o.ok) w.resolve(o.value);
       else w.reject(o.error);
     });
-    for (const l of commitListeners) l();
   };
 
   // Every durable commit waits for the disk; one commit per batch of concurrent writes is what
@@ -480,6 +495,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     dialect: 'sqlite' as const,
     prepared: <T>(key: string, build: (db: Db) => T): T => cached(statements, key, () => build(db)),
     raw: rawQuery(statements, readSide),
+    synced: () => lastSync,
     onCommit: (listener: () => void) => {
       commitListeners.add(listener);
       return () => {

@@ -167,8 +167,9 @@ async function releaseOrFinish(s: Store, tx: Tx, p: { id: number; orgId: number 
 
 export interface DeletedProject {
   id: number;
-  /** True when nothing was left to wait for: the project is gone already. */
-  finalized: boolean;
+  /** What its cleanup waits for as this write left it; null when nothing was: the project is gone already. The
+   * reconcilers its commit wakes may have done some of it before the caller reads the project again. */
+  left: ProjectCleanup | null;
   /** The nodes it was taken off and the custom hostnames given up by this call, for nudges. */
   released: { nodes: string[]; hostnames: string[] };
 }
@@ -192,7 +193,7 @@ export async function deleteProject(s: Store, p: { orgId: number; name: string; 
       await appendAudit(tx, { orgId: p.orgId, event: 'project.delete', actor: p.actor, target: p.name }, now);
     }
     const { left, released } = await releaseOrFinish(s, tx, { id: row.id, orgId: p.orgId }, now);
-    return { id: row.id, finalized: left === null, released };
+    return { id: row.id, left, released };
   });
 }
 

@@ -313,7 +313,7 @@ class Knot implements KnotNameserver {
     });
   }
 
-  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null): Promise<void> {
+  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {
     const fqdn = zoneFqdn(name);
     const removes = changes.remove.map((line) => parseRecordLine(fqdn, line)).filter((r) => r.type !== 'SOA');
     const adds = changes.add.map((line) => parseRecordLine(fqdn, line));
@@ -362,6 +362,7 @@ class Knot implements KnotNameserver {
           if (served === serial && zoneText !== null && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
           throw new StaleSerialError(name, serial, served);
         }
+        await opts.notBefore;
         staged?.place();
         await ctl.call({ cmd: 'zone-commit', zone: fqdn }, CONTROL_TIMEOUT_MS);
         committed = true;

@@ -116,9 +116,10 @@ export interface Nameserver {
    * the served zone and `zoneText`) as one atomic transaction without re-reading the zone file, then stores
    * `zoneText` as the zone file (null: not now, see saveZoneFile; the serial is then the added SOA's). The
    * text's serial must be above the served one, signed or not (StaleSerialError otherwise); fall back to
-   * applyZone when this throws.
+   * applyZone when this throws. `notBefore`: the transaction is sent at once and commits (is served, and
+   * notified to secondaries) only once this resolves.
    */
-  applyChanges?(name: string, changes: ZoneChanges, zoneText: string | null): Promise<void>;
+  applyChanges?(name: string, changes: ZoneChanges, zoneText: string | null, opts?: { notBefore?: Promise<void> }): Promise<void>;
   /**
    * With applyChanges' `zoneText` null the zone file is left behind what is served (the server's journal holds
    * the changes; after a restart of the server alone it serves them again): writing megabytes per change of a

@@ -138,6 +138,7 @@ export function zoneApplier(d: ApplyDeps) {
     if (!snap) return undefined;
     const serial = serialOf(snap.zone);
     const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets });
+    await d.store.synced();
     await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
     const keys = keyHashes(snap.rrsets.map((r) => rrsetKey(r.name, r.type)));
     return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
@@ -180,7 +181,7 @@ export function zoneApplier(d: ApplyDeps) {
       text = renderZone({ name, soa, rrsets: snap.rrsets });
     }
     try {
-      await apply(name, changes, text);
+      await apply(name, changes, text, { notBefore: d.store.synced() });
     } catch (e) {
       if (e instanceof StaleSerialError) throw e;
       d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');

@@ -7,6 +7,12 @@ import { bundleReconciler } from '../../reconcilers/bundles';
 import { and, eq } from 'drizzle-orm';
 import { DEFAULT_PLANS } from '../../rules/plans';
 import { startTestApi, type TestApi, type TestApiOptions } from '../helpers/app';
+import { openTestStore } from '../helpers/store';
+import { onChanges } from '../../store/feed';
+import type { Store } from '../../store/db';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const P = '/v1/orgs/acme/projects';
@@ -332,5 +338,37 @@ describe('deleteProject (beyond the spec)', () => {
     expect(await finalizeProject(t.store, (await getProjectId(t, 'blog'))!)).toBeNull();
     expect((await t.call('GET', `${P}/blog`)).status).toBe(404);
     expect((await t.call('POST', P, { body: { name: 'blog' } })).status).toBe(201);
+  });
+
+  it('answers what its own write left for cleanup, also when the bundle reconciler its commit woke has dropped the project before the answer is read', async () => {
+    // The reconciler woken by the deletion's commit rebuilds the node's bundle before the writer resumes: the
+    // order a core may run them in (on PostgreSQL the runner routes the commit before the write returns).
+    const real = await openTestStore(mkdtempSync(join(tmpdir(), 'hostplane-delete-race-')));
+    let rebuild: (() => Promise<unknown>) | undefined;
+    let rebuilt: Promise<unknown> | undefined;
+    const store: Store = { ...real, write: (async (fn, o) => {
+      const value = await real.write(fn, o);
+      await rebuilt;
+      return value;
+    }) as Store['write'] };
+    onChanges(store, (batch) => {
+      if (rebuild && batch.some((c) => c.kind === 'placement' && c.key === 'node-1')) {
+        rebuilt = rebuild();
+        rebuild = undefined;
+      }
+    });
+    const t = await fresh({ store });
+    await t.call('POST', P, { body: { name: 'blog' } });
+    const org = await orgBySlug(t.store, 'acme');
+    await registerNode(t.store, 'node-1');
+    await setPlacement(t.store, org!.id, 'blog', 'node-1');
+    const bundles = bundleReconciler({ store: real, sealer: t.sealer, plans: DEFAULT_PLANS });
+    await bundles.reconcile('node-1', new AbortController().signal);
+
+    rebuild = () => bundles.reconcile('node-1', new AbortController().signal);
+    const r = await t.call('DELETE', `${P}/blog`);
+    expect(rebuilt).toBeDefined();
+    expect([r.status, r.body.cleanup]).toEqual([202, { hostnames: [], nodes: ['node-1'] }]);
+    expect((await t.call('GET', `${P}/blog`)).body.cleanup).toEqual({ hostnames: [], nodes: [] });
   });
 });

@@ -38,8 +38,9 @@ export class FakeNameserver implements Nameserver {
     this.served.set(name, { text: zoneText, serial: serial + (opts.dnssec ? this.signerBump : 0), dnssec: opts.dnssec, deleteDs });
   }
   /** `served.text` is the zone file: with no text given it stays as it was until saveZoneFile. */
-  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null): Promise<void> {
+  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
+    await opts.notBefore;
     const cur = this.served.get(name);
     const soa = changes.add.find((l) => / SOA /.test(l));
     const serial = zoneText === null ? Number(soa?.split(/\s+/)[6]) : soaSerial(zoneText);

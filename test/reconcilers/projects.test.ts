@@ -95,7 +95,7 @@ describe('project reconciler', () => {
     expect((await openedBundle(s, env.sealer, 'n1')).map((p) => p.project)).toEqual(['shop']);
 
     const d = await deleteProject(s, { orgId, name: 'shop', actor: 'user:admin@acme.test' });
-    expect(d).toEqual({ id: projectId, finalized: false, released: { nodes: ['n1'], hostnames: [HOST] } });
+    expect(d).toEqual({ id: projectId, left: { hostnames: [HOST], nodes: ['n1'] }, released: { nodes: ['n1'], hostnames: [HOST] } });
     // The default hostname and the storage prefix stay with the row until it goes: the name is not free yet.
     expect(await rowsOf(projectId)).toEqual({
       secrets: 0, auth_grants: 0, auth_providers: 0, storage_grants: 0, access_policies: 0, placements: 0, hostnames: 1, storage_prefixes: 1,

@@ -39,6 +39,18 @@ function fakeReconciler(answer: (key: string, signal: AbortSignal) => Promise<Re
   return { r, runs, keys: () => runs.map((x) => x.key) };
 }
 
+/** A reconciler whose watch of secret changes records each change it maps (its `keys` may query the store). */
+function secretWatcher() {
+  const mapped: string[] = [];
+  const bundle: Reconciler = {
+    kind: 'bundle',
+    watches: [{ kind: 'secret', keys: async (project) => { mapped.push(project); return [`node-of-${project}`]; } }],
+    keys: async () => [],
+    reconcile: async () => ({}),
+  };
+  return { mapped, bundle };
+}
+
 describe('runner', () => {
   let store: Store;
   let runner: Runner | undefined;
@@ -220,32 +232,64 @@ describe('runner', () => {
     expect(f.keys()).toEqual(['slow.example', 'slow.example', 'slow.example']);
   });
 
-  it("maps a change this process committed once: the writer's nudge in the same turn maps nothing again", async () => {
-    const mapped: string[] = [];
-    const bundle: Reconciler = {
-      kind: 'bundle',
-      watches: [{ kind: 'secret', keys: async (project) => { mapped.push(project); return [`node-of-${project}`]; } }],
-      keys: async () => [],
-      reconcile: async () => ({}),
-    };
+  it("maps a change this process committed once: the writer's nudge after its answer maps nothing again", async () => {
+    const { mapped, bundle } = secretWatcher();
     const r = await start([bundle]);
-    // As a handler does: the write resolves, and its nudge follows before the turn ends.
-    await change(store, 'secret', '7').then(() => r.nudge('secret', '7'));
+    const nudged = async (key: string): Promise<void> => {
+      r.nudge('secret', key);
+      await r.idle();
+    };
+    // As a handler does: the write is answered once its commit is synced, and its nudge follows; here even a turn
+    // of the event loop later, by when the pass its commit started has ended.
+    await change(store, 'secret', '7');
     await r.idle();
+    await new Promise((res) => setImmediate(res));
+    await nudged('7');
     expect(mapped).toEqual(['7']);
     // A nudge for a change this process did not commit (another process's, seen early) is mapped.
-    r.nudge('secret', '8');
-    await r.idle();
+    await nudged('8');
     expect(mapped).toEqual(['7', '8']);
+    // Writes of one key committed together: each writer's nudge is its own.
+    await Promise.all([change(store, 'secret', '9'), change(store, 'secret', '9')]);
+    await r.idle();
+    r.nudge('secret', '9');
+    await nudged('9');
+    expect(mapped.filter((k) => k === '9')).toHaveLength(onPostgres() ? 2 : 1);
   });
 
-  it('routes a commit once the turn that committed it ends, and idle waits for that', async () => {
+  // The nudge bookkeeping is the runner's own, the same on both stores; the test steps polls by fake time, which
+  // cannot wait for a PostgreSQL read's I/O (a poll not back yet is not stepped again: under load it failed there).
+  it.skipIf(onPostgres())(`a commit's change takes one nudge of it for the writer's own, and only until the second poll after it${onPostgres() ? ' (skipped on PostgreSQL: fake time cannot wait for its reads)' : ''}`, async () => {
+    fakeTimers();
+    const { mapped, bundle } = secretWatcher();
+    const r = await start([bundle], { pollMs: 1_000 });
+    const nudged = async (key: string): Promise<void> => {
+      r.nudge('secret', key);
+      await r.idle();
+    };
+    await change(store, 'secret', '7');
+    await r.idle();
+    await vi.advanceTimersByTimeAsync(1_000);
+    // One poll later: the first nudge is the writer's own, a second one another change's.
+    await nudged('7');
+    expect(mapped).toEqual(['7']);
+    await nudged('7');
+    expect(mapped).toEqual(['7', '7']);
+    // A write that did not nudge: two polls later a nudge is another change's, mapped (not left to the poll).
+    await change(store, 'secret', '7');
+    await r.idle();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await nudged('7');
+    expect(mapped).toEqual(['7', '7', '7', '7']);
+  });
+
+  it('routes a commit at its announcement, before its writers are answered, and idle waits for the pass', async () => {
     const f = fakeReconciler(() => ({}));
     const r = await start([f.r]);
     let routedBeforeAnswer = false;
     await change(store, 'zone', 'example.com').then(() => { routedBeforeAnswer = f.runs.length > 0; });
     await r.idle();
-    expect(routedBeforeAnswer).toBe(false);
+    expect(routedBeforeAnswer).toBe(true);
     expect(f.keys()).toEqual(['example.com']);
   });
 

@@ -151,6 +151,17 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect(s.stats().lazyCommits).toBe(1);
   });
 
+  it('synced() resolves once every commit visible so far is flushed: a lazy write read by a reconciler included', async () => {
+    const lazy = await s.write(async (tx) => {
+      await addOrg(tx, 'read-before-flush');
+      return (await tx.raw<{ lsn: string }>('lsn', 'SELECT pg_current_wal_insert_lsn()::text AS lsn'))[0]!;
+    }, { durable: false });
+    const flushedPast = async () => (await s.raw<{ past: boolean }>('flushed', 'SELECT pg_current_wal_flush_lsn() >= ?::pg_lsn AS past', [lazy.lsn]))[0]!.past;
+    expect(await flushedPast()).toBe(false);
+    await s.synced();
+    expect(await flushedPast()).toBe(true);
+  });
+
   it('loses no acknowledged write when PostgreSQL is killed right after answering', async () => {
     const slugs = Array.from({ length: 8 }, (_, i) => `kept-${i}`);
     await Promise.all(slugs.map((slug) => s.write(async (tx) => addOrg(tx, slug))));

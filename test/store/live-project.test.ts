@@ -25,7 +25,7 @@ describe('writes racing deleteProject', () => {
   const readThenDelete = async () => {
     await createProject(s, { orgId, plan: 'free', limit: 3, name: 'blog', database: false, hostname: 'blog.hostplane.test', actor: 't' });
     const p = await getProject(s, orgId, 'blog');
-    expect((await deleteProject(s, { orgId, name: 'blog', actor: 't' })).finalized).toBe(true);
+    expect((await deleteProject(s, { orgId, name: 'blog', actor: 't' })).left).toBeNull();
     return { orgId, projectId: p.id, projectName: p.name, actor: 't' };
   };
 

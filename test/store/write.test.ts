@@ -131,6 +131,19 @@ sqliteOnly('group commit, counted', () => {
     await createOrg(s, 'd', 'free');
     expect(heard).toEqual([2, 3]);
   });
+
+  it('commit listeners hear of a commit while its sync runs, before its writers are answered; synced() resolves once it is on disk', async () => {
+    const s = fresh();
+    const order: string[] = [];
+    s.onCommit(() => {
+      order.push('heard');
+      void s.synced().then(() => order.push('synced'));
+    });
+    await createOrg(s, 'a', 'free').then(() => order.push('answered'));
+    expect(order).toEqual(['heard', 'synced', 'answered']);
+    // Nothing committed since: on disk already.
+    await s.synced();
+  });
 });
 
 sqliteOnly('a write function awaits its handle and nothing else', () => {

@@ -202,6 +202,27 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect(await ns.secondarySerials(ZONE)).toEqual([{ address: `127.0.0.1:${secondary}`, serial: null }]);
   });
 
+  it('sends a change at once and commits it only once notBefore resolves', async () => {
+    const { ns, server } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    const soa = (serial: number): string => `@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. ${serial} 3600 600 604800 300`;
+    // A thenable, to see when applyChanges awaits it: once knotd answered the transaction's commands.
+    let release!: () => void;
+    const gate = new Promise<void>((res) => { release = res; });
+    let awaited = false;
+    const notBefore = { then: (ok: () => void, fail: (e: unknown) => void) => { awaited = true; return gate.then(ok, fail); } } as unknown as Promise<void>;
+    let done = false;
+    const applying = ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(2), `www.${ZONE} 300 A 192.0.2.2`] }, zoneText(2, { www: '192.0.2.2' }), { notBefore });
+    void applying.finally(() => { done = true; });
+    await until('the transaction sent', async () => (awaited ? true : undefined), 5000, 5);
+    expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.1']);
+    expect([await ns.servedSerial(ZONE), done]).toEqual([1, false]);
+    release();
+    await applying;
+    expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.2']);
+    expect(await ns.servedSerial(ZONE)).toBe(2);
+  });
+
   it('leaves the zone file behind a change given no text, serves it across a restart of knotd, and writes the file only for the served text', async () => {
     const { ns, server, opts } = await startKnot();
     const file = join(opts.zonesDir, `${ZONE}.zone`);

@@ -276,6 +276,35 @@ describe('zone reconciler', () => {
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
+  it('commits nothing to the nameserver before the store has synced it: a whole load waits, a change is sent and commits after', async () => {
+    /** The store's sync of everything committed so far, held until the test lets it return. */
+    const holdSync = (): (() => void) => {
+      let release!: () => void;
+      const held = new Promise<void>((res) => { release = res; });
+      vi.spyOn(store, 'synced').mockImplementation(() => held);
+      return release;
+    };
+    const r = reconciler();
+    let release = holdSync();
+    const load = r.reconcile('example.com', noAbort);
+    await new Promise((res) => setImmediate(res));
+    expect(ns.actions).toEqual([]);
+    release();
+    await load;
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
+
+    release = holdSync();
+    await putA('a.example.com', '192.0.2.1');
+    const change = r.reconcile('example.com', noAbort);
+    await new Promise((res) => setImmediate(res));
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
+    expect(ns.served.get('example.com')!.text).not.toBe(await rendered());
+    release();
+    await change;
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
   it('looks up the delegation in the pass after the one that applied, and records it', async () => {
     delegatedTo = [...NS];
     const r = reconciler();
