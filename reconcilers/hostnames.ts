@@ -27,6 +27,7 @@ import {
 import { finalizersOf, finishFinalizer } from '../store/finalizers';
 import { dropStatus, recordStatus, type Judged } from '../store/status';
 import { deleteManagedRRset, putManagedRRset } from '../store/zones';
+import { FencedError } from '../store/leader';
 import { identityWatch, type Reconciler, type Result } from './types';
 
 export interface HostnameReconcilerDeps {
@@ -270,6 +271,8 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     try {
       edge = await d.edge.ensure(h.name, h.uid);
     } catch (e) {
+      // Not the edge's failure: this process no longer leads, and the status is the new leader's to write.
+      if (e instanceof FencedError) throw e;
       const message = (e as Error).message;
       await record(h, {
         set: [

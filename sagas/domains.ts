@@ -76,8 +76,11 @@ const registrarError = (e: unknown): AppError => {
   if (e instanceof RegistrarError) return new AppError(502, 'registrar_error', `${e.message}; send the request again`);
   return e instanceof AppError ? e : new AppError(502, 'registrar_error', 'the registrar failed; send the request again');
 };
-const paymentIncomplete = (e: unknown): AppError =>
-  new AppError(502, 'saga_incomplete', `the purchase stopped at the payment: ${e instanceof PaymentError ? e.message : 'the payment provider failed'}; send the request again to resume`);
+const paymentIncomplete = (e: unknown): AppError => {
+  // An AppError is the service's own answer (a call refused to a deposed leader, FencedError): kept as it is.
+  if (e instanceof AppError) return e;
+  return new AppError(502, 'saga_incomplete', `the purchase stopped at the payment: ${e instanceof PaymentError ? e.message : 'the payment provider failed'}; send the request again to resume`);
+};
 const unavailable = (name: string): AppError => new AppError(409, 'domain_unavailable', `the registry refuses ${name}: it is taken, reserved or not offered`);
 
 export function domainService(d: DomainServiceDeps): DomainService {
