@@ -8,8 +8,10 @@
  * call is idempotent by those keys, so sending a purchase again, after any failure anywhere (an error, a timeout,
  * an answer lost after the work was done, a killed process), resumes from the stored step and never charges or
  * registers twice. A name the registry refuses after the charge is refunded (`refunding` → `refunded`). One
- * name is worked on by one call at a time in this process (`serially`), whether a request or the reconciler asks;
- * a core owns its data dir alone, so that is one at a time everywhere.
+ * name is worked on by one call at a time in this process (`serially`), whether a request or the reconciler asks.
+ * Other processes on the same store (replicas answering the same purchase sent again, the leader's reconciler) may
+ * work on it at once: each step moves on only from the step it was read at (store/domains.ts setPurchaseStep), so
+ * a step never goes back and its ledger line is written once, and the keys make their calls act once.
  *
  * The contact is sealed (context `purchase/<org>/<name>`) before it is stored, opened only to register, and
  * dropped when the purchase closes; it goes to no log, error or audit record.
@@ -100,7 +102,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
     return d.dns.nameservers;
   };
   const failed = async (p: PurchaseRow, why: string): Promise<void> => {
-    await setPurchaseStep(s, p.id, p.step, { lastError: why });
+    await setPurchaseStep(s, p, p.step, { lastError: why });
   };
 
   /** Moves the purchase on from its stored step to done (or refunded, failed), each step stored first. */
@@ -118,10 +120,11 @@ export function domainService(d: DomainServiceDeps): DomainService {
             throw registrarError(e);
           }
           if (!a?.available) {
-            await setPurchaseStep(s, p.id, 'failed', { lastError: 'the registry refuses the name' });
-            throw unavailable(p.name);
+            // Resumed from the stored step: `failed`, or further on when another process registered it meanwhile.
+            p = await setPurchaseStep(s, p, 'failed', { lastError: 'the registry refuses the name' });
+            break;
           }
-          p = await setPurchaseStep(s, p.id, 'charging', { amountCents: a.priceCents + a.renewalCents * (p.years - 1), currency: a.currency });
+          p = await setPurchaseStep(s, p, 'charging', { amountCents: a.priceCents + a.renewalCents * (p.years - 1), currency: a.currency });
           break;
         }
         case 'charging': {
@@ -130,12 +133,13 @@ export function domainService(d: DomainServiceDeps): DomainService {
               amountCents: p.amountCents!, currency: p.currency!, paymentMethod: p.paymentMethod, idempotencyKey: `purchase:${p.id}:charge`,
               description: `${p.name}, ${p.years} year(s)`,
             });
-            p = await setPurchaseStep(s, p.id, 'charged', { chargeId: c.id, lastError: null }, {
+            p = await setPurchaseStep(s, p, 'charged', { chargeId: c.id, lastError: null }, {
               kind: 'charge', note: `registration of ${p.name}, ${p.years} year(s)`, amountCents: c.amountCents, currency: c.currency, reference: c.id,
             });
           } catch (e) {
             if (e instanceof PaymentDeclined) {
-              await setPurchaseStep(s, p.id, 'failed', { lastError: `payment declined (${e.declineCode})` });
+              p = await setPurchaseStep(s, p, 'failed', { lastError: `payment declined (${e.declineCode})` });
+              if (p.step !== 'failed') break;
               throw new AppError(402, 'payment_failed', 'the payment method was declined; nothing was charged', { declineCode: e.declineCode });
             }
             await failed(p, (e as Error).message);
@@ -144,7 +148,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
           break;
         }
         case 'charged':
-          p = await setPurchaseStep(s, p.id, 'registering');
+          p = await setPurchaseStep(s, p, 'registering');
           break;
         case 'registering': {
           const contact = JSON.parse(d.sealer.open(purchaseContext(p.orgId, p.name), p.contactSealed!)) as Contact;
@@ -152,13 +156,13 @@ export function domainService(d: DomainServiceDeps): DomainService {
             reg = await registrar().register({ name: p.name, years: p.years, nameservers: nameservers(), contact, ref: p.id });
           } catch (e) {
             if (e instanceof RegistrarRefused) {
-              p = await setPurchaseStep(s, p.id, 'refunding', { lastError: 'the registry refused the name after the charge' });
+              p = await setPurchaseStep(s, p, 'refunding', { lastError: 'the registry refused the name after the charge' });
               break;
             }
             await failed(p, (e as Error).message);
             throw registrarError(e);
           }
-          p = await setPurchaseStep(s, p.id, 'registered');
+          p = await setPurchaseStep(s, p, 'registered');
           break;
         }
         case 'registered': {
@@ -179,7 +183,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
         case 'refunding': {
           try {
             const r = await payments().refund({ chargeId: p.chargeId!, idempotencyKey: `purchase:${p.id}:refund` });
-            p = await setPurchaseStep(s, p.id, 'refunded', { lastError: null }, {
+            p = await setPurchaseStep(s, p, 'refunded', { lastError: null }, {
               kind: 'refund', note: `${p.name} could not be registered`, amountCents: -r.amountCents, currency: p.currency!, reference: r.id,
             });
           } catch (e) {
@@ -230,16 +234,16 @@ export function domainService(d: DomainServiceDeps): DomainService {
       let p = await purchaseById(s, id);
       if (!p || !purchaseIsOpen(p)) return;
       if (p.step === 'reserved') {
-        await setPurchaseStep(s, p.id, 'failed', { lastError: 'abandoned before the payment' });
+        await setPurchaseStep(s, p, 'failed', { lastError: 'abandoned before the payment' });
         return;
       }
       if (p.step === 'charging') {
         const c = await payments().findCharge(`purchase:${p.id}:charge`);
         if (!c) {
-          await setPurchaseStep(s, p.id, 'failed', { lastError: 'abandoned; nothing was charged' });
+          await setPurchaseStep(s, p, 'failed', { lastError: 'abandoned; nothing was charged' });
           return;
         }
-        p = await setPurchaseStep(s, p.id, 'charged', { chargeId: c.id }, {
+        p = await setPurchaseStep(s, p, 'charged', { chargeId: c.id }, {
           kind: 'charge', note: `registration of ${p.name}, ${p.years} year(s)`, amountCents: c.amountCents, currency: c.currency, reference: c.id,
         });
       }

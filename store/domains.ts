@@ -187,17 +187,21 @@ export async function openPurchaseOf(s: Store, name: string): Promise<PurchaseRo
 
 /** Stores the step a purchase is at (before the external call it makes), with what the last one learned. */
 export async function setPurchaseStep(
-  s: Store, id: string, step: PurchaseStep,
+  s: Store, from: Pick<PurchaseRow, 'id' | 'step'>, step: PurchaseStep,
   patch: Partial<{ amountCents: number; currency: string; chargeId: string; lastError: string | null }> = {},
   ledger?: { kind: string; note: string; amountCents: number; currency: string; reference: string },
 ): Promise<PurchaseRow> {
   const now = s.clock();
   return s.write(async (tx) => {
     const closed = CLOSED.includes(step);
-    await tx.update(domainPurchases).set({ step, ...patch, updatedAt: iso(now), ...(closed ? { open: 0, contactSealed: null } : {}) })
-      .where(eq(domainPurchases.id, id));
-    const [row] = await tx.select().from(domainPurchases).where(eq(domainPurchases.id, id)) as PurchaseRow[];
-    if (!row) throw new Error(`purchase ${id} is gone`);
+    // Only from the step the caller read: another process (a replica answering the same purchase sent again, a
+    // leader's reconciler finishing it) may have moved it on meanwhile, and a step must never go back nor its
+    // ledger line be written twice. The caller resumes from the row answered.
+    const moved = await tx.update(domainPurchases).set({ step, ...patch, updatedAt: iso(now), ...(closed ? { open: 0, contactSealed: null } : {}) })
+      .where(and(eq(domainPurchases.id, from.id), eq(domainPurchases.step, from.step))).returning({ id: domainPurchases.id });
+    const [row] = await tx.select().from(domainPurchases).where(eq(domainPurchases.id, from.id)) as PurchaseRow[];
+    if (!row) throw new Error(`purchase ${from.id} is gone`);
+    if (moved.length === 0) return row;
     if (ledger) await addLedger(tx, { orgId: row.orgId, name: row.name, ...ledger }, now);
     if (closed && step !== 'done') {
       // The name is free again: the pending row of this purchase goes (never a finished domain).
@@ -214,18 +218,23 @@ export async function finishPurchase(
   s: Store, p: PurchaseRow, reg: { expiresAt: string; locked: boolean; nameservers: string[] }, by: 'request' | 'reconciler',
 ): Promise<void> {
   const now = s.clock();
-  await s.write(async (tx) => {
+  const finished = await s.write(async (tx) => {
+    // Finished once: another process that finished it first wrote the domain and its audit record.
+    const closing = await tx.update(domainPurchases).set({ step: 'done', open: 0, contactSealed: null, lastError: null, updatedAt: iso(now) })
+      .where(and(eq(domainPurchases.id, p.id), eq(domainPurchases.step, 'registered'))).returning({ id: domainPurchases.id });
+    if (closing.length === 0) return false;
     await tx.update(domains).set({
       status: 'active', expiresAt: reg.expiresAt, locked: reg.locked, nameservers: reg.nameservers, paymentRef: p.paymentMethod, syncedAt: iso(now),
       generation: sql`${domains.generation} + 1`,
     }).where(and(eq(domains.name, p.name), eq(domains.orgId, p.orgId)));
-    await tx.update(domainPurchases).set({ step: 'done', open: 0, contactSealed: null, lastError: null, updatedAt: iso(now) }).where(eq(domainPurchases.id, p.id));
     await recordChange(s, tx, 'domain', p.name, now);
     await appendAudit(tx, {
       orgId: p.orgId, event: 'domain.purchase', actor: p.actor, target: p.name,
       details: { years: p.years, amountCents: p.amountCents, currency: p.currency, ...(by === 'reconciler' ? { completedBy: 'system' } : {}) },
     }, now);
+    return true;
   });
+  if (!finished) return;
   // The registrar's answer is as fresh as a sync's: without the condition the domain would read unobserved until
   // the reconciler's next sync, hours away.
   await recordDomainConditions(s, p.name, [SYNCED], null);
