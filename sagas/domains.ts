@@ -258,39 +258,51 @@ export function domainService(d: DomainServiceDeps): DomainService {
   };
 
   /** Renews at the registrar first, then bills the purchase's payment method (a decline is a ledger entry; the
-   * domain stays renewed), each stage stored before its call so that a crash resumes it. */
+   * domain stays renewed), each stage stored before its call so that a crash resumes it. Another process may work on
+   * the same renewal at once (its keys make the calls act once): a stage it stored first is resumed from, and the
+   * one that stores the end writes the ledger line and the audit record. */
   const renewFlow = async (name: string, years: number, auto: boolean, actor: string): Promise<void> => {
     let dom = await domainByName(s, name);
     if (!dom) return;
+    const uid = dom.uid;
+    /** The renewal as stored now: null once another process finished it (or the domain is another lifetime's). */
+    const stored = async (): Promise<Renewal | null> => {
+      const now = await domainByName(s, name);
+      return now?.uid === uid ? now.renewal as unknown as Renewal | null : null;
+    };
     let r = dom.renewal as unknown as Renewal | null;
     if (!r) {
       const price = (await registrar().check([name]).catch((e: unknown) => { throw registrarError(e); })).find((x) => x.name === name);
-      r = { fromExpiresAt: dom.expiresAt ?? '', years, state: 'renewing', amountCents: (price?.renewalCents ?? 0) * years, currency: price?.currency ?? 'USD', auto, actor };
-      await setRenewal(s, name, dom.uid, r);
+      const begun: Renewal = { fromExpiresAt: dom.expiresAt ?? '', years, state: 'renewing', amountCents: (price?.renewalCents ?? 0) * years, currency: price?.currency ?? 'USD', auto, actor };
+      r = (await setRenewal(s, name, uid, null, begun)) ? begun : await stored();
+      if (!r) return;
     }
     if (r.state === 'renewing') {
       let reg: RegistrarDomain;
       try {
-        reg = await registrar().renew({ name, years: r.years, ref: `renew:${dom.uid}:${r.fromExpiresAt}` });
+        reg = await registrar().renew({ name, years: r.years, ref: `renew:${uid}:${r.fromExpiresAt}` });
       } catch (e) {
         throw registrarError(e);
       }
-      r = { ...r, state: 'billing', newExpiresAt: reg.expiresAt };
-      await setRenewal(s, name, dom.uid, r, undefined, { expiresAt: reg.expiresAt, locked: reg.locked, nameservers: reg.nameservers });
+      const billing: Renewal = { ...r, state: 'billing', newExpiresAt: reg.expiresAt };
+      r = (await setRenewal(s, name, uid, r, billing, undefined, { expiresAt: reg.expiresAt, locked: reg.locked, nameservers: reg.nameservers })) ? billing : await stored();
+      if (!r) return;
       dom = (await domainByName(s, name))!;
     }
     const note = `renewal of ${name} for ${r.years} year(s), to ${r.newExpiresAt}`;
+    let ended: boolean;
     try {
       const c = await payments().charge({
-        amountCents: r.amountCents, currency: r.currency, paymentMethod: dom.paymentRef ?? '', idempotencyKey: `renewal:${dom.uid}:${r.fromExpiresAt}`, description: note,
+        amountCents: r.amountCents, currency: r.currency, paymentMethod: dom.paymentRef ?? '', idempotencyKey: `renewal:${uid}:${r.fromExpiresAt}`, description: note,
       });
-      await setRenewal(s, name, dom.uid, null, { orgId: dom.orgId, kind: 'renewal', amountCents: c.amountCents, currency: c.currency, note, reference: c.id });
+      ended = await setRenewal(s, name, uid, r, null, { orgId: dom.orgId, kind: 'renewal', amountCents: c.amountCents, currency: c.currency, note, reference: c.id });
     } catch (e) {
       if (!(e instanceof PaymentDeclined)) throw paymentIncomplete(e);
-      await setRenewal(s, name, dom.uid, null, {
+      ended = await setRenewal(s, name, uid, r, null, {
         orgId: dom.orgId, kind: 'renewal_declined', amountCents: r.amountCents, currency: r.currency, note: `${note}: the payment method was declined (${e.declineCode}); the domain stays renewed`,
       });
     }
+    if (!ended) return;
     d.nudge('domain', name);
     if (!r.auto) await auditDomain(s, { orgId: dom.orgId, event: 'domain.renew', actor: r.actor, name, details: { years: r.years } });
   };

@@ -6,6 +6,7 @@
  */
 import { and, asc, count, desc, eq, gt, ne, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
+import { canonicalJson } from '../lib/canonical-json';
 import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import { iso, type Store, type Tx } from './db';
@@ -322,12 +323,23 @@ export async function auditDomain(s: Store, e: { orgId: number; event: string; a
 /** A renewal under way (stored before each external call): renew at the registrar, then bill. */
 export interface Renewal { fromExpiresAt: string; years: number; state: 'renewing' | 'billing'; amountCents: number; currency: string; newExpiresAt?: string; auto: boolean; actor: string }
 
-export async function setRenewal(s: Store, name: string, uid: string, r: Renewal | null, ledger?: { orgId: number; kind: string; amountCents: number; currency: string; note: string; reference?: string | null }, facts?: RegistrarFacts): Promise<void> {
+/** Moves the renewal of the domain lifetime `uid` from `from` (as the caller read it) to `to`, with its ledger line
+ * and the registrar's facts, only while the stored renewal is still `from`: another process (a replica answering a
+ * renewal too, the leader's reconciler) may have moved it on, and a renewal must not go back nor be billed in the
+ * ledger twice. Answers whether it moved. */
+export async function setRenewal(
+  s: Store, name: string, uid: string, from: Renewal | null, to: Renewal | null,
+  ledger?: { orgId: number; kind: string; amountCents: number; currency: string; note: string; reference?: string | null }, facts?: RegistrarFacts,
+): Promise<boolean> {
   const now = s.clock();
-  await s.write(async (tx) => {
-    await tx.update(domains).set({ renewal: r as unknown as Record<string, unknown> | null, ...(facts ? { ...facts, status: 'active', syncedAt: iso(now) } : {}) })
+  return s.write(async (tx) => {
+    await tx.lock(`domain/${name}`);
+    const [d] = await tx.select({ renewal: domains.renewal }).from(domains).where(and(eq(domains.name, name), eq(domains.uid, uid)));
+    if (!d || canonicalJson(d.renewal ?? null) !== canonicalJson(from)) return false;
+    await tx.update(domains).set({ renewal: to as unknown as Record<string, unknown> | null, ...(facts ? { ...facts, status: 'active', syncedAt: iso(now) } : {}) })
       .where(and(eq(domains.name, name), eq(domains.uid, uid)));
     if (ledger) await addLedger(tx, { name, ...ledger }, now);
+    return true;
   });
 }
 

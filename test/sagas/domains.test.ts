@@ -113,24 +113,3 @@ describe('an abandoned purchase whose name can no longer be registered', () => {
     expect((await t.call('POST', '/v1/orgs/acme/domains', { body: purchaseBody(name) })).status).toBe(201);
   });
 });
-
-describe('one purchase worked on by two processes on one store at once (a replica answering it sent again, the leader\'s reconciler)', () => {
-  it('moves each step on once: one charge, one registration, one ledger line and one audit record', async () => {
-    const name = 'two-replicas.com';
-    const api = p.service!;
-    // The factory keeps the last service it made as the test API's: the API's stays the first process's.
-    const other = p.domains({ store: t.store, sealer: t.sealer, log: createLogger({ level: 'silent' }), nudge: () => undefined });
-    p.service = api;
-    const [org] = await t.store.raw<{ id: number; plan: string }>('test org', 'SELECT id, plan FROM orgs WHERE slug = ?', ['acme']);
-    const body = purchaseBody(name);
-    const [viaApi, viaOther] = await Promise.all([
-      t.call('POST', '/v1/orgs/acme/domains', { body }),
-      other.call('purchase', { ...body, orgId: org!.id, plan: org!.plan, zoneLimit: 1_000, actor: 'user:other-replica' }),
-    ]);
-    expect([200, 201], JSON.stringify(viaApi.body)).toContain(viaApi.status);
-    expect(viaOther).toMatchObject({ created: expect.any(Boolean) });
-    await finished(name);
-    const audit = await t.call('GET', '/v1/orgs/acme/audit?limit=100');
-    expect(audit.body.items.filter((e: { event: string; target: string }) => e.event === 'domain.purchase' && e.target === name)).toHaveLength(1);
-  });
-});
