@@ -10,15 +10,18 @@
  */
 import { currentTerm, FencedError } from '../store/leader';
 
-type Methods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Promise<unknown> ? T[K] : never };
-
-/** `provider` with each method refused for a term this process no longer holds (`holds`). */
-export function leaderOnly<T extends Methods<T>>(provider: T, holds: (term: number) => boolean): T {
-  const guarded = Object.entries(provider).map(([name, method]) => [name, async (...args: unknown[]) => {
-    const term = currentTerm();
-    if (term !== undefined && !holds(term)) throw new FencedError(term);
-    return (method as (...a: unknown[]) => Promise<unknown>).apply(provider, args);
-  }]);
-  // Each of T's methods became the method of its name, with the same arguments and answer.
-  return Object.fromEntries(guarded) as T;
+/** `provider` (a port: every method answers a promise) with each call refused for a term this process no longer
+ * holds (`holds`). */
+export function leaderOnly<T extends object>(provider: T, holds: (term: number) => boolean): T {
+  return new Proxy(provider, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        const term = currentTerm();
+        if (term !== undefined && !holds(term)) throw new FencedError(term);
+        return value.apply(target, args);
+      };
+    },
+  });
 }

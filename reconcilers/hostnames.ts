@@ -183,6 +183,8 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
         await removeRecords(name, f.orgId);
         await finishFinalizer(d.store, 'hostname', f.uid);
       } catch (e) {
+        // This process no longer leads: the cleanup is the new leader's, not a failure to retry here.
+        if (e instanceof FencedError) throw e;
         failed = (e as Error).message;
         d.log.warn({ hostname: name, uid: f.uid, err: failed }, 'cleanup of a deleted hostname failed; retrying');
       }
