@@ -17,7 +17,7 @@ import type { Logger } from '../lib/log';
 import { accessGate, type AccessGateOptions } from './gate/access-gate';
 import { loadAccessKey } from './gate/access-session';
 import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from './sync/backoff';
-import type { VersionedBundle } from './sync/bundle';
+import { olderVersion, type VersionedBundle } from './sync/bundle';
 import { readBundleFile, writeBundleFile } from './sync/bundle-file';
 import type { ControlPlane, Report } from './sync/control';
 import { frontend, httpsRedirect } from './gate/frontend';
@@ -182,6 +182,15 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
           version, waitSeconds,
           signal: AbortSignal.any([stopped, AbortSignal.timeout((waitSeconds + 15) * 1000)]),
         });
+        if (answer.kind === 'changed' && version !== null && olderVersion(answer.version, version)) {
+          // Versions only rise (the control plane's change seq): a lower one is a deposed leader's or a stale
+          // replica's, never newer desired state. Kept out like a failed poll, so that it is not asked for in a loop.
+          attempt++;
+          const delay = backoffDelay(attempt, o.backoff ?? DEFAULT_BACKOFF);
+          log.warn({ served: answer.version, bundleVersion: version, retryInMs: delay }, 'the control plane served an older bundle than the one applied: ignored');
+          await sleep(delay, stopped);
+          continue;
+        }
         if (attempt > 0) log.info({ attempts: attempt }, 'the control plane answers again');
         attempt = 0;
         if (answer.kind === 'changed' && answer.version !== version) {

@@ -39,6 +39,7 @@ import {
   tsigKey, type FlagName, type Flags, type ServerCommand,
 } from './options';
 import { httpEdge } from '../providers/edge/http';
+import { leaderOnly } from '../providers/leader-only';
 import { startEdgeSandbox } from '../providers/edge/sandbox';
 import { hostnameReconciler } from '../reconcilers/hostnames';
 import { bundleReconciler } from '../reconcilers/bundles';
@@ -56,6 +57,8 @@ import type { Sealer } from '../core/sealing';
 
 /** The resolver the core's parts ask (delegations, hostname proofs): `--resolver`, or the system's. */
 type Resolver = ReturnType<typeof systemResolver>;
+/** Whether this process still leads a term (Leadership.holds), for the provider clients. */
+type Holds = (term: number) => boolean;
 
 /** Connections of the metrics listener: a scraper or two, not clients. Its descriptors come out of the reserve
  * that the API's caps leave (lib/http/http-server.ts). */
@@ -270,13 +273,13 @@ function createNameserver(flags: Flags, log: Logger): Nameserver {
 
 /** The custom hostnames' edge (`--edge-url`, or a sandbox on loopback) and reconciler. They run with or without
  * own DNS: proofs and the edge need none. */
-async function startHostnames(store: Store, flags: Flags, log: Logger, resolver: Resolver) {
+async function startHostnames(store: Store, flags: Flags, log: Logger, resolver: Resolver, holds: Holds) {
   const settings = hostnameSettings(flags);
   const url = edgeUrl(flags);
   const sandbox = url ? null : await startEdgeSandbox();
   if (sandbox) log.info({ url: sandbox.url }, 'no --edge-url: a sandbox edge provider runs on loopback');
   const reconciler = hostnameReconciler({
-    store, resolver, edge: httpEdge(url ?? sandbox!.url), log: log.child({ component: 'hostnames' }),
+    store, resolver, edge: leaderOnly(httpEdge(url ?? sandbox!.url), holds), log: log.child({ component: 'hostnames' }),
     fallbackOrigin: settings.fallbackOrigin, edgeAddresses: settings.edgeAddresses, intervalMs: settings.intervalMs, pendingTtlMs: settings.pendingTtlMs,
     nameservers: list(flags.nameservers),
   });
@@ -303,7 +306,7 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, r
 /** The registrar and payment provider (`--registrar-url`, `--payment-url`, or sandboxes on loopback; none with
  * `--registrar off`), the domain operations over them and the domain reconciler. `nudge` is bound once the
  * runner exists. */
-async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sealer, dns: DnsInfo, resolver: Resolver, registry?: client.Registry) {
+async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sealer, dns: DnsInfo, resolver: Resolver, holds: Holds, registry?: client.Registry) {
   const settings = domainSettings(flags);
   const registrarSandbox = settings.registrar && !settings.registrarUrl ? await startRegistrarSandbox() : null;
   const paymentSandbox = settings.registrar && !settings.paymentUrl ? await startPaymentSandbox().catch(async (e: unknown) => {
@@ -315,8 +318,8 @@ async function startDomains(store: Store, flags: Flags, log: Logger, sealer: Sea
   let nudge: (kind: ChangeKind, key: string) => void = () => undefined;
   const service = domainService({
     store, sealer, dns, log: log.child({ component: 'domains' }),
-    registrar: settings.registrar ? httpRegistrar(settings.registrarUrl ?? registrarSandbox!.url) : null,
-    payments: settings.registrar ? httpPayments(settings.paymentUrl ?? paymentSandbox!.url) : null,
+    registrar: settings.registrar ? leaderOnly(httpRegistrar(settings.registrarUrl ?? registrarSandbox!.url), holds) : null,
+    payments: settings.registrar ? leaderOnly(httpPayments(settings.paymentUrl ?? paymentSandbox!.url), holds) : null,
     delegation: (name) => resolver.ns(name),
     nudge: (kind, key) => nudge(kind, key),
   });
@@ -356,14 +359,17 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
   let hostnames: Awaited<ReturnType<typeof startHostnames>> | null = null;
   let domains: Awaited<ReturnType<typeof startDomains>> | null = null;
   let oauth: Awaited<ReturnType<typeof startOAuth>> | null = null;
+  let leadership: Leadership | null = null;
+  // A reconcile pass's provider calls go out only while this process holds the pass's term (providers/leader-only.ts).
+  const holds: Holds = (term) => leadership?.holds(term) ?? false;
   try {
     // The nameserver first: it binds the DNS port it was given before the sandboxes take free ports of their own,
     // one of which could otherwise be that very port.
     // One resolver (--resolver, or the system's) for delegation checks, hostname proofs and purchases.
     const resolver = systemResolver(list(flags.resolver));
     zones = await startDns(store, flags, log, dns, resolver);
-    hostnames = await startHostnames(store, flags, log, resolver);
-    domains = await startDomains(store, flags, log, sealer, dns, resolver, registry);
+    hostnames = await startHostnames(store, flags, log, resolver, holds);
+    domains = await startDomains(store, flags, log, sealer, dns, resolver, holds, registry);
     oauth = await startOAuth(command, flags, log);
     // Nodes' bundles are built here: they carry secret values, which only the core can open.
     const bundles = bundleReconciler({ store, sealer, plans: plans(flags), oauthEndpoints: oauth.endpoints });
@@ -371,7 +377,6 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
     // The reconcilers run only while this process leads (reconcilers/leadership.ts); a follower's nudges go nowhere,
     // since the leader's feed poll finds the same changes.
     let runner: Runner | null = null;
-    let leadership: Leadership | null = null;
     const nudge = (kind: ChangeKind, key: string): void => runner?.nudge(kind, key);
     domains.bind(nudge);
     // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the

@@ -27,6 +27,7 @@ import {
 import { finalizersOf, finishFinalizer } from '../store/finalizers';
 import { dropStatus, recordStatus, type Judged } from '../store/status';
 import { deleteManagedRRset, putManagedRRset } from '../store/zones';
+import { FencedError } from '../store/leader';
 import { identityWatch, type Reconciler, type Result } from './types';
 
 export interface HostnameReconcilerDeps {
@@ -182,6 +183,8 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
         await removeRecords(name, f.orgId);
         await finishFinalizer(d.store, 'hostname', f.uid);
       } catch (e) {
+        // This process no longer leads: the cleanup is the new leader's, not a failure to retry here.
+        if (e instanceof FencedError) throw e;
         failed = (e as Error).message;
         d.log.warn({ hostname: name, uid: f.uid, err: failed }, 'cleanup of a deleted hostname failed; retrying');
       }
@@ -270,6 +273,8 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     try {
       edge = await d.edge.ensure(h.name, h.uid);
     } catch (e) {
+      // Not the edge's failure: this process no longer leads, and the status is the new leader's to write.
+      if (e instanceof FencedError) throw e;
       const message = (e as Error).message;
       await record(h, {
         set: [

@@ -29,6 +29,9 @@ export interface LeadershipOptions {
 export interface Leadership {
   /** The term this process leads, or null. */
   term(): number | null;
+  /** Whether this process still holds `term` by its own monotonic clock: false from the moment its deadline passed,
+   * before the deadline's timer has run (a process frozen past it runs its callbacks in any order when it thaws). */
+  holds(term: number): boolean;
   /** Stops bidding; a leader stops what it runs and resigns, so that another leads at once. */
   stop(): Promise<void>;
 }
@@ -53,6 +56,8 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
   /** Stops what leading started; set while leading. */
   let stopLeading: (() => Promise<void>) | null = null;
   let deadline: NodeJS.Timeout | undefined;
+  /** When the lease stops being ours on the monotonic clock, unless renewed. */
+  let heldUntil = 0;
   let next: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | null = null;
   /** What leading started, being stopped. */
@@ -75,6 +80,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
   /** The lease is ours until `deadlineMs` after `sentAt` (monotonic), unless renewed. */
   const holdUntil = (sentAt: number): void => {
     clearTimeout(deadline);
+    heldUntil = sentAt + deadlineMs;
     deadline = setTimeout(() => stepDown(`no renewal for ${deadlineMs} ms`), sentAt + deadlineMs - performance.now());
     deadline.unref();
   };
@@ -168,6 +174,7 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
   let stopping: Promise<void> | undefined;
   return {
     term: () => term,
+    holds: (t) => term === t && performance.now() < heldUntil,
     stop: () => (stopping ??= (async () => {
       stopped = true;
       unsubscribe();

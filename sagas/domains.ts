@@ -8,8 +8,10 @@
  * call is idempotent by those keys, so sending a purchase again, after any failure anywhere (an error, a timeout,
  * an answer lost after the work was done, a killed process), resumes from the stored step and never charges or
  * registers twice. A name the registry refuses after the charge is refunded (`refunding` → `refunded`). One
- * name is worked on by one call at a time in this process (`serially`), whether a request or the reconciler asks;
- * a core owns its data dir alone, so that is one at a time everywhere.
+ * name is worked on by one call at a time in this process (`serially`), whether a request or the reconciler asks.
+ * Other processes on the same store (replicas answering the same purchase sent again, the leader's reconciler) may
+ * work on it at once: each step moves on only from the step it was read at (store/domains.ts setPurchaseStep), so
+ * a step never goes back and its ledger line is written once, and the keys make their calls act once.
  *
  * The contact is sealed (context `purchase/<org>/<name>`) before it is stored, opened only to register, and
  * dropped when the purchase closes; it goes to no log, error or audit record.
@@ -76,8 +78,11 @@ const registrarError = (e: unknown): AppError => {
   if (e instanceof RegistrarError) return new AppError(502, 'registrar_error', `${e.message}; send the request again`);
   return e instanceof AppError ? e : new AppError(502, 'registrar_error', 'the registrar failed; send the request again');
 };
-const paymentIncomplete = (e: unknown): AppError =>
-  new AppError(502, 'saga_incomplete', `the purchase stopped at the payment: ${e instanceof PaymentError ? e.message : 'the payment provider failed'}; send the request again to resume`);
+const paymentIncomplete = (e: unknown): AppError => {
+  // An AppError is the service's own answer (a call refused to a deposed leader, FencedError): kept as it is.
+  if (e instanceof AppError) return e;
+  return new AppError(502, 'saga_incomplete', `the purchase stopped at the payment: ${e instanceof PaymentError ? e.message : 'the payment provider failed'}; send the request again to resume`);
+};
 const unavailable = (name: string): AppError => new AppError(409, 'domain_unavailable', `the registry refuses ${name}: it is taken, reserved or not offered`);
 
 export function domainService(d: DomainServiceDeps): DomainService {
@@ -97,7 +102,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
     return d.dns.nameservers;
   };
   const failed = async (p: PurchaseRow, why: string): Promise<void> => {
-    await setPurchaseStep(s, p.id, p.step, { lastError: why });
+    await setPurchaseStep(s, p, p.step, { lastError: why });
   };
 
   /** Moves the purchase on from its stored step to done (or refunded, failed), each step stored first. */
@@ -115,10 +120,11 @@ export function domainService(d: DomainServiceDeps): DomainService {
             throw registrarError(e);
           }
           if (!a?.available) {
-            await setPurchaseStep(s, p.id, 'failed', { lastError: 'the registry refuses the name' });
-            throw unavailable(p.name);
+            // Resumed from the stored step: `failed`, or further on when another process registered it meanwhile.
+            p = await setPurchaseStep(s, p, 'failed', { lastError: 'the registry refuses the name' });
+            break;
           }
-          p = await setPurchaseStep(s, p.id, 'charging', { amountCents: a.priceCents + a.renewalCents * (p.years - 1), currency: a.currency });
+          p = await setPurchaseStep(s, p, 'charging', { amountCents: a.priceCents + a.renewalCents * (p.years - 1), currency: a.currency });
           break;
         }
         case 'charging': {
@@ -127,12 +133,13 @@ export function domainService(d: DomainServiceDeps): DomainService {
               amountCents: p.amountCents!, currency: p.currency!, paymentMethod: p.paymentMethod, idempotencyKey: `purchase:${p.id}:charge`,
               description: `${p.name}, ${p.years} year(s)`,
             });
-            p = await setPurchaseStep(s, p.id, 'charged', { chargeId: c.id, lastError: null }, {
+            p = await setPurchaseStep(s, p, 'charged', { chargeId: c.id, lastError: null }, {
               kind: 'charge', note: `registration of ${p.name}, ${p.years} year(s)`, amountCents: c.amountCents, currency: c.currency, reference: c.id,
             });
           } catch (e) {
             if (e instanceof PaymentDeclined) {
-              await setPurchaseStep(s, p.id, 'failed', { lastError: `payment declined (${e.declineCode})` });
+              p = await setPurchaseStep(s, p, 'failed', { lastError: `payment declined (${e.declineCode})` });
+              if (p.step !== 'failed') break;
               throw new AppError(402, 'payment_failed', 'the payment method was declined; nothing was charged', { declineCode: e.declineCode });
             }
             await failed(p, (e as Error).message);
@@ -141,7 +148,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
           break;
         }
         case 'charged':
-          p = await setPurchaseStep(s, p.id, 'registering');
+          p = await setPurchaseStep(s, p, 'registering');
           break;
         case 'registering': {
           const contact = JSON.parse(d.sealer.open(purchaseContext(p.orgId, p.name), p.contactSealed!)) as Contact;
@@ -149,13 +156,13 @@ export function domainService(d: DomainServiceDeps): DomainService {
             reg = await registrar().register({ name: p.name, years: p.years, nameservers: nameservers(), contact, ref: p.id });
           } catch (e) {
             if (e instanceof RegistrarRefused) {
-              p = await setPurchaseStep(s, p.id, 'refunding', { lastError: 'the registry refused the name after the charge' });
+              p = await setPurchaseStep(s, p, 'refunding', { lastError: 'the registry refused the name after the charge' });
               break;
             }
             await failed(p, (e as Error).message);
             throw registrarError(e);
           }
-          p = await setPurchaseStep(s, p.id, 'registered');
+          p = await setPurchaseStep(s, p, 'registered');
           break;
         }
         case 'registered': {
@@ -176,7 +183,7 @@ export function domainService(d: DomainServiceDeps): DomainService {
         case 'refunding': {
           try {
             const r = await payments().refund({ chargeId: p.chargeId!, idempotencyKey: `purchase:${p.id}:refund` });
-            p = await setPurchaseStep(s, p.id, 'refunded', { lastError: null }, {
+            p = await setPurchaseStep(s, p, 'refunded', { lastError: null }, {
               kind: 'refund', note: `${p.name} could not be registered`, amountCents: -r.amountCents, currency: p.currency!, reference: r.id,
             });
           } catch (e) {
@@ -227,16 +234,16 @@ export function domainService(d: DomainServiceDeps): DomainService {
       let p = await purchaseById(s, id);
       if (!p || !purchaseIsOpen(p)) return;
       if (p.step === 'reserved') {
-        await setPurchaseStep(s, p.id, 'failed', { lastError: 'abandoned before the payment' });
+        await setPurchaseStep(s, p, 'failed', { lastError: 'abandoned before the payment' });
         return;
       }
       if (p.step === 'charging') {
         const c = await payments().findCharge(`purchase:${p.id}:charge`);
         if (!c) {
-          await setPurchaseStep(s, p.id, 'failed', { lastError: 'abandoned; nothing was charged' });
+          await setPurchaseStep(s, p, 'failed', { lastError: 'abandoned; nothing was charged' });
           return;
         }
-        p = await setPurchaseStep(s, p.id, 'charged', { chargeId: c.id }, {
+        p = await setPurchaseStep(s, p, 'charged', { chargeId: c.id }, {
           kind: 'charge', note: `registration of ${p.name}, ${p.years} year(s)`, amountCents: c.amountCents, currency: c.currency, reference: c.id,
         });
       }
@@ -251,39 +258,51 @@ export function domainService(d: DomainServiceDeps): DomainService {
   };
 
   /** Renews at the registrar first, then bills the purchase's payment method (a decline is a ledger entry; the
-   * domain stays renewed), each stage stored before its call so that a crash resumes it. */
+   * domain stays renewed), each stage stored before its call so that a crash resumes it. Another process may work on
+   * the same renewal at once (its keys make the calls act once): a stage it stored first is resumed from, and the
+   * one that stores the end writes the ledger line and the audit record. */
   const renewFlow = async (name: string, years: number, auto: boolean, actor: string): Promise<void> => {
     let dom = await domainByName(s, name);
     if (!dom) return;
+    const uid = dom.uid;
+    /** The renewal as stored now: null once another process finished it (or the domain is another lifetime's). */
+    const stored = async (): Promise<Renewal | null> => {
+      const now = await domainByName(s, name);
+      return now?.uid === uid ? now.renewal as unknown as Renewal | null : null;
+    };
     let r = dom.renewal as unknown as Renewal | null;
     if (!r) {
       const price = (await registrar().check([name]).catch((e: unknown) => { throw registrarError(e); })).find((x) => x.name === name);
-      r = { fromExpiresAt: dom.expiresAt ?? '', years, state: 'renewing', amountCents: (price?.renewalCents ?? 0) * years, currency: price?.currency ?? 'USD', auto, actor };
-      await setRenewal(s, name, dom.uid, r);
+      const begun: Renewal = { fromExpiresAt: dom.expiresAt ?? '', years, state: 'renewing', amountCents: (price?.renewalCents ?? 0) * years, currency: price?.currency ?? 'USD', auto, actor };
+      r = (await setRenewal(s, name, uid, null, begun)) ? begun : await stored();
+      if (!r) return;
     }
     if (r.state === 'renewing') {
       let reg: RegistrarDomain;
       try {
-        reg = await registrar().renew({ name, years: r.years, ref: `renew:${dom.uid}:${r.fromExpiresAt}` });
+        reg = await registrar().renew({ name, years: r.years, ref: `renew:${uid}:${r.fromExpiresAt}` });
       } catch (e) {
         throw registrarError(e);
       }
-      r = { ...r, state: 'billing', newExpiresAt: reg.expiresAt };
-      await setRenewal(s, name, dom.uid, r, undefined, { expiresAt: reg.expiresAt, locked: reg.locked, nameservers: reg.nameservers });
+      const billing: Renewal = { ...r, state: 'billing', newExpiresAt: reg.expiresAt };
+      r = (await setRenewal(s, name, uid, r, billing, undefined, { expiresAt: reg.expiresAt, locked: reg.locked, nameservers: reg.nameservers })) ? billing : await stored();
+      if (!r) return;
       dom = (await domainByName(s, name))!;
     }
     const note = `renewal of ${name} for ${r.years} year(s), to ${r.newExpiresAt}`;
+    let ended: boolean;
     try {
       const c = await payments().charge({
-        amountCents: r.amountCents, currency: r.currency, paymentMethod: dom.paymentRef ?? '', idempotencyKey: `renewal:${dom.uid}:${r.fromExpiresAt}`, description: note,
+        amountCents: r.amountCents, currency: r.currency, paymentMethod: dom.paymentRef ?? '', idempotencyKey: `renewal:${uid}:${r.fromExpiresAt}`, description: note,
       });
-      await setRenewal(s, name, dom.uid, null, { orgId: dom.orgId, kind: 'renewal', amountCents: c.amountCents, currency: c.currency, note, reference: c.id });
+      ended = await setRenewal(s, name, uid, r, null, { orgId: dom.orgId, kind: 'renewal', amountCents: c.amountCents, currency: c.currency, note, reference: c.id });
     } catch (e) {
       if (!(e instanceof PaymentDeclined)) throw paymentIncomplete(e);
-      await setRenewal(s, name, dom.uid, null, {
+      ended = await setRenewal(s, name, uid, r, null, {
         orgId: dom.orgId, kind: 'renewal_declined', amountCents: r.amountCents, currency: r.currency, note: `${note}: the payment method was declined (${e.declineCode}); the domain stays renewed`,
       });
     }
+    if (!ended) return;
     d.nudge('domain', name);
     if (!r.auto) await auditDomain(s, { orgId: dom.orgId, event: 'domain.renew', actor: r.actor, name, details: { years: r.years } });
   };

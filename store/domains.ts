@@ -6,6 +6,7 @@
  */
 import { and, asc, count, desc, eq, gt, ne, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
+import { canonicalJson } from '../lib/canonical-json';
 import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import { iso, type Store, type Tx } from './db';
@@ -187,17 +188,21 @@ export async function openPurchaseOf(s: Store, name: string): Promise<PurchaseRo
 
 /** Stores the step a purchase is at (before the external call it makes), with what the last one learned. */
 export async function setPurchaseStep(
-  s: Store, id: string, step: PurchaseStep,
+  s: Store, from: Pick<PurchaseRow, 'id' | 'step'>, step: PurchaseStep,
   patch: Partial<{ amountCents: number; currency: string; chargeId: string; lastError: string | null }> = {},
   ledger?: { kind: string; note: string; amountCents: number; currency: string; reference: string },
 ): Promise<PurchaseRow> {
   const now = s.clock();
   return s.write(async (tx) => {
     const closed = CLOSED.includes(step);
-    await tx.update(domainPurchases).set({ step, ...patch, updatedAt: iso(now), ...(closed ? { open: 0, contactSealed: null } : {}) })
-      .where(eq(domainPurchases.id, id));
-    const [row] = await tx.select().from(domainPurchases).where(eq(domainPurchases.id, id)) as PurchaseRow[];
-    if (!row) throw new Error(`purchase ${id} is gone`);
+    // Only from the step the caller read: another process (a replica answering the same purchase sent again, a
+    // leader's reconciler finishing it) may have moved it on meanwhile, and a step must never go back nor its
+    // ledger line be written twice. The caller resumes from the row answered.
+    const moved = await tx.update(domainPurchases).set({ step, ...patch, updatedAt: iso(now), ...(closed ? { open: 0, contactSealed: null } : {}) })
+      .where(and(eq(domainPurchases.id, from.id), eq(domainPurchases.step, from.step))).returning({ id: domainPurchases.id });
+    const [row] = await tx.select().from(domainPurchases).where(eq(domainPurchases.id, from.id)) as PurchaseRow[];
+    if (!row) throw new Error(`purchase ${from.id} is gone`);
+    if (moved.length === 0) return row;
     if (ledger) await addLedger(tx, { orgId: row.orgId, name: row.name, ...ledger }, now);
     if (closed && step !== 'done') {
       // The name is free again: the pending row of this purchase goes (never a finished domain).
@@ -214,18 +219,23 @@ export async function finishPurchase(
   s: Store, p: PurchaseRow, reg: { expiresAt: string; locked: boolean; nameservers: string[] }, by: 'request' | 'reconciler',
 ): Promise<void> {
   const now = s.clock();
-  await s.write(async (tx) => {
+  const finished = await s.write(async (tx) => {
+    // Finished once: another process that finished it first wrote the domain and its audit record.
+    const closing = await tx.update(domainPurchases).set({ step: 'done', open: 0, contactSealed: null, lastError: null, updatedAt: iso(now) })
+      .where(and(eq(domainPurchases.id, p.id), eq(domainPurchases.step, 'registered'))).returning({ id: domainPurchases.id });
+    if (closing.length === 0) return false;
     await tx.update(domains).set({
       status: 'active', expiresAt: reg.expiresAt, locked: reg.locked, nameservers: reg.nameservers, paymentRef: p.paymentMethod, syncedAt: iso(now),
       generation: sql`${domains.generation} + 1`,
     }).where(and(eq(domains.name, p.name), eq(domains.orgId, p.orgId)));
-    await tx.update(domainPurchases).set({ step: 'done', open: 0, contactSealed: null, lastError: null, updatedAt: iso(now) }).where(eq(domainPurchases.id, p.id));
     await recordChange(s, tx, 'domain', p.name, now);
     await appendAudit(tx, {
       orgId: p.orgId, event: 'domain.purchase', actor: p.actor, target: p.name,
       details: { years: p.years, amountCents: p.amountCents, currency: p.currency, ...(by === 'reconciler' ? { completedBy: 'system' } : {}) },
     }, now);
+    return true;
   });
+  if (!finished) return;
   // The registrar's answer is as fresh as a sync's: without the condition the domain would read unobserved until
   // the reconciler's next sync, hours away.
   await recordDomainConditions(s, p.name, [SYNCED], null);
@@ -313,12 +323,23 @@ export async function auditDomain(s: Store, e: { orgId: number; event: string; a
 /** A renewal under way (stored before each external call): renew at the registrar, then bill. */
 export interface Renewal { fromExpiresAt: string; years: number; state: 'renewing' | 'billing'; amountCents: number; currency: string; newExpiresAt?: string; auto: boolean; actor: string }
 
-export async function setRenewal(s: Store, name: string, uid: string, r: Renewal | null, ledger?: { orgId: number; kind: string; amountCents: number; currency: string; note: string; reference?: string | null }, facts?: RegistrarFacts): Promise<void> {
+/** Moves the renewal of the domain lifetime `uid` from `from` (as the caller read it) to `to`, with its ledger line
+ * and the registrar's facts, only while the stored renewal is still `from`: another process (a replica answering a
+ * renewal too, the leader's reconciler) may have moved it on, and a renewal must not go back nor be billed in the
+ * ledger twice. Answers whether it moved. */
+export async function setRenewal(
+  s: Store, name: string, uid: string, from: Renewal | null, to: Renewal | null,
+  ledger?: { orgId: number; kind: string; amountCents: number; currency: string; note: string; reference?: string | null }, facts?: RegistrarFacts,
+): Promise<boolean> {
   const now = s.clock();
-  await s.write(async (tx) => {
-    await tx.update(domains).set({ renewal: r as unknown as Record<string, unknown> | null, ...(facts ? { ...facts, status: 'active', syncedAt: iso(now) } : {}) })
+  return s.write(async (tx) => {
+    await tx.lock(`domain/${name}`);
+    const [d] = await tx.select({ renewal: domains.renewal }).from(domains).where(and(eq(domains.name, name), eq(domains.uid, uid)));
+    if (!d || canonicalJson(d.renewal ?? null) !== canonicalJson(from)) return false;
+    await tx.update(domains).set({ renewal: to as unknown as Record<string, unknown> | null, ...(facts ? { ...facts, status: 'active', syncedAt: iso(now) } : {}) })
       .where(and(eq(domains.name, name), eq(domains.uid, uid)));
     if (ledger) await addLedger(tx, { name, ...ledger }, now);
+    return true;
   });
 }
 

@@ -154,6 +154,9 @@ const passTerm = new AsyncLocalStorage<number>();
 /** Runs `fn` as work of leadership term `term`: every write it makes through a `fencedStore` is fenced by it. */
 export const withTerm = <T>(term: number, fn: () => Promise<T>): Promise<T> => passTerm.run(term, fn);
 
+/** The term of the reconcile pass this code runs in (withTerm), or undefined outside one (an API request). */
+export const currentTerm = (): number | undefined => passTerm.getStore();
+
 /**
  * `s` with its writes fenced when made inside `withTerm` (a reconcile pass of the leader), wherever the code that
  * writes lives (a reconciler, the domain saga it calls); other writes (API requests) are `s`'s own.

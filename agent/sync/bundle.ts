@@ -64,5 +64,12 @@ export function etagVersion(etag: string | null | undefined): string | null {
   return m && m[1] ? m[1] : null;
 }
 
+/** Whether bundle version `a` is below `b`. Versions are the control plane's change seqs, decimal and only rising;
+ * one that is not a number is not comparable, so never older. */
+export function olderVersion(a: string, b: string): boolean {
+  const decimal = /^\d+$/;
+  return decimal.test(a) && decimal.test(b) && BigInt(a) < BigInt(b);
+}
+
 /** The key a project is supervised and reported under. */
 export const projectKey = (p: { org: string; project: string }): string => `${p.org}/${p.project}`;

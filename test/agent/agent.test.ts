@@ -100,6 +100,30 @@ describe('node agent', () => {
     expect(logs.text()).not.toMatch(/kept-secret-value|new-secret-value/);
   });
 
+  it('ignores a bundle version below the one it applied (a deposed leader\'s or a stale replica\'s), and takes the next higher one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostplane-agent-'));
+    dirs.push(dir);
+    writeBundleFile(dir, bundleOf('12', [{ env: { KEY: 'current' } }]));
+    const control = new FakeControlPlane();
+    control.down = false;
+    const { agent, logs } = await start(control, dir);
+    await until(() => agent.supervisor.appliedVersion() === '12');
+
+    control.next = { kind: 'changed', version: '9', bundle: bundleOf('9', [{ env: { KEY: 'stale' } }]).bundle };
+    const served = control.calls.length;
+    // Asked again after the old answer: it had its chance to be applied.
+    await until(() => control.next === null && control.calls.length >= served + 2);
+    expect(agent.supervisor.appliedVersion()).toBe('12');
+    expect(readBundleFile(dir)?.version).toBe('12');
+    expect(control.calls.at(-1)?.version).toBe('12');
+    expect(JSON.parse((await get(agent.url, HOST)).body)).toMatchObject({ version: '12' });
+    expect(logs.text()).toContain('served an older bundle than the one applied');
+
+    control.next = { kind: 'changed', version: '13', bundle: bundleOf('13', [{ env: { KEY: 'newer' } }]).bundle };
+    await until(() => agent.supervisor.appliedVersion() === '13');
+    expect(readBundleFile(dir)?.version).toBe('13');
+  });
+
   it('starts with nothing to serve when there is no bundle yet: every host is unknown until the first arrives', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-agent-'));
     dirs.push(dir);

@@ -26,6 +26,8 @@ import { statusOf } from '../../store/status';
 import { createZone, putRRset } from '../../store/zones';
 import { checkCnameConflict } from '../../zonefiles';
 import { FakeEdge } from '../helpers/edge';
+import { leaderOnly } from '../../providers/leader-only';
+import { FencedError, withTerm } from '../../store/leader';
 import { useResolvers } from '../helpers/resolvers';
 import type { StubResolver } from '../helpers/stub-resolver';
 
@@ -351,6 +353,21 @@ describe('edge outages lose nothing', () => {
     ({ st } = await status());
     expect(cond(st, 'Ready')).toMatchObject({ status: 'True' });
     expect(st!.lastError).toBeNull();
+  });
+
+  it('a deposed leader\'s refused edge call (FencedError) is no edge failure: nothing recorded, the pass stopped as fenced', async () => {
+    const h = await add();
+    txt(`_service-verify.${host}`, h.token!);
+    const deposed = reconciler({ edge: leaderOnly(edge, () => false) });
+    await expect(withTerm(9, () => deposed.reconcile(host, noAbort))).rejects.toBeInstanceOf(FencedError);
+    const { st } = await status();
+    expect(cond(st, 'EdgeConfigured')).toBeUndefined();
+    expect(st?.lastError ?? null).toBeNull();
+    await reconciler().reconcile(host, noAbort);
+    await deleteHostname(s, { ...acme, name: host, actor: 't' });
+    await expect(withTerm(9, () => deposed.reconcile(host, noAbort))).rejects.toBeInstanceOf(FencedError);
+    expect(await finalizersOf(s, 'hostname', host)).toHaveLength(1);
+    expect(edge.actions.filter((a) => a.op === 'remove')).toEqual([]);
   });
 
   it('during delete: the finalizer stays until the edge is back, then the edge hostname goes', async () => {

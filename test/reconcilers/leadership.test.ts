@@ -77,6 +77,19 @@ describe('leadership', () => {
     expect(await bid(s, { holder: 'host:b', url: 'http://b' }, LEASE.leaseMs)).toMatchObject({ won: false });
   });
 
+  it('no longer holds its term once the deadline passed on its clock, though a frozen loop has not run the deadline\'s timer', async () => {
+    const s = await openTestStore();
+    stores.push(s);
+    const a = await candidate(s, 'a');
+    expect(a.l.holds(1)).toBe(true);
+    expect(a.l.holds(2)).toBe(false);
+    // The event loop blocked past the deadline stands for a process stopped (SIGSTOP) and continued.
+    const end = performance.now() + LEASE.deadlineMs + 50;
+    while (performance.now() < end);
+    expect(a.l.term()).toBe(1);
+    expect(a.l.holds(1)).toBe(false);
+  });
+
   it('steps down when a write of its term was refused, and bids again for a new term', async () => {
     const s = await openTestStore();
     stores.push(s);
