@@ -297,6 +297,28 @@ describe('runner', () => {
     }
   });
 
+  it("reads the feed as soon as another process commits (its commit's hint, Store.onOtherCommits), not at the next poll", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
+    const other = await openTestStore(dir);
+    store.close();
+    store = await openTestStore(dir);
+    try {
+      const f = fakeReconciler(() => ({}));
+      await start([f.r]);
+      const committed = Date.now();
+      await change(other, 'zone', 'hinted.example');
+      await vi.waitFor(() => expect(f.keys()).toEqual(['hinted.example']), { timeout: 5_000, interval: 10 });
+      // The poll is an hour away: only the hint can have woken the read, well within a second (SQLite's hint is a
+      // read of its data_version every 100 ms, PostgreSQL's a notification).
+      expect(Date.now() - committed).toBeLessThan(1_000);
+    } finally {
+      await runner?.stop();
+      other.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports its feed position, and resyncs everything when changes were pruned before it read them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
     const other = await openTestStore(dir);
