@@ -179,14 +179,19 @@ async function trials(inst: Installation, n: number): Promise<number> {
   let follower = await inst.serve('hp_b');
   await placedProject(inst, leader, 'blog');
   await countWritesByRole(inst.sql);
-  /** Each trial's frozen role and the database time its successor's term began. */
-  const fenced: { role: string; sinceMs: number }[] = [];
+  /** Each trial's frozen role, from when its successor's term began (the database's clock) to the trial's end, when
+   * it had woken, followed and 20 more writes were made through the new leader. */
+  const fenced: { role: string; sinceMs: number; untilMs: number }[] = [];
   const takeovers: number[] = [];
   for (let i = 0; i < n; i++) {
     let writing = true;
+    let acknowledged = 0;
     const through = follower;
     const load = (async () => {
-      while (writing) await setSecret(inst, through, 'blog');
+      while (writing) {
+        await setSecret(inst, through, 'blog');
+        acknowledged++;
+      }
     })();
     const frozenAt = performance.now();
     leader.server.child.kill('SIGSTOP');
@@ -197,16 +202,17 @@ async function trials(inst: Installation, n: number): Promise<number> {
     leader.server.child.kill('SIGCONT');
     const woken = leader;
     await until('the woken one to follow', 20_000, async () => (await metricSum(woken.metrics, 'hostplane_leader_term')) === Number(term) && !(await leadsAt(woken.metrics)), 20);
+    const woke = acknowledged;
+    await until('writes after it woke', 20_000, async () => acknowledged >= woke + 20, 20);
     writing = false;
     await load;
-    fenced.push({ role: leader.role, sinceMs: Number(since) });
+    // Up to now: in the next trial the woken one answers the writes, which are its role's too.
+    fenced.push({ role: leader.role, sinceMs: Number(since), untilMs: Number((await leaderRow(inst.sql)).now_ms) });
     [leader, follower] = [follower, leader];
     if ((i + 1) % 10 === 0) process.stderr.write(`failover trials: ${i + 1}/${n}\n`);
   }
-  // Counted once every trial is over, so that a write a woken leader made late is counted too: the frozen role's
-  // writes from its successor's term on, up to the next trial's term, in which that role leads again.
   let landed = 0;
-  for (const [i, f] of fenced.entries()) landed += await writesOf(inst.sql, f.role, f.sinceMs, fenced[i + 1]?.sinceMs);
+  for (const f of fenced) landed += await writesOf(inst.sql, f.role, f.sinceMs, f.untilMs);
   takeovers.sort((x, y) => x - y);
   out(`failover SIGSTOP/SIGCONT trials=${n}: fenced writes landed=${landed} (aim 0: ${landed === 0 ? 'met' : 'not met'}); freeze → takeover p50=${pct(takeovers, 50).toFixed(0)}ms max=${takeovers.at(-1)!.toFixed(0)}ms`);
   return landed === 0 ? 0 : 1;
