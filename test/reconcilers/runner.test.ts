@@ -274,11 +274,25 @@ describe('runner', () => {
     expect(mapped.filter((m) => m.key === 'example.com').map((m) => m.at - t0)).toEqual([0, 250]);
   });
 
-  it("picks up another process's change from the poll, and does not run this process's change again for it", async () => {
+  /** `store` opened again on a data dir, and `other`, another process's store of the same data. */
+  const besideAnother = async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
     const other = await openTestStore(dir);
     store.close();
     store = await openTestStore(dir);
+    return {
+      other,
+      close: async () => {
+        await runner?.stop();
+        other.close();
+        store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
+
+  it("picks up another process's change from the poll, and does not run this process's change again for it", async () => {
+    const { other, close } = await besideAnother();
     try {
       const f = fakeReconciler(() => ({}));
       const r = await start([f.r], { pollMs: 20 });
@@ -290,18 +304,12 @@ describe('runner', () => {
       await r.idle();
       expect(f.keys().sort()).toEqual(['from-other.example', 'from-this.example']);
     } finally {
-      await runner?.stop();
-      other.close();
-      store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 
   it("reads the feed as soon as another process commits (its commit's hint, Store.onOtherCommits), not at the next poll", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
-    const other = await openTestStore(dir);
-    store.close();
-    store = await openTestStore(dir);
+    const { other, close } = await besideAnother();
     try {
       const f = fakeReconciler(() => ({}));
       await start([f.r]);
@@ -312,10 +320,7 @@ describe('runner', () => {
       // read of its data_version every 100 ms, PostgreSQL's a notification).
       expect(Date.now() - committed).toBeLessThan(1_000);
     } finally {
-      await runner?.stop();
-      other.close();
-      store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 
