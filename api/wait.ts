@@ -7,7 +7,8 @@
  *   desired change to the resource (store/feed.ts `onChanges`: the zone was deleted, a newer generation);
  * - another process's commit (`core` beside this `api`, another replica, or the admin CLI): the store's
  *   `onOtherCommits` (SQLite's data_version, PostgreSQL's notifications), listened to while anyone waits (and
- *   WATCH_LINGER_MS after) and never otherwise. Status writes are not in the change feed, so the feed's poll would not see them.
+ *   WATCH_LINGER_MS after) and never otherwise. Status writes are not in the change feed, so the feed's poll would
+ *   not see them.
  * A wake re-reads the resource; one that finds it not yet observed waits again.
  */
 import type { Store } from '../store/db';
@@ -111,6 +112,7 @@ function watchOf(s: Store): Watch {
   return w;
 }
 
+/** A waiter is done: the last one leaves the watch lingering. */
 function leave(w: Watch, waiter: Waiter): void {
   w.waiters.delete(waiter);
   if (w.waiters.size > 0) return;

@@ -11,7 +11,8 @@
  *     leader's last renewal, which is where its lease ran from.
  * `--trials N` runs instead the SIGSTOP/SIGCONT trial of test/e2e/leader.test.ts N times in a loop (not in CI: about
  * 20 s each): the leader frozen past its lease under writes through the other, which takes over, then woken; the
- * database counts every row the frozen one's role changed from its successor's term on: 0 is the aim.
+ * database counts every row the frozen one's role changed from its successor's term on to the trial's end: 0 is the
+ * aim.
  *
  *   npx tsx bench/failover.ts [--writes 100] [--seconds 4] | [--trials 200]
  */
@@ -47,7 +48,7 @@ interface Installation {
   servers: ChildServer[];
 }
 
-/** The cluster, its roles, an org with a project placed on node n1, and how to start a replica on it. */
+/** The cluster, its roles, an org with its admin's token, node n1, and how to start a replica on it. */
 async function install(tmp: string): Promise<Installation> {
   const cluster = await startCluster({ fsync: true });
   const database = new URL(await cluster.createDatabase('failover')).pathname.slice(1);
@@ -131,19 +132,22 @@ async function cases(inst: Installation, writes: number, seconds: number): Promi
 
   // Each write follows the long-poll at once, as a node's next poll follows its last answer.
   const wakes: number[] = [];
+  const answers: number[] = [];
   let { etag } = await bundle(inst, b);
   for (let i = 0; i < writes; i++) {
     const polled = bundle(inst, b, etag);
     const started = performance.now();
     const value = await setSecret(inst, c, 'blog');
+    answers.push(performance.now() - started);
     let got = await polled;
     while (!got.text.includes(value)) got = await bundle(inst, b, got.etag);
     wakes.push(performance.now() - started);
     etag = got.etag;
   }
   wakes.sort((x, y) => x - y);
+  answers.sort((x, y) => x - y);
   const p99 = pct(wakes, 99);
-  out(`failover cross-replica bundle wake (write via follower c, long-poll on follower b, leader a builds): n=${writes} p50=${pct(wakes, 50).toFixed(1)}ms p99=${p99.toFixed(1)}ms max=${wakes.at(-1)!.toFixed(1)}ms (aim p99 <= 250 ms: ${p99 <= 250 ? 'met' : 'not met'})`);
+  out(`failover cross-replica bundle wake (write via follower c, long-poll on follower b, leader a builds): n=${writes} p50=${pct(wakes, 50).toFixed(1)}ms p99=${p99.toFixed(1)}ms max=${wakes.at(-1)!.toFixed(1)}ms, of which setSecret's answer p50=${pct(answers, 50).toFixed(1)}ms p99=${pct(answers, 99).toFixed(1)}ms (aim p99 <= 250 ms: ${p99 <= 250 ? 'met' : 'not met'})`);
 
   const load = (r: Replica): Promise<Slice> => runLoad({
     url: r.url, method: 'PUT', path: secretPath('load'), connections: 8, seconds,
