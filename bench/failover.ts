@@ -10,7 +10,7 @@
  *   - failover: SIGKILL of that leader → the last one leads, → its first reconcile pass; also counted from the killed
  *     leader's last renewal, which is where its lease ran from.
  * `--trials N` runs instead the SIGSTOP/SIGCONT trial of test/e2e/leader.test.ts N times in a loop (not in CI: about
- * 20 s each): the leader frozen past its lease under writes through the other, which takes over, then woken; the
+ * 30 s each): the leader frozen past its lease under writes through the other, which takes over, then woken; the
  * database counts every row the frozen one's role changed from its successor's term on to the trial's end: 0 is the
  * aim.
  *
