@@ -6,8 +6,9 @@
  * - in this process, the commit of a status write (store/status.ts `onStatus`: a reconciler in `serve`) or of a
  *   desired change to the resource (store/feed.ts `onChanges`: the zone was deleted, a newer generation);
  * - another process's commit (`core` beside this `api`, another replica, or the admin CLI): the store's
- *   `onOtherCommits` (SQLite's data_version, PostgreSQL's notifications), listened to while anyone waits and never
- *   otherwise. Status writes are not in the change feed, so the feed's poll would not see them.
+ *   `onOtherCommits` (SQLite's data_version, PostgreSQL's notifications), listened to while anyone waits (and
+ *   WATCH_LINGER_MS after) and never otherwise. Status writes are not in the change feed, so the feed's poll would
+ *   not see them.
  * A wake re-reads the resource; one that finds it not yet observed waits again.
  */
 import type { Store } from '../store/db';
@@ -55,8 +56,15 @@ class Waiters {
 
 interface Watch {
   waiters: Waiters;
+  /** Stops the watch once its last waiter has been gone for WATCH_LINGER_MS. */
+  linger?: NodeJS.Timeout;
   stop: () => void;
 }
+
+/** How long a watch outlives its last waiter. A node polls again as soon as it is answered: without this each poll
+ * of a lone node would start the watch afresh (on PostgreSQL a connection and its LISTEN, whose first hint has the
+ * waiter read again). */
+export const WATCH_LINGER_MS = 10_000;
 
 const watches = new WeakMap<Store, Watch>();
 /** Stores whose waits are let go: the process is stopping, and a held request would hold its stop. */
@@ -74,10 +82,14 @@ export const waitsReleased = (s: Store): boolean => released.has(s);
 
 const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
 
-/** The watch of a store, started with its first waiter and stopped with its last: no cost while nobody waits. */
+/** The watch of a store, started with its first waiter and stopped a while after its last: no cost while nobody
+ * waits. */
 function watchOf(s: Store): Watch {
   let w = watches.get(s);
-  if (w) return w;
+  if (w) {
+    clearTimeout(w.linger);
+    return w;
+  }
   const waiters = new Waiters();
   const wake = (key?: string): void => {
     waiters.wake(key);
@@ -100,6 +112,15 @@ function watchOf(s: Store): Watch {
   return w;
 }
 
+/** A waiter is done: the last one leaves the watch lingering. */
+function leave(w: Watch, waiter: Waiter): void {
+  w.waiters.delete(waiter);
+  if (w.waiters.size > 0) return;
+  clearTimeout(w.linger);
+  w.linger = setTimeout(w.stop, WATCH_LINGER_MS);
+  w.linger.unref();
+}
+
 /** The next change of (kind, key), armed before the read it follows so that no change falls in between. */
 function nextChange(s: Store, kind: ChangeKind, key: string): { changed: Promise<void>; cancel: () => void } {
   const w = watchOf(s);
@@ -109,10 +130,7 @@ function nextChange(s: Store, kind: ChangeKind, key: string): { changed: Promise
   w.waiters.add(waiter);
   return {
     changed,
-    cancel: () => {
-      w.waiters.delete(waiter);
-      if (w.waiters.size === 0) w.stop();
-    },
+    cancel: () => leave(w, waiter),
   };
 }
 
@@ -188,8 +206,7 @@ export function changeOrEnd(s: Store, kind: ChangeKind, key: string, ms: number,
     const done = (): void => {
       clearTimeout(timer);
       conn.off('close', done);
-      w.waiters.delete(waiter);
-      if (w.waiters.size === 0) w.stop();
+      leave(w, waiter);
       resolve();
     };
     const waiter: Waiter = { key: keyOf(kind, key), wake: done };

@@ -39,7 +39,7 @@ import { assertLoopback, findExecutable, freePorts, sleep, stats } from './dns-l
 import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, note, ORG, out, startServe, type Side } from './dns-sides';
 import { fill } from './fill';
-import { guard, processTree, type ChildServer } from './lib';
+import { guard, processTree, until, type ChildServer } from './lib';
 import { serialGreater } from '../zonefiles/serial';
 
 const CATALOG = 'catalog.invalid';
@@ -82,15 +82,6 @@ async function serialAfterAt(probe: DnsProbe, zone: string, before: number, sinc
     if (s !== null && serialGreater(s, before)) return { ms: now - since, serial: s };
     if (now - since > timeoutMs) return null;
     await sleep(POLL_MS);
-  }
-}
-
-/** Polls `check` every 100 ms until it answers true; throws with `what` after `timeoutMs`. */
-async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(100);
   }
 }
 

@@ -4,6 +4,7 @@ import autocannon from 'autocannon';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -113,6 +114,15 @@ export function guard(name: string, tmp: string, children: () => (ChildProcess |
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   };
+}
+
+/** Polls `check` every `everyMs` until it answers true; throws with `what` after `timeoutMs`. */
+export async function until(what: string, timeoutMs: number, check: () => Promise<boolean>, everyMs = 100): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+    await sleep(everyMs);
+  }
 }
 
 /** Runs a CLI command that prints one JSON value on stdout; throws with its stderr on a non-zero exit. */

@@ -4,6 +4,7 @@ import { main as api } from './api';
 import { main as dns } from './dns';
 import { main as dnsLatency } from './dns-latency';
 import { main as dnsSecondaries } from './dns-secondaries';
+import { main as failover } from './failover';
 import { main as hostnames } from './hostnames';
 import { main as memory } from './memory';
 import { main as nodeAccess } from './node-access';
@@ -14,6 +15,7 @@ const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['dns', dns],
   ['dns-latency', dnsLatency],
   ['dns-secondaries', dnsSecondaries],
+  ['failover', () => failover([])],
   ['hostnames', hostnames],
   ['memory', memory],
   ['node-access', nodeAccess],

@@ -1,7 +1,8 @@
 /**
  * Runs the reconcilers. A change wakes the reconcilers that watch its kind, for the keys their watches map it
- * to: this process's commits at once (store/feed.ts `onChanges`), other processes' from a poll of the feed,
- * and nudges (a change seen early) likewise. Deadlines (requeue, retry with backoff) keep one timer per key,
+ * to: this process's commits at once (store/feed.ts `onChanges`), other processes' from a read of the feed
+ * that their commits' hint starts (Store.onOtherCommits) or, should a hint be lost, the feed's periodic poll, and
+ * nudges (a change seen early) likewise. Deadlines (requeue, retry with backoff) keep one timer per key,
  * and a periodic resync of every key is the level-triggered safety net.
  */
 import client from 'prom-client';
@@ -18,7 +19,8 @@ export interface RunnerOptions {
   store: Store;
   reconcilers: Reconciler[];
   log: Logger;
-  /** How often the change feed is read for changes made by another process (an `api` beside this core). */
+  /** How often the change feed is read for changes made by another process (an `api` beside this core, another
+   * replica) when no hint of their commits came: the fallback of a lost hint. */
   pollMs?: number;
   /** Full resync of every key, the level-triggered safety net. */
   resyncMs?: number;
@@ -251,9 +253,14 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   /** This runner as a follower of the feed: pruning keeps what it has not read while it reports. */
   const follower = `runner-${process.pid}-${randomUUID().slice(0, 8)}`;
   let reportedAt = 0;
+  let polling = false;
+  /** Another process committed while a poll ran, perhaps after its read: the next poll is at once. */
+  let hinted = false;
   const poll = async (): Promise<void> => {
     olderIds = announcedIds;
     announcedIds = new Map();
+    polling = true;
+    hinted = false;
     try {
       for (;;) {
         const batch = await changesSince(o.store, polled, POLL_BATCH);
@@ -274,14 +281,23 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
         await reportFeedPosition(o.store, follower, polled);
       }
       pollFailures = 0;
-      schedulePoll(pollMs);
+      schedulePoll(hinted ? 0 : pollMs);
     } catch (e) {
       pollFailures++;
       const delay = Math.max(pollMs, backoff(pollFailures));
       o.log.error({ attempt: pollFailures, retryInMs: Math.round(delay), err: reasonOf(e) }, 'reading the change feed failed; retrying');
       schedulePoll(delay);
+    } finally {
+      polling = false;
     }
   };
+  // A write through another replica reaches this leader's reconcilers within a round trip of its commit, not up to a
+  // poll later: a node long-polling any replica sees its bundle soon after the write (issue 23, item 4). While the
+  // feed cannot be read, the poll's backoff holds.
+  const offOtherCommits = o.store.onOtherCommits(() => {
+    if (polling) hinted = true;
+    else if (pollFailures === 0) schedulePoll(0);
+  });
 
   for (const w of workers) await resync(w);
   schedulePoll(pollMs);
@@ -302,6 +318,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     stop: async () => {
       abort.abort();
       unsubscribe();
+      offOtherCommits();
       timers.clear();
       for (const q of queues()) q.clear();
       await Promise.all(inflight);

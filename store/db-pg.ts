@@ -116,7 +116,8 @@ const CHANNEL = 'hostplane_commits';
 const RELISTEN_MS = 1000;
 
 /** Holds one connection in LISTEN and calls `fire` for other instances' commits, coalesced to one call per turn of
- * the event loop; after the connection was lost, it connects again and fires once (what it missed is unknown). */
+ * the event loop. It fires once each time its LISTEN is in place, the first time included: what was committed before
+ * is unknown (a waiter that read just before it started listening, or while the connection was lost). */
 function listen(config: pg.ClientConfig, instance: string, fire: () => void): () => void {
   let stopped = false;
   let client: pg.Client | undefined;
@@ -130,7 +131,7 @@ function listen(config: pg.ClientConfig, instance: string, fire: () => void): ()
       if (!stopped) fire();
     });
   };
-  const connect = (first: boolean): void => {
+  const connect = (): void => {
     const c = new pg.Client(config);
     client = c;
     let lost = false;
@@ -138,7 +139,7 @@ function listen(config: pg.ClientConfig, instance: string, fire: () => void): ()
       if (lost || stopped) return;
       lost = true;
       void c.end().catch(() => undefined);
-      retry = setTimeout(() => connect(false), RELISTEN_MS);
+      retry = setTimeout(connect, RELISTEN_MS);
       retry.unref();
     };
     c.on('error', onLost);
@@ -146,11 +147,9 @@ function listen(config: pg.ClientConfig, instance: string, fire: () => void): ()
     c.on('notification', (m) => {
       if (m.payload !== instance) soon();
     });
-    c.connect().then(() => c.query(`LISTEN ${CHANNEL}`)).then(() => {
-      if (!first) soon();
-    }, onLost);
+    c.connect().then(() => c.query(`LISTEN ${CHANNEL}`)).then(soon, onLost);
   };
-  connect(true);
+  connect();
   return () => {
     stopped = true;
     clearTimeout(retry);

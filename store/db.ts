@@ -105,8 +105,9 @@ export interface Store {
   /**
    * Calls `listener` when another process may have committed (a `core` beside this `api`, the admin CLI, another
    * replica): what `onCommit` cannot tell. SQLite: its `data_version` moved (read every OTHER_COMMITS_POLL_MS while
-   * anyone listens); PostgreSQL: a notification on a channel every write sends at its commit, and once more after
-   * the listening connection was lost and made again (notifications meanwhile are lost). A hint to read again,
+   * anyone listens); PostgreSQL: a notification on a channel every write sends at its commit, and once more each
+   * time the listening connection is in place, the first time included (commits before it are not notified to it,
+   * and notifications while it was lost are lost). A hint to read again,
    * never the change itself. Returns the unsubscribe; nothing runs while nobody listens.
    */
   onOtherCommits(listener: () => void): () => void;

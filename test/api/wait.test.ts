@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { changeOrEnd, holdUntil, MAX_HELD_WAITS_PER_ORG, releaseWaits, waiting, waitsReleased } from '../../api/wait';
+import { changeOrEnd, holdUntil, MAX_HELD_WAITS_PER_ORG, releaseWaits, waiting, waitsReleased, WATCH_LINGER_MS } from '../../api/wait';
 import { createLogger } from '../../lib/log';
 import { zoneReconciler } from '../../reconcilers/zones';
 import { openTestStore } from '../helpers/store';
@@ -253,6 +253,38 @@ describe('releaseWaits (the server is stopping)', () => {
     } finally {
       s.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the watch of other processes' commits", () => {
+  it('outlives its last waiter by WATCH_LINGER_MS, so that a node polling again finds it in place; then it stops', async () => {
+    const s = await openTestStore(':memory:');
+    const listen = s.onOtherCommits.bind(s);
+    const counts = { started: 0, stopped: 0 };
+    vi.spyOn(s, 'onOtherCommits').mockImplementation((listener) => {
+      counts.started++;
+      const off = listen(listener);
+      return () => {
+        counts.stopped++;
+        off();
+      };
+    });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const conn = new EventEmitter();
+      for (let i = 0; i < 3; i++) {
+        const poll = changeOrEnd(s, 'node', 'n1', 10, conn);
+        await vi.advanceTimersByTimeAsync(10);
+        await poll;
+        await vi.advanceTimersByTimeAsync(WATCH_LINGER_MS - 1_000);
+      }
+      expect(counts).toEqual({ started: 1, stopped: 0 });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(counts).toEqual({ started: 1, stopped: 1 });
+    } finally {
+      vi.useRealTimers();
+      s.close();
     }
   });
 });

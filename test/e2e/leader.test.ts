@@ -9,17 +9,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
+import { countWritesByRole, leaderRow as leaderRowOf, leadsAt, metricSum, writesOf as writesOfRole } from '../../harness/replicas';
 import { cleanup, http, runHostplane, startHostplane, tempDir, until, type Running } from '../helpers/proc';
 
 const missing = postgresMissing();
 const LEASE_MS = 15_000;
 
-/** One value of the Prometheus text at `r`'s /metrics (the sum over labels). */
-async function metric(r: Running, name: string): Promise<number> {
-  const text = await (await fetch(r.metrics!)).text();
-  return text.split('\n').filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-}
-const leads = async (r: Running): Promise<boolean> => (await metric(r, 'hostplane_leader')) === 1;
+const metric = (r: Running, name: string): Promise<number> => metricSum(r.metrics!, name);
+const leads = (r: Running): Promise<boolean> => leadsAt(r.metrics!);
 
 describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let cluster: Cluster;
@@ -76,8 +73,7 @@ describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? `
     started.push(r);
     return r;
   };
-  const leaderRow = async () => (await sql.query<{ term: string; url: string; since_ms: string; expires_ms: string; now_ms: string }>(
-    'SELECT term, url, since_ms, expires_ms, (extract(epoch from clock_timestamp()) * 1000)::bigint AS now_ms FROM leader')).rows[0]!;
+  const leaderRow = () => leaderRowOf(sql);
   const status = async () => {
     const r = await runHostplane(['admin', '--data', tempDir('hostplane-leader-status-'), '--database-url', urlAs('hostplane'), 'status', '--json']);
     if (r.code !== 0) throw new Error(r.stderr);
@@ -154,21 +150,8 @@ describe.skipIf(missing)(`several serve processes on one PostgreSQL${missing ? `
     await a.stop();
   }, 180_000);
 
-  /** Counts every committed row change a process's role makes to what reconcilers write (not the lease, the process
-   * list, the feed or its followers' positions, which every process writes). */
-  const countWrites = async (): Promise<void> => {
-    await sql.query('CREATE TABLE IF NOT EXISTS test_writes (id bigserial PRIMARY KEY, role text NOT NULL, tbl text NOT NULL, at_ms bigint NOT NULL)');
-    await sql.query(`CREATE OR REPLACE FUNCTION test_count_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-      INSERT INTO test_writes (role, tbl, at_ms) VALUES (current_user, TG_TABLE_NAME, (extract(epoch from clock_timestamp()) * 1000)::bigint); RETURN NULL; END $$`);
-    const { rows } = await sql.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'
-      AND tablename NOT IN ('leader', 'processes', 'changes', 'feed_consumers', 'store_meta', 'test_writes')`);
-    for (const { name } of rows) {
-      await sql.query(`DROP TRIGGER IF EXISTS test_count_write ON "${name}"`);
-      await sql.query(`CREATE TRIGGER test_count_write AFTER INSERT OR UPDATE OR DELETE ON "${name}" FOR EACH ROW EXECUTE FUNCTION test_count_write()`);
-    }
-  };
-  const writesOf = async (role: string, sinceMs: number): Promise<number> =>
-    Number((await sql.query<{ n: string }>('SELECT count(*) AS n FROM test_writes WHERE role = $1 AND at_ms >= $2', [role, sinceMs])).rows[0]!.n);
+  const countWrites = () => countWritesByRole(sql);
+  const writesOf = (role: string, sinceMs: number) => writesOfRole(sql, role, sinceMs);
 
   it('a leader frozen past its lease (SIGSTOP) lands no write once it wakes, and follows the new leader', async () => {
     const c = await serve('hp_c');

@@ -318,11 +318,25 @@ describe('runner', () => {
     expect(mapped.filter((m) => m.key === 'example.com').map((m) => m.at - t0)).toEqual([0, 250]);
   });
 
-  it("picks up another process's change from the poll, and does not run this process's change again for it", async () => {
+  /** `store` opened again on a data dir, and `other`, another process's store of the same data. */
+  const besideAnother = async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostplane-runner-'));
     const other = await openTestStore(dir);
     store.close();
     store = await openTestStore(dir);
+    return {
+      other,
+      close: async () => {
+        await runner?.stop();
+        other.close();
+        store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
+
+  it("picks up another process's change from the poll, and does not run this process's change again for it", async () => {
+    const { other, close } = await besideAnother();
     try {
       const f = fakeReconciler(() => ({}));
       const r = await start([f.r], { pollMs: 20 });
@@ -334,10 +348,23 @@ describe('runner', () => {
       await r.idle();
       expect(f.keys().sort()).toEqual(['from-other.example', 'from-this.example']);
     } finally {
-      await runner?.stop();
-      other.close();
-      store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
+    }
+  });
+
+  it("reads the feed as soon as another process commits (its commit's hint, Store.onOtherCommits), not at the next poll", async () => {
+    const { other, close } = await besideAnother();
+    try {
+      const f = fakeReconciler(() => ({}));
+      await start([f.r]);
+      const committed = Date.now();
+      await change(other, 'zone', 'hinted.example');
+      await vi.waitFor(() => expect(f.keys()).toEqual(['hinted.example']), { timeout: 5_000, interval: 10 });
+      // The poll is an hour away: only the hint can have woken the read, well within a second (SQLite's hint is a
+      // read of its data_version every 100 ms, PostgreSQL's a notification).
+      expect(Date.now() - committed).toBeLessThan(1_000);
+    } finally {
+      await close();
     }
   });
 

@@ -257,6 +257,16 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     }
   }, 30_000);
 
+  it('tells its listener once when its LISTEN is in place, with no commit: what came before it was not notified to it', async () => {
+    let heard = 0;
+    const off = s.onOtherCommits(() => heard++);
+    try {
+      await vi.waitFor(() => expect(heard).toBe(1), { timeout: 10_000 });
+    } finally {
+      off();
+    }
+  });
+
   it('answers StoreUnavailableError while the server is down, promptly, and works again once it is back', async () => {
     const before = await orgCount();
     await cluster.stop();
