@@ -10,6 +10,7 @@
  *
  *   npx tsx bench/store.ts
  *   npx tsx bench/store.ts --cpu-prof DIR   (serve under V8's profiler on both stores: where each spends its time)
+ *   npx tsx bench/store.ts --case PUT       (only the cases whose name contains PUT)
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,7 +76,7 @@ function cpuOf(t: Target): { serve: number; database: number } {
   return { serve: cpuSeconds(t.pid), database };
 }
 
-export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> {
+export async function main(opts: { cpuProfDir?: string; only?: string } = {}): Promise<number> {
   const missing = postgresMissing();
   if (missing) {
     process.stdout.write(`store: skipped (${missing})\n`);
@@ -95,7 +96,8 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
     ];
     const windows: Record<Target['name'], { c: Case; w: Window }[]> = { sqlite: [], postgres: [] };
     let ok = true;
-    for (const c of CASES) {
+    const cases = CASES.filter((c) => !opts.only || c.name.includes(opts.only));
+    for (const c of cases) {
       const slices: Record<Target['name'], Slice[]> = { sqlite: [], postgres: [] };
       const cpu: Record<Target['name'], { serve: number; database: number }> = { sqlite: { serve: 0, database: 0 }, postgres: { serve: 0, database: 0 } };
       for (let i = 0; i < SLICES; i++) {
@@ -125,7 +127,7 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
       for (const t of targets) {
         await servers.find((s) => s.child.pid === t.pid)!.stop(15_000);
         const profile = readProfile(profileOf(profDir, t.pid));
-        for (const c of CASES) {
+        for (const c of cases) {
           const w = windows[t.name].filter((x) => x.c === c).map((x) => x.w);
           process.stdout.write(`${formatSummary(`${t.name} ${c.name}`, summarizeProfile(profile, w, 25)).join('\n')}\n`);
         }
@@ -140,8 +142,8 @@ export async function main(opts: { cpuProfDir?: string } = {}): Promise<number> 
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' } } });
-  main({ cpuProfDir: values['cpu-prof'] }).then((code) => process.exit(code), (e: unknown) => {
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, case: { type: 'string' } } });
+  main({ cpuProfDir: values['cpu-prof'], only: values.case }).then((code) => process.exit(code), (e: unknown) => {
     process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
     process.exit(1);
   });

@@ -266,8 +266,9 @@ export interface PutRRset {
   precondition?: RRsetPrecondition;
 }
 
-/** The stored rrset with its version, and the zone's generation after the write (unchanged when it was a no-op). */
-export interface PutRRsetResult { rrset: StoredRRset; version: RRsetVersion; generation: number }
+/** The stored rrset with its version, and the zone's generation after the write (unchanged when it was a no-op);
+ * `changed` false when the rrset was already so. */
+export interface PutRRsetResult { rrset: StoredRRset; version: RRsetVersion; generation: number; changed: boolean }
 
 /** Who writes an rrset: a customer through the API (`managedBy` null), or the service for one of its owners. */
 interface RRsetWriter {
@@ -359,7 +360,7 @@ export async function putRRset(s: Store, p: PutRRset): Promise<PutRRsetResult> {
     const z = await zoneToChange(tx, p.orgId, p.zone);
     const set = await setRRset(s, tx, z, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition }, now);
     await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
-    return { rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, generation: set.generation };
+    return { rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, generation: set.generation, changed: set.changed };
   });
 }
 
