@@ -102,6 +102,25 @@ async function zoneToChange(tx: Tx, orgId: number | null, name: string): Promise
   return zoneOf(tx, orgId, name);
 }
 
+/** An rrset stored at the name an rrset write names, as the write checks it against the new one. */
+interface RRsetAtName { type: string; managedBy: string | null; bytes: number; ttl: number; records: RRset['records']; changedGen: number }
+
+/** `zoneToChange` with the rrsets stored at `owner`, in one statement: an rrset write needs both, and on
+ * PostgreSQL each statement is a round trip held under the zone's lock. */
+async function zoneToChangeAt(tx: Tx, orgId: number | null, name: string, owner: string): Promise<{ z: ZoneRow; atName: RRsetAtName[] }> {
+  await tx.lock(`zone/${name}`);
+  const rows = await tx.prepared('zoneWithRRsetsAtName', (db) => db.select({
+    zone: zones,
+    rrset: { type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes, ttl: rrsets.ttl, records: rrsets.records, changedGen: rrsets.changedGen },
+  })
+    .from(zones).leftJoin(rrsets, and(eq(rrsets.zone, zones.name), eq(rrsets.name, sql.placeholder('owner'))))
+    .where(eq(zones.name, sql.placeholder('name'))).prepare())
+    .execute({ name, owner });
+  const z = rows[0]?.zone;
+  if (!z || (orgId !== null && z.orgId !== orgId)) throw notFound(`zone ${name}`);
+  return { z, atName: rows.flatMap((r) => (r.rrset ? [r.rrset] : [])) };
+}
+
 /**
  * Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation; an
  * rrset write also moves the zone's size (`grow`: rrsets and bytes added), in the same statement.
@@ -291,18 +310,15 @@ const auditRRset = (tx: Tx, event: string, z: ZoneRow, r: { name: string; type: 
   appendAudit(tx, { orgId: z.orgId, event, actor, target: `${z.name}/${r.name}/${r.type}`, ...(details ? { details } : {}) }, now);
 
 /**
- * Replaces the whole rrset (name + type) of a zone read under its lock, for the writer that owns it. The CNAME
- * rule and the writer's quotas are checked against what is stored, inside the write transaction, so two
- * concurrent puts cannot both pass them. Answers whether anything changed: the same rrset again (records are
+ * Replaces the whole rrset (name + type) of a zone read under its lock with the rrsets at its name
+ * (zoneToChangeAt), for the writer that owns it. The CNAME rule and the writer's quotas are checked against what
+ * is stored, inside the write transaction, so two concurrent puts cannot both pass them. Answers whether anything changed: the same rrset again (records are
  * canonical and sorted, so any order compares equal) changes nothing: no generation, no serial, no reload.
  * A declarative client re-applying its zone must not use up serials.
  */
-async function setRRset(s: Store, tx: Tx, z: ZoneRow, rrset: RRset, w: RRsetWriter, now: Date): Promise<{ changed: boolean; changedGen: number; generation: number }> {
-  const atName = await tx.prepared('rrsetTypesAtName', (db) => db.select({
-    type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes, ttl: rrsets.ttl, records: rrsets.records, changedGen: rrsets.changedGen,
-  })
-    .from(rrsets).where(and(eq(rrsets.zone, sql.placeholder('zone')), eq(rrsets.name, sql.placeholder('name')))).prepare())
-    .execute({ zone: z.name, name: rrset.name });
+async function setRRset(
+  s: Store, tx: Tx, { z, atName }: { z: ZoneRow; atName: RRsetAtName[] }, rrset: RRset, w: RRsetWriter, now: Date,
+): Promise<{ changed: boolean; changedGen: number; generation: number }> {
   const old = atName.find((r) => r.type === rrset.type);
   if (old) checkOwner(old.managedBy, w.managedBy, rrset.name, rrset.type, 'edited');
   w.precondition?.(old ? { uid: z.uid, changedGen: old.changedGen } : null);
@@ -357,8 +373,9 @@ export async function putRRset(s: Store, p: PutRRset): Promise<PutRRsetResult> {
   const now = s.clock();
   const { rrset } = p;
   return s.write(async (tx) => {
-    const z = await zoneToChange(tx, p.orgId, p.zone);
-    const set = await setRRset(s, tx, z, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition }, now);
+    const read = await zoneToChangeAt(tx, p.orgId, p.zone, rrset.name);
+    const { z } = read;
+    const set = await setRRset(s, tx, read, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition }, now);
     await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
     return { rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, generation: set.generation, changed: set.changed };
   });
@@ -402,8 +419,9 @@ export async function putManagedRRset(s: Store, p: PutManagedRRset): Promise<Sto
   const now = s.clock();
   const rrset = validateRRset(p.zone, p.rrset);
   return s.write(async (tx) => {
-    const z = await zoneToChange(tx, null, p.zone);
-    if ((await setRRset(s, tx, z, rrset, { managedBy: p.managedBy, cnameConflict: checkCnameConflict, quota: null }, now)).changed) {
+    const read = await zoneToChangeAt(tx, null, p.zone, rrset.name);
+    const { z } = read;
+    if ((await setRRset(s, tx, read, rrset, { managedBy: p.managedBy, cnameConflict: checkCnameConflict, quota: null }, now)).changed) {
       await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length, managedBy: p.managedBy });
     }
     return { ...rrset, managedBy: p.managedBy };
