@@ -229,8 +229,15 @@ export async function listZones(s: Store, orgId: number, limit: number, cursor?:
   return { items: await Promise.all(page.items.map((z) => withStatus(s, z))), nextCursor: page.nextCursor };
 }
 
+/** The zone row with the status of its lifetime, in one statement: getZone is the API's hot read. */
+const zoneWithStatusQuery = (db: Db) => db.select({ zone: zones, st: resourceStatus }).from(zones)
+  .leftJoin(resourceStatus, and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, zones.name), eq(resourceStatus.uid, zones.uid)))
+  .where(eq(zones.name, sql.placeholder('name'))).prepare();
+
 export async function getZone(s: Store, orgId: number, name: string): Promise<ZoneWithStatus> {
-  return await withStatus(s, await zoneOf(s, orgId, name));
+  const [row] = await s.prepared('zoneWithStatus', zoneWithStatusQuery).execute({ name });
+  if (!row || row.zone.orgId !== orgId) throw notFound(`zone ${name}`);
+  return { ...row.zone, status: row.st && toResourceStatus<ZoneFacts>(row.st) };
 }
 
 /** The zone row by name alone, for reconcilers (no organization scope). */
@@ -575,19 +582,26 @@ export async function zoneRRsetPageJson(s: Store, zone: string, limit: number, m
 }
 
 async function rrsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{ items: (RawPageRRset & { bytes: number })[]; next: RRsetCursor | null }> {
-  type Row = RawPageRRset & { bytes: number };
-  // The hot read path of getZone: rows in one call each, with the page's bound in SQL (the loop below never looks
-  // past the row after `limit`). The apex and the rest are two statements, each a snapshot of its own.
-  const items: Row[] = after ? [] : await s.raw<Row>('zoneRRsetPageApex',
-    'SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = ? AND name = ? ORDER BY type', [zone, zone]);
-  let bytes = 0;
-  for (const r of items) bytes += r.bytes;
+  type Row = RawPageRRset & { bytes: number; apex: number };
+  // The hot read path of getZone: one statement (on PostgreSQL one round trip, and one snapshot), with the page's
+  // bound in SQL: the first page's apex rrsets (apex 0), then the others by name and type, at most `limit` + 1 of
+  // them, the row after the page telling whether there is a next one. The loop below stops at the page's end.
+  const first = after ? 0 : 1;
   // The apex comes first, so the place after it is the start of the other names (some sort before it).
   const from = after && after.name !== zone ? after : { name: '', type: '' };
-  const rest = await s.raw<Row>('zoneRRsetPageRest', `SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
-    WHERE zone = ? AND name <> ? AND (name, type) > (?, ?) ORDER BY name, type LIMIT ?`, [zone, zone, from.name, from.type, Math.max(0, limit - items.length) + 1]);
-  for (const r of rest) {
-    if (items.length >= limit || (items.length > 0 && bytes >= maxBytes)) {
+  const rows = await s.raw<Row>('zoneRRsetPage', `SELECT * FROM (
+      SELECT 0 AS apex, name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = ? AND name = ? AND ? = 1
+    ) AS a
+    UNION ALL
+    SELECT * FROM (
+      SELECT 1 AS apex, name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
+      WHERE zone = ? AND name <> ? AND (name, type) > (?, ?) ORDER BY name, type LIMIT ?
+    ) AS r
+    ORDER BY apex, name, type`, [zone, zone, first, zone, zone, from.name, from.type, limit + 1]);
+  const items: Row[] = [];
+  let bytes = 0;
+  for (const r of rows) {
+    if (r.apex === 1 && (items.length >= limit || (items.length > 0 && bytes >= maxBytes))) {
       const last = items.at(-1)!;
       return { items, next: last.name === zone ? { name: '', type: '' } : { name: last.name, type: last.type } };
     }

@@ -7,7 +7,7 @@ import { removeTempDirs, tempDir } from '../../harness/temp';
 import { createOrg } from '../../store/accounts';
 import { type Store } from '../../store/db';
 import { onPostgres, openTestStore } from '../helpers/store';
-import { createZone, putRRset, zoneByName, zoneChangesSince, zoneSnapshot } from '../../store/zones';
+import { createZone, getZone, putRRset, zoneByName, zoneChangesSince, zoneRRsetPage, zoneSnapshot } from '../../store/zones';
 import { checkCnameConflict, type RRset } from '../../zonefiles';
 
 const ZONE = 'customer.test';
@@ -92,21 +92,31 @@ describe('zoneChangesSince', () => {
 
 // On PostgreSQL each statement is a round trip, and the zone's lock is held across all but the first: the count is
 // what a write costs in CPU and in lock time. SQLite runs the statements in the process.
-describe.skipIf(!onPostgres())(`putRRset's round trips on PostgreSQL${onPostgres() ? '' : ' (skipped: SQLite pass)'}`, () => {
-  const roundTrips = async (rrset: RRset): Promise<number> => {
+describe.skipIf(!onPostgres())(`round trips on PostgreSQL${onPostgres() ? '' : ' (skipped: SQLite pass)'}`, () => {
+  const roundTrips = async (fn: () => Promise<unknown>): Promise<number> => {
     const query = vi.spyOn(pg.Client.prototype, 'query');
     try {
-      await put(s, rrset);
+      await fn();
       return query.mock.calls.length;
     } finally {
       query.mockRestore();
     }
   };
 
-  it('reads the zone and the rrsets at the name in one statement: 7 for a change, 4 for the rrset as stored', async () => {
+  it('putRRset reads the zone and the rrsets at the name in one statement: 7 for a change, 4 for the rrset as stored', async () => {
     // BEGIN with the zone lock, zone and rrsets, zone update, feed row, rrset, audit row, NOTIFY with COMMIT and flush.
-    expect(await roundTrips(txt('www'))).toBe(7);
+    expect(await roundTrips(() => put(s, txt('www')))).toBe(7);
     // BEGIN with the zone lock, zone and rrsets, audit row, NOTIFY with COMMIT and flush.
-    expect(await roundTrips(txt('www'))).toBe(4);
+    expect(await roundTrips(() => put(s, txt('www')))).toBe(4);
+  });
+
+  it('getZone reads the zone with its status in one statement, and a page of rrsets, the apex with the rest, in one', async () => {
+    await put(s, txt('www'));
+    expect(await roundTrips(() => getZone(s, orgId, ZONE))).toBe(1);
+    let page: Awaited<ReturnType<typeof zoneRRsetPage>> | undefined;
+    expect(await roundTrips(async () => {
+      page = await zoneRRsetPage(s, ZONE, 1000, 1 << 20);
+    })).toBe(1);
+    expect(page!.items.map((r) => r.name)).toEqual([ZONE, `www.${ZONE}`]);
   });
 });
