@@ -386,7 +386,8 @@ export const dnsOps: AnyOp[] = [
       const quota = { plan: org.plan, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes };
       const precondition = rrsetPrecondition(conditionsOf(http), name, type);
       const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota, precondition });
-      core.nudge('zone', zone);
+      // A put of what is stored committed no change: a pass for it would find nothing to do.
+      if (stored.changed) core.nudge('zone', zone);
       const tag = rrsetTag(stored.version);
       return { status: 200, body: { ...stored.rrset, etag: tag }, headers: { ETag: tag, 'X-Generation': String(stored.generation) } };
     },

@@ -28,7 +28,7 @@ import Router from '@koa/router';
 import Database from 'better-sqlite3';
 import Koa from 'koa';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,7 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BASELINE_ORG, BASELINE_PROJECT, HttpError, startBaseline } from './baseline-server';
 import { freePort } from '../harness/ports';
-import { failed, guard, fmt, REPO, run as runLoad, runJson, spawnServer, summarize, TSX, type ChildServer, type Load, type Slice } from './lib';
+import { cpuSeconds, failed, guard, fmt, profileOf, REPO, run as runLoad, runJson, spawnServer, summarize, TSX, type ChildServer, type Load, type Slice } from './lib';
 import { formatSummary, monotonicMicros, readProfile, summarize as summarizeProfile, type Window } from './profile-summary';
 
 const HOSTPLANE = join(REPO, 'bin', 'hostplane');
@@ -141,21 +141,6 @@ function copyZone(hpData: string, baseData: string): void {
     from.close();
     to.close();
   }
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** The profile V8 wrote in `dir` for the main thread (thread id 0) of process `pid`: under tsx the module
- * loader's thread writes one too. */
-function profileOf(dir: string, pid: number): string {
-  const file = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.0.`)).sort().at(-1);
-  if (!file) throw new Error(`no CPU profile of pid ${pid} in ${dir}`);
-  return join(dir, file);
 }
 
 export async function main(opts: { cpuProfDir?: string; only?: string } = {}): Promise<number> {

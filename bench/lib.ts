@@ -266,3 +266,18 @@ export function sampleTreeRss(root: number, everyMs = 20): { peak(): { bytes: nu
     stop: () => clearInterval(timer),
   };
 }
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The profile V8 wrote in `dir` for the main thread (thread id 0) of process `pid`: under tsx the module
+ * loader's thread writes one too. */
+export function profileOf(dir: string, pid: number): string {
+  const file = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.0.`)).sort().at(-1);
+  if (!file) throw new Error(`no CPU profile of pid ${pid} in ${dir}`);
+  return join(dir, file);
+}

@@ -102,6 +102,25 @@ async function zoneToChange(tx: Tx, orgId: number | null, name: string): Promise
   return zoneOf(tx, orgId, name);
 }
 
+/** An rrset stored at the name an rrset write names, as the write checks it against the new one. */
+interface RRsetAtName { type: string; managedBy: string | null; bytes: number; ttl: number; records: RRset['records']; changedGen: number }
+
+/** `zoneToChange` with the rrsets stored at `owner`, in one statement: an rrset write needs both, and on
+ * PostgreSQL each statement is a round trip held under the zone's lock. */
+async function zoneToChangeAt(tx: Tx, orgId: number | null, name: string, owner: string): Promise<{ z: ZoneRow; atName: RRsetAtName[] }> {
+  await tx.lock(`zone/${name}`);
+  const rows = await tx.prepared('zoneWithRRsetsAtName', (db) => db.select({
+    zone: zones,
+    rrset: { type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes, ttl: rrsets.ttl, records: rrsets.records, changedGen: rrsets.changedGen },
+  })
+    .from(zones).leftJoin(rrsets, and(eq(rrsets.zone, zones.name), eq(rrsets.name, sql.placeholder('owner'))))
+    .where(eq(zones.name, sql.placeholder('name'))).prepare())
+    .execute({ name, owner });
+  const z = rows[0]?.zone;
+  if (!z || (orgId !== null && z.orgId !== orgId)) throw notFound(`zone ${name}`);
+  return { z, atName: rows.flatMap((r) => (r.rrset ? [r.rrset] : [])) };
+}
+
 /**
  * Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation; an
  * rrset write also moves the zone's size (`grow`: rrsets and bytes added), in the same statement.
@@ -210,8 +229,15 @@ export async function listZones(s: Store, orgId: number, limit: number, cursor?:
   return { items: await Promise.all(page.items.map((z) => withStatus(s, z))), nextCursor: page.nextCursor };
 }
 
+/** The zone row with the status of its lifetime, in one statement: getZone is the API's hot read. */
+const zoneWithStatusQuery = (db: Db) => db.select({ zone: zones, st: resourceStatus }).from(zones)
+  .leftJoin(resourceStatus, and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, zones.name), eq(resourceStatus.uid, zones.uid)))
+  .where(eq(zones.name, sql.placeholder('name'))).prepare();
+
 export async function getZone(s: Store, orgId: number, name: string): Promise<ZoneWithStatus> {
-  return await withStatus(s, await zoneOf(s, orgId, name));
+  const [row] = await s.prepared('zoneWithStatus', zoneWithStatusQuery).execute({ name });
+  if (!row || row.zone.orgId !== orgId) throw notFound(`zone ${name}`);
+  return { ...row.zone, status: row.st && toResourceStatus<ZoneFacts>(row.st) };
 }
 
 /** The zone row by name alone, for reconcilers (no organization scope). */
@@ -266,8 +292,9 @@ export interface PutRRset {
   precondition?: RRsetPrecondition;
 }
 
-/** The stored rrset with its version, and the zone's generation after the write (unchanged when it was a no-op). */
-export interface PutRRsetResult { rrset: StoredRRset; version: RRsetVersion; generation: number }
+/** The stored rrset with its version, and the zone's generation after the write (unchanged when it was a no-op);
+ * `changed` false when the rrset was already so. */
+export interface PutRRsetResult { rrset: StoredRRset; version: RRsetVersion; generation: number; changed: boolean }
 
 /** Who writes an rrset: a customer through the API (`managedBy` null), or the service for one of its owners. */
 interface RRsetWriter {
@@ -290,18 +317,15 @@ const auditRRset = (tx: Tx, event: string, z: ZoneRow, r: { name: string; type: 
   appendAudit(tx, { orgId: z.orgId, event, actor, target: `${z.name}/${r.name}/${r.type}`, ...(details ? { details } : {}) }, now);
 
 /**
- * Replaces the whole rrset (name + type) of a zone read under its lock, for the writer that owns it. The CNAME
- * rule and the writer's quotas are checked against what is stored, inside the write transaction, so two
- * concurrent puts cannot both pass them. Answers whether anything changed: the same rrset again (records are
+ * Replaces the whole rrset (name + type) of a zone read under its lock with the rrsets at its name
+ * (zoneToChangeAt), for the writer that owns it. The CNAME rule and the writer's quotas are checked against what
+ * is stored, inside the write transaction, so two concurrent puts cannot both pass them. Answers whether anything changed: the same rrset again (records are
  * canonical and sorted, so any order compares equal) changes nothing: no generation, no serial, no reload.
  * A declarative client re-applying its zone must not use up serials.
  */
-async function setRRset(s: Store, tx: Tx, z: ZoneRow, rrset: RRset, w: RRsetWriter, now: Date): Promise<{ changed: boolean; changedGen: number; generation: number }> {
-  const atName = await tx.prepared('rrsetTypesAtName', (db) => db.select({
-    type: rrsets.type, managedBy: rrsets.managedBy, bytes: rrsets.bytes, ttl: rrsets.ttl, records: rrsets.records, changedGen: rrsets.changedGen,
-  })
-    .from(rrsets).where(and(eq(rrsets.zone, sql.placeholder('zone')), eq(rrsets.name, sql.placeholder('name')))).prepare())
-    .execute({ zone: z.name, name: rrset.name });
+async function setRRset(
+  s: Store, tx: Tx, { z, atName }: { z: ZoneRow; atName: RRsetAtName[] }, rrset: RRset, w: RRsetWriter, now: Date,
+): Promise<{ changed: boolean; changedGen: number; generation: number }> {
   const old = atName.find((r) => r.type === rrset.type);
   if (old) checkOwner(old.managedBy, w.managedBy, rrset.name, rrset.type, 'edited');
   w.precondition?.(old ? { uid: z.uid, changedGen: old.changedGen } : null);
@@ -356,10 +380,11 @@ export async function putRRset(s: Store, p: PutRRset): Promise<PutRRsetResult> {
   const now = s.clock();
   const { rrset } = p;
   return s.write(async (tx) => {
-    const z = await zoneToChange(tx, p.orgId, p.zone);
-    const set = await setRRset(s, tx, z, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition }, now);
+    const read = await zoneToChangeAt(tx, p.orgId, p.zone, rrset.name);
+    const { z } = read;
+    const set = await setRRset(s, tx, read, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition }, now);
     await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
-    return { rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, generation: set.generation };
+    return { rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, generation: set.generation, changed: set.changed };
   });
 }
 
@@ -401,8 +426,9 @@ export async function putManagedRRset(s: Store, p: PutManagedRRset): Promise<Sto
   const now = s.clock();
   const rrset = validateRRset(p.zone, p.rrset);
   return s.write(async (tx) => {
-    const z = await zoneToChange(tx, null, p.zone);
-    if ((await setRRset(s, tx, z, rrset, { managedBy: p.managedBy, cnameConflict: checkCnameConflict, quota: null }, now)).changed) {
+    const read = await zoneToChangeAt(tx, null, p.zone, rrset.name);
+    const { z } = read;
+    if ((await setRRset(s, tx, read, rrset, { managedBy: p.managedBy, cnameConflict: checkCnameConflict, quota: null }, now)).changed) {
       await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length, managedBy: p.managedBy });
     }
     return { ...rrset, managedBy: p.managedBy };
@@ -556,19 +582,26 @@ export async function zoneRRsetPageJson(s: Store, zone: string, limit: number, m
 }
 
 async function rrsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{ items: (RawPageRRset & { bytes: number })[]; next: RRsetCursor | null }> {
-  type Row = RawPageRRset & { bytes: number };
-  // The hot read path of getZone: rows in one call each, with the page's bound in SQL (the loop below never looks
-  // past the row after `limit`). The apex and the rest are two statements, each a snapshot of its own.
-  const items: Row[] = after ? [] : await s.raw<Row>('zoneRRsetPageApex',
-    'SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = ? AND name = ? ORDER BY type', [zone, zone]);
-  let bytes = 0;
-  for (const r of items) bytes += r.bytes;
+  type Row = RawPageRRset & { bytes: number; apex: number };
+  // The hot read path of getZone: one statement (on PostgreSQL one round trip, and one snapshot), with the page's
+  // bound in SQL: the first page's apex rrsets (apex 0), then the others by name and type, at most `limit` + 1 of
+  // them, the row after the page telling whether there is a next one. The loop below stops at the page's end.
+  const first = after ? 0 : 1;
   // The apex comes first, so the place after it is the start of the other names (some sort before it).
   const from = after && after.name !== zone ? after : { name: '', type: '' };
-  const rest = await s.raw<Row>('zoneRRsetPageRest', `SELECT name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
-    WHERE zone = ? AND name <> ? AND (name, type) > (?, ?) ORDER BY name, type LIMIT ?`, [zone, zone, from.name, from.type, Math.max(0, limit - items.length) + 1]);
-  for (const r of rest) {
-    if (items.length >= limit || (items.length > 0 && bytes >= maxBytes)) {
+  const rows = await s.raw<Row>('zoneRRsetPage', `SELECT * FROM (
+      SELECT 0 AS apex, name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = ? AND name = ? AND ? = 1
+    ) AS a
+    UNION ALL
+    SELECT * FROM (
+      SELECT 1 AS apex, name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets
+      WHERE zone = ? AND name <> ? AND (name, type) > (?, ?) ORDER BY name, type LIMIT ?
+    ) AS r
+    ORDER BY apex, name, type`, [zone, zone, first, zone, zone, from.name, from.type, limit + 1]);
+  const items: Row[] = [];
+  let bytes = 0;
+  for (const r of rows) {
+    if (r.apex === 1 && (items.length >= limit || (items.length > 0 && bytes >= maxBytes))) {
       const last = items.at(-1)!;
       return { items, next: last.name === zone ? { name: '', type: '' } : { name: last.name, type: last.type } };
     }

@@ -505,6 +505,18 @@ describe('putRRset and deleteRRset', () => {
     }
   });
 
+  it('a put of the rrset as stored changes nothing and nudges no reconciler', async () => {
+    const zone = 'same-again.example';
+    await create(t, zone);
+    expect((await put(t, zone, `www.${zone}`, 'A', { records: records('192.0.2.1') })).status).toBe(200);
+    const { serial } = await get(t, zone);
+    const nudges = zoneNudges(t, zone);
+    const r = await put(t, zone, `www.${zone}`, 'A', { records: records('192.0.2.1') });
+    expect(r.status).toBe(200);
+    expect((await get(t, zone)).serial).toBe(serial);
+    expect(zoneNudges(t, zone)).toBe(nudges);
+  });
+
   it.each(['FOO', 'a', 'aaaa', 'Cname', 'DS', 'SPF', 'soa', 'A%20'])('rejects the type %j → 400 for put and delete', async (type) => {
     const p = await put(t, Z, `www.${Z}`, type, { records: records('192.0.2.1') });
     expect([p.status, p.body.code]).toEqual([400, 'bad_request']);
