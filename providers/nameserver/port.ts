@@ -26,6 +26,14 @@ export interface NameserverHealth {
   restarts: number;
 }
 
+/** A DNSSEC key as the signer holds it: its id, what the signer says of it (role, algorithm, timers) and its
+ * private key (PEM). */
+export interface DnssecKey {
+  keyId: string;
+  attrs: Record<string, unknown>;
+  pem: string;
+}
+
 /** A zone the server is configured with. */
 export interface ZoneConfig {
   name: string;
@@ -143,6 +151,17 @@ export interface Nameserver {
   secondarySerials?(name: string): Promise<SecondarySerial[]>;
   /** Sends NOTIFY for the zone to every secondary again (one that was down lost the first). */
   notifySecondaries?(name: string): Promise<void>;
+  /** The signer's keys of a signed zone, private keys included; [] when it has none. */
+  dnssecKeys?(name: string): Promise<DnssecKey[]>;
+  /**
+   * Makes this server the hidden primary (its process leads): `keys` (by zone) are the signer's keys before it
+   * signs anything, so a zone with stored keys is never given new ones, and `zones` are configured. A server that
+   * stood by forgets all it served before (another one served since); one that served already keeps it.
+   */
+  lead?(zones: ZoneConfig[], keys: Map<string, DnssecKey[]>): Promise<void>;
+  /** Serves nothing, not even the catalog zone (its process follows another leader): every query is REFUSED, so
+   * no secondary takes stale or differently signed data from it. Before start(), start() comes up so. */
+  standBy?(): Promise<void>;
   health(): NameserverHealth;
   /** Calls `listener` each time the server process is serving again after a restart: what it serves then comes
    * from its files and journal, which every zone's status must be checked against anew. */
