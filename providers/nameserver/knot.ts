@@ -32,7 +32,7 @@ import {
   configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
 } from './knot-config';
-import { StaleSerialError, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
+import { sameKeys, StaleSerialError, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from './zone-text';
 import { isZoneName } from '../../zonefiles/names';
 
@@ -805,12 +805,6 @@ export function importAttributes(attrs: Record<string, unknown>): string[] {
   for (const t of KEY_TIMERS) if (Number(attrs[t]) > 0) out.push(`${t.replace(/-/g, '_')}=${Number(attrs[t])}`);
   return out;
 }
-
-/** The same keys in the same state: ids and everything the signer says of them. */
-export const sameKeys = (a: Pick<DnssecKey, 'keyId' | 'attrs'>[], b: Pick<DnssecKey, 'keyId' | 'attrs'>[]): boolean => {
-  const text = (ks: Pick<DnssecKey, 'keyId' | 'attrs'>[]): string => JSON.stringify(ks.map((k) => [k.keyId, k.attrs]).sort());
-  return text(a) === text(b);
-};
 
 /** knotd cannot listen: its address is taken by another program. */
 export class AddressInUseError extends Error {

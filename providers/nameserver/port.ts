@@ -34,6 +34,12 @@ export interface DnssecKey {
   pem: string;
 }
 
+/** The same keys in the same state: ids and everything the signer says of them. */
+export const sameKeys = (a: Pick<DnssecKey, 'keyId' | 'attrs'>[], b: Pick<DnssecKey, 'keyId' | 'attrs'>[]): boolean => {
+  const text = (ks: Pick<DnssecKey, 'keyId' | 'attrs'>[]): string => JSON.stringify([...ks].sort((x, y) => (x.keyId < y.keyId ? -1 : x.keyId > y.keyId ? 1 : 0)).map((k) => [k.keyId, k.attrs]));
+  return text(a) === text(b);
+};
+
 /** A zone the server is configured with. */
 export interface ZoneConfig {
   name: string;

@@ -9,6 +9,7 @@
 import type { Logger } from '../../lib/log';
 import { StaleSerialError, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
 import type { Store } from '../../store/db';
+import { raiseServedSerial, servedSerialFloor } from '../../store/dnssec-keys';
 import { zoneByName, zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
 import { absoluteLines, absoluteSoaLine, nextSerial, renderZone, rrsetKey, serialGreater } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
@@ -42,6 +43,9 @@ const FILE_SAVE_MS = 5_000;
 export const DEFER_FILE_RRSETS = 50;
 /** A file that could not be written is tried again no sooner than this. */
 const FILE_RETRY_MS = 1_000;
+
+/** The store's floor of a zone's serial (store/dnssec-keys.ts); `above`: the text must go above it. */
+interface StoredFloor { serial: number; above: boolean }
 
 /** How the nameserver signs a zone (its applyZone options). */
 export interface Signing { dnssec: boolean; deleteDs: boolean }
@@ -109,15 +113,36 @@ export function zoneApplier(d: ApplyDeps) {
   const deferFileFrom = d.deferFileFrom ?? DEFER_FILE_RRSETS;
   const fileSaveMs = d.fileSaveMs ?? FILE_SAVE_MS;
   const now = (): number => d.store.clock().getTime();
+  /** The floor this process last recorded of each zone: a serial not above it costs no write. */
+  const raised = new Map<string, number>();
+
+  /** Records `serial` as the zone's floor in the store, before the nameserver may serve it (a leader that dies right
+   * after must not leave its successor below it); a signer serves the text's serial plus one. */
+  const recordFloor = async (name: string, serial: number): Promise<void> => {
+    const before = raised.get(name);
+    if (before !== undefined && !serialGreater(serial, before)) return;
+    await raiseServedSerial(d.store, name, serial);
+    raised.set(name, serial);
+  };
+  const raiseFloor = (name: string, serial: number, signed: boolean): Promise<void> => recordFloor(name, signed ? (serial + 1) % 2 ** 32 || 1 : serial);
+
+  /** The store's floor for a zone this process has not applied yet, and whether its text must go above it. */
+  const storedFloor = async (name: string): Promise<StoredFloor | undefined> => {
+    const serial = await servedSerialFloor(d.store, name);
+    if (serial === null) return undefined;
+    return { serial, above: (await d.nameserver.servedSerial(name).catch(() => null)) === null };
+  };
 
   /**
    * The serial of the zone text for generation `z.generation`: the zone's own, unless a signer has served
    * a serial at or past it, then one above the served one. Stable while the generation is: a second pass
-   * renders the same text.
+   * renders the same text. `stored`: the store's floor (what any leader may have served), strictly above it when
+   * this nameserver does not serve the zone at all (another one served it last).
    */
-  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean): number => {
+  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean, stored?: StoredFloor): number => {
     const facts = st?.facts;
-    const floor = facts?.servedSerial ?? null;
+    const seen = facts?.servedSerial ?? null;
+    const floor = stored && (seen === null || serialGreater(stored.serial, seen)) ? stored.serial : seen;
     const rendered = facts?.renderedSerial ?? null;
     // The text rendered for this generation, unless what is served now rules it out: signed, a text serial may
     // equal the served one; unsigned, it must be above it, or equal only where the zone was served unsigned
@@ -125,7 +150,7 @@ export function zoneApplier(d: ApplyDeps) {
     const fits = rendered !== null && (floor === null || (signed
       ? !serialGreater(floor, rendered)
       : serialGreater(rendered, floor) || (rendered === floor && (facts?.signing ?? 'off') === 'off')));
-    if (st && st.observedGeneration === z.generation && fits) return rendered!;
+    if (!stored?.above && st && st.observedGeneration === z.generation && fits) return rendered!;
     return floor === null || serialGreater(z.serial, floor) ? z.serial : nextSerial(floor, d.store.clock());
   };
 
@@ -138,6 +163,7 @@ export function zoneApplier(d: ApplyDeps) {
     if (!snap) return undefined;
     const serial = serialOf(snap.zone);
     const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets });
+    await raiseFloor(name, serial, signing.dnssec);
     await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
     const keys = keyHashes(snap.rrsets.map((r) => rrsetKey(r.name, r.type)));
     return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
@@ -179,6 +205,7 @@ export function zoneApplier(d: ApplyDeps) {
       if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
       text = renderZone({ name, soa, rrsets: snap.rrsets });
     }
+    await raiseFloor(name, serial, signing.dnssec);
     try {
       await apply(name, changes, text);
     } catch (e) {
@@ -222,7 +249,8 @@ export function zoneApplier(d: ApplyDeps) {
       if (known && known.generation === z.generation && known.dnssec === signing.dnssec && !!known.deleteDs === signing.deleteDs) {
         return { served: known, acted: false };
       }
-      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec);
+      const stored = known ? undefined : await storedFloor(z.name);
+      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec, stored);
       // This text was applied and checked served before (a restart since: what is served is known, not its file).
       const servedBefore = (row: ZoneRow, serial: number): boolean => row.uid === z.uid && !!st && st.observedGeneration === row.generation
         && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);
@@ -233,6 +261,8 @@ export function zoneApplier(d: ApplyDeps) {
       served.set(z.name, taken);
       return { served: taken, acted: true };
     },
+    /** The nameserver was seen serving `serial`: the store's floor goes up to it (a signer's own increments). */
+    recordFloor,
     /** Writes the file of `s` once it is due. Answers in how long to look again, undefined when no file lags. */
     async flush(name: string, s: Served): Promise<number | undefined> {
       if (s.unsavedSince === undefined) return undefined;
