@@ -28,6 +28,7 @@ import { databaseUrlOf, openStoreAt } from '../store/open';
 import { startFeedPruning } from '../store/feed';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner, type Runner } from '../reconcilers/runner';
+import type { Reconciler } from '../reconcilers/types';
 import { startHeartbeat, startLeadership, type Leadership } from '../reconcilers/leadership';
 import { fencedStore, holderOf, readLease } from '../store/leader';
 import { keysToImport } from '../reconcilers/zones/keys';
@@ -290,9 +291,9 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, r
   const renamed = await syncZoneNameservers(store, dns.nameservers);
   if (renamed.length > 0) log.info({ zones: renamed.length, nameservers: dns.nameservers }, 'zones\' NS set to --nameservers');
   const nameserver = createNameserver(flags, log);
-  // Another process leads: what this knotd served before may be older than what the leader's serves now.
+  // Another process leads or led last: what this knotd served before may be older than what that one served since.
   const lease = await readLease(store);
-  if (lease && lease.holder !== holderOf(flags.data) && lease.expiresMs > lease.nowMs) await nameserver.standBy?.();
+  if (lease && lease.holder !== holderOf(flags.data)) await nameserver.standBy?.();
   await nameserver.start(await zoneConfigs(store)).catch((e: Error) => {
     // A taken address is the operator's to fix: fail now rather than look healthy and serve no DNS.
     if (e instanceof AddressInUseError) throw e;
@@ -301,13 +302,14 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, r
   return {
     nameserver,
     /** A zone reconciler for one leadership term: it assumes nothing served that it did not apply itself. */
-    reconciler: () => zoneReconciler({
-      store, nameserver, resolver, nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags), sealer,
+    reconciler: (tookOver = false) => zoneReconciler({
+      store, nameserver, resolver, nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags), sealer, tookOver,
     }),
-    /** Makes this process's knotd the hidden primary, with the stored DNSSEC keys, before any zone pass. */
-    lead: async () => {
+    /** Makes this process's knotd the hidden primary, with the stored DNSSEC keys, before any zone pass; answers
+     * whether it took over from another process's. */
+    lead: async (): Promise<boolean> => {
       const configs = await zoneConfigs(store);
-      await nameserver.lead?.(configs, await keysToImport({ store, sealer }, configs.filter((z) => z.dnssec).map((z) => z.name)));
+      return (await nameserver.lead?.(configs, await keysToImport({ store, sealer }, configs.filter((z) => z.dnssec).map((z) => z.name)))) ?? false;
     },
   };
 }
@@ -380,7 +382,7 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
     // Nodes' bundles are built here: they carry secret values, which only the core can open.
     const bundles = bundleReconciler({ store, sealer, plans: plans(flags), oauthEndpoints: oauth.endpoints });
     const projects = projectReconciler({ store });
-    let zoneRec = zones?.reconciler();
+    let zoneRec: Reconciler | undefined;
     // The reconcilers run only while this process leads (reconcilers/leadership.ts); a follower's nudges go nowhere,
     // since the leader's feed poll finds the same changes.
     let runner: Runner | null = null;
@@ -407,8 +409,7 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
         leadership = await startLeadership({
           store, candidate: { holder: holderOf(flags.data), url }, log: log.child({ component: 'leader' }), registry,
           lead: async (term, lost) => {
-            await zones?.lead();
-            zoneRec = zones?.reconciler();
+            zoneRec = zones?.reconciler(await zones.lead());
             const reconcilers = [hostnames!.reconciler, bundles, projects, domains!.reconciler, ...(zoneRec ? [zoneRec] : [])];
             const r = await startRunner({ store, log: log.child({ component: 'reconcilers', term }), registry, reconcilers, term, onFenced: lost });
             runner = r;

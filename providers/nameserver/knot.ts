@@ -240,14 +240,14 @@ class Knot implements KnotNameserver {
     if (this.wanted) await this.relaunch(async () => undefined);
   }
 
-  async lead(zones: ZoneConfig[], keys: Map<string, DnssecKey[]>): Promise<void> {
+  async lead(zones: ZoneConfig[], keys: Map<string, DnssecKey[]>): Promise<boolean> {
     const stoodBy = this.idle;
     const differ: string[] = [];
     for (const [name, want] of keys) {
       const have = stoodBy ? [] : await this.dnssecKeys(name);
       if (!sameKeys(have, want)) differ.push(name);
     }
-    if (!stoodBy && differ.length === 0) return;
+    if (!stoodBy && differ.length === 0) return false;
     this.idle = false;
     await this.relaunch(async () => {
       if (stoodBy) {
@@ -261,6 +261,7 @@ class Knot implements KnotNameserver {
       await this.writeConfig();
       for (const name of differ) await this.replaceKasp(name, keys.get(name)!);
     });
+    return stoodBy;
   }
 
   async dnssecKeys(name: string): Promise<DnssecKey[]> {

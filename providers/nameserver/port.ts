@@ -162,9 +162,10 @@ export interface Nameserver {
   /**
    * Makes this server the hidden primary (its process leads): `keys` (by zone) are the signer's keys before it
    * signs anything, so a zone with stored keys is never given new ones, and `zones` are configured. A server that
-   * stood by forgets all it served before (another one served since); one that served already keeps it.
+   * stood by forgets all it served before (another one served since) and answers true; one that served already
+   * keeps it and answers false.
    */
-  lead?(zones: ZoneConfig[], keys: Map<string, DnssecKey[]>): Promise<void>;
+  lead?(zones: ZoneConfig[], keys: Map<string, DnssecKey[]>): Promise<boolean>;
   /** Serves nothing, not even the catalog zone (its process follows another leader): every query is REFUSED, so
    * no secondary takes stale or differently signed data from it. Before start(), start() comes up so. */
   standBy?(): Promise<void>;

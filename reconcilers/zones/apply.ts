@@ -28,6 +28,9 @@ export interface ApplyDeps {
   maxIncremental?: number;
   /** How long a large zone's file may lag behind the changes served. */
   fileSaveMs?: number;
+  /** The nameserver took over from another process's (lead() after standing by): each zone's first serial goes above
+   * every one served before, even where the same text at the same serial would do. */
+  tookOver?: boolean;
 }
 
 /** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
@@ -43,9 +46,6 @@ const FILE_SAVE_MS = 5_000;
 export const DEFER_FILE_RRSETS = 50;
 /** A file that could not be written is tried again no sooner than this. */
 const FILE_RETRY_MS = 1_000;
-
-/** The store's floor of a zone's serial (store/dnssec-keys.ts); `above`: the text must go above it. */
-interface StoredFloor { serial: number; above: boolean }
 
 /** How the nameserver signs a zone (its applyZone options). */
 export interface Signing { dnssec: boolean; deleteDs: boolean }
@@ -126,23 +126,28 @@ export function zoneApplier(d: ApplyDeps) {
   };
   const raiseFloor = (name: string, serial: number, signed: boolean): Promise<void> => recordFloor(name, signed ? (serial + 1) % 2 ** 32 || 1 : serial);
 
-  /** The store's floor for a zone this process has not applied yet, and whether its text must go above it. */
-  const storedFloor = async (name: string): Promise<StoredFloor | undefined> => {
-    const serial = await servedSerialFloor(d.store, name);
-    if (serial === null) return undefined;
-    return { serial, above: (await d.nameserver.servedSerial(name).catch(() => null)) === null };
+  /**
+   * The serial a zone this process has not applied yet must go above, when its nameserver does not serve it: another
+   * nameserver (a previous leader's) may have served a serial the zone's status does not know (its leader died between
+   * serving and recording), or, after a takeover, the same serial with other signatures. A zone the nameserver serves
+   * is this process's own, whose serials the nameserver keeps from going back (StaleSerialError).
+   */
+  const floorToPass = async (name: string, st: ZoneStatus | undefined): Promise<number | undefined> => {
+    const stored = await servedSerialFloor(d.store, name);
+    if (stored === null || (await d.nameserver.servedSerial(name).catch(() => null)) !== null) return undefined;
+    const seen = st?.facts.servedSerial ?? null;
+    if (seen !== null && !serialGreater(stored, seen)) return d.tookOver ? seen : undefined;
+    return stored;
   };
 
   /**
    * The serial of the zone text for generation `z.generation`: the zone's own, unless a signer has served
    * a serial at or past it, then one above the served one. Stable while the generation is: a second pass
-   * renders the same text. `stored`: the store's floor (what any leader may have served), strictly above it when
-   * this nameserver does not serve the zone at all (another one served it last).
+   * renders the same text. `above`: a serial the text must go above (floorToPass).
    */
-  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean, stored?: StoredFloor): number => {
+  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean, above?: number): number => {
     const facts = st?.facts;
-    const seen = facts?.servedSerial ?? null;
-    const floor = stored && (seen === null || serialGreater(stored.serial, seen)) ? stored.serial : seen;
+    const floor = above ?? facts?.servedSerial ?? null;
     const rendered = facts?.renderedSerial ?? null;
     // The text rendered for this generation, unless what is served now rules it out: signed, a text serial may
     // equal the served one; unsigned, it must be above it, or equal only where the zone was served unsigned
@@ -150,7 +155,7 @@ export function zoneApplier(d: ApplyDeps) {
     const fits = rendered !== null && (floor === null || (signed
       ? !serialGreater(floor, rendered)
       : serialGreater(rendered, floor) || (rendered === floor && (facts?.signing ?? 'off') === 'off')));
-    if (!stored?.above && st && st.observedGeneration === z.generation && fits) return rendered!;
+    if (above === undefined && st && st.observedGeneration === z.generation && fits) return rendered!;
     return floor === null || serialGreater(z.serial, floor) ? z.serial : nextSerial(floor, d.store.clock());
   };
 
@@ -249,8 +254,8 @@ export function zoneApplier(d: ApplyDeps) {
       if (known && known.generation === z.generation && known.dnssec === signing.dnssec && !!known.deleteDs === signing.deleteDs) {
         return { served: known, acted: false };
       }
-      const stored = known ? undefined : await storedFloor(z.name);
-      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec, stored);
+      const above = known ? undefined : await floorToPass(z.name, st);
+      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec, above);
       // This text was applied and checked served before (a restart since: what is served is known, not its file).
       const servedBefore = (row: ZoneRow, serial: number): boolean => row.uid === z.uid && !!st && st.observedGeneration === row.generation
         && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { Answer } from 'dns-packet';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../harness/dns';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
 import { hasKnot } from '../helpers/knot';
@@ -42,20 +42,15 @@ describe.skipIf(skipped)(`DNS across a failover${skipped ? ` (skipped: ${skipped
   let databaseUrl: string;
   let keyFile: string;
   let token: string;
-  const started: Running[] = [];
 
   const admin = async (...args: string[]) => {
     const r = await runHostplane(['admin', '--data', tempDir('hostplane-dnsfail-admin-'), '--database-url', databaseUrl, ...args]);
     if (r.code !== 0) throw new Error(`admin ${args.join(' ')}: ${r.stderr}`);
     return JSON.parse(r.stdout) as Record<string, string>;
   };
-  const serve = async (data = tempDir('hostplane-dnsfail-')): Promise<Running> => {
-    const r = await startHostplane([
-      'serve', '--port', '0', '--data', data, '--dns-listen', '127.0.0.1:0', '--database-url', databaseUrl, '--sealing-key', keyFile,
-    ], { timeoutMs: 60_000 });
-    started.push(r);
-    return r;
-  };
+  const serve = (data = tempDir('hostplane-dnsfail-')): Promise<Running> => startHostplane([
+    'serve', '--port', '0', '--data', data, '--dns-listen', '127.0.0.1:0', '--database-url', databaseUrl, '--sealing-key', keyFile,
+  ], { timeoutMs: 60_000 });
   const putA = async (through: Running, name: string, address: string): Promise<void> => {
     const res = await http(through.url, 'PUT', `/v1/orgs/acme/dns/zones/${ZONE}/rrsets/${name}/A`, { token, body: { ttl: 300, records: [{ content: address }] } });
     expect(res.status, res.text).toBe(200);
@@ -71,12 +66,6 @@ describe.skipIf(skipped)(`DNS across a failover${skipped ? ` (skipped: ${skipped
     await admin('member', 'add', 'acme', 'owner@acme.test', 'admin');
     token = (await admin('token', 'create', 'owner@acme.test')).token!;
   }, 120_000);
-  afterEach(async () => {
-    for (const r of started.splice(0)) {
-      r.proc.kill('SIGCONT');
-      await r.stop();
-    }
-  });
   afterAll(async () => {
     await cleanup();
     await cluster?.destroy();

@@ -148,7 +148,7 @@ describe('zone reconciler', () => {
     expect(await servedSerialFloor(store, 'example.com')).toBe(serial + 1);
   });
 
-  it('a new leader whose nameserver does not serve the zone serves a serial above every one served before, unsigned too', async () => {
+  it('a nameserver that does not serve the zone gets a serial above one a previous leader served without recording it', async () => {
     await reconciler().reconcile('example.com', noAbort);
     const before = (await ns.servedSerial('example.com'))!;
     expect(await servedSerialFloor(store, 'example.com')).toBe(before);
@@ -157,6 +157,17 @@ describe('zone reconciler', () => {
     ns = new FakeNameserver();
     await reconciler().reconcile('example.com', noAbort);
     expect(serialGreater((await ns.servedSerial('example.com'))!, before + 3)).toBe(true);
+  });
+
+  it('after a takeover the first serial goes above the served one even where the same text would do; after a loss of its own state, not', async () => {
+    await reconciler().reconcile('example.com', noAbort);
+    const before = (await ns.servedSerial('example.com'))!;
+    ns = new FakeNameserver();
+    await reconciler().reconcile('example.com', noAbort);
+    expect(await ns.servedSerial('example.com')).toBe(before);
+    ns = new FakeNameserver();
+    await zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, tookOver: true }).reconcile('example.com', noAbort);
+    expect(serialGreater((await ns.servedSerial('example.com'))!, before)).toBe(true);
   });
 
   it('keeps a signed zone\'s keys in the store, sealed, for the next leader; a rollover replaces them; a purge forgets them', async () => {
