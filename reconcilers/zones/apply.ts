@@ -132,9 +132,12 @@ export function zoneApplier(d: ApplyDeps) {
    * serving and recording), or, after a takeover, the same serial with other signatures. A zone the nameserver serves
    * is this process's own, whose serials the nameserver keeps from going back (StaleSerialError).
    */
-  const floorToPass = async (name: string, st: ZoneStatus | undefined): Promise<number | undefined> => {
-    const stored = await servedSerialFloor(d.store, name);
-    if (stored === null || (await d.nameserver.servedSerial(name).catch(() => null)) !== null) return undefined;
+  const floorToPass = async (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean): Promise<number | undefined> => {
+    const stored = await servedSerialFloor(d.store, z.name);
+    if (stored === null || (await d.nameserver.servedSerial(z.name).catch(() => null)) !== null) return undefined;
+    // Unsigned at the zone's own serial, the text is the generation's, whoever rendered it: serving it again at that
+    // serial serves nothing new (a machine crash took this knotd's state right after it served it).
+    if (!d.tookOver && !signed && stored === z.serial) return undefined;
     const seen = st?.facts.servedSerial ?? null;
     if (seen !== null && !serialGreater(stored, seen)) return d.tookOver ? seen : undefined;
     return stored;
@@ -254,7 +257,7 @@ export function zoneApplier(d: ApplyDeps) {
       if (known && known.generation === z.generation && known.dnssec === signing.dnssec && !!known.deleteDs === signing.deleteDs) {
         return { served: known, acted: false };
       }
-      const above = known ? undefined : await floorToPass(z.name, st);
+      const above = known ? undefined : await floorToPass(z, st, signing.dnssec);
       const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec, above);
       // This text was applied and checked served before (a restart since: what is served is known, not its file).
       const servedBefore = (row: ZoneRow, serial: number): boolean => row.uid === z.uid && !!st && st.observedGeneration === row.generation
