@@ -28,8 +28,10 @@ import { databaseUrlOf, openStoreAt } from '../store/open';
 import { startFeedPruning } from '../store/feed';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner, type Runner } from '../reconcilers/runner';
+import type { Reconciler } from '../reconcilers/types';
 import { startHeartbeat, startLeadership, type Leadership } from '../reconcilers/leadership';
-import { fencedStore, holderOf } from '../store/leader';
+import { fencedStore, holderOf, readLease } from '../store/leader';
+import { keysToImport } from '../reconcilers/zones/keys';
 import { zoneReconciler } from '../reconcilers/zones';
 import { harden, listenOn } from '../lib/http/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
@@ -287,20 +289,32 @@ async function startHostnames(store: Store, flags: Flags, log: Logger, resolver:
 }
 
 /** The nameserver (none with `--dns off`) and its zone reconciler. */
-async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, resolver: Resolver) {
+async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, resolver: Resolver, sealer: Sealer) {
   if (!dns.configured) return null;
   const renamed = await syncZoneNameservers(store, dns.nameservers);
   if (renamed.length > 0) log.info({ zones: renamed.length, nameservers: dns.nameservers }, 'zones\' NS set to --nameservers');
   const nameserver = createNameserver(flags, log);
+  // Another process leads or led last: what this knotd served before may be older than what that one served since.
+  const lease = await readLease(store);
+  if (lease && lease.holder !== holderOf(flags.data)) await nameserver.standBy?.();
   await nameserver.start(await zoneConfigs(store)).catch((e: Error) => {
     // A taken address is the operator's to fix: fail now rather than look healthy and serve no DNS.
     if (e instanceof AddressInUseError) throw e;
     log.error({ err: e.message }, 'the nameserver did not start; zone status will say so');
   });
-  const reconciler = zoneReconciler({
-    store, nameserver, resolver, nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags),
-  });
-  return { nameserver, reconciler };
+  return {
+    nameserver,
+    /** A zone reconciler for one leadership term: it assumes nothing served that it did not apply itself. */
+    reconciler: (tookOver = false) => zoneReconciler({
+      store, nameserver, resolver, nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags), sealer, tookOver,
+    }),
+    /** Makes this process's knotd the hidden primary, with the stored DNSSEC keys, before any zone pass; answers
+     * whether it took over from another process's. */
+    lead: async (): Promise<boolean> => {
+      const configs = await zoneConfigs(store);
+      return (await nameserver.lead?.(configs, await keysToImport({ store, sealer }, configs.filter((z) => z.dnssec).map((z) => z.name)))) ?? false;
+    },
+  };
 }
 
 /** The registrar and payment provider (`--registrar-url`, `--payment-url`, or sandboxes on loopback; none with
@@ -367,22 +381,24 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
     // one of which could otherwise be that very port.
     // One resolver (--resolver, or the system's) for delegation checks, hostname proofs and purchases.
     const resolver = systemResolver(list(flags.resolver));
-    zones = await startDns(store, flags, log, dns, resolver);
+    zones = await startDns(store, flags, log, dns, resolver, sealer);
     hostnames = await startHostnames(store, flags, log, resolver, holds);
     domains = await startDomains(store, flags, log, sealer, dns, resolver, holds, registry);
     oauth = await startOAuth(command, flags, log);
     // Nodes' bundles are built here: they carry secret values, which only the core can open.
     const bundles = bundleReconciler({ store, sealer, plans: plans(flags), oauthEndpoints: oauth.endpoints });
-    const reconcilers = [hostnames.reconciler, bundles, projectReconciler({ store }), domains.reconciler, ...(zones ? [zones.reconciler] : [])];
+    const projects = projectReconciler({ store });
+    let zoneRec: Reconciler | undefined;
     // The reconcilers run only while this process leads (reconcilers/leadership.ts); a follower's nudges go nowhere,
     // since the leader's feed poll finds the same changes.
     let runner: Runner | null = null;
+    let closing = false;
     const nudge = (kind: ChangeKind, key: string): void => runner?.nudge(kind, key);
     domains.bind(nudge);
     // A restarted knotd serves what its files and journal hold: every zone is checked again at once, not at the
     // next resync.
     zones?.nameserver.onRestarted?.(() => {
-      if (runner) zones!.reconciler.keys().then(
+      if (runner && zoneRec) zoneRec.keys().then(
         (keys) => keys.forEach((k) => nudge('zone', k)),
         (e: Error) => log.error({ err: reasonOf(e) }, 'listing zones after a knotd restart failed'),
       );
@@ -398,17 +414,26 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
         leadership = await startLeadership({
           store, candidate: { holder: holderOf(flags.data), url }, log: log.child({ component: 'leader' }), registry,
           lead: async (term, lost) => {
+            zoneRec = zones?.reconciler(await zones.lead());
+            const reconcilers = [hostnames!.reconciler, bundles, projects, domains!.reconciler, ...(zoneRec ? [zoneRec] : [])];
             const r = await startRunner({ store, log: log.child({ component: 'reconcilers', term }), registry, reconcilers, term, onFenced: lost });
             runner = r;
             return async () => {
               if (runner === r) runner = null;
               await r.stop();
+              // A follower's knotd serves nothing: the next leader's is the primary. Not when this process stops:
+              // its knotd stops too, and serves its zones at once when it comes back as the leader.
+              if (!closing) await zones?.nameserver.standBy?.();
             };
           },
         });
       },
-      stepDown: async () => leadership?.stop(),
+      stepDown: async () => {
+        closing = true;
+        await leadership?.stop();
+      },
       close: async () => {
+        closing = true;
         await leadership?.stop();
         await started.hostnames.close();
         await started.domains.close();

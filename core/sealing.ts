@@ -47,6 +47,10 @@ export const secretContext = (org: string, project: string, name: string): strin
 /** The sealing context of a node's bundle: a bundle copied to another node's row does not open. */
 export const bundleContext = (nodeId: string): string => `bundle/${nodeId}`;
 
+/** The sealing context of a zone's DNSSEC private key (store/dnssec-keys.ts): a key copied to another zone, another
+ * lifetime of the zone or another key's row does not open. */
+export const dnssecKeyContext = (zone: string, uid: string, keyId: string): string => `dnssec/${zone}/${uid}/${keyId}`;
+
 /** The sealing context of an open domain purchase's registrant contact (sagas/domains.ts). */
 export const purchaseContext = (orgId: number, name: string): string => `purchase/${orgId}/${name}`;
 

@@ -127,3 +127,5 @@ export const accessPolicies = of(sqlite.accessPolicies);
 export const accessCodes = of(sqlite.accessCodes);
 export const leader = of(sqlite.leader);
 export const processes = of(sqlite.processes);
+export const dnssecKeys = of(sqlite.dnssecKeys);
+export const zoneServedSerials = of(sqlite.zoneServedSerials);

@@ -530,3 +530,23 @@ export const processes = sqliteTable('processes', {
   startedMs: integer('started_ms').notNull(),
   heartbeatMs: integer('heartbeat_ms').notNull(),
 });
+
+/**
+ * The DNSSEC keys of each signed zone's lifetime (`uid`), as the leader's knotd holds them in its KASP database,
+ * so that a new leader's knotd signs with the same keys (store/dnssec-keys.ts). `attrs` is keymgr's description of
+ * the key (role, algorithm, timers) as JSON; `sealed` its private key (PEM), sealed with the installation's key.
+ */
+export const dnssecKeys = sqliteTable('dnssec_keys', {
+  zone: text('zone').notNull(),
+  keyId: text('key_id').notNull(),
+  uid: text('uid').notNull(),
+  attrs: text('attrs').notNull(),
+  sealed: text('sealed').notNull(),
+}, (t) => [primaryKey({ columns: [t.zone, t.keyId] })]);
+
+/** The highest SOA serial any leader's knotd may have served of each zone (a leader raises it before it applies):
+ * a new leader's first serial goes above it, whatever its own knotd's journal says. */
+export const zoneServedSerials = sqliteTable('zone_served_serials', {
+  zone: text('zone').primaryKey(),
+  serial: integer('serial').notNull(),
+});

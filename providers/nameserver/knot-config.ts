@@ -73,6 +73,8 @@ export interface KnotConfigInput {
   catalogZone?: string;
   /** Signs NOTIFY and is required on transfers (`--tsig-key`). */
   tsig?: TsigKey | null;
+  /** Standing by: no zone at all, not even the catalog (`zones` is then ignored). */
+  idle?: boolean;
 }
 
 /** A TSIG key as operators share it between primary and secondaries. */
@@ -134,6 +136,8 @@ const knotAddress = ({ host, port }: { host: string; port: number }): string => 
  * - A generated catalog zone (RFC 9432) lists every zone: a secondary configured once for it serves each
  *   zone created here and drops each one deleted. It has no file and no place among the zones served.
  * - With a TSIG key, NOTIFY is signed and a transfer needs the key as well as a secondary's address.
+ * - Standing by (`idle`), knotd only holds its address and answers REFUSED: an empty catalog served from a
+ *   follower would make a secondary drop every zone.
  */
 export function renderKnotConfig(input: KnotConfigInput): string {
   const paths = knotPaths(input.dir);
@@ -155,6 +159,7 @@ export function renderKnotConfig(input: KnotConfigInput): string {
     'control:',
     `    listen: ${quoted(paths.socket)}`,
   ];
+  if (input.idle) return `${lines.join('\n')}\n`;
   if (tsig) lines.push('key:', `  - id: ${tsig.name}.`, `    algorithm: ${tsig.algorithm}`, `    secret: ${tsig.secret}`);
   const keyLine = tsig ? [`    key: ${tsig.name}.`] : [];
   if (secondaries.length > 0) {

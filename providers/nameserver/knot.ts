@@ -18,7 +18,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { createSocket } from 'node:dgram';
 import { connect, createServer, isIPv6 } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
@@ -32,7 +32,7 @@ import {
   configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
 } from './knot-config';
-import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
+import { sameKeys, StaleSerialError, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from './zone-text';
 import { isZoneName } from '../../zonefiles/names';
 
@@ -154,6 +154,8 @@ class Knot implements KnotNameserver {
   /** The configured zone set: name → signing. Mirrors knot.conf and knotd's live configuration. */
   private configured = new Map<string, Signing>();
   private proc: Proc | null = null;
+  /** Standing by (standBy): knotd runs with no zone at all. */
+  private idle = false;
   private running = false;
   private wanted = false;
   private lastError: string | null = null;
@@ -201,7 +203,7 @@ class Knot implements KnotNameserver {
     // Zones knotd had that nobody asked for now stay configured, so that their journal and keys can be
     // purged (knotd purges configured zones only): the reconciler finds them in zones() and removes them.
     const accepted = configuredZones((await readFileOrNull(this.paths.config))?.toString('utf8') ?? '');
-    this.configured = new Map([...accepted, ...servable.map((z): [string, Signing] => [z.name, accepted.get(z.name) ?? signingOf(z)])]);
+    this.configured = this.idle ? new Map() : new Map([...accepted, ...servable.map((z): [string, Signing] => [z.name, accepted.get(z.name) ?? signingOf(z)])]);
     await mkdir(this.paths.rundir, { recursive: true });
     await mkdir(this.paths.db, { recursive: true, mode: 0o700 });
     await mkdir(this.opts.zonesDir, { recursive: true });
@@ -217,36 +219,68 @@ class Knot implements KnotNameserver {
       throw new AddressInUseError(`the DNS address ${this.opts.listen} (--dns-listen) is in use`);
     }
     await this.writeConfig();
-    this.wanted = true;
     this.lastError = null;
     this.restarts = 0;
     this.failedStarts = 0;
-    try {
-      await this.launch();
-    } catch (err) {
-      // serve goes on without DNS for now; the supervisor keeps trying, and health() says why it fails.
-      this.lastError = (err as Error).message;
-      this.scheduleRestart();
-      throw err;
-    }
+    await this.launchSupervised();
   }
 
   async stop(): Promise<void> {
-    this.wanted = false;
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    this.restartTimer = null;
-    const proc = this.proc;
-    if (proc) {
-      proc.child.kill('SIGTERM');
-      const kill = setTimeout(() => proc.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await proc.exited;
-      clearTimeout(kill);
-    }
+    await this.halt();
     await this.journalOnDisk();
   }
 
   address(): { host: string; port: number } {
     return { ...this.listenOn };
+  }
+
+  async standBy(): Promise<void> {
+    this.idle = true;
+    this.configured = new Map();
+    if (this.wanted) await this.relaunch(async () => undefined);
+  }
+
+  async lead(zones: ZoneConfig[], keys: Map<string, DnssecKey[]>): Promise<boolean> {
+    const stoodBy = this.idle;
+    const differ: string[] = [];
+    for (const [name, want] of keys) {
+      const have = stoodBy ? [] : await this.dnssecKeys(name);
+      if (!sameKeys(have, want)) differ.push(name);
+    }
+    if (!stoodBy && differ.length === 0) return false;
+    this.idle = false;
+    await this.relaunch(async () => {
+      if (stoodBy) {
+        // What this knotd served before it stood by is older than what the leader since served: the zone
+        // reconciler loads every zone again, from the store, above the serials served meanwhile.
+        await Promise.all(['journal', 'timers', 'keys'].map((sub) => rm(join(this.paths.db, sub), { recursive: true, force: true })));
+        await Promise.all((await zoneFileNames(this.opts.zonesDir)).map((name) => rm(zoneFilePath(this.opts.zonesDir, name), { force: true })));
+        this.configured = new Map(zones.filter((z) => isZoneName(z.name)).map((z): [string, Signing] => [z.name, signingOf(z)]));
+      }
+      // keymgr reads the KASP database's place and the zones' policies from knot.conf.
+      await this.writeConfig();
+      for (const name of differ) await this.replaceKasp(name, keys.get(name)!);
+    });
+    return stoodBy;
+  }
+
+  async dnssecKeys(name: string): Promise<DnssecKey[]> {
+    const fqdn = zoneFqdn(name);
+    let listed: Record<string, unknown>[];
+    try {
+      const { stdout } = await run(this.bin.keymgr, ['-c', this.paths.config, '-j', fqdn, 'list']);
+      listed = JSON.parse(stdout || '[]') as Record<string, unknown>[];
+    } catch (err) {
+      throw new Error(`keymgr ${fqdn} list: ${commandError(err)}`);
+    }
+    const keys: DnssecKey[] = [];
+    for (const { zone: _zone, id, ...attrs } of listed) {
+      // A public-only key has no private key to carry over; hostplane never imports one.
+      if (attrs['public-only'] === true || typeof id !== 'string') continue;
+      const pem = await readFileOrNull(join(this.paths.db, 'keys', 'keys', `${id}.pem`));
+      if (pem) keys.push({ keyId: id, attrs, pem: pem.toString('utf8') });
+    }
+    return keys;
   }
 
   onRestarted(listener: () => void): void {
@@ -490,6 +524,65 @@ class Knot implements KnotNameserver {
     await control(this.paths.socket, [{ cmd: 'zone-notify', zone: fqdn }], CONTROL_TIMEOUT_MS);
   }
 
+  /** The zone's KASP keys become exactly `keys` (knotd stopped: keymgr and knotd never write it at once). */
+  private async replaceKasp(name: string, keys: DnssecKey[]): Promise<void> {
+    const fqdn = zoneFqdn(name);
+    const keymgr = async (...args: string[]): Promise<void> => {
+      try {
+        await run(this.bin.keymgr, ['-c', this.paths.config, fqdn, ...args]);
+      } catch (err) {
+        throw new Error(`keymgr ${fqdn} ${args[0]}: ${commandError(err)}`);
+      }
+    };
+    const have = await this.dnssecKeys(name);
+    for (const k of have) await keymgr('delete', k.keyId);
+    const pemFile = join(this.paths.db, 'import.pem');
+    for (const k of keys) {
+      await writeFile(pemFile, k.pem, { mode: 0o600 });
+      try {
+        await keymgr('import-pem', pemFile, ...importAttributes(k.attrs));
+      } finally {
+        await rm(pemFile, { force: true });
+      }
+    }
+  }
+
+  /** knotd stopped, `prepare` run, and knotd started again on the same address with the configuration as it is
+   * then; like start(), a knotd that does not come up is retried in the background. */
+  private async relaunch(prepare: () => Promise<void>): Promise<void> {
+    await this.halt();
+    this.applied.clear();
+    await prepare();
+    await this.writeConfig();
+    await this.launchSupervised();
+  }
+
+  /** knotd stopped, and not restarted by the supervisor. */
+  private async halt(): Promise<void> {
+    this.wanted = false;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    const proc = this.proc;
+    if (proc) {
+      proc.child.kill('SIGTERM');
+      const kill = setTimeout(() => proc.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await proc.exited;
+      clearTimeout(kill);
+    }
+  }
+
+  private async launchSupervised(): Promise<void> {
+    this.wanted = true;
+    try {
+      await this.launch();
+    } catch (err) {
+      // The caller goes on without DNS for now; the supervisor keeps trying, and health() says why it fails.
+      this.lastError = (err as Error).message;
+      this.scheduleRestart();
+      throw err;
+    }
+  }
+
   // --- process supervision -------------------------------------------------------------------------
 
   private async launch(): Promise<void> {
@@ -651,7 +744,7 @@ class Knot implements KnotNameserver {
 
   private renderConfig(zones: ZoneConfig[]): string {
     const o = this.opts;
-    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: formatHostPort(this.listenOn), notify: o.notify ?? [], zones, catalogZone: o.catalogZone, tsig: o.tsig });
+    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: formatHostPort(this.listenOn), notify: o.notify ?? [], zones, catalogZone: o.catalogZone, tsig: o.tsig, idle: this.idle });
   }
 
   /** Sets a zone's configuration (null: not configured) in knot.conf and, in one configuration
@@ -703,6 +796,16 @@ class Knot implements KnotNameserver {
     });
     return result;
   }
+}
+
+/** Timers keymgr lists and import-pem takes back (its names use `_` where the listing has `-`). */
+const KEY_TIMERS = ['pre-active', 'publish', 'ready', 'active', 'retire-active', 'retire', 'post-active', 'revoke', 'remove'];
+
+/** A listed key's role, algorithm and set timers as keymgr import-pem arguments. */
+export function importAttributes(attrs: Record<string, unknown>): string[] {
+  const out = [`ksk=${attrs.ksk ? 'yes' : 'no'}`, `zsk=${attrs.zsk ? 'yes' : 'no'}`, `algorithm=${Number(attrs.algorithm)}`, `size=${Number(attrs.size)}`];
+  for (const t of KEY_TIMERS) if (Number(attrs[t]) > 0) out.push(`${t.replace(/-/g, '_')}=${Number(attrs[t])}`);
+  return out;
 }
 
 /** knotd cannot listen: its address is taken by another program. */
@@ -770,7 +873,7 @@ function commandError(err: unknown): string {
 }
 
 /** The Knot DNS adapter: the nameserver port with every optional part. */
-export type KnotNameserver = Nameserver & Required<Pick<Nameserver, 'applyChanges' | 'saveZoneFile' | 'confirmDs' | 'secondarySerials' | 'notifySecondaries' | 'onRestarted' | 'address'>>;
+export type KnotNameserver = Nameserver & Required<Pick<Nameserver, 'applyChanges' | 'saveZoneFile' | 'confirmDs' | 'secondarySerials' | 'notifySecondaries' | 'onRestarted' | 'address' | 'dnssecKeys' | 'lead' | 'standBy'>>;
 
 /** The Knot DNS adapter of the nameserver port; nothing runs until start(). */
 export function createKnotNameserver(opts: KnotNameserverOptions): KnotNameserver {

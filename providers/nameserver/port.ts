@@ -26,6 +26,20 @@ export interface NameserverHealth {
   restarts: number;
 }
 
+/** A DNSSEC key as the signer holds it: its id, what the signer says of it (role, algorithm, timers) and its
+ * private key (PEM). */
+export interface DnssecKey {
+  keyId: string;
+  attrs: Record<string, unknown>;
+  pem: string;
+}
+
+/** The same keys in the same state: ids and everything the signer says of them. */
+export const sameKeys = (a: Pick<DnssecKey, 'keyId' | 'attrs'>[], b: Pick<DnssecKey, 'keyId' | 'attrs'>[]): boolean => {
+  const text = (ks: Pick<DnssecKey, 'keyId' | 'attrs'>[]): string => JSON.stringify([...ks].sort((x, y) => (x.keyId < y.keyId ? -1 : x.keyId > y.keyId ? 1 : 0)).map((k) => [k.keyId, k.attrs]));
+  return text(a) === text(b);
+};
+
 /** A zone the server is configured with. */
 export interface ZoneConfig {
   name: string;
@@ -144,6 +158,18 @@ export interface Nameserver {
   secondarySerials?(name: string): Promise<SecondarySerial[]>;
   /** Sends NOTIFY for the zone to every secondary again (one that was down lost the first). */
   notifySecondaries?(name: string): Promise<void>;
+  /** The signer's keys of a signed zone, private keys included; [] when it has none. */
+  dnssecKeys?(name: string): Promise<DnssecKey[]>;
+  /**
+   * Makes this server the hidden primary (its process leads): `keys` (by zone) are the signer's keys before it
+   * signs anything, so a zone with stored keys is never given new ones, and `zones` are configured. A server that
+   * stood by forgets all it served before (another one served since) and answers true; one that served already
+   * keeps it and answers false.
+   */
+  lead?(zones: ZoneConfig[], keys: Map<string, DnssecKey[]>): Promise<boolean>;
+  /** Serves nothing, not even the catalog zone (its process follows another leader): every query is REFUSED, so
+   * no secondary takes stale or differently signed data from it. Before start(), start() comes up so. */
+  standBy?(): Promise<void>;
   health(): NameserverHealth;
   /** Calls `listener` each time the server process is serving again after a restart: what it serves then comes
    * from its files and journal, which every zone's status must be checked against anew. */

@@ -9,6 +9,7 @@
 import type { Logger } from '../../lib/log';
 import { StaleSerialError, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
 import type { Store } from '../../store/db';
+import { raiseServedSerial, servedSerialFloor } from '../../store/dnssec-keys';
 import { zoneByName, zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
 import { absoluteLines, absoluteSoaLine, nextSerial, renderZone, rrsetKey, serialGreater } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
@@ -27,6 +28,9 @@ export interface ApplyDeps {
   maxIncremental?: number;
   /** How long a large zone's file may lag behind the changes served. */
   fileSaveMs?: number;
+  /** The nameserver took over from another process's (lead() after standing by): each zone's first serial goes above
+   * every one served before, even where the same text at the same serial would do. */
+  tookOver?: boolean;
 }
 
 /** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
@@ -109,15 +113,44 @@ export function zoneApplier(d: ApplyDeps) {
   const deferFileFrom = d.deferFileFrom ?? DEFER_FILE_RRSETS;
   const fileSaveMs = d.fileSaveMs ?? FILE_SAVE_MS;
   const now = (): number => d.store.clock().getTime();
+  /** The floor this process last recorded of each zone: a serial not above it costs no write. */
+  const raised = new Map<string, number>();
+
+  /** Records `serial` as the zone's floor in the store, before the nameserver may serve it (a leader that dies right
+   * after must not leave its successor below it); a signer serves the text's serial plus one. */
+  const recordFloor = async (name: string, serial: number): Promise<void> => {
+    const before = raised.get(name);
+    if (before !== undefined && !serialGreater(serial, before)) return;
+    await raiseServedSerial(d.store, name, serial);
+    raised.set(name, serial);
+  };
+  const raiseFloor = (name: string, serial: number, signed: boolean): Promise<void> => recordFloor(name, signed ? (serial + 1) % 2 ** 32 || 1 : serial);
+
+  /**
+   * The serial a zone this process has not applied yet must go above, when its nameserver does not serve it: another
+   * nameserver (a previous leader's) may have served a serial the zone's status does not know (its leader died between
+   * serving and recording), or, after a takeover, the same serial with other signatures. A zone the nameserver serves
+   * is this process's own, whose serials the nameserver keeps from going back (StaleSerialError).
+   */
+  const floorToPass = async (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean): Promise<number | undefined> => {
+    const stored = await servedSerialFloor(d.store, z.name);
+    if (stored === null || (await d.nameserver.servedSerial(z.name).catch(() => null)) !== null) return undefined;
+    // Unsigned at the zone's own serial, the text is the generation's, whoever rendered it: serving it again at that
+    // serial serves nothing new (a machine crash took this knotd's state right after it served it).
+    if (!d.tookOver && !signed && stored === z.serial) return undefined;
+    const seen = st?.facts.servedSerial ?? null;
+    if (seen !== null && !serialGreater(stored, seen)) return d.tookOver ? seen : undefined;
+    return stored;
+  };
 
   /**
    * The serial of the zone text for generation `z.generation`: the zone's own, unless a signer has served
    * a serial at or past it, then one above the served one. Stable while the generation is: a second pass
-   * renders the same text.
+   * renders the same text. `above`: a serial the text must go above (floorToPass).
    */
-  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean): number => {
+  const textSerial = (z: ZoneRow, st: ZoneStatus | undefined, signed: boolean, above?: number): number => {
     const facts = st?.facts;
-    const floor = facts?.servedSerial ?? null;
+    const floor = above ?? facts?.servedSerial ?? null;
     const rendered = facts?.renderedSerial ?? null;
     // The text rendered for this generation, unless what is served now rules it out: signed, a text serial may
     // equal the served one; unsigned, it must be above it, or equal only where the zone was served unsigned
@@ -125,7 +158,7 @@ export function zoneApplier(d: ApplyDeps) {
     const fits = rendered !== null && (floor === null || (signed
       ? !serialGreater(floor, rendered)
       : serialGreater(rendered, floor) || (rendered === floor && (facts?.signing ?? 'off') === 'off')));
-    if (st && st.observedGeneration === z.generation && fits) return rendered!;
+    if (above === undefined && st && st.observedGeneration === z.generation && fits) return rendered!;
     return floor === null || serialGreater(z.serial, floor) ? z.serial : nextSerial(floor, d.store.clock());
   };
 
@@ -138,6 +171,7 @@ export function zoneApplier(d: ApplyDeps) {
     if (!snap) return undefined;
     const serial = serialOf(snap.zone);
     const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets });
+    await raiseFloor(name, serial, signing.dnssec);
     await d.store.synced();
     await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
     const keys = keyHashes(snap.rrsets.map((r) => rrsetKey(r.name, r.type)));
@@ -180,6 +214,7 @@ export function zoneApplier(d: ApplyDeps) {
       if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
       text = renderZone({ name, soa, rrsets: snap.rrsets });
     }
+    await raiseFloor(name, serial, signing.dnssec);
     try {
       await apply(name, changes, text, { notBefore: d.store.synced() });
     } catch (e) {
@@ -223,7 +258,8 @@ export function zoneApplier(d: ApplyDeps) {
       if (known && known.generation === z.generation && known.dnssec === signing.dnssec && !!known.deleteDs === signing.deleteDs) {
         return { served: known, acted: false };
       }
-      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec);
+      const above = known ? undefined : await floorToPass(z, st, signing.dnssec);
+      const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec, above);
       // This text was applied and checked served before (a restart since: what is served is known, not its file).
       const servedBefore = (row: ZoneRow, serial: number): boolean => row.uid === z.uid && !!st && st.observedGeneration === row.generation
         && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);
@@ -234,6 +270,8 @@ export function zoneApplier(d: ApplyDeps) {
       served.set(z.name, taken);
       return { served: taken, acted: true };
     },
+    /** The nameserver was seen serving `serial`: the store's floor goes up to it (a signer's own increments). */
+    recordFloor,
     /** Writes the file of `s` once it is due. Answers in how long to look again, undefined when no file lags. */
     async flush(name: string, s: Served): Promise<number | undefined> {
       if (s.unsavedSince === undefined) return undefined;

@@ -15,6 +15,7 @@
  */
 import { StaleSerialError, UnservableZoneError } from '../../providers/nameserver/port';
 import type { Resolver } from '../../providers/resolver';
+import { deleteKeys } from '../../store/dnssec-keys';
 import { finalizersOf, finishFinalizer } from '../../store/finalizers';
 import { dropStatus, recordStatus, type Judged } from '../../store/status';
 import { allZoneNames, ZONE_STATUS, zoneByName, zoneStatusOf, type ZoneFacts, type ZoneRow, type ZoneStatus } from '../../store/zones';
@@ -23,6 +24,7 @@ import { identityWatch, TerminalError, type Reconciler, type Result } from '../t
 import { serves, zoneApplier, type ApplyDeps, type Signing } from './apply';
 import { lookAtParent } from './parent';
 import { lookAtSecondaries } from './secondaries';
+import { keepKeys, type KeyDeps } from './keys';
 import { confirmDs, signedCondition, signingPlan } from './signing';
 
 export interface ZoneReconcilerDeps extends ApplyDeps {
@@ -37,6 +39,8 @@ export interface ZoneReconcilerDeps extends ApplyDeps {
   secondaryRetryMs?: number;
   /** How far apart a zone's passes start at least (reconcilers/queue.ts `spacingMs`). */
   passSpacingMs?: number;
+  /** Seals the signer's keys into the store (./keys.ts); without it they stay the signer's alone. */
+  sealer?: KeyDeps['sealer'];
 }
 
 /** Periodic drift check for a converged zone. */
@@ -151,6 +155,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
    * never reached it. */
   const purge = async (name: string): Promise<void> => {
     if (isZoneName(name)) await d.nameserver.removeZone(name);
+    await deleteKeys(d.store, name);
     applier.forget(name);
     delegation.forget(name);
     secondaries.forget(name);
@@ -211,6 +216,8 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         if (down) return { requeueAfterMs: DOWN_POLL_MS };
         throw new Error(`zone ${name}: ${f.lastError}`);
       }
+      await applier.recordFloor(name, servedSerial!);
+      if (signed && d.sealer) await keepKeys({ ...d, sealer: d.sealer }, z);
       const confirmed = await confirmDs(d, z, st, signerDs);
       const looked = acted ? { set: [], facts: {} } : await look(z, st, servedSerial!);
       const { pending } = plan;

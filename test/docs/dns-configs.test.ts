@@ -26,19 +26,19 @@ const namedCheckconf = findExecutable('named-checkconf');
 const knotc = findExecutable('knotc');
 
 describe.skipIf(!namedCheckconf)(`docs/dns.md: the BIND secondary${namedCheckconf ? '' : ' (SKIPPED: named-checkconf not installed: apt-get install bind9-utils)'}`, () => {
-  it('loads in named-checkconf', () => {
+  it.each(['### BIND', '#### Two primaries: BIND'])('%s loads in named-checkconf', (heading) => {
     const key = join(dir, 'xfr.key');
     writeFileSync(key, `key "xfr" { algorithm hmac-sha256; secret "${SECRET}"; };\n`);
     const conf = join(dir, 'named.conf');
-    writeFileSync(conf, snippet('### BIND').replace('"/etc/bind/xfr.key"', JSON.stringify(key)).replaceAll('/var/cache/bind', dir));
+    writeFileSync(conf, snippet(heading).replace('"/etc/bind/xfr.key"', JSON.stringify(key)).replaceAll('/var/cache/bind', dir));
     expect(() => execFileSync(namedCheckconf!, [conf], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
   });
 });
 
 describe.skipIf(!knotc)(`docs/dns.md: the Knot secondary${knotc ? '' : ' (SKIPPED: knotc not installed)'}`, () => {
-  it('passes knotc conf-check', () => {
+  it.each(['### Knot DNS', '#### Two primaries: Knot'])('%s passes knotc conf-check', (heading) => {
     const conf = join(dir, 'knot.conf');
-    writeFileSync(conf, snippet('### Knot DNS').replace('secret: "..."', `secret: ${SECRET}`));
+    writeFileSync(conf, snippet(heading).replace('secret: "..."', `secret: ${SECRET}`));
     expect(execFileSync(knotc!, ['-c', conf, 'conf-check'], { encoding: 'utf8' })).toContain('Configuration is valid');
   });
 });

@@ -1,6 +1,6 @@
 import { soaSerial } from '../../providers/nameserver/zone-text';
 import { serialGreater } from '../../zonefiles';
-import { StaleSerialError, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
+import { StaleSerialError, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
 
 export type Action =
   | { op: 'applyZone'; zone: string; dnssec: boolean; deleteDs?: true }
@@ -21,6 +21,8 @@ export class FakeNameserver implements Nameserver {
   /** Extra serial a signer adds on top of the zone text's serial. */
   signerBump = 0;
   dsRecords: DsRecord[] = [{ keyTag: 1234, algorithm: 13, digestType: 2, digest: 'AB'.repeat(32) }];
+  /** The signer's keys of each signed zone. */
+  keys: DnssecKey[] = [{ keyId: 'k1', attrs: { ksk: true, zsk: false, active: 1 }, pem: 'PEM of k1' }, { keyId: 'z1', attrs: { ksk: false, zsk: true, active: 1 }, pem: 'PEM of z1' }];
   private readonly state: NameserverHealth = { running: true, lastError: null, pid: 1, restarts: 0 };
 
   async start(): Promise<void> {}
@@ -69,6 +71,9 @@ export class FakeNameserver implements Nameserver {
   }
   async ds(name: string): Promise<DsRecord[]> {
     return this.served.get(name)?.dnssec ? this.dsRecords : [];
+  }
+  async dnssecKeys(name: string): Promise<DnssecKey[]> {
+    return this.served.get(name)?.dnssec ? this.keys : [];
   }
   async confirmDs(name: string): Promise<void> {
     this.actions.push({ op: 'confirmDs', zone: name });

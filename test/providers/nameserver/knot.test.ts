@@ -69,6 +69,11 @@ async function aRecords(server: Server, name: string): Promise<string[]> {
   return (response.answers ?? []).filter((a) => a.type === 'A').map((a) => rdata(a) as string);
 }
 
+/** The zone's DNSKEY set as served, comparable between servers. */
+async function dnskeys(server: Server): Promise<string[]> {
+  return ((await query(server, ZONE, 'DNSKEY')).answers ?? []).filter((a) => a.type === 'DNSKEY').map((a) => JSON.stringify(rdata(a))).sort();
+}
+
 describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
   it('serves an applied zone: A, NS and a TXT of three strings', async () => {
     const { ns, server } = await startKnot();
@@ -336,6 +341,49 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect(await ns.servedSerial('boot.test')).toBe(7);
     expect(await ns.servedSerial(ZONE)).toBe(signedSerial);
     expect((await query(server, ZONE, 'SOA', { dnssecOk: true })).answers?.map((a) => a.type)).toEqual(['SOA', 'RRSIG']);
+  });
+
+  it('standing by answers REFUSED for every zone and the catalog; leading again serves the zones from nothing it had, signed with the keys it was given before it signed', async () => {
+    const first = await startKnot();
+    await first.ns.applyZone(ZONE, zoneText(5), { dnssec: true });
+    const keys = await first.ns.dnssecKeys(ZONE);
+    expect(keys.map((k) => k.attrs.ksk).sort()).toEqual([false, true]);
+    expect(keys.every((k) => k.pem.includes('PRIVATE KEY'))).toBe(true);
+
+    const second = await startKnot([{ name: ZONE, dnssec: true }]);
+    await second.ns.applyZone(ZONE, zoneText(5, { www: '192.0.2.99' }), { dnssec: true });
+    const port = second.ns.address().port;
+    await second.ns.standBy();
+    expect(second.ns.address().port).toBe(port);
+    expect((await query(second.server, ZONE, 'SOA')).rcode).toBe('REFUSED');
+    expect((await query(second.server, 'catalog.invalid', 'SOA')).rcode).toBe('REFUSED');
+
+    await second.ns.lead([{ name: ZONE, dnssec: true }], new Map([[ZONE, keys]]));
+    // What it served before standing by is gone, journal and file alike: only what is applied now is served.
+    expect(await second.ns.servedSerial(ZONE)).toBeNull();
+    await second.ns.applyZone(ZONE, zoneText(9), { dnssec: true });
+    expect(await dnskeys(second.server)).toEqual(await dnskeys(first.server));
+    expect(await aRecords(second.server, `www.${ZONE}`)).toEqual(['192.0.2.1']);
+    expect((await second.ns.dnssecKeys(ZONE)).map((k) => k.keyId).sort()).toEqual(keys.map((k) => k.keyId).sort());
+  });
+
+  it('leading while serving already changes nothing when its keys are the given ones, and replaces keys that differ', async () => {
+    const { ns, server } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(5), { dnssec: true });
+    const own = await ns.dnssecKeys(ZONE);
+    const pid = ns.health().pid;
+    await ns.lead([{ name: ZONE, dnssec: true }], new Map([[ZONE, own]]));
+    expect(ns.health().pid).toBe(pid);
+    expect(await ns.servedSerial(ZONE)).not.toBeNull();
+
+    const other = await startKnot();
+    await other.ns.applyZone(ZONE, zoneText(5), { dnssec: true });
+    const theirs = await other.ns.dnssecKeys(ZONE);
+    await ns.lead([{ name: ZONE, dnssec: true }], new Map([[ZONE, theirs]]));
+    expect((await ns.dnssecKeys(ZONE)).map((k) => k.keyId).sort()).toEqual(theirs.map((k) => k.keyId).sort());
+    await until('the zone signed with the given keys', async () => {
+      return JSON.stringify(await dnskeys(server)) === JSON.stringify(await dnskeys(other.server));
+    });
   });
 
   it('stop() leaves no knotd behind', async () => {

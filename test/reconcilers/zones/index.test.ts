@@ -17,6 +17,11 @@ import { zones } from '../../../store/schema';
 import { readStatus } from '../../../store/read-model';
 import { eq } from 'drizzle-orm';
 import { Writable } from 'node:stream';
+import { join } from 'node:path';
+import { KEY_FILE, openSealer } from '../../../core/sealing';
+import { keysToImport } from '../../../reconcilers/zones/keys';
+import { raiseServedSerial, servedSerialFloor, storedKeys } from '../../../store/dnssec-keys';
+import { tempDir } from '../../helpers/proc';
 
 const NS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
 const noAbort = new AbortController().signal;
@@ -133,6 +138,52 @@ describe('zone reconciler', () => {
     ns.actions.length = 0;
     await r.reconcile('example.com', noAbort);
     expect(ns.actions).toEqual([]);
+  });
+
+  it('records the serial it is about to serve as the store\'s floor before the nameserver serves it (a signed one plus the signer\'s increment)', async () => {
+    await setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' });
+    const serial = (await zoneByName(store, 'example.com'))!.serial;
+    ns.failWith = 'knotd died';
+    await expect(reconciler().reconcile('example.com', noAbort)).rejects.toThrow();
+    expect(await servedSerialFloor(store, 'example.com')).toBe(serial + 1);
+  });
+
+  it('a nameserver that does not serve the zone gets a serial above one a previous leader served without recording it', async () => {
+    await reconciler().reconcile('example.com', noAbort);
+    const before = (await ns.servedSerial('example.com'))!;
+    expect(await servedSerialFloor(store, 'example.com')).toBe(before);
+    // The old leader served further before it died, without a status to say so.
+    await raiseServedSerial(store, 'example.com', before + 3);
+    ns = new FakeNameserver();
+    await reconciler().reconcile('example.com', noAbort);
+    expect(serialGreater((await ns.servedSerial('example.com'))!, before + 3)).toBe(true);
+  });
+
+  it('after a takeover the first serial goes above the served one even where the same text would do; after a loss of its own state, not', async () => {
+    await reconciler().reconcile('example.com', noAbort);
+    const before = (await ns.servedSerial('example.com'))!;
+    ns = new FakeNameserver();
+    await reconciler().reconcile('example.com', noAbort);
+    expect(await ns.servedSerial('example.com')).toBe(before);
+    ns = new FakeNameserver();
+    await zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, tookOver: true }).reconcile('example.com', noAbort);
+    expect(serialGreater((await ns.servedSerial('example.com'))!, before)).toBe(true);
+  });
+
+  it('keeps a signed zone\'s keys in the store, sealed, for the next leader; a rollover replaces them; a purge forgets them', async () => {
+    const sealer = openSealer(join(tempDir('hostplane-zone-keys-'), KEY_FILE));
+    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, sealer });
+    await setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' });
+    await r.reconcile('example.com', noAbort);
+    const imported = async () => (await keysToImport({ store, sealer }, ['example.com'])).get('example.com');
+    expect(await imported()).toEqual(ns.keys);
+    ns.keys = [ns.keys[0]!, { keyId: 'z2', attrs: { ksk: false, zsk: true, active: 2 }, pem: 'PEM of z2' }];
+    await r.reconcile('example.com', noAbort);
+    expect(await imported()).toEqual(ns.keys);
+    const { uid } = (await zoneByName(store, 'example.com'))!;
+    await deleteZone(store, { orgId, name: 'example.com', actor: 't' });
+    await r.reconcile('example.com', noAbort);
+    expect(await storedKeys(store, 'example.com', uid)).toEqual([]);
   });
 
   it('reads the signer DS back as an observed fact when DNSSEC is on', async () => {
