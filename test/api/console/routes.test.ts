@@ -117,7 +117,7 @@ describe('sign-in', { timeout: 120_000 }, () => {
     const home = await b.go('GET', '/console');
     expect(home.status).toBe(200);
     expect(home.text).toContain('member@acme.test');
-    expect(home.text).toMatch(/<td>acme<\/td><td>member<\/td>/);
+    expect(home.text).toMatch(/<td><a href="\/console\/orgs\/acme">acme<\/a><\/td><td>member<\/td>/);
   });
 
   it('goes on only to console paths after sign-in (no open redirect)', async () => {
