@@ -11,6 +11,7 @@ import getRawBody from 'raw-body';
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
+import { Slots } from '../../lib/slots';
 import { isSafeNext } from '../../rules/safe-next';
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, sessionByToken, signInRecord, type NewSession, type Session } from '../../store/sessions';
 import { accessOps } from '../access';
@@ -72,12 +73,19 @@ const PAGE_TITLES: Record<number, string> = { 400: 'Not accepted', 403: 'Refused
 export interface ConsoleOptions {
   /** Failed sign-ins per address and per email (default 10 a minute). */
   limits?: SignInLimits;
+  /** Password verifications at once, and waiting for one (default 2 and 8, as the node's access gate). */
+  verifications?: { concurrent: number; queued: number };
 }
+
+/** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
+const withHeaders = (e: AppError, headers: Record<string, string>): AppError & { headers: Record<string, string> } => Object.assign(e, { headers });
 
 const authorizeAccess: AnyOp = accessOps.find((op) => op.operationId === 'authorizeAccess')!;
 
 export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = {}): void {
   const limits = opts.limits ?? new SignInLimits();
+  const { concurrent, queued } = opts.verifications ?? { concurrent: 2, queued: 8 };
+  const verifications = new Slots(concurrent, queued);
   // Checked against when the email has no password, so that a wrong email takes as long as a wrong password.
   let decoy: Promise<string> | undefined;
 
@@ -130,6 +138,27 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     await fn(ctx, s, form);
   });
 
+  const refuseIfLimited = (ctx: Context, email: string): void => {
+    const wait = limits.refused(ctx.ip, email);
+    if (wait !== null) throw withHeaders(new AppError(429, 'rate_limited', `Too many failed sign-ins: try again in ${wait} s.`), { 'Retry-After': String(wait) });
+  };
+  /** Checks a password within the sign-in limit and the bound on verifications at once; a wrong one counts. The
+   * limit is asked again once a verification may start, so that guesses sent at once are counted, not all let
+   * through on the count from before any of them failed. */
+  const verifyLimited = async (ctx: Context, email: string, verify: () => Promise<boolean>): Promise<boolean> => {
+    refuseIfLimited(ctx, email);
+    const release = await verifications.acquire();
+    if (!release) throw withHeaders(new AppError(503, 'busy', 'Too many sign-ins at once. Try again in a moment.'), { 'Retry-After': '1' });
+    try {
+      refuseIfLimited(ctx, email);
+      const right = await verify();
+      if (!right) limits.failed(ctx.ip, email);
+      return right;
+    } finally {
+      release();
+    }
+  };
+
   const showSignIn = (ctx: Context, status: number, o: { next: string; email?: string; error?: string }): void => {
     const csrf = randomBytes(32).toString('base64url');
     setCookie(ctx, SIGN_IN, csrf);
@@ -160,18 +189,21 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     }
     const email = (form.get('email') ?? '').trim().toLowerCase();
     const password = form.get('password') ?? '';
-    const wait = limits.refused(ctx.ip, email);
-    if (wait !== null) {
-      showSignIn(ctx, 429, { next, email, error: `Too many failed sign-ins: try again in ${wait} s.` });
-      ctx.set('Retry-After', String(wait));
+    const user = email && password.length <= MAX_PASSWORD ? await signInRecord(deps.store, email) : undefined;
+    let right: boolean;
+    try {
+      right = await verifyLimited(ctx, email, async () => {
+        const hash = user?.passwordHash ?? await (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+        return (await verifyPassword(password, hash)) && !!user?.passwordHash;
+      });
+    } catch (e) {
+      // Refused before its password was checked: the form again, to send later.
+      if (!(e instanceof AppError) || (e.status !== 429 && e.status !== 503)) throw e;
+      showSignIn(ctx, e.status, { next, email, error: e.message });
+      ctx.set((e as AppError & { headers: Record<string, string> }).headers);
       return;
     }
-    const user = email && password.length <= MAX_PASSWORD ? await signInRecord(deps.store, email) : undefined;
-    const hash = user?.passwordHash ?? await (decoy ??= hashPassword(randomBytes(16).toString('hex')));
-    if (!user?.passwordHash || !(await verifyPassword(password, hash))) {
-      limits.failed(ctx.ip, email);
-      return showSignIn(ctx, 401, { next, email, error: 'The email or the password is wrong.' });
-    }
+    if (!user || !right) return showSignIn(ctx, 401, { next, email, error: 'The email or the password is wrong.' });
     setCookie(ctx, SIGN_IN, null);
     startSession(ctx, await openSession(deps.store, user.userId));
     redirect(ctx, next);
@@ -191,13 +223,9 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     const current = form.get('current') ?? '';
     const password = form.get('password') ?? '';
     const refuse = (error: string): void => send(ctx, 400, accountPage(viewerOf(s), { error }));
-    const wait = limits.refused(ctx.ip, s.principal.email);
-    if (wait !== null) throw Object.assign(new AppError(429, 'rate_limited', `too many wrong passwords: try again in ${wait} s`), { headers: { 'Retry-After': String(wait) } });
     const stored = await passwordHashOf(deps.store, s.principal.userId);
-    if (!stored || current.length > MAX_PASSWORD || !(await verifyPassword(current, stored))) {
-      limits.failed(ctx.ip, s.principal.email);
-      return refuse('The current password is wrong.');
-    }
+    const right = await verifyLimited(ctx, s.principal.email, async () => !!stored && current.length <= MAX_PASSWORD && await verifyPassword(current, stored));
+    if (!right) return refuse('The current password is wrong.');
     if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) return refuse(`The new password must have ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`);
     if (password !== form.get('confirm')) return refuse('The new password and its repetition differ.');
     const fresh = await changePassword(deps.store, s.principal.userId, await hashPassword(password));

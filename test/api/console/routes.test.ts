@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { SignInLimits } from '../../../api/console/limits';
 import { hashPassword } from '../../../lib/access-hash';
 import { hashToken } from '../../../store/accounts';
 import { accessCodes, users } from '../../../store/schema';
@@ -224,8 +225,11 @@ describe('the dashboard step of deployment access (/console/access)', () => {
 });
 
 describe('the sign-in limit', () => {
+  // The limit's clock stands still: on a loaded machine ten verifications may take long enough to regain a try.
+  const still = (): SignInLimits => new SignInLimits(undefined, () => 0);
+
   it('refuses a sign-in (429, Retry-After) after 10 failures a minute from an address, the right password too', async () => {
-    const own = await startTestApi();
+    const own = await startTestApi({ console: { limits: still() } });
     try {
       await setPasswordHash(own.store, 'member@acme.test', await hashPassword(PASSWORD));
       const b = new Browser(own.url);
@@ -234,6 +238,38 @@ describe('the sign-in limit', () => {
       expect(r.status).toBe(429);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(b.cookies.has('hostplane_session')).toBe(false);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+
+  it('counts guesses sent at once: no more than the limit (and the verifications then running) are checked', async () => {
+    const own = await startTestApi({ console: { limits: still(), verifications: { concurrent: 2, queued: 100 } } });
+    try {
+      const statuses = await guessesAtOnce(own.url, 30);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(12);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(18);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+});
+
+/** `n` wrong sign-ins sent at once from one browser; their statuses. */
+async function guessesAtOnce(url: string, n: number): Promise<number[]> {
+  const b = new Browser(url);
+  const csrf = Browser.csrf(await b.go('GET', '/console/sign-in'));
+  const pages = await Promise.all(Array.from({ length: n }, (_, i) => b.go('POST', '/console/sign-in', { csrf, next: '/console', email: `nobody${i}@acme.test`, password: 'wrong password!' })));
+  return pages.map((p) => p.status);
+}
+
+describe('the bound on password verifications', () => {
+  it('checks 2 passwords at once with 8 waiting, as the node\'s gate does; past that 503 Busy with Retry-After', async () => {
+    const own = await startTestApi({ console: { limits: new SignInLimits({ limit: 1000, windowSeconds: 60 }) } });
+    try {
+      const statuses = await guessesAtOnce(own.url, 30);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+      expect(statuses.filter((s) => s === 503).length).toBeGreaterThanOrEqual(20);
     } finally {
       await own.close();
     }
