@@ -15,6 +15,7 @@ import { Slots } from '../../lib/slots';
 import { isSafeNext } from '../../rules/safe-next';
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, sessionByToken, signInRecord, type NewSession, type Session } from '../../store/sessions';
 import { accessOps } from '../access';
+import type { ErrorPage } from '../errors';
 import { invokeAs, type AnyOp, type Deps } from '../ops';
 import { accountPage, homePage, messagePage, signInPage, STYLESHEET, type Viewer } from './html';
 import { SignInLimits } from './limits';
@@ -68,7 +69,26 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
   return new URLSearchParams(raw);
 }
 
-const PAGE_TITLES: Record<number, string> = { 400: 'Not accepted', 403: 'Refused', 404: 'Not found', 413: 'Too large', 415: 'Not a form', 429: 'Too many attempts', 503: 'Unavailable' };
+const PAGE_TITLES: Record<number, string> = {
+  400: 'Not accepted', 403: 'Refused', 404: 'Not found', 405: 'Not allowed', 413: 'Too large', 415: 'Not a form', 429: 'Too many attempts',
+  500: 'Something went wrong', 503: 'Unavailable',
+};
+
+/** Answers a console page: never cached (forms carry CSRF tokens), never framed. */
+const send = (ctx: Context, status: number, body: string): void => {
+  ctx.status = status;
+  ctx.set({ 'Content-Security-Policy': POLICY, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body;
+};
+
+/** The error edge's answer under /console (an unknown page, a method it lacks, an unexpected failure): a page, not
+ * the API's JSON. The raw target is matched, since one the URL parser refuses is an error here too. */
+export const consoleErrorPage: ErrorPage = (ctx, status, message) => {
+  if (!/^\/console(?:[/?]|$)/.test(ctx.url)) return false;
+  send(ctx, status, messagePage(PAGE_TITLES[status] ?? 'Error', null, message));
+  return true;
+};
 
 export interface ConsoleOptions {
   /** Failed sign-ins per address and per email (default 10 a minute). */
@@ -98,13 +118,6 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   const viewerOf = (s: Session): Viewer => ({ email: s.principal.email, csrf: s.csrf });
   const startSession = (ctx: Context, s: NewSession): void => setCookie(ctx, SESSION, s.token, new Date(s.expiresAt));
 
-  /** Answers a console page: never cached (forms carry CSRF tokens), never framed. */
-  const send = (ctx: Context, status: number, body: string): void => {
-    ctx.status = status;
-    ctx.set({ 'Content-Security-Policy': POLICY, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = body;
-  };
   const redirect = (ctx: Context, to: string): void => {
     // Koa keeps a 3xx status set before it: 303 makes the browser GET where a form's POST is answered.
     ctx.status = 303;

@@ -4,7 +4,7 @@
  * the user's other sessions, the sign-in limit, and the dashboard step of deployment access: authorizeAccess run
  * with the session as the user's credential, with its own refusals shown as pages.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { SignInLimits } from '../../../api/console/limits';
 import { hashPassword } from '../../../lib/access-hash';
@@ -274,4 +274,41 @@ describe('the bound on password verifications', () => {
       await own.close();
     }
   }, 60_000);
+});
+
+describe('error pages', () => {
+  const isPage = (r: Page): void => {
+    expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(r.text).toContain('<a href="/console">Back to the console</a>');
+  };
+
+  it('answers an unknown console page and a method it lacks with a page, not the API\'s JSON', async () => {
+    const b = new Browser(t.url);
+    const missing = await b.go('GET', '/console/nope');
+    expect(missing.status).toBe(404);
+    isPage(missing);
+    const put = await b.go('PUT', '/console/sign-in');
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toContain('POST');
+    isPage(put);
+    expect((await b.go('GET', '/v1/nope')).headers.get('content-type')).toContain('application/json');
+  });
+
+  it('answers an unexpected failure with a page that tells nothing of it; the log has it', async () => {
+    const own = await startTestApi();
+    try {
+      vi.spyOn(own.store.db, 'select').mockImplementation(() => { throw new Error('boom at /srv/secret/path'); });
+      const b = new Browser(own.url);
+      b.cookies.set('hostplane_session', { value: 'hps_anything', attrs: '' });
+      const r = await b.go('GET', '/console');
+      expect(r.status).toBe(500);
+      isPage(r);
+      expect(r.text).not.toContain('boom');
+      expect(own.logs.some((l) => l.includes('boom at /srv/secret/path'))).toBe(true);
+    } finally {
+      vi.restoreAllMocks();
+      await own.close();
+    }
+  });
 });
