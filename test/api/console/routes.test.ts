@@ -103,6 +103,18 @@ describe('sign-in', () => {
     }
   });
 
+  it('refuses a form sent from another origin (login CSRF with a cookie a sibling host set), with no session', async () => {
+    const b = new Browser(t.url);
+    const form = await b.go('GET', '/console/sign-in');
+    const fields = { csrf: Browser.csrf(form), next: '/console', email: 'member@acme.test', password: PASSWORD };
+    for (const origin of ['http://blog.hostplane.test', 'null']) {
+      const r = await b.go('POST', '/console/sign-in', fields, { origin });
+      expect(r.status).toBe(403);
+      expect(b.cookies.has('hostplane_session')).toBe(false);
+    }
+    expect((await b.go('POST', '/console/sign-in', fields, { origin: new URL(t.url).origin })).status).toBe(303);
+  });
+
   it('signs in with the right password: an HttpOnly, SameSite=Lax session cookie, then the home page lists the user\'s organizations and roles', async () => {
     const b = new Browser(t.url);
     const r = await b.signIn('Member@Acme.test', PASSWORD);
