@@ -51,20 +51,12 @@ const consoleNext = (next: unknown): string =>
 
 const badForm = (why: string): AppError => new AppError(400, 'bad_request', why);
 
-const hostOf = (origin: string): string | null => {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return null;
-  }
-};
-
 async function readForm(ctx: Context): Promise<URLSearchParams> {
-  // Browsers name the page a form was sent from. Another host's form is refused even with the right CSRF token: over
-  // plain HTTP a sibling host (a tenant's deployment under the same domain) can set the token's cookie. The host
-  // alone is compared, so that a TLS proxy in front (the API then sees http) does not refuse every form.
-  const origin = ctx.get('origin');
-  if (origin && hostOf(origin) !== ctx.host) throw new AppError(403, 'forbidden', 'this form came from another site: open the console and send it from there');
+  // Browsers say whether a form came from this origin (Fetch Metadata). Another site's form, a sibling host's too, is
+  // refused even with the right CSRF token: over plain HTTP a sibling host (a tenant's deployment under the same
+  // domain) can set the token's cookie. Not `Origin`: the pages' `Referrer-Policy: no-referrer` makes it `null`.
+  const site = ctx.get('sec-fetch-site');
+  if (site && site !== 'same-origin') throw new AppError(403, 'forbidden', 'this form came from another site: open the console and send it from there');
   let type: string | undefined;
   try {
     type = parseContentType(ctx.get('content-type')).type;
