@@ -9,7 +9,7 @@ import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import client from 'prom-client';
-import { mountConsole, type ConsoleOptions } from './console/routes';
+import { consoleErrorPage, mountConsole, type ConsoleOptions } from './console/routes';
 import { badRequest } from '../lib/errors';
 import { requestLineWriter, type Logger } from '../lib/log';
 import { accessOps } from './access';
@@ -114,7 +114,7 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
     });
     await next();
   });
-  app.use(errors(log));
+  app.use(errors(log, consoleErrorPage));
   app.use(async (ctx, next) => {
     try {
       void ctx.path;

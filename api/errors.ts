@@ -1,5 +1,5 @@
 /** The one place where failures become HTTP answers with the spec's body `{code, message, details?}`. */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from '../lib/log';
 import { z } from 'zod';
 import { AppError, framesOf, reasonOf, type ErrorBody } from '../lib/errors';
@@ -125,10 +125,14 @@ const methodNotAllowed = (allow: string): AppError => new AppError(405, 'method_
 /** A method this API implements nowhere. */
 const notImplemented = (): AppError => new AppError(501, 'not_implemented', 'method not implemented');
 
+/** Writes an error's answer as a page when the request is a browser's (the console's): true when it did, false for
+ * the spec's JSON body. */
+export type ErrorPage = (ctx: Context, status: number, message: string) => boolean;
+
 /** Outermost error middleware: everything thrown below, and the router's bodiless 404, 405 and 501, become the
  * spec's error body with this request's id; an unknown error is logged and answered 500 without any internal
  * message or stack. */
-export const errors = (log: Logger): Middleware => {
+export const errors = (log: Logger, page?: ErrorPage): Middleware => {
   let storeWarnedAt = -Infinity;
   return async (ctx, next) => {
     try {
@@ -153,6 +157,7 @@ export const errors = (log: Logger): Middleware => {
           log.warn({ reason: reasonOf(unavailable), reqId: ctx.state.reqId }, 'the store is unavailable: requests answer 503 store_unavailable');
         }
       }
+      if (page?.(ctx, status, body.message)) return;
       // RFC 6750: a 401 names the scheme that would be accepted.
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
       ctx.body = { ...body, requestId: ctx.state.reqId as string };

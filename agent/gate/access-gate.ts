@@ -41,7 +41,7 @@ import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../../
 import { isSafeNext } from '../../rules/safe-next';
 import { sameText } from '../../lib/same-text';
 import { cookieValue, cookieValues } from '../../lib/http/cookies';
-import { Slots } from './access-limits';
+import { Slots } from '../../lib/slots';
 import { messagePage, passwordPage, sendPage } from './access-pages';
 import {
   checkCsrf, clearedSessionCookie, clearedStateCookie, CSRF_COOKIE, STATE_COOKIE, stateCookie, csrfCookie, csrfToken, newCsrfNonce, SESSION_COOKIE, sessionCookie, signSession,

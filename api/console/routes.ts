@@ -11,11 +11,13 @@ import getRawBody from 'raw-body';
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
+import { Slots } from '../../lib/slots';
 import { attentionOf, RESOURCE_STATES, resourceState, sinceLongest, type ResourceState } from '../../rules/resource-state';
 import { isSafeNext } from '../../rules/safe-next';
 import { orgOverview, type OverviewItem, type OverviewKind } from '../../store/overview';
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, sessionByToken, signInRecord, type NewSession, type Session } from '../../store/sessions';
 import { accessOps } from '../access';
+import type { ErrorPage } from '../errors';
 import { invokeAs, memberScope, type AnyOp, type Deps } from '../ops';
 import { accountPage, homePage, messagePage, orgPage, signInPage, STYLESHEET, type Attention, type Viewer } from './html';
 import { SignInLimits } from './limits';
@@ -52,6 +54,11 @@ const consoleNext = (next: unknown): string =>
 const badForm = (why: string): AppError => new AppError(400, 'bad_request', why);
 
 async function readForm(ctx: Context): Promise<URLSearchParams> {
+  // Browsers say whether a form came from this origin (Fetch Metadata). Another site's form, a sibling host's too, is
+  // refused even with the right CSRF token: over plain HTTP a sibling host (a tenant's deployment under the same
+  // domain) can set the token's cookie. Not `Origin`: the pages' `Referrer-Policy: no-referrer` makes it `null`.
+  const site = ctx.get('sec-fetch-site');
+  if (site && site !== 'same-origin') throw new AppError(403, 'forbidden', 'this form came from another site: open the console and send it from there');
   let type: string | undefined;
   try {
     type = parseContentType(ctx.get('content-type')).type;
@@ -85,17 +92,43 @@ export function summarize(items: readonly OverviewItem[]): { counts: Record<Over
   return { counts, attention: all.slice(0, ATTENTION_SHOWN), more: Math.max(0, all.length - ATTENTION_SHOWN) };
 }
 
-const PAGE_TITLES: Record<number, string> = { 400: 'Not accepted', 403: 'Refused', 404: 'Not found', 413: 'Too large', 415: 'Not a form', 429: 'Too many attempts', 503: 'Unavailable' };
+const PAGE_TITLES: Record<number, string> = {
+  400: 'Not accepted', 403: 'Refused', 404: 'Not found', 405: 'Not allowed', 413: 'Too large', 415: 'Not a form', 429: 'Too many attempts',
+  500: 'Something went wrong', 503: 'Unavailable',
+};
+
+/** Answers a console page: never cached (forms carry CSRF tokens), never framed. */
+const send = (ctx: Context, status: number, body: string): void => {
+  ctx.status = status;
+  ctx.set({ 'Content-Security-Policy': POLICY, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body;
+};
+
+/** The error edge's answer under /console (an unknown page, a method it lacks, an unexpected failure): a page, not
+ * the API's JSON. The raw target is matched, since one the URL parser refuses is an error here too. */
+export const consoleErrorPage: ErrorPage = (ctx, status, message) => {
+  if (!/^\/console(?:[/?]|$)/.test(ctx.url)) return false;
+  send(ctx, status, messagePage(PAGE_TITLES[status] ?? 'Error', null, message));
+  return true;
+};
 
 export interface ConsoleOptions {
   /** Failed sign-ins per address and per email (default 10 a minute). */
   limits?: SignInLimits;
+  /** Password verifications at once, and waiting for one (default 2 and 8, as the node's access gate). */
+  verifications?: { concurrent: number; queued: number };
 }
+
+/** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
+const withHeaders = (e: AppError, headers: Record<string, string>): AppError & { headers: Record<string, string> } => Object.assign(e, { headers });
 
 const authorizeAccess: AnyOp = accessOps.find((op) => op.operationId === 'authorizeAccess')!;
 
 export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = {}): void {
   const limits = opts.limits ?? new SignInLimits();
+  const { concurrent, queued } = opts.verifications ?? { concurrent: 2, queued: 8 };
+  const verifications = new Slots(concurrent, queued);
   // Checked against when the email has no password, so that a wrong email takes as long as a wrong password.
   let decoy: Promise<string> | undefined;
 
@@ -108,13 +141,6 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   const viewerOf = (s: Session): Viewer => ({ email: s.principal.email, csrf: s.csrf });
   const startSession = (ctx: Context, s: NewSession): void => setCookie(ctx, SESSION, s.token, new Date(s.expiresAt));
 
-  /** Answers a console page: never cached (forms carry CSRF tokens), never framed. */
-  const send = (ctx: Context, status: number, body: string): void => {
-    ctx.status = status;
-    ctx.set({ 'Content-Security-Policy': POLICY, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = body;
-  };
   const redirect = (ctx: Context, to: string): void => {
     // Koa keeps a 3xx status set before it: 303 makes the browser GET where a form's POST is answered.
     ctx.status = 303;
@@ -147,6 +173,27 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     if (!sameToken(form.get('csrf') ?? undefined, s.csrf)) throw new AppError(403, 'forbidden', 'this form expired or came from another site: open the page again and resend it');
     await fn(ctx, s, form);
   });
+
+  const refuseIfLimited = (ctx: Context, email: string): void => {
+    const wait = limits.refused(ctx.ip, email);
+    if (wait !== null) throw withHeaders(new AppError(429, 'rate_limited', `Too many failed sign-ins: try again in ${wait} s.`), { 'Retry-After': String(wait) });
+  };
+  /** Checks a password within the sign-in limit and the bound on verifications at once; a wrong one counts. The
+   * limit is asked again once a verification may start, so that guesses sent at once are counted, not all let
+   * through on the count from before any of them failed. */
+  const verifyLimited = async (ctx: Context, email: string, verify: () => Promise<boolean>): Promise<boolean> => {
+    refuseIfLimited(ctx, email);
+    const release = await verifications.acquire();
+    if (!release) throw withHeaders(new AppError(503, 'busy', 'Too many sign-ins at once. Try again in a moment.'), { 'Retry-After': '1' });
+    try {
+      refuseIfLimited(ctx, email);
+      const right = await verify();
+      if (!right) limits.failed(ctx.ip, email);
+      return right;
+    } finally {
+      release();
+    }
+  };
 
   const showSignIn = (ctx: Context, status: number, o: { next: string; email?: string; error?: string }): void => {
     const csrf = randomBytes(32).toString('base64url');
@@ -183,18 +230,21 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     }
     const email = (form.get('email') ?? '').trim().toLowerCase();
     const password = form.get('password') ?? '';
-    const wait = limits.refused(ctx.ip, email);
-    if (wait !== null) {
-      showSignIn(ctx, 429, { next, email, error: `Too many failed sign-ins: try again in ${wait} s.` });
-      ctx.set('Retry-After', String(wait));
+    const user = email && password.length <= MAX_PASSWORD ? await signInRecord(deps.store, email) : undefined;
+    let right: boolean;
+    try {
+      right = await verifyLimited(ctx, email, async () => {
+        const hash = user?.passwordHash ?? await (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+        return (await verifyPassword(password, hash)) && !!user?.passwordHash;
+      });
+    } catch (e) {
+      // Refused before its password was checked: the form again, to send later.
+      if (!(e instanceof AppError) || (e.status !== 429 && e.status !== 503)) throw e;
+      showSignIn(ctx, e.status, { next, email, error: e.message });
+      ctx.set((e as AppError & { headers: Record<string, string> }).headers);
       return;
     }
-    const user = email && password.length <= MAX_PASSWORD ? await signInRecord(deps.store, email) : undefined;
-    const hash = user?.passwordHash ?? await (decoy ??= hashPassword(randomBytes(16).toString('hex')));
-    if (!user?.passwordHash || !(await verifyPassword(password, hash))) {
-      limits.failed(ctx.ip, email);
-      return showSignIn(ctx, 401, { next, email, error: 'The email or the password is wrong.' });
-    }
+    if (!user || !right) return showSignIn(ctx, 401, { next, email, error: 'The email or the password is wrong.' });
     setCookie(ctx, SIGN_IN, null);
     startSession(ctx, await openSession(deps.store, user.userId));
     redirect(ctx, next);
@@ -214,13 +264,9 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     const current = form.get('current') ?? '';
     const password = form.get('password') ?? '';
     const refuse = (error: string): void => send(ctx, 400, accountPage(viewerOf(s), { error }));
-    const wait = limits.refused(ctx.ip, s.principal.email);
-    if (wait !== null) throw Object.assign(new AppError(429, 'rate_limited', `too many wrong passwords: try again in ${wait} s`), { headers: { 'Retry-After': String(wait) } });
     const stored = await passwordHashOf(deps.store, s.principal.userId);
-    if (!stored || current.length > MAX_PASSWORD || !(await verifyPassword(current, stored))) {
-      limits.failed(ctx.ip, s.principal.email);
-      return refuse('The current password is wrong.');
-    }
+    const right = await verifyLimited(ctx, s.principal.email, async () => !!stored && current.length <= MAX_PASSWORD && await verifyPassword(current, stored));
+    if (!right) return refuse('The current password is wrong.');
     if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) return refuse(`The new password must have ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`);
     if (password !== form.get('confirm')) return refuse('The new password and its repetition differ.');
     const fresh = await changePassword(deps.store, s.principal.userId, await hashPassword(password));

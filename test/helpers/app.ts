@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../api/app';
 import type { ApiConfig } from '../../api/ops';
+import type { ConsoleOptions } from '../../api/console/routes';
 import { localCore } from '../../core/local';
 import type { Logger } from '../../lib/log';
 import { captureLogger } from './log';
@@ -48,6 +49,8 @@ export interface TestApiOptions {
   /** The core's domain operations (sagas/domains.ts) over the test's store and sealer; without them they answer 503
    * `registrar_not_configured`. */
   domains?: (d: { store: Store; sealer: Sealer; log: Logger; nudge: (kind: NudgeKind, key: string) => void }) => DomainService;
+  /** The console's sign-in limit and verification bound (api/console/routes.ts). */
+  console?: ConsoleOptions;
 }
 
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
@@ -63,7 +66,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     domains: opts.domains?.({ store, sealer, log, nudge: (kind, key) => nudges.push({ kind, key }) }),
   });
   const config: ApiConfig = { appDomain: 'hostplane.test', plans: DEFAULT_PLANS, serviceDomains: [], ...opts.config };
-  const app = createApp({ store, core, config }, log);
+  const app = createApp({ store, core, config }, log, undefined, undefined, opts.console);
 
   const org = await createOrg(store, 'acme', opts.plan ?? 'free');
   const tokens = {} as Record<Role | 'stranger', string>;

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Slots } from '../../../agent/gate/access-limits';
+import { Slots } from '../../../lib/slots';
 import {
   accessKeyPath, checkCsrf, csrfToken, loadAccessKey, newCsrfNonce, signSession, verifySession, withoutAccessCookies, type SessionScope,
 } from '../../../agent/gate/access-session';

@@ -4,8 +4,9 @@
  * the user's other sessions, the sign-in limit, and the dashboard step of deployment access: authorizeAccess run
  * with the session as the user's credential, with its own refusals shown as pages.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { SignInLimits } from '../../../api/console/limits';
 import { hashPassword } from '../../../lib/access-hash';
 import { hashToken } from '../../../store/accounts';
 import { accessCodes, users, zones } from '../../../store/schema';
@@ -59,7 +60,7 @@ beforeAll(async () => {
   const hash = await hashPassword(PASSWORD);
   for (const email of ['member@acme.test', 'viewer@acme.test', 'stranger@nowhere.test']) await setPasswordHash(t.store, email, hash);
   expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'blog' } })).status).toBe(201);
-}, 60_000);
+}, 120_000);
 afterAll(async () => { await t.close(); });
 
 describe('sign-in', { timeout: 120_000 }, () => {
@@ -103,6 +104,18 @@ describe('sign-in', { timeout: 120_000 }, () => {
       expect(r.status).toBe(403);
       expect(b.cookies.has('hostplane_session')).toBe(false);
     }
+  });
+
+  it('refuses a form sent from another origin (login CSRF with a cookie a sibling host set), with no session', async () => {
+    const b = new Browser(t.url);
+    const form = await b.go('GET', '/console/sign-in');
+    const fields = { csrf: Browser.csrf(form), next: '/console', email: 'member@acme.test', password: PASSWORD };
+    for (const site of ['same-site', 'cross-site']) {
+      const r = await b.go('POST', '/console/sign-in', fields, { 'sec-fetch-site': site });
+      expect(r.status).toBe(403);
+      expect(b.cookies.has('hostplane_session')).toBe(false);
+    }
+    expect((await b.go('POST', '/console/sign-in', fields, { 'sec-fetch-site': 'same-origin' })).status).toBe(303);
   });
 
   it('signs in with the right password: an HttpOnly, SameSite=Lax session cookie, then the home page lists the user\'s organizations and roles', async () => {
@@ -255,8 +268,11 @@ describe('the organization page', { timeout: 120_000 }, () => {
 });
 
 describe('the sign-in limit', { timeout: 120_000 }, () => {
+  // The limit's clock stands still: on a loaded machine ten verifications may take long enough to regain a try.
+  const still = (): SignInLimits => new SignInLimits(undefined, () => 0);
+
   it('refuses a sign-in (429, Retry-After) after 10 failures a minute from an address, the right password too', async () => {
-    const own = await startTestApi();
+    const own = await startTestApi({ console: { limits: still() } });
     try {
       await setPasswordHash(own.store, 'member@acme.test', await hashPassword(PASSWORD));
       const b = new Browser(own.url);
@@ -266,6 +282,75 @@ describe('the sign-in limit', { timeout: 120_000 }, () => {
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(b.cookies.has('hostplane_session')).toBe(false);
     } finally {
+      await own.close();
+    }
+  }, 120_000);
+
+  it('counts guesses sent at once: no more than the limit (and the verifications then running) are checked', async () => {
+    const own = await startTestApi({ console: { limits: still(), verifications: { concurrent: 2, queued: 100 } } });
+    try {
+      const statuses = await guessesAtOnce(own.url, 30);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(12);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(18);
+    } finally {
+      await own.close();
+    }
+  }, 120_000);
+});
+
+/** `n` wrong sign-ins sent at once from one browser; their statuses. */
+async function guessesAtOnce(url: string, n: number): Promise<number[]> {
+  const b = new Browser(url);
+  const csrf = Browser.csrf(await b.go('GET', '/console/sign-in'));
+  const pages = await Promise.all(Array.from({ length: n }, (_, i) => b.go('POST', '/console/sign-in', { csrf, next: '/console', email: `nobody${i}@acme.test`, password: 'wrong password!' })));
+  return pages.map((p) => p.status);
+}
+
+describe('the bound on password verifications', () => {
+  it('checks 2 passwords at once with 8 waiting, as the node\'s gate does; past that 503 Busy with Retry-After', async () => {
+    const own = await startTestApi({ console: { limits: new SignInLimits({ limit: 1000, windowSeconds: 60 }) } });
+    try {
+      const statuses = await guessesAtOnce(own.url, 30);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+      expect(statuses.filter((s) => s === 503).length).toBeGreaterThanOrEqual(20);
+    } finally {
+      await own.close();
+    }
+  }, 120_000);
+});
+
+describe('error pages', () => {
+  const isPage = (r: Page): void => {
+    expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(r.text).toContain('<a href="/console">Back to the console</a>');
+  };
+
+  it('answers an unknown console page and a method it lacks with a page, not the API\'s JSON', async () => {
+    const b = new Browser(t.url);
+    const missing = await b.go('GET', '/console/nope');
+    expect(missing.status).toBe(404);
+    isPage(missing);
+    const put = await b.go('PUT', '/console/sign-in');
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toContain('POST');
+    isPage(put);
+    expect((await b.go('GET', '/v1/nope')).headers.get('content-type')).toContain('application/json');
+  });
+
+  it('answers an unexpected failure with a page that tells nothing of it; the log has it', async () => {
+    const own = await startTestApi();
+    try {
+      vi.spyOn(own.store.db, 'select').mockImplementation(() => { throw new Error('boom at /srv/secret/path'); });
+      const b = new Browser(own.url);
+      b.cookies.set('hostplane_session', { value: 'hps_anything', attrs: '' });
+      const r = await b.go('GET', '/console');
+      expect(r.status).toBe(500);
+      isPage(r);
+      expect(r.text).not.toContain('boom');
+      expect(own.logs.some((l) => l.includes('boom at /srv/secret/path'))).toBe(true);
+    } finally {
+      vi.restoreAllMocks();
       await own.close();
     }
   });

@@ -1,7 +1,7 @@
 /**
- * Bounds on what the access gate spends for clients it has not admitted. A password verification is scrypt at
- * N = 2^17 (lib/access-hash.ts): 128 MiB of memory and a quarter of a second of a libuv thread each, so a flood
- * of attempts, from one address or many, must not start them without limit.
+ * A bound on what is spent for clients not yet admitted (the node's access gate, the console's sign-in). A password
+ * verification is scrypt at N = 2^17 (lib/access-hash.ts): 128 MiB of memory and a quarter of a second of a libuv
+ * thread each, so a flood of attempts, from one address or many, must not start them without limit.
  */
 
 /** At most `size` tasks at once and `queue` waiting for one; past that a request is refused at once, never
