@@ -76,10 +76,10 @@ describe.skipIf(skipped)(`DNS across a failover${skipped ? ` (skipped: ${skipped
 
   beforeAll(async () => {
     cluster = await startCluster();
-    keyFile = join(tempDir('hostplane-dnsfail-key-'), 'sealing.key');
   }, 120_000);
-  // Each test its own installation: its processes lead and follow from a fresh leader row.
+  // Each test its own installation (database and sealing key): its processes lead and follow from a fresh leader row.
   beforeEach(async () => {
+    keyFile = join(tempDir('hostplane-dnsfail-key-'), 'sealing.key');
     databaseUrl = await cluster.createDatabase();
     await admin('init');
     await admin('org', 'create', 'acme');
