@@ -290,8 +290,9 @@ const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 // BIND named as a secondary
 
 export interface SecondaryOptions {
-  /** The primary it transfers from and takes NOTIFY from. */
-  primary: Server;
+  /** The primary it transfers from and takes NOTIFY from; several (every `serve`'s DNS address, docs/dns.md
+   * "Several `serve` processes"): it asks each in turn and takes NOTIFY from all. */
+  primary: Server | Server[];
   /** The catalog zone listing the member zones (RFC 9432); default `catalog.invalid`. */
   catalogZone?: string;
   /** Zones to follow besides the catalog's (configured statically). */
@@ -314,7 +315,9 @@ export async function startBindSecondary(opts: SecondaryOptions): Promise<Second
   const port = opts.port ?? await freePort();
   const catalog = bare(opts.catalogZone ?? 'catalog.invalid');
   const key = opts.tsig;
-  const primary = `${opts.primary.host} port ${opts.primary.port}${key ? ` key "${key.name}"` : ''}`;
+  const primaries = [opts.primary].flat();
+  const hosts = [...new Set(primaries.map((p) => p.host))];
+  const primary = primaries.map((p) => `${p.host} port ${p.port}${key ? ` key "${key.name}"` : ''}`).join('; ');
   mkdirSync(join(dir, 'catz'));
   const conf = [
     ...(key ? [tsigKeyFile(key)] : []),
@@ -329,7 +332,7 @@ export async function startBindSecondary(opts: SecondaryOptions): Promise<Second
     '  dnssec-validation no;',
     '  notify no;',
     // NOTIFY comes from the primary's address; a signed NOTIFY is checked against the key regardless.
-    `  allow-notify { ${opts.primary.host}; };`,
+    `  allow-notify { ${hosts.join('; ')}; };`,
     `  allow-transfer { ${key ? `key "${key.name}"` : '127.0.0.0/8'}; };`,
     '  serial-query-rate 1000;',
     '  transfers-in 100;',
@@ -344,7 +347,7 @@ export async function startBindSecondary(opts: SecondaryOptions): Promise<Second
     'controls { };',
     // Knot answers queries for a catalog zone it generates over TCP only (UDP: REFUSED, unsigned), which fails
     // named's SOA check of the catalog under TSIG ("expected a TSIG or SIG(0)"): ask the primary over TCP.
-    `server ${opts.primary.host} { tcp-only yes; };`,
+    ...hosts.map((h) => `server ${h} { tcp-only yes; };`),
     'logging {',
     '  channel main { stderr; severity info; print-time yes; print-category yes; print-severity yes; };',
     // xfer-in at debug 3 says "got incremental response" or "got nonincremental response" per transfer.
@@ -426,16 +429,16 @@ export async function startKnotSecondary(opts: SecondaryOptions): Promise<Second
   const port = opts.port ?? await freePort();
   const catalog = fqdn(opts.catalogZone ?? 'catalog.invalid');
   const key = opts.tsig;
+  const primaries = [opts.primary].flat();
+  const masters = `[${primaries.map((_, i) => `primary${i + 1}`).join(', ')}]`;
   const lines = [
     ...knotBase(dir, port),
     ...(key ? knotKeySection(key) : []),
     'remote:',
-    '  - id: primary',
-    `    address: ${opts.primary.host}@${opts.primary.port}`,
-    ...(key ? [`    key: ${key.name}`] : []),
+    ...primaries.flatMap((p, i) => [`  - id: primary${i + 1}`, `    address: ${p.host}@${p.port}`, ...(key ? [`    key: ${key.name}`] : [])]),
     'acl:',
     '  - id: notify_from_primary',
-    `    address: ${opts.primary.host}`,
+    `    address: [${[...new Set(primaries.map((p) => p.host))].join(', ')}]`,
     ...(key ? [`    key: ${key.name}`] : []),
     '    action: notify',
     '  - id: transfer_out',
@@ -445,13 +448,13 @@ export async function startKnotSecondary(opts: SecondaryOptions): Promise<Second
     'template:',
     '  - id: default',
     `    storage: "${dir}/zones"`,
-    '    master: primary',
+    `    master: ${masters}`,
     '    acl: [notify_from_primary, transfer_out]',
     '    zonefile-sync: -1',
     '    journal-content: changes',
     '  - id: member',
     `    storage: "${dir}/zones"`,
-    '    master: primary',
+    `    master: ${masters}`,
     '    acl: [notify_from_primary, transfer_out]',
     '    zonefile-sync: -1',
     '    journal-content: changes',

@@ -2,14 +2,18 @@
  * DNS across a failover (issue 23 item 3): two `serve` on one PostgreSQL, one sealing key file. The leader's knotd
  * is the hidden primary and the follower's serves nothing; once the leader is killed, the new leader's knotd signs
  * with the same DNSSEC keys (taken from the store, sealed), serves a serial above every one served before, and serves
- * what is written after the failover.
+ * what is written after the failover. BIND and Knot secondaries configured with both processes' addresses (as
+ * docs/dns.md shows) follow the zone and the catalog from one leader to the next.
  */
 import { join } from 'node:path';
 import type { Answer } from 'dns-packet';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../../harness/dns';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { query, type Server } from '../../harness/dns';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
-import { hasKnot } from '../helpers/knot';
+import {
+  hasSecondaryTools, secondariesTitle, startBindSecondary, startKnotSecondary, stopDaemons, type Secondary,
+} from '../../harness/secondaries';
+import { freePort, hasKnot } from '../helpers/knot';
 import { cleanup, http, runHostplane, startHostplane, tempDir, until, type Running } from '../helpers/proc';
 import { onPostgres } from '../helpers/store';
 
@@ -28,14 +32,14 @@ const leads = async (r: Running): Promise<boolean> => {
 const answers = (r: { answers?: Answer[] }, type: string): unknown[] =>
   (r.answers ?? []).flatMap((a) => (a.type === type && 'data' in a ? [a.data] : []));
 /** The DNSKEY set as a validating resolver compares it: flags, algorithm and public key of each key. */
-const dnskeys = async (r: Running): Promise<string[]> =>
-  answers(await query(r.dns!, ZONE, 'DNSKEY', { dnssecOk: true }), 'DNSKEY').map((data) => {
+const dnskeys = async (server: Server): Promise<string[]> =>
+  answers(await query(server, ZONE, 'DNSKEY', { dnssecOk: true }), 'DNSKEY').map((data) => {
     const k = data as { flags: number; algorithm: number; key: Buffer };
     return `${k.flags} ${k.algorithm} ${k.key.toString('base64')}`;
   }).sort();
-const serial = async (r: Running): Promise<number | undefined> =>
-  (answers(await query(r.dns!, ZONE, 'SOA'), 'SOA')[0] as { serial: number } | undefined)?.serial;
-const addresses = async (r: Running, name: string): Promise<string[]> => answers(await query(r.dns!, name, 'A'), 'A') as string[];
+const serial = async (server: Server, zone = ZONE): Promise<number | undefined> =>
+  (answers(await query(server, zone, 'SOA'), 'SOA')[0] as { serial: number } | undefined)?.serial;
+const addresses = async (server: Server, name: string): Promise<string[]> => answers(await query(server, name, 'A'), 'A') as string[];
 
 describe.skipIf(skipped)(`DNS across a failover${skipped ? ` (skipped: ${skipped})` : ''}`, () => {
   let cluster: Cluster;
@@ -48,26 +52,46 @@ describe.skipIf(skipped)(`DNS across a failover${skipped ? ` (skipped: ${skipped
     if (r.code !== 0) throw new Error(`admin ${args.join(' ')}: ${r.stderr}`);
     return JSON.parse(r.stdout) as Record<string, string>;
   };
-  const serve = (data = tempDir('hostplane-dnsfail-')): Promise<Running> => startHostplane([
-    'serve', '--port', '0', '--data', data, '--dns-listen', '127.0.0.1:0', '--database-url', databaseUrl, '--sealing-key', keyFile,
+  const serve = (data = tempDir('hostplane-dnsfail-'), ...flags: string[]): Promise<Running> => startHostplane([
+    'serve', '--port', '0', '--data', data, '--dns-listen', '127.0.0.1:0', '--database-url', databaseUrl, '--sealing-key', keyFile, ...flags,
   ], { timeoutMs: 60_000 });
   const putA = async (through: Running, name: string, address: string): Promise<void> => {
     const res = await http(through.url, 'PUT', `/v1/orgs/acme/dns/zones/${ZONE}/rrsets/${name}/A`, { token, body: { ttl: 300, records: [{ content: address }] } });
     expect(res.status, res.text).toBe(200);
   };
+  /** Through `through`: the zone, signed, with www. A 192.0.2.1; resolves once the leader serves it and the zone is
+   * ready (the serial the leader serves settles once its pass has recorded the keys and checked the zone). */
+  const signedZone = async (through: Running, leader: Running): Promise<void> => {
+    expect((await http(through.url, 'POST', '/v1/orgs/acme/dns/zones', { token, body: { name: ZONE } })).status).toBe(200);
+    expect((await http(through.url, 'POST', `/v1/orgs/acme/dns/zones/${ZONE}/dnssec`, { token, body: { enabled: true } })).status).toBe(200);
+    await putA(through, `www.${ZONE}`, '192.0.2.1');
+    await until('the leader to serve the signed zone', async () => (await dnskeys(leader.dns!)).length > 0 && (await addresses(leader.dns!, `www.${ZONE}`))[0] === '192.0.2.1');
+    await until('the zone to be ready', async () => (await http(through.url, 'GET', `/v1/orgs/acme/dns/zones/${ZONE}`, { token })).body.status?.ready === true);
+  };
+  const killLeader = async (leader: Running, successor: Running): Promise<void> => {
+    leader.proc.kill('SIGKILL');
+    await leader.exited;
+    await until('the successor to lead', () => leads(successor), 30_000, 100);
+  };
 
   beforeAll(async () => {
     cluster = await startCluster();
-    databaseUrl = await cluster.createDatabase();
+  }, 120_000);
+  // Each test its own installation (database and sealing key): its processes lead and follow from a fresh leader row.
+  beforeEach(async () => {
     keyFile = join(tempDir('hostplane-dnsfail-key-'), 'sealing.key');
+    databaseUrl = await cluster.createDatabase();
     await admin('init');
     await admin('org', 'create', 'acme');
     await admin('user', 'create', 'owner@acme.test');
     await admin('member', 'add', 'acme', 'owner@acme.test', 'admin');
     token = (await admin('token', 'create', 'owner@acme.test')).token!;
-  }, 120_000);
-  afterAll(async () => {
+  }, 60_000);
+  afterEach(async () => {
+    await stopDaemons();
     await cleanup();
+  });
+  afterAll(async () => {
     await cluster?.destroy();
   });
 
@@ -77,33 +101,66 @@ describe.skipIf(skipped)(`DNS across a failover${skipped ? ` (skipped: ${skipped
     const b = await serve();
     expect(await leads(a)).toBe(true);
 
-    expect((await http(b.url, 'POST', '/v1/orgs/acme/dns/zones', { token, body: { name: ZONE } })).status).toBe(200);
-    expect((await http(b.url, 'POST', `/v1/orgs/acme/dns/zones/${ZONE}/dnssec`, { token, body: { enabled: true } })).status).toBe(200);
-    await putA(b, `www.${ZONE}`, '192.0.2.1');
-    await until('the leader to serve the signed zone', async () => (await dnskeys(a)).length > 0 && (await addresses(a, `www.${ZONE}`))[0] === '192.0.2.1');
-    const keys = await dnskeys(a);
-    // The serial the leader serves settles once its pass has recorded the keys and checked the zone.
-    await until('the zone to be ready', async () => (await http(b.url, 'GET', `/v1/orgs/acme/dns/zones/${ZONE}`, { token })).body.status?.ready === true);
-    const before = (await serial(a))!;
+    await signedZone(b, a);
+    const keys = await dnskeys(a.dns!);
+    const before = (await serial(a.dns!))!;
     // The follower's knotd is no second primary: neither the zone nor the catalog.
     expect((await query(b.dns!, ZONE, 'SOA')).rcode).toBe('REFUSED');
     expect((await query(b.dns!, 'catalog.invalid', 'SOA')).rcode).toBe('REFUSED');
 
-    a.proc.kill('SIGKILL');
-    await a.exited;
-    await until('b to lead', () => leads(b), 30_000, 100);
-    await until('b\'s knotd to serve the zone', async () => (await serial(b)) !== undefined, 20_000);
-    expect(await dnskeys(b)).toEqual(keys);
-    expect(await serial(b)).toBeGreaterThan(before);
-    expect(await addresses(b, `www.${ZONE}`)).toEqual(['192.0.2.1']);
+    await killLeader(a, b);
+    await until('b\'s knotd to serve the zone', async () => (await serial(b.dns!)) !== undefined, 20_000);
+    expect(await dnskeys(b.dns!)).toEqual(keys);
+    expect(await serial(b.dns!)).toBeGreaterThan(before);
+    expect(await addresses(b.dns!, `www.${ZONE}`)).toEqual(['192.0.2.1']);
 
     await putA(b, `api.${ZONE}`, '192.0.2.2');
-    await until('a write after the failover to be served', async () => (await addresses(b, `api.${ZONE}`))[0] === '192.0.2.2');
-    expect(await dnskeys(b)).toEqual(keys);
+    await until('a write after the failover to be served', async () => (await addresses(b.dns!, `api.${ZONE}`))[0] === '192.0.2.2');
+    expect(await dnskeys(b.dns!)).toEqual(keys);
 
     // Back on its data dir while b leads, a's knotd stands by: what it served before is stale now.
     const again = await serve(aDir);
     expect(await leads(again)).toBe(false);
     expect((await query(again.dns!, ZONE, 'SOA')).rcode).toBe('REFUSED');
+  }, 120_000);
+
+  it.skipIf(!hasSecondaryTools())(secondariesTitle('BIND and Knot secondaries configured with both primaries follow the zone and the catalog across the failover'), async () => {
+    const [bindPort, knotPort] = await Promise.all([freePort(), freePort()]);
+    const notify = ['--secondaries', `127.0.0.1:${bindPort},127.0.0.1:${knotPort}`];
+    const a = await serve(undefined, ...notify);
+    const b = await serve(undefined, ...notify);
+    expect(await leads(a)).toBe(true);
+    await signedZone(b, a);
+    const keys = await dnskeys(a.dns!);
+    const before = (await serial(a.dns!))!;
+
+    // Both list both primaries (docs/dns.md), in opposite orders: before the failover one asks the follower first
+    // (REFUSED), after it the other asks the dead process first.
+    const secondaries = await Promise.all([
+      startBindSecondary({ primary: [b.dns!, a.dns!], port: bindPort }),
+      startKnotSecondary({ primary: [a.dns!, b.dns!], port: knotPort }),
+    ]);
+    const log = (s: Secondary): string => `${s.kind}:\n${s.log().slice(-4000)}`;
+    const catalogBefore = await Promise.all(secondaries.map(async (s) => {
+      await until(`${s.kind} to serve the leader's serial ${before}\n${log(s)}`, async () => (await s.soa(ZONE)) === before, 20_000);
+      expect(await dnskeys(s.server), log(s)).toEqual(keys);
+      // Knot refuses queries for a catalog it interprets over UDP; a transfer shows its serial from both.
+      return (await s.axfr('catalog.invalid')).serial!;
+    }));
+
+    await killLeader(a, b);
+    await putA(b, `api.${ZONE}`, '192.0.2.2');
+    // A zone created after the failover reaches the secondaries only through the new leader's catalog.
+    const LATER = 'later.failover.test';
+    expect((await http(b.url, 'POST', '/v1/orgs/acme/dns/zones', { token, body: { name: LATER } })).status).toBe(200);
+    await Promise.all(secondaries.map(async (s, i) => {
+      await until(`${s.kind} to serve the write made after the failover\n${log(s)}`, async () => (await addresses(s.server, `api.${ZONE}`))[0] === '192.0.2.2', 30_000);
+      expect(await serial(s.server), log(s)).toBeGreaterThan(before);
+      expect(await serial(s.server), log(s)).toBe(await serial(b.dns!));
+      expect(await dnskeys(s.server), log(s)).toEqual(keys);
+      expect(await addresses(s.server, `www.${ZONE}`)).toEqual(['192.0.2.1']);
+      expect((await s.axfr('catalog.invalid')).serial, log(s)).toBeGreaterThan(catalogBefore[i]!);
+      await until(`${s.kind} to serve ${LATER}, a member of the new leader's catalog\n${log(s)}`, async () => (await s.soa(LATER)) !== null, 30_000);
+    }));
   }, 120_000);
 });
