@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup-priority.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // e2e tests spawn real processes (hostplane, knotd); two cores cannot run many at once.

@@ -279,6 +279,21 @@ async function spawnDaemon(kind: Daemon['kind'], cmd: string, args: string[], di
   return d;
 }
 
+/**
+ * Starts a daemon on `given`, or on a port free a moment ago: when another process took that port before the
+ * daemon bound it (its log says the address is in use), it starts again on a port picked afresh, so a port picked
+ * free is never tried twice.
+ */
+export async function onFreshPort<T>(given: number | undefined, start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(given ?? await freePort());
+    } catch (e) {
+      if (given !== undefined || attempt >= 5 || !/address (already )?in use/i.test((e as Error).message)) throw e;
+    }
+  }
+}
+
 /** Stops every daemon these helpers started that still runs. */
 export async function stopDaemons(): Promise<void> {
   await Promise.all([...daemons].map((d) => d.stop()));
@@ -309,10 +324,13 @@ export interface SecondaryOptions {
  * `min-update-interval 1` (5 s between catalog updates), `transfers-in 100` / `transfers-per-ns 100` (10 and 2
  * transfers at once), `min-refresh-time 1` / `min-retry-time 1` (300 s / 500 s floors on the SOA timers).
  */
-export async function startBindSecondary(opts: SecondaryOptions): Promise<Secondary> {
+export function startBindSecondary(opts: SecondaryOptions): Promise<Secondary> {
+  return onFreshPort(opts.port, (port) => bindSecondaryOn(opts, port));
+}
+
+async function bindSecondaryOn(opts: SecondaryOptions, port: number): Promise<Secondary> {
   const named = tool('named');
   const dir = tempDir('hostplane-named-');
-  const port = opts.port ?? await freePort();
   const catalog = bare(opts.catalogZone ?? 'catalog.invalid');
   const key = opts.tsig;
   const primaries = [opts.primary].flat();
@@ -423,10 +441,13 @@ function knotTransfers(log: string, zone: string, direction: 'incoming' | 'outgo
  * Starts a knotd as a secondary of `opts.primary` that interprets the catalog zone (`catalog-role: interpret`):
  * every member zone gets the `member` template, transferring from the primary and taking its NOTIFY.
  */
-export async function startKnotSecondary(opts: SecondaryOptions): Promise<Secondary> {
+export function startKnotSecondary(opts: SecondaryOptions): Promise<Secondary> {
+  return onFreshPort(opts.port, (port) => knotSecondaryOn(opts, port));
+}
+
+async function knotSecondaryOn(opts: SecondaryOptions, port: number): Promise<Secondary> {
   tool('knotd');
   const dir = tempDir('hostplane-knot2-');
-  const port = opts.port ?? await freePort();
   const catalog = fqdn(opts.catalogZone ?? 'catalog.invalid');
   const key = opts.tsig;
   const primaries = [opts.primary].flat();
@@ -504,10 +525,13 @@ export interface KnotPrimary extends Daemon {
  * (`catalog-role: generate`), NOTIFY to `secondaries`, transfers for 127.0.0.0/8 (only with the key when
  * `tsig` is given), `zonefile-load: difference-no-serial` so that every change is an IXFR.
  */
-export async function startKnotPrimary(opts: { zones: PrimaryZone[]; secondaries: Server[]; catalogZone?: string; tsig?: TsigKey; port?: number }): Promise<KnotPrimary> {
+export function startKnotPrimary(opts: { zones: PrimaryZone[]; secondaries: Server[]; catalogZone?: string; tsig?: TsigKey; port?: number }): Promise<KnotPrimary> {
+  return onFreshPort(opts.port, (port) => knotPrimaryOn(opts, port));
+}
+
+async function knotPrimaryOn(opts: { zones: PrimaryZone[]; secondaries: Server[]; catalogZone?: string; tsig?: TsigKey; port?: number }, port: number): Promise<KnotPrimary> {
   tool('knotd');
   const dir = tempDir('hostplane-knot1-');
-  const port = opts.port ?? await freePort();
   const catalog = fqdn(opts.catalogZone ?? 'catalog.invalid');
   const key = opts.tsig;
   for (const z of opts.zones) mkdirSync(join(dir, 'zones'), { recursive: true }), writeFileSync(join(dir, 'zones', `${bare(z.name)}.zone`), z.text);
@@ -621,10 +645,13 @@ export interface Resolver extends Daemon {
  * loopback port (so it never reaches the machine's resolver or the Internet), caches capped at 1 s so that
  * answers follow changes, validation with the given trust anchors.
  */
-export async function startUnbound(opts: ResolverOptions): Promise<Resolver> {
+export function startUnbound(opts: ResolverOptions): Promise<Resolver> {
+  return onFreshPort(opts.port, (port) => unboundOn(opts, port));
+}
+
+async function unboundOn(opts: ResolverOptions, port: number): Promise<Resolver> {
   const unbound = tool('unbound');
   const dir = tempDir('hostplane-unbound-');
-  const port = opts.port ?? await freePort();
   const nowhere = await freePort();
   const localZones = [...new Set((opts.localData ?? []).map((r) => r.trim().split(/\s+/)[0]!).map((owner) => fqdn(owner).split('.').slice(1).join('.') || '.'))];
   const conf = [

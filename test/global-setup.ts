@@ -4,21 +4,39 @@
  * (0711 or 0755). Without that, dozens of tests fail with workers that cannot load; this says why at once instead.
  */
 import { statSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { postgresMissing, startCluster } from '../harness/postgres';
 import { PG_SOCKET_ENV } from './helpers/store';
+import { RUNNER_PRIORITY } from './setup-priority';
 
 /** The PostgreSQL pass (HOSTPLANE_TEST_STORE=postgres): one cluster for the run, its socket dir handed to the test
  * processes (they start after this, with this environment); its teardown removes it. */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   checkSearchable();
-  if (process.env.HOSTPLANE_TEST_STORE !== 'postgres') return undefined;
+  if (process.env.HOSTPLANE_TEST_STORE !== 'postgres') return runnerFirst();
   const missing = postgresMissing();
   if (missing) throw new Error(`HOSTPLANE_TEST_STORE=postgres, but ${missing}`);
   const cluster = await startCluster();
   process.env[PG_SOCKET_ENV] = cluster.socketDir;
+  runnerFirst();
   return () => cluster.destroy();
+}
+
+/**
+ * The test runner's own process a little ahead of everything else on a busy machine (as root only: a raised
+ * priority needs it). Its workers' calls to it time out after 60 s, unanswered while it waits for a core behind
+ * the workers, their servers and whatever else runs ("Timeout calling onTaskUpdate", failing a run whose tests all
+ * passed). The workers it starts inherit the priority and give it back (test/setup-priority.ts).
+ */
+function runnerFirst(): undefined {
+  try {
+    setPriority(RUNNER_PRIORITY);
+  } catch {
+    // Not root: the runner competes as an equal, as it always did.
+  }
+  return undefined;
 }
 
 function checkSearchable(): void {

@@ -10,7 +10,7 @@ import type { Server } from '../../harness/dns';
 import { freePort } from '../helpers/knot';
 import { cleanup } from '../helpers/proc';
 import {
-  axfr, diffRecords, eventually, hasSecondaryTools, newTsigKey, secondariesTitle, startBindSecondary, startKnotPrimary,
+  axfr, diffRecords, eventually, hasSecondaryTools, newTsigKey, onFreshPort, secondariesTitle, startBindSecondary, startKnotPrimary,
   parentZoneText, startKnotSecondary, startUnbound, stopDaemons, verifySigned, type KnotPrimary, type Resolver, type Secondary, type TsigKey,
 } from '../../harness/secondaries';
 
@@ -24,6 +24,28 @@ const zoneText = (name: string, extra: string[] = []): string => [
   ...extra,
   '',
 ].join('\n');
+
+describe('a daemon\'s port', () => {
+  const inUse = (port: number): Error => new Error(`knotd exited (1) before answering on ${port}: cannot bind address 127.0.0.1@${port} TCP (address already in use)`);
+
+  it('is picked afresh when another process took the one picked before the daemon bound it', async () => {
+    const tried: number[] = [];
+    const port = await onFreshPort(undefined, async (p) => {
+      tried.push(p);
+      if (tried.length === 1) throw inUse(p);
+      return p;
+    });
+    expect(tried).toHaveLength(2);
+    expect(port).toBe(tried[1]);
+  });
+
+  it('is not changed when the test gave it, nor for another failure', async () => {
+    await expect(onFreshPort(5353, async (p) => { throw inUse(p); })).rejects.toThrow('address already in use');
+    let calls = 0;
+    await expect(onFreshPort(undefined, async () => { calls++; throw new Error('knotc conf-check refused the generated config'); })).rejects.toThrow('conf-check');
+    expect(calls).toBe(1);
+  });
+});
 
 const rrs = (answers: Answer[] | undefined, type: string): Answer[] => (answers ?? []).filter((a) => a.type === type);
 
