@@ -8,9 +8,10 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { parse as parseContentType } from 'content-type';
 import getRawBody from 'raw-body';
-import { timingSafeEqual, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
+import { sameText } from '../../lib/same-text';
 import { Slots } from '../../lib/slots';
 import { attentionOf, RESOURCE_STATES, resourceState, sinceLongest, type ResourceState } from '../../rules/resource-state';
 import { isSafeNext } from '../../rules/safe-next';
@@ -40,12 +41,8 @@ const setCookie = (ctx: Context, base: string, value: string | null, expires?: D
   ctx.cookies.set(cookieName(ctx, base), value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', overwrite: true, expires });
 };
 
-const sameToken = (a: string | undefined, b: string): boolean => {
-  if (a === undefined) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
+/** A CSRF token sent against the one kept; a missing one matches nothing. */
+const sameToken = (sent: string | undefined, kept: string): boolean => sent !== undefined && sameText(sent, kept);
 
 /** Where a sign-in goes on to: a console path, else the home page (never another site: no open redirect). */
 const consoleNext = (next: unknown): string =>
