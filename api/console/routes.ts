@@ -123,6 +123,8 @@ export interface ConsoleOptions {
   limits?: SignInLimits;
   /** Password verifications at once, and waiting for one (default 2 and 8, as the node's access gate). */
   verifications?: { concurrent: number; queued: number };
+  /** Zones and rrsets a page shows at once (default 50 and 100); "Next page" goes on with the operation's cursor. */
+  pageSizes?: { zones: number; rrsets: number };
 }
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
@@ -135,9 +137,6 @@ const getZone = opOf(dnsOps, 'getZone');
 const putRRset = opOf(dnsOps, 'putRRset');
 const deleteRRset = opOf(dnsOps, 'deleteRRset');
 
-/** Zones and rrsets a console page shows at once; "Next page" goes on with the operation's cursor. */
-export const ZONES_PER_PAGE = 50;
-export const RRSETS_PER_PAGE = 100;
 
 /** A `cursor` query parameter passed on to the operation, which says when it is not one of its own. */
 const cursorOf = (ctx: Context): { cursor?: unknown } => (ctx.query.cursor === undefined ? {} : { cursor: ctx.query.cursor });
@@ -163,6 +162,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   const limits = opts.limits ?? new SignInLimits();
   const { concurrent, queued } = opts.verifications ?? { concurrent: 2, queued: 8 };
   const verifications = new Slots(concurrent, queued);
+  const pageSizes = opts.pageSizes ?? { zones: 50, rrsets: 100 };
   // Checked against when the email has no password, so that a wrong email takes as long as a wrong password.
   let decoy: Promise<string> | undefined;
 
@@ -252,7 +252,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
 
   router.get('/console/orgs/:slug/zones', signedIn(async (ctx, s) => {
     const orgSlug = String(ctx.params.slug);
-    const reply = await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(ZONES_PER_PAGE), ...cursorOf(ctx) } });
+    const reply = await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } });
     const page = reply.body as { items: ZoneListed[]; nextCursor: string | null };
     send(ctx, 200, zonesPage(viewerOf(s), { slug: orgSlug, zones: page.items.map((z) => ({ ...z, state: stateOfZone(z) })), nextCursor: page.nextCursor }));
   }));
@@ -261,7 +261,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     const orgSlug = String(ctx.params.slug);
     const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the zone page', role: 'viewer' });
     const params = { orgSlug, zone: String(ctx.params.zone) };
-    const reply = await invokeAs(getZone, deps, ctx, s.principal, { params, query: { limit: String(RRSETS_PER_PAGE), ...cursorOf(ctx) } });
+    const reply = await invokeAs(getZone, deps, ctx, s.principal, { params, query: { limit: String(pageSizes.rrsets), ...cursorOf(ctx) } });
     const zone = JSON.parse(reply.json!) as ZoneListed & { rrsets: RRsetView[]; nextCursor: string | null };
     send(ctx, 200, zonePage(viewerOf(s), {
       slug: orgSlug, zone, rrsets: zone.rrsets, nextCursor: zone.nextCursor, state: stateOfZone(zone), canEdit: roleAtLeast(scope.role, 'member'),
