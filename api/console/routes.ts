@@ -137,7 +137,6 @@ const getZone = opOf(dnsOps, 'getZone');
 const putRRset = opOf(dnsOps, 'putRRset');
 const deleteRRset = opOf(dnsOps, 'deleteRRset');
 
-
 /** A `cursor` query parameter passed on to the operation, which says when it is not one of its own. */
 const cursorOf = (ctx: Context): { cursor?: unknown } => (ctx.query.cursor === undefined ? {} : { cursor: ctx.query.cursor });
 
@@ -155,7 +154,7 @@ const recordsOf = (form: URLSearchParams): { content: string }[] =>
 /** An rrset form's TTL: absent takes the operation's default; anything else is the operation's to judge. */
 const ttlOf = (form: URLSearchParams): { ttl?: number } => {
   const ttl = (form.get('ttl') ?? '').trim();
-  return ttl === '' ? {} : { ttl: /^\d+$/.test(ttl) ? Number(ttl) : NaN };
+  return ttl === '' ? {} : { ttl: Number(ttl) };
 };
 
 export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = {}): void {

@@ -154,7 +154,7 @@ describe('changing rrsets as a member', { timeout: 120_000 }, () => {
     expect((await rrsetOf('mail.a-zone.test', 'A')).records).toEqual([{ content: '192.0.2.3' }]);
   });
 
-  it('shows bad records as a 400 page naming the problem, escaped, with the way back to the zone', async () => {
+  it('shows bad records and TTLs as a 400 page naming the problem, escaped, with the way back to the zone', async () => {
     const b = await signedIn('member@acme.test');
     const form = formOf(await pageWith(b, 'mail.a-zone.test A'), `${ZONE}/rrsets/edit`, 'mail.a-zone.test A');
     const r = await b.go('POST', `${ZONE}/rrsets/edit`, { ...form, records: 'not an <address>' });
@@ -162,6 +162,7 @@ describe('changing rrsets as a member', { timeout: 120_000 }, () => {
     expect(r.text).toContain('&lt;address&gt;');
     expect(r.text).not.toContain('<address>');
     expect(r.text).toContain(`<a href="${ZONE}">Reload a-zone.test</a>`);
+    for (const ttl of ['abc', '0', '1.5']) expect((await b.go('POST', `${ZONE}/rrsets/edit`, { ...form, ttl })).status).toBe(400);
   });
 
   it('deletes with the current ETag; a delete from a page shown before the rrset changed is 412', async () => {
