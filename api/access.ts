@@ -86,10 +86,10 @@ export const accessOps: AnyOp[] = [
       304: notModifiedResponse(),
       ...errorResponses(NO_CORE),
     },
-    handler: async ({ deps, org, params, http }) => {
+    handler: async ({ deps, org, params, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const body = await view(deps.store, p.id, await accessPolicy(deps.store, p.id));
-      return cacheable(http, bodyTag(body), body);
+      return cacheable(conditions, bodyTag(body), body);
     },
   }),
   defineOp({
@@ -109,9 +109,9 @@ export const accessOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the policy\'s current `ETag` (getAccess)'),
       ...errorResponses(NO_CORE),
     },
-    handler: async ({ deps, core, org, params, body, actor, http }) => {
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      await checkBeforeWrite(http, `the access policy of ${p.name}`, async () => bodyTag(await view(deps.store, p.id, await accessPolicy(deps.store, p.id))));
+      await checkBeforeWrite(conditions, `the access policy of ${p.name}`, async () => bodyTag(await view(deps.store, p.id, await accessPolicy(deps.store, p.id))));
       const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
       const st = await setAccessPolicy(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, mode: body.mode, passwordHash });
       core.nudge('project', String(p.id));

@@ -11,8 +11,7 @@ import { AppError, conflict } from '../lib/errors';
 import { clientSecretName, OAUTH_PROVIDERS, OAuthProvider, type OAuthProviderName } from '../rules/oauth-providers';
 import { authState, deleteAuthProvider, grantAuth, revokeAuth, setAuthProvider, updateAuthSettings } from '../store/auth';
 import { getProject, type Project, type ProjectWrite } from '../store/projects';
-import { bodyTag, cacheable, checkBeforeWrite, notModifiedResponse, preconditionResponse } from './conditional';
-import type { Context } from 'koa';
+import { bodyTag, cacheable, checkBeforeWrite, notModifiedResponse, preconditionResponse, type Conditions } from './conditional';
 import { defineOp, type AnyOp, type Deps, type OrgScope } from './ops';
 import { ErrorSchema, NO_CORE, ProjectParams, errorResponses, storedText } from './schemas';
 
@@ -67,8 +66,8 @@ async function writeOf(deps: Deps, scope: OrgScope, projectName: string): Promis
 const PRECONDITION = preconditionResponse('`If-Match` does not name the sign-in state\'s current `ETag` (getAuth)');
 
 /** `If-Match` against the sign-in state's tag, as getAuth answers it. */
-const checkState = (c: { deps: Deps; http: Context }, project: Project): Promise<void> =>
-  checkBeforeWrite(c.http, `the sign-in state of ${project.name}`, async () => bodyTag(await authState(c.deps.store, project.id)));
+const checkState = (c: { deps: Deps; conditions: Conditions }, project: Project): Promise<void> =>
+  checkBeforeWrite(c.conditions, `the sign-in state of ${project.name}`, async () => bodyTag(await authState(c.deps.store, project.id)));
 
 /** A write's answer: the state now, with its tag. */
 async function answer(deps: Deps, projectId: number) {
@@ -94,10 +93,10 @@ export const authOps: AnyOp[] = [
       304: notModifiedResponse(),
       ...errorResponses(NO_CORE),
     },
-    handler: async ({ deps, org, params, http }) => {
+    handler: async ({ deps, org, params, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const body = await authState(deps.store, p.id);
-      return cacheable(http, bodyTag(body), body);
+      return cacheable(conditions, bodyTag(body), body);
     },
   }),
   defineOp({

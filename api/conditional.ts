@@ -13,7 +13,6 @@
  *   answer: the conditions are evaluated after those checks (RFC 9110 13.2.1).
  */
 import { hash } from 'node:crypto';
-import type { Context } from 'koa';
 import { AppError } from '../lib/errors';
 import type { RRsetVersion, ZoneWithStatus } from '../store/zones';
 import { ErrorSchema } from './schemas';
@@ -41,10 +40,10 @@ export function parseTags(header: string): TagList | undefined {
   return tags;
 }
 
-/** The request's conditions. */
-export const conditionsOf = (ctx: Context): Conditions => ({
-  ifMatch: parseTags(ctx.get('if-match')),
-  ifNoneMatch: parseTags(ctx.get('if-none-match')),
+/** A request's conditions, of its header fields by lower-case name ('' when absent). */
+export const conditionsOf = (header: (name: string) => string): Conditions => ({
+  ifMatch: parseTags(header('if-match')),
+  ifNoneMatch: parseTags(header('if-none-match')),
 });
 
 /** A strong entity tag of its parts. */
@@ -118,8 +117,7 @@ export function writePrecondition<T>(c: Conditions, what: string, tagOf: (cur: T
  * transaction), read just before the write: `current` is read only when the request has a condition. Two
  * writes racing with the same tag may both pass, unlike `writePrecondition`'s check inside the store's write.
  */
-export async function checkBeforeWrite(ctx: Context, what: string, current: () => Promise<string>): Promise<void> {
-  const c = conditionsOf(ctx);
+export async function checkBeforeWrite(c: Conditions, what: string, current: () => Promise<string>): Promise<void> {
   if (hasWriteConditions(c)) checkWrite(c, await current(), what);
 }
 
@@ -127,14 +125,13 @@ export async function checkBeforeWrite(ctx: Context, what: string, current: () =
 export const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /** Whether a GET's `If-None-Match` names `tag` (weak comparison, RFC 9110 13.1.2): then the answer is 304. */
-export function notModified(ctx: Context, tag: string): boolean {
-  const inm = parseTags(ctx.get('if-none-match'));
-  return inm !== undefined && matches(inm, tag, true);
+export function notModified(c: Conditions, tag: string): boolean {
+  return c.ifNoneMatch !== undefined && matches(c.ifNoneMatch, tag, true);
 }
 
 /** A GET's answer: 304 with the tag (and `headers`) when `If-None-Match` names it, else 200 with the body. */
-export function cacheable(ctx: Context, tag: string, body: unknown, headers: Record<string, string> = {}): Reply {
-  if (notModified(ctx, tag)) return { status: 304, headers: { ...headers, ETag: tag } };
+export function cacheable(c: Conditions, tag: string, body: unknown, headers: Record<string, string> = {}): Reply {
+  if (notModified(c, tag)) return { status: 304, headers: { ...headers, ETag: tag } };
   return { status: 200, body, headers: { ...headers, ETag: tag } };
 }
 

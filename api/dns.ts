@@ -17,7 +17,7 @@ import {
 } from '../zonefiles';
 import { soaContent, soaFor } from '../zonefiles/soa';
 import {
-  conditionsOf, notModified, notModifiedResponse, preconditionResponse, rrsetTag, rrsetTagger, soaTag, writePrecondition, zoneTag, type Conditions,
+  notModified, notModifiedResponse, preconditionResponse, rrsetTag, rrsetTagger, soaTag, writePrecondition, zoneTag, type Conditions,
 } from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, WaitSeconds, errorResponses, pageOf } from './schemas';
@@ -309,7 +309,7 @@ export const dnsOps: AnyOp[] = [
       400: { description: '`bad_request`: a zone name of one label, an invalid `limit`, `cursor`, `waitGeneration` or `wait`, or `wait` without `waitGeneration`', schema: ErrorSchema },
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, query, http }) => {
+    handler: async ({ deps, core, org, params, query, http, conditions }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
       const read = () => getZone(deps.store, org.id, name);
@@ -332,7 +332,7 @@ export const dnsOps: AnyOp[] = [
         }
       }
       const headers = zoneHeaders(zn, ns);
-      if (notModified(http, headers.ETag!)) return { status: 304, headers };
+      if (notModified(conditions, headers.ETag!)) return { status: 304, headers };
       return { status: 200, json: await zoneDetailJson(deps, zn, ns, query), headers };
     },
   }),
@@ -351,10 +351,10 @@ export const dnsOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, actor, http }) => {
+    handler: async ({ deps, core, org, params, actor, conditions }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
-      await deleteZone(deps.store, { orgId: org.id, name, actor, precondition: zonePrecondition(conditionsOf(http), name, ns) });
+      await deleteZone(deps.store, { orgId: org.id, name, actor, precondition: zonePrecondition(conditions, name, ns) });
       core.nudge('zone', name);
       return { status: 204 };
     },
@@ -378,13 +378,13 @@ export const dnsOps: AnyOp[] = [
       400: { description: '`bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record)', schema: ErrorSchema },
       ...errorResponses([409, '`managed_rrset`, `cname_conflict`, or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, http }) => {
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
       const rrset = validateRRset(zone, { name, type, ttl: body.ttl ?? 3600, records: body.records });
       const plan = planOf(deps.config.plans, org.plan);
       const quota = { plan: org.plan, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes };
-      const precondition = rrsetPrecondition(conditionsOf(http), name, type);
+      const precondition = rrsetPrecondition(conditions, name, type);
       const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota, precondition });
       // A put of what is stored committed no change: a pass for it would find nothing to do.
       if (stored.changed) core.nudge('zone', zone);
@@ -407,10 +407,10 @@ export const dnsOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag`'),
       ...errorResponses([409, '`managed_rrset`'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, actor, http }) => {
+    handler: async ({ deps, core, org, params, actor, conditions }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
-      const precondition = rrsetPrecondition(conditionsOf(http), name, type);
+      const precondition = rrsetPrecondition(conditions, name, type);
       const { generation } = await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor, precondition });
       core.nudge('zone', zone);
       return { status: 204, headers: { 'X-Generation': String(generation) } };
@@ -432,10 +432,10 @@ export const dnsOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, http }) => {
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
-      const precondition = zonePrecondition(conditionsOf(http), name, ns);
+      const precondition = zonePrecondition(conditions, name, ns);
       const zone = await setZoneDnssec(deps.store, { orgId: org.id, zone: name, enabled: body.enabled, actor, precondition });
       core.nudge('zone', zone.name);
       return { status: 200, body: zoneBody(zone, ns), headers: zoneHeaders(zone, ns) };
@@ -457,10 +457,10 @@ export const dnsOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
       ...errorResponses([409, '`dnssec_off`'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, http }) => {
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
-      const precondition = zonePrecondition(conditionsOf(http), name, ns);
+      const precondition = zonePrecondition(conditions, name, ns);
       const zone = await setZoneDs(deps.store, { orgId: org.id, zone: name, ds: body.ds, actor, precondition });
       return { status: 200, body: zoneBody(zone, ns), headers: zoneHeaders(zone, ns) };
     },

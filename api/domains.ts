@@ -10,8 +10,7 @@ import type { Core } from '../core/port';
 import { domainOf, heldByOther, importDomainRow, ledgerOf, listDomains, setAutoRenew, type DomainWithStatus } from '../store/domains';
 import { createZone } from '../store/zones';
 import { normalizeZoneName } from '../zonefiles';
-import { NO_STORE, checkBeforeWrite, digest, etag, preconditionResponse } from './conditional';
-import type { Context } from 'koa';
+import { NO_STORE, checkBeforeWrite, digest, etag, preconditionResponse, type Conditions } from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, ErrorSchema, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
@@ -135,8 +134,8 @@ const domainTag = (d: DomainWithStatus): string => etag(d.generation, digest(JSO
 const PRECONDITION = preconditionResponse('`If-Match` does not name the domain\'s current `ETag` (getDomain)');
 
 /** `If-Match` against the domain's tag, before the write (or the registrar call); 404 when it is not the org's. */
-const checkDomain = (deps: Deps, http: Context, orgId: number, name: string): Promise<void> =>
-  checkBeforeWrite(http, `domain ${name}`, async () => domainTag(await domainOf(deps.store, orgId, name)));
+const checkDomain = (deps: Deps, conditions: Conditions, orgId: number, name: string): Promise<void> =>
+  checkBeforeWrite(conditions, `domain ${name}`, async () => domainTag(await domainOf(deps.store, orgId, name)));
 
 async function answer(deps: Deps, orgId: number, name: string, status = 200, extra: Record<string, string> = {}) {
   const d = await domainOf(deps.store, orgId, name);
@@ -295,10 +294,10 @@ export const domainOps: AnyOp[] = [
       },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, http }) => {
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       const name = domainName(params.name);
       await domainOf(deps.store, org.id, name);
-      await checkDomain(deps, http, org.id, name);
+      await checkDomain(deps, conditions, org.id, name);
       await core.domain('renew', { orgId: org.id, name, years: body.years, actor });
       return answer(deps, org.id, name);
     },
@@ -320,9 +319,9 @@ export const domainOps: AnyOp[] = [
       412: PRECONDITION,
       ...errorResponses(),
     },
-    handler: async ({ deps, core, org, params, body, actor, http }) => {
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       const name = domainName(params.name);
-      await checkDomain(deps, http, org.id, name);
+      await checkDomain(deps, conditions, org.id, name);
       await setAutoRenew(deps.store, { orgId: org.id, name, autoRenew: body.autoRenew, actor });
       core?.nudge('domain', name);
       return answer(deps, org.id, name);
@@ -345,10 +344,10 @@ export const domainOps: AnyOp[] = [
       400: { description: '`bad_request`: an invalid body; an imported domain (lock it at its own registrar), a transferred-out one, or a purchase not finished', schema: ErrorSchema },
       ...errorResponses(REGISTRAR_502, REGISTRAR_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, http }) => {
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       const name = domainName(params.name);
       await domainOf(deps.store, org.id, name);
-      await checkDomain(deps, http, org.id, name);
+      await checkDomain(deps, conditions, org.id, name);
       await core.domain('lock', { orgId: org.id, name, locked: body.locked, actor });
       return answer(deps, org.id, name);
     },

@@ -6,7 +6,7 @@ import { hostnameRefusal, normalizeCustomHostname, orgOrigin, verifyName } from 
 import { planOf } from '../rules/plans';
 import { addHostname, deleteHostname, hostnameOfProject, listHostnames, type HostnameWithStatus } from '../store/hostnames';
 import { getProject } from '../store/projects';
-import { conditionsOf, digest, etag, preconditionResponse, writePrecondition } from './conditional';
+import { digest, etag, preconditionResponse, writePrecondition } from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, ErrorSchema, ListQuery, pageOf, ProjectParams, Timestamp, errorResponses } from './schemas';
 
@@ -159,11 +159,10 @@ export const hostnameOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the hostname\'s current `ETag`'),
       ...errorResponses(),
     },
-    handler: async ({ deps, core, org, params, actor, http }) => {
+    handler: async ({ deps, core, org, params, actor, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const name = normalizeCustomHostname(params.host);
-      const c = conditionsOf(http);
-      const precondition = writePrecondition(c, `hostname ${name}`, hostnameTag);
+      const precondition = writePrecondition(conditions, `hostname ${name}`, hostnameTag);
       await deleteHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, precondition });
       core?.nudge('hostname', name);
       return { status: 204 };

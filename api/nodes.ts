@@ -131,10 +131,10 @@ export const nodeOps: AnyOp[] = [
       404: { description: 'another node\'s id (`not_found`)', schema: ErrorSchema },
       503: { description: '`no_core`: the API runs without its core, which opens bundles', schema: ErrorSchema },
     },
-    handler: async ({ deps, core, query, http, node }) => {
+    handler: async ({ deps, core, query, http, conditions, node }) => {
       const id = node.nodeId;
       let version = await bundleVersion(deps.store, id);
-      if (query.wait && notModified(http, etagOf(version))) {
+      if (query.wait && notModified(conditions, etagOf(version))) {
         // Held until a commit of a newer bundle of this node (a 'node' change: store/nodes.ts storeBundle), the
         // wait's end or the client going away. Idle long-polls are most of what a control plane of many nodes
         // holds, so this wait is the lean one (api/wait.ts changeOrEnd), one waiter each. At shutdown the waits
@@ -159,7 +159,7 @@ export const nodeOps: AnyOp[] = [
         }
       }
       const headers = { ...NO_STORE, ETag: etagOf(version) };
-      if (notModified(http, headers.ETag)) return { status: 304, headers };
+      if (notModified(conditions, headers.ETag)) return { status: 304, headers };
       const stored = await storedBundle(deps.store, id);
       const text = stored ? await core.openBundle(id, stored.sealed) : '[]';
       // The bundle as stored names its version (a newer one may have been built since the version was read).

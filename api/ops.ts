@@ -14,6 +14,7 @@ import {
 } from '../store/accounts';
 import type { Store } from '../store/db';
 import type { Plans } from '../rules/plans';
+import { conditionsOf, type Conditions } from './conditional';
 import { fromZod, zodMessages } from './errors';
 import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
 import { apiLimits, type RateLimits } from './limits';
@@ -86,6 +87,9 @@ interface BaseContext<P, Q, B, C extends boolean> {
   deps: Deps;
   /** The request and its answer. */
   http: Context;
+  /** The request's `If-Match` and `If-None-Match` (api/conditional.ts): its header fields through the API, what the
+   * console's form names through `invokeAs`; never the console's own request's. */
+  conditions: Conditions;
 }
 
 /** A user operation: the caller, and its actor in audit records, `user:<email>`. */
@@ -218,7 +222,13 @@ const needCore = (op: AnyOp, deps: Deps): void => {
   if (op.needsCore && !deps.core) throw new AppError(503, 'no_core', 'this API runs without its core component');
 };
 
-interface RawInput { params: Record<string, string>; query?: unknown; body?: unknown }
+interface RawInput {
+  params: Record<string, string>;
+  query?: unknown;
+  body?: unknown;
+  /** Header fields the operation reads, by lower-case name: `if-match` with the ETag a console form was shown. */
+  headers?: Record<string, string>;
+}
 
 /** The operation's parameters, query and body, validated (400 naming where), the path free of U+0000 (404). */
 function validInput(op: AnyOp, raw: RawInput): { params: unknown; query: unknown; body: unknown } {
@@ -240,7 +250,7 @@ export async function invokeAs(op: AnyOp, deps: Deps, ctx: Context, principal: P
     : { principal, actor: `user:${principal.email}` };
   needCore(op, deps);
   const input = validInput(op, raw);
-  return op.handler({ ...input, core: deps.core, deps, http: ctx, ...scope });
+  return op.handler({ ...input, core: deps.core, deps, http: ctx, conditions: conditionsOf((name) => raw.headers?.[name] ?? ''), ...scope });
 }
 
 /** Whether the operation honours `Idempotency-Key`: every POST of a caller, but those whose answer carries a secret. */
@@ -311,7 +321,7 @@ export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (c
       }
       let reply: Reply;
       try {
-        reply = await op.handler({ ...input, core: deps.core, deps, http: ctx, ...scope });
+        reply = await op.handler({ ...input, core: deps.core, deps, http: ctx, conditions: conditionsOf((name) => ctx.get(name)), ...scope });
       } catch (e) {
         await guard?.failed(e);
         throw e;

@@ -96,11 +96,11 @@ export const projectOps: AnyOp[] = [
       304: notModifiedResponse(),
       ...errorResponses(),
     },
-    handler: async ({ deps, org, params, http }) => {
+    handler: async ({ deps, org, params, conditions }) => {
       // Serialized once, for both the answer and its tag (bodyTag's digest of the same text).
       const json = JSON.stringify(publicProject(await getProjectDetail(deps.store, org.id, params.projectName)));
       const tag = etag(digest(json));
-      if (notModified(http, tag)) return { status: 304, headers: { ETag: tag } };
+      if (notModified(conditions, tag)) return { status: 304, headers: { ETag: tag } };
       return { status: 200, json, headers: { ETag: tag } };
     },
   }),

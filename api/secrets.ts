@@ -10,7 +10,7 @@ import { deleteSecret, listSecrets, secretMeta, setSecret, type SecretPreconditi
 import { checkSecretFits, MAX_BUNDLE_BYTES, secretRollout } from '../store/nodes';
 import type { Store } from '../store/db';
 import { notFound } from '../lib/errors';
-import { bodyTag, conditionsOf, preconditionResponse, writePrecondition, type Conditions } from './conditional';
+import { bodyTag, preconditionResponse, writePrecondition, type Conditions } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, ListQuery, ProjectParams, Timestamp, errorResponses, pageOf, rolloutSchema } from './schemas';
 
@@ -110,7 +110,7 @@ export const secretOps: AnyOp[] = [
         [503, '`no_core`: the API runs without its core, which seals values'],
       ),
     },
-    handler: async ({ deps, core, org, params, body, actor, http }) => {
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       const name = checkReserved(params.secretName);
       checkLoader(name);
       const p = await getProject(deps.store, org.id, params.projectName);
@@ -124,7 +124,7 @@ export const secretOps: AnyOp[] = [
       const entryBytes = Buffer.byteLength(JSON.stringify({ name, version: Number.MAX_SAFE_INTEGER, value: body.value })) + 1;
       await checkSecretFits(deps.store, { projectId: p.id, name, plan: org.plan, entryBytes, bytesOf: sealedBytes });
       const sealed = await core.seal(secretContext(org.slug, p.name, name), body.value);
-      const precondition = secretPrecondition(conditionsOf(http), name);
+      const precondition = secretPrecondition(conditions, name);
       const quota = { plan: org.plan, limit: plan.secretBytes, valueBytes: sealedBytes };
       const meta = await setSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, sealed, actor, precondition, quota });
       return secretStatus(deps.store, p.id, meta);
@@ -168,9 +168,9 @@ export const secretOps: AnyOp[] = [
       412: preconditionResponse('`If-Match` does not name the secret\'s current `ETag`'),
       ...errorResponses(),
     },
-    handler: async ({ deps, org, params, actor, http }) => {
+    handler: async ({ deps, org, params, actor, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      const precondition = secretPrecondition(conditionsOf(http), params.secretName);
+      const precondition = secretPrecondition(conditions, params.secretName);
       await deleteSecret(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name: params.secretName, actor, precondition });
       return { status: 204 };
     },

@@ -4,6 +4,7 @@
 import type { Condition } from '../../lib/conditions';
 import type { ResourceState } from '../../rules/resource-state';
 import type { OverviewKind } from '../../store/overview';
+import { RECORD_TYPES } from '../../zonefiles';
 
 export class Html {
   constructor(readonly text: string) {}
@@ -31,14 +32,16 @@ header a { color: #fff; }
 header form { margin-left: auto; }
 main { max-width: 48rem; padding: 1.5rem; }
 label { display: block; margin-top: .75rem; font-weight: 600; }
-input[type=email], input[type=password] { display: block; width: 100%; max-width: 24rem; padding: .4rem; font: inherit; border: 1px solid #555; border-radius: 4px; }
+input[type=email], input[type=password], input[type=text], input[type=number], select, textarea { display: block; width: 100%; max-width: 24rem; padding: .4rem; font: inherit; border: 1px solid #555; border-radius: 4px; }
 button { margin-top: 1rem; padding: .4rem 1rem; font: inherit; color: #fff; background: #1d4ed8; border: 0; border-radius: 4px; cursor: pointer; }
 header button { margin: 0; background: #374151; }
 :focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
 .error { padding: .5rem .75rem; color: #7f1d1d; background: #fee2e2; border-left: 4px solid #b91c1c; }
 .notice { padding: .5rem .75rem; color: #14532d; background: #dcfce7; border-left: 4px solid #15803d; }
 table { border-collapse: collapse; }
-th, td { padding: .3rem .75rem; text-align: left; border-bottom: 1px solid #ccc; }
+th, td { padding: .3rem .75rem; text-align: left; vertical-align: top; border-bottom: 1px solid #ccc; }
+td pre, .ds { margin: 0; white-space: pre-wrap; word-break: break-all; }
+button.danger { background: #b91c1c; }
 `;
 
 export interface Viewer { email: string; csrf: string }
@@ -114,6 +117,7 @@ export function orgPage(viewer: Viewer, o: {
   const countRows = kinds.map((k) => html`<tr><th scope="row">${KIND_LABELS[k]}</th>${states.map((st) => html`<td>${o.counts[k][st]}</td>`)}<td>${states.reduce((n, st) => n + o.counts[k][st], 0)}</td></tr>`);
   const attentionRows = o.attention.map((a) => html`<tr><td>${KIND_LABELS[a.kind]}</td><td>${a.name}</td><td>${a.condition.type} ${a.condition.status}</td><td>${a.condition.reason}</td><td>${a.condition.message}</td><td>${ago(a.condition.lastTransitionTime, o.now)}</td></tr>`);
   return page(o.slug, viewer, html`<p>Your role: ${o.role}.</p>
+<p><a href="/console/orgs/${encodeURIComponent(o.slug)}/zones">Zones</a></p>
 <table><caption>Resources by state</caption><thead><tr><th scope="col">Kind</th>${states.map((st) => html`<th scope="col">${STATE_LABELS[st]}</th>`)}<th scope="col">Total</th></tr></thead>
 <tbody>${countRows}</tbody></table>
 <h2>Needs attention</h2>
@@ -137,7 +141,91 @@ export function accountPage(viewer: Viewer, o: { error?: string; notice?: string
 </form>`);
 }
 
-/** A page that says why something was refused (403, 404, 429 …), with where to go from here. */
-export function messagePage(title: string, viewer: Viewer | null, message: string): string {
-  return page(title, viewer, html`<p class="error" role="alert">${message}</p><p><a href="/console">Back to the console</a></p>`);
+/** A page that says why something was refused (403, 404, 429 …), with where to go from here (default the console). */
+export function messagePage(title: string, viewer: Viewer | null, message: string, back = { href: '/console', label: 'Back to the console' }): string {
+  return page(title, viewer, html`<p class="error" role="alert">${message}</p><p><a href="${back.href}">${back.label}</a></p>`);
+}
+
+/** A zone as listZones and getZone answer it, in the fields the console shows. */
+export interface ZoneView {
+  name: string;
+  dnssec: 'off' | 'signing' | 'ds_pending';
+  ds: DsView[];
+  serial: number;
+  status: { conditions: Condition[]; servedSerial: number | null; signerDs: DsView[] };
+}
+export interface DsView { keyTag: number; algorithm: number; digestType: number; digest: string }
+export interface RRsetView { name: string; type: string; ttl: number; records: { content: string }[]; managedBy: string | null; etag: string }
+
+export const zonesPath = (slug: string): string => `/console/orgs/${encodeURIComponent(slug)}/zones`;
+export const zonePath = (slug: string, zone: string): string => `${zonesPath(slug)}/${encodeURIComponent(zone)}`;
+
+const nextLink = (href: string, cursor: string | null): Html | null =>
+  (cursor === null ? null : html`<p><a rel="next" href="${href}?cursor=${encodeURIComponent(cursor)}">Next page</a></p>`);
+
+const DNSSEC_LABELS: Record<ZoneView['dnssec'], string> = { off: 'Off', signing: 'Signing (DS not at the parent yet)', ds_pending: 'Signing (DS recorded)' };
+
+/** The organization's zones, one page of them, each with its state and the serial its nameserver serves. */
+export function zonesPage(viewer: Viewer, o: { slug: string; zones: (ZoneView & { state: ResourceState })[]; nextCursor: string | null }): string {
+  const rows = o.zones.map((z) => html`<tr><td><a href="${zonePath(o.slug, z.name)}">${z.name}</a></td><td>${STATE_LABELS[z.state]}</td><td>${z.status.servedSerial ?? 'none yet'}</td><td>${DNSSEC_LABELS[z.dnssec]}</td></tr>`);
+  return page(`Zones of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
+${o.zones.length === 0 ? html`<p>No zones on this page.</p>` : html`<table><caption>Zones by name</caption><thead><tr><th scope="col">Zone</th><th scope="col">State</th><th scope="col">Served serial</th><th scope="col">DNSSEC</th></tr></thead>
+<tbody>${rows}</tbody></table>`}
+${nextLink(zonesPath(o.slug), o.nextCursor)}`);
+}
+
+const dsText = (zone: string, d: DsView): string => `${zone}. IN DS ${d.keyTag} ${d.algorithm} ${d.digestType} ${d.digest}`;
+
+/** The fields an rrset form sends to say which rrset at which version it changes. */
+const rrsetKeyFields = (viewer: Viewer, r: RRsetView): Html => html`<input type="hidden" name="csrf" value="${viewer.csrf}">
+<input type="hidden" name="name" value="${r.name}"><input type="hidden" name="type" value="${r.type}"><input type="hidden" name="etag" value="${r.etag}">`;
+
+/** An rrset's records, one per line, as the edit form takes them back. */
+const recordLines = (r: RRsetView): string => r.records.map((x) => x.content).join('\n');
+
+function rrsetForms(viewer: Viewer, at: string, r: RRsetView, i: number): Html {
+  return html`<details><summary>Edit</summary>
+<form method="post" action="${at}/rrsets/edit">${rrsetKeyFields(viewer, r)}
+<label for="ttl-${i}">TTL (seconds)</label><input id="ttl-${i}" name="ttl" type="number" min="1" required value="${r.ttl}">
+<label for="records-${i}">Records, one per line</label><textarea id="records-${i}" name="records" rows="${Math.min(10, r.records.length + 1)}" required>${recordLines(r)}</textarea>
+<button type="submit">Save ${r.name} ${r.type}</button>
+</form></details>
+<form method="post" action="${at}/rrsets/delete">${rrsetKeyFields(viewer, r)}<button type="submit" class="danger">Delete ${r.name} ${r.type}</button></form>`;
+}
+
+/** A zone: its conditions, DNSSEC with the DS values for the registrar, and a page of its rrsets; with `canEdit`
+ * (a member or above) a form per rrset that the service manages not, and one to add an rrset. */
+export function zonePage(viewer: Viewer, o: {
+  slug: string; zone: ZoneView; rrsets: RRsetView[]; nextCursor: string | null; state: ResourceState; canEdit: boolean; now: number;
+}): string {
+  const z = o.zone;
+  const at = zonePath(o.slug, z.name);
+  const conditionRows = z.status.conditions.map((c) => html`<tr><td>${c.type}</td><td>${c.status}</td><td>${c.reason}</td><td>${c.message}</td><td>${ago(c.lastTransitionTime, o.now)}</td></tr>`);
+  const ds = z.status.signerDs;
+  const rrsetRows = o.rrsets.map((r, i) => html`<tr><td>${r.name}</td><td>${r.type}</td><td>${r.ttl}</td><td><pre>${recordLines(r)}</pre></td>${o.canEdit
+    ? html`<td>${r.managedBy === null ? rrsetForms(viewer, at, r, i) : html`Managed by the service`}</td>`
+    : null}</tr>`);
+  return page(z.name, viewer, html`<p><a href="${zonesPath(o.slug)}">Back to the zones of ${o.slug}</a></p>
+<p>State: ${STATE_LABELS[o.state]}. Serial ${z.serial}; the nameserver serves ${z.status.servedSerial ?? 'none yet'}.</p>
+<h2>Conditions</h2>
+${conditionRows.length === 0 ? html`<p>None yet: the reconciler has not looked at this zone.</p>` : html`<table><caption>Conditions of ${z.name}</caption><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
+<tbody>${conditionRows}</tbody></table>`}
+<h2>DNSSEC</h2>
+<p>${DNSSEC_LABELS[z.dnssec]}.</p>
+${z.dnssec === 'off' ? null : ds.length === 0
+    ? html`<p>The signer has no DS records for the parent yet.</p>`
+    : html`<p>Give these DS records to your registrar:</p><pre class="ds">${ds.map((d) => dsText(z.name, d)).join('\n')}</pre>`}
+<h2>Records</h2>
+<table><caption>Rrsets of ${z.name}, by name and type</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">TTL</th><th scope="col">Records</th>${o.canEdit ? html`<th scope="col">Change</th>` : null}</tr></thead>
+<tbody>${rrsetRows}</tbody></table>
+${nextLink(at, o.nextCursor)}
+${o.canEdit ? html`<h2>Add an rrset</h2>
+<form method="post" action="${at}/rrsets">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+<label for="add-name">Name (${z.name}, a name under it, or @ for the apex)</label><input id="add-name" name="name" type="text" required>
+<label for="add-type">Type</label><select id="add-type" name="type" required>${RECORD_TYPES.map((t) => html`<option>${t}</option>`)}</select>
+<label for="add-ttl">TTL (seconds)</label><input id="add-ttl" name="ttl" type="number" min="1" value="3600" required>
+<label for="add-records">Records, one per line</label><textarea id="add-records" name="records" rows="4" required></textarea>
+<button type="submit">Add</button>
+</form>` : null}`);
 }

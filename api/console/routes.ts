@@ -13,14 +13,18 @@ import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
 import { sameText } from '../../lib/same-text';
 import { Slots } from '../../lib/slots';
+import { roleAtLeast } from '../../store/accounts';
 import { attentionOf, RESOURCE_STATES, resourceState, sinceLongest, type ResourceState } from '../../rules/resource-state';
 import { isSafeNext } from '../../rules/safe-next';
 import { orgOverview, type OverviewItem, type OverviewKind } from '../../store/overview';
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, sessionByToken, signInRecord, type NewSession, type Session } from '../../store/sessions';
 import { accessOps } from '../access';
-import type { ErrorPage } from '../errors';
+import { dnsOps } from '../dns';
+import { toErrorBody, type ErrorPage } from '../errors';
 import { invokeAs, memberScope, type AnyOp, type Deps } from '../ops';
-import { accountPage, homePage, messagePage, orgPage, signInPage, STYLESHEET, type Attention, type Viewer } from './html';
+import {
+  accountPage, homePage, messagePage, orgPage, signInPage, STYLESHEET, zonePage, zonePath, zonesPage, type Attention, type RRsetView, type Viewer, type ZoneView,
+} from './html';
 import { SignInLimits } from './limits';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
@@ -90,7 +94,8 @@ export function summarize(items: readonly OverviewItem[]): { counts: Record<Over
 }
 
 const PAGE_TITLES: Record<number, string> = {
-  400: 'Not accepted', 403: 'Refused', 404: 'Not found', 405: 'Not allowed', 413: 'Too large', 415: 'Not a form', 429: 'Too many attempts',
+  400: 'Not accepted', 403: 'Refused', 404: 'Not found', 405: 'Not allowed', 409: 'Conflict', 412: 'Changed meanwhile', 413: 'Too large', 415: 'Not a form',
+  429: 'Too many attempts',
   500: 'Something went wrong', 503: 'Unavailable',
 };
 
@@ -115,17 +120,45 @@ export interface ConsoleOptions {
   limits?: SignInLimits;
   /** Password verifications at once, and waiting for one (default 2 and 8, as the node's access gate). */
   verifications?: { concurrent: number; queued: number };
+  /** Zones and rrsets a page shows at once (default 50 and 100); "Next page" goes on with the operation's cursor. */
+  pageSizes?: { zones: number; rrsets: number };
 }
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
 const withHeaders = (e: AppError, headers: Record<string, string>): AppError & { headers: Record<string, string> } => Object.assign(e, { headers });
 
-const authorizeAccess: AnyOp = accessOps.find((op) => op.operationId === 'authorizeAccess')!;
+const opOf = (ops: AnyOp[], id: string): AnyOp => ops.find((op) => op.operationId === id)!;
+const authorizeAccess = opOf(accessOps, 'authorizeAccess');
+const listZones = opOf(dnsOps, 'listZones');
+const getZone = opOf(dnsOps, 'getZone');
+const putRRset = opOf(dnsOps, 'putRRset');
+const deleteRRset = opOf(dnsOps, 'deleteRRset');
+
+/** A `cursor` query parameter passed on to the operation, which says when it is not one of its own. */
+const cursorOf = (ctx: Context): { cursor?: unknown } => (ctx.query.cursor === undefined ? {} : { cursor: ctx.query.cursor });
+
+/** A zone as the operations answer it, with what its state is judged by. */
+type ZoneListed = ZoneView & { status: { generation: number; observedGeneration: number | null } };
+
+// A zone is deleted at once (its nameserver entry after): it is never pending deletion.
+const stateOfZone = (z: ZoneListed): ResourceState =>
+  resourceState({ generation: z.status.generation, observedGeneration: z.status.observedGeneration, conditions: z.status.conditions, deletingSince: null });
+
+/** An rrset form's records: one per line, blank lines left out. */
+const recordsOf = (form: URLSearchParams): { content: string }[] =>
+  (form.get('records') ?? '').split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '').map((content) => ({ content }));
+
+/** An rrset form's TTL: absent takes the operation's default; anything else is the operation's to judge. */
+const ttlOf = (form: URLSearchParams): { ttl?: number } => {
+  const ttl = (form.get('ttl') ?? '').trim();
+  return ttl === '' ? {} : { ttl: Number(ttl) };
+};
 
 export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = {}): void {
   const limits = opts.limits ?? new SignInLimits();
   const { concurrent, queued } = opts.verifications ?? { concurrent: 2, queued: 8 };
   const verifications = new Slots(concurrent, queued);
+  const pageSizes = opts.pageSizes ?? { zones: 50, rrsets: 100 };
   // Checked against when the email has no password, so that a wrong email takes as long as a wrong password.
   let decoy: Promise<string> | undefined;
 
@@ -212,6 +245,59 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), { operationId: 'the organization page', role: 'viewer' });
     send(ctx, 200, orgPage(viewerOf(s), { slug: scope.org.slug, role: scope.role, now: deps.store.clock().getTime(), ...summarize(await orgOverview(deps.store, scope.org.id)) }));
   }));
+
+  router.get('/console/orgs/:slug/zones', signedIn(async (ctx, s) => {
+    const orgSlug = String(ctx.params.slug);
+    const reply = await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } });
+    const page = reply.body as { items: ZoneListed[]; nextCursor: string | null };
+    send(ctx, 200, zonesPage(viewerOf(s), { slug: orgSlug, zones: page.items.map((z) => ({ ...z, state: stateOfZone(z) })), nextCursor: page.nextCursor }));
+  }));
+
+  router.get('/console/orgs/:slug/zones/:zone', signedIn(async (ctx, s) => {
+    const orgSlug = String(ctx.params.slug);
+    const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the zone page', role: 'viewer' });
+    const params = { orgSlug, zone: String(ctx.params.zone) };
+    const reply = await invokeAs(getZone, deps, ctx, s.principal, { params, query: { limit: String(pageSizes.rrsets), ...cursorOf(ctx) } });
+    const zone = JSON.parse(reply.json!) as ZoneListed & { rrsets: RRsetView[]; nextCursor: string | null };
+    send(ctx, 200, zonePage(viewerOf(s), {
+      slug: orgSlug, zone, rrsets: zone.rrsets, nextCursor: zone.nextCursor, state: stateOfZone(zone), canEdit: roleAtLeast(scope.role, 'member'),
+      now: deps.store.clock().getTime(),
+    }));
+  }));
+
+  /** A form that changes one of the zone's rrsets through `op`; back to the zone when done. Its refusals are pages
+   * that lead back to the zone; a stale ETag (412) says the rrset changed since the page showed it. */
+  const rrsetForm = (op: AnyOp, input: (form: URLSearchParams) => { name: string; type: string; headers: Record<string, string>; body?: unknown; stale: string }) =>
+    signedInForm(async (ctx, s, form) => {
+      const orgSlug = String(ctx.params.slug);
+      const zone = String(ctx.params.zone);
+      const back = zonePath(orgSlug, zone);
+      const { name, type, headers, body, stale } = input(form);
+      try {
+        await invokeAs(op, deps, ctx, s.principal, { params: { orgSlug, zone, name, type }, headers, body });
+      } catch (e) {
+        const { status, body: error, unexpected } = toErrorBody(e);
+        if (unexpected) throw e;
+        const message = status === 412 ? `${name} ${type} ${stale} Reload the zone to see it as it is now, then make your change again.` : error.message;
+        return send(ctx, status, messagePage(PAGE_TITLES[status] ?? 'Error', viewerOf(s), message, { href: back, label: `Reload ${zone}` }));
+      }
+      redirect(ctx, back);
+    });
+  const field = (form: URLSearchParams, name: string): string => (form.get(name) ?? '').trim();
+  // A form without the rrset's ETag names no version: refused, never written over whatever is stored.
+  const ifMatch = (form: URLSearchParams): Record<string, string> => ({ 'if-match': field(form, 'etag') || '""' });
+  const CHANGED = 'changed since this page showed it (someone else edited or deleted it).';
+
+  router.post('/console/orgs/:slug/zones/:zone/rrsets', rrsetForm(putRRset, (form) => ({
+    name: field(form, 'name'), type: field(form, 'type'), headers: { 'if-none-match': '*' }, body: { records: recordsOf(form), ...ttlOf(form) },
+    stale: 'exists already (perhaps someone else added it): edit it instead.',
+  })));
+  router.post('/console/orgs/:slug/zones/:zone/rrsets/edit', rrsetForm(putRRset, (form) => ({
+    name: field(form, 'name'), type: field(form, 'type'), headers: ifMatch(form), body: { records: recordsOf(form), ...ttlOf(form) }, stale: CHANGED,
+  })));
+  router.post('/console/orgs/:slug/zones/:zone/rrsets/delete', rrsetForm(deleteRRset, (form) => ({
+    name: field(form, 'name'), type: field(form, 'type'), headers: ifMatch(form), stale: CHANGED,
+  })));
 
   router.get('/console/sign-in', route(async (ctx) => {
     const next = consoleNext(ctx.query.next);
