@@ -16,7 +16,7 @@ import { hash } from 'node:crypto';
 import { AppError } from '../lib/errors';
 import type { RRsetVersion, ZoneWithStatus } from '../store/zones';
 import { ErrorSchema } from './schemas';
-import type { Reply, ResponseSpec } from './ops';
+import type { Reply, ResponseSpec } from './reply';
 
 /** An `If-Match` / `If-None-Match` value: `*`, or the listed tags (a malformed list names no tag). */
 export type TagList = '*' | { tag: string; weak: boolean }[];

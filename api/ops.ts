@@ -15,6 +15,9 @@ import {
 import type { Store } from '../store/db';
 import type { Plans } from '../rules/plans';
 import { conditionsOf, type Conditions } from './conditional';
+import type { Reply, ResponseSpec } from './reply';
+
+export type { Reply, ResponseSpec } from './reply';
 import { fromZod, zodMessages } from './errors';
 import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
 import { apiLimits, type RateLimits } from './limits';
@@ -45,13 +48,6 @@ type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 /** Who may call: a user's API token, a node's token (`admin node register`), or anyone. */
 export type AuthMode = 'user' | 'node' | 'none';
-
-export interface ResponseSpec {
-  description: string;
-  schema?: z.ZodType;
-  /** Headers this answer always carries, by their name in the document's components. */
-  headers?: string[];
-}
 
 export interface OpSpec<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, C extends boolean, A extends AuthMode, R extends Role | null> {
   operationId: string;
@@ -103,15 +99,6 @@ type ScopeOf<A extends AuthMode, R> = A extends 'node' ? NodeScope : A extends '
 
 export type OpContext<P, Q, B, C extends boolean, A extends AuthMode, R extends Role | null> =
   BaseContext<P, Q, B, C> & ScopeOf<A, R>;
-
-export interface Reply {
-  status: number;
-  body?: unknown;
-  /** The body already serialized as JSON (instead of `body`): for answers whose stored parts are JSON text
-   * (a zone's rrsets), spliced in rather than parsed and serialized again. */
-  json?: string;
-  headers?: Record<string, string>;
-}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOp = OpSpec<any, any, any, any, any, any>;

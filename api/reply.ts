@@ -1,0 +1,19 @@
+/** An operation's answer and its documented responses: apart from api/ops.ts so that helpers it uses
+ * (api/conditional.ts) can build them without importing it back. */
+import type { z } from 'zod';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Headers this answer always carries, by their name in the document's components. */
+  headers?: string[];
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  /** The body already serialized as JSON (instead of `body`): for answers whose stored parts are JSON text
+   * (a zone's rrsets), spliced in rather than parsed and serialized again. */
+  json?: string;
+  headers?: Record<string, string>;
+}
