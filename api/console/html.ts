@@ -4,7 +4,6 @@
 import type { Condition } from '../../lib/conditions';
 import type { ResourceState } from '../../rules/resource-state';
 import type { OverviewKind } from '../../store/overview';
-import { RECORD_TYPES } from '../../zonefiles';
 
 export class Html {
   constructor(readonly text: string) {}
@@ -72,7 +71,7 @@ ${body}
 `.text;
 }
 
-const errorBox = (error: string | undefined): Html | null => (error ? html`<p class="error" role="alert">${error}</p>` : null);
+export const errorBox = (error: string | undefined): Html | null => (error ? html`<p class="error" role="alert">${error}</p>` : null);
 
 export function signInPage(o: { csrf: string; next: string; email?: string; error?: string }): string {
   return page('Sign in', null, html`${errorBox(o.error)}
@@ -146,86 +145,13 @@ export function messagePage(title: string, viewer: Viewer | null, message: strin
   return page(title, viewer, html`<p class="error" role="alert">${message}</p><p><a href="${back.href}">${back.label}</a></p>`);
 }
 
-/** A zone as listZones and getZone answer it, in the fields the console shows. */
-export interface ZoneView {
-  name: string;
-  dnssec: 'off' | 'signing' | 'ds_pending';
-  ds: DsView[];
-  serial: number;
-  status: { conditions: Condition[]; servedSerial: number | null; signerDs: DsView[] };
-}
-export interface DsView { keyTag: number; algorithm: number; digestType: number; digest: string }
-export interface RRsetView { name: string; type: string; ttl: number; records: { content: string }[]; managedBy: string | null; etag: string }
-
-export const zonesPath = (slug: string): string => `/console/orgs/${encodeURIComponent(slug)}/zones`;
-export const zonePath = (slug: string, zone: string): string => `${zonesPath(slug)}/${encodeURIComponent(zone)}`;
-
-const nextLink = (href: string, cursor: string | null): Html | null =>
+/** A "Next page" link that goes on with the operation's cursor (none on the last page). */
+export const nextLink = (href: string, cursor: string | null): Html | null =>
   (cursor === null ? null : html`<p><a rel="next" href="${href}?cursor=${encodeURIComponent(cursor)}">Next page</a></p>`);
 
-const DNSSEC_LABELS: Record<ZoneView['dnssec'], string> = { off: 'Off', signing: 'Signing (DS not at the parent yet)', ds_pending: 'Signing (DS recorded)' };
-
-/** The organization's zones, one page of them, each with its state and the serial its nameserver serves. */
-export function zonesPage(viewer: Viewer, o: { slug: string; zones: (ZoneView & { state: ResourceState })[]; nextCursor: string | null }): string {
-  const rows = o.zones.map((z) => html`<tr><td><a href="${zonePath(o.slug, z.name)}">${z.name}</a></td><td>${STATE_LABELS[z.state]}</td><td>${z.status.servedSerial ?? 'none yet'}</td><td>${DNSSEC_LABELS[z.dnssec]}</td></tr>`);
-  return page(`Zones of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
-${o.zones.length === 0 ? html`<p>No zones on this page.</p>` : html`<table><caption>Zones by name</caption><thead><tr><th scope="col">Zone</th><th scope="col">State</th><th scope="col">Served serial</th><th scope="col">DNSSEC</th></tr></thead>
-<tbody>${rows}</tbody></table>`}
-${nextLink(zonesPath(o.slug), o.nextCursor)}`);
-}
-
-const dsText = (zone: string, d: DsView): string => `${zone}. IN DS ${d.keyTag} ${d.algorithm} ${d.digestType} ${d.digest}`;
-
-/** The fields an rrset form sends to say which rrset at which version it changes. */
-const rrsetKeyFields = (viewer: Viewer, r: RRsetView): Html => html`<input type="hidden" name="csrf" value="${viewer.csrf}">
-<input type="hidden" name="name" value="${r.name}"><input type="hidden" name="type" value="${r.type}"><input type="hidden" name="etag" value="${r.etag}">`;
-
-/** An rrset's records, one per line, as the edit form takes them back. */
-const recordLines = (r: RRsetView): string => r.records.map((x) => x.content).join('\n');
-
-function rrsetForms(viewer: Viewer, at: string, r: RRsetView, i: number): Html {
-  return html`<details><summary>Edit</summary>
-<form method="post" action="${at}/rrsets/edit">${rrsetKeyFields(viewer, r)}
-<label for="ttl-${i}">TTL (seconds)</label><input id="ttl-${i}" name="ttl" type="number" min="1" required value="${r.ttl}">
-<label for="records-${i}">Records, one per line</label><textarea id="records-${i}" name="records" rows="${Math.min(10, r.records.length + 1)}" required>${recordLines(r)}</textarea>
-<button type="submit">Save ${r.name} ${r.type}</button>
-</form></details>
-<form method="post" action="${at}/rrsets/delete">${rrsetKeyFields(viewer, r)}<button type="submit" class="danger">Delete ${r.name} ${r.type}</button></form>`;
-}
-
-/** A zone: its conditions, DNSSEC with the DS values for the registrar, and a page of its rrsets; with `canEdit`
- * (a member or above) a form per rrset that the service manages not, and one to add an rrset. */
-export function zonePage(viewer: Viewer, o: {
-  slug: string; zone: ZoneView; rrsets: RRsetView[]; nextCursor: string | null; state: ResourceState; canEdit: boolean; now: number;
-}): string {
-  const z = o.zone;
-  const at = zonePath(o.slug, z.name);
-  const conditionRows = z.status.conditions.map((c) => html`<tr><td>${c.type}</td><td>${c.status}</td><td>${c.reason}</td><td>${c.message}</td><td>${ago(c.lastTransitionTime, o.now)}</td></tr>`);
-  const ds = z.status.signerDs;
-  const rrsetRows = o.rrsets.map((r, i) => html`<tr><td>${r.name}</td><td>${r.type}</td><td>${r.ttl}</td><td><pre>${recordLines(r)}</pre></td>${o.canEdit
-    ? html`<td>${r.managedBy === null ? rrsetForms(viewer, at, r, i) : html`Managed by the service`}</td>`
-    : null}</tr>`);
-  return page(z.name, viewer, html`<p><a href="${zonesPath(o.slug)}">Back to the zones of ${o.slug}</a></p>
-<p>State: ${STATE_LABELS[o.state]}. Serial ${z.serial}; the nameserver serves ${z.status.servedSerial ?? 'none yet'}.</p>
-<h2>Conditions</h2>
-${conditionRows.length === 0 ? html`<p>None yet: the reconciler has not looked at this zone.</p>` : html`<table><caption>Conditions of ${z.name}</caption><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
-<tbody>${conditionRows}</tbody></table>`}
-<h2>DNSSEC</h2>
-<p>${DNSSEC_LABELS[z.dnssec]}.</p>
-${z.dnssec === 'off' ? null : ds.length === 0
-    ? html`<p>The signer has no DS records for the parent yet.</p>`
-    : html`<p>Give these DS records to your registrar:</p><pre class="ds">${ds.map((d) => dsText(z.name, d)).join('\n')}</pre>`}
-<h2>Records</h2>
-<table><caption>Rrsets of ${z.name}, by name and type</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">TTL</th><th scope="col">Records</th>${o.canEdit ? html`<th scope="col">Change</th>` : null}</tr></thead>
-<tbody>${rrsetRows}</tbody></table>
-${nextLink(at, o.nextCursor)}
-${o.canEdit ? html`<h2>Add an rrset</h2>
-<form method="post" action="${at}/rrsets">
-<input type="hidden" name="csrf" value="${viewer.csrf}">
-<label for="add-name">Name (${z.name}, a name under it, or @ for the apex)</label><input id="add-name" name="name" type="text" required>
-<label for="add-type">Type</label><select id="add-type" name="type" required>${RECORD_TYPES.map((t) => html`<option>${t}</option>`)}</select>
-<label for="add-ttl">TTL (seconds)</label><input id="add-ttl" name="ttl" type="number" min="1" value="3600" required>
-<label for="add-records">Records, one per line</label><textarea id="add-records" name="records" rows="4" required></textarea>
-<button type="submit">Add</button>
-</form>` : null}`);
+/** A resource's conditions as a table, each with how long it has been so (or `none` when there are none yet). */
+export function conditionsTable(of: string, conditions: readonly Condition[], now: number, none: string): Html {
+  const rows = conditions.map((c) => html`<tr><td>${c.type}</td><td>${c.status}</td><td>${c.reason}</td><td>${c.message}</td><td>${ago(c.lastTransitionTime, now)}</td></tr>`);
+  return rows.length === 0 ? html`<p>${none}</p>` : html`<table><caption>Conditions of ${of}</caption><thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
 }

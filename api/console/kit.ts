@@ -1,0 +1,165 @@
+/**
+ * What every console page is built with: the session cookie and who it signs in, forms with their CSRF token, and
+ * answering a page or a refusal as HTML. Each area of the console (api/console/zones.ts, …) mounts its routes with
+ * a `Kit`, so a page of any area is refused, redirected and escaped the same way.
+ */
+import type { Context } from 'koa';
+import { parse as parseContentType } from 'content-type';
+import getRawBody from 'raw-body';
+import { AppError } from '../../lib/errors';
+import { sameText } from '../../lib/same-text';
+import { isSafeNext } from '../../rules/safe-next';
+import { sessionByToken, type NewSession, type Session } from '../../store/sessions';
+import { toErrorBody, type ErrorPage } from '../errors';
+import type { AnyOp, Deps } from '../ops';
+import { messagePage, type Viewer } from './html';
+
+const MAX_FORM_BYTES = 16 * 1024;
+
+// Scripts from nowhere (the pages have none), styles from this origin, no framing. No `form-action`: Chrome applies
+// it to the redirects that follow a form, and sign-in on the way to a deployment ends on the deployment's host.
+const POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+
+/** Over HTTPS the cookies are `__Host-` prefixed (Secure, Path=/, no Domain: RFC 6265bis), so a sibling host
+ * cannot set or shadow them. */
+export const cookieName = (ctx: Context, base: string): string => (ctx.secure ? `__Host-${base}` : base);
+export const SESSION = 'hostplane_session';
+
+export const setCookie = (ctx: Context, base: string, value: string | null, expires?: Date): void => {
+  ctx.cookies.set(cookieName(ctx, base), value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', overwrite: true, expires });
+};
+
+/** A CSRF token sent against the one kept; a missing one matches nothing. */
+export const sameToken = (sent: string | undefined, kept: string): boolean => sent !== undefined && sameText(sent, kept);
+
+/** Where a sign-in goes on to: a console path, else the home page (never another site: no open redirect). */
+export const consoleNext = (next: unknown): string =>
+  typeof next === 'string' && (next === '/console' || next.startsWith('/console/') || next.startsWith('/console?')) && isSafeNext(next) ? next : '/console';
+
+const badForm = (why: string): AppError => new AppError(400, 'bad_request', why);
+
+export async function readForm(ctx: Context): Promise<URLSearchParams> {
+  // Browsers say whether a form came from this origin (Fetch Metadata). Another site's form, a sibling host's too, is
+  // refused even with the right CSRF token: over plain HTTP a sibling host (a tenant's deployment under the same
+  // domain) can set the token's cookie. Not `Origin`: the pages' `Referrer-Policy: no-referrer` makes it `null`.
+  const site = ctx.get('sec-fetch-site');
+  if (site && site !== 'same-origin') throw new AppError(403, 'forbidden', 'this form came from another site: open the console and send it from there');
+  let type: string | undefined;
+  try {
+    type = parseContentType(ctx.get('content-type')).type;
+  } catch {
+    // Missing or malformed: not a form.
+  }
+  if (type !== 'application/x-www-form-urlencoded') throw new AppError(415, 'unsupported_media_type', 'the console takes forms (application/x-www-form-urlencoded)');
+  let raw: string;
+  try {
+    raw = await getRawBody(ctx.req, { length: ctx.get('content-length') || undefined, limit: MAX_FORM_BYTES, encoding: 'utf-8' });
+  } catch (e) {
+    if ((e as { type?: string }).type === 'entity.too.large') throw new AppError(413, 'payload_too_large', 'the form is too large');
+    throw badForm('the form could not be read whole');
+  }
+  return new URLSearchParams(raw);
+}
+
+export const PAGE_TITLES: Record<number, string> = {
+  400: 'Not accepted', 403: 'Refused', 404: 'Not found', 405: 'Not allowed', 409: 'Conflict', 412: 'Changed meanwhile', 413: 'Too large', 415: 'Not a form',
+  429: 'Too many attempts',
+  500: 'Something went wrong', 502: 'A provider failed', 503: 'Unavailable',
+};
+
+/** Answers a console page: never cached (forms carry CSRF tokens), never framed. */
+export const send = (ctx: Context, status: number, body: string): void => {
+  ctx.status = status;
+  ctx.set({ 'Content-Security-Policy': POLICY, 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body;
+};
+
+/** The error edge's answer under /console (an unknown page, a method it lacks, an unexpected failure): a page, not
+ * the API's JSON. The raw target is matched, since one the URL parser refuses is an error here too. */
+export const consoleErrorPage: ErrorPage = (ctx, status, message) => {
+  if (!/^\/console(?:[/?]|$)/.test(ctx.url)) return false;
+  send(ctx, status, messagePage(PAGE_TITLES[status] ?? 'Error', null, message));
+  return true;
+};
+
+export const opOf = (ops: AnyOp[], id: string): AnyOp => ops.find((op) => op.operationId === id)!;
+
+/** A `cursor` query parameter passed on to the operation, which says when it is not one of its own. */
+export const cursorOf = (ctx: Context): { cursor?: unknown } => (ctx.query.cursor === undefined ? {} : { cursor: ctx.query.cursor });
+
+/** A form field without the blanks around it ('' when absent). */
+export const field = (form: URLSearchParams, name: string): string => (form.get(name) ?? '').trim();
+
+export type SignedIn = Session & { token: string };
+
+export interface Kit {
+  deps: Deps;
+  /** The signed-in user of this request, if any. */
+  session(ctx: Context): Promise<SignedIn | undefined>;
+  viewerOf(s: Session): Viewer;
+  startSession(ctx: Context, s: NewSession): void;
+  /** 303 to `to`: the browser GETs it, also after a form's POST. */
+  redirect(ctx: Context, to: string): void;
+  /** Runs a console route; an AppError (a refusal of the operation, a bad form) is shown as a page saying why. */
+  route(fn: (ctx: Context) => Promise<void>): (ctx: Context) => Promise<void>;
+  /** A route for the signed-in: the signed-out are sent to sign in first, and come back to where they were going. */
+  signedIn(fn: (ctx: Context, s: SignedIn) => Promise<void>): (ctx: Context) => Promise<void>;
+  /** A form of the signed-in: its CSRF token must be the session's. */
+  signedInForm(fn: (ctx: Context, s: SignedIn, form: URLSearchParams) => Promise<void>): (ctx: Context) => Promise<void>;
+  /** Runs an operation for a form; its refusal (not an unexpected failure) is a page that leads back to `back`. */
+  formOutcome(ctx: Context, s: Session, back: { href: string; label: string }, run: () => Promise<void>, message?: (status: number, error: string) => string): Promise<boolean>;
+}
+
+export function makeKit(deps: Deps): Kit {
+  const session = async (ctx: Context): Promise<SignedIn | undefined> => {
+    const token = ctx.cookies.get(cookieName(ctx, SESSION));
+    if (!token) return undefined;
+    const s = await sessionByToken(deps.store, token);
+    return s && { ...s, token };
+  };
+  const viewerOf = (s: Session): Viewer => ({ email: s.principal.email, csrf: s.csrf });
+  const redirect = (ctx: Context, to: string): void => {
+    // Koa keeps a 3xx status set before it: 303 makes the browser GET where a form's POST is answered.
+    ctx.status = 303;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.redirect(to);
+  };
+  const route: Kit['route'] = (fn) => async (ctx) => {
+    ctx.state.operationId = 'console';
+    try {
+      await fn(ctx);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      const s = await session(ctx);
+      const headers = (e as { headers?: Record<string, string> }).headers;
+      send(ctx, e.status, messagePage(PAGE_TITLES[e.status] ?? 'Error', s ? viewerOf(s) : null, e.message));
+      if (headers) ctx.set(headers);
+    }
+  };
+  const signedIn: Kit['signedIn'] = (fn) => route(async (ctx) => {
+    const s = await session(ctx);
+    if (!s) return redirect(ctx, `/console/sign-in?next=${encodeURIComponent(consoleNext(ctx.url))}`);
+    await fn(ctx, s);
+  });
+  const signedInForm: Kit['signedInForm'] = (fn) => signedIn(async (ctx, s) => {
+    const form = await readForm(ctx);
+    if (!sameToken(form.get('csrf') ?? undefined, s.csrf)) throw new AppError(403, 'forbidden', 'this form expired or came from another site: open the page again and resend it');
+    await fn(ctx, s, form);
+  });
+  const formOutcome: Kit['formOutcome'] = async (ctx, s, back, run, message = (_status, error) => error) => {
+    try {
+      await run();
+      return true;
+    } catch (e) {
+      const { status, body: error, unexpected } = toErrorBody(e);
+      if (unexpected) throw e;
+      send(ctx, status, messagePage(PAGE_TITLES[status] ?? 'Error', viewerOf(s), message(status, error.message), back));
+      return false;
+    }
+  };
+  return {
+    deps, session, viewerOf, redirect, route, signedIn, signedInForm, formOutcome,
+    startSession: (ctx, s) => setCookie(ctx, SESSION, s.token, new Date(s.expiresAt)),
+  };
+}

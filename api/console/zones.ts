@@ -1,0 +1,166 @@
+/**
+ * The console's zone pages (issue 24 item 3): the organization's zones paged, and a zone with its conditions, DNSSEC
+ * (the DS records for the registrar) and rrsets, which members edit, delete and add through putRRset and
+ * deleteRRset with the rrset's ETag, so two editors cannot overwrite each other.
+ */
+import type Router from '@koa/router';
+import { roleAtLeast } from '../../store/accounts';
+import type { Condition } from '../../lib/conditions';
+import { resourceState, type ResourceState } from '../../rules/resource-state';
+import { RECORD_TYPES } from '../../zonefiles';
+import { dnsOps } from '../dns';
+import { invokeAs, memberScope, type AnyOp } from '../ops';
+import { conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
+import { cursorOf, field, opOf, send, type Kit } from './kit';
+
+const listZones = opOf(dnsOps, 'listZones');
+const getZone = opOf(dnsOps, 'getZone');
+const putRRset = opOf(dnsOps, 'putRRset');
+const deleteRRset = opOf(dnsOps, 'deleteRRset');
+
+/** A zone as listZones and getZone answer it, in the fields the console shows. */
+export interface ZoneView {
+  name: string;
+  dnssec: 'off' | 'signing' | 'ds_pending';
+  ds: DsView[];
+  serial: number;
+  status: { conditions: Condition[]; servedSerial: number | null; signerDs: DsView[] };
+}
+export interface DsView { keyTag: number; algorithm: number; digestType: number; digest: string }
+export interface RRsetView { name: string; type: string; ttl: number; records: { content: string }[]; managedBy: string | null; etag: string }
+
+export const zonesPath = (slug: string): string => `/console/orgs/${encodeURIComponent(slug)}/zones`;
+export const zonePath = (slug: string, zone: string): string => `${zonesPath(slug)}/${encodeURIComponent(zone)}`;
+
+const DNSSEC_LABELS: Record<ZoneView['dnssec'], string> = { off: 'Off', signing: 'Signing (DS not at the parent yet)', ds_pending: 'Signing (DS recorded)' };
+
+/** The organization's zones, one page of them, each with its state and the serial its nameserver serves. */
+export function zonesPage(viewer: Viewer, o: { slug: string; zones: (ZoneView & { state: ResourceState })[]; nextCursor: string | null }): string {
+  const rows = o.zones.map((z) => html`<tr><td><a href="${zonePath(o.slug, z.name)}">${z.name}</a></td><td>${STATE_LABELS[z.state]}</td><td>${z.status.servedSerial ?? 'none yet'}</td><td>${DNSSEC_LABELS[z.dnssec]}</td></tr>`);
+  return page(`Zones of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
+${o.zones.length === 0 ? html`<p>No zones on this page.</p>` : html`<table><caption>Zones by name</caption><thead><tr><th scope="col">Zone</th><th scope="col">State</th><th scope="col">Served serial</th><th scope="col">DNSSEC</th></tr></thead>
+<tbody>${rows}</tbody></table>`}
+${nextLink(zonesPath(o.slug), o.nextCursor)}`);
+}
+
+const dsText = (zone: string, d: DsView): string => `${zone}. IN DS ${d.keyTag} ${d.algorithm} ${d.digestType} ${d.digest}`;
+
+/** The fields an rrset form sends to say which rrset at which version it changes. */
+const rrsetKeyFields = (viewer: Viewer, r: RRsetView): Html => html`<input type="hidden" name="csrf" value="${viewer.csrf}">
+<input type="hidden" name="name" value="${r.name}"><input type="hidden" name="type" value="${r.type}"><input type="hidden" name="etag" value="${r.etag}">`;
+
+/** An rrset's records, one per line, as the edit form takes them back. */
+const recordLines = (r: RRsetView): string => r.records.map((x) => x.content).join('\n');
+
+function rrsetForms(viewer: Viewer, at: string, r: RRsetView, i: number): Html {
+  return html`<details><summary>Edit</summary>
+<form method="post" action="${at}/rrsets/edit">${rrsetKeyFields(viewer, r)}
+<label for="ttl-${i}">TTL (seconds)</label><input id="ttl-${i}" name="ttl" type="number" min="1" required value="${r.ttl}">
+<label for="records-${i}">Records, one per line</label><textarea id="records-${i}" name="records" rows="${Math.min(10, r.records.length + 1)}" required>${recordLines(r)}</textarea>
+<button type="submit">Save ${r.name} ${r.type}</button>
+</form></details>
+<form method="post" action="${at}/rrsets/delete">${rrsetKeyFields(viewer, r)}<button type="submit" class="danger">Delete ${r.name} ${r.type}</button></form>`;
+}
+
+/** A zone: its conditions, DNSSEC with the DS values for the registrar, and a page of its rrsets; with `canEdit`
+ * (a member or above) a form per rrset that the service manages not, and one to add an rrset. */
+export function zonePage(viewer: Viewer, o: {
+  slug: string; zone: ZoneView; rrsets: RRsetView[]; nextCursor: string | null; state: ResourceState; canEdit: boolean; now: number;
+}): string {
+  const z = o.zone;
+  const at = zonePath(o.slug, z.name);
+  const ds = z.status.signerDs;
+  const rrsetRows = o.rrsets.map((r, i) => html`<tr><td>${r.name}</td><td>${r.type}</td><td>${r.ttl}</td><td><pre>${recordLines(r)}</pre></td>${o.canEdit
+    ? html`<td>${r.managedBy === null ? rrsetForms(viewer, at, r, i) : html`Managed by the service`}</td>`
+    : null}</tr>`);
+  return page(z.name, viewer, html`<p><a href="${zonesPath(o.slug)}">Back to the zones of ${o.slug}</a></p>
+<p>State: ${STATE_LABELS[o.state]}. Serial ${z.serial}; the nameserver serves ${z.status.servedSerial ?? 'none yet'}.</p>
+<h2>Conditions</h2>
+${conditionsTable(z.name, z.status.conditions, o.now, 'None yet: the reconciler has not looked at this zone.')}
+<h2>DNSSEC</h2>
+<p>${DNSSEC_LABELS[z.dnssec]}.</p>
+${z.dnssec === 'off' ? null : ds.length === 0
+    ? html`<p>The signer has no DS records for the parent yet.</p>`
+    : html`<p>Give these DS records to your registrar:</p><pre class="ds">${ds.map((d) => dsText(z.name, d)).join('\n')}</pre>`}
+<h2>Records</h2>
+<table><caption>Rrsets of ${z.name}, by name and type</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">TTL</th><th scope="col">Records</th>${o.canEdit ? html`<th scope="col">Change</th>` : null}</tr></thead>
+<tbody>${rrsetRows}</tbody></table>
+${nextLink(at, o.nextCursor)}
+${o.canEdit ? html`<h2>Add an rrset</h2>
+<form method="post" action="${at}/rrsets">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+<label for="add-name">Name (${z.name}, a name under it, or @ for the apex)</label><input id="add-name" name="name" type="text" required>
+<label for="add-type">Type</label><select id="add-type" name="type" required>${RECORD_TYPES.map((t) => html`<option>${t}</option>`)}</select>
+<label for="add-ttl">TTL (seconds)</label><input id="add-ttl" name="ttl" type="number" min="1" value="3600" required>
+<label for="add-records">Records, one per line</label><textarea id="add-records" name="records" rows="4" required></textarea>
+<button type="submit">Add</button>
+</form>` : null}`);
+}
+
+/** A zone as the operations answer it, with what its state is judged by. */
+type ZoneListed = ZoneView & { status: { generation: number; observedGeneration: number | null } };
+
+// A zone is deleted at once (its nameserver entry after): it is never pending deletion.
+const stateOfZone = (z: ZoneListed): ResourceState =>
+  resourceState({ generation: z.status.generation, observedGeneration: z.status.observedGeneration, conditions: z.status.conditions, deletingSince: null });
+
+/** An rrset form's records: one per line, blank lines left out. */
+const recordsOf = (form: URLSearchParams): { content: string }[] =>
+  (form.get('records') ?? '').split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '').map((content) => ({ content }));
+
+/** An rrset form's TTL: absent takes the operation's default; anything else is the operation's to judge. */
+const ttlOf = (form: URLSearchParams): { ttl?: number } => {
+  const ttl = (form.get('ttl') ?? '').trim();
+  return ttl === '' ? {} : { ttl: Number(ttl) };
+};
+
+/** Mounts the zone pages; `pageSizes` are the zones and the rrsets a page shows at once. */
+export function mountZonePages(router: Router, kit: Kit, pageSizes: { zones: number; rrsets: number }): void {
+  const { deps } = kit;
+  router.get('/console/orgs/:slug/zones', kit.signedIn(async (ctx, s) => {
+    const orgSlug = String(ctx.params.slug);
+    const reply = await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } });
+    const page = reply.body as { items: ZoneListed[]; nextCursor: string | null };
+    send(ctx, 200, zonesPage(kit.viewerOf(s), { slug: orgSlug, zones: page.items.map((z) => ({ ...z, state: stateOfZone(z) })), nextCursor: page.nextCursor }));
+  }));
+
+  router.get('/console/orgs/:slug/zones/:zone', kit.signedIn(async (ctx, s) => {
+    const orgSlug = String(ctx.params.slug);
+    const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the zone page', role: 'viewer' });
+    const params = { orgSlug, zone: String(ctx.params.zone) };
+    const reply = await invokeAs(getZone, deps, ctx, s.principal, { params, query: { limit: String(pageSizes.rrsets), ...cursorOf(ctx) } });
+    const zone = JSON.parse(reply.json!) as ZoneListed & { rrsets: RRsetView[]; nextCursor: string | null };
+    send(ctx, 200, zonePage(kit.viewerOf(s), {
+      slug: orgSlug, zone, rrsets: zone.rrsets, nextCursor: zone.nextCursor, state: stateOfZone(zone), canEdit: roleAtLeast(scope.role, 'member'),
+      now: deps.store.clock().getTime(),
+    }));
+  }));
+
+  /** A form that changes one of the zone's rrsets through `op`; back to the zone when done. Its refusals are pages
+   * that lead back to the zone; a stale ETag (412) says the rrset changed since the page showed it. */
+  const rrsetForm = (op: AnyOp, input: (form: URLSearchParams) => { name: string; type: string; headers: Record<string, string>; body?: unknown; stale: string }) =>
+    kit.signedInForm(async (ctx, s, form) => {
+      const orgSlug = String(ctx.params.slug);
+      const zone = String(ctx.params.zone);
+      const back = zonePath(orgSlug, zone);
+      const { name, type, headers, body, stale } = input(form);
+      const done = await kit.formOutcome(ctx, s, { href: back, label: `Reload ${zone}` },
+        async () => { await invokeAs(op, deps, ctx, s.principal, { params: { orgSlug, zone, name, type }, headers, body }); },
+        (status, error) => (status === 412 ? `${name} ${type} ${stale} Reload the zone to see it as it is now, then make your change again.` : error));
+      if (done) kit.redirect(ctx, back);
+    });
+  // A form without the rrset's ETag names no version: refused, never written over whatever is stored.
+  const ifMatch = (form: URLSearchParams): Record<string, string> => ({ 'if-match': field(form, 'etag') || '""' });
+  const CHANGED = 'changed since this page showed it (someone else edited or deleted it).';
+
+  router.post('/console/orgs/:slug/zones/:zone/rrsets', rrsetForm(putRRset, (form) => ({
+    name: field(form, 'name'), type: field(form, 'type'), headers: { 'if-none-match': '*' }, body: { records: recordsOf(form), ...ttlOf(form) },
+    stale: 'exists already (perhaps someone else added it): edit it instead.',
+  })));
+  router.post('/console/orgs/:slug/zones/:zone/rrsets/edit', rrsetForm(putRRset, (form) => ({
+    name: field(form, 'name'), type: field(form, 'type'), headers: ifMatch(form), body: { records: recordsOf(form), ...ttlOf(form) }, stale: CHANGED,
+  })));
+  router.post('/console/orgs/:slug/zones/:zone/rrsets/delete', rrsetForm(deleteRRset, (form) => ({
+    name: field(form, 'name'), type: field(form, 'type'), headers: ifMatch(form), stale: CHANGED,
+  })));
+}
