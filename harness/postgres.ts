@@ -95,14 +95,16 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     await exited;
   };
   await start();
-  const url = (database = 'postgres'): string => `postgres://hostplane@localhost/${database}?host=${encodeURIComponent(dir)}`;
+  // The socket's name carries the port (.s.PGSQL.<port>).
+  const port = settings.port === undefined ? '' : `:${settings.port}`;
+  const url = (database = 'postgres'): string => `postgres://hostplane@localhost${port}/${database}?host=${encodeURIComponent(dir)}`;
   return {
     socketDir: dir,
     url,
     start,
     stop,
     createDatabase: async (name = `t${process.pid}_${++databases}`, options = '') => {
-      const c = new pg.Client({ host: dir, user: 'hostplane', database: 'postgres' });
+      const c = new pg.Client({ host: dir, port: settings.port === undefined ? undefined : Number(settings.port), user: 'hostplane', database: 'postgres' });
       await c.connect();
       try {
         await c.query(`CREATE DATABASE "${name}" ${options}`);

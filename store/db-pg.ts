@@ -5,6 +5,7 @@
  * drizzle-kit derives from the same schema (store/schema-pg.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -25,6 +26,10 @@ export const QUERY_TIMEOUT_MS = 10_000;
 /** How often a write whose transaction PostgreSQL chose to abort (deadlock, serialization failure) runs again. */
 export const WRITE_ATTEMPTS = 5;
 const RETRYABLE = new Set(['40001', '40P01']);
+
+/** The URL's parameters, named as libpq names them: `host` (a socket directory) and TLS's. */
+const URL_PARAMETERS = new Set(['host', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey']);
+const SSL_MODES = new Set(['disable', 'require', 'verify-ca', 'verify-full']);
 
 /** Errors that say the database cannot be reached now, not that the request was wrong: the API answers 503. */
 const UNAVAILABLE = new Set([
@@ -55,10 +60,12 @@ export function redactUrl(url: string): string {
 
 /** Where a URL points, for a person: host (or socket directory), port and database. */
 export function describeUrl(url: string): string {
-  const c = pgConfig(url);
+  const u = checkDatabaseUrl(url);
+  const c = addressOf(u);
   const host = c.host ?? 'localhost';
   const where = host.startsWith('/') ? `socket ${host}/.s.PGSQL.${c.port ?? 5432}` : `${host}:${c.port ?? 5432}`;
-  return `${where} database ${c.database ?? c.user ?? '(default)'}`;
+  const mode = u.searchParams.get('sslmode');
+  return `${where} database ${c.database ?? c.user ?? '(default)'}${mode === null || mode === 'disable' ? '' : ` (TLS, sslmode=${mode})`}`;
 }
 
 /** The URL parsed, or a usage error naming `flag` (the URL itself is not repeated: it may hold a password). */
@@ -70,9 +77,16 @@ export function checkDatabaseUrl(url: string, flag = '--database-url'): URL {
     throw badRequest(`${flag} is not a URL (postgres://user:password@host:port/database)`);
   }
   if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw badRequest(`${flag} must start with postgres:// (got ${u.protocol}//)`);
-  // Ignored, a parameter such as sslmode=require would connect without what it asks for.
-  const unsupported = [...u.searchParams.keys()].filter((k) => k !== 'host');
-  if (unsupported.length > 0) throw badRequest(`${flag}: the URL parameter ${unsupported.join(', ')} is not supported (host=/socket/dir is the only one)`);
+  // Refused, not ignored: an unknown parameter (say `sslcompression`) would connect without what it asks for.
+  const unsupported = [...u.searchParams.keys()].filter((k) => !URL_PARAMETERS.has(k));
+  if (unsupported.length > 0) throw badRequest(`${flag}: the URL parameter ${unsupported.join(', ')} is not supported (only ${[...URL_PARAMETERS].join(', ')})`);
+  const mode = u.searchParams.get('sslmode');
+  if (mode !== null && !SSL_MODES.has(mode)) {
+    throw badRequest(`${flag}: sslmode=${mode} is not supported: use disable, require, verify-ca or verify-full (prefer and allow would fall back to a connection without TLS, unsaid)`);
+  }
+  const tlsFiles = ['sslrootcert', 'sslcert', 'sslkey'].filter((k) => u.searchParams.has(k));
+  if (tlsFiles.length > 0 && (mode === null || mode === 'disable')) throw badRequest(`${flag}: ${tlsFiles.join(', ')} needs sslmode=require, verify-ca or verify-full`);
+  if (u.searchParams.has('sslcert') !== u.searchParams.has('sslkey')) throw badRequest(`${flag}: sslcert and sslkey go together (a client certificate and its key)`);
   for (const [part, text] of [['user', u.username], ['password', u.password], ['database', u.pathname.slice(1)]] as const) {
     try {
       decodeURIComponent(text);
@@ -83,16 +97,41 @@ export function checkDatabaseUrl(url: string, flag = '--database-url'): URL {
   return u;
 }
 
+/** A file a TLS parameter names, read now, so that a wrong path stops the process with its name. */
+function tlsFile(u: URL, key: string, flag: string): string | undefined {
+  const path = u.searchParams.get(key);
+  if (path === null) return undefined;
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw badRequest(`${flag}: ${key}=${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+/** TLS to the server as libpq's `sslmode` asks it: `require` encrypts without checking whom it talks to (unless
+ * `sslrootcert` is given: then as verify-ca, as libpq does), `verify-ca` checks the chain against `sslrootcert` (or
+ * the system's CAs), `verify-full` the host name too. */
+function tlsOf(u: URL, flag: string): pg.ClientConfig['ssl'] {
+  const mode = u.searchParams.get('sslmode');
+  if (mode === null || mode === 'disable') return false;
+  const ca = tlsFile(u, 'sslrootcert', flag);
+  const client = { cert: tlsFile(u, 'sslcert', flag), key: tlsFile(u, 'sslkey', flag) };
+  if (mode === 'require' && ca === undefined) return { rejectUnauthorized: false, ...client };
+  return { ca, ...client, ...(mode !== 'verify-full' && { checkServerIdentity: () => undefined }) };
+}
+
+/** Where and as whom a checked URL connects. */
+const addressOf = (u: URL): pg.ClientConfig => ({
+  host: u.searchParams.get('host') ?? (u.hostname || undefined),
+  port: u.port ? Number(u.port) : undefined,
+  user: u.username ? decodeURIComponent(u.username) : undefined,
+  password: u.password ? decodeURIComponent(u.password) : undefined,
+  database: u.pathname.length > 1 ? decodeURIComponent(u.pathname.slice(1)) : undefined,
+});
+
 function pgConfig(url: string): pg.ClientConfig {
   const u = checkDatabaseUrl(url);
-  const socket = u.searchParams.get('host');
-  return {
-    host: socket ?? (u.hostname || undefined),
-    port: u.port ? Number(u.port) : undefined,
-    user: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    database: u.pathname.length > 1 ? decodeURIComponent(u.pathname.slice(1)) : undefined,
-  };
+  return { ...addressOf(u), ssl: tlsOf(u, '--database-url') };
 }
 
 // int8 (bigint columns, count(*)) as numbers, as SQLite gives them: every integer the store holds is far below

@@ -12,7 +12,7 @@ const missing = postgresMissing();
 
 describe('checkDatabaseUrl', () => {
   it.each([
-    ['a parameter it would ignore (sslmode=require would connect without TLS)', 'postgres://u:s3cret-pw@db.internal/hp?sslmode=require', /--database-url: the URL parameter sslmode is not supported/],
+    ['a parameter it would ignore', 'postgres://u:s3cret-pw@db.internal/hp?application_name=x', /--database-url: the URL parameter application_name is not supported/],
     ['a password with a bare %', 'postgres://u:s3cret-pw%zz@db.internal/hp', /--database-url: its password is not percent-encoded/],
     ['a database name with a bare %', 'postgres://u:s3cret-pw@db.internal/h%p', /--database-url: its database is not percent-encoded/],
   ])('refuses %s as a usage error, without the password', (_what, url, message) => {
