@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { badRequest, causesOf } from '../lib/errors';
+import { badRequest, causesOf, messageOf } from '../lib/errors';
 import {
   cached, causeOf, driverCode, sharedWatch, StoreUnavailableError, WriteAbortedError, WriteContractError, type Db, type Store, type Tx, type WriteOptions, type WriteStats,
 } from './db';
@@ -442,7 +442,9 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       }
       last = r.error;
     }
-    throw new WriteAbortedError(last);
+    // Nothing committed and the request was right: answered as the store being unavailable for a moment (503 with
+    // Retry-After), not as a failure of the service.
+    throw new WriteAbortedError(new StoreUnavailableError(`PostgreSQL aborted this write ${WRITE_ATTEMPTS} times against other writes (${messageOf(last)}); retry`, last));
   };
 
   return {

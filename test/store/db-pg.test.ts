@@ -128,7 +128,7 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect((await s.db.select().from(orgs).where(sql`${orgs.slug} LIKE 'dl-%'`)).length).toBe(2);
   }, 20_000);
 
-  it('gives up after a bounded number of attempts with WriteAbortedError', async () => {
+  it('gives up after a bounded number of attempts with WriteAbortedError, answered as the store unavailable for a moment', async () => {
     let attempts = 0;
     const e = await s.write(async (tx) => {
       attempts++;
@@ -136,6 +136,7 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(WriteAbortedError);
     expect(attempts).toBe(5);
+    expect(causeOf(e, StoreUnavailableError)?.message).toMatch(/aborted this write 5 times against other writes \(forced\); retry/);
   });
 
   it('commits every write without holding its locks across the WAL flush, and answers a durable one once flushed past it', async () => {
