@@ -8,7 +8,7 @@
 import client from 'prom-client';
 import type { Logger } from '../lib/log';
 import { reasonOf } from '../lib/errors';
-import { causeOf, type Store } from '../store/db';
+import { causeOf, StoreUnavailableError, type Store } from '../store/db';
 import { FencedError, withTerm } from '../store/leader';
 import { randomUUID } from 'node:crypto';
 import { changesSince, latestSeq, onChanges, reportFeedPosition, type ChangeKind } from '../store/feed';
@@ -47,6 +47,9 @@ export interface Runner {
 const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 /** After the n-th failure in a row: doubling, jittered so that keys failing together spread out, capped. */
+/** How often the feed is tried while the store cannot be reached: the first read that works again passes what
+ * failed for it at once, instead of at each key's backoff (up to 30 s after the store is back). */
+const STORE_PROBE_MS = 1_000;
 const backoff = (failures: number): number =>
   Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (failures - 1) * (0.8 + Math.random() * 0.4));
 const POLL_BATCH = 1000;
@@ -57,6 +60,8 @@ interface Worker {
   /** Failures in a row per key; a success or a terminal error forgets them. */
   failures: Map<string, number>;
   resyncFailures: number;
+  /** Keys whose last pass failed because the store could not be reached: passed again as soon as it answers. */
+  storeFailed: Set<string>;
   /** The watches with a spacing: each maps its changes as the jobs of a keyed queue (reconcilers/queue.ts). */
   mappers: Map<Watch, KeyedQueue>;
 }
@@ -95,6 +100,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
       const res = await (o.term === undefined ? w.r.reconcile(key, abort.signal) : withTerm(o.term, () => w.r.reconcile(key, abort.signal)));
       done({ outcome: 'ok' });
       w.failures.delete(key);
+      w.storeFailed.delete(key);
       // At once is right after this pass, as a change during it would be: queued before the pass ends, so that
       // idle() waits for it too.
       if (res.requeueAfterMs === 0 && !stopped()) w.queue.add(key);
@@ -112,11 +118,14 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
       }
       if (terminal) {
         w.failures.delete(key);
+        w.storeFailed.delete(key);
         o.log.warn({ kind: w.r.kind, key, err: reasonOf(e) }, 'reconcile failed for good; waiting for a new desired state');
         return;
       }
       const n = (w.failures.get(key) ?? 0) + 1;
       w.failures.set(key, n);
+      if (causeOf(e, StoreUnavailableError)) w.storeFailed.add(key);
+      else w.storeFailed.delete(key);
       const delay = backoff(n);
       o.log.warn({ kind: w.r.kind, key, attempt: n, retryInMs: Math.round(delay), err: reasonOf(e) }, 'reconcile failed; retrying');
       w.queue.addAfter(key, delay);
@@ -124,7 +133,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   };
   const workers = o.reconcilers.map((r): Worker => {
     const w: Worker = {
-      r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key), { spacingMs: r.spacingMs }), failures: new Map(), resyncFailures: 0, mappers: new Map(),
+      r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key), { spacingMs: r.spacingMs }), failures: new Map(), resyncFailures: 0, storeFailed: new Set(), mappers: new Map(),
     };
     // A spaced mapping queues its keys with `add` whatever woke it: a nudge through it may run a running key once
     // more, where `wake` would not (one pass more, never one less).
@@ -247,6 +256,18 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     }
   });
   let pollFailures = 0;
+  /** The last read of the feed failed because the store could not be reached. */
+  let storeDown = false;
+  const storeBack = (): void => {
+    storeDown = false;
+    const retried = workers.reduce((n, w) => n + w.storeFailed.size, 0);
+    o.log.info({ retried }, 'the store answers again; passing at once what failed for it');
+    for (const w of workers) {
+      for (const key of w.storeFailed) w.queue.add(key);
+      w.storeFailed.clear();
+      if (w.resyncFailures > 0) scheduleResync(w, 0);
+    }
+  };
   const schedulePoll = (ms: number): void => {
     if (!stopped()) timers.at('poll', ms, () => track(poll()));
   };
@@ -280,11 +301,13 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
         reportedAt = Date.now();
         await reportFeedPosition(o.store, follower, polled);
       }
+      if (storeDown) storeBack();
       pollFailures = 0;
       schedulePoll(hinted ? 0 : pollMs);
     } catch (e) {
       pollFailures++;
-      const delay = Math.max(pollMs, backoff(pollFailures));
+      storeDown ||= causeOf(e, StoreUnavailableError) !== undefined;
+      const delay = Math.max(pollMs, storeDown ? Math.min(STORE_PROBE_MS, backoff(pollFailures)) : backoff(pollFailures));
       o.log.error({ attempt: pollFailures, retryInMs: Math.round(delay), err: reasonOf(e) }, 'reading the change feed failed; retrying');
       schedulePoll(delay);
     } finally {

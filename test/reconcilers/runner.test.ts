@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { startRunner, type Runner } from '../../reconcilers/runner';
 import { identityWatch, TerminalError, type Reconciler, type Result } from '../../reconcilers/types';
-import { type Store } from '../../store/db';
+import { StoreUnavailableError, type Store } from '../../store/db';
 import { onPostgres, openTestStore } from '../helpers/store';
 import { changesSince, onChanges, recordChange, type Change, type ChangeKind } from '../../store/feed';
 import { changes, feedConsumers } from '../../store/schema';
@@ -481,6 +481,40 @@ describe('runner', () => {
     expect(listed).toBe(2);
     await vi.advanceTimersByTimeAsync(HOUR - 500);
     expect(listed).toBe(2);
+  });
+
+  it('passes what failed because the store was away as soon as the feed reads again, not at its backoff', async () => {
+    fakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    let down = false;
+    const away = (): StoreUnavailableError => new StoreUnavailableError('PostgreSQL at test is unavailable');
+    // The store as a process sees it while PostgreSQL is stopped: every read of it fails.
+    const flaky = new Proxy(store, { get: (t, p, r) => (p === 'db' && down ? (() => { throw away(); })() : Reflect.get(t, p, r)) });
+    const f = fakeReconciler(() => {
+      if (down) throw away();
+      return {};
+    }, async () => ['a', 'b']);
+    runner = await startRunner({ store: flaky, reconcilers: [f.r], log: logged.log, pollMs: 400, resyncMs: DAY });
+    await runner.idle();
+    down = true;
+    runner.nudge('zone', 'a');
+    runner.nudge('zone', 'b');
+    // Away for 20 s: each key's backoff has grown to 16 s; the feed is tried every second meanwhile.
+    await vi.advanceTimersByTimeAsync(20_000);
+    const failedRuns = f.runs.length;
+    expect(logged.messages('reading the change feed failed; retrying').every((l) => (l.retryInMs as number) <= 1_000)).toBe(true);
+    down = false;
+    const back = Date.now();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await runner.idle();
+    const after = f.runs.slice(failedRuns);
+    expect(after.map((x) => x.key).sort()).toEqual(['a', 'b']);
+    expect(after.every((x) => x.at - back <= 1_000)).toBe(true);
+    expect(logged.messages('the store answers again; passing at once what failed for it').map((l) => l.retried)).toEqual([2]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Passed once each: their old backoff deadlines pass nothing twice.
+    expect(f.runs.length - failedRuns).toBeLessThanOrEqual(4);
+    expect(runner.pending()).toBe(0);
   });
 
   it('logs a failing feed poll and retries it with backoff', async () => {
