@@ -139,7 +139,9 @@ export function makeKit(deps: Deps): Kit {
   };
   const signedIn: Kit['signedIn'] = (fn) => route(async (ctx) => {
     const s = await session(ctx);
-    if (!s) return redirect(ctx, `/console/sign-in?next=${encodeURIComponent(consoleNext(ctx.url))}`);
+    // A form sent signed out is not sent again after sign-in (its CSRF token was no session's): back to the console.
+    const next = ctx.method === 'GET' || ctx.method === 'HEAD' ? consoleNext(ctx.url) : '/console';
+    if (!s) return redirect(ctx, `/console/sign-in?next=${encodeURIComponent(next)}`);
     await fn(ctx, s);
   });
   const signedInForm: Kit['signedInForm'] = (fn) => signedIn(async (ctx, s) => {

@@ -59,7 +59,8 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   const verifications = new Slots(concurrent, queued);
   const pageSizes = opts.pageSizes ?? { zones: 50, rrsets: 100 };
   // Checked against when the email has no password, so that a wrong email takes as long as a wrong password.
-  let decoy: Promise<string> | undefined;
+  // Made now, not at the first sign-in of an unknown email, which would take the time of making it too.
+  const decoy = hashPassword(randomBytes(16).toString('hex'));
 
   const kit = makeKit(deps);
   const { session, viewerOf, startSession, redirect, route, signedIn, signedInForm } = kit;
@@ -126,7 +127,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     let right: boolean;
     try {
       right = await verifyLimited(ctx, email, async () => {
-        const hash = user?.passwordHash ?? await (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+        const hash = user?.passwordHash ?? await decoy;
         return (await verifyPassword(password, hash)) && !!user?.passwordHash;
       });
     } catch (e) {
@@ -138,6 +139,9 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     }
     if (!user || !right) return showSignIn(ctx, 401, { next, email, error: 'The email or the password is wrong.' });
     setCookie(ctx, SIGN_IN, null);
+    // A sign-in over a session (another tab, another user) replaces it: the session it replaces ends, not only its cookie.
+    const replaced = await session(ctx);
+    if (replaced) await endSession(deps.store, replaced.token);
     startSession(ctx, await openSession(deps.store, user.userId));
     redirect(ctx, next);
   }));

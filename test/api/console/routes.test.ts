@@ -124,6 +124,28 @@ describe('sign-out and password changes', { timeout: 120_000 }, () => {
     expect(stolen.status).toBe(303);
   });
 
+  it('ends the session a sign-in replaces: its cookie then opens nothing', async () => {
+    const a = new Browser(t.url);
+    await a.signIn('member@acme.test', PASSWORD);
+    const first = a.cookies.get('hostplane_session')!;
+    // A sign-in form loaded signed out, sent once the browser holds a session (as a client that keeps both cookies).
+    const b = new Browser(t.url);
+    const form = await b.go('GET', '/console/sign-in');
+    b.cookies.set('hostplane_session', first);
+    expect((await b.go('POST', '/console/sign-in', { csrf: Browser.csrf(form), next: '/console', email: 'viewer@acme.test', password: PASSWORD })).status).toBe(303);
+    expect(b.cookies.get('hostplane_session')!.value).not.toBe(first.value);
+    const old = await fetch(`${t.url}/console`, { redirect: 'manual', headers: { cookie: `hostplane_session=${first.value}` } });
+    expect(old.status).toBe(303);
+    expect((await b.go('GET', '/console')).text).toContain('viewer@acme.test');
+  });
+
+  it('sends a form posted signed out to sign in, and then to the console, not to the form\'s address (a GET it has not)', async () => {
+    const b = new Browser(t.url);
+    const out = await b.go('POST', '/console/sign-out', { csrf: 'none' });
+    expect(out.status).toBe(303);
+    expect(out.location).toBe('/console/sign-in?next=%2Fconsole');
+  });
+
   it('changes the password with the current one: other sessions end, this browser stays signed in, the old password stops working', async () => {
     const me = new Browser(t.url);
     const other = new Browser(t.url);
