@@ -128,7 +128,8 @@ function storageSection(st: StorageView, now: number): Html {
   return html`<p>${used}. Prefix <code>${st.prefix}</code>.</p>`;
 }
 
-/** A project: its placements, secrets, access, sign-in and storage, and the conditions of its storage grant. */
+/** A project: its placements, secrets, access, sign-in and storage, and the conditions of its storage grant; or,
+ * while it is being deleted, what its deletion waits for. */
 export function projectPage(viewer: Viewer, o: {
   slug: string; project: ProjectView; secrets: SecretView[] | null; secretsCursor: string | null;
   access: AccessView | null; auth: AuthView | null; storage: StorageView | null; canChangeAccess: boolean; now: number;
@@ -136,15 +137,16 @@ export function projectPage(viewer: Viewer, o: {
   const p = o.project;
   const at = projectPath(o.slug, p.name);
   const head = html`<p><a href="${projectsPath(o.slug)}">Back to the projects of ${o.slug}</a></p>
-<p>State: ${STATE_LABELS[stateOfProject(p)]}. Default hostname ${p.hostname}; ${p.database ? 'with' : 'without'} a database; created ${ago(p.createdAt, o.now)}.</p>
-<h2>Placements</h2>
-${placementsSection({ placements: p.placements, now: o.now })}`;
+<p>State: ${STATE_LABELS[stateOfProject(p)]}. Default hostname ${p.hostname}; ${p.database ? 'with' : 'without'} a database; created ${ago(p.createdAt, o.now)}.</p>`;
+  // Its deletion released its placements at once: the nodes still running it are what the cleanup waits for.
   if (p.cleanup !== null) {
     return page(p.name, viewer, html`${head}
 <h2>Being deleted</h2>
 <p>Its deletion was asked ${ago(p.deletingSince!, o.now)}; it waits for: ${[...p.cleanup.nodes.map((n) => `node ${n}`), ...p.cleanup.hostnames.map((h) => `hostname ${h}`)].join(', ') || 'nothing more'}.</p>`);
   }
   return page(p.name, viewer, html`${head}
+<h2>Placements</h2>
+${placementsSection({ placements: p.placements, now: o.now })}
 <h2>Secrets</h2>
 ${secretsSection({ at, secrets: o.secrets, nextCursor: o.secretsCursor, now: o.now })}
 <h2>Deployment access</h2>

@@ -15,7 +15,7 @@ import { setPlacement } from '../../../store/projects';
 import { nodeReports } from '../../../store/schema';
 import { setPasswordHash } from '../../../store/sessions';
 import { startTestApi, type TestApi } from '../../helpers/app';
-import { Browser, type Page } from '../../helpers/console-browser';
+import { type Browser, nextHref, signedInAt } from '../../helpers/console-browser';
 
 const PASSWORD = 'correct horse battery staple';
 const NODES = '/console/orgs/acme/nodes';
@@ -42,12 +42,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => { await t.close(); });
 
-const signedIn = async (email: string): Promise<Browser> => {
-  const b = new Browser(t.url);
-  expect((await b.signIn(email, PASSWORD)).status).toBe(303);
-  return b;
-};
-const nextOf = (page: Page): string => /<a rel="next" href="([^"]+)">Next page<\/a>/.exec(page.text)![1]!.replace(/&amp;/g, '&');
+const signedIn = (email: string): Promise<Browser> => signedInAt(t.url, email, PASSWORD);
 
 describe('the nodes page', { timeout: 120_000 }, () => {
   it('shows an admin the nodes of the org\'s projects a page at a time: desired and applied bundle, last report, stale as admin status judges it', async () => {
@@ -59,7 +54,7 @@ describe('the nodes page', { timeout: 120_000 }, () => {
     expect(first.text).toMatch(new RegExp(`<tr><th scope="row">node-a</th><td>${desired}</td><td>${desired}</td>\n<td><time [^>]+>\\d+ s ago</time></td><td>Reporting</td></tr>`));
     expect(first.text).toMatch(/<tr><th scope="row">node-b<\/th><td>\d+<\/td><td>\d+<\/td>\n<td><time [^>]+>4 min ago<\/time><\/td><td><strong>Stale<\/strong>: no report for \d+ s \(stale after 180 s\)<\/td><\/tr>/);
     expect(first.text).not.toContain('node-c');
-    const second = await b.go('GET', nextOf(first));
+    const second = await b.go('GET', nextHref(first));
     expect(second.text).toMatch(/<tr><th scope="row">node-c<\/th><td>\d+<\/td><td>none reported<\/td>\n<td>never<\/td><td><strong>Stale<\/strong>: the node has never reported<\/td><\/tr>/);
     expect(second.text).not.toContain('rel="next"');
     for (const page of [first, second]) expect(page.text).not.toContain('node-x');

@@ -15,7 +15,7 @@ import { setPlacement } from '../../../store/projects';
 import { setPasswordHash } from '../../../store/sessions';
 import { bytesText } from '../../../api/console/projects';
 import { startTestApi, type TestApi } from '../../helpers/app';
-import { Browser, type Page } from '../../helpers/console-browser';
+import { Browser, nextHref, signedInAt, unescapeHtml, type Page } from '../../helpers/console-browser';
 
 const PASSWORD = 'correct horse battery staple';
 const SECRET_VALUES = ['sk_live_first_VALUE_4c1d', 'db-pass_second_VALUE_77e0'];
@@ -58,18 +58,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => { await t.close(); });
 
-const signedIn = async (email: string): Promise<Browser> => {
-  const b = new Browser(t.url);
-  expect((await b.signIn(email, PASSWORD)).status).toBe(303);
-  return b;
-};
+const signedIn = (email: string): Promise<Browser> => signedInAt(t.url, email, PASSWORD);
 
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-const unescape = (s: string): string => s.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
-const nextOf = (page: Page): string => unescape(/<a rel="next" href="([^"]+)">Next page<\/a>/.exec(page.text)![1]!);
 const hiddenOf = (page: Page, action: string): Record<string, string> => {
   const form = page.text.split('<form ').find((f) => f.includes(`action="${action}"`))!;
-  return Object.fromEntries([...form.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescape(m[2]!)]));
+  return Object.fromEntries([...form.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescapeHtml(m[2]!)]));
 };
 const noSecretIn = (page: Page): void => {
   for (const s of secrets) expect(page.text).not.toContain(s);
@@ -84,7 +77,7 @@ describe('the projects list', { timeout: 120_000 }, () => {
     expect(first.text).toContain(`<td><a href="${BLOG}">blog</a></td><td>Ready</td><td>blog.hostplane.test</td><td>Yes</td>`);
     expect(first.text).toContain('shop.hostplane.test');
     expect(first.text).not.toContain('wiki');
-    const second = await b.go('GET', nextOf(first));
+    const second = await b.go('GET', nextHref(first));
     expect(second.text).toContain('wiki.hostplane.test');
     expect(second.text).not.toContain('blog.hostplane.test');
     expect(second.text).not.toContain('rel="next"');
@@ -116,7 +109,7 @@ describe('a project\'s page', { timeout: 120_000 }, () => {
     expect(first.text).toMatch(/<td>API_KEY<\/td><td>1<\/td><td><time [^>]+>\d+ s ago<\/time><\/td><td><ul><li>node-1: applied \(worker exited: &lt;img/);
     expect(first.text).toContain('<li>node-2: pending</li>');
     expect(first.text).not.toContain('DB_PASS');
-    const second = await b.go('GET', nextOf(first));
+    const second = await b.go('GET', nextHref(first));
     expect(second.text).toContain('<td>DB_PASS</td><td>1</td>');
     for (const page of [first, second]) noSecretIn(page);
   });
@@ -179,5 +172,19 @@ describe('the access forms of an admin', { timeout: 120_000 }, () => {
     const after = await b.go('GET', BLOG);
     expect(after.text).toContain('a bypass secret is not set');
     expect(after.text).not.toContain(`${BLOG}/access/bypass/revoke`);
+  });
+});
+
+describe('a project being deleted', { timeout: 120_000 }, () => {
+  it('is listed as Deleting, and its page shows its placements and what its deletion waits for', async () => {
+    await setPlacement(t.store, (await orgBySlug(t.store, 'acme'))!.id, 'shop', 'node-1');
+    expect((await t.call('DELETE', '/v1/orgs/acme/projects/shop')).status).toBe(202);
+    const b = await signedIn('member@acme.test');
+    expect((await b.go('GET', '/console/orgs/acme/projects')).text).toContain('<td><a href="/console/orgs/acme/projects/shop">shop</a></td><td>Deleting</td>');
+    const r = await b.go('GET', '/console/orgs/acme/projects/shop');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('State: Deleting.');
+    expect(r.text).toMatch(/Its deletion was asked <time [^>]+>\d+ s ago<\/time>; it waits for: node node-1\./);
+    for (const section of ['Placements', 'Secrets']) expect(r.text).not.toContain(`<h2>${section}</h2>`);
   });
 });
