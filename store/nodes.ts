@@ -4,7 +4,7 @@
  * per node its desired and applied versions and whether it went silent (`nodeStatuses`); an org's users read
  * per project its placements (`projectPlacements`) and per secret where its version runs (`secretRollout`).
  */
-import { and, asc, eq, inArray, isNull, notExists, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, notExists, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { AppError, conflict, notFound } from '../lib/errors';
 import type { Condition } from '../lib/conditions';
@@ -13,6 +13,7 @@ import { accessForBundle, type AccessForBundle } from './access';
 import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
 import type { OAuthProviderName, ProviderEndpoints } from '../rules/oauth-providers';
 import { recordChange } from './feed';
+import { decodeCursor, toPage, type Page } from './paging';
 import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, resourceStatus, secrets, storageGrants, type BundleSection } from './schema';
 import type { StatusKind } from './status';
 
@@ -384,6 +385,30 @@ export interface NodeStatus {
   pendingSecrets: { org: string; project: string; name: string; version: number }[];
 }
 
+/** A node's `Applied` (it runs its current bundle) and `Stale` (silent for `staleAfterMs`, or never reported), judged
+ * at `now`: the one rule of both `admin status` and the console's nodes page. */
+function nodeConditions(r: { desiredVersion: number; appliedVersion: number | null; reportedAt: string | null; createdAt: string }, now: Date, staleAfterMs: number): Condition[] {
+  const { desiredVersion } = r;
+  const silentMs = r.reportedAt === null ? Infinity : now.getTime() - Date.parse(r.reportedAt);
+  const stale = silentMs > staleAfterMs;
+  const at = iso(now);
+  return [
+    {
+      type: 'Applied', status: r.appliedVersion !== null && r.appliedVersion >= desiredVersion ? 'True' : 'False',
+      reason: r.appliedVersion === null ? 'NeverReported' : r.appliedVersion >= desiredVersion ? 'CurrentBundle' : 'OlderBundle',
+      message: r.appliedVersion === null ? 'the node has not reported an applied bundle' : `the node runs bundle ${r.appliedVersion} of ${desiredVersion}`,
+      observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? at,
+    },
+    {
+      type: 'Stale', status: stale ? 'True' : 'False', reason: r.reportedAt === null ? 'NeverReported' : stale ? 'Silent' : 'Reporting',
+      message: r.reportedAt === null ? 'the node has never reported' : stale
+        ? `no report for ${Math.round(silentMs / 1000)} s (stale after ${Math.round(staleAfterMs / 1000)} s)`
+        : `last report ${Math.round(silentMs / 1000)} s ago`,
+      observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? r.createdAt,
+    },
+  ];
+}
+
 /** Every node with its versions and conditions, judged at the store's clock: what `admin status` prints. */
 export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS): Promise<NodeStatus[]> {
   const now = s.clock();
@@ -402,23 +427,8 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
   return rows.map((r) => {
     const desiredVersion = r.version ?? 0;
     const sections = r.sections === null ? {} : (JSON.parse(r.sections) as Record<string, BundleSection>);
-    const silentMs = r.reportedAt === null ? Infinity : now.getTime() - Date.parse(r.reportedAt);
-    const stale = silentMs > staleAfterMs;
-    const at = iso(now);
     const conditions: Condition[] = [
-      {
-        type: 'Applied', status: r.appliedVersion !== null && r.appliedVersion >= desiredVersion ? 'True' : 'False',
-        reason: r.appliedVersion === null ? 'NeverReported' : r.appliedVersion >= desiredVersion ? 'CurrentBundle' : 'OlderBundle',
-        message: r.appliedVersion === null ? 'the node has not reported an applied bundle' : `the node runs bundle ${r.appliedVersion} of ${desiredVersion}`,
-        observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? at,
-      },
-      {
-        type: 'Stale', status: stale ? 'True' : 'False', reason: r.reportedAt === null ? 'NeverReported' : stale ? 'Silent' : 'Reporting',
-        message: r.reportedAt === null ? 'the node has never reported' : stale
-          ? `no report for ${Math.round(silentMs / 1000)} s (stale after ${Math.round(staleAfterMs / 1000)} s)`
-          : `last report ${Math.round(silentMs / 1000)} s ago`,
-        observedGeneration: desiredVersion, lastTransitionTime: r.reportedAt ?? r.createdAt,
-      },
+      ...nodeConditions({ desiredVersion, appliedVersion: r.appliedVersion, reportedAt: r.reportedAt, createdAt: r.createdAt }, now, staleAfterMs),
       ...(bound.get(r.nodeId) ?? []),
     ];
     const projectsHere = new Map(placedOn.filter((p) => p.nodeId === r.nodeId).map((p) => [p.projectId, appliedFor(r.appliedVersion, p.appliedVersion)]));
@@ -429,4 +439,30 @@ export async function nodeStatuses(s: Store, staleAfterMs = NODE_STALE_AFTER_MS)
     }).map(({ org, project, name, version }) => ({ org, project, name, version }));
     return { nodeId: r.nodeId, desiredVersion, appliedVersion: r.appliedVersion, lastReportAt: r.reportedAt, conditions, pendingSecrets };
   });
+}
+
+/** A node as an organization's admins see it: its versions, last report, `Applied` and `Stale`; nothing of what the
+ * node runs for other organizations (its `WithinBound` names their projects). */
+export type OrgNodeStatus = Omit<NodeStatus, 'pendingSecrets'>;
+
+/** The nodes that carry a project of the organization, by id, a page at a time, judged at the store's clock as
+ * `nodeStatuses` judges them. */
+export async function orgNodeStatuses(s: Store, orgId: number, limit: number, cursor?: string, staleAfterMs = NODE_STALE_AFTER_MS): Promise<Page<OrgNodeStatus>> {
+  const now = s.clock();
+  const carrying = s.db.select({ id: placements.nodeId }).from(placements).innerJoin(projects, eq(projects.id, placements.projectId)).where(eq(projects.orgId, orgId));
+  const rows = await s.db.select({ nodeId: nodes.id, createdAt: nodes.createdAt, version: nodeBundles.version, appliedVersion: nodeReports.appliedVersion, reportedAt: nodeReports.reportedAt })
+    .from(nodes).leftJoin(nodeBundles, eq(nodeBundles.nodeId, nodes.id)).leftJoin(nodeReports, eq(nodeReports.nodeId, nodes.id))
+    .where(and(inArray(nodes.id, carrying), cursor === undefined ? undefined : gt(nodes.id, decodeCursor(cursor))))
+    .orderBy(asc(nodes.id)).limit(limit + 1);
+  const page = toPage(rows, limit, (r) => r.nodeId);
+  return {
+    nextCursor: page.nextCursor,
+    items: page.items.map((r) => {
+      const desiredVersion = r.version ?? 0;
+      return {
+        nodeId: r.nodeId, desiredVersion, appliedVersion: r.appliedVersion, lastReportAt: r.reportedAt,
+        conditions: nodeConditions({ desiredVersion, appliedVersion: r.appliedVersion, reportedAt: r.reportedAt, createdAt: r.createdAt }, now, staleAfterMs),
+      };
+    }),
+  };
 }

@@ -105,6 +105,9 @@ export function ago(at: string, now: number): Html {
 export const STATE_LABELS: Record<ResourceState, string> = { ready: 'Ready', progressing: 'Progressing', failing: 'Failing', deleting: 'Deleting' };
 const KIND_LABELS: Record<OverviewKind, string> = { zone: 'Zones', hostname: 'Custom hostnames', domain: 'Domains', project: 'Projects' };
 
+/** The areas an organization's page links to; the nodes page is its admins'. */
+const AREAS: { path: string; label: string; role?: 'admin' }[] = [{ path: 'zones', label: 'Zones' }, { path: 'projects', label: 'Projects' }, { path: 'nodes', label: 'Nodes', role: 'admin' }];
+
 export interface Attention { kind: OverviewKind; name: string; condition: Condition }
 
 /** The organization's page: counts of each kind by state, and every condition that is not True, longest first. */
@@ -116,7 +119,7 @@ export function orgPage(viewer: Viewer, o: {
   const countRows = kinds.map((k) => html`<tr><th scope="row">${KIND_LABELS[k]}</th>${states.map((st) => html`<td>${o.counts[k][st]}</td>`)}<td>${states.reduce((n, st) => n + o.counts[k][st], 0)}</td></tr>`);
   const attentionRows = o.attention.map((a) => html`<tr><td>${KIND_LABELS[a.kind]}</td><td>${a.name}</td><td>${a.condition.type} ${a.condition.status}</td><td>${a.condition.reason}</td><td>${a.condition.message}</td><td>${ago(a.condition.lastTransitionTime, o.now)}</td></tr>`);
   return page(o.slug, viewer, html`<p>Your role: ${o.role}.</p>
-<p><a href="/console/orgs/${encodeURIComponent(o.slug)}/zones">Zones</a></p>
+<ul>${AREAS.filter((a) => a.role !== 'admin' || o.role === 'admin').map((a) => html`<li><a href="/console/orgs/${encodeURIComponent(o.slug)}/${a.path}">${a.label}</a></li>`)}</ul>
 <table><caption>Resources by state</caption><thead><tr><th scope="col">Kind</th>${states.map((st) => html`<th scope="col">${STATE_LABELS[st]}</th>`)}<th scope="col">Total</th></tr></thead>
 <tbody>${countRows}</tbody></table>
 <h2>Needs attention</h2>

@@ -91,6 +91,10 @@ export const cursorOf = (ctx: Context): { cursor?: unknown } => (ctx.query.curso
 /** A form field without the blanks around it ('' when absent). */
 export const field = (form: URLSearchParams, name: string): string => (form.get(name) ?? '').trim();
 
+/** The `If-Match` of a form that carries the ETag its page was shown with. A form without one names no version:
+ * refused (412), never written over whatever is stored. */
+export const ifMatch = (form: URLSearchParams): Record<string, string> => ({ 'if-match': field(form, 'etag') || '""' });
+
 export type SignedIn = Session & { token: string };
 
 export interface Kit {

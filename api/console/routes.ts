@@ -18,6 +18,8 @@ import { invokeAs, memberScope, type Deps } from '../ops';
 import { accountPage, homePage, orgPage, signInPage, STYLESHEET, type Attention } from './html';
 import { cookieName, consoleNext, makeKit, opOf, readForm, sameToken, send, SESSION, setCookie } from './kit';
 import { SignInLimits } from './limits';
+import { mountNodePages } from './nodes';
+import { mountProjectPages } from './projects';
 import { mountZonePages } from './zones';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
@@ -44,9 +46,12 @@ export interface ConsoleOptions {
   limits?: SignInLimits;
   /** Password verifications at once, and waiting for one (default 2 and 8, as the node's access gate). */
   verifications?: { concurrent: number; queued: number };
-  /** Zones and rrsets a page shows at once (default 50 and 100); "Next page" goes on with the operation's cursor. */
-  pageSizes?: { zones: number; rrsets: number };
+  /** What a page shows at once (DEFAULT_PAGE_SIZES for those not given); "Next page" goes on with the list's cursor. */
+  pageSizes?: Partial<PageSizes>;
 }
+
+export interface PageSizes { zones: number; rrsets: number; projects: number; secrets: number; nodes: number }
+export const DEFAULT_PAGE_SIZES: PageSizes = { zones: 50, rrsets: 100, projects: 50, secrets: 50, nodes: 50 };
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
 const withHeaders = (e: AppError, headers: Record<string, string>): AppError & { headers: Record<string, string> } => Object.assign(e, { headers });
@@ -57,7 +62,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   const limits = opts.limits ?? new SignInLimits();
   const { concurrent, queued } = opts.verifications ?? { concurrent: 2, queued: 8 };
   const verifications = new Slots(concurrent, queued);
-  const pageSizes = opts.pageSizes ?? { zones: 50, rrsets: 100 };
+  const pageSizes = { ...DEFAULT_PAGE_SIZES, ...opts.pageSizes };
   // Checked against when the email has no password, so that a wrong email takes as long as a wrong password.
   // Made now, not at the first sign-in of an unknown email, which would take the time of making it too.
   const decoy = hashPassword(randomBytes(16).toString('hex'));
@@ -108,6 +113,8 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   }));
 
   mountZonePages(router, kit, pageSizes);
+  mountProjectPages(router, kit, pageSizes);
+  mountNodePages(router, kit, pageSizes.nodes);
 
   router.get('/console/sign-in', route(async (ctx) => {
     const next = consoleNext(ctx.query.next);

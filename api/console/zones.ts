@@ -11,7 +11,7 @@ import { RECORD_TYPES } from '../../zonefiles';
 import { dnsOps } from '../dns';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
 import { conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { cursorOf, field, opOf, send, type Kit } from './kit';
+import { cursorOf, field, ifMatch, opOf, send, type Kit } from './kit';
 
 const listZones = opOf(dnsOps, 'listZones');
 const getZone = opOf(dnsOps, 'getZone');
@@ -149,8 +149,6 @@ export function mountZonePages(router: Router, kit: Kit, pageSizes: { zones: num
         (status, error) => (status === 412 ? `${name} ${type} ${stale} Reload the zone to see it as it is now, then make your change again.` : error));
       if (done) kit.redirect(ctx, back);
     });
-  // A form without the rrset's ETag names no version: refused, never written over whatever is stored.
-  const ifMatch = (form: URLSearchParams): Record<string, string> => ({ 'if-match': field(form, 'etag') || '""' });
   const CHANGED = 'changed since this page showed it (someone else edited or deleted it).';
 
   router.post('/console/orgs/:slug/zones/:zone/rrsets', rrsetForm(putRRset, (form) => ({

@@ -2,8 +2,10 @@
  * The console in a real browser (issue 24 items 1, 2 and 4): Debian's Chromium against `serve` over TLS and a real
  * `node-agent` (HTTPS front end, a worker). The `org`-mode round trip with hostplane alone: a member opens the
  * deployment, is sent to the console, signs in (a wrong password first), and lands on the worker's page; a viewer
- * and an outsider are refused with pages that say why. A forged CSRF token is refused. Every page is checked with
- * axe-core (no critical or serious violation) and kept as a screenshot (.tmp/screenshots/console-*.png).
+ * and an outsider are refused with pages that say why. A forged CSRF token is refused. The member walks the project
+ * pages (the project applied on the node, its secret's value in no page); an admin sees the nodes page and sets the
+ * project's access mode with its form. Every page is checked with axe-core (no critical or serious violation) and
+ * kept as a screenshot (.tmp/screenshots/console-*.png).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../agent/sync/fetch';
@@ -16,6 +18,7 @@ afterAll(cleanup);
 
 const BLOG = 'blog.hostplane.app';
 const PASSWORD = 'correct horse battery staple';
+const SECRET_VALUE = 'sk_live_e2e_VALUE_5d0c';
 const PAGE = "require('http').createServer((q,s)=>{q.resume();s.setHeader('content-type','text/html; charset=utf-8');"
   + "s.end('<!doctype html><html lang=en><title>blog</title><h1>Hello from blog</h1><p id=path>'+q.url+'</p></html>')}).listen(process.env.SERVICE_SOCKET)";
 
@@ -27,12 +30,15 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
     for (const [email, org, role] of [['mia@acme.test', 'acme', 'member'], ['vic@acme.test', 'acme', 'viewer'], ['out@globex.test', null, null]] as const) {
       await adminJson(data, 'user', 'create', email);
       if (org) await adminJson(data, 'member', 'add', org, email, role!);
+    }
+    for (const email of ['owner@acme.test', 'mia@acme.test', 'vic@acme.test', 'out@globex.test']) {
       const r = await runHostplane(['admin', '--data', data, 'user', 'password', email], `${PASSWORD}\n`);
       expect(r.code, r.stderr).toBe(0);
     }
     const serve = await startHostplane(['serve', '--port', '0', '--data', data, '--dns', 'off', '--tls-cert', pki.certPath, '--tls-key', pki.keyPath]);
     const api = createClient({ baseUrl: serve.url, token: ownerToken, fetch: nodeFetch({ ca: pki.ca }).fetch });
     expect((await api.POST('/v1/orgs/{orgSlug}/projects', { path: { orgSlug: 'acme' }, body: { name: 'blog' } })).status).toBe(201);
+    expect((await api.PUT('/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}', { path: { orgSlug: 'acme', projectName: 'blog', secretName: 'API_KEY' }, body: { value: SECRET_VALUE } })).status).toBe(200);
     const { token: nodeToken } = await adminJson<{ token: string }>(data, 'node', 'register', 'n1');
     await adminJson(data, 'placement', 'set', 'acme', 'blog', 'n1');
     const agent = await startHostplane([
@@ -71,12 +77,25 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
       expect(cookies.find((c) => c.name === '__Host-hostplane_session')).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
 
       // The console's own pages, for the same member.
-      for (const [path, name] of [['/console', 'console-home'], ['/console/account', 'console-account'], ['/console/orgs/acme', 'console-org']] as const) {
-        await member.page.goto(`${serve.url}${path}`);
-        expect(member.page.url()).toBe(`${serve.url}${path}`);
-        expect(await accessibilityProblems(member.page), path).toEqual([]);
-        await screenshot(member.page, name);
-      }
+      const walk = async (page: typeof member.page, pages: readonly (readonly [string, string])[]): Promise<void> => {
+        for (const [path, name] of pages) {
+          await page.goto(`${serve.url}${path}`);
+          expect(page.url()).toBe(`${serve.url}${path}`);
+          expect(await accessibilityProblems(page), path).toEqual([]);
+          expect(await page.content()).not.toContain(SECRET_VALUE);
+          await screenshot(page, name);
+        }
+      };
+      await walk(member.page, [
+        ['/console', 'console-home'], ['/console/account', 'console-account'], ['/console/orgs/acme', 'console-org'],
+        ['/console/orgs/acme/projects', 'console-projects'], ['/console/orgs/acme/projects/blog', 'console-project'],
+      ]);
+      // The node runs the project's bundle: the page says so, and the secret's version is applied there.
+      await until('the project page to show blog applied on n1', async () => {
+        await member.page.reload();
+        const text = await member.page.locator('main').innerText();
+        return /n1\s+\d+\s+\d+\s+Applied/.test(text) && text.includes('n1: applied') ? true : undefined;
+      });
       await member.page.goto(`${serve.url}/console`);
       expect(await member.page.getByRole('table').innerText()).toMatch(/acme\s+member/);
       // A form whose CSRF token was tampered with changes nothing: still signed in.
@@ -98,8 +117,23 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
       expect(await outsider.page.getByRole('alert').textContent()).toContain('you are no member of the organization of this hostname');
       expect(await accessibilityProblems(outsider.page)).toEqual([]);
       await screenshot(outsider.page, 'console-outsider-refused');
+
+      // An admin: the nodes page, and the project page with its access form.
+      const admin = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage();
+      await admin.goto(`${serve.url}/console/sign-in`);
+      await admin.getByLabel('Email').fill('owner@acme.test');
+      await admin.getByLabel('Password').fill(PASSWORD);
+      await admin.getByRole('button', { name: 'Sign in' }).click();
+      await admin.waitForURL(`${serve.url}/console`);
+      await walk(admin, [['/console/orgs/acme/nodes', 'console-nodes'], ['/console/orgs/acme/projects/blog', 'console-project-admin']]);
+      await admin.getByLabel('Access mode').selectOption('public');
+      await admin.getByRole('button', { name: 'Set access' }).click();
+      await admin.waitForURL(`${serve.url}/console/orgs/acme/projects/blog`);
+      expect(await admin.locator('main').innerText()).toContain('Mode: Public: anyone');
+      await admin.goto(`${serve.url}/console/orgs/acme/nodes`);
+      expect(await admin.getByRole('table', { name: 'Nodes by id' }).innerText()).toMatch(/n1\s+\d+\s+\d+\s+\d+ s ago\s+Reporting/);
     } finally {
       await browser.close();
     }
-  }, 180_000);
+  }, 300_000);
 });

@@ -34,3 +34,18 @@ export class Browser {
     return this.go('POST', '/console/sign-in', { csrf: Browser.csrf(form), next, email, password });
   }
 }
+
+/** A browser signed in as `email` at the console of `base`. */
+export async function signedInAt(base: string, email: string, password: string): Promise<Browser> {
+  const b = new Browser(base);
+  const r = await b.signIn(email, password);
+  if (r.status !== 303) throw new Error(`signing in ${email} answered ${r.status}`);
+  return b;
+}
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+/** An attribute's value as the browser reads it. */
+export const unescapeHtml = (s: string): string => s.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
+
+/** Where the page's "Next page" link goes (it must have one). */
+export const nextHref = (page: Page): string => unescapeHtml(/<a rel="next" href="([^"]+)">Next page<\/a>/.exec(page.text)![1]!);

@@ -12,7 +12,7 @@ import { setPasswordHash } from '../../../store/sessions';
 import { recordStatus } from '../../../store/status';
 import { ZONE_STATUS } from '../../../store/zones';
 import { startTestApi, type TestApi } from '../../helpers/app';
-import { Browser, type Page } from '../../helpers/console-browser';
+import { Browser, nextHref, signedInAt, unescapeHtml, type Page } from '../../helpers/console-browser';
 
 const PASSWORD = 'correct horse battery staple';
 const DIGEST = 'AB'.repeat(32);
@@ -36,22 +36,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => { await t.close(); });
 
-const signedIn = async (email: string): Promise<Browser> => {
-  const b = new Browser(t.url);
-  expect((await b.signIn(email, PASSWORD)).status).toBe(303);
-  return b;
-};
-
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
-/** An attribute's value as the browser reads it. */
-const unescape = (s: string): string => s.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
+const signedIn = (email: string): Promise<Browser> => signedInAt(t.url, email, PASSWORD);
 
 /** The hidden fields of the form whose action is `action` and which names `rrset` ("www.a-zone.test A"). */
 function formOf(page: Page, action: string, rrset: string): Record<string, string> {
   const [name, type] = rrset.split(' ');
   const forms = page.text.split('<form ').filter((f) => f.includes(`action="${action}"`));
   const form = forms.find((f) => f.includes(`name="name" value="${name}"`) && f.includes(`name="type" value="${type}"`))!;
-  return Object.fromEntries([...form.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescape(m[2]!)]));
+  return Object.fromEntries([...form.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((m) => [m[1]!, unescapeHtml(m[2]!)]));
 }
 
 const ZONE = '/console/orgs/acme/zones/a-zone.test';
@@ -66,8 +58,7 @@ describe('the zones list', { timeout: 120_000 }, () => {
     expect(first.text).toContain('<td><a href="/console/orgs/acme/zones/a-zone.test">a-zone.test</a></td><td>Failing</td><td>2026112901</td>');
     expect(first.text).toContain('<td><a href="/console/orgs/acme/zones/b-zone.test">b-zone.test</a></td><td>Progressing</td><td>none yet</td>');
     expect(first.text).not.toContain('c-zone.test');
-    const next = /<a rel="next" href="([^"]+)">Next page<\/a>/.exec(first.text)![1]!;
-    const second = await b.go('GET', unescape(next));
+    const second = await b.go('GET', nextHref(first));
     expect(second.status).toBe(200);
     expect(second.text).toContain('c-zone.test');
     expect(second.text).not.toContain('a-zone.test');
@@ -99,8 +90,7 @@ describe('a zone\'s page', { timeout: 120_000 }, () => {
     // A page of 3: the SOA first, then rrsets by name.
     expect(r.text).toContain('<td>a-zone.test</td><td>SOA</td>');
     expect(r.text).not.toContain('<td>www.a-zone.test</td>');
-    const next = /<a rel="next" href="([^"]+)">Next page<\/a>/.exec(r.text)![1]!;
-    expect((await b.go('GET', unescape(next))).text).toContain('<td>www.a-zone.test</td><td>A</td><td>300</td><td><pre>192.0.2.1</pre></td>');
+    expect((await b.go('GET', nextHref(r))).text).toContain('<td>www.a-zone.test</td><td>A</td><td>300</td><td><pre>192.0.2.1</pre></td>');
   });
 
   it('shows a viewer no forms, and refuses a viewer\'s post anyway (403 page), changing nothing', async () => {
@@ -123,7 +113,7 @@ describe('changing rrsets as a member', { timeout: 120_000 }, () => {
     for (;;) {
       const [name, type] = rrset.split(' ');
       if (page.text.includes(`<td>${name}</td><td>${type}</td>`)) return page;
-      page = await b.go('GET', unescape(/<a rel="next" href="([^"]+)">/.exec(page.text)![1]!));
+      page = await b.go('GET', nextHref(page));
     }
   };
 
