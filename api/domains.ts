@@ -122,14 +122,14 @@ async function tenantName(deps: Deps, core: Core, raw: string): Promise<{ name: 
   return { name, nameservers: info.nameservers };
 }
 
-function domainBody(d: DomainWithStatus): z.input<typeof Domain> {
+export function domainBody(d: DomainWithStatus): z.input<typeof Domain> {
   return {
     name: d.name, status: d.status, expiresAt: d.expiresAt, locked: d.locked, nameservers: d.nameservers, autoRenew: d.autoRenew,
     purchaseStep: d.purchaseStep, createdAt: d.createdAt, syncedAt: d.syncedAt, conditions: d.observed?.conditions ?? [],
   };
 }
 
-const domainTag = (d: DomainWithStatus): string => etag(d.generation, digest(JSON.stringify([d.uid, d.status, d.purchaseStep, d.syncedAt, d.observed?.conditions])));
+export const domainTag = (d: DomainWithStatus): string => etag(d.generation, digest(JSON.stringify([d.uid, d.status, d.purchaseStep, d.syncedAt, d.observed?.conditions])));
 
 const PRECONDITION = preconditionResponse('`If-Match` does not name the domain\'s current `ETag` (getDomain)');
 

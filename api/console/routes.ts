@@ -15,9 +15,11 @@ import { orgOverview, type OverviewItem, type OverviewKind } from '../../store/o
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, signInRecord } from '../../store/sessions';
 import { accessOps } from '../access';
 import { invokeAs, memberScope, type Deps } from '../ops';
-import { accountPage, homePage, orgPage, signInPage, STYLESHEET, type Attention } from './html';
+import { accountPage, homePage, orgPage, SCRIPT, signInPage, STYLESHEET, type Attention } from './html';
 import { cookieName, consoleNext, makeKit, opOf, readForm, sameToken, send, SESSION, setCookie } from './kit';
 import { SignInLimits } from './limits';
+import { mountDomainPages } from './domains';
+import { mountHostnamePages } from './hostnames';
 import { mountZonePages } from './zones';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
@@ -39,13 +41,16 @@ export function summarize(items: readonly OverviewItem[]): { counts: Record<Over
   return { counts, attention: all.slice(0, ATTENTION_SHOWN), more: Math.max(0, all.length - ATTENTION_SHOWN) };
 }
 
+export interface PageSizes { zones: number; rrsets: number; hostnames: number; domains: number }
+
 export interface ConsoleOptions {
   /** Failed sign-ins per address and per email (default 10 a minute). */
   limits?: SignInLimits;
   /** Password verifications at once, and waiting for one (default 2 and 8, as the node's access gate). */
   verifications?: { concurrent: number; queued: number };
-  /** Zones and rrsets a page shows at once (default 50 and 100); "Next page" goes on with the operation's cursor. */
-  pageSizes?: { zones: number; rrsets: number };
+  /** What a page shows at once (default 50 zones, 100 rrsets, 50 hostnames, 50 domains); "Next page" goes on with the
+   * operation's cursor. */
+  pageSizes?: Partial<PageSizes>;
 }
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
@@ -57,7 +62,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   const limits = opts.limits ?? new SignInLimits();
   const { concurrent, queued } = opts.verifications ?? { concurrent: 2, queued: 8 };
   const verifications = new Slots(concurrent, queued);
-  const pageSizes = opts.pageSizes ?? { zones: 50, rrsets: 100 };
+  const pageSizes: PageSizes = { zones: 50, rrsets: 100, hostnames: 50, domains: 50, ...opts.pageSizes };
   // Checked against when the email has no password, so that a wrong email takes as long as a wrong password.
   let decoy: Promise<string> | undefined;
 
@@ -97,6 +102,12 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     ctx.body = STYLESHEET;
   });
 
+  router.get('/console/console.js', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = SCRIPT;
+  });
+
   router.get('/console', signedIn(async (ctx, s) => {
     send(ctx, 200, homePage(viewerOf(s), await membershipsOf(deps.store, s.principal.userId)));
   }));
@@ -107,6 +118,8 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   }));
 
   mountZonePages(router, kit, pageSizes);
+  mountHostnamePages(router, kit, pageSizes.hostnames);
+  mountDomainPages(router, kit, pageSizes.domains);
 
   router.get('/console/sign-in', route(async (ctx) => {
     const next = consoleNext(ctx.query.next);
