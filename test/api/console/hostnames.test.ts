@@ -19,7 +19,7 @@ import { hostnames } from '../../../store/schema';
 import { setPasswordHash } from '../../../store/sessions';
 import { recordStatus } from '../../../store/status';
 import { startTestApi, type TestApi } from '../../helpers/app';
-import { Browser } from '../../helpers/console-browser';
+import { Browser, type Page } from '../../helpers/console-browser';
 import { FakeEdge } from '../../helpers/edge';
 import { startStubResolver, type StubResolver } from '../../helpers/stub-resolver';
 
@@ -73,6 +73,8 @@ const signedIn = async (email: string): Promise<Browser> => {
   expect((await b.signIn(email, PASSWORD)).status).toBe(303);
   return b;
 };
+/** The hostname's version that the page's delete form sends. */
+const etagOf = (page: Page): string => /name="etag" value="([^"]+)"/.exec(page.text)![1]!.replace(/&quot;/g, '"');
 const audit = async () => (await t.call('GET', '/v1/orgs/acme/audit?limit=1000')).body.items as { event: string; target: string; actor: string }[];
 
 describe('the custom hostnames list', { timeout: 120_000 }, () => {
@@ -181,14 +183,13 @@ describe('a member\'s forms', { timeout: 120_000 }, () => {
     const b = await signedIn('member@acme.test');
     const at = pageOf('blog', 'gone.customer.test');
     const before = await b.go('GET', at);
-    const form = { csrf: Browser.csrf(before), etag: /name="etag" value="([^"]+)"/.exec(before.text)![1]!.replace(/&quot;/g, '"') };
+    const form = { csrf: Browser.csrf(before), etag: etagOf(before) };
     // Judged meanwhile: its status moves, and so does its tag.
     expect((await t.call('POST', '/v1/orgs/acme/projects/blog/hostnames/gone.customer.test/verify', { token: t.tokens.member })).status).toBe(200);
     const stale = await b.go('POST', `${at}/delete`, form);
     expect(stale.status).toBe(412);
     expect(stale.text).toContain('gone.customer.test changed since this page showed it');
-    const fresh = await b.go('GET', at);
-    const r = await b.go('POST', `${at}/delete`, { ...form, etag: /name="etag" value="([^"]+)"/.exec(fresh.text)![1]!.replace(/&quot;/g, '"') });
+    const r = await b.go('POST', `${at}/delete`, { ...form, etag: etagOf(await b.go('GET', at)) });
     expect(r.status).toBe(303);
     expect(r.location).toBe(LIST);
     expect((await b.go('GET', at)).status).toBe(404);
@@ -199,7 +200,7 @@ describe('a member\'s forms', { timeout: 120_000 }, () => {
     const b = await signedIn('member@acme.test');
     const at = pageOf('shop', 'b.customer.test');
     const page = await b.go('GET', at);
-    const etag = /name="etag" value="([^"]+)"/.exec(page.text)![1]!.replace(/&quot;/g, '"');
+    const etag = etagOf(page);
     expect((await b.go('POST', `${at}/delete`, { csrf: 'forged', etag })).status).toBe(403);
     expect((await b.go('POST', `${at}/delete`, { csrf: Browser.csrf(page), etag }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await b.go('POST', LIST, { project: 'shop', name: 'csrf.customer.test' })).status).toBe(403);
