@@ -103,7 +103,7 @@ const REGISTRAR_502: [number, string] = [502, '`registrar_error`: the registrar 
 const REGISTRAR_503: [number, string] = [503, '`registrar_not_configured` (no registrar in this deployment), `no_core` or `core_unavailable`'];
 
 /** A domain name as given: lower case punycode, no trailing dot. */
-function domainName(raw: string): string {
+export function domainName(raw: string): string {
   try {
     return normalizeZoneName(raw);
   } catch (e) {

@@ -11,7 +11,7 @@ import type { Condition } from '../../lib/conditions';
 import { resourceState, type ResourceState } from '../../rules/resource-state';
 import { roleAtLeast } from '../../store/accounts';
 import { domainOf, ledgerOf, listDomains, type DomainWithStatus, type LedgerEntry } from '../../store/domains';
-import { domainBody, domainOps, domainTag } from '../domains';
+import { domainBody, domainName, domainOps, domainTag } from '../domains';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
 import { ago, conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
 import { field, opOf, send, storeCursor, type Kit } from './kit';
@@ -103,7 +103,7 @@ export function mountDomainPages(router: Router, kit: Kit, pageSize: number): vo
 
   router.get('/console/orgs/:slug/domains/:name', kit.signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), need);
-    const d = await domainOf(deps.store, scope.org.id, String(ctx.params.name).toLowerCase());
+    const d = await domainOf(deps.store, scope.org.id, domainName(String(ctx.params.name)));
     send(ctx, 200, domainPage(kit.viewerOf(s), {
       slug: scope.org.slug, domain: viewOf(d), ledger: await ledgerOf(deps.store, scope.org.id, d.name),
       canSync: roleAtLeast(scope.role, 'member'), canAdmin: roleAtLeast(scope.role, 'admin'), now: deps.store.clock().getTime(),

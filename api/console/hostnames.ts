@@ -7,7 +7,7 @@
  */
 import type Router from '@koa/router';
 import type { Condition } from '../../lib/conditions';
-import { orgOrigin } from '../../rules/hostnames';
+import { normalizeCustomHostname, orgOrigin } from '../../rules/hostnames';
 import { resourceState, type ResourceState } from '../../rules/resource-state';
 import { roleAtLeast } from '../../store/accounts';
 import { hostnameOfProject, listOrgHostnames, type HostnameWithStatus } from '../../store/hostnames';
@@ -131,7 +131,7 @@ export function mountHostnamePages(router: Router, kit: Kit, pageSize: number): 
   router.get('/console/orgs/:slug/projects/:project/hostnames/:host', kit.signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), need);
     const project = await getProject(deps.store, scope.org.id, String(ctx.params.project));
-    const h = await hostnameOfProject(deps.store, project.id, String(ctx.params.host));
+    const h = await hostnameOfProject(deps.store, project.id, normalizeCustomHostname(String(ctx.params.host)));
     send(ctx, 200, hostnamePage(kit.viewerOf(s), {
       slug: scope.org.slug, hostname: viewOf(deps, scope.org.id, project.name, h), canEdit: roleAtLeast(scope.role, 'member'),
       checked: ctx.query.checked !== undefined, now: deps.store.clock().getTime(),

@@ -79,7 +79,7 @@ describe('the domains list', { timeout: 120_000 }, () => {
 });
 
 describe('a domain\'s page', { timeout: 120_000 }, () => {
-  it('shows its registration, purchase step, ledger and conditions, escaped', async () => {
+  it('shows its registration, purchase step, ledger and conditions, escaped; takes the name in any case', async () => {
     const b = await signedIn('viewer@acme.test');
     const r = await b.go('GET', DOMAIN);
     expect(r.status).toBe(200);
@@ -91,6 +91,8 @@ describe('a domain\'s page', { timeout: 120_000 }, () => {
     expect(beta.text).toContain('<td>Synced</td><td>False</td><td>RegistrarUnavailable</td><td>registrar said &lt;script&gt;alert(1)&lt;/script&gt;</td>');
     expect(beta.text).not.toContain('<script>');
     expect((await b.go('GET', `${LIST}/nothing.com`)).status).toBe(404);
+    expect((await b.go('GET', `${LIST}/ALPHA.com`)).status).toBe(200);
+    expect((await b.go('GET', `${LIST}/not%20a%20domain`)).status).toBe(400);
   });
 
   it('shows a viewer no forms and a member only "Read from the registrar now"; both are refused the admin\'s forms (403 page), changing nothing', async () => {

@@ -120,8 +120,10 @@ describe('a hostname\'s page', { timeout: 120_000 }, () => {
     expect(r.text).toMatch(/<td>Verified<\/td><td>True<\/td><td>TxtRecord<\/td><td>[^<]*<\/td><td><time datetime="[^"]+" title="[^"]+">\d+ s ago<\/time>/);
   });
 
-  it('is 404 for a name of another project, or none', async () => {
+  it('takes the name in any case; is 404 for a name of another project, or none, and 400 for one that is no hostname', async () => {
     const b = await signedIn('viewer@acme.test');
+    expect((await b.go('GET', pageOf('blog', 'A.Customer.TEST'))).status).toBe(200);
+    expect((await b.go('GET', pageOf('blog', 'not%20a%20name'))).status).toBe(400);
     expect((await b.go('GET', pageOf('shop', 'a.customer.test'))).status).toBe(404);
     expect((await b.go('GET', pageOf('blog', 'nothing.customer.test'))).status).toBe(404);
   });
