@@ -105,13 +105,19 @@ describe('the custom hostnames list', { timeout: 120_000 }, () => {
 });
 
 describe('a hostname\'s page', { timeout: 120_000 }, () => {
-  it('shows the exact records to create, copyable; the edge and certificate; its conditions with how long, escaped', async () => {
+  it('shows the exact records to create, copyable (selected whole, a Copy button from the console\'s script); the edge and certificate; its conditions with how long, escaped', async () => {
     const b = await signedIn('viewer@acme.test');
     const r = await b.go('GET', pageOf('blog', 'a.customer.test'));
     expect(r.status).toBe(200);
     const origin = orgOrigin(FALLBACK, (await orgBySlug(t.store, 'acme'))!.id);
     expect(r.text).toContain(`<td>TXT</td><td><code class="copy" data-what="the TXT record&#39;s name">_service-verify.a.customer.test</code></td><td><code class="copy" data-what="the TXT record&#39;s value">${tokens['a.customer.test']}</code></td>`);
     expect(r.text).toContain(`<td>CNAME</td><td><code class="copy" data-what="the CNAME record&#39;s name">a.customer.test</code></td><td><code class="copy" data-what="the CNAME record&#39;s value">${origin}</code></td>`);
+    // The Copy buttons come from the console's own script, the only one the policy lets run (no inline script).
+    expect(r.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect(r.text).toContain('<script src="/console/console.js" defer></script>');
+    const script = await b.go('GET', '/console/console.js');
+    expect([script.status, script.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+    expect(script.text).toContain("querySelectorAll('code.copy')");
     expect(r.text).toContain('by the TXT record');
     expect(r.text).toContain('Certificate: pending_validation.');
     expect(r.text).toContain('<caption>Conditions of the edge for a.customer.test</caption>');
