@@ -103,7 +103,7 @@ const REGISTRAR_502: [number, string] = [502, '`registrar_error`: the registrar 
 const REGISTRAR_503: [number, string] = [503, '`registrar_not_configured` (no registrar in this deployment), `no_core` or `core_unavailable`'];
 
 /** A domain name as given: lower case punycode, no trailing dot. */
-function domainName(raw: string): string {
+export function domainName(raw: string): string {
   try {
     return normalizeZoneName(raw);
   } catch (e) {
@@ -122,14 +122,14 @@ async function tenantName(deps: Deps, core: Core, raw: string): Promise<{ name: 
   return { name, nameservers: info.nameservers };
 }
 
-function domainBody(d: DomainWithStatus): z.input<typeof Domain> {
+export function domainBody(d: DomainWithStatus): z.input<typeof Domain> {
   return {
     name: d.name, status: d.status, expiresAt: d.expiresAt, locked: d.locked, nameservers: d.nameservers, autoRenew: d.autoRenew,
     purchaseStep: d.purchaseStep, createdAt: d.createdAt, syncedAt: d.syncedAt, conditions: d.observed?.conditions ?? [],
   };
 }
 
-const domainTag = (d: DomainWithStatus): string => etag(d.generation, digest(JSON.stringify([d.uid, d.status, d.purchaseStep, d.syncedAt, d.observed?.conditions])));
+export const domainTag = (d: DomainWithStatus): string => etag(d.generation, digest(JSON.stringify([d.uid, d.status, d.purchaseStep, d.syncedAt, d.observed?.conditions])));
 
 const PRECONDITION = preconditionResponse('`If-Match` does not name the domain\'s current `ETag` (getDomain)');
 

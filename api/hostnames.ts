@@ -13,7 +13,7 @@ import { ConditionSchema, ErrorSchema, ListQuery, pageOf, ProjectParams, Timesta
 /** Without `--fallback-origin`: `edge.` + the registrable domain of the default nameservers (`ns1.hostplane.net`). */
 export const DEFAULT_FALLBACK_ORIGIN = 'edge.hostplane.net';
 
-const fallbackOf = (deps: Deps): string => deps.config.fallbackOrigin ?? DEFAULT_FALLBACK_ORIGIN;
+export const fallbackOf = (deps: Deps): string => deps.config.fallbackOrigin ?? DEFAULT_FALLBACK_ORIGIN;
 
 const HostParams = ProjectParams.extend({
   host: z.string().meta({ description: 'the hostname, in either spelling: Unicode or punycode, any case (`Bücher.example.com` is `xn--bcher-kva.example.com`)' }),
@@ -60,7 +60,7 @@ const Hostname = z.object({
 
 const HostnameList = pageOf(Hostname).meta({ id: 'HostnameList' });
 
-function hostnameBody(h: HostnameWithStatus, origin: string): z.input<typeof Hostname> {
+export function hostnameBody(h: HostnameWithStatus, origin: string): z.input<typeof Hostname> {
   const custom = h.kind === 'custom';
   return {
     name: h.name,

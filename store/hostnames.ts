@@ -73,6 +73,18 @@ export async function listHostnames(s: Store, projectId: number, limit: number, 
   return toPage(rows.map(withStatus), limit, (r) => r.name);
 }
 
+/** A custom hostname with the name of the project that holds it. */
+export type OrgHostname = HostnameWithStatus & { projectName: string };
+
+/** The organization's custom hostnames across its projects, by name, each with its status (the console's list). */
+export async function listOrgHostnames(s: Store, orgId: number, limit: number, cursor?: string): Promise<Page<OrgHostname>> {
+  const after = cursor === undefined ? undefined : gt(hostnames.name, decodeCursor(cursor));
+  const rows = await s.db.select({ ...columns, st: resourceStatus, projectName: projects.name }).from(hostnames)
+    .innerJoin(projects, eq(projects.id, hostnames.projectId)).leftJoin(resourceStatus, statusJoin)
+    .where(and(eq(projects.orgId, orgId), eq(hostnames.kind, 'custom'), after)).orderBy(asc(hostnames.name)).limit(limit + 1);
+  return toPage(rows.map((r) => ({ ...withStatus(r), projectName: r.projectName })), limit, (r) => r.name);
+}
+
 /** The hostname `name` of the project; another project's (or none) reads as missing. */
 export async function hostnameOfProject(s: Store, projectId: number, name: string): Promise<HostnameWithStatus> {
   const [row] = await s.db.select({ ...columns, st: resourceStatus }).from(hostnames).leftJoin(resourceStatus, statusJoin)

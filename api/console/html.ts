@@ -41,6 +41,29 @@ table { border-collapse: collapse; }
 th, td { padding: .3rem .75rem; text-align: left; vertical-align: top; border-bottom: 1px solid #ccc; }
 td pre, .ds { margin: 0; white-space: pre-wrap; word-break: break-all; }
 button.danger { background: #b91c1c; }
+code.copy { user-select: all; padding: .1rem .3rem; background: #f3f4f6; border: 1px solid #ccc; border-radius: 4px; word-break: break-all; }
+code.copy + button { margin: 0 0 0 .5rem; padding: .1rem .6rem; }
+`;
+
+/** The console's only script, served from its own origin: a Copy button after each value a person copies into their
+ * DNS. Without it the value still selects whole on a click (`user-select: all`), so the pages need no JavaScript. */
+export const SCRIPT = `'use strict';
+for (const value of document.querySelectorAll('code.copy')) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.textContent = 'Copy';
+  button.setAttribute('aria-label', 'Copy ' + value.dataset.what);
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(value.textContent);
+      button.textContent = 'Copied';
+    } catch {
+      // No clipboard outside a secure context: the value selected, for the keyboard's copy.
+      getSelection().selectAllChildren(value);
+    }
+  });
+  value.after(button);
+}
 `;
 
 export interface Viewer { email: string; csrf: string }
@@ -59,6 +82,7 @@ export function page(title: string, viewer: Viewer | null, body: Html): string {
 <title>${title} · hostplane</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/console.css">
+<script src="/console/console.js" defer></script>
 </head>
 <body>
 ${nav}
@@ -106,7 +130,10 @@ export const STATE_LABELS: Record<ResourceState, string> = { ready: 'Ready', pro
 const KIND_LABELS: Record<OverviewKind, string> = { zone: 'Zones', hostname: 'Custom hostnames', domain: 'Domains', project: 'Projects' };
 
 /** The areas an organization's page links to; the nodes page is its admins'. */
-const AREAS: { path: string; label: string; role?: 'admin' }[] = [{ path: 'zones', label: 'Zones' }, { path: 'projects', label: 'Projects' }, { path: 'nodes', label: 'Nodes', role: 'admin' }];
+const AREAS: { path: string; label: string; role?: 'admin' }[] = [
+  { path: 'zones', label: 'Zones' }, { path: 'hostnames', label: 'Custom hostnames' }, { path: 'domains', label: 'Domains' }, { path: 'projects', label: 'Projects' },
+  { path: 'nodes', label: 'Nodes', role: 'admin' },
+];
 
 export interface Attention { kind: OverviewKind; name: string; condition: Condition }
 

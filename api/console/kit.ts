@@ -16,9 +16,9 @@ import { messagePage, type Viewer } from './html';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
-// Scripts from nowhere (the pages have none), styles from this origin, no framing. No `form-action`: Chrome applies
+// Scripts and styles from this origin only (no inline script runs), no framing. No `form-action`: Chrome applies
 // it to the redirects that follow a form, and sign-in on the way to a deployment ends on the deployment's host.
-const POLICY = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+const POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
 /** Over HTTPS the cookies are `__Host-` prefixed (Secure, Path=/, no Domain: RFC 6265bis), so a sibling host
  * cannot set or shadow them. */
@@ -87,6 +87,13 @@ export const opOf = (ops: AnyOp[], id: string): AnyOp => ops.find((op) => op.ope
 
 /** A `cursor` query parameter passed on to the operation, which says when it is not one of its own. */
 export const cursorOf = (ctx: Context): { cursor?: unknown } => (ctx.query.cursor === undefined ? {} : { cursor: ctx.query.cursor });
+
+/** The `cursor` query parameter for a page read from the store as its operation reads it (store/paging.ts judges it). */
+export const storeCursor = (ctx: Context): string | undefined => {
+  const c = ctx.query.cursor;
+  if (Array.isArray(c)) throw badForm('cursor is given more than once');
+  return c;
+};
 
 /** A form field without the blanks around it ('' when absent). */
 export const field = (form: URLSearchParams, name: string): string => (form.get(name) ?? '').trim();

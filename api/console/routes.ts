@@ -15,11 +15,13 @@ import { orgOverview, type OverviewItem, type OverviewKind } from '../../store/o
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, signInRecord } from '../../store/sessions';
 import { accessOps } from '../access';
 import { invokeAs, memberScope, type Deps } from '../ops';
-import { accountPage, homePage, orgPage, signInPage, STYLESHEET, type Attention } from './html';
+import { accountPage, homePage, orgPage, SCRIPT, signInPage, STYLESHEET, type Attention } from './html';
 import { cookieName, consoleNext, makeKit, opOf, readForm, sameToken, send, SESSION, setCookie } from './kit';
 import { SignInLimits } from './limits';
 import { mountNodePages } from './nodes';
 import { mountProjectPages } from './projects';
+import { mountDomainPages } from './domains';
+import { mountHostnamePages } from './hostnames';
 import { mountZonePages } from './zones';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
@@ -50,8 +52,8 @@ export interface ConsoleOptions {
   pageSizes?: Partial<PageSizes>;
 }
 
-export interface PageSizes { zones: number; rrsets: number; projects: number; secrets: number; nodes: number }
-export const DEFAULT_PAGE_SIZES: PageSizes = { zones: 50, rrsets: 100, projects: 50, secrets: 50, nodes: 50 };
+export interface PageSizes { zones: number; rrsets: number; hostnames: number; domains: number; projects: number; secrets: number; nodes: number }
+export const DEFAULT_PAGE_SIZES: PageSizes = { zones: 50, rrsets: 100, hostnames: 50, domains: 50, projects: 50, secrets: 50, nodes: 50 };
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
 const withHeaders = (e: AppError, headers: Record<string, string>): AppError & { headers: Record<string, string> } => Object.assign(e, { headers });
@@ -103,6 +105,12 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     ctx.body = STYLESHEET;
   });
 
+  router.get('/console/console.js', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = SCRIPT;
+  });
+
   router.get('/console', signedIn(async (ctx, s) => {
     send(ctx, 200, homePage(viewerOf(s), await membershipsOf(deps.store, s.principal.userId)));
   }));
@@ -115,6 +123,8 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   mountZonePages(router, kit, pageSizes);
   mountProjectPages(router, kit, pageSizes);
   mountNodePages(router, kit, pageSizes.nodes);
+  mountHostnamePages(router, kit, pageSizes.hostnames);
+  mountDomainPages(router, kit, pageSizes.domains);
 
   router.get('/console/sign-in', route(async (ctx) => {
     const next = consoleNext(ctx.query.next);

@@ -3,15 +3,17 @@
  * `node-agent` (HTTPS front end, a worker). The `org`-mode round trip with hostplane alone: a member opens the
  * deployment, is sent to the console, signs in (a wrong password first), and lands on the worker's page; a viewer
  * and an outsider are refused with pages that say why. A forged CSRF token is refused. The member walks the project
- * pages (the project applied on the node, its secret's value in no page); an admin sees the nodes page and sets the
- * project's access mode with its form. Every page is checked with axe-core (no critical or serious violation) and
- * kept as a screenshot (.tmp/screenshots/console-*.png).
+ * pages (the project applied on the node, its secret's value in no page), the custom hostname pages (the Copy buttons,
+ * "Check now") and the domain pages (a sync); an admin sees the nodes page and sets the project's access mode with its
+ * form. Every page is checked with axe-core (no critical or serious violation) and kept as a screenshot
+ * (.tmp/screenshots/console-*.png).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../agent/sync/fetch';
 import { createClient } from '../../client/index';
 import { hasOpenssl, makePki } from '../../harness/tls';
 import { accessibilityProblems, browserTitle, chromiumPath, launchChromium, screenshot } from '../helpers/browser';
+import { purchaseBody } from '../helpers/domains';
 import { adminJson, bootstrapWithCli, cleanup, runHostplane, startHostplane, tempDir, until } from '../helpers/proc';
 
 afterAll(cleanup);
@@ -35,7 +37,8 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
       const r = await runHostplane(['admin', '--data', data, 'user', 'password', email], `${PASSWORD}\n`);
       expect(r.code, r.stderr).toBe(0);
     }
-    const serve = await startHostplane(['serve', '--port', '0', '--data', data, '--dns', 'off', '--tls-cert', pki.certPath, '--tls-key', pki.keyPath]);
+    // DNS on, so that a domain can be bought (from the sandbox registrar serve runs) for the domain pages.
+    const serve = await startHostplane(['serve', '--port', '0', '--data', data, '--dns-listen', '127.0.0.1:0', '--tls-cert', pki.certPath, '--tls-key', pki.keyPath]);
     const api = createClient({ baseUrl: serve.url, token: ownerToken, fetch: nodeFetch({ ca: pki.ca }).fetch });
     expect((await api.POST('/v1/orgs/{orgSlug}/projects', { path: { orgSlug: 'acme' }, body: { name: 'blog' } })).status).toBe(201);
     expect((await api.PUT('/v1/orgs/{orgSlug}/projects/{projectName}/secrets/{secretName}', { path: { orgSlug: 'acme', projectName: 'blog', secretName: 'API_KEY' }, body: { value: SECRET_VALUE } })).status).toBe(200);
@@ -46,6 +49,8 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
       '--tls-cert', pki.certPath, '--tls-key', pki.keyPath, '--dashboard-url', `${serve.url}/console/access`,
       '--worker', `exec '${process.execPath}' -e "${PAGE}"`,
     ], { env: { HOSTPLANE_NODE_TOKEN: nodeToken } });
+    expect((await api.POST('/v1/orgs/{orgSlug}/projects/{projectName}/hostnames', { path: { orgSlug: 'acme', projectName: 'blog' }, body: { name: 'www.customer.test' } })).status).toBe(200);
+    expect((await api.POST('/v1/orgs/{orgSlug}/domains', { path: { orgSlug: 'acme' }, body: purchaseBody('console-walk.com') })).status).toBe(201);
     expect((await api.PUT('/v1/orgs/{orgSlug}/projects/{projectName}/access', { path: { orgSlug: 'acme', projectName: 'blog' }, body: { mode: 'org' } })).status).toBe(200);
 
     const browser = await launchChromium({ [BLOG]: new URL(agent.url).host });
@@ -96,6 +101,24 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
         const text = await member.page.locator('main').innerText();
         return /n1\s+\d+\s+\d+\s+Applied/.test(text) && text.includes('n1: applied') ? true : undefined;
       });
+      // A custom hostname's guidance with Copy buttons (the console's script), and "Check now" coming back with the outcome.
+      const hostname = `${serve.url}/console/orgs/acme/projects/blog/hostnames/www.customer.test`;
+      await member.page.goto(hostname);
+      expect(await member.page.getByRole('button', { name: /^Copy the (TXT|CNAME) record's (name|value)$/ }).count()).toBe(4);
+      await member.page.getByRole('button', { name: 'Check now' }).click();
+      await member.page.waitForURL(`${hostname}?checked=1`);
+      expect(await member.page.getByRole('status').textContent()).toContain('Checked just now: no proof passed yet');
+      expect(await member.page.locator('p.error').textContent()).toContain('no such name (NXDOMAIN)');
+      // A domain bought from the sandbox registrar: its registration and ledger, and a member's sync coming back to it.
+      const domain = `${serve.url}/console/orgs/acme/domains/console-walk.com`;
+      await member.page.goto(domain);
+      await member.page.getByRole('button', { name: 'Read from the registrar now' }).click();
+      await member.page.waitForURL(domain);
+      expect(await member.page.getByRole('table', { name: 'The latest ledger entries of console-walk.com, newest first' }).innerText()).toMatch(/charge\s+\d+\.\d\d USD/);
+      await walk(member.page, [
+        ['/console/orgs/acme/hostnames', 'console-hostnames'], [`${hostname.slice(serve.url.length)}?checked=1`, 'console-hostname'],
+        ['/console/orgs/acme/domains', 'console-domains'], [domain.slice(serve.url.length), 'console-domain'],
+      ]);
       await member.page.goto(`${serve.url}/console`);
       expect(await member.page.getByRole('table').innerText()).toMatch(/acme\s+member/);
       // A form whose CSRF token was tampered with changes nothing: still signed in.

@@ -49,6 +49,8 @@ export interface TestApiOptions {
   /** The core's domain operations (sagas/domains.ts) over the test's store and sealer; without them they answer 503
    * `registrar_not_configured`. */
   domains?: (d: { store: Store; sealer: Sealer; log: Logger; nudge: (kind: NudgeKind, key: string) => void }) => DomainService;
+  /** The core's verifyHostname over the test's store; without it verifyHostname answers 503 `no_core`. */
+  verifyHostname?: (store: Store) => (name: string) => Promise<void>;
   /** The console's sign-in limit and verification bound (api/console/routes.ts). */
   console?: ConsoleOptions;
 }
@@ -64,6 +66,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     dns: opts.dns ?? { configured: true, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'] },
     nudge: (kind, key) => nudges.push({ kind, key }),
     domains: opts.domains?.({ store, sealer, log, nudge: (kind, key) => nudges.push({ kind, key }) }),
+    verifyHostname: opts.verifyHostname?.(store),
   });
   const config: ApiConfig = { appDomain: 'hostplane.test', plans: DEFAULT_PLANS, serviceDomains: [], ...opts.config };
   const app = createApp({ store, core, config }, log, undefined, undefined, opts.console);

@@ -8,7 +8,7 @@ import { openTestStore } from '../helpers/store';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
 import { finalizersOf } from '../../store/finalizers';
 import {
-  activateHostname, addHostname, allHostnameKeys, deleteHostname, expireHostname, hostnameByName, listHostnames, routableHostnames,
+  activateHostname, addHostname, allHostnameKeys, deleteHostname, expireHostname, hostnameByName, listHostnames, listOrgHostnames, routableHostnames,
 } from '../../store/hostnames';
 import { createProject } from '../../store/projects';
 import { hostnames } from '../../store/schema';
@@ -35,6 +35,20 @@ beforeEach(async () => {
   other = await project(g.id, 'site');
 });
 afterEach(() => s.close());
+
+describe('listOrgHostnames', () => {
+  it('pages the org\'s custom hostnames across its projects by name, with each one\'s project; no default hostname, none of another org', async () => {
+    await add(shop, 'b.customer.test');
+    await add(acme, 'c.customer.test');
+    await add(acme, 'a.customer.test');
+    await add(other, 'aa.globex.test');
+    const first = await listOrgHostnames(s, acme.orgId, 2);
+    expect(first.items.map((h) => [h.name, h.projectName])).toEqual([['a.customer.test', 'blog'], ['b.customer.test', 'shop']]);
+    const second = await listOrgHostnames(s, acme.orgId, 2, first.nextCursor!);
+    expect(second.items.map((h) => h.name)).toEqual(['c.customer.test']);
+    expect(second.nextCursor).toBeNull();
+  });
+});
 
 describe('addHostname', () => {
   it('holds the name at once as pending_dns with a token, records a change and audit hostname.add', async () => {
