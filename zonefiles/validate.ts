@@ -318,3 +318,12 @@ export function checkCnameConflict(existingTypesAtName: RecordType[], newType: R
   if (newType === 'CNAME') return existingTypesAtName.some((t) => t !== 'CNAME');
   return existingTypesAtName.includes('CNAME');
 }
+
+/**
+ * Whether the types a name holds after a change leave a DS without the NS of its delegation: a DS is the parent
+ * side of a delegation (RFC 4035 2.4), which resolvers look for only where the zone cuts. Putting a DS where
+ * there is no NS, or deleting the NS a DS stands beside, is refused: the API answers 409 `ds_without_delegation`.
+ */
+export function dsWithoutDelegation(typesAtName: readonly string[]): boolean {
+  return typesAtName.includes('DS') && !typesAtName.includes('NS');
+}
