@@ -110,6 +110,8 @@ const shape = (type: FieldType): string =>
  * (`alpn="h2,h3"`) and are removed; `\X` is X and `\DDD` the byte DDD, as in a zone file.
  */
 function splitFields(content: string): string[] {
+  // Most contents quote and escape nothing; render, size and sort parse every record again.
+  if (!/["\\]/.test(content)) return content.split(/\s+/).filter((f) => f !== '');
   const out: string[] = [];
   let i = 0;
   while (i < content.length) {

@@ -2,7 +2,7 @@ import { ZoneValidationError } from './errors';
 import type { RecordData, RecordType, RRset, Soa, ZoneSpec } from './model';
 import { relativeName } from './names';
 import { isFieldType, renderFields } from './rdata';
-import { compareRecords } from './validate';
+import { sortRecords } from './validate';
 
 /** Longest character-string in RDATA (RFC 1035 3.3): one length octet. */
 const MAX_STRING_BYTES = 255;
@@ -96,7 +96,7 @@ function pushLines(out: string[], owner: string, rrset: RRset): void {
     out.push(prefix + renderRecordData(type, (records[0] as RecordData).content));
     return;
   }
-  for (const c of records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b))) out.push(prefix + renderRecordData(type, c));
+  for (const c of sortRecords(type, records.map((r) => r.content))) out.push(prefix + renderRecordData(type, c));
 }
 
 /** The rrset's record lines with the owner written absolute, as `knotc zone-set` takes them. Throws
@@ -164,7 +164,7 @@ export const absoluteSoaLine = (zone: string, soa: Soa): string => `${zone}.${so
  * Layout: `$ORIGIN <zone>.`, the SOA, then one line per record: `<owner> <ttl> IN <type> <rdata>`.
  * Every line carries its TTL, so there is no `$TTL`. Owners are relative (`@` for the apex); targets are
  * absolute. Order: owners in DNS canonical order (RFC 4034 6.1, so the apex first and a parent before
- * its children), then type code, then records by {@link compareRecords}.
+ * its children), then type code, then records by compareRecords (validate.ts).
  *
  * Input is trusted to be canonical (each rrset as {@link validateRRset} returns it). Throws
  * {@link ZoneValidationError} for an owner outside the zone or two rrsets with the same name and type,
