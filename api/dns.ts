@@ -89,7 +89,9 @@ const CreateZoneBody = z.strictObject({
 const PutRRsetBody = z.strictObject({
   records: z.array(z.strictObject({
     content: z.string().max(MAX_RDATA_BYTES).meta({
-      description: `the record in zone-file form (\`192.0.2.1\`, \`10 mail.example.com\`, a TXT value as it is); no record's data is over ${MAX_RDATA_BYTES} octets, `
+      description: 'the record in zone-file form (`192.0.2.1`, `10 mail.example.com`, a TXT value as it is; HTTPS/SVCB in RFC 9460 form, `1 . alpn=h2,h3 port=443`; '
+        + 'TLSA `3 1 1 <hex>`; SSHFP `4 2 <hex>`; NAPTR `100 10 "S" "SIP+D2U" "" _sip._udp.example.com`; DS `<key tag> <algorithm> <digest type> <hex>`, only '
+        + `at a name with NS below the apex); no record's data is over ${MAX_RDATA_BYTES} octets, `
         + `and the rrset, with room for DNSSEC signatures, must fit one DNS message of ${MAX_MESSAGE_BYTES} octets (a TXT value of about 60,000 bytes at most, `
         + 'less under a long zone name): else 400 naming the record',
     }),
@@ -376,7 +378,7 @@ export const dnsOps: AnyOp[] = [
       },
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag` (or there is no such rrset), or `If-None-Match: *` and the rrset exists'),
       400: { description: '`bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record)', schema: ErrorSchema },
-      ...errorResponses([409, '`managed_rrset`, `cname_conflict`, or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
+      ...errorResponses([409, '`managed_rrset`, `cname_conflict`, `ds_without_delegation` (a DS where there is no NS), or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
     },
     handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       await nameservers(core);
@@ -405,7 +407,7 @@ export const dnsOps: AnyOp[] = [
       204: { description: 'deleted; `X-Generation` is the zone\'s generation without the rrset', headers: ['X-Generation'] },
       400: { description: '`bad_request`: an invalid zone name, owner or type', schema: ErrorSchema },
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag`'),
-      ...errorResponses([409, '`managed_rrset`'], DNS_503),
+      ...errorResponses([409, '`managed_rrset`, or `ds_without_delegation` (the NS of a name that has a DS)'], DNS_503),
     },
     handler: async ({ deps, core, org, params, actor, conditions }) => {
       await nameservers(core);

@@ -70,15 +70,20 @@ function overTcp(server: Server, packet: Packet, timeoutMs: number): Promise<Dns
   });
 }
 
+/** What dns-packet 5 has no name for (RFC 9460 SVCB and HTTPS) it asks and answers as `UNKNOWN_<code>`, with
+ * the RDATA as a Buffer. */
+const UNNAMED: Partial<Record<QueryType, RecordType>> = { SVCB: 'UNKNOWN_64' as RecordType, HTTPS: 'UNKNOWN_65' as RecordType };
+export type QueryType = RecordType | 'SVCB' | 'HTTPS';
+
 /**
  * Asks `server` one question (no recursion) and returns the decoded response. Over UDP it sends EDNS0 with
  * a 4096-byte payload size (unless `noEdns`), and asks again over TCP when the answer comes back truncated.
  */
-export async function query(server: Server, name: string, type: RecordType, opts: QueryOptions = {}): Promise<DnsResponse> {
+export async function query(server: Server, name: string, type: QueryType, opts: QueryOptions = {}): Promise<DnsResponse> {
   const packet: Packet = {
     type: 'query',
     id: Math.floor(Math.random() * 0x10000),
-    questions: [{ type, name }],
+    questions: [{ type: UNNAMED[type] ?? (type as RecordType), name }],
     additionals: opts.noEdns ? [] : [
       {
         type: 'OPT',

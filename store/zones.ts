@@ -2,7 +2,7 @@
 import { and, asc, count, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
-import { checkCnameConflict, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
+import { checkCnameConflict, dsWithoutDelegation, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
@@ -332,6 +332,9 @@ async function setRRset(
   if (w.cnameConflict(atName.map((r) => r.type as RecordType), rrset.type)) {
     throw conflict('cname_conflict', `a CNAME cannot share the name ${rrset.name} with another type`);
   }
+  if (dsWithoutDelegation([...atName.map((r) => r.type), rrset.type])) {
+    throw conflict('ds_without_delegation', `a DS needs an NS rrset at ${rrset.name}: put the delegation's NS first`);
+  }
   if (old && old.ttl === rrset.ttl && JSON.stringify(old.records) === JSON.stringify(rrset.records)) {
     return { changed: false, changedGen: old.changedGen, generation: z.generation };
   }
@@ -368,6 +371,12 @@ async function removeRRset(
   if (!row) return false;
   checkOwner(row.managedBy, managedBy, key.name, key.type, 'deleted');
   precondition?.({ uid: z.uid, changedGen: row.changedGen });
+  if (key.type === 'NS') {
+    const atName = await tx.select({ type: rrsets.type }).from(rrsets).where(and(eq(rrsets.zone, z.name), eq(rrsets.name, key.name)));
+    if (dsWithoutDelegation(atName.map((r) => r.type).filter((t) => t !== 'NS'))) {
+      throw conflict('ds_without_delegation', `${key.name} has a DS, which needs its NS: delete the DS first`);
+    }
+  }
   await tx.delete(rrsets).where(where);
   const { generation } = await bump(s, tx, z, now, { rrsets: -1, bytes: -row.bytes });
   await tx.insert(rrsetTombstones).values({ zone: z.name, name: key.name, type: key.type, gen: generation })

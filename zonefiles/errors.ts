@@ -16,3 +16,9 @@ export class ZoneValidationError extends Error {
     super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
   }
 }
+
+/** A record content rejected by a per-type check; `detail` continues `MX record "..."`. Internal to zonefiles/:
+ * validateRRset turns it into an {@link Issue} naming the record. */
+export class RecordProblem {
+  constructor(readonly detail: string) {}
+}

@@ -5,6 +5,7 @@ export { checkZoneName, isZoneName, MAX_ZONE_NAME_LENGTH, normalizeName, normali
 export {
   validateRRset,
   checkCnameConflict,
+  dsWithoutDelegation,
   canonicalRecordKey,
   compareRecords,
   MIN_TTL,

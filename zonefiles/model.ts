@@ -2,7 +2,7 @@
  * The zone model shared by the store, the API and the renderer. Names are absolute, lower case,
  * in punycode (A-labels), written without the trailing dot (`www.example.com`); the apex is the zone name.
  */
-export const RECORD_TYPES = ['A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'PTR', 'SRV', 'TXT'] as const;
+export const RECORD_TYPES = ['A', 'AAAA', 'CAA', 'CNAME', 'DS', 'HTTPS', 'MX', 'NAPTR', 'NS', 'PTR', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT'] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
 
 /**
@@ -13,6 +13,10 @@ export type RecordType = (typeof RECORD_TYPES)[number];
  * - SRV: `<priority> <weight> <port> <target>` (`10 5 5060 sip.example.com`).
  * - CAA: `<flags> <tag> "<value>"` or `<flags> <tag> <value>` (`0 issue "letsencrypt.org"`).
  * - TXT: the raw text itself, unquoted, any UTF-8; the renderer quotes, escapes and splits it.
+ * - DS (only at a delegation: a name with NS, not the apex): `<key tag> <algorithm> <digest type> <digest hex>`.
+ * - TLSA: `<usage> <selector> <matching type> <data hex>`; SSHFP: `<algorithm> <fingerprint type> <fingerprint hex>`.
+ * - NAPTR: `<order> <preference> "<flags>" "<services>" "<regexp>" <replacement>`.
+ * - HTTPS / SVCB: `<priority> <target> [<key>=<value> ...]` (RFC 9460 presentation form, e.g. `1 . alpn=h2,h3`).
  */
 export interface RecordData { content: string }
 

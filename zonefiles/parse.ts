@@ -1,6 +1,7 @@
 import { ZoneValidationError, type Issue } from './errors';
 import { RECORD_TYPES, type RecordType, type RRset, type Soa, type ZoneSpec } from './model';
 import { checkName } from './names';
+import { zoneFileFields } from './rdata';
 
 /** A line that cannot be read; caught per line so that every bad line is reported. */
 class LineProblem {
@@ -122,6 +123,8 @@ function recordContent(type: RecordType, rdata: string[], origin: string): strin
       if (rdata.length === 0) throw new LineProblem('TXT needs at least one string');
       // Pieces are joined as bytes: a UTF-8 character may straddle two of them.
       return text(rdata.join(''));
+    default:
+      return zoneFileFields(type, rdata.map(text), (t) => absoluteName(t, origin, false));
   }
 }
 

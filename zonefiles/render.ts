@@ -1,7 +1,8 @@
 import { ZoneValidationError } from './errors';
 import type { RecordData, RecordType, RRset, Soa, ZoneSpec } from './model';
 import { relativeName } from './names';
-import { compareRecords } from './validate';
+import { isFieldType, renderFields } from './rdata';
+import { sortRecords } from './validate';
 
 /** Longest character-string in RDATA (RFC 1035 3.3): one length octet. */
 const MAX_STRING_BYTES = 255;
@@ -9,7 +10,9 @@ const MAX_STRING_BYTES = 255;
 const LINES_PER_BATCH = 512;
 
 /** Rrsets of one owner are written in the order of their IANA type codes (NS before MX before TXT). */
-const TYPE_CODE: Record<RecordType, number> = { A: 1, NS: 2, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, CAA: 257 };
+const TYPE_CODE: Record<RecordType, number> = {
+  A: 1, NS: 2, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, NAPTR: 35, DS: 43, SSHFP: 44, TLSA: 52, SVCB: 64, HTTPS: 65, CAA: 257,
+};
 
 // Byte -> presentation text inside a quoted string. Only `"` and `\` need a backslash (RFC 1035 5.1);
 // control bytes and everything >= 0x7f become \DDD so the file is pure printable ASCII and a multi-byte
@@ -50,7 +53,7 @@ function absoluteLast(content: string): string {
  * RDATA of one record in zone-file presentation form, for a whole-zone file or `knotc zone-set <owner>
  * <ttl> <type> <rdata>`. `content` is canonical (as {@link validateRRset} returns it): host names become
  * absolute with a trailing dot, TXT is quoted, escaped and split into 255-byte strings; A, AAAA and CAA
- * (whose canonical value is already quoted) are written as they are.
+ * (whose canonical value is already quoted) are written as they are; the types of rdata.ts by their layout.
  */
 export function renderRecordData(type: RecordType, content: string): string {
   switch (type) {
@@ -64,7 +67,7 @@ export function renderRecordData(type: RecordType, content: string): string {
     case 'SRV':
       return absoluteLast(content);
     default:
-      return content;
+      return isFieldType(type) ? renderFields(type, content) : content;
   }
 }
 
@@ -93,7 +96,7 @@ function pushLines(out: string[], owner: string, rrset: RRset): void {
     out.push(prefix + renderRecordData(type, (records[0] as RecordData).content));
     return;
   }
-  for (const c of records.map((r) => r.content).sort((a, b) => compareRecords(type, a, b))) out.push(prefix + renderRecordData(type, c));
+  for (const c of sortRecords(type, records.map((r) => r.content))) out.push(prefix + renderRecordData(type, c));
 }
 
 /** The rrset's record lines with the owner written absolute, as `knotc zone-set` takes them. Throws
@@ -161,7 +164,7 @@ export const absoluteSoaLine = (zone: string, soa: Soa): string => `${zone}.${so
  * Layout: `$ORIGIN <zone>.`, the SOA, then one line per record: `<owner> <ttl> IN <type> <rdata>`.
  * Every line carries its TTL, so there is no `$TTL`. Owners are relative (`@` for the apex); targets are
  * absolute. Order: owners in DNS canonical order (RFC 4034 6.1, so the apex first and a parent before
- * its children), then type code, then records by {@link compareRecords}.
+ * its children), then type code, then records by compareRecords (validate.ts).
  *
  * Input is trusted to be canonical (each rrset as {@link validateRRset} returns it). Throws
  * {@link ZoneValidationError} for an owner outside the zone or two rrsets with the same name and type,

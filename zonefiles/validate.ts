@@ -1,7 +1,8 @@
-import { isIPv6 } from 'node:net';
-import { ZoneValidationError, type Issue } from './errors';
+import { ipv4, ipv6 } from './addresses';
+import { RecordProblem as Problem, ZoneValidationError, type Issue } from './errors';
 import { RECORD_TYPES, type RecordType, type RRset } from './model';
 import { checkName, isInZone } from './names';
+import { canonicalFields, fieldsSortKey, isFieldType } from './rdata';
 import { answerBytes, answerReserveBytes, MAX_MESSAGE_BYTES, MAX_RDATA_BYTES, maxTxtValueBytes, rdataBytes, recordBytes } from './wire';
 
 /** Lowest accepted TTL in seconds: one minute, short enough for ACME challenges and failover. */
@@ -17,13 +18,6 @@ export const MAX_RECORDS = 1000;
  */
 export const MAX_TXT_BYTES = 65_279;
 
-/** A record content rejected by a per-type check; `detail` continues `MX record "..."`. */
-class Problem {
-  constructor(readonly detail: string) {}
-}
-
-const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
-const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
 const UINT = /^[0-9]{1,10}$/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const CAA = /^(\S+)\s+(\S+)\s+(\S.*)$/s;
@@ -85,24 +79,14 @@ function caaValue(tag: string, value: string): void {
 /** Per-type checks: each returns the canonical content or throws a {@link Problem}. */
 const CANONICAL: Record<RecordType, (content: string) => string> = {
   A(c) {
-    const a = c.trim();
-    if (!IPV4.test(a)) throw new Problem(' must be an IPv4 address in dotted-quad form without leading zeros (e.g. 192.0.2.1)');
+    const a = ipv4(c.trim());
+    if (a === undefined) throw new Problem(' must be an IPv4 address in dotted-quad form without leading zeros (e.g. 192.0.2.1)');
     return a;
   },
   AAAA(c) {
-    const a = c.trim();
-    // isIPv6 accepts zone ids (`fe80::1%eth0`), which the URL parser refuses; the URL serializer
-    // writes RFC 5952 section 4 form: lower case, no leading zeros, longest zero run as `::`.
-    let canonical: string | undefined;
-    if (isIPv6(a)) {
-      try {
-        canonical = new URL(`http://[${a}]`).hostname.slice(1, -1);
-      } catch {
-        canonical = undefined;
-      }
-    }
-    if (canonical === undefined) throw new Problem(' must be an IPv6 address (e.g. 2001:db8::1)');
-    return canonical;
+    const a = ipv6(c.trim());
+    if (a === undefined) throw new Problem(' must be an IPv6 address (e.g. 2001:db8::1)');
+    return a;
   },
   CAA(c) {
     const m = CAA.exec(c.trim());
@@ -134,6 +118,12 @@ const CANONICAL: Record<RecordType, (content: string) => string> = {
     const [p, w, port, t] = fields(c.trim(), 4, '<priority> <weight> <port> <target>') as [string, string, string, string];
     return `${uint(p, 65535, 'priority')} ${uint(w, 65535, 'weight')} ${uint(port, 65535, 'port')} ${hostnameOrRoot(t, 'target')}`;
   },
+  DS: (c) => canonicalFields('DS', c),
+  HTTPS: (c) => canonicalFields('HTTPS', c),
+  NAPTR: (c) => canonicalFields('NAPTR', c),
+  SSHFP: (c) => canonicalFields('SSHFP', c),
+  SVCB: (c) => canonicalFields('SVCB', c),
+  TLSA: (c) => canonicalFields('TLSA', c),
   TXT(c) {
     // A lone surrogate cannot be encoded as UTF-8; Buffer would silently turn it into U+FFFD.
     if (LONE_SURROGATE.test(c)) throw new Problem(' is not valid Unicode (it has an unpaired surrogate)');
@@ -142,6 +132,9 @@ const CANONICAL: Record<RecordType, (content: string) => string> = {
     return c;
   },
 };
+
+/** Types whose owner starts with two underscore labels (RFC 2782 SRV, RFC 6698 3 TLSA): the form, an example. */
+const PREFIXED_OWNER: Partial<Record<RecordType, [string, string]>> = { SRV: ['_service._proto', '_sip._tcp'], TLSA: ['_port._proto', '_443._tcp'] };
 
 function target(c: string): string {
   const r = checkName(c, false);
@@ -160,8 +153,8 @@ function quoted(content: string): string {
  * records dropped, records sorted by {@link compareRecords}. Throws {@link ZoneValidationError} listing
  * every problem at once; record problems have the path `records[i].content` and quote the record.
  *
- * Rules: owner inside the zone; no CNAME at the apex; a CNAME rrset holds exactly one record; an SRV
- * owner starts with `_service._proto`; ttl an integer {@link MIN_TTL}..{@link MAX_TTL}; 1..{@link MAX_RECORDS}
+ * Rules: owner inside the zone; no CNAME and no DS at the apex; a CNAME rrset holds exactly one record; an SRV
+ * owner starts with `_service._proto`, a TLSA owner with `_port._proto`; ttl an integer {@link MIN_TTL}..{@link MAX_TTL}; 1..{@link MAX_RECORDS}
  * records; a null MX (`0 .`) is the only MX record; TXT at most {@link MAX_TXT_BYTES} UTF-8 bytes.
  *
  * Size: whatever is accepted can be served, signed, in one DNS message, so that the nameserver never
@@ -188,10 +181,13 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
   const known = (RECORD_TYPES as readonly string[]).includes(type);
   if (!known) issues.push({ path: 'type', message: `type ${quoted(String(type))} is not supported; use one of ${RECORD_TYPES.join(', ')}` });
   if (type === 'CNAME' && name === zone) issues.push({ path: 'type', message: `CNAME is not allowed at the zone apex "${zone}"` });
-  if (type === 'SRV') {
+  // RFC 4035 2.4: a DS belongs to the parent side of a delegation; at the apex it would be the parent's record.
+  if (type === 'DS' && name === zone) issues.push({ path: 'type', message: `DS is not allowed at the zone apex "${zone}"; it belongs at a delegation (a name with NS) inside the zone` });
+  const prefixed = PREFIXED_OWNER[type];
+  if (prefixed) {
     const [service, proto] = name.split('.');
     if (!(service && service.length > 1 && service[0] === '_' && proto && proto.length > 1 && proto[0] === '_')) {
-      issues.push({ path: 'name', message: `SRV name "${name}" must begin with "_service._proto" labels (e.g. _sip._tcp.${zone})` });
+      issues.push({ path: 'name', message: `${type} name "${name}" must begin with "${prefixed[0]}" labels (e.g. ${prefixed[1]}.${zone})` });
     }
   }
 
@@ -253,7 +249,7 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
   }
 
   if (issues.length > 0) throw new ZoneValidationError(issues);
-  const sorted = [...canonical].sort((a, b) => compareRecords(type, a, b));
+  const sorted = sortRecords(type, canonical);
   return { name, type, ttl, records: sorted.map((content) => ({ content })) };
 }
 
@@ -301,16 +297,22 @@ export function canonicalRecordKey(type: RecordType, content: string): string {
       return [pad(p, 5), pad(w, 5), pad(port, 5), ...rest].join(' ');
     }
     default:
-      return content;
+      return isFieldType(type) ? fieldsSortKey(type, content) : content;
   }
 }
 
+const compareKeyed = ([ka, a]: [string, string], [kb, b]: [string, string]): number =>
+  ka !== kb ? (ka < kb ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0;
+
 /** Total order on record contents of one type: {@link canonicalRecordKey}, then the content itself. */
 export function compareRecords(type: RecordType, a: string, b: string): number {
-  const ka = canonicalRecordKey(type, a);
-  const kb = canonicalRecordKey(type, b);
-  if (ka !== kb) return ka < kb ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
+  return compareKeyed([canonicalRecordKey(type, a), a], [canonicalRecordKey(type, b), b]);
+}
+
+/** The contents in {@link compareRecords} order, each key computed once: a key of the types of rdata.ts parses
+ * the content, which a comparison sort would otherwise do n log n times. */
+export function sortRecords(type: RecordType, contents: Iterable<string>): string[] {
+  return [...contents].map((c): [string, string] => [canonicalRecordKey(type, c), c]).sort(compareKeyed).map(([, c]) => c);
 }
 
 /**
@@ -321,4 +323,13 @@ export function compareRecords(type: RecordType, a: string, b: string): number {
 export function checkCnameConflict(existingTypesAtName: RecordType[], newType: RecordType): boolean {
   if (newType === 'CNAME') return existingTypesAtName.some((t) => t !== 'CNAME');
   return existingTypesAtName.includes('CNAME');
+}
+
+/**
+ * Whether the types a name holds after a change leave a DS without the NS of its delegation: a DS is the parent
+ * side of a delegation (RFC 4035 2.4), which resolvers look for only where the zone cuts. Putting a DS where
+ * there is no NS, or deleting the NS a DS stands beside, is refused: the API answers 409 `ds_without_delegation`.
+ */
+export function dsWithoutDelegation(typesAtName: readonly string[]): boolean {
+  return typesAtName.includes('DS') && !typesAtName.includes('NS');
 }

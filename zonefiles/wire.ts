@@ -4,6 +4,7 @@
  * {@link validateRRset} returns them.
  */
 import type { RecordType, RRset } from './model';
+import { fieldsRdataBytes } from './rdata';
 
 /** One DNS message: over TCP its length is a two-octet field (RFC 1035 4.2.2), and UDP carries less. */
 export const MAX_MESSAGE_BYTES = 65_535;
@@ -73,6 +74,8 @@ export function rdataBytes(type: RecordType, content: string): number {
       const afterTag = content.indexOf(' ', afterFlags);
       return 2 + (afterTag - afterFlags) + (content.length - afterTag - 3);
     }
+    default:
+      return fieldsRdataBytes(type, content);
   }
 }
 

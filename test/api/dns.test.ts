@@ -412,6 +412,24 @@ describe('putRRset and deleteRRset', () => {
     expect(rrsetOf(z, name, secondType)).toBeUndefined();
   });
 
+  it('a DS needs the NS of its delegation (409 ds_without_delegation both ways) and is refused at the apex (400)', async () => {
+    const child = `child.${Z}`;
+    const ds = records(`2371 13 2 ${'ab'.repeat(32)}`);
+    const refused = await put(t, Z, child, 'DS', { records: ds });
+    expect([refused.status, refused.body.code]).toEqual([409, 'ds_without_delegation']);
+    expect(rrsetOf(await get(t, Z), child, 'DS')).toBeUndefined();
+    expect((await put(t, Z, child, 'NS', { records: records('ns1.child.example.net') })).status).toBe(200);
+    const stored = await put(t, Z, child, 'DS', { records: ds });
+    expect([stored.status, stored.body.records]).toEqual([200, records(`2371 13 2 ${'AB'.repeat(32)}`)]);
+    const keep = await t.call('DELETE', rrPath(Z, child, 'NS'), { token: t.tokens.member });
+    expect([keep.status, keep.body.code]).toEqual([409, 'ds_without_delegation']);
+    expect(rrsetOf(await get(t, Z), child, 'NS')).toBeDefined();
+    expect((await t.call('DELETE', rrPath(Z, child, 'DS'), { token: t.tokens.member })).status).toBe(204);
+    expect((await t.call('DELETE', rrPath(Z, child, 'NS'), { token: t.tokens.member })).status).toBe(204);
+    const apex = await put(t, Z, '@', 'DS', { records: ds });
+    expect([apex.status, apex.body.code, apex.body.details.issues[0].path]).toEqual([400, 'bad_request', 'type']);
+  });
+
   it('a CNAME replaces a CNAME; after deleting the CNAME an A may take the name', async () => {
     const name = `alias.${Z}`;
     expect((await put(t, Z, name, 'CNAME', { records: records('one.example.net') })).status).toBe(200);
@@ -517,7 +535,7 @@ describe('putRRset and deleteRRset', () => {
     expect(zoneNudges(t, zone)).toBe(nudges);
   });
 
-  it.each(['FOO', 'a', 'aaaa', 'Cname', 'DS', 'SPF', 'soa', 'A%20'])('rejects the type %j → 400 for put and delete', async (type) => {
+  it.each(['FOO', 'a', 'aaaa', 'Cname', 'ds', 'SPF', 'soa', 'A%20'])('rejects the type %j → 400 for put and delete', async (type) => {
     const p = await put(t, Z, `www.${Z}`, type, { records: records('192.0.2.1') });
     expect([p.status, p.body.code]).toEqual([400, 'bad_request']);
     const d = await t.call('DELETE', rrPath(Z, `www.${Z}`, type), { token: t.tokens.member });
@@ -565,11 +583,14 @@ describe('putRRset and deleteRRset', () => {
 
 describe('putRRset record shapes', () => {
   const Z = 'shapes.example';
-  const owner: Record<string, string> = { SRV: `_sip._tcp.${Z}`, NS: `deleg.${Z}` };
+  const owner: Record<string, string> = { SRV: `_sip._tcp.${Z}`, NS: `deleg.${Z}`, DS: `deleg.${Z}`, TLSA: `_443._tcp.${Z}` };
   const nameFor = (type: string) => owner[type] ?? `${type.toLowerCase()}.${Z}`;
+  const H32 = '0c'.repeat(32);
   const good: Record<string, string> = {
     A: '192.0.2.1', AAAA: '2001:db8::1', MX: '10 mail.example.net', SRV: '10 5 5060 sip.example.net',
     CAA: '0 issue "letsencrypt.org"', CNAME: 'target.example.net', NS: 'ns1.example.net', TXT: 'ok', PTR: 'host.example.net',
+    DS: `2371 13 2 ${H32}`, TLSA: `3 1 1 ${H32}`, SSHFP: `4 2 ${H32}`, NAPTR: '100 10 "S" "SIP+D2U" "" _sip._udp.example.net',
+    HTTPS: '1 . alpn=h2,h3', SVCB: '1 svc.example.net port=853',
   };
   beforeAll(async () => { await create(t, Z); });
 
@@ -628,6 +649,20 @@ describe('putRRset record shapes', () => {
     ['TXT', 'lone \ud800 surrogate'],
     ['TXT', 'x'.repeat(65_280)],
     ['TXT', '\u00e9'.repeat(32_640)],
+    ['DS', `2371 13 3 ${H32}`],
+    ['DS', `2371 13 1 ${H32}`],
+    ['DS', '2371 13 2 xyz'],
+    ['TLSA', `3 1 1 ${H32.slice(2)}`],
+    ['TLSA', `4 1 1 ${H32}`],
+    ['SSHFP', `5 2 ${H32}`],
+    ['NAPTR', '100 10 "S" "SIP+D2U" "!^.*$!x!" sip.example.net'],
+    ['NAPTR', '100 10 "S" "SIP+D2U"'],
+    ['HTTPS', '0 . alpn=h2'],
+    ['HTTPS', '1 . mandatory=port'],
+    ['HTTPS', '1 . alpn=h2 alpn=h3'],
+    ['HTTPS', '1 . ech=%%%'],
+    ['SVCB', '1 . ipv6hint=192.0.2.1'],
+    ['SVCB', '1 . no-default-alpn'],
   ];
 
   // A good record first, so the issue must name the second one; a CNAME rrset holds one record only.
@@ -710,6 +745,11 @@ describe('putRRset record shapes', () => {
     ['TXT', ['h\u00e9llo "quoted" \\ back'], ['h\u00e9llo "quoted" \\ back']],
     ['TXT', ['y'.repeat(600)], ['y'.repeat(600)]],
     ['TXT', [''], ['']],
+    ['HTTPS', ['1 . port=443 alpn="h3,h2"', '0 CDN.example.net.'], ['0 cdn.example.net', '1 . alpn=h3,h2 port=443']],
+    ['SVCB', ['1 Svc.example.net. ipv6hint=2001:DB8::1 mandatory=ipv6hint'], ['1 svc.example.net mandatory=ipv6hint ipv6hint=2001:db8::1']],
+    ['TLSA', [`3 1 1 ${'ab'.repeat(16)} ${'cd'.repeat(16)}`], [`3 1 1 ${'AB'.repeat(16)}${'CD'.repeat(16)}`]],
+    ['SSHFP', [`1 1 ${'ef'.repeat(20)}`], [`1 1 ${'EF'.repeat(20)}`]],
+    ['NAPTR', ['10 100 s SIP+D2U "" _sip._udp.Example.net.'], ['10 100 "S" "SIP+D2U" "" _sip._udp.example.net']],
   ])('%s %j → 200 with canonical %j, read back the same', async (type, given, canonical) => {
     const name = nameFor(type);
     const r = await put(t, Z, name, type, { records: records(...given), ttl: 300 });

@@ -155,7 +155,7 @@ describe('request schemas are as strict as the validation', () => {
   );
 
   const parameters: [string, string, Case[]][] = [
-    ['putRRset', 'type', [['A', 'A', true], ['TXT', 'TXT', true], ['SOA (409 managed_rrset)', 'SOA', true], ['lower case', 'a', false], ['DS', 'DS', false], ['"A "', 'A ', false]]],
+    ['putRRset', 'type', [['A', 'A', true], ['TXT', 'TXT', true], ['SOA (409 managed_rrset)', 'SOA', true], ['lower case', 'a', false], ['HTTPS', 'HTTPS', true], ['DS', 'DS', true], ['SPF', 'SPF', false], ['"A "', 'A ', false]]],
     ['setSecret', 'secretName', [
       ['API_KEY', 'API_KEY', true], ['64 characters', `A${'B'.repeat(63)}`, true], ['65 characters', `A${'B'.repeat(64)}`, false],
       ['lower case', 'api_key', false], ['a leading digit', '1ABC', false], ['a hyphen', 'A-B', false],

@@ -22,7 +22,33 @@ function rrsetOf(type: RecordType, name: fc.Arbitrary<string>, content: fc.Arbit
   });
 }
 
-/** Any valid rrset of {@link ZONE}, in raw API form (not yet canonical). */
+/** `[type, hex]`: a type of `lengths` and hex data of its length in bytes (0: any length). */
+function hexOf(lengths: Record<number, number>): fc.Arbitrary<[number, string]> {
+  return fc.constantFrom(...Object.entries(lengths)).chain(([type, n]) =>
+    fc.uint8Array({ minLength: n || 1, maxLength: n || 80 }).map((b): [number, string] => [Number(type), Buffer.from(b).toString('hex')]));
+}
+
+/** SVCB/HTTPS content: AliasMode, or ServiceMode with any valid combination of SvcParams in any order. */
+const svcb: fc.Arbitrary<string> = fc.oneof(
+  host.map((h) => `0 ${h}`),
+  fc.tuple(fc.integer({ min: 1, max: 65535 }), fc.oneof(host, fc.constant('.')), fc.record({
+    alpn: fc.option(fc.subarray(['h2', 'h3', 'http/1.1'], { minLength: 1 }).map((ids) => `alpn="${ids.join(',')}"`)),
+    port: fc.option(u16.map((p) => `port=${p}`)),
+    ipv4hint: fc.option(fc.array(fc.ipV4(), { minLength: 1, maxLength: 3 }).map((a) => `ipv4hint=${a.join(',')}`)),
+    ipv6hint: fc.option(fc.array(fc.ipV6(), { minLength: 1, maxLength: 3 }).map((a) => `ipv6hint=${a.join(',')}`)),
+    ech: fc.option(fc.uint8Array({ minLength: 1, maxLength: 60 }).map((b) => `ech=${Buffer.from(b).toString('base64')}`)),
+  }), fc.boolean(), fc.boolean()).chain(([priority, target, params, noDefault, mandatory]) => {
+    const present = Object.entries(params).filter(([, v]) => v !== null) as [string, string][];
+    const extra = [
+      ...(noDefault && params.alpn ? ['no-default-alpn'] : []),
+      ...(mandatory && present.length > 0 ? [`mandatory=${present.map(([k]) => k).reverse().join(',')}`] : []),
+    ];
+    return fc.shuffledSubarray([...present.map(([, v]) => v), ...extra], { minLength: present.length + extra.length })
+      .map((ps) => [priority, target, ...ps].join(' '));
+  }),
+);
+
+/** Any valid rrset of {@link ZONE}, in raw API form (not yet canonical); DS away from the apex. */
 export const rawRRset: fc.Arbitrary<RRset> = fc.oneof(
   rrsetOf('A', owner, fc.ipV4()),
   rrsetOf('AAAA', owner, fc.ipV6()),
@@ -33,6 +59,16 @@ export const rawRRset: fc.Arbitrary<RRset> = fc.oneof(
   rrsetOf('PTR', owner, host),
   rrsetOf('SRV', fc.tuple(label, label, fc.oneof(fc.constant(ZONE), below)).map(([s, p, o]) => `_${s}._${p}.${o}`), fc.tuple(u16, u16, u16, host).map((f) => f.join(' '))),
   rrsetOf('TXT', owner, fc.string({ unit: 'binary', maxLength: 700 })),
+  rrsetOf('DS', below, fc.tuple(u16, fc.constantFrom(8, 13, 14, 15), hexOf({ 1: 20, 2: 32, 4: 48 })).map(([tag, alg, [type, hex]]) => `${tag} ${alg} ${type} ${hex}`)),
+  rrsetOf('TLSA', fc.tuple(u16, fc.oneof(fc.constant(ZONE), below)).map(([port, o]) => `_${port}._tcp.${o}`),
+    fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 1 }), hexOf({ 0: 0, 1: 32, 2: 64 })).map(([u, s, [m, hex]]) => `${u} ${s} ${m} ${hex}`)),
+  rrsetOf('SSHFP', owner, fc.tuple(fc.constantFrom(1, 2, 3, 4, 6), hexOf({ 1: 20, 2: 32 })).map(([alg, [type, hex]]) => `${alg} ${type} ${hex}`)),
+  rrsetOf('NAPTR', owner, fc.tuple(u16, u16, fc.constantFrom('"S"', '"a"', '""', 'U'), fc.constantFrom('"SIP+D2U"', '"E2U+sip"', '""'), fc.oneof(
+    host.map((h) => `"" ${h}`),
+    fc.constantFrom('"!^.*$!sip:info@example.com!" .', '"!^\\\\+1(.*)$!sip:\\\\1@example.com!" .', '"!a\\"b!c!" .'),
+  )).map((f) => f.join(' '))),
+  rrsetOf('SVCB', owner, svcb),
+  rrsetOf('HTTPS', owner, svcb),
 );
 
 /** A zone of canonical rrsets, at most one per name and type; no apex NS unless generated. */

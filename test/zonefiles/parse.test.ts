@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseZone, ZoneValidationError } from '../../zonefiles';
+import { parseZone, validateRRset, ZoneValidationError, type RRset } from '../../zonefiles';
+import { loadFixture } from './fixtures';
 
 describe('parseZone', () => {
   it('reads relative and absolute names, $TTL, comments, an omitted owner and an optional class', () => {
@@ -81,5 +84,15 @@ describe('parseZone', () => {
     expect(() => parseZone('www 300 IN A 192.0.2.1\n')).toThrow('line 1: a record comes before $ORIGIN');
     expect(() => parseZone('$ORIGIN example.com.\nwww 300 IN A 192.0.2.1\n')).toThrow('the zone has no SOA record');
     expect(() => parseZone('$ORIGIN example.com.\n@ 1 IN SOA a. b. 1 1 1 1 1\n@ 1 IN SOA a. b. 2 1 1 1 1\n')).toThrow('line 3: a second SOA record');
+  });
+});
+
+describe('parseZone with the record types beyond the spec', () => {
+  it('reads them as BIND writes them (quoted SvcParam values, hex split by blanks) into the canonical rrsets', () => {
+    const text = readFileSync(fileURLToPath(new URL('../fixtures/zones/foreign/modern-types.named-compilezone.zone', import.meta.url)), 'utf8');
+    const parsed = parseZone(text);
+    const key = (r: RRset) => `${r.name} ${r.type}`;
+    const byKey = (rrsets: RRset[]) => [...rrsets].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    expect(byKey(parsed.rrsets.map((r) => validateRRset(parsed.name, r)))).toEqual(byKey(loadFixture('modern-types').rrsets));
   });
 });

@@ -79,7 +79,7 @@ describe('validateRRset rejects', () => {
     ['an SRV owner without _service._proto', rrset('SRV', ['10 5 5060 sip.example.com'], `sip.${ZONE}`), 'name', 'SRV name "sip.example.com" must begin with "_service._proto" labels'],
     ['an SRV owner with only _service', rrset('SRV', ['10 5 5060 sip.example.com'], `_sip.${ZONE}`), 'name', 'must begin with "_service._proto"'],
     ['a null MX next to another MX', rrset('MX', ['0 .', '10 mail.example.com']), 'records[0].content', 'MX record "0 ." is a null MX (RFC 7505) and must be the only MX record'],
-    ['an unsupported type', rrset('SPF', ['v=spf1 -all']), 'type', 'type "SPF" is not supported; use one of A, AAAA, CAA, CNAME, MX, NS, PTR, SRV, TXT'],
+    ['an unsupported type', rrset('SPF', ['v=spf1 -all']), 'type', 'type "SPF" is not supported; use one of A, AAAA, CAA, CNAME, DS, HTTPS, MX, NAPTR, NS, PTR, SRV, SSHFP, SVCB, TLSA, TXT'],
     ['a ttl below 60', rrset('A', ['192.0.2.1'], undefined, 59), 'ttl', 'ttl 59 must be an integer from 60 to 604800 seconds'],
     ['a ttl above one week', rrset('A', ['192.0.2.1'], undefined, 604801), 'ttl', 'ttl 604801 must be an integer from 60 to 604800 seconds'],
     ['a fractional ttl', rrset('A', ['192.0.2.1'], undefined, 300.5), 'ttl', 'ttl 300.5 must be an integer'],
@@ -251,5 +251,106 @@ describe('validateRRset refuses what one DNS message cannot carry with its signa
     const zone = `${'z'.repeat(63)}.${'z'.repeat(63)}.example.com`;
     expect(maxTxtValueBytes(zone)).toBeLessThan(maxTxt);
     expect(() => validateRRset(zone, rrset('TXT', ['x'.repeat(maxTxt)], `host.${zone}`))).toThrow(ZoneValidationError);
+  });
+});
+
+describe('record types beyond the spec: DS, HTTPS, NAPTR, SSHFP, SVCB, TLSA', () => {
+  const H32 = 'ab'.repeat(32);
+  const H20 = 'cd'.repeat(20);
+  const nameFor = (type: string) => (type === 'TLSA' ? `_443._tcp.${ZONE}` : type === 'DS' ? `child.${ZONE}` : `host.${ZONE}`);
+  const canonical = (type: string, content: string) => validateRRset(ZONE, rrset(type, [content], nameFor(type))).records[0]?.content;
+
+  it.each([
+    ['DS', `60485 13 2 ${H32}`, `60485 13 2 ${H32.toUpperCase()}`],
+    ['DS', `00007 8 1 ${H20.slice(0, 20)} ${H20.slice(20)}`, `7 8 1 ${H20.toUpperCase()}`],
+    ['DS', `1 14 4 ${'ef'.repeat(48)}`, `1 14 4 ${'EF'.repeat(48)}`],
+    ['TLSA', `3 1 1 ${H32}`, `3 1 1 ${H32.toUpperCase()}`],
+    ['TLSA', `2 0 2 ${'01'.repeat(64)}`, `2 0 2 ${'01'.repeat(64)}`],
+    ['TLSA', '0 0 0 3082', '0 0 0 3082'],
+    ['SSHFP', `4 2 ${H32}`, `4 2 ${H32.toUpperCase()}`],
+    ['SSHFP', `1 1 ${H20}`, `1 1 ${H20.toUpperCase()}`],
+    ['SSHFP', `6 2 ${H32}`, `6 2 ${H32.toUpperCase()}`],
+    ['NAPTR', '100 10 "s" "SIP+D2U" "" _sip._udp.Example.com.', '100 10 "S" "SIP+D2U" "" _sip._udp.example.com'],
+    ['NAPTR', '100 10 U E2U+sip "!^\\\\+1(.*)$!sip:\\\\1@example.com!" .', '100 10 "U" "E2U+sip" "!^\\\\+1(.*)$!sip:\\\\1@example.com!" .'],
+    ['NAPTR', '0 0 "" "" "a\\"b" .', '0 0 "" "" "a\\"b" .'],
+    ['HTTPS', '1 . alpn=h3,h2', '1 . alpn=h3,h2'],
+    ['HTTPS', '0 CDN.Example.net.', '0 cdn.example.net'],
+    ['HTTPS', '1 . port=0443 alpn="h2" ipv4hint=192.0.2.1,192.0.2.2', '1 . alpn=h2 port=443 ipv4hint=192.0.2.1,192.0.2.2'],
+    ['HTTPS', '2 svc.example.net ipv6hint=2001:DB8::0:1 ech=AEX+/w== no-default-alpn alpn=h2 mandatory=port,alpn port=8443',
+      '2 svc.example.net mandatory=alpn,port alpn=h2 no-default-alpn port=8443 ech=AEX+/w== ipv6hint=2001:db8::1'],
+    ['SVCB', '1 dns.example.net alpn=dot port=853', '1 dns.example.net alpn=dot port=853'],
+    ['SVCB', '0 .', '0 .'],
+  ] as const)('%s %j to %j', (type, content, expected) => {
+    expect(canonical(type, content)).toBe(expected);
+  });
+
+  const refused = (type: string, content: string, message: string, name = nameFor(type)) =>
+    [`${type} ${JSON.stringify(content)}`, rrset(type, [content], name), 'records[0].content', message] as const;
+  it.each([
+    refused('DS', '60485 13 2', 'DS record "60485 13 2" must be "<key tag> <algorithm> <digest type> <digest>"'),
+    refused('DS', `65536 13 2 ${H32}`, 'key tag "65536" must be an integer 0-65535'),
+    refused('DS', `1 256 2 ${H32}`, 'algorithm "256" must be an integer 0-255'),
+    refused('DS', `1 0 2 ${H32}`, 'algorithm 0 is reserved'),
+    refused('DS', `1 13 3 ${H32}`, 'digest type "3" must be one of 1, 2, 4'),
+    refused('DS', `1 13 2 ${H20}`, 'digest is 20 bytes; digest type 2 (SHA-256) needs 32'),
+    refused('DS', `1 13 1 ${H32}`, 'digest is 32 bytes; digest type 1 (SHA-1) needs 20'),
+    refused('DS', `1 13 4 ${H32}`, 'digest type 4 (SHA-384) needs 48'),
+    refused('DS', `1 13 2 ${H32.slice(1)}`, 'digest must be hexadecimal digits, two per byte'),
+    refused('DS', `1 13 2 ${'zz'.repeat(32)}`, 'digest must be hexadecimal digits'),
+    refused('TLSA', `4 1 1 ${H32}`, 'usage "4" must be one of 0, 1, 2, 3'),
+    refused('TLSA', `3 2 1 ${H32}`, 'selector "2" must be one of 0, 1'),
+    refused('TLSA', `3 1 3 ${H32}`, 'matching type "3" must be one of 0, 1, 2'),
+    refused('TLSA', `3 1 1 ${H20}`, 'data is 20 bytes; matching type 1 (SHA-256) needs 32'),
+    refused('TLSA', `3 1 2 ${H32}`, 'data is 32 bytes; matching type 2 (SHA-512) needs 64'),
+    refused('TLSA', '3 1 1', 'must be "<usage> <selector> <matching type> <data>"'),
+    refused('SSHFP', `5 2 ${H32}`, 'algorithm "5" must be one of 1, 2, 3, 4, 6'),
+    refused('SSHFP', `4 3 ${H32}`, 'fingerprint type "3" must be one of 1, 2'),
+    refused('SSHFP', `4 1 ${H32}`, 'fingerprint is 32 bytes; fingerprint type 1 (SHA-1) needs 20'),
+    refused('SSHFP', `4 2 ${H20}`, 'fingerprint type 2 (SHA-256) needs 32'),
+    refused('NAPTR', '100 10 "S" "SIP+D2U" _sip._udp.example.com', 'must be "<order> <preference> <flags> <services> <regexp> <replacement>"'),
+    refused('NAPTR', '100 10 "S" "SIP+D2U" "" _sip._udp.example.com extra', 'must be "<order> <preference>'),
+    refused('NAPTR', '100 70000 "S" "" "" .', 'preference "70000" must be an integer 0-65535'),
+    refused('NAPTR', '100 10 "S!" "" "" .', 'flags "S!" must be letters or digits'),
+    refused('NAPTR', '100 10 "U" "E2U+sip" "!^.*$!sip:a@example.com!" sip.example.com', 'regexp and replacement exclude each other'),
+    refused('NAPTR', '100 10 "S" "é" "" .', 'services must be at most 255 characters of printable ASCII'),
+    refused('NAPTR', `100 10 "S" "${'x'.repeat(256)}" "" .`, 'services must be at most 255 characters'),
+    refused('NAPTR', '100 10 "S "" "" .', 'has an opening quote but no closing one'),
+    refused('NAPTR', '100 10 "S" "" "" bad..name', 'replacement "bad..name" has an empty label'),
+    refused('HTTPS', '1', 'must be "<priority> <target> [<key>=<value> ...]"'),
+    refused('HTTPS', '0 . alpn=h2', 'priority 0 is AliasMode (RFC 9460 2.4.2), which takes no SvcParams'),
+    refused('HTTPS', '1 bad..target alpn=h2', 'target "bad..target" has an empty label'),
+    refused('HTTPS', '70000 . alpn=h2', 'priority "70000" must be an integer 0-65535'),
+    refused('HTTPS', '1 . alpn=h2 alpn=h3', 'a SvcParam key appears twice'),
+    refused('HTTPS', '1 . foo=bar', 'SvcParam key "foo" is not one of mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint'),
+    refused('HTTPS', '1 . alpn=', 'alpn needs a value'),
+    refused('HTTPS', '1 . alpn=h2,,h3', 'alpn value "" is not a protocol id'),
+    refused('HTTPS', '1 . alpn="h 2"', 'alpn value "h 2" is not a protocol id'),
+    refused('HTTPS', '1 . no-default-alpn', 'no-default-alpn needs alpn (RFC 9460 7.1.1)'),
+    refused('HTTPS', '1 . alpn=h2 no-default-alpn=1', 'no-default-alpn takes no value'),
+    refused('HTTPS', '1 . port=65536', 'port "65536" must be an integer 0-65535'),
+    refused('HTTPS', '1 . ipv4hint=192.0.2.1,2001:db8::1', 'ipv4hint value "2001:db8::1" is not an IPv4 address'),
+    refused('HTTPS', '1 . ipv6hint=192.0.2.1', 'ipv6hint value "192.0.2.1" is not an IPv6 address'),
+    refused('HTTPS', '1 . ech=not*base64', 'ech value "not*base64" is not base64'),
+    refused('HTTPS', '1 . ech=AAA', 'ech value "AAA" is not base64'),
+    refused('HTTPS', '1 . mandatory=alpn', 'mandatory lists alpn, which the record does not have'),
+    refused('HTTPS', '1 . mandatory=mandatory', 'is not a key other than mandatory'),
+    refused('HTTPS', '1 . alpn=h2 mandatory=alpn,alpn', 'mandatory lists a key twice'),
+    refused('HTTPS', '1 . mandatory=foo', 'mandatory value "foo" is not a key other than mandatory'),
+    refused('SVCB', '1 . port=x', 'port "x" must be an integer 0-65535'),
+    ['a DS at the apex', rrset('DS', [`1 13 2 ${H32}`], ZONE), 'type', 'DS is not allowed at the zone apex "example.com"; it belongs at a delegation (a name with NS) inside the zone'],
+    ['a TLSA owner without _port._proto', rrset('TLSA', [`3 1 1 ${H32}`], `www.${ZONE}`), 'name', 'TLSA name "www.example.com" must begin with "_port._proto" labels (e.g. _443._tcp.example.com)'],
+  ] as const)('refuses %s', (_, input, path, message) => {
+    expect(issuesOf(input)).toContainEqual({ path, message: expect.stringContaining(message) });
+  });
+
+  it('names the record in the message as the other types do', () => {
+    expect(issuesOf(rrset('SSHFP', [`4 2 ${H32}`, `9 2 ${H32}`]))).toEqual([
+      { path: 'records[1].content', message: `SSHFP record "9 2 ${H32.slice(0, 56)}…": algorithm "9" must be one of 1, 2, 3, 4, 6` },
+    ]);
+  });
+
+  it('drops records equal after canonicalization and sorts them numerically', () => {
+    const r = validateRRset(ZONE, rrset('HTTPS', ['10 . alpn=h2', '2 . port=443', '10 . alpn="h2"']));
+    expect(r.records.map((x) => x.content)).toEqual(['2 . port=443', '10 . alpn=h2']);
   });
 });
