@@ -41,6 +41,8 @@ export interface ZoneReconcilerDeps extends ApplyDeps {
   passSpacingMs?: number;
   /** Seals the signer's keys into the store (./keys.ts); without it they stay the signer's alone. */
   sealer?: KeyDeps['sealer'];
+  /** The catalog zone, which the nameserver holds for the catalog reconciler (./catalog.ts): not a zone to remove. */
+  catalogZone?: string;
 }
 
 /** Periodic drift check for a converged zone. */
@@ -167,7 +169,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     spacingMs: d.passSpacingMs ?? PASS_SPACING_MS,
     async keys() {
       // The nameserver's own zones too: one the store never had (or lost track of) is removed.
-      const held = await d.nameserver.zones().catch(() => []);
+      const held = (await d.nameserver.zones().catch(() => [])).filter((name) => name !== d.catalogZone);
       return [...new Set([...(await allZoneNames(d.store)), ...held])].sort();
     },
     async reconcile(name): Promise<Result> {
