@@ -3,7 +3,8 @@
  * checked. Per zone name, one pass:
  * 1. Finalize: a deleted lifetime of the zone (a finalizer row) is purged from the nameserver (data, journal,
  *    DNSSEC keys) before anything else, so a zone created again, by anyone, never gets the old owner's records
- *    or keys; a zone the nameserver holds that the store does not have is removed the same way.
+ *    or keys; a zone the nameserver holds that the store does not have is removed the same way (not the catalog zone,
+ *    which is ./catalog.ts's).
  * 2. Apply (./apply.ts) at the signing the zone is on its way to (./signing.ts).
  * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
  *    Drift forgets what is served and applies again.
