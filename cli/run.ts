@@ -33,6 +33,7 @@ import { startHeartbeat, startLeadership, type Leadership } from '../reconcilers
 import { fencedStore, holderOf, readLease } from '../store/leader';
 import { keysToImport } from '../reconcilers/zones/keys';
 import { zoneReconciler } from '../reconcilers/zones';
+import { catalogReconciler } from '../reconcilers/zones/catalog';
 import { harden, listenOn } from '../lib/http/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
 import { writeFileAtomic } from '../lib/files';
@@ -261,7 +262,6 @@ function createNameserver(flags: Flags, log: Logger): Nameserver {
     zonesDir,
     listen: flags['dns-listen'],
     notify: list(flags.secondaries),
-    catalogZone: flags['catalog-zone'].toLowerCase(),
     tsig: tsigKey(flags),
     knotd: knot.knotd,
     knotc: knot.knotc,
@@ -294,6 +294,7 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, r
   const renamed = await syncZoneNameservers(store, dns.nameservers);
   if (renamed.length > 0) log.info({ zones: renamed.length, nameservers: dns.nameservers }, 'zones\' NS set to --nameservers');
   const nameserver = createNameserver(flags, log);
+  const catalogZone = flags['catalog-zone'].toLowerCase();
   // Another process leads or led last: what this knotd served before may be older than what that one served since.
   const lease = await readLease(store);
   if (lease && lease.holder !== holderOf(flags.data)) await nameserver.standBy?.();
@@ -304,9 +305,13 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, r
   });
   return {
     nameserver,
-    /** A zone reconciler for one leadership term: it assumes nothing served that it did not apply itself. */
-    reconciler: (tookOver = false) => zoneReconciler({
-      store, nameserver, resolver, nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags), sealer, tookOver,
+    /** The zone and catalog reconcilers for one leadership term: they assume nothing served that they did not apply
+     * themselves. */
+    reconcilers: (tookOver = false) => ({
+      zone: zoneReconciler({
+        store, nameserver, resolver, nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags), sealer, tookOver, catalogZone,
+      }),
+      catalog: catalogReconciler({ store, nameserver, catalogZone, log: log.child({ component: 'catalog' }) }),
     }),
     /** Makes this process's knotd the hidden primary, with the stored DNSSEC keys, before any zone pass; answers
      * whether it took over from another process's. */
@@ -414,8 +419,9 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
         leadership = await startLeadership({
           store, candidate: { holder: holderOf(flags.data), url }, log: log.child({ component: 'leader' }), registry,
           lead: async (term, lost) => {
-            zoneRec = zones?.reconciler(await zones.lead());
-            const reconcilers = [hostnames!.reconciler, bundles, projects, domains!.reconciler, ...(zoneRec ? [zoneRec] : [])];
+            const dnsRecs = zones?.reconcilers(await zones.lead());
+            zoneRec = dnsRecs?.zone;
+            const reconcilers = [hostnames!.reconciler, bundles, projects, domains!.reconciler, ...(dnsRecs ? [dnsRecs.zone, dnsRecs.catalog] : [])];
             const r = await startRunner({ store, log: log.child({ component: 'reconcilers', term }), registry, reconcilers, term, onFenced: lost });
             runner = r;
             return async () => {

@@ -251,6 +251,14 @@ export async function zoneConfigs(s: Store): Promise<{ name: string; dnssec: boo
   return (await s.db.select({ name: zones.name, dnssec: zones.dnssec }).from(zones)).map((z) => ({ name: z.name, dnssec: z.dnssec !== 'off' }));
 }
 
+/** Every zone's lifetime, and whether a nameserver served it (its status, of that lifetime, records a served serial):
+ * what the catalog zone lists (reconcilers/zones/catalog.ts). */
+export async function zoneLifetimes(s: Store): Promise<{ name: string; uid: string; served: boolean }[]> {
+  const rows = await s.db.select({ name: zones.name, uid: zones.uid, statusUid: resourceStatus.uid, facts: resourceStatus.facts }).from(zones)
+    .leftJoin(resourceStatus, and(eq(resourceStatus.kind, ZONE_STATUS.kind), eq(resourceStatus.key, zones.name)));
+  return rows.map((r) => ({ name: r.name, uid: r.uid, served: r.statusUid === r.uid && (r.facts as Partial<ZoneFacts> | null)?.servedSerial != null }));
+}
+
 /** Every zone name the zone reconciler may have work for: zones, and deleted zones not finalized yet. */
 export async function allZoneNames(s: Store): Promise<string[]> {
   const names = (await s.db.select({ name: zones.name }).from(zones)).map((r) => r.name);

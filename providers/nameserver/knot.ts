@@ -85,8 +85,6 @@ export interface KnotNameserverOptions {
   listen: string;
   /** Secondaries (`ip:port`): NOTIFY goes to them on every change, and their addresses may AXFR/IXFR. */
   notify?: string[];
-  /** The catalog zone secondaries learn the zone set from (default `catalog.invalid`). */
-  catalogZone?: string;
   /** Signs NOTIFY; transfers need it. */
   tsig?: TsigKey | null;
   /** Program paths; default: found on PATH or in /usr/sbin. */
@@ -744,7 +742,7 @@ class Knot implements KnotNameserver {
 
   private renderConfig(zones: ZoneConfig[]): string {
     const o = this.opts;
-    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: formatHostPort(this.listenOn), notify: o.notify ?? [], zones, catalogZone: o.catalogZone, tsig: o.tsig, idle: this.idle });
+    return renderKnotConfig({ dir: o.dir, zonesDir: o.zonesDir, listen: formatHostPort(this.listenOn), notify: o.notify ?? [], zones, tsig: o.tsig, idle: this.idle });
   }
 
   /** Sets a zone's configuration (null: not configured) in knot.conf and, in one configuration

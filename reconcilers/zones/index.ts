@@ -3,7 +3,8 @@
  * checked. Per zone name, one pass:
  * 1. Finalize: a deleted lifetime of the zone (a finalizer row) is purged from the nameserver (data, journal,
  *    DNSSEC keys) before anything else, so a zone created again, by anyone, never gets the old owner's records
- *    or keys; a zone the nameserver holds that the store does not have is removed the same way.
+ *    or keys; a zone the nameserver holds that the store does not have is removed the same way (not the catalog zone,
+ *    which is ./catalog.ts's).
  * 2. Apply (./apply.ts) at the signing the zone is on its way to (./signing.ts).
  * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
  *    Drift forgets what is served and applies again.
@@ -41,6 +42,8 @@ export interface ZoneReconcilerDeps extends ApplyDeps {
   passSpacingMs?: number;
   /** Seals the signer's keys into the store (./keys.ts); without it they stay the signer's alone. */
   sealer?: KeyDeps['sealer'];
+  /** The catalog zone, which the nameserver holds for the catalog reconciler (./catalog.ts): not a zone to remove. */
+  catalogZone?: string;
 }
 
 /** Periodic drift check for a converged zone. */
@@ -167,7 +170,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     spacingMs: d.passSpacingMs ?? PASS_SPACING_MS,
     async keys() {
       // The nameserver's own zones too: one the store never had (or lost track of) is removed.
-      const held = await d.nameserver.zones().catch(() => []);
+      const held = (await d.nameserver.zones().catch(() => [])).filter((name) => name !== d.catalogZone);
       return [...new Set([...(await allZoneNames(d.store)), ...held])].sort();
     },
     async reconcile(name): Promise<Result> {

@@ -22,7 +22,7 @@ describe('reconcilers/', () => {
 
   it('declares every reconciler `satisfies Reconciler`', () => {
     const factories = sources.filter((s) => /export function \w+Reconciler\(/.test(s.text));
-    expect(factories.map((s) => s.path).sort()).toEqual(['reconcilers/bundles.ts', 'reconcilers/domains.ts', 'reconcilers/hostnames.ts', 'reconcilers/projects.ts', 'reconcilers/zones/index.ts']);
+    expect(factories.map((s) => s.path).sort()).toEqual(['reconcilers/bundles.ts', 'reconcilers/domains.ts', 'reconcilers/hostnames.ts', 'reconcilers/projects.ts', 'reconcilers/zones/catalog.ts', 'reconcilers/zones/index.ts']);
     for (const s of factories) expect(s.text, s.path).toMatch(/\} satisfies \w*Reconciler;/);
   });
 });

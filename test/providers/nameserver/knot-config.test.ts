@@ -42,8 +42,7 @@ describe('renderKnotConfig', () => {
     expect(text).toContain('policy:\n  - id: hostplane\n    algorithm: ecdsap256sha256\n');
     const zones = (t: string): string => t.slice(t.indexOf('\nzone:\n') + 1);
     expect(zones(text)).toBe([
-      'zone:', '  - domain: catalog.invalid.', '    template: catalog', '    catalog-role: generate',
-      '  - domain: a.test.', '  - domain: b.test.', '    dnssec-signing: on', '    dnssec-policy: hostplane', '',
+      'zone:', '  - domain: a.test.', '  - domain: b.test.', '    dnssec-signing: on', '    dnssec-policy: hostplane', '',
     ].join('\n'));
     expect(zones(renderKnotConfig({ ...input, zones: [] }))).not.toContain('a.test');
     expect(renderKnotConfig({ ...input, zones: [...input.zones].reverse() })).toBe(renderKnotConfig(input));
@@ -62,17 +61,13 @@ describe('renderKnotConfig', () => {
 });
 
 describe('catalog zone, TSIG and the way to unsigned', () => {
-  it('lists every zone in a generated catalog zone that has no file and is not among the served zones', () => {
-    const text = renderKnotConfig({ ...input, catalogZone: 'cat.example.net' });
-    expect(text).toContain('    catalog-role: member\n    catalog-zone: cat.example.net.\n');
-    expect(text).toContain('  - domain: cat.example.net.\n    template: catalog\n    catalog-role: generate\n');
-    expect(text).toMatch(/ {2}- id: catalog\n {4}storage: "\/data\/zones"\n {4}zonefile-sync: -1\n {4}zonefile-load: none\n/);
-    // The catalog is transferred and notified like any zone.
-    expect(text.match(/notify: \[secondary1, secondary2, secondary3\]\n {4}acl: \[secondaries\]/g)).toHaveLength(2);
-    expect([...configuredZones(text)]).toEqual([['a.test', 'off'], ['b.test', 'on']]);
-    expect(renderKnotConfig(input)).toContain('catalog-zone: catalog.invalid.\n');
-    // A zone of the catalog's name never reaches the zone list beside it.
-    expect(renderKnotConfig({ ...input, zones: [...input.zones, { name: 'catalog.invalid', dnssec: false }] })).toBe(renderKnotConfig(input));
+  it('has knotd generate no catalog: the catalog reconciler writes it as one of the zones, so a new leader keeps its member labels', () => {
+    const text = renderKnotConfig(input);
+    expect(text).not.toMatch(/catalog/);
+    const withCatalog = renderKnotConfig({ ...input, zones: [...input.zones, { name: 'catalog.invalid', dnssec: false }] });
+    expect([...configuredZones(withCatalog)]).toEqual([['a.test', 'off'], ['b.test', 'on'], ['catalog.invalid', 'off']]);
+    // Notified and transferred like any zone: the default template's.
+    expect(withCatalog.match(/notify: \[secondary1, secondary2, secondary3\]\n {4}acl: \[secondaries\]/g)).toHaveLength(1);
   });
 
   it('signs NOTIFY and requires the key on transfers when given one', () => {
@@ -132,9 +127,9 @@ describe('names and addresses', () => {
 describe.skipIf(!hasKnot())(knotTitle('renderKnotConfig with knotc'), () => {
   it.each([
     ['plain', {}],
-    ['with TSIG, a named catalog and a zone deleting its DS', {
+    ['without zones', { zones: [] }],
+    ['with TSIG and a zone deleting its DS', {
       tsig: { name: 'xfr-key', algorithm: 'hmac-sha256', secret: Buffer.alloc(32, 7).toString('base64') },
-      catalogZone: 'cat.example.net',
       zones: [...input.zones, { name: 'c.test', dnssec: true, deleteDs: true }],
     }],
   ])('writes a configuration knotc accepts: %s', (_, extra) => {
