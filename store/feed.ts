@@ -171,13 +171,13 @@ export function startFeedPruning(
   let timer: NodeJS.Timeout | undefined;
   const schedule = (): void => {
     timer = setTimeout(() => {
-      const failed = (e: unknown): void => log.error({ err: e instanceof Error ? e.message : String(e) }, 'pruning the change feed failed');
+      const failed = (what: string) => (e: unknown): void => log.error({ err: e instanceof Error ? e.message : String(e) }, `pruning ${what} failed`);
       run = pruneFeed(s, r).then(
         (n) => {
           if (n >= r.maxRows) log.warn({ deleted: n }, 'the change feed grows faster than it is pruned');
         },
-        failed,
-      ).then(() => Promise.all(also.map((prune) => prune(s).catch(failed)))).then(() => undefined).finally(() => {
+        failed('the change feed'),
+      ).then(() => Promise.all(also.map((prune) => prune(s).catch(failed(prune.name))))).then(() => undefined).finally(() => {
         if (!stopped) schedule();
       });
     }, everyMs);

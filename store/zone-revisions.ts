@@ -26,7 +26,7 @@ export async function recordRevision(tx: Tx, zone: string, generation: number, s
   await tx.prepared('recordRevision', (db) => db.insert(zoneRevisions).values({
     zone: sql.placeholder('zone'), generation: sql.placeholder('generation'), serial: sql.placeholder('serial'), at: sql.placeholder('at'),
     actor: sql.placeholder('actor'), summary: sql.placeholder('summary'), diff: sql.placeholder('diff'),
-  }).prepare()).execute({ zone, generation, serial, at: iso(at), actor: note.actor, summary: note.summary, diff: JSON.stringify(note.diff) });
+  }).prepare()).execute({ zone, generation, serial, at: iso(at), actor: note.actor, summary: note.summary, diff: note.diff });
 }
 
 /** A zone's revisions, newest first, `limit` of them after the generation `before` (the previous page's last). */
