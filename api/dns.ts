@@ -404,7 +404,7 @@ export const dnsOps: AnyOp[] = [
     responses: {
       200: {
         description: 'the stored rrset; `ETag` is its tag, `X-Generation` the zone\'s generation that serves it (unchanged when the rrset was already so). '
-          + 'With `dryRun=true`: a ZoneChangeResult, nothing written',
+          + 'With `dryRun=true`: a ZoneChangeResult, nothing written; `ETag` and `X-Generation` are those the write would answer',
         schema: z.union([RRset, ZoneChangeResultSchema]), headers: ['ETag', 'X-Generation'],
       },
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag` (or there is no such rrset), or `If-None-Match: *` and the rrset exists'),
@@ -420,11 +420,12 @@ export const dnsOps: AnyOp[] = [
       const stored = await putRRset(deps.store, {
         orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota: rrsetQuota(deps, org), precondition, dryRun,
       });
-      if (dryRun) return { status: 200, body: changeResultBody(stored) };
+      const tag = rrsetTag(stored.version);
+      const headers = { ETag: tag, 'X-Generation': String(stored.generation) };
+      if (dryRun) return { status: 200, body: changeResultBody(stored), headers };
       // A put of what is stored committed no change: a pass for it would find nothing to do.
       if (stored.changed) core.nudge('zone', zone);
-      const tag = rrsetTag(stored.version);
-      return { status: 200, body: { ...stored.rrset, etag: tag }, headers: { ETag: tag, 'X-Generation': String(stored.generation) } };
+      return { status: 200, body: { ...stored.rrset, etag: tag }, headers };
     },
   }),
   defineOp({
