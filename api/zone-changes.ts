@@ -46,6 +46,7 @@ const RevisionDetail = RevisionHead.extend({ diff: ZoneChangeResultSchema.shape.
 const REFUSED_400 = '`bad_request`: every refused change is in `details.issues` (`path` `changes[i]...`: invalid content, the SOA or another rrset '
   + 'the service manages, a delete of an rrset that is not there, a CNAME beside another type once the set is applied, two changes of one rrset); '
   + 'a body of the wrong shape names its fields as `body.changes[i]...`';
+const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
 const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set)'];
 
 /** The answer of a zone write: its result, and the generation to wait for (getZone `waitGeneration`). */
@@ -85,7 +86,7 @@ export const zoneChangeOps: AnyOp[] = [
     responses: {
       200: { description: 'what changed (or would), the generation to wait for in `X-Generation`', schema: ZoneChangeResultSchema, headers: ['X-Generation'] },
       400: { description: REFUSED_400, schema: ErrorSchema },
-      412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
+      412: ZONE_412,
       ...errorResponses(CHANGE_409, DNS_503),
     },
     handler: async (c) => runZoneChanges(c, c.params.zone, c.body.changes, { dryRun: c.body.dryRun ?? false }),
@@ -145,7 +146,7 @@ export const zoneChangeOps: AnyOp[] = [
     responses: {
       200: { description: 'what changed (or would), as applyZoneChanges answers; the service\'s own rrsets are left as they are', schema: ZoneChangeResultSchema, headers: ['X-Generation'] },
       400: { description: '`bad_request`: a zone name of one label, a generation that is not a number', schema: ErrorSchema },
-      412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
+      412: ZONE_412,
       ...errorResponses(CHANGE_409, DNS_503),
     },
     handler: async ({ deps, core, org, params, body, actor, conditions }) => {
