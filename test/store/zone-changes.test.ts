@@ -4,13 +4,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors';
 import { createOrg } from '../../store/accounts';
 import { iso, type Store } from '../../store/db';
-import { listAudit } from '../../store/feed';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../lib/log';
+import { FEED_RETENTION, listAudit, startFeedPruning } from '../../store/feed';
 import { applyZoneChanges, restoreZoneRevision, type ZoneChange } from '../../store/zone-changes';
 import { getRevision, listRevisions, pruneZoneRevisions, REVISION_KEEP_MS } from '../../store/zone-revisions';
 import {
   createZone, deleteRRset, deleteZone, getZone, putManagedRRset, putRRset, setZoneDnssec, zoneChangesSince, zoneSnapshot,
 } from '../../store/zones';
 import { checkCnameConflict } from '../../zonefiles';
+import { until } from '../helpers/proc';
 import { openTestStore } from '../helpers/store';
 
 const ZONE = 'changes.test';
@@ -188,6 +191,17 @@ describe('revisions', () => {
     now = T0 + REVISION_KEEP_MS + 1000;
     expect(await pruneZoneRevisions(s)).toBe(2);
     expect((await listRevisions(s, ZONE, 100)).items.map((r) => r.generation)).toEqual([3]);
+  });
+
+  it('are pruned by the feed\'s pruning loop, which serve runs', async () => {
+    await apply([a('www', '192.0.2.1')]);
+    now = T0 + REVISION_KEEP_MS + 1000;
+    const pruning = startFeedPruning(s, createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) }), 10, FEED_RETENTION, [pruneZoneRevisions]);
+    try {
+      await until('revisions pruned', async () => (await listRevisions(s, ZONE, 100)).items.length === 0);
+    } finally {
+      await pruning.stop();
+    }
   });
 });
 
