@@ -18,6 +18,7 @@ import { auditOps } from './audit';
 import { authOps } from './auth';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';
+import { zoneChangeOps } from './zone-changes';
 import { domainOps } from './domains';
 import { errors } from './errors';
 import { hostnameOps } from './hostnames';
@@ -29,7 +30,7 @@ import { secretOps } from './secrets';
 import { storageOps } from './storage';
 
 /** Every operation of the public API, in the order of the spec's groups. */
-export const allOps: AnyOp[] = [...dnsOps, ...authOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
+export const allOps: AnyOp[] = [...dnsOps, ...zoneChangeOps, ...authOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
 
 /** The OpenAPI document of the operations, as GET /openapi.json serves it (scripts/client-schema.ts makes the
  * typed client from it). */

@@ -8,7 +8,7 @@ import { zoneNameRefusal } from '../rules/domains';
 import { planOf } from '../rules/plans';
 import {
   createZone, deleteRRset, deleteZone, getZone, listZones, putRRset, setZoneDnssec, setZoneDs, zoneRRsetPage, zoneRRsetPageJson,
-  type RRsetCursor, type RRsetPrecondition, type ZonePrecondition, type ZoneWithStatus,
+  type RRsetCursor, type RRsetPrecondition, type ZoneChangeResult, type ZonePrecondition, type ZoneWithStatus,
 } from '../store/zones';
 import { cursorValue, encodeCursor } from '../store/paging';
 import {
@@ -23,7 +23,7 @@ import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, WaitSeconds, errorResponses, pageOf } from './schemas';
 import { holdUntil, MAX_HELD_WAITS_PER_ORG, MAX_WAIT_SECONDS } from './wait';
 
-const ZoneParams = OrgParams.extend({
+export const ZoneParams = OrgParams.extend({
   zone: z.string().meta({ description: 'an existing zone\'s name, read in its normalized form (lower case, no trailing dot); a name of one label is 400' }),
 });
 /** getZone pages its rrsets (docs/api.md): at most 1,000 per answer, and about 1 MiB of zone file. */
@@ -141,13 +141,38 @@ const ZoneDetail = Zone.extend({
   nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page of rrsets; null on the last page' }),
 }).meta({ id: 'ZoneDetail' });
 
-const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS), `no_core` or `core_unavailable`'];
+/** An rrset's content in a diff. */
+const RRsetContent = z.object({ ttl: z.number().int(), records: z.array(z.object({ content: z.string() })) });
+/** What a zone write did or, dry, would do: the answer of change sets, restores and dry runs. */
+export const ZoneChangeResultSchema = z.object({
+  generation: Generation.meta({ description: 'the zone\'s generation after the change (unchanged when nothing changed); with `dryRun`, the one it would take' }),
+  serial: Serial.meta({ description: 'the zone\'s SOA serial after the change; with `dryRun`, the one it would take' }),
+  diff: z.array(z.object({
+    op: z.enum(['add', 'remove', 'change']),
+    name: z.string(),
+    type: z.string(),
+    before: RRsetContent.nullable().meta({ description: 'the rrset before, null when it was not there' }),
+    after: RRsetContent.nullable().meta({ description: 'the rrset after, null when it is removed' }),
+  })).meta({ description: 'the rrsets that change, in the order of the request; a change to what is stored already is not listed' }),
+}).meta({ id: 'ZoneChangeResult' });
+
+/** The wire form of a diff: the owner of each rrset stays in the store's revision. */
+export const wireDiff = (diff: ZoneChangeResult['diff']) => diff.map((d) => ({ op: d.op, name: d.name, type: d.type, before: d.before, after: d.after }));
+
+export const changeResultBody = (r: ZoneChangeResult): z.input<typeof ZoneChangeResultSchema> => ({ generation: r.generation, serial: r.serial, diff: wireDiff(r.diff) });
+
+const DryRunQuery = z.strictObject({
+  dryRun: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
+    .meta({ description: '`true`: answer what the write would do (`diff`, and the generation and serial it would take), checked exactly as the write, and write nothing' }),
+});
+
+export const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS), `no_core` or `core_unavailable`'];
 
 /** The headers of an answer that carries a zone: its tag and its generation (the convergence receipt). */
 const zoneHeaders = (zn: ZoneWithStatus, ns: string[]): Record<string, string> => ({ ETag: zoneTag(zn, ns), 'X-Generation': String(zn.generation) });
 
 /** The zone's precondition, checked in the write's transaction; none without conditions (no status read). */
-function zonePrecondition(c: Conditions, name: string, ns: string[]): ZonePrecondition | undefined {
+export function zonePrecondition(c: Conditions, name: string, ns: string[]): ZonePrecondition | undefined {
   return writePrecondition(c, `zone ${name}`, (cur: ZoneWithStatus) => zoneTag(cur, ns));
 }
 
@@ -162,14 +187,14 @@ function servedAt(zn: ZoneWithStatus, generation: number): boolean {
 }
 
 /** DNS operations need the core and a deployment with its own nameservers. */
-async function nameservers(core: Core): Promise<string[]> {
+export async function nameservers(core: Core): Promise<string[]> {
   const info = await core.dns();
   if (!info.configured) throw new AppError(503, 'dns_not_configured', 'this deployment runs no DNS of its own');
   return info.nameservers;
 }
 
 /** An existing zone's name in a path: looser than a new zone's rule, so zones made before it stay reachable. */
-function zoneName(raw: string): string {
+export function zoneName(raw: string): string {
   const name = normalizeHostname(raw);
   if (!name.includes('.')) throw badRequest(`a zone needs at least two labels: ${name}`);
   return name;
@@ -247,7 +272,13 @@ async function rrsetKey(deps: Deps, orgId: number, p: { zone: string; name: stri
   throw new AppError(409, 'managed_rrset', `${name} SOA is managed by the service`);
 }
 
-const base = { tag: 'dns', needsCore: true } as const;
+export const base = { tag: 'dns', needsCore: true } as const;
+
+/** The plan's per-zone limits on a customer's rrset writes. */
+export function rrsetQuota(deps: Deps, org: { plan: string }): { plan: string; rrsets: number; bytes: number } {
+  const plan = planOf(deps.config.plans, org.plan);
+  return { plan: org.plan, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes };
+}
 
 export const dnsOps: AnyOp[] = [
   defineOp({
@@ -369,29 +400,34 @@ export const dnsOps: AnyOp[] = [
     summary: 'Replace the whole rrset (name + type); `records` is its entire new content',
     role: 'member',
     params: RRsetParams,
+    query: DryRunQuery,
     body: PutRRsetBody,
     requestHeaders: ['IfMatch', 'IfNoneMatch'],
     responses: {
       200: {
-        description: 'the stored rrset; `ETag` is its tag, `X-Generation` the zone\'s generation that serves it (unchanged when the rrset was already so)',
-        schema: RRset, headers: ['ETag', 'X-Generation'],
+        description: 'the stored rrset; `ETag` is its tag, `X-Generation` the zone\'s generation that serves it (unchanged when the rrset was already so). '
+          + 'With `dryRun=true`: a ZoneChangeResult, nothing written; `ETag` and `X-Generation` are those the write would answer',
+        schema: z.union([RRset, ZoneChangeResultSchema]), headers: ['ETag', 'X-Generation'],
       },
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag` (or there is no such rrset), or `If-None-Match: *` and the rrset exists'),
       400: { description: '`bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record)', schema: ErrorSchema },
       ...errorResponses([409, '`managed_rrset`, `cname_conflict`, `ds_without_delegation` (a DS where there is no NS), or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
+    handler: async ({ deps, core, org, params, query, body, actor, conditions }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
       const rrset = validateRRset(zone, { name, type, ttl: body.ttl ?? 3600, records: body.records });
-      const plan = planOf(deps.config.plans, org.plan);
-      const quota = { plan: org.plan, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes };
       const precondition = rrsetPrecondition(conditions, name, type);
-      const stored = await putRRset(deps.store, { orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota, precondition });
+      const dryRun = query.dryRun ?? false;
+      const stored = await putRRset(deps.store, {
+        orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota: rrsetQuota(deps, org), precondition, dryRun,
+      });
+      const tag = rrsetTag(stored.version);
+      const headers = { ETag: tag, 'X-Generation': String(stored.generation) };
+      if (dryRun) return { status: 200, body: changeResultBody(stored), headers };
       // A put of what is stored committed no change: a pass for it would find nothing to do.
       if (stored.changed) core.nudge('zone', zone);
-      const tag = rrsetTag(stored.version);
-      return { status: 200, body: { ...stored.rrset, etag: tag }, headers: { ETag: tag, 'X-Generation': String(stored.generation) } };
+      return { status: 200, body: { ...stored.rrset, etag: tag }, headers };
     },
   }),
   defineOp({
@@ -402,18 +438,23 @@ export const dnsOps: AnyOp[] = [
     summary: 'Delete an rrset',
     role: 'member',
     params: RRsetParams,
+    query: DryRunQuery,
     requestHeaders: ['IfMatch'],
     responses: {
+      200: { description: 'with `dryRun=true`: what the deletion would do, nothing written', schema: ZoneChangeResultSchema },
       204: { description: 'deleted; `X-Generation` is the zone\'s generation without the rrset', headers: ['X-Generation'] },
       400: { description: '`bad_request`: an invalid zone name, owner or type', schema: ErrorSchema },
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag`'),
       ...errorResponses([409, '`managed_rrset`, or `ds_without_delegation` (the NS of a name that has a DS)'], DNS_503),
     },
-    handler: async ({ deps, core, org, params, actor, conditions }) => {
+    handler: async ({ deps, core, org, params, query, actor, conditions }) => {
       await nameservers(core);
       const { zone, name, type } = await rrsetKey(deps, org.id, params);
       const precondition = rrsetPrecondition(conditions, name, type);
-      const { generation } = await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor, precondition });
+      const dryRun = query.dryRun ?? false;
+      const deleted = await deleteRRset(deps.store, { orgId: org.id, zone, name, type, actor, precondition, dryRun });
+      if (dryRun) return { status: 200, body: changeResultBody(deleted) };
+      const { generation } = deleted;
       core.nudge('zone', zone);
       return { status: 204, headers: { 'X-Generation': String(generation) } };
     },

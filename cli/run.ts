@@ -26,6 +26,7 @@ import { coreServer } from '../core/server';
 import type { Store } from '../store/db';
 import { databaseUrlOf, openStoreAt } from '../store/open';
 import { startFeedPruning } from '../store/feed';
+import { pruneZoneRevisions } from '../store/zone-revisions';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner, type Runner } from '../reconcilers/runner';
 import type { Reconciler } from '../reconcilers/types';
@@ -513,7 +514,7 @@ async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: Re
   const keyFile = flags['sealing-key'] ?? defaultKeyPath(flags.data);
   await checkSealingKey(store, keyFile);
   const sealer = openSealer(keyFile);
-  stops.push(startFeedPruning(store, log.child({ component: 'feed' })).stop);
+  stops.push(startFeedPruning(store, log.child({ component: 'feed' }), undefined, undefined, [pruneZoneRevisions]).stop);
   const rt = await startCore(command, store, sealer, flags, log, registry);
   stops.push(() => rt.close());
   return { store, core: rt.core, dns: rt.dns, listening: rt.lead, stepDown: rt.stepDown };

@@ -161,19 +161,23 @@ export async function pruneFeed(s: Store, r: FeedRetention = FEED_RETENTION): Pr
   return deleted;
 }
 
-/** Prunes the feed every `everyMs` until stopped; a failed run is logged and the next one tries again. */
-export function startFeedPruning(s: Store, log: Logger, everyMs = 30_000, r: FeedRetention = FEED_RETENTION): { stop(): Promise<void> } {
+/** Prunes the feed every `everyMs` until stopped, and with it whatever else `also` prunes of the store by age (zone
+ * revisions); a failed run is logged and the next one tries again. */
+export function startFeedPruning(
+  s: Store, log: Logger, everyMs = 30_000, r: FeedRetention = FEED_RETENTION, also: readonly ((s: Store) => Promise<unknown>)[] = [],
+): { stop(): Promise<void> } {
   let stopped = false;
   let run = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   const schedule = (): void => {
     timer = setTimeout(() => {
+      const failed = (what: string) => (e: unknown): void => log.error({ err: e instanceof Error ? e.message : String(e) }, `pruning ${what} failed`);
       run = pruneFeed(s, r).then(
         (n) => {
           if (n >= r.maxRows) log.warn({ deleted: n }, 'the change feed grows faster than it is pruned');
         },
-        (e: unknown) => log.error({ err: e instanceof Error ? e.message : String(e) }, 'pruning the change feed failed'),
-      ).finally(() => {
+        failed('the change feed'),
+      ).then(() => Promise.all(also.map((prune) => prune(s).catch(failed(prune.name))))).then(() => undefined).finally(() => {
         if (!stopped) schedule();
       });
     }, everyMs);

@@ -236,6 +236,33 @@ export const rrsetTombstones = sqliteTable(
   (t) => [primaryKey({ columns: [t.zone, t.name, t.type] })],
 );
 
+/** One rrset's change in a zone revision: `before`/`after` are the rrset's TTL and records, null where it was or
+ * is absent; `managedBy` its owner (null: the customer's), which a restore leaves alone. */
+export interface RevisionChange {
+  op: 'add' | 'remove' | 'change';
+  name: string;
+  type: string;
+  before: { ttl: number; records: { content: string }[] } | null;
+  after: { ttl: number; records: { content: string }[] } | null;
+  managedBy: string | null;
+}
+
+/** Every generation of a zone: who made it, when, and the rrsets it changed (store/zone-changes.ts), written in the
+ * change's own transaction. Dropped with the zone; pruned after 90 days. */
+export const zoneRevisions = sqliteTable(
+  'zone_revisions',
+  {
+    zone: text('zone').notNull().references(() => zones.name, { onDelete: 'cascade' }),
+    generation: integer('generation').notNull(),
+    serial: integer('serial').notNull(),
+    at: text('at').notNull(),
+    actor: text('actor').notNull(),
+    summary: text('summary').notNull(),
+    diff: text('diff', { mode: 'json' }).$type<RevisionChange[]>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.zone, t.generation] }), index('zone_revisions_at').on(t.at)],
+);
+
 /**
  * The status of every reconciled resource, one model for every kind (docs/reconcile.md): the lifetime it
  * describes, the generation it observed, conditions in the shape Kubernetes users know, and the kind's

@@ -7,8 +7,9 @@ import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
-import { domains, resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneTombstones, zones, type DsValue } from './schema';
+import { domains, resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneRevisions, zoneTombstones, zones, type DsValue } from './schema';
 import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
+import { recordRevision, summaryOf, writeOrDryRun, type RevisionChange, type RevisionNote } from './zone-revisions';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
 export type ManagedBy = 'system' | 'app' | 'acme' | null;
@@ -76,7 +77,7 @@ async function statusInTx(tx: Tx, z: ZoneRow): Promise<ZoneStatus | null> {
   return toResourceStatus<ZoneFacts>(row);
 }
 
-async function checkZone(tx: Tx, z: ZoneRow, precondition: ZonePrecondition | undefined): Promise<void> {
+export async function checkZone(tx: Tx, z: ZoneRow, precondition: ZonePrecondition | undefined): Promise<void> {
   if (precondition) precondition({ ...z, status: await statusInTx(tx, z) });
 }
 
@@ -97,7 +98,7 @@ async function zoneOf(q: Pick<Tx, 'prepared'>, orgId: number | null, name: strin
 
 /** The zone a write changes, read under the zone's lock: its serial, generation and sizes are read, then
  * written back. */
-async function zoneToChange(tx: Tx, orgId: number | null, name: string): Promise<ZoneRow> {
+export async function zoneToChange(tx: Tx, orgId: number | null, name: string): Promise<ZoneRow> {
   await tx.lock(`zone/${name}`);
   return zoneOf(tx, orgId, name);
 }
@@ -122,10 +123,11 @@ async function zoneToChangeAt(tx: Tx, orgId: number | null, name: string, owner:
 }
 
 /**
- * Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation; an
- * rrset write also moves the zone's size (`grow`: rrsets and bytes added), in the same statement.
+ * Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation, and
+ * is recorded as the revision of that generation; an rrset write also moves the zone's size (`grow`: rrsets and
+ * bytes added), in the same statement.
  */
-async function bump(s: Store, tx: Tx, z: ZoneRow, now: Date, grow = { rrsets: 0, bytes: 0 }): Promise<ZoneRow> {
+export async function bump(s: Store, tx: Tx, z: ZoneRow, now: Date, note: RevisionNote, grow = { rrsets: 0, bytes: 0 }): Promise<ZoneRow> {
   const serial = nextSerial(z.serial, now);
   const generation = z.generation + 1;
   await tx.prepared('bumpZone', (db) => db.update(zones)
@@ -135,6 +137,7 @@ async function bump(s: Store, tx: Tx, z: ZoneRow, now: Date, grow = { rrsets: 0,
     })
     .where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ serial, generation, name: z.name, ...grow });
   await recordChange(s, tx, 'zone', z.name, now);
+  await recordRevision(tx, z.name, generation, serial, note, now);
   return { ...z, serial, generation, rrsetCount: z.rrsetCount + grow.rrsets, bytes: z.bytes + grow.bytes };
 }
 
@@ -216,6 +219,8 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     await tx.insert(zones).values(row);
     await tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes });
     await recordChange(s, tx, 'zone', p.name, now);
+    const diff: RevisionChange[] = [{ op: 'add', name: p.name, type: 'NS', before: null, after: { ttl: ns.ttl, records: ns.records }, managedBy: 'system' }];
+    await recordRevision(tx, p.name, 1, row.serial, { actor: p.actor, summary: 'zone created', diff }, now);
     await appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
     return { zone: row, created: true };
   });
@@ -279,6 +284,7 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
     await tx.insert(zoneTombstones).values({ name: p.name, serial: last }).onConflictDoUpdate({ target: zoneTombstones.name, set: { serial: last } });
     await tx.delete(rrsets).where(eq(rrsets.zone, p.name));
     await tx.delete(rrsetTombstones).where(eq(rrsetTombstones.zone, p.name));
+    await tx.delete(zoneRevisions).where(eq(zoneRevisions.zone, p.name));
     await tx.delete(zones).where(eq(zones.name, p.name));
     // The observed status belongs to this lifetime: a zone created again under the name must not inherit it.
     await tx.delete(resourceStatus).where(and(eq(resourceStatus.kind, 'zone'), eq(resourceStatus.key, p.name)));
@@ -298,15 +304,22 @@ export interface PutRRset {
   /** The plan's per-zone limits: rrsets, and the zone file's bytes. */
   quota: { plan: string; rrsets: number; bytes: number };
   precondition?: RRsetPrecondition;
+  /** Answer what the write would do, and roll it back. */
+  dryRun?: boolean;
 }
 
-/** The stored rrset with its version, and the zone's generation after the write (unchanged when it was a no-op);
- * `changed` false when the rrset was already so. */
-export interface PutRRsetResult { rrset: StoredRRset; version: RRsetVersion; generation: number; changed: boolean }
+/** What a zone write did (or, dry, would do): the zone's generation and serial after it (unchanged by a no-op)
+ * and the rrsets it changed. */
+export interface ZoneChangeResult { generation: number; serial: number; diff: RevisionChange[] }
+
+/** The stored rrset with its version, and the zone after the write (unchanged when it was a no-op); `changed`
+ * false when the rrset was already so. */
+export interface PutRRsetResult extends ZoneChangeResult { rrset: StoredRRset; version: RRsetVersion; changed: boolean }
 
 /** Who writes an rrset: a customer through the API (`managedBy` null), or the service for one of its owners. */
 interface RRsetWriter {
   managedBy: ManagedBy;
+  actor: string;
   cnameConflict: PutRRset['cnameConflict'];
   /** Null for the service's own records (see putManagedRRset). */
   quota: PutRRset['quota'] | null;
@@ -314,14 +327,14 @@ interface RRsetWriter {
 }
 
 /** Each writer changes only the rrsets it owns: customers theirs, each owner of the service its own. */
-function checkOwner(owner: string | null, writer: ManagedBy, name: string, type: string, verb: 'edited' | 'deleted'): void {
+export function checkOwner(owner: string | null, writer: ManagedBy, name: string, type: string, verb: 'edited' | 'deleted'): void {
   if (owner === writer) return;
   if (writer === null) throw conflict('managed_rrset', `${name} ${type} is managed by the service and cannot be ${verb}`);
   if (owner === null) throw conflict('customer_rrset', `${name} ${type} is the customer's: the service leaves it as it is`);
   throw conflict('managed_rrset', `${name} ${type} is managed by ${owner}, not ${writer}`);
 }
 
-const auditRRset = (tx: Tx, event: string, z: ZoneRow, r: { name: string; type: string }, actor: string, now: Date, details?: Record<string, unknown>) =>
+export const auditRRset = (tx: Tx, event: string, z: ZoneRow, r: { name: string; type: string }, actor: string, now: Date, details?: Record<string, unknown>) =>
   appendAudit(tx, { orgId: z.orgId, event, actor, target: `${z.name}/${r.name}/${r.type}`, ...(details ? { details } : {}) }, now);
 
 /**
@@ -333,7 +346,7 @@ const auditRRset = (tx: Tx, event: string, z: ZoneRow, r: { name: string; type: 
  */
 async function setRRset(
   s: Store, tx: Tx, { z, atName }: { z: ZoneRow; atName: RRsetAtName[] }, rrset: RRset, w: RRsetWriter, now: Date,
-): Promise<{ changed: boolean; changedGen: number; generation: number }> {
+): Promise<{ changedGen: number; zone: ZoneRow; diff: RevisionChange[] }> {
   const old = atName.find((r) => r.type === rrset.type);
   if (old) checkOwner(old.managedBy, w.managedBy, rrset.name, rrset.type, 'edited');
   w.precondition?.(old ? { uid: z.uid, changedGen: old.changedGen } : null);
@@ -344,7 +357,7 @@ async function setRRset(
     throw conflict('ds_without_delegation', `a DS needs an NS rrset at ${rrset.name}: put the delegation's NS first`);
   }
   if (old && old.ttl === rrset.ttl && JSON.stringify(old.records) === JSON.stringify(rrset.records)) {
-    return { changed: false, changedGen: old.changedGen, generation: z.generation };
+    return { changedGen: old.changedGen, zone: z, diff: [] };
   }
   const bytes = renderedBytes(z.name, rrset);
   const grow = bytes - (old?.bytes ?? 0);
@@ -355,7 +368,12 @@ async function setRRset(
       throw quotaExceeded('zone_bytes', quota.bytes, z.bytes, quota.plan, 'bytes of zone file per zone');
     }
   }
-  const { generation } = await bump(s, tx, z, now, { rrsets: old ? 0 : 1, bytes: grow });
+  const diff: RevisionChange[] = [{
+    op: old ? 'change' : 'add', name: rrset.name, type: rrset.type, before: old ? { ttl: old.ttl, records: old.records } : null,
+    after: { ttl: rrset.ttl, records: rrset.records }, managedBy: w.managedBy,
+  }];
+  const bumped = await bump(s, tx, z, now, { actor: w.actor, summary: summaryOf(diff), diff }, { rrsets: old ? 0 : 1, bytes: grow });
+  const { generation } = bumped;
   await tx.prepared('upsertRRset', (db) => db.insert(rrsets)
     .values({
       zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'),
@@ -367,17 +385,19 @@ async function setRRset(
       set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen`, bytes: sql`excluded.bytes` },
     })
     .prepare()).execute({ zone: z.name, ...rrset, managedBy: w.managedBy, changedGen: generation, bytes });
-  return { changed: true, changedGen: generation, generation };
+  return { changedGen: generation, zone: bumped, diff };
 }
 
-/** Removes an rrset of a zone read under its lock, for the writer that owns it; false when there is none. */
+/** Removes an rrset of a zone read under its lock, for the writer that owns it (`actor` for the revision); false
+ * when there is none. */
 async function removeRRset(
-  s: Store, tx: Tx, z: ZoneRow, key: { name: string; type: string }, managedBy: ManagedBy, now: Date, precondition?: RRsetPrecondition,
-): Promise<number | false> {
+  s: Store, tx: Tx, z: ZoneRow, key: { name: string; type: string }, w: { managedBy: ManagedBy; actor: string }, now: Date, precondition?: RRsetPrecondition,
+): Promise<ZoneChangeResult | false> {
   const where = and(eq(rrsets.zone, z.name), eq(rrsets.name, key.name), eq(rrsets.type, key.type));
-  const [row] = await tx.select({ managedBy: rrsets.managedBy, bytes: rrsets.bytes, changedGen: rrsets.changedGen }).from(rrsets).where(where);
+  const [row] = await tx.select({ managedBy: rrsets.managedBy, bytes: rrsets.bytes, changedGen: rrsets.changedGen, ttl: rrsets.ttl, records: rrsets.records })
+    .from(rrsets).where(where);
   if (!row) return false;
-  checkOwner(row.managedBy, managedBy, key.name, key.type, 'deleted');
+  checkOwner(row.managedBy, w.managedBy, key.name, key.type, 'deleted');
   precondition?.({ uid: z.uid, changedGen: row.changedGen });
   if (key.type === 'NS') {
     const atName = await tx.select({ type: rrsets.type }).from(rrsets).where(and(eq(rrsets.zone, z.name), eq(rrsets.name, key.name)));
@@ -386,36 +406,46 @@ async function removeRRset(
     }
   }
   await tx.delete(rrsets).where(where);
-  const { generation } = await bump(s, tx, z, now, { rrsets: -1, bytes: -row.bytes });
-  await tx.insert(rrsetTombstones).values({ zone: z.name, name: key.name, type: key.type, gen: generation })
+  const diff: RevisionChange[] = [{ op: 'remove', name: key.name, type: key.type, before: { ttl: row.ttl, records: row.records }, after: null, managedBy: w.managedBy }];
+  const { generation, serial } = await bump(s, tx, z, now, { actor: w.actor, summary: summaryOf(diff), diff }, { rrsets: -1, bytes: -row.bytes });
+  await tombstone(tx, z.name, key, generation);
+  return { generation, serial, diff };
+}
+
+/** Marks an rrset deleted at `generation`, for the reconciler's incremental read (zoneChangesSince). */
+export async function tombstone(tx: Tx, zone: string, key: { name: string; type: string }, generation: number): Promise<void> {
+  await tx.insert(rrsetTombstones).values({ zone, name: key.name, type: key.type, gen: generation })
     .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } });
-  return generation;
 }
 
 /** A customer's write: managed rows are locked (409 `managed_rrset`), the plan's quotas hold. */
 export async function putRRset(s: Store, p: PutRRset): Promise<PutRRsetResult> {
   const now = s.clock();
   const { rrset } = p;
-  return s.write(async (tx) => {
+  return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
     const read = await zoneToChangeAt(tx, p.orgId, p.zone, rrset.name);
     const { z } = read;
-    const set = await setRRset(s, tx, read, rrset, { managedBy: null, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition }, now);
+    const writer = { managedBy: null, actor: p.actor, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition };
+    const set = await setRRset(s, tx, read, rrset, writer, now);
     await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
-    return { rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, generation: set.generation, changed: set.changed };
+    return {
+      rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, changed: set.diff.length > 0,
+      generation: set.zone.generation, serial: set.zone.serial, diff: set.diff,
+    };
   });
 }
 
-/** Answers the zone's generation after the deletion. A missing rrset is 404 whatever the precondition says. */
+/** Answers the zone after the deletion. A missing rrset is 404 whatever the precondition says. */
 export async function deleteRRset(s: Store, p: {
-  orgId: number; zone: string; name: string; type: string; actor: string; precondition?: RRsetPrecondition;
-}): Promise<{ generation: number }> {
+  orgId: number; zone: string; name: string; type: string; actor: string; precondition?: RRsetPrecondition; dryRun?: boolean;
+}): Promise<ZoneChangeResult> {
   const now = s.clock();
-  return s.write(async (tx) => {
+  return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
-    const generation = await removeRRset(s, tx, z, p, null, now, p.precondition);
-    if (generation === false) throw notFound(`rrset ${p.name} ${p.type}`);
+    const removed = await removeRRset(s, tx, z, p, { managedBy: null, actor: p.actor }, now, p.precondition);
+    if (removed === false) throw notFound(`rrset ${p.name} ${p.type}`);
     await auditRRset(tx, 'dns.rrset.delete', z, p, p.actor, now);
-    return { generation };
+    return removed;
   });
 }
 
@@ -445,7 +475,7 @@ export async function putManagedRRset(s: Store, p: PutManagedRRset): Promise<Sto
   return s.write(async (tx) => {
     const read = await zoneToChangeAt(tx, null, p.zone, rrset.name);
     const { z } = read;
-    if ((await setRRset(s, tx, read, rrset, { managedBy: p.managedBy, cnameConflict: checkCnameConflict, quota: null }, now)).changed) {
+    if ((await setRRset(s, tx, read, rrset, { managedBy: p.managedBy, actor: p.actor, cnameConflict: checkCnameConflict, quota: null }, now)).diff.length > 0) {
       await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length, managedBy: p.managedBy });
     }
     return { ...rrset, managedBy: p.managedBy };
@@ -480,7 +510,7 @@ export async function deleteManagedRRset(s: Store, p: {
   const now = s.clock();
   return s.write(async (tx) => {
     const z = await zoneToChange(tx, null, p.zone);
-    const removed = (await removeRRset(s, tx, z, p, p.managedBy, now)) !== false;
+    const removed = (await removeRRset(s, tx, z, p, p, now)) !== false;
     if (removed) await auditRRset(tx, 'dns.rrset.delete', z, p, p.actor, now, { managedBy: p.managedBy });
     return removed;
   });
@@ -502,7 +532,7 @@ export async function setZoneDnssec(s: Store, p: {
     if (next === z.dnssec) return z;
     const ds = next === 'off' ? [] : z.ds;
     await tx.update(zones).set({ dnssec: next, ds }).where(eq(zones.name, z.name));
-    const bumped = await bump(s, tx, { ...z, dnssec: next, ds }, now);
+    const bumped = await bump(s, tx, { ...z, dnssec: next, ds }, now, { actor: p.actor, summary: p.enabled ? 'DNSSEC on' : 'DNSSEC off', diff: [] });
     await appendAudit(tx, { orgId: p.orgId, event: p.enabled ? 'dns.dnssec.enable' : 'dns.dnssec.disable', actor: p.actor, target: z.name }, now);
     return bumped;
   });

@@ -1,6 +1,7 @@
 /**
- * Spec 5.3 for the DNS group: the minimum role of each of the 8 operations, checked for every caller
- * (viewer, member, admin of the organization; a signed-in stranger; another organization's admin; no token),
+ * Spec 5.3 for the DNS group: the minimum role of each of its operations (with CONTRACT.md's change sets and
+ * revisions), checked for every caller (viewer, member, admin of the organization; a signed-in stranger; another
+ * organization's admin; no token),
  * and the order of the checks: 401 before 404 (organization) before 403 (role) before anything else.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -30,6 +31,13 @@ const OPS: Op[] = [
     request: (z) => ({ path: `${base(z)}/rrsets/new.${z}/A`, body: { records: [{ content: '192.0.2.9' }] } }),
   },
   { id: 'deleteRRset', min: 'member', method: 'DELETE', request: (z) => ({ path: `${base(z)}/rrsets/www.${z}/A` }), ok: 204 },
+  {
+    id: 'applyZoneChanges', min: 'member', method: 'POST', ok: 200,
+    request: (z) => ({ path: `${base(z)}/changes`, body: { changes: [{ op: 'put', name: `new.${z}`, type: 'A', records: [{ content: '192.0.2.9' }] }] } }),
+  },
+  { id: 'listZoneRevisions', min: 'viewer', method: 'GET', request: (z) => ({ path: `${base(z)}/revisions` }), ok: 200 },
+  { id: 'getZoneRevision', min: 'viewer', method: 'GET', request: (z) => ({ path: `${base(z)}/revisions/1` }), ok: 200 },
+  { id: 'restoreZoneRevision', min: 'member', method: 'POST', request: (z) => ({ path: `${base(z)}/revisions/1/restore` }), ok: 200 },
   {
     id: 'createZone', min: 'admin', method: 'POST', ok: 200,
     request: (z) => ({ path: '/v1/orgs/acme/dns/zones', body: { name: `new-${z}` } }),

@@ -47,7 +47,7 @@ describe('the document', () => {
 
   it('every component schema is a real schema, never a reference to itself', () => {
     const schemas = doc.components.schemas as Record<string, Json>;
-    expect(Object.keys(schemas).sort()).toEqual(['AccessAuthorize', 'AccessAuthorizeRequest', 'AccessBypass', 'AccessPolicy', 'AccessPut', 'AccessRedeemRequest', 'AccessRedeemed', 'AuditRecord', 'AuthProviderPut', 'AuthSettings', 'AuthSettingsPatch', 'AuthStatus', 'Bundle', 'BundleProject', 'Condition', 'DS', 'Domain', 'DomainAuthCode', 'DomainAvailability', 'DomainContact', 'DomainDetail', 'DomainLedgerEntry', 'DomainList', 'Error', 'Hostname', 'HostnameList', 'NodeReport', 'NodeReportAnswer', 'Project', 'ProjectDetail', 'RRset', 'SecretMeta', 'SecretStatus', 'StorageStatus', 'Timestamp', 'Zone', 'ZoneDetail']);
+    expect(Object.keys(schemas).sort()).toEqual(['AccessAuthorize', 'AccessAuthorizeRequest', 'AccessBypass', 'AccessPolicy', 'AccessPut', 'AccessRedeemRequest', 'AccessRedeemed', 'AuditRecord', 'AuthProviderPut', 'AuthSettings', 'AuthSettingsPatch', 'AuthStatus', 'Bundle', 'BundleProject', 'Condition', 'DS', 'Domain', 'DomainAuthCode', 'DomainAvailability', 'DomainContact', 'DomainDetail', 'DomainLedgerEntry', 'DomainList', 'Error', 'Hostname', 'HostnameList', 'NodeReport', 'NodeReportAnswer', 'Project', 'ProjectDetail', 'RRset', 'SecretMeta', 'SecretStatus', 'StorageStatus', 'Timestamp', 'Zone', 'ZoneChangeResult', 'ZoneDetail', 'ZoneRevision', 'ZoneRevisionDetail']);
     for (const [id, s] of Object.entries(schemas)) {
       expect(s.$ref, id).toBeUndefined();
       expect(s.type, id).toEqual(expect.any(String));

@@ -98,6 +98,21 @@ describe.skipIf(!hasKnot()).each([
     expect(gone.rcode).toBe('NOERROR');
   });
 
+  it('serves a change set of 300 rrsets at once, at the one serial the set took', async () => {
+    const changes = [
+      ...Array.from({ length: 300 }, (_, i) => ({ op: 'put', name: `set${i}.example.com`, type: 'A', ttl: 300, records: [{ content: `198.51.100.${i % 250}` }] })),
+      { op: 'delete', name: 'long.example.com', type: 'TXT' },
+    ];
+    const r = await http(serve.url, 'POST', `${zonePath}/changes`, { token, body: { changes } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const z = await http(serve.url, 'GET', `${zonePath}?waitGeneration=${r.body.generation}&wait=20`, { token });
+    expect(z.body.status.ready).toBe(true);
+    const soa = await ask('example.com', 'SOA');
+    expect((data(answersOf(soa, 'SOA')[0]!) as { serial: number }).serial).toBe(r.body.serial);
+    for (const i of [0, 150, 299]) expect(answersOf(await ask(`set${i}.example.com`, 'A'), 'A').map(data)).toEqual([`198.51.100.${i % 250}`]);
+    expect(answersOf(await ask('long.example.com', 'TXT'), 'TXT')).toEqual([]);
+  });
+
   it('reports convergence: observedGeneration reaches generation and the served serial is readable', async () => {
     const z = await eventually(
       async () => (await http(serve.url, 'GET', zonePath, { token })).body,

@@ -7,6 +7,7 @@ import { openTestStore } from '../../helpers/store';
 import { statusOf } from '../../../store/status';
 import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../../store/zones';
 import { zoneReconciler } from '../../../reconcilers/zones';
+import { applyZoneChanges } from '../../../store/zone-changes';
 import { DEFER_FILE_RRSETS, zoneApplier } from '../../../reconcilers/zones/apply';
 import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefiles';
 import { soaFor } from '../../../zonefiles/soa';
@@ -220,6 +221,32 @@ describe('zone reconciler', () => {
     ns.actions.length = 0;
     await r.reconcile('example.com', noAbort);
     expect(ns.actions).toEqual([]);
+  });
+
+  it('sends a change set to the nameserver as one transaction at the set\'s serial, its puts and deletes together', async () => {
+    const r = reconciler(2);
+    await putA('a.example.com', '192.0.2.1');
+    await putA('b.example.com', '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    const set = await applyZoneChanges(store, {
+      orgId, zone: 'example.com', actor: 't', quota: null, changes: [
+        { op: 'put', name: 'a.example.com', type: 'A', ttl: 300, records: [{ content: '192.0.2.9' }] },
+        { op: 'delete', name: 'b.example.com', type: 'A' },
+        { op: 'put', name: 'c.example.com', type: 'TXT', ttl: 300, records: [{ content: 'c' }] },
+      ],
+    });
+    ns.actions.length = 0;
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.filter((a) => a.op !== 'saveZoneFile')).toEqual([{
+      op: 'applyChanges', zone: 'example.com',
+      remove: ['a.example.com. A', 'b.example.com. A'],
+      add: [
+        'a.example.com. 300 IN A 192.0.2.9',
+        'c.example.com. 300 IN TXT "c"',
+        `example.com. 3600 IN SOA ns1.hostplane.test. hostmaster.example.com. ${set.serial} 10800 3600 1209600 300`,
+      ],
+      file: false,
+    }]);
   });
 
   it('by default sends a zone its file with each change below DEFER_FILE_RRSETS rrsets, and apart from them from there on', async () => {

@@ -1,0 +1,162 @@
+/** Change sets and revisions of a zone (CONTRACT.md "Zone changes, files and revisions"). */
+import { z } from 'zod';
+import { MAX_RDATA_BYTES, MAX_RECORDS, MAX_TTL, MIN_TTL, RECORD_TYPES } from '../zonefiles';
+import { encodeCursor, decodeCursor } from '../store/paging';
+import { getRevision, listRevisions } from '../store/zone-revisions';
+import { applyZoneChanges, MAX_CHANGES, restoreZoneRevision, type ZoneChange } from '../store/zone-changes';
+import { getZone, type ZoneChangeResult } from '../store/zones';
+import type { Core } from '../core/port';
+import { preconditionResponse, type Conditions } from './conditional';
+import {
+  base, changeResultBody, DNS_503, nameservers, rrsetQuota, wireDiff, ZoneChangeResultSchema, zoneName, ZoneParams, zonePrecondition,
+} from './dns';
+import { defineOp, type AnyOp, type Deps } from './ops';
+import { ErrorSchema, ListQuery, Timestamp, errorResponses, pageOf } from './schemas';
+
+const RecordsSchema = z.array(z.strictObject({ content: z.string().max(MAX_RDATA_BYTES) })).min(1).max(MAX_RECORDS);
+const OwnerSchema = z.string().meta({ description: 'the owner: an absolute name inside the zone without the trailing dot, or `@` for the apex' });
+const TypeSchema = z.enum([...RECORD_TYPES, 'SOA']).meta({ description: 'upper case; SOA is the service\'s own (refused)' });
+const Change = z.discriminatedUnion('op', [
+  z.strictObject({
+    op: z.literal('put'), name: OwnerSchema, type: TypeSchema,
+    ttl: z.number().int().min(MIN_TTL).max(MAX_TTL).optional().meta({ description: 'seconds; default 3600' }),
+    records: RecordsSchema.meta({ description: 'the whole new content of the rrset, as putRRset\'s' }),
+  }),
+  z.strictObject({ op: z.literal('delete'), name: OwnerSchema, type: TypeSchema }),
+]);
+const ChangesBody = z.strictObject({
+  changes: z.array(Change).min(1).max(MAX_CHANGES).meta({ description: `1 to ${MAX_CHANGES} changes, at most one per rrset (name and type)` }),
+  dryRun: z.boolean().optional().meta({ description: 'answer what the set would do, checked exactly as the write, and write nothing' }),
+});
+
+const GenerationParams = ZoneParams.extend({
+  generation: z.string().regex(/^[1-9][0-9]{0,14}$/, 'generation is a whole number from 1, in decimal digits').transform(Number),
+});
+const RestoreBody = z.strictObject({ dryRun: z.boolean().optional().meta({ description: 'answer what the restore would do and write nothing' }) });
+
+const RevisionHead = z.object({
+  generation: z.number().int().min(1),
+  serial: z.number().int(),
+  at: Timestamp,
+  actor: z.string(),
+  summary: z.string(),
+}).meta({ id: 'ZoneRevision' });
+const RevisionDetail = RevisionHead.extend({ diff: ZoneChangeResultSchema.shape.diff }).meta({ id: 'ZoneRevisionDetail' });
+
+const REFUSED_400 = '`bad_request`: every refused change is in `details.issues` (`path` `changes[i]...`: invalid content, the SOA or another rrset '
+  + 'the service manages, a delete of an rrset that is not there, a CNAME beside another type once the set is applied, two changes of one rrset); '
+  + 'a body of the wrong shape names its fields as `body.changes[i]...`';
+const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
+const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set)'];
+
+/** The answer of a zone write: its result, and the generation to wait for (getZone `waitGeneration`). */
+function changeAnswer(core: Core, zone: string, r: ZoneChangeResult, dryRun: boolean) {
+  if (!dryRun && r.diff.length > 0) core.nudge('zone', zone);
+  return { status: 200, body: changeResultBody(r), headers: { 'X-Generation': String(r.generation) } };
+}
+
+/**
+ * Applies changes to a customer's zone as one change set and answers it as `/changes` does: for every operation
+ * that writes a zone through a set (the zone file import besides this group's).
+ */
+export async function runZoneChanges(
+  c: { deps: Deps; core: Core; org: { id: number; plan: string }; actor: string; conditions: Conditions },
+  zoneParam: string, changes: ZoneChange[], opts: { dryRun: boolean; summary?: string },
+) {
+  const ns = await nameservers(c.core);
+  const zone = zoneName(zoneParam);
+  const result = await applyZoneChanges(c.deps.store, {
+    orgId: c.org.id, zone, changes, actor: c.actor, dryRun: opts.dryRun, quota: rrsetQuota(c.deps, c.org),
+    precondition: zonePrecondition(c.conditions, zone, ns), ...(opts.summary !== undefined && { summary: opts.summary }),
+  });
+  return changeAnswer(c.core, zone, result, opts.dryRun);
+}
+
+export const zoneChangeOps: AnyOp[] = [
+  defineOp({
+    ...base,
+    operationId: 'applyZoneChanges',
+    method: 'post',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/changes',
+    summary: 'Apply puts and deletes of rrsets all or nothing, as one generation and one serial (or, with `dryRun`, answer what they would do)',
+    role: 'member',
+    params: ZoneParams,
+    body: ChangesBody,
+    requestHeaders: ['IfMatch'],
+    responses: {
+      200: { description: 'what changed (or would), the generation to wait for in `X-Generation`', schema: ZoneChangeResultSchema, headers: ['X-Generation'] },
+      400: { description: REFUSED_400, schema: ErrorSchema },
+      412: ZONE_412,
+      ...errorResponses(CHANGE_409, DNS_503),
+    },
+    handler: async (c) => runZoneChanges(c, c.params.zone, c.body.changes, { dryRun: c.body.dryRun ?? false }),
+  }),
+  defineOp({
+    ...base,
+    operationId: 'listZoneRevisions',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/revisions',
+    summary: 'List the zone\'s revisions (one per generation, kept 90 days), newest first',
+    role: 'viewer',
+    params: ZoneParams,
+    query: ListQuery,
+    responses: {
+      200: { description: 'revisions, newest first', schema: pageOf(RevisionHead) },
+      400: { description: '`bad_request`: a zone name of one label, an invalid `limit` or `cursor`', schema: ErrorSchema },
+      ...errorResponses(DNS_503),
+    },
+    handler: async ({ deps, core, org, params, query }) => {
+      await nameservers(core);
+      const zone = await getZone(deps.store, org.id, zoneName(params.zone));
+      const before = query.cursor === undefined ? undefined : Number(decodeCursor(query.cursor));
+      const page = await listRevisions(deps.store, zone.name, query.limit, before);
+      return { status: 200, body: { items: page.items, nextCursor: page.next === null ? null : encodeCursor([String(page.next)]) } };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'getZoneRevision',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/revisions/{generation}',
+    summary: 'Read one revision of the zone with its diff',
+    role: 'viewer',
+    params: GenerationParams,
+    responses: {
+      200: { description: 'the revision', schema: RevisionDetail },
+      400: { description: '`bad_request`: a zone name of one label, a generation that is not a number', schema: ErrorSchema },
+      ...errorResponses(DNS_503),
+    },
+    handler: async ({ deps, core, org, params }) => {
+      await nameservers(core);
+      const zone = await getZone(deps.store, org.id, zoneName(params.zone));
+      const rev = await getRevision(deps.store, zone.name, params.generation);
+      return { status: 200, body: { ...rev, diff: wireDiff(rev.diff) } };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'restoreZoneRevision',
+    method: 'post',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/revisions/{generation}/restore',
+    summary: 'Put the zone\'s rrsets back as they were at a generation, as a new change set (a new generation and serial)',
+    role: 'member',
+    params: GenerationParams,
+    body: RestoreBody,
+    requestHeaders: ['IfMatch'],
+    responses: {
+      200: { description: 'what changed (or would), as applyZoneChanges answers; the service\'s own rrsets are left as they are', schema: ZoneChangeResultSchema, headers: ['X-Generation'] },
+      400: { description: '`bad_request`: a zone name of one label, a generation that is not a number', schema: ErrorSchema },
+      412: ZONE_412,
+      ...errorResponses(CHANGE_409, DNS_503),
+    },
+    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
+      const ns = await nameservers(core);
+      const zone = zoneName(params.zone);
+      const dryRun = body.dryRun ?? false;
+      const result = await restoreZoneRevision(deps.store, {
+        orgId: org.id, zone, generation: params.generation, actor, dryRun, quota: rrsetQuota(deps, org), precondition: zonePrecondition(conditions, zone, ns),
+      });
+      return changeAnswer(core, zone, result, dryRun);
+    },
+  }),
+];

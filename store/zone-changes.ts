@@ -1,0 +1,254 @@
+/**
+ * Change sets: many rrset puts and deletes of one zone applied all or nothing, as one generation and one serial
+ * (so the zone reconciler applies them to the nameserver as one transaction: it reads a zone at one generation),
+ * and restores of a revision, which are change sets computed from the revisions since.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { badRequest, notFound } from '../lib/errors';
+import { quotaExceeded } from '../rules/plans';
+import {
+  checkCnameConflict, RECORD_TYPES, renderedBytes, resolveOwner, validateRRset, ZoneValidationError, type Issue, type RecordType, type RRset,
+} from '../zonefiles';
+import { iso, type Store, type Tx } from './db';
+import { appendAudit } from './feed';
+import { rrsets } from './schema';
+import { revisionsSince, summaryOf, writeOrDryRun, type RevisionChange } from './zone-revisions';
+import {
+  bump, checkOwner, checkZone, tombstone, zoneToChange, type ZoneChangeResult, type ZonePrecondition, type ZoneRow,
+} from './zones';
+
+/** Changes in one set at most (CONTRACT.md "Zone changes, files and revisions"). */
+export const MAX_CHANGES = 1000;
+
+/** One change of a set: the whole new content of an rrset (TTL default 3600), or its deletion. Names are absolute
+ * (or `@`) and are normalized as putRRset's. */
+export type ZoneChange =
+  | { op: 'put'; name: string; type: string; ttl?: number; records: { content: string }[] }
+  | { op: 'delete'; name: string; type: string };
+
+export interface ApplyZoneChanges {
+  orgId: number;
+  zone: string;
+  changes: ZoneChange[];
+  actor: string;
+  /** Answer what the set would do and write nothing. */
+  dryRun?: boolean;
+  /** The zone's If-Match, checked in the write's transaction. */
+  precondition?: ZonePrecondition;
+  /** The plan's per-zone limits, as putRRset's. */
+  quota: { plan: string; rrsets: number; bytes: number } | null;
+  /** The revision's summary (an import names itself); by default the counts of what changed. */
+  summary?: string;
+}
+
+/** A change that passed the checks that need no store: its owner normalized, the new rrset canonical. */
+interface Planned { index: number; name: string; type: string; rrset: RRset | null }
+
+const keyOf = (name: string, type: string): string => `${name} ${type}`;
+const at = (i: number, path?: string): string => (path ? `changes[${i}].${path}` : `changes[${i}]`);
+
+/** Every issue of the changes that the store is not needed for: shape, content, SOA, two changes of one rrset. */
+function planChanges(zone: string, changes: ZoneChange[]): { planned: Planned[]; issues: Issue[] } {
+  const planned: Planned[] = [];
+  const issues: Issue[] = [];
+  const first = new Map<string, number>();
+  changes.forEach((c, i) => {
+    try {
+      if (c.type === 'SOA') {
+        issues.push({ path: at(i, 'type'), message: `${c.name} SOA is managed by the service` });
+        return;
+      }
+      if (c.op === 'put') {
+        const rrset = validateRRset(zone, { name: c.name, type: c.type as RecordType, ttl: c.ttl ?? 3600, records: c.records });
+        planned.push({ index: i, name: rrset.name, type: rrset.type, rrset });
+      } else {
+        const name = resolveOwner(c.name, zone);
+        if (!(RECORD_TYPES as readonly string[]).includes(c.type)) {
+          issues.push({ path: at(i, 'type'), message: `type "${c.type}" is not supported; use one of ${RECORD_TYPES.join(', ')}` });
+          return;
+        }
+        planned.push({ index: i, name, type: c.type, rrset: null });
+      }
+    } catch (e) {
+      if (!(e instanceof ZoneValidationError)) throw e;
+      issues.push(...e.issues.map((x) => ({ path: at(i, x.path), message: x.message })));
+      return;
+    }
+    const p = planned.at(-1)!;
+    const key = keyOf(p.name, p.type);
+    const before = first.get(key);
+    if (before === undefined) first.set(key, i);
+    else {
+      if (!issues.some((x) => x.path === at(before))) issues.push({ path: at(before), message: `${key} is changed again by changes[${i}]` });
+      issues.push({ path: at(i), message: `${key} is already changed by changes[${before}]` });
+    }
+  });
+  return { planned, issues };
+}
+
+interface Current { ttl: number; records: RRset['records']; managedBy: string | null; bytes: number }
+
+/** Names per statement: well under either database's limit of parameters. */
+const NAMES_PER_READ = 500;
+
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+/** Every rrset stored at `names`, by name and type, as the write's transaction reads them. */
+async function rrsetsAt(tx: Tx, zone: string, names: string[]): Promise<Map<string, Map<string, Current>>> {
+  const out = new Map<string, Map<string, Current>>();
+  for (const part of chunks([...new Set(names)], NAMES_PER_READ)) {
+    const rows = await tx.select({ name: rrsets.name, type: rrsets.type, ttl: rrsets.ttl, records: rrsets.records, managedBy: rrsets.managedBy, bytes: rrsets.bytes })
+      .from(rrsets).where(and(eq(rrsets.zone, zone), inArray(rrsets.name, part)));
+    for (const r of rows) {
+      if (!out.has(r.name)) out.set(r.name, new Map());
+      out.get(r.name)!.set(r.type, r);
+    }
+  }
+  return out;
+}
+
+/** Rows per statement: a few statements for a set of 1,000 (one row a statement was most of a large set's time,
+ * and drizzle's multi-row builder more still), each prepared once per store and size. */
+const ROWS_PER_STATEMENT = 100;
+
+/** Inserts `rows` (each the columns of `head` in order) in statements of ROWS_PER_STATEMENT rows. `raw` runs
+ * statements that answer rows (SQLite's driver refuses others there): each answers one column of its rows. */
+async function insertRows(tx: Tx, key: string, head: string, tail: string, returning: string, rows: unknown[][]): Promise<void> {
+  for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
+    const tuple = `(${part[0]!.map(() => '?').join(', ')})`;
+    await tx.raw(`${key}${part.length}`, `${head} VALUES ${part.map(() => tuple).join(', ')}${tail} RETURNING ${returning}`, part.flat());
+  }
+}
+
+const sameContent = (a: { ttl: number; records: RRset['records'] }, b: { ttl: number; records: RRset['records'] }): boolean =>
+  a.ttl === b.ttl && JSON.stringify(a.records) === JSON.stringify(b.records);
+
+/**
+ * Applies planned changes to a zone read under its lock: refuses the set with every change the stored rrsets
+ * refuse (the service's rrsets, a delete of nothing, a CNAME beside another type once the set is applied), then
+ * the plan's quotas on the whole set; writes what differs as one generation (none when nothing does).
+ */
+async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p: ApplyZoneChanges, now: Date): Promise<ZoneChangeResult> {
+  const current = await rrsetsAt(tx, z.name, planned.map((c) => c.name));
+  const issues: Issue[] = [];
+  // The types at each name once the set is applied: the CNAME rule holds for the result, so a set may swap an A
+  // for a CNAME.
+  const typesAfter = new Map<string, Set<string>>();
+  for (const c of planned) {
+    if (!typesAfter.has(c.name)) typesAfter.set(c.name, new Set(current.get(c.name)?.keys()));
+    if (c.rrset) typesAfter.get(c.name)!.add(c.type);
+    else typesAfter.get(c.name)!.delete(c.type);
+  }
+  const diff: RevisionChange[] = [];
+  let grow = { rrsets: 0, bytes: 0 };
+  const puts: { rrset: RRset; bytes: number }[] = [];
+  for (const c of planned) {
+    const old = current.get(c.name)?.get(c.type);
+    try {
+      if (old) checkOwner(old.managedBy, null, c.name, c.type, c.rrset ? 'edited' : 'deleted');
+    } catch (e) {
+      issues.push({ path: at(c.index), message: (e as Error).message });
+      continue;
+    }
+    if (!c.rrset) {
+      if (!old) {
+        issues.push({ path: at(c.index), message: `rrset ${c.name} ${c.type} not found` });
+        continue;
+      }
+      diff.push({ op: 'remove', name: c.name, type: c.type, before: { ttl: old.ttl, records: old.records }, after: null, managedBy: null });
+      grow = { rrsets: grow.rrsets - 1, bytes: grow.bytes - old.bytes };
+      continue;
+    }
+    const others = [...typesAfter.get(c.name)!].filter((t) => t !== c.type) as RecordType[];
+    if (checkCnameConflict(others, c.type as RecordType)) {
+      issues.push({ path: at(c.index, 'type'), message: `a CNAME cannot share the name ${c.name} with another type` });
+      continue;
+    }
+    const after = { ttl: c.rrset.ttl, records: c.rrset.records };
+    if (old && sameContent(old, after)) continue;
+    const bytes = renderedBytes(z.name, c.rrset);
+    diff.push({ op: old ? 'change' : 'add', name: c.name, type: c.type, before: old ? { ttl: old.ttl, records: old.records } : null, after, managedBy: null });
+    puts.push({ rrset: c.rrset, bytes });
+    grow = { rrsets: grow.rrsets + (old ? 0 : 1), bytes: grow.bytes + bytes - (old?.bytes ?? 0) };
+  }
+  if (issues.length > 0) throw refused(issues);
+  if (diff.length === 0) return { generation: z.generation, serial: z.serial, diff };
+  const { quota } = p;
+  if (quota) {
+    if (grow.rrsets > 0 && z.rrsetCount + grow.rrsets > quota.rrsets) throw quotaExceeded('rrsets_per_zone', quota.rrsets, z.rrsetCount, quota.plan, 'rrsets per zone');
+    if (grow.bytes > 0 && z.bytes + grow.bytes > quota.bytes) throw quotaExceeded('zone_bytes', quota.bytes, z.bytes, quota.plan, 'bytes of zone file per zone');
+  }
+  const bumped = await bump(s, tx, z, now, { actor: p.actor, summary: p.summary ?? summaryOf(diff), diff }, grow);
+  const { generation } = bumped;
+  await insertRows(tx, 'upsertRRsets', 'INSERT INTO rrsets (zone, name, type, ttl, records, managed_by, changed_gen, bytes)',
+    ' ON CONFLICT (zone, name, type) DO UPDATE SET ttl = excluded.ttl, records = excluded.records, changed_gen = excluded.changed_gen, bytes = excluded.bytes', 'zone',
+    puts.map(({ rrset, bytes }) => [z.name, rrset.name, rrset.type, rrset.ttl, JSON.stringify(rrset.records), null, generation, bytes]));
+  for (const d of diff.filter((x) => x.op === 'remove')) {
+    await tx.delete(rrsets).where(and(eq(rrsets.zone, z.name), eq(rrsets.name, d.name), eq(rrsets.type, d.type)));
+    await tombstone(tx, z.name, d, generation);
+  }
+  // The spec's events per rrset, as putRRset and deleteRRset write them, each naming the generation of its set.
+  await insertRows(tx, 'auditRRsets', 'INSERT INTO audit (org_id, at, event, actor, target, details)', '', 'id', diff.map((d) => [
+    z.orgId, iso(now), d.op === 'remove' ? 'dns.rrset.delete' : 'dns.rrset.set', p.actor, `${z.name}/${d.name}/${d.type}`,
+    JSON.stringify(d.after ? { ttl: d.after.ttl, records: d.after.records.length, generation } : { generation }),
+  ]));
+  return { generation, serial: bumped.serial, diff };
+}
+
+/** One 400 naming every refused change. */
+const refused = (issues: Issue[]) =>
+  badRequest(`${issues.length === 1 ? 'a change is' : `${issues.length} issues in the changes are`} refused: ${issues[0]!.path}: ${issues[0]!.message}`, { issues });
+
+/**
+ * Applies a change set to a customer's zone, all or nothing: every refused change is named in one 400
+ * (`details.issues[].path` `changes[i]...`), the plan's quotas hold for the set as a whole (409 `quota_exceeded`),
+ * `precondition` is the zone's If-Match (412). What differs from what is stored is written as one generation
+ * and one serial with its revision and audit events; changes that change nothing are left out of the diff, and a
+ * set that changes nothing writes nothing. With `dryRun` the same checks and the same answer, and nothing kept.
+ */
+export async function applyZoneChanges(s: Store, p: ApplyZoneChanges): Promise<ZoneChangeResult> {
+  const now = s.clock();
+  if (p.changes.length > MAX_CHANGES) throw badRequest(`a change set holds at most ${MAX_CHANGES} changes, not ${p.changes.length}`);
+  const { planned, issues } = planChanges(p.zone, p.changes);
+  return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
+    const z = await zoneToChange(tx, p.orgId, p.zone);
+    if (issues.length > 0) throw refused(issues);
+    await checkZone(tx, z, p.precondition);
+    return applyPlanned(s, tx, z, planned, p, now);
+  });
+}
+
+/**
+ * Brings the customer's rrsets of a zone back to what they were at `generation`, as a new change set (a new
+ * generation and serial: a serial never goes back): each rrset changed since is put back as it was then, or
+ * deleted if it was not there. The service's rrsets (apex NS, an app's or ACME's records) are left as they are.
+ * 404 when that revision is not kept.
+ */
+export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'changes' | 'summary'> & { generation: number }): Promise<ZoneChangeResult> {
+  const now = s.clock();
+  return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
+    const z = await zoneToChange(tx, p.orgId, p.zone);
+    await checkZone(tx, z, p.precondition);
+    const since = await revisionsSince(tx, z.name, p.generation);
+    if (!since) throw notFound(`revision ${p.generation} of zone ${z.name}`);
+    // The first change of an rrset after the generation holds what it was then.
+    const then = new Map<string, RevisionChange>();
+    for (const d of since.flat()) if (!then.has(keyOf(d.name, d.type))) then.set(keyOf(d.name, d.type), d);
+    const wanted = [...then.values()].filter((d) => d.managedBy === null || d.op === 'add')
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+    const current = await rrsetsAt(tx, z.name, wanted.map((d) => d.name));
+    const planned: Planned[] = [];
+    for (const d of wanted) {
+      const stored = current.get(d.name)?.get(d.type);
+      if (stored?.managedBy) continue;
+      if (d.before) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: { name: d.name, type: d.type as RecordType, ...d.before } });
+      else if (stored) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: null });
+    }
+    const result = await applyPlanned(s, tx, z, planned, { ...p, changes: [], summary: `restored generation ${p.generation}` }, now);
+    if (result.diff.length > 0) {
+      await appendAudit(tx, { orgId: z.orgId, event: 'dns.zone.restore', actor: p.actor, target: z.name, details: { generation: p.generation, to: result.generation } }, now);
+    }
+    return result;
+  });
+}

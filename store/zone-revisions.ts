@@ -1,0 +1,110 @@
+/**
+ * Zone revisions: every generation of a zone, with who made it, when, and the rrsets it changed, recorded in the
+ * transaction of the change itself (store/zones.ts `bump`), so that no generation is served without its revision.
+ * Kept REVISION_KEEP_MS; a restore (store/zone-changes.ts) walks them back from the newest.
+ */
+import { and, asc, desc, eq, gt, lt, lte, sql } from 'drizzle-orm';
+import { notFound } from '../lib/errors';
+import { iso, type Store, type Tx } from './db';
+import { zoneRevisions, type RevisionChange } from './schema';
+
+export type { RevisionChange } from './schema';
+
+/** What a generation records besides its number and serial. */
+export interface RevisionNote {
+  actor: string;
+  summary: string;
+  diff: RevisionChange[];
+}
+
+export interface RevisionHead { generation: number; serial: number; at: string; actor: string; summary: string }
+
+/** 90 days (CONTRACT.md "Zone changes, files and revisions"). */
+export const REVISION_KEEP_MS = 90 * 86_400_000;
+
+export async function recordRevision(tx: Tx, zone: string, generation: number, serial: number, note: RevisionNote, at: Date): Promise<void> {
+  await tx.prepared('recordRevision', (db) => db.insert(zoneRevisions).values({
+    zone: sql.placeholder('zone'), generation: sql.placeholder('generation'), serial: sql.placeholder('serial'), at: sql.placeholder('at'),
+    actor: sql.placeholder('actor'), summary: sql.placeholder('summary'), diff: sql.placeholder('diff'),
+  }).prepare()).execute({ zone, generation, serial, at: iso(at), actor: note.actor, summary: note.summary, diff: note.diff });
+}
+
+/** A zone's revisions, newest first, `limit` of them after the generation `before` (the previous page's last). */
+export async function listRevisions(s: Store, zone: string, limit: number, before?: number): Promise<{ items: RevisionHead[]; next: number | null }> {
+  const rows = await s.db.select({
+    generation: zoneRevisions.generation, serial: zoneRevisions.serial, at: zoneRevisions.at, actor: zoneRevisions.actor, summary: zoneRevisions.summary,
+  }).from(zoneRevisions)
+    .where(and(eq(zoneRevisions.zone, zone), before === undefined ? undefined : lt(zoneRevisions.generation, before)))
+    .orderBy(desc(zoneRevisions.generation)).limit(limit + 1);
+  const items = rows.slice(0, limit);
+  return { items, next: rows.length > limit ? items.at(-1)!.generation : null };
+}
+
+export async function getRevision(s: Store, zone: string, generation: number): Promise<RevisionHead & { diff: RevisionChange[] }> {
+  const [row] = await s.db.select().from(zoneRevisions).where(and(eq(zoneRevisions.zone, zone), eq(zoneRevisions.generation, generation)));
+  if (!row) throw notFound(`revision ${generation} of zone ${zone}`);
+  return { generation: row.generation, serial: row.serial, at: row.at, actor: row.actor, summary: row.summary, diff: row.diff };
+}
+
+/** The revisions of a zone after `generation`, oldest first, as a write's transaction reads them: a restore's walk
+ * back; undefined when the revision `generation` itself is not kept. */
+export async function revisionsSince(tx: Tx, zone: string, generation: number): Promise<RevisionChange[][] | undefined> {
+  const [at] = await tx.select({ generation: zoneRevisions.generation }).from(zoneRevisions)
+    .where(and(eq(zoneRevisions.zone, zone), eq(zoneRevisions.generation, generation)));
+  if (!at) return undefined;
+  const rows = await tx.select({ diff: zoneRevisions.diff }).from(zoneRevisions)
+    .where(and(eq(zoneRevisions.zone, zone), gt(zoneRevisions.generation, generation))).orderBy(asc(zoneRevisions.generation));
+  return rows.map((r) => r.diff);
+}
+
+/** Rows deleted per transaction, about: writes never wait long behind a prune. */
+const PRUNE_CHUNK = 5000;
+
+/** Deletes revisions older than `keepMs`, oldest first, a chunk per transaction; returns how many went. */
+export async function pruneZoneRevisions(s: Store, keepMs = REVISION_KEEP_MS): Promise<number> {
+  const cutoff = iso(new Date(s.clock().getTime() - keepMs));
+  let deleted = 0;
+  for (;;) {
+    const n = await s.write(async (tx) => {
+      const rows = await tx.select({ at: zoneRevisions.at }).from(zoneRevisions).where(lt(zoneRevisions.at, cutoff)).orderBy(asc(zoneRevisions.at)).limit(PRUNE_CHUNK);
+      const last = rows.at(-1);
+      if (!last) return 0;
+      // Up to the chunk's last time: rows of the same instant beyond the chunk go with it.
+      return (await tx.delete(zoneRevisions).where(lte(zoneRevisions.at, last.at)).returning({ g: zoneRevisions.generation })).length;
+    });
+    deleted += n;
+    if (n < PRUNE_CHUNK) return deleted;
+  }
+}
+
+/** The answer of a write run for its answer alone, carried out of the write so that its transaction rolls back. */
+class RolledBack {
+  constructor(readonly result: unknown) {}
+}
+
+/**
+ * Runs `fn` as a write; with `dryRun` its transaction rolls back once `fn` has answered, so a dry run passes every
+ * check the write makes and answers what the write would (generation, serial, diff) on the one code path, and
+ * leaves nothing behind: no row, no feed entry, no audit record.
+ */
+export async function writeOrDryRun<T>(s: Store, dryRun: boolean, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await s.write(async (tx) => {
+      const result = await fn(tx);
+      if (dryRun) throw new RolledBack(result);
+      return result;
+    });
+  } catch (e) {
+    if (e instanceof RolledBack) return e.result as T;
+    throw e;
+  }
+}
+
+const VERB = { add: 'added', change: 'changed', remove: 'removed' } as const;
+
+/** A revision's one-line summary of its rrset changes: the rrset when there is one, else the counts. */
+export function summaryOf(diff: readonly RevisionChange[]): string {
+  if (diff.length === 1) return `${VERB[diff[0]!.op]} ${diff[0]!.name} ${diff[0]!.type}`;
+  const n = (op: RevisionChange['op']): number => diff.filter((d) => d.op === op).length;
+  return `${diff.length} rrsets: ${n('add')} added, ${n('change')} changed, ${n('remove')} removed`;
+}

@@ -1,0 +1,237 @@
+/** Change sets, revisions and restores of a zone in the store: all or nothing, one generation and serial, every
+ * refused change named, dry runs that keep nothing, a revision per generation, pruned after 90 days. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../lib/errors';
+import { createOrg } from '../../store/accounts';
+import { iso, type Store } from '../../store/db';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../lib/log';
+import { FEED_RETENTION, listAudit, startFeedPruning } from '../../store/feed';
+import { applyZoneChanges, restoreZoneRevision, type ZoneChange } from '../../store/zone-changes';
+import { getRevision, listRevisions, pruneZoneRevisions, REVISION_KEEP_MS } from '../../store/zone-revisions';
+import {
+  createZone, deleteRRset, deleteZone, getZone, putManagedRRset, putRRset, setZoneDnssec, zoneChangesSince, zoneSnapshot,
+} from '../../store/zones';
+import { checkCnameConflict } from '../../zonefiles';
+import { until } from '../helpers/proc';
+import { openTestStore } from '../helpers/store';
+
+const ZONE = 'changes.test';
+const ACTOR = 'user:owner@acme.test';
+const QUOTA = { plan: 'free', rrsets: 50, bytes: 1024 * 1024 };
+const T0 = Date.parse('2026-03-01T00:00:00Z');
+const DAY = 86_400_000;
+
+let s: Store;
+let now = T0;
+let orgId: number;
+
+beforeEach(async () => {
+  now = T0;
+  s = await openTestStore(':memory:', { clock: () => new Date(now) });
+  orgId = (await createOrg(s, 'acme', 'free')).id;
+  await createZone(s, { orgId, name: ZONE, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'], actor: ACTOR, quota: null });
+});
+afterEach(() => s.close());
+
+const apply = (changes: ZoneChange[], more: { dryRun?: boolean; quota?: typeof QUOTA } = {}) =>
+  applyZoneChanges(s, { orgId, zone: ZONE, changes, actor: ACTOR, quota: more.quota ?? QUOTA, dryRun: more.dryRun ?? false });
+const a = (label: string, ip: string, ttl = 300): ZoneChange => ({ op: 'put', name: `${label}.${ZONE}`, type: 'A', ttl, records: [{ content: ip }] });
+const del = (label: string, type = 'A'): ZoneChange => ({ op: 'delete', name: `${label}.${ZONE}`, type });
+const refusal = async (p: Promise<unknown>): Promise<AppError> => {
+  const e = await p.then(() => undefined, (x: unknown) => x);
+  expect(e).toBeInstanceOf(AppError);
+  return e as AppError;
+};
+/** Everything a write could leave behind: the zone row, its rrsets, the audit log, the change feed, the revisions. */
+async function everything(): Promise<unknown> {
+  return {
+    zone: await getZone(s, orgId, ZONE),
+    rrsets: (await zoneSnapshot(s, ZONE))!.rrsets,
+    audit: await listAudit(s, orgId, 1000),
+    feed: await s.raw('test feed', 'SELECT seq, kind, key FROM changes ORDER BY seq'),
+    revisions: await listRevisions(s, ZONE, 1000),
+  };
+}
+
+describe('applyZoneChanges', () => {
+  it('applies every change as one generation and one serial, and the reconciler reads them as one change', async () => {
+    const before = await getZone(s, orgId, ZONE);
+    await apply([a('old', '192.0.2.9')]);
+    const mid = await getZone(s, orgId, ZONE);
+    now += 1000;
+    const r = await apply([a('www', '192.0.2.1'), a('api', '192.0.2.2'), del('old')]);
+    expect(r.generation).toBe(mid.generation + 1);
+    const after = await getZone(s, orgId, ZONE);
+    expect(after.generation).toBe(r.generation);
+    expect(after.serial).toBe(r.serial);
+    expect(r.serial).toBeGreaterThan(before.serial);
+    expect(r.diff).toEqual([
+      { op: 'add', name: `www.${ZONE}`, type: 'A', before: null, after: { ttl: 300, records: [{ content: '192.0.2.1' }] }, managedBy: null },
+      { op: 'add', name: `api.${ZONE}`, type: 'A', before: null, after: { ttl: 300, records: [{ content: '192.0.2.2' }] }, managedBy: null },
+      { op: 'remove', name: `old.${ZONE}`, type: 'A', before: { ttl: 300, records: [{ content: '192.0.2.9' }] }, after: null, managedBy: null },
+    ]);
+    const delta = (await zoneChangesSince(s, ZONE, mid.generation))!;
+    expect(delta.changed.map((x) => x.name).sort()).toEqual([`api.${ZONE}`, `www.${ZONE}`]);
+    expect(delta.removed).toEqual([{ name: `old.${ZONE}`, type: 'A' }]);
+    expect(after.rrsetCount).toBe(3);
+    const events = (await listAudit(s, orgId, 3)).map((e) => [e.event, e.target, e.details['generation']]);
+    expect(events).toEqual(expect.arrayContaining([
+      ['dns.rrset.set', `${ZONE}/www.${ZONE}/A`, r.generation], ['dns.rrset.set', `${ZONE}/api.${ZONE}/A`, r.generation],
+      ['dns.rrset.delete', `${ZONE}/old.${ZONE}/A`, r.generation],
+    ]));
+  });
+
+  it('leaves out changes to what is stored already; a set that changes nothing writes nothing', async () => {
+    const first = await apply([a('www', '192.0.2.1')]);
+    const was = await everything();
+    const again = await apply([a('www', '192.0.2.1')]);
+    expect(again).toEqual({ generation: first.generation, serial: first.serial, diff: [] });
+    expect(await everything()).toEqual(was);
+    const changed = await apply([a('www', '192.0.2.1', 600)]);
+    expect(changed.diff.map((d) => d.op)).toEqual(['change']);
+  });
+
+  it('refuses the whole set with every refused change named by its index, and writes nothing', async () => {
+    await apply([a('www', '192.0.2.1')]);
+    const was = await everything();
+    const e = await refusal(apply([
+      a('ok', '192.0.2.3'),
+      { op: 'put', name: `bad.${ZONE}`, type: 'A', ttl: 300, records: [{ content: 'not-an-ip' }] },
+      del('missing'),
+      { op: 'put', name: ZONE, type: 'NS', ttl: 300, records: [{ content: 'ns.elsewhere.test' }] },
+      { op: 'put', name: ZONE, type: 'SOA', ttl: 300, records: [{ content: 'x' }] },
+      { op: 'put', name: `www.${ZONE}`, type: 'CNAME', ttl: 300, records: [{ content: 'elsewhere.test' }] },
+      a('twice', '192.0.2.4'),
+      del('twice'),
+      { op: 'put', name: 'outside.example', type: 'A', ttl: 300, records: [{ content: '192.0.2.5' }] },
+    ]));
+    expect(e.status).toBe(400);
+    expect(e.code).toBe('bad_request');
+    const paths = (e.details!['issues'] as { path: string }[]).map((i) => i.path);
+    expect(paths).toEqual(expect.arrayContaining([
+      'changes[1].records[0].content', 'changes[4].type', 'changes[6]', 'changes[7]', 'changes[8].name',
+    ]));
+    expect(await everything()).toEqual(was);
+    // The checks against what is stored come once the set is well formed: the apex NS, a delete of nothing, a CNAME.
+    const stored = await refusal(apply([
+      a('ok', '192.0.2.3'), del('missing'), { op: 'put', name: ZONE, type: 'NS', ttl: 300, records: [{ content: 'ns.elsewhere.test' }] },
+      { op: 'put', name: `www.${ZONE}`, type: 'CNAME', ttl: 300, records: [{ content: 'elsewhere.test' }] },
+    ]));
+    expect(stored.status).toBe(400);
+    expect((stored.details!['issues'] as { path: string; message: string }[])).toEqual([
+      { path: 'changes[1]', message: `rrset missing.${ZONE} A not found` },
+      { path: 'changes[2]', message: `${ZONE} NS is managed by the service and cannot be edited` },
+      { path: 'changes[3].type', message: `a CNAME cannot share the name www.${ZONE} with another type` },
+    ]);
+    expect(await everything()).toEqual(was);
+  });
+
+  it('judges the CNAME rule on the zone as the set leaves it: an A swapped for a CNAME passes', async () => {
+    await apply([a('www', '192.0.2.1')]);
+    const r = await apply([del('www'), { op: 'put', name: `www.${ZONE}`, type: 'CNAME', ttl: 300, records: [{ content: 'elsewhere.test' }] }]);
+    expect(r.diff.map((d) => [d.op, d.type])).toEqual([['remove', 'A'], ['add', 'CNAME']]);
+  });
+
+  it('holds the plan\'s quotas on the whole set', async () => {
+    const e = await refusal(apply([a('a1', '192.0.2.1'), a('a2', '192.0.2.2'), a('a3', '192.0.2.3')], { quota: { ...QUOTA, rrsets: 3 } }));
+    expect([e.status, e.code]).toEqual([409, 'quota_exceeded']);
+    // A set that deletes as many as it adds stays within it.
+    await apply([a('a1', '192.0.2.1'), a('a2', '192.0.2.2')], { quota: { ...QUOTA, rrsets: 3 } });
+    await apply([del('a1'), a('a3', '192.0.2.3')], { quota: { ...QUOTA, rrsets: 3 } });
+  });
+
+  it('a dry run answers what the write answers, generation and serial included, and keeps nothing', async () => {
+    await apply([a('old', '192.0.2.9')]);
+    const was = await everything();
+    const set = [a('www', '192.0.2.1'), del('old')];
+    const dry = await apply(set, { dryRun: true });
+    expect(await everything()).toEqual(was);
+    expect(await apply(set)).toEqual(dry);
+  });
+});
+
+describe('revisions', () => {
+  it('records every generation with its actor, time, summary and diff, in the change\'s transaction', async () => {
+    await putRRset(s, { orgId, zone: ZONE, rrset: { name: `www.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] }, actor: ACTOR, cnameConflict: checkCnameConflict, quota: QUOTA });
+    now += 1000;
+    await deleteRRset(s, { orgId, zone: ZONE, name: `www.${ZONE}`, type: 'A', actor: 'user:other@acme.test' });
+    await setZoneDnssec(s, { orgId, zone: ZONE, enabled: true, actor: ACTOR });
+    await putManagedRRset(s, { zone: ZONE, rrset: { name: `app.${ZONE}`, type: 'A', ttl: 60, records: [{ content: '192.0.2.7' }] }, managedBy: 'app', actor: 'system' });
+    const zone = await getZone(s, orgId, ZONE);
+    const { items } = await listRevisions(s, ZONE, 100);
+    expect(items.map((r) => [r.generation, r.actor, r.summary])).toEqual([
+      [5, 'system', `added app.${ZONE} A`], [4, ACTOR, 'DNSSEC on'], [3, 'user:other@acme.test', `removed www.${ZONE} A`],
+      [2, ACTOR, `added www.${ZONE} A`], [1, ACTOR, 'zone created'],
+    ]);
+    expect(items[0]!.generation).toBe(zone.generation);
+    expect(items[0]!.serial).toBe(zone.serial);
+    expect(items[2]!.at).toBe(iso(new Date(T0 + 1000)));
+    expect((await getRevision(s, ZONE, 3)).diff).toEqual([
+      { op: 'remove', name: `www.${ZONE}`, type: 'A', before: { ttl: 300, records: [{ content: '192.0.2.1' }] }, after: null, managedBy: null },
+    ]);
+    const page = await listRevisions(s, ZONE, 2, 4);
+    expect(page.items.map((r) => r.generation)).toEqual([3, 2]);
+    expect(page.next).toBe(2);
+  });
+
+  it('goes with its zone: a zone created again under the name starts afresh', async () => {
+    await apply([a('www', '192.0.2.1')]);
+    await deleteZone(s, { orgId, name: ZONE, actor: ACTOR });
+    await createZone(s, { orgId, name: ZONE, nameservers: ['ns1.hostplane.test'], actor: ACTOR, quota: null });
+    expect((await listRevisions(s, ZONE, 100)).items.map((r) => r.summary)).toEqual(['zone created']);
+  });
+
+  it('are pruned once older than 90 days, by the store\'s clock', async () => {
+    await apply([a('www', '192.0.2.1')]);
+    now += 10 * DAY;
+    await apply([a('api', '192.0.2.2')]);
+    now = T0 + REVISION_KEEP_MS;
+    expect(await pruneZoneRevisions(s)).toBe(0);
+    now = T0 + REVISION_KEEP_MS + 1000;
+    expect(await pruneZoneRevisions(s)).toBe(2);
+    expect((await listRevisions(s, ZONE, 100)).items.map((r) => r.generation)).toEqual([3]);
+  });
+
+  it('are pruned by the feed\'s pruning loop, which serve runs', async () => {
+    await apply([a('www', '192.0.2.1')]);
+    now = T0 + REVISION_KEEP_MS + 1000;
+    const pruning = startFeedPruning(s, createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) }), 10, FEED_RETENTION, [pruneZoneRevisions]);
+    try {
+      await until('revisions pruned', async () => (await listRevisions(s, ZONE, 100)).items.length === 0);
+    } finally {
+      await pruning.stop();
+    }
+  });
+});
+
+describe('restoreZoneRevision', () => {
+  const restore = (generation: number, dryRun = false) => restoreZoneRevision(s, { orgId, zone: ZONE, generation, actor: ACTOR, quota: QUOTA, dryRun });
+
+  it('puts the customer\'s rrsets back as they were, as a new generation with a higher serial, and leaves the service\'s alone', async () => {
+    const g = (await apply([a('www', '192.0.2.1'), a('api', '192.0.2.2')])).generation;
+    const snapAt = (await zoneSnapshot(s, ZONE))!.rrsets;
+    now += 1000;
+    await apply([a('www', '192.0.2.9', 60), del('api'), a('new', '192.0.2.3')]);
+    await putManagedRRset(s, { zone: ZONE, rrset: { name: `app.${ZONE}`, type: 'A', ttl: 60, records: [{ content: '192.0.2.7' }] }, managedBy: 'app', actor: 'system' });
+    const before = await getZone(s, orgId, ZONE);
+    now += 1000;
+    const dry = await restore(g, true);
+    expect((await getZone(s, orgId, ZONE)).generation).toBe(before.generation);
+    const r = await restore(g);
+    expect(r).toEqual(dry);
+    expect(r.generation).toBe(before.generation + 1);
+    expect(r.serial).toBeGreaterThan(before.serial);
+    expect(r.diff.map((d) => [d.op, d.name])).toEqual([['add', `api.${ZONE}`], ['remove', `new.${ZONE}`], ['change', `www.${ZONE}`]]);
+    const rrsets = (await zoneSnapshot(s, ZONE))!.rrsets;
+    expect(rrsets.filter((x) => x.managedBy !== 'app')).toEqual(snapAt);
+    expect(rrsets.some((x) => x.managedBy === 'app')).toBe(true);
+    expect((await listRevisions(s, ZONE, 1)).items[0]!.summary).toBe(`restored generation ${g}`);
+    expect((await listAudit(s, orgId, 1))[0]).toMatchObject({ event: 'dns.zone.restore', target: ZONE, details: { generation: g, to: r.generation } });
+  });
+
+  it('is 404 for a revision that is not kept', async () => {
+    const e = await refusal(restore(99));
+    expect([e.status, e.code]).toEqual([404, 'not_found']);
+  });
+});
