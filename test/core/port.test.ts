@@ -13,7 +13,7 @@ import { createApp } from '../../api/app';
 import { httpCore } from '../../core/client';
 import type { Core, DnsInfo } from '../../core/port';
 import { CORE_ROUTES, REQUEST_KEY_HEADER } from '../../core/routes';
-import { coreServer, ReplayCache, type CoreServerOptions, type Replay } from '../../core/server';
+import { coreListener, coreServer, ReplayCache, type CoreServerOptions, type Replay } from '../../core/server';
 import { AppError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { DEFAULT_PLANS } from '../../rules/plans';
@@ -367,5 +367,22 @@ describe('request keys: a retried call never acts twice', () => {
     for (const k of ['key-bound-0000000000001', 'key-bound-0000000000002', 'key-bound-0000000000003']) await call(k);
     expect(replays.get('key-that-expires-00000001')).toBeUndefined();
     expect(replays.get('key-bound-0000000000001')).toBeDefined();
+  });
+});
+
+describe('several callers, each by its token (coreListener: `core` answers its api and its replicas)', () => {
+  it('a call runs on the Core of the token it carries; a key sent again under the other token is another call, refused', async () => {
+    const api = fakeCore();
+    const replicas = fakeCore();
+    const url = await listen(coreListener([{ token: TOKEN, core: api }, { token: 'replica-token-of-the-port-test', core: replicas }]));
+    await httpCore(url, TOKEN).dns();
+    await httpCore(url, 'replica-token-of-the-port-test').dns();
+    await httpCore(url, 'replica-token-of-the-port-test').dns();
+    expect([api.calls.dns, replicas.calls.dns]).toEqual([1, 2]);
+    expect((await raw(url, 'dns', {}, 'key-of-the-grant-test-1')).status).toBe(200);
+    const again = await raw(url, 'dns', {}, 'key-of-the-grant-test-1', 'replica-token-of-the-port-test');
+    expect([again.status, ((await again.json()) as { code: string }).code]).toEqual([422, 'request_key_reused']);
+    expect((await raw(url, 'dns', {}, 'key-of-the-grant-test-2', 'a-token-of-neither')).status).toBe(401);
+    expect([api.calls.dns, replicas.calls.dns]).toEqual([2, 2]);
   });
 });
