@@ -112,6 +112,23 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
     const text = await (await fetch(r.metrics!)).text();
     return text.split('\n').some((l) => l === 'hostplane_leader 1');
   };
+  /** Two `serve`, the first of which leads: the second starts once it does, since a lease left by an earlier test's
+   * process (one frozen, then stopped) may take its 15 s to pass. */
+  const pair = async (...extra: string[]) => {
+    const a = await serve(...extra);
+    await until('the first process to lead', () => leads(a.running), LEASE_MS + 5_000, 50);
+    return [a, await serve(...extra)] as const;
+  };
+  /** Sends the purchase of `name` through `through` and kills the leader `a` once the registrar has registered it and
+   * holds its answer: the saga on `a` is between the registration and its record. Answers the purchase's answer. */
+  const purchaseCutByDeath = async (a: Running, through: Running, name: string) => {
+    registrar.fault({ mode: 'late', operations: ['register'], times: 1, delayMs: 120_000 });
+    const pending = http(through.url, 'POST', '/v1/orgs/acme/domains', { token, body: purchaseBody(name) }).catch(() => null);
+    await until('the registration at the registrar', () => registrar.domains().some((d) => d.name === name));
+    expect(chargesOf(name)).toHaveLength(1);
+    await a.stop('SIGKILL');
+    return pending;
+  };
   const domain = async (through: Running, name: string) => (await http(through.url, 'GET', `/v1/orgs/acme/domains/${name}`, { token })).body;
   const chargesOf = (name: string) => payments.charges().filter((c) => c.description.startsWith(`${name},`));
   /** Attaches `name` to the project and proves it by TXT: the leader's hostname loop then registers it at the edge. */
@@ -123,18 +140,10 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   };
 
   it('a purchase saga in flight when the leader is killed finishes exactly once: one registration, one charge', async () => {
-    const a = await serve();
-    const b = await serve();
-    expect(await leads(a.running)).toBe(true);
+    const [a, b] = await pair();
     const name = 'failover-purchase.com';
-    // The registrar registers, then holds its answer: the saga on a is between the registration and its record.
-    registrar.fault({ mode: 'late', operations: ['register'], times: 1, delayMs: 120_000 });
     const registrationsBefore = registrar.registrations;
-    const pending = http(a.running.url, 'POST', '/v1/orgs/acme/domains', { token, body: purchaseBody(name) }).catch(() => null);
-    await until('the registration at the registrar', () => registrar.domains().some((d) => d.name === name));
-    expect(chargesOf(name)).toHaveLength(1);
-    await a.running.stop('SIGKILL');
-    await pending;
+    await purchaseCutByDeath(a.running, a.running, name);
     // b leads once a's lease passes, and its domain reconciler finishes the abandoned purchase.
     await until('b to lead', () => leads(b.running), LEASE_MS + 5_000, 50);
     await until('the purchase finished by the new leader', async () => (await domain(b.running, name))?.status === 'active', 30_000);
@@ -147,9 +156,7 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   }, 180_000);
 
   it('a leader frozen past its lease (SIGSTOP) makes no provider call once it wakes, while the new leader\'s purchase and edge calls are each made once', async () => {
-    const c = await serve();
-    const d = await serve();
-    expect(await leads(c.running)).toBe(true);
+    const [c, d] = await pair();
     expect((await http(d.running.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'shop' } })).status).toBe(201);
     // An active name is judged again every 300 ms: c's loop has a pass of it due whenever it wakes.
     await attach(d.running, 'www.shop.test');
@@ -175,9 +182,7 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   }, 180_000);
 
   it('a follower sends check, purchase, renew, lock, auth code, sync and verifyHostname to the leader: each answered, each provider call the leader\'s', async () => {
-    const a = await serve();
-    const b = await serve();
-    expect(await leads(a.running)).toBe(true);
+    const [a, b] = await pair();
     const name = 'through-follower.com';
     const D = '/v1/orgs/acme/domains';
     /** `method path` sent to the follower b: answered `status`, after the leader a called a provider for it. */
@@ -212,10 +217,7 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   }, 180_000);
 
   it('with the leader frozen (SIGSTOP), the follower answers 503 core_unavailable with Retry-After within the request timeout, calling no provider', async () => {
-    const timeout = ['--request-timeout-ms', '9000', '--headers-timeout-ms', '5000'];
-    const a = await serve(...timeout);
-    const b = await serve(...timeout);
-    expect(await leads(a.running)).toBe(true);
+    const [a, b] = await pair('--request-timeout-ms', '9000', '--headers-timeout-ms', '5000');
     a.running.proc.kill('SIGSTOP');
     const sentAt = Date.now();
     const r = await http(b.running.url, 'POST', '/v1/orgs/acme/domains/check', { token, body: { names: ['while-leader-frozen.com'] } });
@@ -226,17 +228,11 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   }, 120_000);
 
   it('a purchase sent to a follower whose leader dies mid-saga, sent again through it once it leads: one registration, one charge', async () => {
-    const a = await serve();
-    const b = await serve();
-    expect(await leads(a.running)).toBe(true);
+    const [a, b] = await pair();
     const name = 'forwarded-failover.com';
-    registrar.fault({ mode: 'late', operations: ['register'], times: 1, delayMs: 120_000 });
     const registrationsBefore = registrar.registrations;
-    const pending = http(b.running.url, 'POST', '/v1/orgs/acme/domains', { token, body: purchaseBody(name) });
-    await until('the registration at the registrar', () => registrar.domains().some((d) => d.name === name));
-    await a.running.stop('SIGKILL');
-    const cut = await pending;
-    expect([cut.status, cut.body.code], cut.text).toEqual([503, 'core_unavailable']);
+    const cut = await purchaseCutByDeath(a.running, b.running, name);
+    expect([cut?.status, cut?.body.code], cut?.text).toEqual([503, 'core_unavailable']);
     expect(b.calls()).toEqual([]);
     await until('b to lead', () => leads(b.running), LEASE_MS + 5_000, 50);
     const again = await http(b.running.url, 'POST', '/v1/orgs/acme/domains', { token, body: purchaseBody(name) });
