@@ -14,6 +14,7 @@
  */
 import { AppError } from '../lib/errors';
 import { FencedError, withTerm } from '../store/leader';
+import { coreUnavailable } from './client';
 import type { Core } from './port';
 
 export interface Leading {
@@ -24,14 +25,6 @@ export interface Leading {
   /** Who leads by the store's lease, null while none does (an election under way, or a lease that passed). */
   leader(): Promise<{ holder: string; url: string } | null>;
 }
-
-/** What a client that got this 503 waits before it sends again: an election takes a second or two after a clean
- * stop, and the lease runs out within 15 s after a crash. */
-const RETRY_AFTER_S = 1;
-
-/** 503 `core_unavailable`, with the Retry-After the API's error answer sends on (api/errors.ts). */
-export const coreUnavailable = (why: string): AppError =>
-  Object.assign(new AppError(503, 'core_unavailable', `${why}; retry`), { headers: { 'Retry-After': String(RETRY_AFTER_S) } });
 
 /** Whether `e` says the leader could not be reached or stopped leading: a moment's state, answered as one. */
 const leaderAway = (e: unknown): boolean =>
@@ -49,17 +42,17 @@ export function leaderCore(local: Core, leading: Leading, forward?: (url: string
       try {
         return await withTerm(term, () => call(local));
       } catch (e) {
-        if (e instanceof FencedError) throw coreUnavailable('this process stopped leading during the call');
+        if (e instanceof FencedError) throw coreUnavailable('this process stopped leading during the call; retry');
         throw e;
       }
     }
-    if (!forward) throw coreUnavailable('this process does not lead');
+    if (!forward) throw coreUnavailable('this process does not lead; retry');
     const lease = await leading.leader();
-    if (!lease || lease.holder === leading.self) throw coreUnavailable('no process leads at the moment (an election is under way)');
+    if (!lease || lease.holder === leading.self) throw coreUnavailable('no process leads at the moment (an election is under way); retry');
     try {
       return await call(forward(lease.url));
     } catch (e) {
-      if (leaderAway(e)) throw coreUnavailable('the leader does not answer or stopped leading');
+      if (leaderAway(e)) throw coreUnavailable('the leader does not answer or stopped leading; retry');
       throw e;
     }
   };

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
-import { httpCore } from '../../core/client';
+import { coreUnavailable, httpCore } from '../../core/client';
 import type { Core, DnsInfo } from '../../core/port';
 import { CORE_ROUTES, REQUEST_KEY_HEADER } from '../../core/routes';
 import { coreListener, coreServer, ReplayCache, type CoreServerOptions, type Replay } from '../../core/server';
@@ -161,6 +161,20 @@ describe('through the API: the caller gets what the core threw, in-process or be
     const url = await listen(() => undefined);
     const r = await setSecret(await api(httpCore(url, TOKEN, { timeoutMs: 200 })));
     expect(r).toEqual({ status: 503, body: { code: 'core_unavailable', message: expect.any(String) } });
+  });
+
+  it('core_unavailable carries Retry-After to the caller: the core\'s own (a follower whose leader is away) over HTTP too', async () => {
+    const away = fakeCore({ seal: async () => { throw coreUnavailable('no process leads at the moment; retry'); } });
+    const silent = await listen(() => undefined);
+    await fetch(`${await api(away)}/v1/orgs/acme/projects`, {
+      method: 'POST', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'blog' }),
+    });
+    for (const core of [away, httpCore(await served(away), TOKEN), httpCore(silent, TOKEN, { timeoutMs: 200 })]) {
+      const r = await fetch(`${await api(core)}/v1/orgs/acme/projects/blog/secrets/API_KEY`, {
+        method: 'PUT', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ value: 'v' }),
+      });
+      expect([r.status, ((await r.json()) as { code: string }).code, r.headers.get('retry-after')]).toEqual([503, 'core_unavailable', '1']);
+    }
   });
 });
 
