@@ -371,7 +371,7 @@ async function startOAuth(command: 'serve' | 'core', flags: Flags, log: Logger) 
 
 /** The core component: with its sealing key (startOwnedCore), the nameserver it supervises, the edge, and the
  * reconcilers converging them, in one runner. */
-async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer, replicaToken: string, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
+async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer, token: string, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
   const dns = dnsInfo(flags);
   let zones: Awaited<ReturnType<typeof startDns>> = null;
   let hostnames: Awaited<ReturnType<typeof startHostnames>> | null = null;
@@ -424,7 +424,7 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
     // that does not answer is the client's 503, not a request cut without one.
     const forwardTimeoutMs = Math.floor(serverHardening(flags).requestTimeoutMs / 3);
     return {
-      core: leaderCore(local, leading, (url) => httpCore(url, replicaToken, { timeoutMs: forwardTimeoutMs })),
+      core: leaderCore(local, leading, (url) => httpCore(url, token, { timeoutMs: forwardTimeoutMs })),
       replicas: leaderCore(local, leading),
       dns: zones?.nameserver.address ? formatHostPort(zones.nameserver.address()) : null,
       lead: async (url) => {
