@@ -82,7 +82,8 @@ const EDGE: Record<number, { name: string; description: string; headers?: string
   503: {
     name: 'Unavailable',
     description: '`store_unavailable`: the store (PostgreSQL, with `--database-url`) cannot be reached for a moment; retry after the seconds '
-      + 'its `Retry-After` header gives. `no_core`: the API runs without its core component; `core_unavailable`: the core does not answer',
+      + 'its `Retry-After` header gives. `no_core`: the API runs without its core component; `core_unavailable`: the core does not answer; on a process of several, also '
+      + 'while no leader is elected or the leader does not answer an operation that calls a provider (then with `Retry-After`)',
   },
 };
 

@@ -21,8 +21,9 @@ import { systemResolver } from '../providers/resolver';
 import { reasonOf } from '../lib/errors';
 import { exitAfterFlush, type Logger } from '../lib/log';
 import type { Core, DnsInfo } from '../core/port';
-import { checkSealingKey, defaultKeyPath, openSealer } from '../core/sealing';
-import { coreServer } from '../core/server';
+import { checkSealingKey, defaultKeyPath, openSealer, replicaToken } from '../core/sealing';
+import { coreListener, type CoreGrant } from '../core/server';
+import { leaderCore, type Leading } from '../core/replicas';
 import type { Store } from '../store/db';
 import { databaseUrlOf, openStoreAt } from '../store/open';
 import { startFeedPruning } from '../store/feed';
@@ -31,7 +32,7 @@ import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner, type Runner } from '../reconcilers/runner';
 import type { Reconciler } from '../reconcilers/types';
 import { startHeartbeat, startLeadership, type Leadership } from '../reconcilers/leadership';
-import { fencedStore, holderOf, readLease } from '../store/leader';
+import { fencedStore, holderOf, liveLease, readLease } from '../store/leader';
 import { keysToImport } from '../reconcilers/zones/keys';
 import { zoneReconciler } from '../reconcilers/zones';
 import { catalogReconciler } from '../reconcilers/zones/catalog';
@@ -241,7 +242,10 @@ const apiConfig = (flags: Flags): ApiConfig => ({
 });
 
 interface CoreRuntime {
+  /** The Core the API asks (and `core`'s `api` callers): a follower's provider calls go to the leader. */
   core: Core;
+  /** The Core served to the other processes' forwarded calls: refuses, never forwards, when this one does not lead. */
+  replicas: Core;
   /** Where its knotd answers DNS, `host:port`; null without one. */
   dns: string | null;
   /** Starts bidding for the leader lease as the process whose API listens on `url`; the reconcilers run while it leads. */
@@ -373,7 +377,7 @@ async function startOAuth(command: 'serve' | 'core', flags: Flags, log: Logger) 
 
 /** The core component: with its sealing key (startOwnedCore), the nameserver it supervises, the edge, and the
  * reconcilers converging them, in one runner. */
-async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
+async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer, token: string, flags: Flags, log: Logger, registry?: client.Registry): Promise<CoreRuntime> {
   const dns = dnsInfo(flags);
   let zones: Awaited<ReturnType<typeof startDns>> = null;
   let hostnames: Awaited<ReturnType<typeof startHostnames>> | null = null;
@@ -410,11 +414,24 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
       );
     });
     const started = { hostnames, domains, zones, oauth };
+    const local = localCore({
+      sealer, dns, verifyHostname: (name) => started.hostnames.reconciler.verify(name), nudge,
+      domains: domains.service,
+    });
+    const leading: Leading = {
+      self: holderOf(flags.data),
+      held: () => {
+        const term = leadership?.term() ?? null;
+        return term !== null && holds(term) ? term : null;
+      },
+      leader: () => liveLease(store),
+    };
+    // Both attempts of a forwarded call (httpCore retries once) end within the request's own timeout: a leader
+    // that does not answer is the client's 503, not a request cut without one.
+    const forwardTimeoutMs = Math.floor(serverHardening(flags).requestTimeoutMs / 3);
     return {
-      core: localCore({
-        sealer, dns, verifyHostname: (name) => started.hostnames.reconciler.verify(name), nudge,
-        domains: domains.service,
-      }),
+      core: leaderCore(local, leading, (url) => httpCore(url, token, { timeoutMs: forwardTimeoutMs })),
+      replicas: leaderCore(local, leading),
       dns: zones?.nameserver.address ? formatHostPort(zones.nameserver.address()) : null,
       lead: async (url) => {
         leadership = await startLeadership({
@@ -514,18 +531,24 @@ async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: Re
   const keyFile = flags['sealing-key'] ?? defaultKeyPath(flags.data);
   await checkSealingKey(store, keyFile);
   const sealer = openSealer(keyFile);
+  const token = replicaToken(keyFile);
   stops.push(startFeedPruning(store, log.child({ component: 'feed' }), undefined, undefined, [pruneZoneRevisions]).stop);
-  const rt = await startCore(command, store, sealer, flags, log, registry);
+  const rt = await startCore(command, store, sealer, token, flags, log, registry);
   stops.push(() => rt.close());
-  return { store, core: rt.core, dns: rt.dns, listening: rt.lead, stepDown: rt.stepDown };
+  // The other processes' calls forwarded to this one when it leads (core/replicas.ts).
+  const replicas: CoreGrant = { token, core: rt.replicas };
+  return { store, core: rt.core, replicas, dns: rt.dns, listening: rt.lead, stepDown: rt.stepDown };
 }
 
 export async function runServe(flags: Flags, given: ReadonlySet<FlagName>, log: Logger): Promise<void> {
   await startServer('serve', flags, given, log, async (stops, undo) => {
     const registry = new client.Registry();
-    const { store, core, dns, listening, stepDown } = await startOwnedCore('serve', flags, given, log, stops, undo, registry);
+    const { store, core, replicas, dns, listening, stepDown } = await startOwnedCore('serve', flags, given, log, stops, undo, registry);
     const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
-    return { handler: app.handler, registry, dns, release: () => releaseWaits(store), listening, stepDown };
+    // The leader row names this listener's URL: the other processes' forwarded calls arrive on it, beside the API.
+    const wire = coreListener([replicas], { log });
+    const handler: RequestListener = (req, res) => (req.url?.startsWith('/internal/') ? wire(req, res) : app.handler(req, res));
+    return { handler, registry, dns, release: () => releaseWaits(store), listening, stepDown };
   });
 }
 
@@ -551,7 +574,7 @@ export async function runCore(flags: Flags, given: ReadonlySet<FlagName>, log: L
   await startServer('core', flags, given, log, async (stops, undo) => {
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
-    const { core, dns, listening, stepDown } = await startOwnedCore('core', flags, given, log, stops, undo, registry);
-    return { handler: coreServer(core, coreToken(flags)!, { log }), registry, dns, listening, stepDown };
+    const { core, replicas, dns, listening, stepDown } = await startOwnedCore('core', flags, given, log, stops, undo, registry);
+    return { handler: createServer(coreListener([{ token: coreToken(flags)!, core }, replicas], { log })), registry, dns, listening, stepDown };
   });
 }

@@ -14,7 +14,15 @@ const CORE_TIMEOUT_MS = 10_000;
 /** Attempts after the first one that failed in transport (no answer, a reset, a timeout). */
 const RETRIES = 1;
 
-const unavailable = (why: string): AppError => new AppError(503, 'core_unavailable', `the core component ${why}`);
+/** How long a caller told `core_unavailable` waits before it sends again: a core restarts, and a leader is elected
+ * (core/replicas.ts), within seconds. */
+const RETRY_AFTER_S = 1;
+
+/** 503 `core_unavailable` with the Retry-After the API's error answer sends on (api/errors.ts). */
+export const coreUnavailable = (message: string): AppError =>
+  Object.assign(new AppError(503, 'core_unavailable', message), { headers: { 'Retry-After': String(RETRY_AFTER_S) } });
+
+const unavailable = (why: string): AppError => coreUnavailable(`the core component ${why}`);
 
 /**
  * Errors a port method threw in the core are thrown here as they were (status, code, message, details). A call
@@ -58,6 +66,8 @@ export function httpCore(baseUrl: string, token: string, opts: HttpCoreOptions =
     if (operationError) {
       const e = CoreErrorBody.safeParse(json);
       if (!e.success) throw unavailable(`answered ${res.status} without an error body`);
+      // A core that is a follower whose leader is away says so (core/replicas.ts): its Retry-After does not cross the wire.
+      if (e.data.status === 503 && e.data.code === 'core_unavailable') throw coreUnavailable(e.data.message);
       throw new AppError(e.data.status, e.data.code, e.data.message, e.data.details);
     }
     const result = route.result.safeParse((json as { result?: unknown } | null)?.result);

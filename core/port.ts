@@ -6,6 +6,11 @@
  * A method fails with an AppError, which reaches the API's caller as it was thrown in the core (status, code,
  * message, details), in-process or over HTTP; over HTTP a core that does not answer is 503 `core_unavailable`,
  * and a call is never run twice for one call of a method (`core/routes.ts`). A new method needs its route there.
+ *
+ * With several processes on one store, the methods whose work calls a provider (`domain`, `verifyHostname`) run in
+ * the leader's process only (core/replicas.ts): a follower sends them to the leader over the same wire, and answers
+ * 503 `core_unavailable` with Retry-After while none leads or the leader does not answer. A new method that calls a
+ * provider (or writes what only the leader may) belongs on that list too.
  */
 import type { Availability, Contact } from '../providers/registrar/port';
 import type { ChangeKind } from '../store/feed';

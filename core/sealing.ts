@@ -3,7 +3,7 @@
  * keys can rotate, and the value's context (`org/project/name`) as additional authenticated data, so a
  * sealed value copied to another row fails to open.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { badRequest } from '../lib/errors';
@@ -187,3 +187,17 @@ export function openSealer(path: string, opts: { rotateAfter?: number } = {}): S
   };
 }
 
+
+/**
+ * The core token the processes of one installation call each other with (core/replicas.ts): HKDF-SHA256 of the
+ * first key of the ring at `path`, which every process holds, so no second secret has to be made, copied or
+ * stored. The first key, not the current one: a rotation in one process's copy of the file adds a key and leaves
+ * the first where it was, so the installation keeps one token. It opens nothing that is sealed (HKDF's output
+ * tells nothing of its key), and a process given another installation's file is refused by the others.
+ */
+export function replicaToken(path: string): string {
+  const ring = readKeyRing(path);
+  const first = Object.keys(ring?.keys ?? {})[0];
+  if (!ring || first === undefined) throw new Error(`the sealing key file ${path} holds no key`);
+  return Buffer.from(hkdfSync('sha256', keyOf(ring, first), Buffer.alloc(0), 'hostplane replica core token v1', 32)).toString('base64url');
+}

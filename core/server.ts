@@ -1,7 +1,7 @@
 /** The core component's internal HTTP face, used by a separate `api` process through `core/client.ts`; the
  * wire is `core/routes.ts`. */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { AppError } from '../lib/errors';
 import type { Logger } from '../lib/log';
 import type { Core } from './port';
@@ -82,6 +82,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 const errorAnswer = (e: AppError, source: ErrorSource): Answer => ({ status: e.status, body: { status: e.status, ...e.toBody() }, source });
 
+/** A caller of the core: the token it proves itself with, and the Core its calls run on. */
+export interface CoreGrant { token: string; core: Core }
+
 /**
  * Serves the Core port. Every call must carry the shared core token (compared as fixed-length digests) and a
  * request key: a call whose key was seen within REPLAY_TTL_MS gets the first call's answer again, and one whose
@@ -89,10 +92,19 @@ const errorAnswer = (e: AppError, source: ErrorSource): Answer => ({ status: e.s
  * core act twice. Answers of 5xx are not kept: the operation did not complete, and its retry may run it again.
  */
 export function coreServer(core: Core, token: string, opts: CoreServerOptions = {}): Server {
-  const expected = digest(token);
+  return createServer(coreListener([{ token, core }], opts));
+}
+
+/**
+ * The Core port as a request listener (coreServer's), for a listener that serves more: `serve` answers its
+ * replicas' calls beside its API. Each grant's token runs its calls on its own Core (`core` answers `api` on one
+ * that forwards to the leader, and the other replicas on one that never forwards, so a call cannot go round).
+ */
+export function coreListener(grants: CoreGrant[], opts: CoreServerOptions = {}): RequestListener {
+  const expected = grants.map((g) => ({ digest: digest(g.token), core: g.core }));
   const replays = opts.replays ?? new ReplayCache<Replay>({ max: REPLAY_MAX, ttlMs: REPLAY_TTL_MS });
 
-  const run = async (method: keyof Core, body: unknown): Promise<Answer> => {
+  const run = async (core: Core, method: keyof Core, body: unknown): Promise<Answer> => {
     try {
       return { status: 200, body: { result: await CORE_ROUTES[method].run(core, body) } };
     } catch (e) {
@@ -103,8 +115,10 @@ export function coreServer(core: Core, token: string, opts: CoreServerOptions = 
   };
 
   const answer = async (req: IncomingMessage): Promise<Answer> => {
-    const auth = /^bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    if (!timingSafeEqual(digest(auth), expected)) throw new CallRefused(401, 'unauthorized', 'core token required');
+    const auth = digest(/^bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '');
+    // Every grant is compared, so the time taken says nothing of which one matched.
+    const matched = expected.map((g, i) => (timingSafeEqual(auth, g.digest) ? i : -1)).find((i) => i >= 0);
+    if (matched === undefined) throw new CallRefused(401, 'unauthorized', 'core token required');
     const method = req.method === 'POST' ? /^\/internal\/(\w+)$/.exec(req.url ?? '')?.[1] : undefined;
     if (method === undefined || !isCoreMethod(method)) throw new CallRefused(404, 'not_found', 'no such core call');
     const key = RequestKey.safeParse(req.headers[REQUEST_KEY_HEADER]);
@@ -121,13 +135,14 @@ export function coreServer(core: Core, token: string, opts: CoreServerOptions = 
       const issues = body.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
       throw new CallRefused(400, 'bad_request', `invalid body for core call ${method}`, { issues });
     }
-    const call = digest(`${method}\n${text}`);
+    // The caller is part of the call: a key replayed under another grant's token is another call.
+    const call = digest(`${matched}\n${method}\n${text}`);
     const seen = replays.get(key.data);
     if (seen) {
       if (!seen.call.equals(call)) throw new CallRefused(422, 'request_key_reused', 'this request key was used for another core call');
       return seen.answer;
     }
-    const running = run(method, body.data);
+    const running = run(expected[matched]!.core, method, body.data);
     replays.set(key.data, { call, answer: running });
     const a = await running;
     if (a.status >= 500) replays.delete(key.data);
@@ -142,7 +157,7 @@ export function coreServer(core: Core, token: string, opts: CoreServerOptions = 
     return errorAnswer(new AppError(500, 'internal', 'internal error'), 'call');
   };
 
-  return createServer((req, res) => {
+  return (req, res) => {
     const send = (a: Answer | undefined): void => {
       if (!a) return;
       const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -154,5 +169,5 @@ export function coreServer(core: Core, token: string, opts: CoreServerOptions = 
       .catch((e: unknown) => refused(e, req))
       .then(send)
       .catch((e: unknown) => opts.log?.error({ err: e }, 'core answer could not be sent'));
-  });
+  };
 }

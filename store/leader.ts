@@ -120,6 +120,12 @@ export async function readLease(s: Store): Promise<Lease | null> {
   return row ?? null;
 }
 
+/** The lease while it is live by the database's clock: null while none leads (never elected, or its lease passed). */
+export async function liveLease(s: Store): Promise<Lease | null> {
+  const l = await readLease(s);
+  return l !== null && l.expiresMs > l.nowMs ? l : null;
+}
+
 export interface ProcessBeat {
   holder: string;
   url: string;
@@ -186,8 +192,7 @@ const isoMs = (ms: number): string => new Date(ms).toISOString();
 
 /** What `admin status` shows of the leadership. */
 export async function leadershipStatus(s: Store): Promise<LeadershipStatus> {
-  const l = await readLease(s);
-  const live = l !== null && l.expiresMs > l.nowMs ? l : null;
+  const live = await liveLease(s);
   return {
     leader: live && { url: live.url, term: live.term, since: isoMs(live.sinceMs), renewedAt: isoMs(live.renewedMs), expiresAt: isoMs(live.expiresMs) },
     processes: (await processBeats(s)).map((p) => ({

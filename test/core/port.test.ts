@@ -10,10 +10,10 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
-import { httpCore } from '../../core/client';
+import { coreUnavailable, httpCore } from '../../core/client';
 import type { Core, DnsInfo } from '../../core/port';
 import { CORE_ROUTES, REQUEST_KEY_HEADER } from '../../core/routes';
-import { coreServer, ReplayCache, type CoreServerOptions, type Replay } from '../../core/server';
+import { coreListener, coreServer, ReplayCache, type CoreServerOptions, type Replay } from '../../core/server';
 import { AppError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
 import { DEFAULT_PLANS } from '../../rules/plans';
@@ -161,6 +161,20 @@ describe('through the API: the caller gets what the core threw, in-process or be
     const url = await listen(() => undefined);
     const r = await setSecret(await api(httpCore(url, TOKEN, { timeoutMs: 200 })));
     expect(r).toEqual({ status: 503, body: { code: 'core_unavailable', message: expect.any(String) } });
+  });
+
+  it('core_unavailable carries Retry-After to the caller: the core\'s own (a follower whose leader is away) over HTTP too', async () => {
+    const away = fakeCore({ seal: async () => { throw coreUnavailable('no process leads at the moment; retry'); } });
+    const silent = await listen(() => undefined);
+    await fetch(`${await api(away)}/v1/orgs/acme/projects`, {
+      method: 'POST', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'blog' }),
+    });
+    for (const core of [away, httpCore(await served(away), TOKEN), httpCore(silent, TOKEN, { timeoutMs: 200 })]) {
+      const r = await fetch(`${await api(core)}/v1/orgs/acme/projects/blog/secrets/API_KEY`, {
+        method: 'PUT', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ value: 'v' }),
+      });
+      expect([r.status, ((await r.json()) as { code: string }).code, r.headers.get('retry-after')]).toEqual([503, 'core_unavailable', '1']);
+    }
   });
 });
 
@@ -367,5 +381,22 @@ describe('request keys: a retried call never acts twice', () => {
     for (const k of ['key-bound-0000000000001', 'key-bound-0000000000002', 'key-bound-0000000000003']) await call(k);
     expect(replays.get('key-that-expires-00000001')).toBeUndefined();
     expect(replays.get('key-bound-0000000000001')).toBeDefined();
+  });
+});
+
+describe('several callers, each by its token (coreListener: `core` answers its api and its replicas)', () => {
+  it('a call runs on the Core of the token it carries; a key sent again under the other token is another call, refused', async () => {
+    const api = fakeCore();
+    const replicas = fakeCore();
+    const url = await listen(coreListener([{ token: TOKEN, core: api }, { token: 'replica-token-of-the-port-test', core: replicas }]));
+    await httpCore(url, TOKEN).dns();
+    await httpCore(url, 'replica-token-of-the-port-test').dns();
+    await httpCore(url, 'replica-token-of-the-port-test').dns();
+    expect([api.calls.dns, replicas.calls.dns]).toEqual([1, 2]);
+    expect((await raw(url, 'dns', {}, 'key-of-the-grant-test-1')).status).toBe(200);
+    const again = await raw(url, 'dns', {}, 'key-of-the-grant-test-1', 'replica-token-of-the-port-test');
+    expect([again.status, ((await again.json()) as { code: string }).code]).toEqual([422, 'request_key_reused']);
+    expect((await raw(url, 'dns', {}, 'key-of-the-grant-test-2', 'a-token-of-neither')).status).toBe(401);
+    expect([api.calls.dns, replicas.calls.dns]).toEqual([2, 2]);
   });
 });

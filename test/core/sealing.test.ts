@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  bundleContext, checkSealingKey, defaultKeyPath, KEY_FILE, LEGACY_KEY_FILE, openSealer, purchaseContext, secretContext, type Sealer,
+  bundleContext, checkSealingKey, defaultKeyPath, KEY_FILE, LEGACY_KEY_FILE, openSealer, purchaseContext, replicaToken, secretContext, type Sealer,
 } from '../../core/sealing';
 import { clientSecretName } from '../../rules/oauth-providers';
 import { createOrg, registerNode } from '../../store/accounts';
@@ -390,5 +390,26 @@ describe('checkSealingKey: the key file must open the store\'s sealed values', (
     const e = await checkSealingKey(s, path).catch((x: unknown) => x);
     expect((e as Error).message).toContain(path);
     expect((e as Error).message).not.toMatch(/Kq9v|private/);
+  });
+});
+
+describe('replicaToken: the core token of the processes of one installation', () => {
+  it('is the same from every copy of the key file, survives a rotation in one copy, differs between installations and is no key', () => {
+    const path = keyAt(newDir());
+    openSealer(path);
+    const copy = join(newDir(), 'sealing.key');
+    writeFileSync(copy, readFileSync(path));
+    const token = replicaToken(path);
+    expect(token).toMatch(/^[\w-]{43}$/);
+    expect(replicaToken(copy)).toBe(token);
+    const rotated = openSealer(copy, { rotateAfter: 1 });
+    rotated.seal('a/b/C', 'x');
+    rotated.seal('a/b/C', 'y');
+    expect(rotated.currentKeyId).not.toBe('k1');
+    expect(replicaToken(copy)).toBe(token);
+    const other = keyAt(newDir());
+    openSealer(other);
+    expect(replicaToken(other)).not.toBe(token);
+    expect(readFileSync(path, 'utf8')).not.toContain(token);
   });
 });

@@ -96,14 +96,14 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   });
 
   /** `serve` reaching the shared sandboxes through proxies of its own; answers it with its proxies' arrivals. */
-  const serve = async () => {
+  const serve = async (...extra: string[]) => {
     const [r, p, e] = await Promise.all([countingProxy(registrar.url), countingProxy(payments.url), countingProxy(edge.url)]);
     proxies.push(r, p, e);
     const running = await startHostplane([
       'serve', '--port', '0', '--data', tempDir('hostplane-providers-serve-'), '--database-url', url(), '--sealing-key', keyFile,
       '--dns-listen', '127.0.0.1:0', '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test', '--resolver', stub.address,
       '--registrar-url', r.url, '--payment-url', p.url, '--edge-url', e.url, '--fallback-origin', 'edge.hostplane.test',
-      '--verify-interval-ms', '300', '--purchase-abandon-after', '1s',
+      '--verify-interval-ms', '300', '--purchase-abandon-after', '1s', ...extra,
     ], { timeoutMs: 60_000 });
     started.push(running);
     return { running, calls: (): Arrival[] => [...r.arrivals, ...p.arrivals, ...e.arrivals] };
@@ -111,6 +111,23 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   const leads = async (r: Running): Promise<boolean> => {
     const text = await (await fetch(r.metrics!)).text();
     return text.split('\n').some((l) => l === 'hostplane_leader 1');
+  };
+  /** Two `serve`, the first of which leads: the second starts once it does, since a lease left by an earlier test's
+   * process (one frozen, then stopped) may take its 15 s to pass. */
+  const pair = async (...extra: string[]) => {
+    const a = await serve(...extra);
+    await until('the first process to lead', () => leads(a.running), LEASE_MS + 5_000, 50);
+    return [a, await serve(...extra)] as const;
+  };
+  /** Sends the purchase of `name` through `through` and kills the leader `a` once the registrar has registered it and
+   * holds its answer: the saga on `a` is between the registration and its record. Answers the purchase's answer. */
+  const purchaseCutByDeath = async (a: Running, through: Running, name: string) => {
+    registrar.fault({ mode: 'late', operations: ['register'], times: 1, delayMs: 120_000 });
+    const pending = http(through.url, 'POST', '/v1/orgs/acme/domains', { token, body: purchaseBody(name) }).catch(() => null);
+    await until('the registration at the registrar', () => registrar.domains().some((d) => d.name === name));
+    expect(chargesOf(name)).toHaveLength(1);
+    await a.stop('SIGKILL');
+    return pending;
   };
   const domain = async (through: Running, name: string) => (await http(through.url, 'GET', `/v1/orgs/acme/domains/${name}`, { token })).body;
   const chargesOf = (name: string) => payments.charges().filter((c) => c.description.startsWith(`${name},`));
@@ -123,18 +140,10 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   };
 
   it('a purchase saga in flight when the leader is killed finishes exactly once: one registration, one charge', async () => {
-    const a = await serve();
-    const b = await serve();
-    expect(await leads(a.running)).toBe(true);
+    const [a, b] = await pair();
     const name = 'failover-purchase.com';
-    // The registrar registers, then holds its answer: the saga on a is between the registration and its record.
-    registrar.fault({ mode: 'late', operations: ['register'], times: 1, delayMs: 120_000 });
     const registrationsBefore = registrar.registrations;
-    const pending = http(a.running.url, 'POST', '/v1/orgs/acme/domains', { token, body: purchaseBody(name) }).catch(() => null);
-    await until('the registration at the registrar', () => registrar.domains().some((d) => d.name === name));
-    expect(chargesOf(name)).toHaveLength(1);
-    await a.running.stop('SIGKILL');
-    await pending;
+    await purchaseCutByDeath(a.running, a.running, name);
     // b leads once a's lease passes, and its domain reconciler finishes the abandoned purchase.
     await until('b to lead', () => leads(b.running), LEASE_MS + 5_000, 50);
     await until('the purchase finished by the new leader', async () => (await domain(b.running, name))?.status === 'active', 30_000);
@@ -147,9 +156,7 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   }, 180_000);
 
   it('a leader frozen past its lease (SIGSTOP) makes no provider call once it wakes, while the new leader\'s purchase and edge calls are each made once', async () => {
-    const c = await serve();
-    const d = await serve();
-    expect(await leads(c.running)).toBe(true);
+    const [c, d] = await pair();
     expect((await http(d.running.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'shop' } })).status).toBe(201);
     // An active name is judged again every 300 ms: c's loop has a pass of it due whenever it wakes.
     await attach(d.running, 'www.shop.test');
@@ -172,5 +179,67 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
     expect(registrar.domains().filter((x) => x.name === name)).toHaveLength(1);
     expect(chargesOf(name)).toHaveLength(1);
     expect(edge.hostnames().map((h) => h.hostname).sort()).toEqual(['api.shop.test', 'www.shop.test']);
+  }, 180_000);
+
+  it('a follower sends check, purchase, renew, lock, auth code, sync and verifyHostname to the leader: each answered, each provider call the leader\'s', async () => {
+    const [a, b] = await pair();
+    const name = 'through-follower.com';
+    const D = '/v1/orgs/acme/domains';
+    /** `method path` sent to the follower b: answered `status`, after the leader a called a provider for it. */
+    const viaFollower = async (status: number, method: string, path: string, body?: unknown) => {
+      const before = a.calls().length;
+      const r = await http(b.running.url, method, path, { token, body });
+      expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
+      expect(a.calls().length, `${method} ${path} at the leader's providers`).toBeGreaterThan(before);
+      return r.body;
+    };
+    expect(await viaFollower(200, 'POST', `${D}/check`, { names: [name] })).toMatchObject({ results: [{ name, available: true }] });
+    expect(await viaFollower(201, 'POST', D, purchaseBody(name))).toMatchObject({ name, status: 'active' });
+    const expiresAt = registrar.domains().find((d) => d.name === name)!.expiresAt;
+    const charges = payments.charges().length;
+    expect(new Date((await viaFollower(200, 'POST', `${D}/${name}/renew`, { years: 1 })).expiresAt).getTime()).toBeGreaterThan(Date.parse(expiresAt));
+    expect(payments.charges().length - charges).toBe(1);
+    expect(await viaFollower(200, 'POST', `${D}/${name}/lock`, { locked: false })).toMatchObject({ locked: false });
+    expect(registrar.domains().find((d) => d.name === name)!.locked).toBe(false);
+    expect(await viaFollower(200, 'POST', `${D}/${name}/auth-code`)).toMatchObject({ authCode: expect.any(String) });
+    expect(await viaFollower(200, 'POST', `${D}/${name}/sync`)).toMatchObject({ name, locked: false });
+    expect(registrar.domains().filter((d) => d.name === name)).toHaveLength(1);
+
+    expect((await http(b.running.url, 'POST', '/v1/orgs/acme/projects', { token, body: { name: 'forwarded' } })).status).toBe(201);
+    const host = 'www.forwarded.test';
+    const added = await http(b.running.url, 'POST', '/v1/orgs/acme/projects/forwarded/hostnames', { token, body: { name: host } });
+    expect(added.status, added.text).toBe(200);
+    stub.set(`_service-verify.${host}`, 'TXT', [{ type: 'TXT', name: `_service-verify.${host}`, data: added.body.verify[0].value }]);
+    const verified = await http(b.running.url, 'POST', `/v1/orgs/acme/projects/forwarded/hostnames/${host}/verify`, { token });
+    expect([verified.status, verified.body.status], verified.text).toEqual([200, 'active']);
+    await until(`${host} at the edge`, () => edge.hostnames().some((h) => h.hostname === host), 30_000);
+    expect(b.calls()).toEqual([]);
+  }, 180_000);
+
+  it('with the leader frozen (SIGSTOP), the follower answers 503 core_unavailable with Retry-After within the request timeout, calling no provider', async () => {
+    const [a, b] = await pair('--request-timeout-ms', '9000', '--headers-timeout-ms', '5000');
+    a.running.proc.kill('SIGSTOP');
+    const sentAt = Date.now();
+    const r = await http(b.running.url, 'POST', '/v1/orgs/acme/domains/check', { token, body: { names: ['while-leader-frozen.com'] } });
+    expect([r.status, r.body.code], r.text).toEqual([503, 'core_unavailable']);
+    expect(r.headers.get('retry-after')).toBe('1');
+    expect(Date.now() - sentAt).toBeLessThan(9_000);
+    expect(b.calls()).toEqual([]);
+  }, 120_000);
+
+  it('a purchase sent to a follower whose leader dies mid-saga, sent again through it once it leads: one registration, one charge', async () => {
+    const [a, b] = await pair();
+    const name = 'forwarded-failover.com';
+    const registrationsBefore = registrar.registrations;
+    const cut = await purchaseCutByDeath(a.running, b.running, name);
+    expect([cut?.status, cut?.body.code], cut?.text).toEqual([503, 'core_unavailable']);
+    expect(b.calls()).toEqual([]);
+    await until('b to lead', () => leads(b.running), LEASE_MS + 5_000, 50);
+    const again = await http(b.running.url, 'POST', '/v1/orgs/acme/domains', { token, body: purchaseBody(name) });
+    expect([200, 201], again.text).toContain(again.status);
+    await until('the purchase finished', async () => (await domain(b.running, name))?.status === 'active', 30_000);
+    expect(registrar.registrations - registrationsBefore).toBe(1);
+    expect(registrar.domains().filter((d) => d.name === name)).toHaveLength(1);
+    expect(chargesOf(name)).toEqual([expect.objectContaining({ refunded: false })]);
   }, 180_000);
 });
