@@ -175,3 +175,24 @@ export function renderZone(spec: ZoneSpec): string {
   }
   return emit(spec.name, spec.soa, entries);
 }
+
+/**
+ * The zone as an RFC 1035 master file for export: `$ORIGIN <zone>.`, the SOA, then every record of `rrsets` in
+ * the order given (the API's), each line `<owner>. <ttl> IN <type> <rdata>` with the owner absolute, so that the
+ * file means the same wherever it is included; records as the nameserver is given them ({@link absoluteLines}:
+ * TXT split into 255-byte strings as served). {@link parseZoneFile} reads it back to the same rrsets.
+ */
+export function exportZoneFile(zone: string, soa: Soa, rrsets: Iterable<RRset>): string {
+  const chunks: string[] = [`$ORIGIN ${zone}.`, absoluteSoaLine(zone, soa)];
+  let lines: string[] = [];
+  for (const rrset of rrsets) {
+    lines.push(...absoluteLines(zone, rrset));
+    if (lines.length >= LINES_PER_BATCH) {
+      chunks.push(lines.join('\n'));
+      lines = [];
+    }
+  }
+  if (lines.length > 0) chunks.push(lines.join('\n'));
+  chunks.push('');
+  return chunks.join('\n');
+}
