@@ -189,7 +189,8 @@ function absoluteName(token: Token | undefined, origin: string, wildcard: boolea
   const written = text(token);
   if ((token as Token).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
   if (written === '.') return '.';
-  const full = written === '@' ? origin : written.endsWith('.') ? written : `${written}.${origin}`;
+  // Under the root origin (`$ORIGIN .`, as BIND writes before a zone's apex) a relative name is absolute.
+  const full = written === '@' ? origin : written.endsWith('.') ? written : origin === '.' ? `${written}.` : `${written}.${origin}`;
   const r = checkName(full, wildcard);
   if (!r.ok) throw new LineProblem(`name "${written}" ${r.reason}`);
   return r.name;
