@@ -17,6 +17,7 @@ import { auditOps } from './audit';
 import { authOps } from './auth';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';
+import { zoneFileOps } from './zone-files';
 import { domainOps } from './domains';
 import { errors } from './errors';
 import { hostnameOps } from './hostnames';
@@ -28,7 +29,7 @@ import { secretOps } from './secrets';
 import { storageOps } from './storage';
 
 /** Every operation of the public API, in the order of the spec's groups. */
-export const allOps: AnyOp[] = [...dnsOps, ...authOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
+export const allOps: AnyOp[] = [...dnsOps, ...zoneFileOps, ...authOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
 
 /** The OpenAPI document of the operations, as GET /openapi.json serves it (scripts/client-schema.ts makes the
  * typed client from it). */

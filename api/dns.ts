@@ -23,7 +23,7 @@ import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, WaitSeconds, errorResponses, pageOf } from './schemas';
 import { holdUntil, MAX_HELD_WAITS_PER_ORG, MAX_WAIT_SECONDS } from './wait';
 
-const ZoneParams = OrgParams.extend({
+export const ZoneParams = OrgParams.extend({
   zone: z.string().meta({ description: 'an existing zone\'s name, read in its normalized form (lower case, no trailing dot); a name of one label is 400' }),
 });
 /** getZone pages its rrsets (docs/api.md): at most 1,000 per answer, and about 1 MiB of zone file. */
@@ -139,7 +139,7 @@ const ZoneDetail = Zone.extend({
   nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page of rrsets; null on the last page' }),
 }).meta({ id: 'ZoneDetail' });
 
-const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS), `no_core` or `core_unavailable`'];
+export const DNS_503: [number, string] = [503, '`dns_not_configured` (no own DNS), `no_core` or `core_unavailable`'];
 
 /** The headers of an answer that carries a zone: its tag and its generation (the convergence receipt). */
 const zoneHeaders = (zn: ZoneWithStatus, ns: string[]): Record<string, string> => ({ ETag: zoneTag(zn, ns), 'X-Generation': String(zn.generation) });
@@ -160,14 +160,14 @@ function servedAt(zn: ZoneWithStatus, generation: number): boolean {
 }
 
 /** DNS operations need the core and a deployment with its own nameservers. */
-async function nameservers(core: Core): Promise<string[]> {
+export async function nameservers(core: Core): Promise<string[]> {
   const info = await core.dns();
   if (!info.configured) throw new AppError(503, 'dns_not_configured', 'this deployment runs no DNS of its own');
   return info.nameservers;
 }
 
 /** An existing zone's name in a path: looser than a new zone's rule, so zones made before it stay reachable. */
-function zoneName(raw: string): string {
+export function zoneName(raw: string): string {
   const name = normalizeHostname(raw);
   if (!name.includes('.')) throw badRequest(`a zone needs at least two labels: ${name}`);
   return name;
@@ -245,7 +245,7 @@ async function rrsetKey(deps: Deps, orgId: number, p: { zone: string; name: stri
   throw new AppError(409, 'managed_rrset', `${name} SOA is managed by the service`);
 }
 
-const base = { tag: 'dns', needsCore: true } as const;
+export const base = { tag: 'dns', needsCore: true } as const;
 
 export const dnsOps: AnyOp[] = [
   defineOp({

@@ -9,25 +9,12 @@ export type ZoneChange =
   | { op: 'put'; name: string; type: RecordType; ttl: number; records: RecordData[] }
   | { op: 'delete'; name: string; type: RecordType };
 
-/** An rrset's content on one side of a change. */
-export interface RRsetContent { ttl: number; records: RecordData[] }
-
-/** One rrset a change set adds, removes or changes, with its content before and after (null where there is none). */
-export interface DiffEntry {
-  op: 'add' | 'remove' | 'change';
-  name: string;
-  type: RecordType;
-  before: RRsetContent | null;
-  after: RRsetContent | null;
-}
-
 /** A stored rrset: `managedBy` is null for the customer's own, else who in the service writes it. */
 export interface CurrentRRset extends RRset { managedBy: string | null }
 
 export type ImportMode = 'merge' | 'replace';
 
 const sameContent = (a: RRset, b: RRset): boolean => a.ttl === b.ttl && JSON.stringify(a.records) === JSON.stringify(b.records);
-const contentOf = (r: RRset): RRsetContent => ({ ttl: r.ttl, records: r.records });
 
 /**
  * The change set that makes a zone hold what a file holds. `merge` puts every rrset of the file that differs
@@ -45,7 +32,7 @@ const contentOf = (r: RRset): RRsetContent => ({ ttl: r.ttl, records: r.records 
  * `current` is every stored rrset of the zone (records canonical and sorted, as stored); `file` is
  * {@link parseZoneFile}'s answer for the zone, so its rrsets are canonical too and compare as stored ones do.
  */
-export function importChanges(zone: string, current: CurrentRRset[], file: ZoneFile, mode: ImportMode): { changes: ZoneChange[]; diff: DiffEntry[] } {
+export function importChanges(zone: string, current: CurrentRRset[], file: ZoneFile, mode: ImportMode): ZoneChange[] {
   const stored = new Map(current.map((r) => [rrsetKey(r.name, r.type), r]));
   const taken = file.rrsets.flatMap((rrset, i) => (rrset.name === zone && rrset.type === 'NS' ? [] : [{ rrset, line: file.lines[i] as number }]));
   const inFile = new Set(taken.map(({ rrset }) => rrsetKey(rrset.name, rrset.type)));
@@ -57,7 +44,6 @@ export function importChanges(zone: string, current: CurrentRRset[], file: ZoneF
 
   const issues: Issue[] = [];
   const puts: ZoneChange[] = [];
-  const added: DiffEntry[] = [];
   for (const { rrset, line } of taken) {
     const others = [...(typesAt.get(rrset.name) as Set<RecordType>)].filter((t) => t !== rrset.type);
     if (checkCnameConflict(others, rrset.type)) {
@@ -71,14 +57,10 @@ export function importChanges(zone: string, current: CurrentRRset[], file: ZoneF
       continue;
     }
     puts.push({ op: 'put', ...rrset });
-    added.push({ op: old ? 'change' : 'add', name: rrset.name, type: rrset.type, before: old ? contentOf(old) : null, after: contentOf(rrset) });
   }
   if (issues.length > 0) throw new ZoneValidationError(issues);
 
   const keptKeys = new Set(kept.map((r) => rrsetKey(r.name, r.type)));
-  const gone = current.filter((r) => !keptKeys.has(rrsetKey(r.name, r.type)));
-  return {
-    changes: [...gone.map((r): ZoneChange => ({ op: 'delete', name: r.name, type: r.type })), ...puts],
-    diff: [...gone.map((r): DiffEntry => ({ op: 'remove', name: r.name, type: r.type, before: contentOf(r), after: null })), ...added],
-  };
+  const deletes = current.filter((r) => !keptKeys.has(rrsetKey(r.name, r.type))).map((r): ZoneChange => ({ op: 'delete', name: r.name, type: r.type }));
+  return [...deletes, ...puts];
 }

@@ -14,7 +14,7 @@ export {
 } from './validate';
 export { absoluteLines, absoluteSoaLine, exportZoneFile, renderZone, renderRecordData, renderedBytes, rrsetKey } from './render';
 export { MAX_ZONE_FILE_BYTES, parseZone, parseZoneFile, type ZoneFile } from './parse';
-export { importChanges, type CurrentRRset, type DiffEntry, type ImportMode, type RRsetContent, type ZoneChange } from './import';
+export { importChanges, type CurrentRRset, type ImportMode, type ZoneChange } from './import';
 export { nextSerial, serialGreater } from './serial';
 export {
   answerBytes,

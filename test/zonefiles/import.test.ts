@@ -27,37 +27,29 @@ const issuesOf = (f: () => unknown): unknown => {
 describe('importChanges', () => {
   it('merge puts only what differs: a changed rrset, a new one; identical ones and the rest of the zone stay', () => {
     const f = file('@ A 192.0.2.1\nwww 600 A 192.0.2.2\nnew TXT "hello"\n');
-    expect(importChanges(ZONE, CURRENT, f, 'merge')).toEqual({
-      changes: [
-        { op: 'put', name: `www.${ZONE}`, type: 'A', ttl: 600, records: [{ content: '192.0.2.2' }] },
-        { op: 'put', name: `new.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: 'hello' }] },
-      ],
-      diff: [
-        { op: 'change', name: `www.${ZONE}`, type: 'A', before: { ttl: 300, records: [{ content: '192.0.2.2' }] }, after: { ttl: 600, records: [{ content: '192.0.2.2' }] } },
-        { op: 'add', name: `new.${ZONE}`, type: 'TXT', before: null, after: { ttl: 300, records: [{ content: 'hello' }] } },
-      ],
-    });
+    expect(importChanges(ZONE, CURRENT, f, 'merge')).toEqual([
+      { op: 'put', name: `www.${ZONE}`, type: 'A', ttl: 600, records: [{ content: '192.0.2.2' }] },
+      { op: 'put', name: `new.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: 'hello' }] },
+    ]);
   });
 
   it('replace also deletes the customer\'s rrsets the file lacks, deletes first; never the service\'s', () => {
-    const { changes, diff } = importChanges(ZONE, CURRENT, file('@ A 192.0.2.9\n'), 'replace');
-    expect(changes).toEqual([
+    expect(importChanges(ZONE, CURRENT, file('@ A 192.0.2.9\n'), 'replace')).toEqual([
       { op: 'delete', name: `www.${ZONE}`, type: 'A' },
       { op: 'delete', name: `old.${ZONE}`, type: 'TXT' },
       { op: 'put', name: ZONE, type: 'A', ttl: 300, records: [{ content: '192.0.2.9' }] },
     ]);
-    expect(diff.map((d) => [d.op, d.name, d.type])).toEqual([['remove', `www.${ZONE}`, 'A'], ['remove', `old.${ZONE}`, 'TXT'], ['change', ZONE, 'A']]);
   });
 
   it('ignores the file\'s SOA and apex NS, whatever they say', () => {
     const f = file('@ 3600 SOA ns.other.example. admin 99 1 1 1 1\n@ NS ns1.other-provider.example.\n@ NS ns2.other-provider.example.\n@ A 192.0.2.1\n');
     for (const mode of ['merge', 'replace'] as const) {
-      expect(importChanges(ZONE, CURRENT.filter((r) => r.type !== 'TXT' && r.name !== `www.${ZONE}`), f, mode)).toEqual({ changes: [], diff: [] });
+      expect(importChanges(ZONE, CURRENT.filter((r) => r.type !== 'TXT' && r.name !== `www.${ZONE}`), f, mode)).toEqual([]);
     }
   });
 
   it('an NS below the apex is a delegation, imported as any rrset', () => {
-    expect(importChanges(ZONE, CURRENT, file('sub NS ns1.elsewhere.example.\n'), 'merge').changes)
+    expect(importChanges(ZONE, CURRENT, file('sub NS ns1.elsewhere.example.\n'), 'merge'))
       .toEqual([{ op: 'put', name: `sub.${ZONE}`, type: 'NS', ttl: 300, records: [{ content: 'ns1.elsewhere.example' }] }]);
   });
 
@@ -65,7 +57,7 @@ describe('importChanges', () => {
     expect(issuesOf(() => importChanges(ZONE, CURRENT, file('\napp CNAME other.example.\n'), 'merge'))).toEqual([
       { path: 'line 3', message: `app.${ZONE} CNAME is managed by the service (app); a file cannot change it` },
     ]);
-    expect(importChanges(ZONE, CURRENT, file('app CNAME edge.hostplane.test.\n'), 'merge').changes).toEqual([]);
+    expect(importChanges(ZONE, CURRENT, file('app CNAME edge.hostplane.test.\n'), 'merge')).toEqual([]);
   });
 
   it('refuses at its line an rrset that breaks the CNAME rule in the zone as it would be', () => {
@@ -73,7 +65,7 @@ describe('importChanges', () => {
     expect(issuesOf(() => importChanges(ZONE, CURRENT, file('www CNAME target.example.\n'), 'merge'))).toEqual([
       { path: 'line 2', message: `www.${ZONE} CNAME: a CNAME cannot share its name with other types (here A, CNAME)` },
     ]);
-    expect(importChanges(ZONE, CURRENT, file('www CNAME target.example.\n'), 'replace').changes).toContainEqual({ op: 'delete', name: `www.${ZONE}`, type: 'A' });
+    expect(importChanges(ZONE, CURRENT, file('www CNAME target.example.\n'), 'replace')).toContainEqual({ op: 'delete', name: `www.${ZONE}`, type: 'A' });
     // Both in the file: each is named.
     expect(issuesOf(() => importChanges(ZONE, [], file('x CNAME t.example.\nx TXT "t"\n'), 'replace'))).toEqual([
       { path: 'line 2', message: `x.${ZONE} CNAME: a CNAME cannot share its name with other types (here CNAME, TXT)` },
@@ -83,6 +75,6 @@ describe('importChanges', () => {
 
   it('a record order other than the stored one is no change (both canonical)', () => {
     const current = [rr(`m.${ZONE}`, 'MX', ['10 a.example.com', '20 b.example.com'])];
-    expect(importChanges(ZONE, current, file('m MX 20 b\nm MX 10 a\n'), 'replace')).toEqual({ changes: [], diff: [] });
+    expect(importChanges(ZONE, current, file('m MX 20 b\nm MX 10 a\n'), 'replace')).toEqual([]);
   });
 });
