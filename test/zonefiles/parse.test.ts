@@ -160,6 +160,14 @@ describe('parseZoneFile (a master file imported into a zone)', () => {
     ]);
   });
 
+  it('reads names under the root origin as absolute, as BIND writes `$ORIGIN .` before the apex', () => {
+    const read = parseZoneFile('$ORIGIN .\n$TTL 300\nexample.com A 192.0.2.1\n\tMX 10 mail.example.com\n', ZONE);
+    expect(read.rrsets).toEqual([
+      { name: ZONE, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] },
+      { name: ZONE, type: 'MX', ttl: 300, records: [{ content: '10 mail.example.com' }] },
+    ]);
+  });
+
   it('unescapes quoted strings: \\" and \\DDD, and a ; inside quotes is text', () => {
     const read = parseZoneFile('$TTL 300\nt TXT "say \\"hi\\"; \\065\\066" "caf\\195\\169"\n', ZONE);
     expect(read.rrsets[0]?.records).toEqual([{ content: 'say "hi"; ABcafé' }]);
