@@ -19,7 +19,7 @@ class LineProblem {
  * `\X` is X, a non-ASCII character its UTF-8 bytes. `raw` is the field as written (quotes and escapes kept), the
  * presentation form record validation reads.
  */
-interface Token { text: string; raw: string; quoted: boolean }
+interface Token { text: string; raw: string }
 
 /** A record or directive: its fields, from the line it starts on (parentheses may carry it over several lines). */
 interface Entry { line: number; blankOwner: boolean; tokens: Token[] }
@@ -110,7 +110,6 @@ function readToken(file: string, start: number): { token: Token; next: number } 
   let text = '';
   let quoted = false;
   let run = i;
-  const quotedStart = file[i] === '"';
   for (;;) {
     const c = file[i];
     if (c === undefined || (!quoted && BARE_END.has(c))) break;
@@ -149,7 +148,7 @@ function readToken(file: string, start: number): { token: Token; next: number } 
   }
   if (quoted) throw new LineProblem('a quoted string is not closed');
   text += file.slice(run, i);
-  return { token: { text, raw: file.slice(start, i), quoted: quotedStart }, next: i };
+  return { token: { text, raw: file.slice(start, i) }, next: i };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -185,9 +184,7 @@ function timer(token: Token | undefined, field: string): number {
 }
 
 /** Absolute name without trailing dot: `@` is the origin, a name without a trailing dot is relative to it. */
-function absoluteName(token: Token | undefined, origin: string, wildcard: boolean): string {
-  const written = text(token);
-  if ((token as Token).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
+function nameOf(written: string, origin: string, wildcard: boolean): string {
   if (written === '.') return '.';
   // Under the root origin (`$ORIGIN .`, as BIND writes before a zone's apex) a relative name is absolute.
   const full = written === '@' ? origin : written.endsWith('.') ? written : origin === '.' ? `${written}.` : `${written}.${origin}`;
@@ -196,12 +193,18 @@ function absoluteName(token: Token | undefined, origin: string, wildcard: boolea
   return r.name;
 }
 
+/** {@link nameOf} of a field, which must be written without escapes: an escaped dot or byte is no host name. */
+function absoluteName(token: Token | undefined, origin: string, wildcard: boolean): string {
+  const written = text(token);
+  if ((token as Token).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
+  return nameOf(written, origin, wildcard);
+}
+
 /**
  * Which RDATA field (from 0) of a type is a domain name, written relative to `$ORIGIN` or absolute; the record
- * content the API takes has it absolute. Keyed by type name so that a type record validation learns later
- * (`RECORD_TYPES`) is read at once; a type without an entry is taken as written.
+ * content the API takes has it absolute. A type without an entry is taken as written.
  */
-const NAME_FIELD: Readonly<Record<string, number>> = { CNAME: 0, NS: 0, PTR: 0, ALIAS: 0, MX: 1, SRV: 3, HTTPS: 1, SVCB: 1, NAPTR: 5 };
+const NAME_FIELD: Partial<Record<RecordType, number>> = { CNAME: 0, NS: 0, PTR: 0, MX: 1, SRV: 3 };
 
 /**
  * A record's content in the API's form, before validation: TXT is its strings joined as bytes (a UTF-8
@@ -210,7 +213,7 @@ const NAME_FIELD: Readonly<Record<string, number>> = { CNAME: 0, NS: 0, PTR: 0, 
 function recordContent(type: RecordType, rdata: Token[], origin: string): string {
   if (type === 'TXT') {
     if (rdata.length === 0) throw new LineProblem('TXT needs at least one string');
-    return text({ text: rdata.map((t) => t.text).join(''), raw: rdata.map((t) => t.raw).join(' '), quoted: true });
+    return text({ text: rdata.map((t) => t.text).join(''), raw: rdata.map((t) => t.raw).join(' ') });
   }
   const at = NAME_FIELD[type];
   return rdata.map((t, i) => (i === at ? absoluteName(t, origin, false) : t.raw)).join(' ');
