@@ -28,6 +28,9 @@ const DDD = /^[0-9]{3}$/;
 const HIGH_BYTE = /[\x80-\xff]/;
 /** What ends an unquoted field (RFC 1035 5.1). A `"` inside one (`alpn="h2,h3"`, RFC 9460) opens a quoted part of it. */
 const BARE_END = new Set([' ', '\t', '\r', '\n', ';', '(', ')']);
+/** Characters that need no look inside a field: not a delimiter, quote, backslash or non-ASCII. */
+const PLAIN_BARE = /[^ \t\r\n;()"\\\x80-\uffff]*/y;
+const PLAIN_QUOTED = /[^"\\\n\x80-\uffff]*/y;
 
 /**
  * Splits a master file into entries (RFC 1035 5.1): `;` comments to the end of the line outside quotes,
@@ -111,6 +114,11 @@ function readToken(file: string, start: number): { token: Token; next: number } 
   let quoted = false;
   let run = i;
   for (;;) {
+    // Runs of plain characters are skipped by one sticky match, which keeps a 1 MiB file fast.
+    const plain = quoted ? PLAIN_QUOTED : PLAIN_BARE;
+    plain.lastIndex = i;
+    plain.test(file);
+    i = plain.lastIndex;
     const c = file[i];
     if (c === undefined || (!quoted && BARE_END.has(c))) break;
     if (c === '\n') throw new LineProblem('a quoted string is not closed');
