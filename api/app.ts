@@ -19,6 +19,7 @@ import { authOps } from './auth';
 import { readJsonBody } from './body';
 import { dnsOps } from './dns';
 import { zoneChangeOps } from './zone-changes';
+import { zoneFileOps } from './zone-files';
 import { domainOps } from './domains';
 import { errors } from './errors';
 import { hostnameOps } from './hostnames';
@@ -30,7 +31,7 @@ import { secretOps } from './secrets';
 import { storageOps } from './storage';
 
 /** Every operation of the public API, in the order of the spec's groups. */
-export const allOps: AnyOp[] = [...dnsOps, ...zoneChangeOps, ...authOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
+export const allOps: AnyOp[] = [...dnsOps, ...zoneChangeOps, ...zoneFileOps, ...authOps, ...domainOps, ...accessOps, ...hostnameOps, ...storageOps, ...secretOps, ...projectOps, ...auditOps, ...nodeOps];
 
 /** The OpenAPI document of the operations, as GET /openapi.json serves it (scripts/client-schema.ts makes the
  * typed client from it). */

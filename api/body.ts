@@ -1,4 +1,4 @@
-/** JSON request bodies: read whole up to a limit, strictly UTF-8, then parsed. */
+/** Request bodies: read whole up to a limit, strictly UTF-8; JSON ones then parsed. */
 import type { Context } from 'koa';
 import { parse as parseContentType } from 'content-type';
 import getRawBody from 'raw-body';
@@ -11,19 +11,21 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 // silently change a secret or a TXT value.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads and parses the request's JSON body, an object (undefined when empty). Throws 400 (not JSON, or JSON that
- * is not an object), 413 or 415 as AppError. */
-export async function readJsonBody(ctx: Context): Promise<unknown> {
+/**
+ * The request's body as text of `mediaType` in UTF-8: another type (when there is a body), a compression or another
+ * charset is 415, over {@link MAX_BODY_BYTES} 413, bytes that are not UTF-8 400, as AppError. No body is ''.
+ */
+export async function readTextBody(ctx: Context, mediaType: string): Promise<string> {
   let type: { type: string; parameters: Record<string, string> } | undefined;
   try {
     type = parseContentType(ctx.get('content-type'));
   } catch {
-    // Missing or malformed: not JSON.
+    // Missing or malformed: not the type.
   }
   const length = ctx.get('content-length');
-  // A body sent chunked has no length, and must be JSON as well.
+  // A body sent chunked has no length, and must be of the type as well.
   const hasBody = (length !== '' && Number(length) !== 0) || ctx.get('transfer-encoding') !== '';
-  if (hasBody && type?.type !== 'application/json') throw new AppError(415, 'unsupported_media_type', 'request bodies must be application/json');
+  if (hasBody && type?.type !== mediaType) throw new AppError(415, 'unsupported_media_type', `request bodies must be ${mediaType}`);
   const encoding = ctx.get('content-encoding').toLowerCase();
   if (encoding !== '' && encoding !== 'identity') throw new AppError(415, 'unsupported_media_type', 'compressed request bodies are not accepted');
   const charset = (type?.parameters.charset ?? '').toLowerCase();
@@ -35,12 +37,17 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
     if ((e as { type?: string }).type === 'entity.too.large') throw new AppError(413, 'payload_too_large', 'request bodies are limited to 1 MiB');
     throw badRequest('the request body could not be read whole');
   }
-  let text: string;
   try {
-    text = utf8.decode(raw);
+    return utf8.decode(raw);
   } catch {
     throw badRequest('request body is not valid UTF-8');
   }
+}
+
+/** Reads and parses the request's JSON body, an object (undefined when empty). Throws 400 (not JSON, or JSON that
+ * is not an object), 413 or 415 as AppError. */
+export async function readJsonBody(ctx: Context): Promise<unknown> {
+  const text = await readTextBody(ctx, 'application/json');
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {

@@ -98,10 +98,10 @@ const SCHEMES: Record<AuthMode, [string, Json] | null> = {
 const ANNOTATIONS = new Set(['$schema', 'type', 'description', 'title', 'examples', 'default', 'deprecated']);
 const acceptsAnyString = (s: Json): boolean => s.type === 'string' && Object.keys(s).every((k) => ANNOTATIONS.has(k));
 
-const response = (description: string, headers: string[], schema?: Json): Json => ({
+const response = (description: string, headers: string[], schema?: Json, mediaType = 'application/json'): Json => ({
   description,
   headers: Object.fromEntries(['X-Request-Id', ...headers].map((h) => [h, ref('headers', h)])),
-  ...(schema ? { content: { 'application/json': { schema } } } : {}),
+  ...(schema ? { content: { [mediaType]: { schema } } } : {}),
 });
 
 type Io = 'input' | 'output';
@@ -140,11 +140,11 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
     const responses = Object.fromEntries(statuses.map((status) => {
       const own = op.responses[status];
       if (!own) return [status, ref('responses', EDGE[status]!.name)];
-      const body = own.schema && (own.schema === ErrorSchema ? errorSchema : schema(own.schema, 'output'));
+      const body = own.textType ? { type: 'string' } : own.schema && (own.schema === ErrorSchema ? errorSchema : schema(own.schema, 'output'));
       // An operation's own answers may be replays (Idempotency-Key) and carry a per-token limit's state.
       const extra = [...(keyed ? ['Idempotent-Replayed'] : []), ...(auth === 'none' ? [] : ['RateLimit-Policy', 'RateLimit'])];
       const description = keyed && status === 409 ? `${own.description}; ${EDGE[409]!.description}` : own.description;
-      return [status, response(description, [...new Set([...(EDGE[status]?.headers ?? []), ...(own.headers ?? []), ...extra])], body)];
+      return [status, response(description, [...new Set([...(EDGE[status]?.headers ?? []), ...(own.headers ?? []), ...extra])], body, own.textType)];
     }));
     (paths[op.path] ??= {})[op.method] = {
       operationId: op.operationId,
@@ -158,8 +158,10 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       ...(op.body ? {
         requestBody: {
           required: !(op.body as z.ZodType).safeParse({}).success,
-          description: `JSON in UTF-8, at most ${MAX_BODY_BYTES} bytes (1 MiB); an empty body reads as \`{}\``,
-          content: { 'application/json': { schema: schema(op.body, 'input') } },
+          description: op.bodyType
+            ? `${op.bodyType} in UTF-8, at most ${MAX_BODY_BYTES} bytes (1 MiB)`
+            : `JSON in UTF-8, at most ${MAX_BODY_BYTES} bytes (1 MiB); an empty body reads as \`{}\``,
+          content: { [op.bodyType ?? 'application/json']: { schema: schema(op.body, 'input') } },
         },
       } : {}),
       responses,

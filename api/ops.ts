@@ -18,6 +18,7 @@ import { conditionsOf, type Conditions } from './conditional';
 import type { Reply, ResponseSpec } from './reply';
 
 export type { Reply, ResponseSpec } from './reply';
+import { readTextBody } from './body';
 import { fromZod, zodMessages } from './errors';
 import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
 import { apiLimits, type RateLimits } from './limits';
@@ -65,6 +66,8 @@ export interface OpSpec<P extends AnyObject, Q extends AnyObject, B extends z.Zo
   params?: P;
   query?: Q;
   body?: B;
+  /** The body's media type when it is not JSON (`text/dns`): `body` then validates its UTF-8 text. */
+  bodyType?: string;
   responses: Record<number, ResponseSpec>;
   /** The answer carries a secret (a bypass secret, a transfer code): it is never stored, so on a POST the
    * `Idempotency-Key` is ignored and every call runs (docs/api.md; api/idempotency.ts). */
@@ -297,7 +300,7 @@ export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (c
       needCore(op, deps);
       const key = withKeys ? idempotencyKeyOf(ctx) : undefined;
       let body: unknown;
-      if (op.body) body = await parseBody(ctx);
+      if (op.body) body = op.bodyType ? await readTextBody(ctx, op.bodyType) : await parseBody(ctx);
       const input = validInput(op, { params, query: ctx.query, body });
       // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
       let guard: KeyGuard | undefined;
@@ -322,6 +325,9 @@ export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (c
       if (json !== undefined) {
         ctx.type = 'application/json';
         ctx.body = json;
+      } else if (reply.text) {
+        ctx.type = reply.text.type;
+        ctx.body = reply.text.body;
       }
     };
     router.register(path, [op.method], run, { name: op.operationId });

@@ -7,6 +7,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Headers this answer always carries, by their name in the document's components. */
   headers?: string[];
+  /** The answer is text of this media type (`text/dns`), not JSON. */
+  textType?: string;
 }
 
 export interface Reply {
@@ -15,5 +17,7 @@ export interface Reply {
   /** The body already serialized as JSON (instead of `body`): for answers whose stored parts are JSON text
    * (a zone's rrsets), spliced in rather than parsed and serialized again. */
   json?: string;
+  /** A body that is not JSON: its Content-Type and text. */
+  text?: { type: string; body: string };
   headers?: Record<string, string>;
 }

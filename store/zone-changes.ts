@@ -7,7 +7,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { badRequest, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import {
-  checkCnameConflict, RECORD_TYPES, renderedBytes, resolveOwner, validateRRset, ZoneValidationError, type Issue, type RecordType, type RRset,
+  checkCnameConflict, dsWithoutDelegation, RECORD_TYPES, renderedBytes, resolveOwner, validateRRset, ZoneValidationError, type Issue, type RecordType, type RRset,
 } from '../zonefiles';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit } from './feed';
@@ -37,7 +37,7 @@ export interface ApplyZoneChanges {
   precondition?: ZonePrecondition;
   /** The plan's per-zone limits, as putRRset's. */
   quota: { plan: string; rrsets: number; bytes: number } | null;
-  /** The revision's summary (an import names itself); by default the counts of what changed. */
+  /** What made the change (an import, a restore), said before what changed in the revision's summary. */
   summary?: string;
 }
 
@@ -156,6 +156,10 @@ async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p:
         issues.push({ path: at(c.index), message: `rrset ${c.name} ${c.type} not found` });
         continue;
       }
+      if (c.type === 'NS' && dsWithoutDelegation([...typesAfter.get(c.name)!])) {
+        issues.push({ path: at(c.index), message: `${c.name} keeps a DS once the changes are applied, which needs its NS: delete the DS too` });
+        continue;
+      }
       diff.push({ op: 'remove', name: c.name, type: c.type, before: { ttl: old.ttl, records: old.records }, after: null, managedBy: null });
       grow = { rrsets: grow.rrsets - 1, bytes: grow.bytes - old.bytes };
       continue;
@@ -163,6 +167,10 @@ async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p:
     const others = [...typesAfter.get(c.name)!].filter((t) => t !== c.type) as RecordType[];
     if (checkCnameConflict(others, c.type as RecordType)) {
       issues.push({ path: at(c.index, 'type'), message: `a CNAME cannot share the name ${c.name} with another type` });
+      continue;
+    }
+    if (c.type === 'DS' && dsWithoutDelegation([...typesAfter.get(c.name)!])) {
+      issues.push({ path: at(c.index, 'type'), message: `a DS needs an NS rrset at ${c.name} once the changes are applied (a delegation)` });
       continue;
     }
     const after = { ttl: c.rrset.ttl, records: c.rrset.records };
@@ -179,7 +187,7 @@ async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p:
     if (grow.rrsets > 0 && z.rrsetCount + grow.rrsets > quota.rrsets) throw quotaExceeded('rrsets_per_zone', quota.rrsets, z.rrsetCount, quota.plan, 'rrsets per zone');
     if (grow.bytes > 0 && z.bytes + grow.bytes > quota.bytes) throw quotaExceeded('zone_bytes', quota.bytes, z.bytes, quota.plan, 'bytes of zone file per zone');
   }
-  const bumped = await bump(s, tx, z, now, { actor: p.actor, summary: p.summary ?? summaryOf(diff), diff }, grow);
+  const bumped = await bump(s, tx, z, now, { actor: p.actor, summary: p.summary === undefined ? summaryOf(diff) : `${p.summary}: ${summaryOf(diff)}`, diff }, grow);
   const { generation } = bumped;
   await insertRows(tx, 'upsertRRsets', 'INSERT INTO rrsets (zone, name, type, ttl, records, managed_by, changed_gen, bytes)',
     ' ON CONFLICT (zone, name, type) DO UPDATE SET ttl = excluded.ttl, records = excluded.records, changed_gen = excluded.changed_gen, bytes = excluded.bytes', 'zone',
@@ -209,7 +217,6 @@ const refused = (issues: Issue[]) =>
  */
 export async function applyZoneChanges(s: Store, p: ApplyZoneChanges): Promise<ZoneChangeResult> {
   const now = s.clock();
-  if (p.changes.length > MAX_CHANGES) throw badRequest(`a change set holds at most ${MAX_CHANGES} changes, not ${p.changes.length}`);
   const { planned, issues } = planChanges(p.zone, p.changes);
   return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);

@@ -684,3 +684,19 @@ export async function zoneChangesSince(s: Store, name: string, since: number): P
   const removed = read.rows[1].flatMap((r) => r.name === null || written.has(`${r.name} ${r.type}`) ? [] : [{ name: r.name, type: r.type as RecordType }]);
   return { zone: read.zone, changed, removed };
 }
+
+/**
+ * A customer's zone (another organization's reads as missing) with its status and every rrset, of one generation,
+ * in getZone's order: the apex rrsets, then the others by name and type. For a whole-zone read (export, import)
+ * whose tag must be that of what it lists.
+ */
+export async function zoneWithRRsets(s: Store, orgId: number, name: string): Promise<{ zone: ZoneWithStatus; rrsets: StoredRRset[] }> {
+  for (let attempt = 1; ; attempt++) {
+    const zone = await getZone(s, orgId, name);
+    const snap = await zoneSnapshot(s, name);
+    if (snap && snap.zone.uid === zone.uid && snap.zone.generation === zone.generation) {
+      return { zone, rrsets: [...snap.rrsets.filter((r) => r.name === name), ...snap.rrsets.filter((r) => r.name !== name)] };
+    }
+    if (attempt >= GENERATION_READS) throw new Error(`zone ${name} changed during each of ${GENERATION_READS} reads`);
+  }
+}

@@ -13,8 +13,9 @@ export {
   MAX_RECORDS,
   MAX_TXT_BYTES,
 } from './validate';
-export { absoluteLines, absoluteSoaLine, renderZone, renderRecordData, renderedBytes, rrsetKey } from './render';
-export { parseZone } from './parse';
+export { absoluteLines, absoluteSoaLine, exportZoneFile, renderZone, renderRecordData, renderedBytes, rrsetKey } from './render';
+export { MAX_ZONE_FILE_BYTES, parseZone, parseZoneFile, type ZoneFile } from './parse';
+export { importChanges, type CurrentRRset, type ImportMode, type ZoneChange } from './import';
 export { nextSerial, serialGreater } from './serial';
 export {
   answerBytes,

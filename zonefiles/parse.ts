@@ -1,219 +1,395 @@
 import { ZoneValidationError, type Issue } from './errors';
 import { RECORD_TYPES, type RecordType, type RRset, type Soa, type ZoneSpec } from './model';
 import { checkName } from './names';
-import { zoneFileFields } from './rdata';
+import { validateRRset } from './validate';
 
-/** A line that cannot be read; caught per line so that every bad line is reported. */
+/** The largest zone file read: 1 MiB, the API's body limit (Cloudflare takes 256 KiB). */
+export const MAX_ZONE_FILE_BYTES = 1024 * 1024;
+
+/** Refused lines reported in one error at most: a file of garbage names its first bad lines, not all of them. */
+const MAX_ISSUES = 100;
+
+/** A record or directive that cannot be taken; caught per entry so that every bad entry is reported. */
 class LineProblem {
   constructor(readonly message: string) {}
 }
 
-const SPACE = /[ \t]/;
+/**
+ * One field of an entry. `text` is its bytes after unescaping, one char per byte (latin1): `\DDD` is one byte,
+ * `\X` is X, a non-ASCII character its UTF-8 bytes. `raw` is the field as written (quotes and escapes kept), the
+ * presentation form record validation reads.
+ */
+interface Token { text: string; raw: string }
+
+/** A record or directive: its fields, from the line it starts on (parentheses may carry it over several lines). */
+interface Entry { line: number; blankOwner: boolean; tokens: Token[] }
+
 const DDD = /^[0-9]{3}$/;
 const HIGH_BYTE = /[\x80-\xff]/;
-
-function isDelimiter(c: string, quoted: boolean): boolean {
-  return quoted ? c === '"' : c === ' ' || c === '\t' || c === ';' || c === '"';
-}
+/** What ends an unquoted field (RFC 1035 5.1). A `"` inside one (`alpn="h2,h3"`, RFC 9460) opens a quoted part of it. */
+const BARE_END = new Set([' ', '\t', '\r', '\n', ';', '(', ')']);
+/** Characters that need no look inside a field: not a delimiter, quote, backslash or non-ASCII. */
+const PLAIN_BARE = /[^ \t\r\n;()"\\\x80-\uffff]*/y;
+const PLAIN_QUOTED = /[^"\\\n\x80-\uffff]*/y;
 
 /**
- * Splits one line into tokens (RFC 1035 5.1): quoted or bare, `;` starts a comment. A token is a byte
- * string, one char per byte (latin1), after unescaping: `\DDD` is one byte, `\X` is X, and a non-ASCII
- * character is its UTF-8 bytes. Runs of plain characters are copied as slices, which keeps large files fast.
+ * Splits a master file into entries (RFC 1035 5.1): `;` comments to the end of the line outside quotes,
+ * parentheses join lines, a line starting with a blank has no owner (the previous one's). A problem inside an
+ * entry is reported at its line and the entry dropped; reading goes on with the next line.
  */
-function tokenize(line: string): string[] {
-  const tokens: string[] = [];
+function entries(file: string, problem: (line: number, message: string) => void): Entry[] {
+  const out: Entry[] = [];
+  let line = 1;
+  let depth = 0;
+  let openedAt = 0;
+  let current: Entry | undefined;
+  let broken = false;
+  let lineStart = true;
+  let blank = false;
+  const end = (): void => {
+    if (current && !broken) out.push(current);
+    current = undefined;
+    broken = false;
+  };
   let i = 0;
-  while (i < line.length) {
-    const c = line[i] as string;
-    if (SPACE.test(c)) {
+  while (i < file.length) {
+    const c = file[i] as string;
+    if (lineStart && depth === 0) blank = c === ' ' || c === '\t';
+    lineStart = false;
+    if (c === '\n') {
+      line++;
+      i++;
+      lineStart = true;
+      if (depth === 0) end();
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\r') {
       i++;
       continue;
     }
-    if (c === ';') break;
-    const quoted = c === '"';
-    if (quoted) i++;
-    let token = '';
-    let run = i;
-    for (;;) {
-      if (i >= line.length) {
-        if (quoted) throw new LineProblem('a quoted string is not closed');
-        break;
+    if (c === ';') {
+      while (i < file.length && file[i] !== '\n') i++;
+      continue;
+    }
+    if (c === '(') {
+      if (depth === 0) openedAt = line;
+      depth++;
+      i++;
+      continue;
+    }
+    if (c === ')') {
+      i++;
+      if (depth === 0) {
+        if (!broken) problem(line, 'a ")" closes no "("');
+        broken = true;
+        continue;
       }
-      const d = line[i] as string;
-      if (isDelimiter(d, quoted)) break;
-      if (d === '\\') {
-        token += line.slice(run, i);
-        const digits = line.slice(i + 1, i + 4);
-        if (DDD.test(digits)) {
-          const value = Number(digits);
-          if (value > 255) throw new LineProblem(`escape \\${digits} is not a byte`);
-          token += String.fromCharCode(value);
-          i += 4;
-          run = i;
-          continue;
-        }
-        i++;
-        if (i >= line.length) throw new LineProblem('the line ends with a lone backslash');
-        run = i;
-      }
-      if (line.charCodeAt(i) > 0x7f) {
-        token += line.slice(run, i);
-        const char = String.fromCodePoint(line.codePointAt(i) as number);
-        token += Buffer.from(char, 'utf8').toString('latin1');
-        i += char.length;
+      depth--;
+      continue;
+    }
+    try {
+      const { token, next } = readToken(file, i);
+      current ??= { line, blankOwner: blank, tokens: [] };
+      current.tokens.push(token);
+      i = next;
+    } catch (e) {
+      if (!(e instanceof LineProblem)) throw e;
+      if (!broken) problem(line, e.message);
+      broken = true;
+      while (i < file.length && file[i] !== '\n') i++;
+    }
+  }
+  if (depth > 0) {
+    problem(openedAt, 'a "(" is never closed');
+    broken = true;
+  }
+  end();
+  return out;
+}
+
+/** One field from `start`: bare, quoted, or bare with quoted parts; ends at a delimiter or the line's end. */
+function readToken(file: string, start: number): { token: Token; next: number } {
+  let i = start;
+  let text = '';
+  let quoted = false;
+  let run = i;
+  for (;;) {
+    // Runs of plain characters are skipped by one sticky match, which keeps a 1 MiB file fast.
+    const plain = quoted ? PLAIN_QUOTED : PLAIN_BARE;
+    plain.lastIndex = i;
+    plain.test(file);
+    i = plain.lastIndex;
+    const c = file[i];
+    if (c === undefined || (!quoted && BARE_END.has(c))) break;
+    if (c === '\n') throw new LineProblem('a quoted string is not closed');
+    if (c === '"') {
+      text += file.slice(run, i);
+      quoted = !quoted;
+      i++;
+      run = i;
+      continue;
+    }
+    if (c === '\\') {
+      text += file.slice(run, i);
+      const digits = file.slice(i + 1, i + 4);
+      if (DDD.test(digits)) {
+        const value = Number(digits);
+        if (value > 255) throw new LineProblem(`escape \\${digits} is not a byte`);
+        text += String.fromCharCode(value);
+        i += 4;
         run = i;
         continue;
       }
       i++;
+      if (i >= file.length || file[i] === '\n') throw new LineProblem('the line ends with a lone backslash');
+      run = i;
     }
-    token += line.slice(run, i);
-    if (quoted) i++;
-    tokens.push(token);
+    if (file.charCodeAt(i) > 0x7f) {
+      text += file.slice(run, i);
+      const char = String.fromCodePoint(file.codePointAt(i) as number);
+      text += Buffer.from(char, 'utf8').toString('latin1');
+      i += char.length;
+      run = i;
+      continue;
+    }
+    i++;
   }
-  return tokens;
+  if (quoted) throw new LineProblem('a quoted string is not closed');
+  text += file.slice(run, i);
+  return { token: { text, raw: file.slice(start, i) }, next: i };
 }
 
-/** A token's text: its bytes read as UTF-8. */
-function text(token: string | undefined): string {
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A field's text: its bytes read as UTF-8. */
+function text(token: Token | undefined): string {
   if (token === undefined) throw new LineProblem('the record has too few fields');
-  return HIGH_BYTE.test(token) ? Buffer.from(token, 'latin1').toString('utf8') : token;
+  if (!HIGH_BYTE.test(token.text)) return token.text;
+  try {
+    return utf8.decode(Buffer.from(token.text, 'latin1'));
+  } catch {
+    throw new LineProblem(`the text ${token.raw} is not valid UTF-8`);
+  }
 }
 
-function integer(token: string | undefined, field: string): number {
+const TTL_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
+const TTL_FORM = /^(?:[0-9]+|(?:[0-9]+[smhdw])+)$/i;
+
+/** A TTL in seconds, plain or with BIND's units (`1h30m`); undefined for a field that is not one. */
+function ttlOf(field: string): number | undefined {
+  if (!TTL_FORM.test(field)) return undefined;
+  if (/^[0-9]+$/.test(field)) return Number(field);
+  let seconds = 0;
+  for (const [, n, unit] of field.matchAll(/([0-9]+)([smhdw])/gi)) seconds += Number(n) * (TTL_UNITS[(unit as string).toLowerCase()] as number);
+  return seconds;
+}
+
+function timer(token: Token | undefined, field: string): number {
   const t = text(token);
-  if (!/^[0-9]+$/.test(t)) throw new LineProblem(`${field} "${t}" is not a number`);
-  return Number(t);
+  const n = ttlOf(t);
+  if (n === undefined || n > 0xffff_ffff) throw new LineProblem(`SOA ${field} "${t}" is not a number of seconds`);
+  return n;
 }
 
 /** Absolute name without trailing dot: `@` is the origin, a name without a trailing dot is relative to it. */
-function absoluteName(written: string, origin: string, wildcard: boolean): string {
+function nameOf(written: string, origin: string, wildcard: boolean): string {
   if (written === '.') return '.';
-  const full = written === '@' ? origin : written.endsWith('.') ? written : `${written}.${origin}`;
+  // Under the root origin (`$ORIGIN .`, as BIND writes before a zone's apex) a relative name is absolute.
+  const full = written === '@' ? origin : written.endsWith('.') ? written : origin === '.' ? `${written}.` : `${written}.${origin}`;
   const r = checkName(full, wildcard);
   if (!r.ok) throw new LineProblem(`name "${written}" ${r.reason}`);
   return r.name;
 }
 
-function recordContent(type: RecordType, rdata: string[], origin: string): string {
-  const host = (token: string | undefined) => absoluteName(text(token), origin, false);
-  const arity = (n: number) => {
-    if (rdata.length !== n) throw new LineProblem(`${type} needs ${n} rdata fields, got ${rdata.length}`);
-  };
-  switch (type) {
-    case 'A':
-    case 'AAAA':
-      arity(1);
-      return text(rdata[0]);
-    case 'CNAME':
-    case 'NS':
-    case 'PTR':
-      arity(1);
-      return host(rdata[0]);
-    case 'MX':
-      arity(2);
-      return `${text(rdata[0])} ${host(rdata[1])}`;
-    case 'SRV':
-      arity(4);
-      return `${text(rdata[0])} ${text(rdata[1])} ${text(rdata[2])} ${host(rdata[3])}`;
-    case 'CAA':
-      arity(3);
-      return `${text(rdata[0])} ${text(rdata[1]).toLowerCase()} "${text(rdata[2])}"`;
-    case 'TXT':
-      if (rdata.length === 0) throw new LineProblem('TXT needs at least one string');
-      // Pieces are joined as bytes: a UTF-8 character may straddle two of them.
-      return text(rdata.join(''));
-    default:
-      return zoneFileFields(type, rdata.map(text), (t) => absoluteName(t, origin, false));
-  }
+/** {@link nameOf} of a field, which must be written without escapes: an escaped dot or byte is no host name. */
+function absoluteName(token: Token | undefined, origin: string, wildcard: boolean): string {
+  const written = text(token);
+  if ((token as Token).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
+  return nameOf(written, origin, wildcard);
 }
 
 /**
- * Reads a zone file in the form {@link renderZone} writes, back into a ZoneSpec (rrsets in file order).
- * Understands `$ORIGIN`, `$TTL`, comments, `@`, relative and absolute names, an omitted owner (leading
- * blank: the previous owner), an optional `IN`, multi-string TXT with `\DDD` escapes. Parentheses and
- * `$INCLUDE` are not supported: one record per line. Content is not validated (see {@link validateRRset}).
- * Throws {@link ZoneValidationError} with one issue per bad line (path `line N`).
+ * Which RDATA field (from 0) of a type is a domain name, written relative to `$ORIGIN` or absolute; the record
+ * content the API takes has it absolute. Keyed by type name, so that the types record validation is learning
+ * (RFC 9460 HTTPS and SVCB: the target; RFC 3403 NAPTR: the replacement) are read right once it knows them;
+ * a type without an entry is taken as written.
  */
-export function parseZone(zoneText: string): ZoneSpec {
+const NAME_FIELD: Readonly<Record<string, number>> = { CNAME: 0, NS: 0, PTR: 0, MX: 1, SRV: 3, HTTPS: 1, SVCB: 1, NAPTR: 5 };
+
+/**
+ * A record's content in the API's form, before validation: TXT is its strings joined as bytes (a UTF-8
+ * character may straddle two), every other type its fields as written, the name field made absolute.
+ */
+function recordContent(type: RecordType, rdata: Token[], origin: string): string {
+  if (type === 'TXT') {
+    if (rdata.length === 0) throw new LineProblem('TXT needs at least one string');
+    return text({ text: rdata.map((t) => t.text).join(''), raw: rdata.map((t) => t.raw).join(' ') });
+  }
+  const at = NAME_FIELD[type];
+  return rdata.map((t, i) => (i === at ? absoluteName(t, origin, false) : t.raw)).join(' ');
+}
+
+const KNOWN_TYPES = new Set<string>(RECORD_TYPES);
+const CLASSES = new Set(['IN', 'CH', 'CS', 'HS']);
+
+/** The rrsets a file holds, each with the line of every record, before validation. */
+interface Gathered { name: string; type: RecordType; ttl: number; records: { content: string }[]; lines: number[] }
+
+/** A master file read: its rrsets validated (canonical content, as the API stores it), each with the line it starts on. */
+export interface ZoneFile {
+  /** The zone: the one given, else the first `$ORIGIN`. */
+  origin: string;
+  /** The file's SOA, if it has one. */
+  soa: Soa | undefined;
+  rrsets: RRset[];
+  /** `lines[i]`: the line of `rrsets[i]`'s first record. */
+  lines: number[];
+}
+
+/**
+ * Reads an RFC 1035 master file: `$ORIGIN`, `$TTL`, `@`, relative and absolute names, an omitted owner (a
+ * leading blank: the previous record's), parentheses across lines, `;` comments, quoted strings with `\"` and
+ * `\DDD` escapes, TTLs with units (`1h30m`), class `IN` optional and before or after the TTL. A record without a
+ * TTL takes `$TTL`, else the last TTL written (RFC 1035 5.1). `$INCLUDE` and `$GENERATE` are refused: a file
+ * is read alone. Records of one name and type make one rrset whose TTL is its first record's, as BIND does
+ * ("TTL set to prior TTL"). Any type record validation knows ({@link RECORD_TYPES}) is read, and each rrset is
+ * validated as the API validates a write ({@link validateRRset}); rules between rrsets (CNAME) depend on what
+ * the zone holds besides ({@link importChanges}).
+ *
+ * `zone` is the zone the file is for (its names must be in it) and the first origin; without it the file must
+ * set `$ORIGIN` before any record, and the first one is the zone. At most {@link MAX_ZONE_FILE_BYTES} bytes.
+ * Throws {@link ZoneValidationError} with one issue per refused entry, its path `line N` (the line the entry
+ * starts on), at most 100 of them.
+ */
+export function parseZoneFile(file: string, zone?: string): ZoneFile {
+  const bytes = Buffer.byteLength(file, 'utf8');
+  if (bytes > MAX_ZONE_FILE_BYTES) throw new ZoneValidationError([{ path: '', message: `the zone file is ${bytes} bytes; at most ${MAX_ZONE_FILE_BYTES} are read` }]);
   const issues: Issue[] = [];
-  const rrsets = new Map<string, RRset>();
-  let origin: string | undefined;
+  const refuse = (line: number, message: string): void => {
+    issues.push({ path: `line ${line}`, message });
+  };
+  const gathered = new Map<string, Gathered>();
+  let apex = zone;
+  let origin = zone;
   let defaultTtl: number | undefined;
+  let lastTtl: number | undefined;
   let soa: Soa | undefined;
   let previousOwner: string | undefined;
 
-  zoneText.split(/\r?\n/).forEach((line, index) => {
+  for (const entry of entries(file, refuse)) {
     try {
-      const tokens = tokenize(line);
-      if (tokens.length === 0) return;
+      const { tokens } = entry;
       const first = text(tokens[0]);
-      if (first === '$ORIGIN') {
-        origin = absoluteName(text(tokens[1]), '', false);
-        return;
+      const directive = first.toUpperCase();
+      if (directive === '$ORIGIN') {
+        origin = absoluteName(tokens[1], '', false);
+        apex ??= origin;
+        continue;
       }
-      if (first === '$TTL') {
-        defaultTtl = integer(tokens[1], 'TTL');
-        return;
+      if (directive === '$TTL') {
+        defaultTtl = ttlOf(text(tokens[1]));
+        if (defaultTtl === undefined) throw new LineProblem(`$TTL "${text(tokens[1])}" is not a number of seconds`);
+        continue;
       }
+      if (directive === '$INCLUDE') throw new LineProblem('$INCLUDE is not supported: put the included records in the file itself');
+      if (directive === '$GENERATE') throw new LineProblem('$GENERATE is not supported: write out the records it would make');
       if (first.startsWith('$')) throw new LineProblem(`directive ${first} is not supported`);
       if (origin === undefined) throw new LineProblem('a record comes before $ORIGIN');
 
       let rest = tokens;
       let owner = previousOwner;
-      if (!SPACE.test(line[0] as string)) {
-        owner = absoluteName(first, origin, true);
+      if (!entry.blankOwner) {
+        owner = absoluteName(tokens[0], origin, true);
         rest = tokens.slice(1);
       }
       if (owner === undefined) throw new LineProblem('the first record has no owner');
       previousOwner = owner;
 
-      let ttl = defaultTtl;
+      let ttl: number | undefined;
       let field = 0;
       for (; field < 2 && field < rest.length; field++) {
         const t = text(rest[field]);
-        if (/^[0-9]+$/.test(t)) ttl = Number(t);
-        else if (t.toUpperCase() !== 'IN') break;
+        const asTtl = ttl === undefined ? ttlOf(t) : undefined;
+        if (asTtl !== undefined) ttl = asTtl;
+        else if (CLASSES.has(t.toUpperCase())) {
+          if (t.toUpperCase() !== 'IN') throw new LineProblem(`class ${t.toUpperCase()} is not supported; the zone is of class IN`);
+        } else break;
       }
+      if (ttl !== undefined) lastTtl = ttl;
+      ttl ??= defaultTtl ?? lastTtl;
       const type = text(rest[field]).toUpperCase();
       const rdata = rest.slice(field + 1);
-      if (ttl === undefined) throw new LineProblem('the record has no TTL and there is no $TTL');
+      if (ttl === undefined) throw new LineProblem('the record has no TTL and there is no $TTL before it');
 
       if (type === 'SOA') {
         if (soa) throw new LineProblem('a second SOA record');
-        if (rdata.length !== 7) throw new LineProblem(`SOA needs 7 rdata fields, got ${rdata.length}`);
+        if (rdata.length !== 7) throw new LineProblem(`SOA needs 7 fields, got ${rdata.length}`);
+        const serial = text(rdata[2]);
+        if (!/^[0-9]{1,10}$/.test(serial) || Number(serial) > 0xffff_ffff) throw new LineProblem(`SOA serial "${serial}" is not a 32-bit number`);
         soa = {
-          mname: absoluteName(text(rdata[0]), origin, false),
-          rname: absoluteName(text(rdata[1]), origin, false),
-          serial: integer(rdata[2], 'serial'),
-          refresh: integer(rdata[3], 'refresh'),
-          retry: integer(rdata[4], 'retry'),
-          expire: integer(rdata[5], 'expire'),
-          minimum: integer(rdata[6], 'minimum'),
+          mname: absoluteName(rdata[0], origin, false),
+          rname: absoluteName(rdata[1], origin, false),
+          serial: Number(serial),
+          refresh: timer(rdata[3], 'refresh'),
+          retry: timer(rdata[4], 'retry'),
+          expire: timer(rdata[5], 'expire'),
+          minimum: timer(rdata[6], 'minimum'),
           ttl,
         };
-        return;
+        continue;
       }
-      if (!(RECORD_TYPES as readonly string[]).includes(type)) throw new LineProblem(`type ${type} is not supported`);
+      if (!KNOWN_TYPES.has(type)) throw new LineProblem(`type ${type} is not supported; the types are ${RECORD_TYPES.join(', ')} (and SOA, which the service writes)`);
       const recordType = type as RecordType;
       const content = recordContent(recordType, rdata, origin);
       const key = `${owner} ${recordType}`;
-      const rrset = rrsets.get(key);
-      if (!rrset) {
-        rrsets.set(key, { name: owner, type: recordType, ttl, records: [{ content }] });
-      } else if (rrset.ttl !== ttl) {
-        throw new LineProblem(`TTL ${ttl} differs from ${rrset.ttl} of the other ${owner} ${recordType} records`);
-      } else {
+      const rrset = gathered.get(key);
+      if (rrset) {
         rrset.records.push({ content });
+        rrset.lines.push(entry.line);
+      } else {
+        gathered.set(key, { name: owner, type: recordType, ttl, records: [{ content }], lines: [entry.line] });
       }
     } catch (e) {
       if (!(e instanceof LineProblem)) throw e;
-      issues.push({ path: `line ${index + 1}`, message: e.message });
+      refuse(entry.line, e.message);
     }
-  });
+  }
 
-  if (origin === undefined) issues.push({ path: '', message: 'the zone has no $ORIGIN' });
-  if (soa === undefined) issues.push({ path: '', message: 'the zone has no SOA record' });
-  if (issues.length > 0 || origin === undefined || soa === undefined) throw new ZoneValidationError(issues);
-  return { name: origin, soa, rrsets: [...rrsets.values()] };
+  const rrsets: RRset[] = [];
+  const lines: number[] = [];
+  if (apex !== undefined) {
+    for (const g of gathered.values()) {
+      const { lines: at, ...rrset } = g;
+      try {
+        rrsets.push(validateRRset(apex, rrset));
+        lines.push(at[0] as number);
+      } catch (e) {
+        if (!(e instanceof ZoneValidationError)) throw e;
+        for (const issue of e.issues) {
+          const record = /^records\[([0-9]+)\]/.exec(issue.path);
+          refuse(at[record ? Number(record[1]) : 0] as number, `${g.name} ${g.type}: ${issue.message}`);
+        }
+      }
+    }
+  }
+
+  if (issues.length > 0 || apex === undefined) {
+    if (apex === undefined && issues.length === 0) issues.push({ path: '', message: 'the file has no $ORIGIN and no records' });
+    const lineOf = (i: Issue): number => Number(i.path.slice('line '.length)) || 0;
+    const sorted = issues.sort((a, b) => lineOf(a) - lineOf(b));
+    const shown = sorted.slice(0, MAX_ISSUES);
+    if (sorted.length > MAX_ISSUES) shown.push({ path: '', message: `${sorted.length - MAX_ISSUES} more problems not listed` });
+    throw new ZoneValidationError(shown);
+  }
+  return { origin: apex, soa, rrsets, lines };
+}
+
+/**
+ * Reads a whole zone in the form {@link renderZone} writes (or any master file of one zone): `$ORIGIN` first,
+ * exactly one SOA. See {@link parseZoneFile}.
+ */
+export function parseZone(file: string): ZoneSpec {
+  const read = parseZoneFile(file);
+  if (read.soa === undefined) throw new ZoneValidationError([{ path: '', message: 'the zone has no SOA record' }]);
+  return { name: read.origin, soa: read.soa, rrsets: read.rrsets };
 }

@@ -303,21 +303,3 @@ export function fieldsRdataBytes(type: FieldType, content: string): number {
     }
   }, 0);
 }
-
-/**
- * Content in the API's form from a zone file's RDATA fields (already unquoted and unescaped, as text), names
- * made absolute by `host`; a SvcParam written `key="value"` arrives as `key=` and `value`. Not validated.
- */
-export function zoneFileFields(type: FieldType, rdata: string[], host: (text: string) => string): string {
-  const fields = LAYOUTS[type].fields;
-  const out: string[] = [];
-  for (let i = 0; i < rdata.length; i++) {
-    const field = fields[Math.min(i, fields.length - 1)] as Field;
-    const text = rdata[i] as string;
-    if (field.kind === 'string') out.push(quote(text));
-    else if (field.kind === 'name') out.push(host(text));
-    else if (field.kind === 'params' && /^[a-z0-9-]+=$/i.test(text) && i + 1 < rdata.length) out.push(quote(text + (rdata[++i] as string)));
-    else out.push(text);
-  }
-  return out.join(' ');
-}

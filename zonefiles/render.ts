@@ -119,13 +119,13 @@ export function renderedBytes(zone: string, rrset: RRset): number {
 const soaLine = (soa: Soa): string =>
   `@ ${soa.ttl} IN SOA ${absolute(soa.mname)} ${absolute(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
 
-/** `$ORIGIN`, the SOA, then the entries' lines in the given (sorted) order, joined in batches to keep
- * garbage low on large zones. */
-function emit(zone: string, soa: Soa, entries: Iterable<Entry>): string {
-  const chunks: string[] = [`$ORIGIN ${zone}.`, soaLine(soa)];
+/** `head`, then the lines `linesOf` pushes for each item in order, joined in batches to keep garbage low on large
+ * zones; ends with a newline. */
+function emit<T>(head: string[], items: Iterable<T>, linesOf: (out: string[], item: T) => void): string {
+  const chunks = [...head];
   let lines: string[] = [];
-  for (const e of entries) {
-    pushLines(lines, e.owner, e.rrset);
+  for (const item of items) {
+    linesOf(lines, item);
     if (lines.length >= LINES_PER_BATCH) {
       chunks.push(lines.join('\n'));
       lines = [];
@@ -176,5 +176,15 @@ export function renderZone(spec: ZoneSpec): string {
   for (let i = 1; i < entries.length; i++) {
     if (compareEntries(entries[i - 1] as Entry, entries[i] as Entry) === 0) throw twoRRsets((entries[i] as Entry).rrset);
   }
-  return emit(spec.name, spec.soa, entries);
+  return emit([`$ORIGIN ${spec.name}.`, soaLine(spec.soa)], entries, (out, e) => pushLines(out, e.owner, e.rrset));
+}
+
+/**
+ * The zone as an RFC 1035 master file for export: `$ORIGIN <zone>.`, the SOA, then every record of `rrsets` in
+ * the order given (the API's), each line `<owner>. <ttl> IN <type> <rdata>` with the owner absolute, so that the
+ * file means the same wherever it is included; records as the nameserver is given them ({@link absoluteLines}:
+ * TXT split into 255-byte strings as served). {@link parseZoneFile} reads it back to the same rrsets.
+ */
+export function exportZoneFile(zone: string, soa: Soa, rrsets: Iterable<RRset>): string {
+  return emit([`$ORIGIN ${zone}.`, absoluteSoaLine(zone, soa)], rrsets, (out, rrset) => out.push(...absoluteLines(zone, rrset)));
 }

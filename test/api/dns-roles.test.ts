@@ -1,6 +1,6 @@
 /**
- * Spec 5.3 for the DNS group: the minimum role of each of its operations (with CONTRACT.md's change sets and
- * revisions), checked for every caller (viewer, member, admin of the organization; a signed-in stranger; another
+ * Spec 5.3 for the DNS group: the minimum role of each of its operations (with CONTRACT.md's change sets, revisions
+ * and zone files), checked for every caller (viewer, member, admin of the organization; a signed-in stranger; another
  * organization's admin; no token),
  * and the order of the checks: 401 before 404 (organization) before 403 (role) before anything else.
  */
@@ -17,8 +17,8 @@ interface Op {
   id: string;
   min: Role;
   method: string;
-  /** Path and body of a request that succeeds for a caller of the right role, on the zone `z`. */
-  request: (z: string) => { path: string; body?: unknown };
+  /** Path and body (JSON, or `raw` text with its content type) of a request that succeeds for a caller of the right role, on the zone `z`. */
+  request: (z: string) => { path: string; body?: unknown; raw?: string; headers?: Record<string, string> };
   ok: number;
 }
 
@@ -29,6 +29,12 @@ const OPS: Op[] = [
   {
     id: 'putRRset', min: 'member', method: 'PUT', ok: 200,
     request: (z) => ({ path: `${base(z)}/rrsets/new.${z}/A`, body: { records: [{ content: '192.0.2.9' }] } }),
+  },
+  { id: 'exportZone', min: 'viewer', method: 'GET', request: (z) => ({ path: `${base(z)}/export` }), ok: 200 },
+  {
+    id: 'importZone', min: 'member', method: 'POST', ok: 200,
+    // What the zone holds already: an import that changes nothing.
+    request: (z) => ({ path: `${base(z)}/import?mode=merge`, raw: `www.${z}. 3600 IN A 192.0.2.1\n`, headers: { 'content-type': 'text/dns' } }),
   },
   { id: 'deleteRRset', min: 'member', method: 'DELETE', request: (z) => ({ path: `${base(z)}/rrsets/www.${z}/A` }), ok: 204 },
   {
@@ -85,9 +91,9 @@ describe.each(OPS)('$id (minimum role $min)', (op) => {
 
   it.each(CALLERS)('%s', async (caller) => {
     const want = expected(op, caller);
-    const { path, body } = op.request(zone);
+    const { path, ...input } = op.request(zone);
     const before = want.status >= 400 ? await snapshot() : undefined;
-    const r = await t.call(op.method, path, { token: tokenOf(t, caller), body });
+    const r = await t.call(op.method, path, { token: tokenOf(t, caller), ...input });
     expect(r.status, JSON.stringify(r.body)).toBe(want.status);
     if (want.code) {
       expect(r.body.code).toBe(want.code);
@@ -99,8 +105,8 @@ describe.each(OPS)('$id (minimum role $min)', (op) => {
   const tooLow = (['viewer', 'member'] as Role[]).filter((r) => RANK[r] < RANK[op.min]);
   if (tooLow.length > 0) {
     it.each(tooLow)('%s gets 403 even for a zone that does not exist', async (caller) => {
-      const { path, body } = op.request('does-not-exist.example');
-      const r = await t.call(op.method, path, { token: tokenOf(t, caller), body });
+      const { path, ...input } = op.request('does-not-exist.example');
+      const r = await t.call(op.method, path, { token: tokenOf(t, caller), ...input });
       expect([r.status, r.body.code]).toEqual([403, 'forbidden']);
     });
   }
@@ -109,8 +115,8 @@ describe.each(OPS)('$id (minimum role $min)', (op) => {
     ['stranger', 404, 'not_found'],
     ['noToken', 401, 'unauthorized'],
   ] as const)('%s on a zone that does not exist → %i', async (caller, status, code) => {
-    const { path, body } = op.request('does-not-exist.example');
-    const r = await t.call(op.method, path, { token: tokenOf(t, caller), body });
+    const { path, ...input } = op.request('does-not-exist.example');
+    const r = await t.call(op.method, path, { token: tokenOf(t, caller), ...input });
     expect([r.status, r.body.code]).toEqual([status, code]);
   });
 
@@ -119,14 +125,14 @@ describe.each(OPS)('$id (minimum role $min)', (op) => {
     ['an organization that does not exist, without a token', 'noToken', 401, 'unauthorized'],
     ['an unknown token', 'bogus', 401, 'unauthorized'],
   ] as const)('%s → %i', async (_what, caller, status, code) => {
-    const { path, body } = op.request(zone);
+    const { path, ...input } = op.request(zone);
     const target = caller === 'bogus' ? path : path.replace('/orgs/acme/', '/orgs/nosuchorg/');
     const token = caller === 'bogus' ? 'not-a-real-token' : tokenOf(t, caller);
-    const r = await t.call(op.method, target, { token, body });
+    const r = await t.call(op.method, target, { token, ...input });
     expect([r.status, r.body.code]).toEqual([status, code]);
   });
 
-  if (tooLow.length > 0 && op.request(zone).body !== undefined) {
+  if (tooLow.length > 0 && (op.request(zone).body !== undefined || op.request(zone).raw !== undefined)) {
     it.each(tooLow)('%s with an invalid body still gets 403 (the role is checked before the body)', async (caller) => {
       const { path } = op.request(zone);
       const r = await t.call(op.method, path, { token: tokenOf(t, caller), body: { bogus: 1 } });
@@ -141,8 +147,8 @@ describe('check order against the 503s', () => {
   afterAll(async () => { await u.close(); });
 
   it.each(OPS)('$id without a core: no token 401, stranger 404, too-low role 403, enough role 503 no_core', async (op) => {
-    const { path, body } = op.request('roles.example');
-    const call = (token: string | null) => u.call(op.method, path, { token, body });
+    const { path, ...input } = op.request('roles.example');
+    const call = (token: string | null) => u.call(op.method, path, { token, ...input });
     expect((await call(null)).status).toBe(401);
     expect((await call(u.tokens.stranger)).status).toBe(404);
     for (const role of ['viewer', 'member', 'admin'] as Role[]) {

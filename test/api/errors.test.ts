@@ -416,7 +416,7 @@ describe('operability endpoints', () => {
         expect(entry.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: 'path', required: true })]));
       }
       for (const status of Object.keys(op.responses)) expect(entry.responses[status]).toBeDefined();
-      if (op.body) expect(entry.requestBody.content['application/json'].schema).toBeDefined();
+      if (op.body) expect(entry.requestBody.content[op.bodyType ?? 'application/json'].schema).toBeDefined();
     });
 
     it('documents exactly the operations of allOps, each operationId once', () => {

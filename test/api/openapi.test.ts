@@ -88,6 +88,20 @@ describe('the document', () => {
     expect(doc.paths[op.path][op.method].responses[200].headers['Cache-Control']).toEqual({ $ref: '#/components/headers/Cache-Control' });
   });
 
+  it('the zone file operations say text/dns: importZone\'s body, exportZone\'s answer; their errors stay JSON', () => {
+    const ops = doc.paths['/v1/orgs/{orgSlug}/dns/zones/{zone}/import'].post;
+    expect(ops.operationId).toBe('importZone');
+    expect(Object.keys(ops.requestBody.content)).toEqual(['text/dns']);
+    expect(ops.requestBody.content['text/dns'].schema).toMatchObject({ type: 'string' });
+    expect(ops.responses[415].description).toContain('text/dns');
+    expect(Object.keys(ops.responses[200].content)).toEqual(['application/json']);
+    const exp = doc.paths['/v1/orgs/{orgSlug}/dns/zones/{zone}/export'].get;
+    expect(exp.operationId).toBe('exportZone');
+    expect(exp.responses[200].content).toEqual({ 'text/dns': { schema: { type: 'string' } } });
+    expect(Object.keys(exp.responses[200].headers)).toEqual(expect.arrayContaining(['ETag', 'X-Generation']));
+    expect(exp.responses[404].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+  });
+
   it('405, 401 and 429 carry their headers: Allow, WWW-Authenticate, Retry-After', () => {
     const { responses, headers } = doc.components;
     expect(Object.keys(responses.MethodNotAllowed.headers)).toEqual(['X-Request-Id', 'Allow']);
@@ -194,6 +208,13 @@ describe('the checker of answers catches drift', () => {
   const page = { items: [{ name: 'blog', hostname: 'blog.example', database: false, createdAt: '2026-11-26T10:00:00.000Z', deletingSince: null }], nextCursor: null };
   const error = { code: 'not_found', message: 'project ghost not found', requestId: 'r1' };
   const P = '/v1/orgs/acme/projects';
+
+  it('checks the content type of a text answer', () => {
+    const text = (type: string) => ({ status: 200, text: '$ORIGIN example.com.\n', headers: new Headers({ 'content-type': type, 'x-request-id': 'r1', etag: '"1-a"', 'x-generation': '1' }) });
+    const path = '/v1/orgs/acme/dns/zones/example.com/export';
+    expect(checker.problems('GET', path, text('text/dns; charset=utf-8'))).toEqual([]);
+    expect(checker.problems('GET', path, text('application/json'))).toEqual(['content-type is "application/json", not text/dns']);
+  });
 
   it('passes what the document says', () => {
     expect(checker.problems('GET', `${P}?limit=5`, json(200, page))).toEqual([]);

@@ -96,6 +96,11 @@ export class OpenApiChecker {
         problems.push(`header ${name}: ${JSON.stringify(value)} ${describeErrors(check.errors)}`);
       }
     }
+    const text = Object.keys((response.content ?? {}) as Json).find((t) => t !== 'application/json');
+    if (text) {
+      const type = answer.headers.get('content-type') ?? '';
+      return type.split(';')[0]!.trim() === text ? problems : [...problems, `content-type is ${JSON.stringify(type)}, not ${text}`];
+    }
     const json = (response.content as Json | undefined)?.['application/json'] as Json | undefined;
     if (!json) {
       if (answer.text !== '') problems.push(`the response has no content, but the body is ${JSON.stringify(answer.text.slice(0, 200))}`);

@@ -133,6 +133,18 @@ describe('applyZoneChanges', () => {
     expect(r.diff.map((d) => [d.op, d.type])).toEqual([['remove', 'A'], ['add', 'CNAME']]);
   });
 
+  it('judges the DS rule on the zone as the set leaves it: a DS comes with its delegation\'s NS in any order, and goes before it', async () => {
+    const DIGEST = 'AB'.repeat(32);
+    const ds: ZoneChange = { op: 'put', name: `sub.${ZONE}`, type: 'DS', ttl: 300, records: [{ content: `12345 13 2 ${DIGEST}` }] };
+    const ns: ZoneChange = { op: 'put', name: `sub.${ZONE}`, type: 'NS', ttl: 300, records: [{ content: 'ns1.elsewhere.test' }] };
+    const alone = await refusal(apply([ds]));
+    expect(alone.details?.issues).toEqual([{ path: 'changes[0].type', message: `a DS needs an NS rrset at sub.${ZONE} once the changes are applied (a delegation)` }]);
+    expect((await apply([ds, ns])).diff.map((d) => d.type)).toEqual(['DS', 'NS']);
+    const nsOnly = await refusal(apply([del('sub', 'NS')]));
+    expect(nsOnly.details?.issues).toEqual([{ path: 'changes[0]', message: `sub.${ZONE} keeps a DS once the changes are applied, which needs its NS: delete the DS too` }]);
+    expect((await apply([del('sub', 'NS'), del('sub', 'DS')])).diff.map((d) => [d.op, d.type])).toEqual([['remove', 'NS'], ['remove', 'DS']]);
+  });
+
   it('holds the plan\'s quotas on the whole set', async () => {
     const e = await refusal(apply([a('a1', '192.0.2.1'), a('a2', '192.0.2.2'), a('a3', '192.0.2.3')], { quota: { ...QUOTA, rrsets: 3 } }));
     expect([e.status, e.code]).toEqual([409, 'quota_exceeded']);
@@ -226,7 +238,7 @@ describe('restoreZoneRevision', () => {
     const rrsets = (await zoneSnapshot(s, ZONE))!.rrsets;
     expect(rrsets.filter((x) => x.managedBy !== 'app')).toEqual(snapAt);
     expect(rrsets.some((x) => x.managedBy === 'app')).toBe(true);
-    expect((await listRevisions(s, ZONE, 1)).items[0]!.summary).toBe(`restored generation ${g}`);
+    expect((await listRevisions(s, ZONE, 1)).items[0]!.summary).toMatch(new RegExp(`^restored generation ${g}: 3 rrsets: `));
     expect((await listAudit(s, orgId, 1))[0]).toMatchObject({ event: 'dns.zone.restore', target: ZONE, details: { generation: g, to: r.generation } });
   });
 

@@ -1,0 +1,97 @@
+/** Zone files in and out (CONTRACT.md "Zone changes, files and revisions"): export as an RFC 1035 master file, and
+ * import one as a change set. The file format is zonefiles/'s (parse.ts, render.ts, import.ts). */
+import { z } from 'zod';
+import { badRequest } from '../lib/errors';
+import { zoneWithRRsets } from '../store/zones';
+import { exportZoneFile, importChanges, MAX_ZONE_FILE_BYTES, parseZoneFile } from '../zonefiles';
+import { soaFor } from '../zonefiles/soa';
+import { notModified, notModifiedResponse, preconditionResponse, zoneTag } from './conditional';
+import { base, DNS_503, nameservers, zoneName, ZoneChangeResultSchema, ZoneParams } from './dns';
+import { defineOp, type AnyOp } from './ops';
+import { runZoneChanges } from './zone-changes';
+import { ErrorSchema, errorResponses } from './schemas';
+
+/** Served as `text/dns` (RFC 4027), in UTF-8 (which is ASCII: the renderer escapes every other byte). */
+const TEXT_DNS = 'text/dns';
+
+const ImportQuery = z.strictObject({
+  mode: z.enum(['merge', 'replace']).optional().meta({
+    description: '`merge` (default): the file\'s rrsets are put where they differ, the others stay; `replace`: the customer\'s rrsets the file lacks are '
+      + 'also deleted. Either way the service\'s own rrsets stay: the file\'s SOA and apex NS are ignored, and a change to another rrset the service '
+      + 'manages (a hostname\'s, an ACME challenge) is refused at its line',
+  }),
+  dryRun: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
+    .meta({ description: '`true`: answer what the import would do (`diff`, the generation and serial it would take) and write nothing' }),
+});
+const ImportBody = z.string().meta({
+  description: `an RFC 1035 master file of the zone, at most ${MAX_ZONE_FILE_BYTES} bytes: \`$ORIGIN\` (the zone by default), \`$TTL\`, \`@\`, relative names, `
+    + 'an omitted owner, parentheses, `;` comments, quoted strings with `\\"` and `\\DDD`, TTL units (`1h30m`), class `IN` or none; not `$INCLUDE` nor `$GENERATE`. '
+    + 'Records of one name and type take the first one\'s TTL, as BIND does',
+});
+
+export const zoneFileOps: AnyOp[] = [
+  defineOp({
+    ...base,
+    operationId: 'exportZone',
+    method: 'get',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/export',
+    summary: 'The zone as an RFC 1035 master file (`text/dns`): `$ORIGIN`, the SOA, then every rrset getZone lists, in its order, names absolute',
+    role: 'viewer',
+    params: ZoneParams,
+    requestHeaders: ['IfNoneMatch'],
+    responses: {
+      200: {
+        description: 'the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone\'s',
+        textType: TEXT_DNS, headers: ['ETag', 'X-Generation'],
+      },
+      304: notModifiedResponse(['X-Generation']),
+      400: { description: '`bad_request`: a zone name of one label', schema: ErrorSchema },
+      ...errorResponses(DNS_503),
+    },
+    handler: async ({ deps, core, org, params, conditions }) => {
+      const ns = await nameservers(core);
+      const name = zoneName(params.zone);
+      const { zone, rrsets } = await zoneWithRRsets(deps.store, org.id, name);
+      const headers = { ETag: zoneTag(zone, ns), 'X-Generation': String(zone.generation) };
+      if (notModified(conditions, headers.ETag)) return { status: 304, headers };
+      return { status: 200, text: { type: `${TEXT_DNS}; charset=utf-8`, body: exportZoneFile(name, soaFor(name, zone.serial, ns), rrsets) }, headers };
+    },
+  }),
+  defineOp({
+    ...base,
+    operationId: 'importZone',
+    method: 'post',
+    path: '/v1/orgs/{orgSlug}/dns/zones/{zone}/import',
+    summary: 'Import an RFC 1035 master file (`text/dns`) into the zone as one change set, merging or replacing (or, with `dryRun`, answer what it would do)',
+    role: 'member',
+    params: ZoneParams,
+    query: ImportQuery,
+    body: ImportBody,
+    bodyType: TEXT_DNS,
+    requestHeaders: ['IfMatch'],
+    responses: {
+      200: { description: 'what changed (or would), as `/changes` answers; the generation to wait for in `X-Generation`', schema: ZoneChangeResultSchema, headers: ['X-Generation'] },
+      400: {
+        description: '`bad_request`: an empty file, or lines that cannot be taken: `details.issues[].path` is `line N` (the line a record starts on) for each, '
+          + 'with what is wrong (syntax, an unsupported type or directive, content the API refuses, a name outside the zone, a change to an rrset the '
+          + 'service manages, a CNAME beside other types); a zone name of one label, an invalid `mode` or `dryRun`',
+        schema: ErrorSchema,
+      },
+      413: { description: `\`payload_too_large\`: the file is over ${MAX_ZONE_FILE_BYTES} bytes (1 MiB)`, schema: ErrorSchema },
+      415: { description: '`unsupported_media_type`: a body that is not `text/dns` in UTF-8, or a compressed one', schema: ErrorSchema },
+      412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
+      ...errorResponses([409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the zone as the import leaves it)'], DNS_503),
+    },
+    // The changes are worked out from the zone as read here and written as one change set (api/zone-changes.ts), whose
+    // `If-Match` makes a write landing in between a 412 rather than part of what the file replaced.
+    handler: async (c) => {
+      await nameservers(c.core);
+      const name = zoneName(c.params.zone);
+      const { rrsets } = await zoneWithRRsets(c.deps.store, c.org.id, name);
+      if (c.body.trim() === '') throw badRequest(`the body is empty: send the zone file as ${TEXT_DNS}`);
+      const mode = c.query.mode ?? 'merge';
+      const changes = importChanges(name, rrsets, parseZoneFile(c.body, name), mode);
+      return runZoneChanges(c, c.params.zone, changes, { dryRun: c.query.dryRun ?? false, summary: `zone file imported (${mode})` });
+    },
+  }),
+];

@@ -1,0 +1,80 @@
+/** importChanges: a parsed zone file against what the zone holds → the change set of an import (merge, replace). */
+import { describe, expect, it } from 'vitest';
+import { importChanges, parseZoneFile, ZoneValidationError, type CurrentRRset } from '../../zonefiles';
+
+const ZONE = 'example.com';
+const rr = (name: string, type: CurrentRRset['type'], contents: string[], ttl = 300, managedBy: string | null = null): CurrentRRset => ({
+  name, type, ttl, records: contents.map((content) => ({ content })), managedBy,
+});
+const CURRENT: CurrentRRset[] = [
+  rr(ZONE, 'NS', ['ns1.hostplane.test', 'ns2.hostplane.test'], 86_400, 'system'),
+  rr(ZONE, 'A', ['192.0.2.1']),
+  rr(`www.${ZONE}`, 'A', ['192.0.2.2']),
+  rr(`old.${ZONE}`, 'TXT', ['bye']),
+  rr(`app.${ZONE}`, 'CNAME', ['edge.hostplane.test'], 300, 'app'),
+];
+const file = (text: string) => parseZoneFile(`$TTL 300\n${text}`, ZONE);
+const issuesOf = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ZoneValidationError) return e.issues;
+    throw e;
+  }
+  return [];
+};
+
+describe('importChanges', () => {
+  it('merge puts only what differs: a changed rrset, a new one; identical ones and the rest of the zone stay', () => {
+    const f = file('@ A 192.0.2.1\nwww 600 A 192.0.2.2\nnew TXT "hello"\n');
+    expect(importChanges(ZONE, CURRENT, f, 'merge')).toEqual([
+      { op: 'put', name: `www.${ZONE}`, type: 'A', ttl: 600, records: [{ content: '192.0.2.2' }] },
+      { op: 'put', name: `new.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: 'hello' }] },
+    ]);
+  });
+
+  it('replace also deletes the customer\'s rrsets the file lacks, deletes first; never the service\'s', () => {
+    expect(importChanges(ZONE, CURRENT, file('@ A 192.0.2.9\n'), 'replace')).toEqual([
+      { op: 'delete', name: `www.${ZONE}`, type: 'A' },
+      { op: 'delete', name: `old.${ZONE}`, type: 'TXT' },
+      { op: 'put', name: ZONE, type: 'A', ttl: 300, records: [{ content: '192.0.2.9' }] },
+    ]);
+  });
+
+  it('ignores the file\'s SOA and apex NS, whatever they say', () => {
+    const f = file('@ 3600 SOA ns.other.example. admin 99 1 1 1 1\n@ NS ns1.other-provider.example.\n@ NS ns2.other-provider.example.\n@ A 192.0.2.1\n');
+    for (const mode of ['merge', 'replace'] as const) {
+      expect(importChanges(ZONE, CURRENT.filter((r) => r.type !== 'TXT' && r.name !== `www.${ZONE}`), f, mode)).toEqual([]);
+    }
+  });
+
+  it('an NS below the apex is a delegation, imported as any rrset', () => {
+    expect(importChanges(ZONE, CURRENT, file('sub NS ns1.elsewhere.example.\n'), 'merge'))
+      .toEqual([{ op: 'put', name: `sub.${ZONE}`, type: 'NS', ttl: 300, records: [{ content: 'ns1.elsewhere.example' }] }]);
+  });
+
+  it('refuses at its line a change to an rrset the service manages; the same content is no change', () => {
+    expect(issuesOf(() => importChanges(ZONE, CURRENT, file('\napp CNAME other.example.\n'), 'merge'))).toEqual([
+      { path: 'line 3', message: `app.${ZONE} CNAME is managed by the service (app); a file cannot change it` },
+    ]);
+    expect(importChanges(ZONE, CURRENT, file('app CNAME edge.hostplane.test.\n'), 'merge')).toEqual([]);
+  });
+
+  it('refuses at its line an rrset that breaks the CNAME rule in the zone as it would be', () => {
+    // Merge keeps www A, so a CNAME there conflicts; replace removes it first, so the same file is fine.
+    expect(issuesOf(() => importChanges(ZONE, CURRENT, file('www CNAME target.example.\n'), 'merge'))).toEqual([
+      { path: 'line 2', message: `www.${ZONE} CNAME: a CNAME cannot share its name with other types (here A, CNAME)` },
+    ]);
+    expect(importChanges(ZONE, CURRENT, file('www CNAME target.example.\n'), 'replace')).toContainEqual({ op: 'delete', name: `www.${ZONE}`, type: 'A' });
+    // Both in the file: each is named.
+    expect(issuesOf(() => importChanges(ZONE, [], file('x CNAME t.example.\nx TXT "t"\n'), 'replace'))).toEqual([
+      { path: 'line 2', message: `x.${ZONE} CNAME: a CNAME cannot share its name with other types (here CNAME, TXT)` },
+      { path: 'line 3', message: `x.${ZONE} TXT: a CNAME cannot share its name with other types (here CNAME, TXT)` },
+    ]);
+  });
+
+  it('a record order other than the stored one is no change (both canonical)', () => {
+    const current = [rr(`m.${ZONE}`, 'MX', ['10 a.example.com', '20 b.example.com'])];
+    expect(importChanges(ZONE, current, file('m MX 20 b\nm MX 10 a\n'), 'replace')).toEqual([]);
+  });
+});
