@@ -41,12 +41,14 @@ table { border-collapse: collapse; }
 th, td { padding: .3rem .75rem; text-align: left; vertical-align: top; border-bottom: 1px solid #ccc; }
 td pre, .ds { margin: 0; white-space: pre-wrap; word-break: break-all; }
 button.danger { background: #b91c1c; }
+.live-status { margin: 0; padding: 0 1.5rem; min-height: 1.5rem; color: #374151; font-size: .9rem; }
 `;
 
 export interface Viewer { email: string; csrf: string }
 
-/** A whole page; `viewer` is the signed-in user (null on the sign-in page and other signed-out pages). */
-export function page(title: string, viewer: Viewer | null, body: Html): string {
+/** A whole page; `viewer` is the signed-in user (null on the sign-in page and other signed-out pages). With `live`
+ * (its version, from Kit.live) the page updates itself: live.js and a status line that says when it did. */
+export function page(title: string, viewer: Viewer | null, body: Html, live?: string): string {
   const nav = viewer
     ? html`<header><a href="/console">hostplane</a><a href="/console/account">Account</a><span>${viewer.email}</span>
 <form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="${viewer.csrf}"><button type="submit">Sign out</button></form></header>`
@@ -59,10 +61,12 @@ export function page(title: string, viewer: Viewer | null, body: Html): string {
 <title>${title} · hostplane</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/console.css">
+${live === undefined ? null : html`<script src="/console/live.js" defer></script>`}
 </head>
 <body>
 ${nav}
-<main>
+${live === undefined ? null : html`<p id="live-status" class="live-status" role="status" aria-live="polite"></p>`}
+<main${live === undefined ? null : html` data-live="${live}"`}>
 <h1>${title}</h1>
 ${body}
 </main>
@@ -109,7 +113,7 @@ export interface Attention { kind: OverviewKind; name: string; condition: Condit
 
 /** The organization's page: counts of each kind by state, and every condition that is not True, longest first. */
 export function orgPage(viewer: Viewer, o: {
-  slug: string; role: string; counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number; now: number;
+  slug: string; role: string; counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number; now: number; live?: string;
 }): string {
   const kinds = Object.keys(KIND_LABELS) as OverviewKind[];
   const states = Object.keys(STATE_LABELS) as ResourceState[];
@@ -121,7 +125,7 @@ export function orgPage(viewer: Viewer, o: {
 <tbody>${countRows}</tbody></table>
 <h2>Needs attention</h2>
 ${o.attention.length === 0 ? html`<p>Nothing: every condition is True.</p>` : html`<table><caption>Conditions that are not True, longest first</caption><thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">Condition</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
-<tbody>${attentionRows}</tbody></table>${o.more > 0 ? html`<p>And ${o.more} more.</p>` : null}`}`);
+<tbody>${attentionRows}</tbody></table>${o.more > 0 ? html`<p>And ${o.more} more.</p>` : null}`}`, o.live);
 }
 
 export function accountPage(viewer: Viewer, o: { error?: string; notice?: string } = {}): string {

@@ -18,6 +18,7 @@ import { invokeAs, memberScope, type Deps } from '../ops';
 import { accountPage, homePage, orgPage, signInPage, STYLESHEET, type Attention } from './html';
 import { cookieName, consoleNext, makeKit, opOf, readForm, sameToken, send, SESSION, setCookie } from './kit';
 import { SignInLimits } from './limits';
+import { LIVE_SCRIPT } from './live';
 import { mountZonePages } from './zones';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
@@ -97,13 +98,21 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     ctx.body = STYLESHEET;
   });
 
+  router.get('/console/live.js', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = LIVE_SCRIPT;
+  });
+
   router.get('/console', signedIn(async (ctx, s) => {
     send(ctx, 200, homePage(viewerOf(s), await membershipsOf(deps.store, s.principal.userId)));
   }));
 
+  // Any change may change its counts: it watches every change, and its version tells whether one concerned it.
   router.get('/console/orgs/:slug', signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), { operationId: 'the organization page', role: 'viewer' });
-    send(ctx, 200, orgPage(viewerOf(s), { slug: scope.org.slug, role: scope.role, now: deps.store.clock().getTime(), ...summarize(await orgOverview(deps.store, scope.org.id)) }));
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, async () => summarize(await orgOverview(deps.store, scope.org.id)),
+      (overview, live) => orgPage(viewerOf(s), { slug: scope.org.slug, role: scope.role, now: deps.store.clock().getTime(), ...overview, live }));
   }));
 
   mountZonePages(router, kit, pageSizes);
