@@ -121,6 +121,7 @@ export function orgPage(viewer: Viewer, o: {
   const attentionRows = o.attention.map((a) => html`<tr><td>${KIND_LABELS[a.kind]}</td><td>${a.name}</td><td>${a.condition.type} ${a.condition.status}</td><td>${a.condition.reason}</td><td>${a.condition.message}</td><td>${ago(a.condition.lastTransitionTime, o.now)}</td></tr>`);
   return page(o.slug, viewer, html`<p>Your role: ${o.role}.</p>
 <p><a href="/console/orgs/${encodeURIComponent(o.slug)}/zones">Zones</a></p>
+<p><a href="/console/orgs/${encodeURIComponent(o.slug)}/audit">Audit log</a></p>
 <table><caption>Resources by state</caption><thead><tr><th scope="col">Kind</th>${states.map((st) => html`<th scope="col">${STATE_LABELS[st]}</th>`)}<th scope="col">Total</th></tr></thead>
 <tbody>${countRows}</tbody></table>
 <h2>Needs attention</h2>
@@ -149,9 +150,10 @@ export function messagePage(title: string, viewer: Viewer | null, message: strin
   return page(title, viewer, html`<p class="error" role="alert">${message}</p><p><a href="${back.href}">${back.label}</a></p>`);
 }
 
-/** A "Next page" link that goes on with the operation's cursor (none on the last page). */
+/** A "Next page" link that goes on with the operation's cursor (none on the last page); `href` may have a query of
+ * its own (a page's filters). */
 export const nextLink = (href: string, cursor: string | null): Html | null =>
-  (cursor === null ? null : html`<p><a rel="next" href="${href}?cursor=${encodeURIComponent(cursor)}">Next page</a></p>`);
+  (cursor === null ? null : html`<p><a rel="next" href="${href}${href.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}">Next page</a></p>`);
 
 /** A resource's conditions as a table, each with how long it has been so (or `none` when there are none yet). */
 export function conditionsTable(of: string, conditions: readonly Condition[], now: number, none: string): Html {

@@ -19,6 +19,7 @@ import { accountPage, homePage, orgPage, signInPage, STYLESHEET, type Attention 
 import { cookieName, consoleNext, makeKit, opOf, readForm, sameToken, send, SESSION, setCookie } from './kit';
 import { SignInLimits } from './limits';
 import { LIVE_SCRIPT } from './live';
+import { mountAuditPages } from './audit';
 import { mountZonePages } from './zones';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
@@ -45,8 +46,9 @@ export interface ConsoleOptions {
   limits?: SignInLimits;
   /** Password verifications at once, and waiting for one (default 2 and 8, as the node's access gate). */
   verifications?: { concurrent: number; queued: number };
-  /** Zones and rrsets a page shows at once (default 50 and 100); "Next page" goes on with the operation's cursor. */
-  pageSizes?: { zones: number; rrsets: number };
+  /** Zones, rrsets and audit records a page shows at once (default 50, 100 and 50); "Next page" goes on with the
+   * operation's cursor. */
+  pageSizes?: { zones: number; rrsets: number; audit?: number };
 }
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
@@ -116,6 +118,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   }));
 
   mountZonePages(router, kit, pageSizes);
+  mountAuditPages(router, kit, pageSizes.audit ?? 50);
 
   router.get('/console/sign-in', route(async (ctx) => {
     const next = consoleNext(ctx.query.next);
