@@ -11,7 +11,7 @@ import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
 import { Slots } from '../../lib/slots';
 import { attentionOf, RESOURCE_STATES, resourceState, sinceLongest, type ResourceState } from '../../rules/resource-state';
-import { orgOverview, type OverviewItem, type OverviewKind } from '../../store/overview';
+import { orgOverview, type Overview, type OverviewKind } from '../../store/overview';
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, signInRecord } from '../../store/sessions';
 import { accessOps } from '../access';
 import { invokeAs, memberScope, type Deps } from '../ops';
@@ -29,9 +29,10 @@ const SIGN_IN = 'hostplane_sign_in';
 export const ATTENTION_SHOWN = 200;
 
 /** Counts by kind and state, and the conditions that are not True, longest so first. */
-export function summarize(items: readonly OverviewItem[]): { counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number } {
+export function summarize({ items, ready }: Overview): { counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number } {
   const zero = (): Record<ResourceState, number> => Object.fromEntries(RESOURCE_STATES.map((st) => [st, 0])) as Record<ResourceState, number>;
   const counts: Record<OverviewKind, Record<ResourceState, number>> = { zone: zero(), hostname: zero(), domain: zero(), project: zero() };
+  for (const kind of Object.keys(ready) as OverviewKind[]) counts[kind].ready = ready[kind];
   const all: Attention[] = [];
   for (const i of items) {
     counts[i.kind][resourceState(i)] += 1;
