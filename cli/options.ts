@@ -239,7 +239,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'tls-key': { arg: 'FILE', commands: ['serve', 'api', 'node-agent'], help: 'the PEM private key of `--tls-cert`' },
   'trust-proxy': {
-    commands: ['serve', 'api'],
+    shown: 'off', commands: ['serve', 'api'],
     help: 'the API is reached only through a proxy that terminates TLS: its `X-Forwarded-Proto` says whether the request came over HTTPS (the console\'s cookies are then `__Host-` and Secure) and the last address of `X-Forwarded-For` is the client\'s (sign-in and authentication limits count it). Off by default: without it these headers are ignored, since a client could send them itself',
   },
   node: { arg: 'ID', commands: ['node-agent'], help: 'the node\'s id, as `admin node register` made it (required)' },
