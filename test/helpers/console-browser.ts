@@ -29,6 +29,14 @@ export class Browser {
     return /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
   }
 
+  /** A browser at `base` signed in as `email`; throws unless the sign-in was accepted. */
+  static async signedIn(base: string, email: string, password: string): Promise<Browser> {
+    const b = new Browser(base);
+    const r = await b.signIn(email, password);
+    if (r.status !== 303) throw new Error(`signing in as ${email} answered ${r.status}`);
+    return b;
+  }
+
   async signIn(email: string, password: string, next = '/console'): Promise<Page> {
     const form = await this.go('GET', `/console/sign-in?next=${encodeURIComponent(next)}`);
     return this.go('POST', '/console/sign-in', { csrf: Browser.csrf(form), next, email, password });

@@ -28,11 +28,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => { await t.close(); });
 
-const signedIn = async (email: string): Promise<Browser> => {
-  const b = new Browser(t.url);
-  expect((await b.signIn(email, PASSWORD)).status).toBe(303);
-  return b;
-};
+const signedIn = (email: string): Promise<Browser> => Browser.signedIn(t.url, email, PASSWORD);
 
 const versionIn = (text: string): string => /<main data-live="([^"]+)">/.exec(text)![1]!;
 
