@@ -86,6 +86,11 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   const app = new Koa();
   // Koa's own error event would print stack traces to stderr; our error edge already logged what matters.
   app.silent = true;
+  if (deps.config.trustProxy) {
+    app.proxy = true;
+    // The proxy appends the address it saw to X-Forwarded-For: the entries before it are the client's to write.
+    app.maxIpsCount = 1;
+  }
 
   const requestLine = requestLineWriter(log);
   /** The request's id (the client's X-Request-Id when well-formed), set on the answer; its line is logged and

@@ -1,4 +1,4 @@
-/** Audit read (docs/api.md, The audit log): the organization's audit records, newest first. */
+/** Audit read (docs/api.md, The audit log): the organization's audit records, newest first, of one actor or target. */
 import { z } from 'zod';
 import { listAudit } from '../store/feed';
 import { decodeCursor, listCursorKey, toPage } from '../store/paging';
@@ -14,6 +14,9 @@ const AuditRecord = z.object({
 const isRecordId = (key: string | undefined): boolean => key !== undefined && /^[1-9][0-9]*$/.test(key) && Number.isSafeInteger(Number(key));
 const AuditQuery = ListQuery.extend({
   cursor: ListCursor.refine((c) => isRecordId(listCursorKey(c)), 'not a cursor of this API').optional(),
+  actor: z.string().min(1).max(320).optional().meta({ description: 'only the records of this actor (`user:<email>`, `node:<id>`)' }),
+  target: z.string().min(1).max(512).optional()
+    .meta({ description: 'only the records of this target and of the targets under it (`blog` is also `blog/API_KEY`; a zone, also its rrsets)' }),
 });
 
 export const auditOps: AnyOp[] = [
@@ -30,7 +33,7 @@ export const auditOps: AnyOp[] = [
     responses: { 200: { description: 'audit records', schema: pageOf(AuditRecord) }, ...errorResponses() },
     handler: async ({ deps, org, query }) => {
       const before = query.cursor === undefined ? undefined : Number(decodeCursor(query.cursor));
-      const rows = await listAudit(deps.store, org.id, query.limit + 1, before);
+      const rows = await listAudit(deps.store, org.id, query.limit + 1, before, { actor: query.actor, target: query.target });
       return { status: 200, body: toPage(rows, query.limit, (r) => r.id) };
     },
   }),

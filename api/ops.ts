@@ -35,6 +35,8 @@ export interface ApiConfig {
   /** Where customers point a CNAME (`--fallback-origin`): the verify guidance and a proof. Default
    * `edge.` + the registrable domain of the default nameservers (api/hostnames.ts). */
   fallbackOrigin?: string;
+  /** `--trust-proxy`: X-Forwarded-Proto and X-Forwarded-For are the TLS-terminating proxy's word (koa's `app.proxy`). */
+  trustProxy?: boolean;
 }
 
 export interface Deps {

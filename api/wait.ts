@@ -47,9 +47,9 @@ class Waiters {
     if (set.size === 0) this.byKey.delete(w.key);
   }
 
-  /** Wakes the waiters of `key`, or every waiter. */
+  /** Wakes the waiters of `key` and those of any change, or every waiter. */
   wake(key?: string): void {
-    const sets = key === undefined ? [...this.byKey.values()] : [this.byKey.get(key)];
+    const sets = key === undefined ? [...this.byKey.values()] : [this.byKey.get(key), this.byKey.get(ANY)];
     for (const set of sets) if (set) for (const x of [...set]) x.wake();
   }
 }
@@ -81,6 +81,12 @@ export function releaseWaits(s: Store): void {
 export const waitsReleased = (s: Store): boolean => released.has(s);
 
 const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
+
+/** What a wait watches: one resource's changes, or (`*`, for a page of many: the console's organization page) every
+ * change, the waiter telling by its read whether one concerns it. */
+export type Watched = ChangeKind | '*';
+const ANY = keyOf('*', '');
+const watchKey = (kind: Watched, key: string): string => (kind === '*' ? ANY : keyOf(kind, key));
 
 /** The watch of a store, started with its first waiter and stopped a while after its last: no cost while nobody
  * waits. */
@@ -122,11 +128,11 @@ function leave(w: Watch, waiter: Waiter): void {
 }
 
 /** The next change of (kind, key), armed before the read it follows so that no change falls in between. */
-function nextChange(s: Store, kind: ChangeKind, key: string): { changed: Promise<void>; cancel: () => void } {
+function nextChange(s: Store, kind: Watched, key: string): { changed: Promise<void>; cancel: () => void } {
   const w = watchOf(s);
   let resolve!: () => void;
   const changed = new Promise<void>((r) => { resolve = r; });
-  const waiter: Waiter = { key: keyOf(kind, key), wake: () => resolve() };
+  const waiter: Waiter = { key: watchKey(kind, key), wake: () => resolve() };
   w.waiters.add(waiter);
   return {
     changed,
@@ -145,7 +151,7 @@ const heldWaits = new WeakMap<Store, Map<string, number>>();
  * Many waits woken by one write each read again: `read` is the resource's own row and status (small); what the
  * caller renders after (a page of rrsets) is its own, and could be shared by concurrent answers of one tag.
  */
-export async function holdUntil<T>(s: Store, kind: ChangeKind, key: string, o: { deadline: number; signal?: AbortSignal; owner?: string },
+export async function holdUntil<T>(s: Store, kind: Watched, key: string, o: { deadline: number; signal?: AbortSignal; owner?: string },
   read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
   if (o.owner === undefined) return hold(s, kind, key, o, read, done);
   let held = heldWaits.get(s);
@@ -162,7 +168,7 @@ export async function holdUntil<T>(s: Store, kind: ChangeKind, key: string, o: {
   }
 }
 
-async function hold<T>(s: Store, kind: ChangeKind, key: string, o: { deadline: number; signal?: AbortSignal },
+async function hold<T>(s: Store, kind: Watched, key: string, o: { deadline: number; signal?: AbortSignal },
   read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
   for (;;) {
     const next = nextChange(s, kind, key);

@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every benchmark's main in turn; a bench is added by importing its main into BENCHES.
  * Exits non-zero if any bench fails (a server that does not start, failed requests). */
 import { main as api } from './api';
+import { main as consolePages } from './console';
 import { main as dns } from './dns';
 import { main as dnsLatency } from './dns-latency';
 import { main as dnsSecondaries } from './dns-secondaries';
@@ -12,6 +13,7 @@ import { main as nodeBundle } from './node-bundle';
 
 const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['api', api],
+  ['console', consolePages],
   ['dns', dns],
   ['dns-latency', dnsLatency],
   ['dns-secondaries', dnsSecondaries],

@@ -62,6 +62,7 @@ export const OPTIONS = {
   'expires-at': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
   node: { type: 'string' },
   token: { type: 'string' },
   'token-file': { type: 'string' },
@@ -237,6 +238,10 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
     help: 'with `--tls-key`: the API (`serve`, `api`), or the node\'s front end (`node-agent`, on `--listen`), listens with TLS (HTTPS) with this PEM certificate chain, read at start. Nodes should reach the API so (bundles carry secret values); a node without it serves plain HTTP, where projects in `org` or `password` access mode answer 403 `https_required`',
   },
   'tls-key': { arg: 'FILE', commands: ['serve', 'api', 'node-agent'], help: 'the PEM private key of `--tls-cert`' },
+  'trust-proxy': {
+    shown: 'off', commands: ['serve', 'api'],
+    help: 'the API is reached only through a proxy that terminates TLS: its `X-Forwarded-Proto` says whether the request came over HTTPS (the console\'s cookies are then `__Host-` and Secure) and the last address of `X-Forwarded-For` is the client\'s (sign-in and authentication limits count it). Off by default: without it these headers are ignored, since a client could send them itself',
+  },
   node: { arg: 'ID', commands: ['node-agent'], help: 'the node\'s id, as `admin node register` made it (required)' },
   'token-file': {
     arg: 'FILE', commands: ['node-agent'],

@@ -239,6 +239,7 @@ const apiConfig = (flags: Flags): ApiConfig => ({
   serviceDomains: [...list(flags['service-domains']), flags['catalog-zone']].map((d) => d.toLowerCase()),
   rateLimits: { perToken: rateLimitFlag(flags['rate-limit']) },
   fallbackOrigin: hostnameSettings(flags).fallbackOrigin,
+  trustProxy: flags['trust-proxy'] === true,
 });
 
 interface CoreRuntime {

@@ -1,6 +1,6 @@
 /** The change feed and the audit log, both written inside the transaction of the change. The audit log is
  * append-only; the feed is pruned once its followers have read it (`pruneFeed`). */
-import { and, desc, eq, gt, gte, lt, lte, max, min, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, lt, lte, max, min, or, sql } from 'drizzle-orm';
 import { iso, type Store, type Tx } from './db';
 import type { Logger } from '../lib/log';
 import { audit, changes, feedConsumers } from './schema';
@@ -212,10 +212,21 @@ export async function appendAudit(tx: Tx, e: AuditEntry, at: Date): Promise<void
 
 export interface AuditRecord { id: string; at: string; event: string; actor: string; target: string; details: Record<string, unknown> }
 
+/** Which audit records a read wants: those of one actor, and of one target with the targets under it (`blog` is
+ * `blog` and `blog/API_KEY`; a zone, its rrsets). */
+export interface AuditFilter { actor?: string; target?: string }
+
 /** Newest first; the cursor is the id of the last item of the previous page. */
-export async function listAudit(s: Store, orgId: number, limit: number, before?: number): Promise<AuditRecord[]> {
+export async function listAudit(s: Store, orgId: number, limit: number, before?: number, filter: AuditFilter = {}): Promise<AuditRecord[]> {
+  const { actor, target } = filter;
   const rows = await s.db.select().from(audit)
-    .where(before === undefined ? eq(audit.orgId, orgId) : and(eq(audit.orgId, orgId), lt(audit.id, before)))
+    .where(and(
+      eq(audit.orgId, orgId),
+      before === undefined ? undefined : lt(audit.id, before),
+      actor === undefined ? undefined : eq(audit.actor, actor),
+      // substr, not LIKE: a target's `_` and `%` are themselves.
+      target === undefined ? undefined : or(eq(audit.target, target), eq(sql`substr(${audit.target}, 1, ${target.length + 1})`, `${target}/`)),
+    ))
     .orderBy(desc(audit.id)).limit(limit);
   return rows.map((r) => ({ id: String(r.id), at: r.at, event: r.event, actor: r.actor, target: r.target, details: r.details }));
 }

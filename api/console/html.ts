@@ -43,6 +43,7 @@ td pre, .ds { margin: 0; white-space: pre-wrap; word-break: break-all; }
 button.danger { background: #b91c1c; }
 code.copy { user-select: all; padding: .1rem .3rem; background: #f3f4f6; border: 1px solid #ccc; border-radius: 4px; word-break: break-all; }
 code.copy + button { margin: 0 0 0 .5rem; padding: .1rem .6rem; }
+.live-status { margin: 0; padding: 0 1.5rem; min-height: 1.5rem; color: #374151; font-size: .9rem; }
 `;
 
 /** The console's only script, served from its own origin: a Copy button after each value a person copies into their
@@ -68,8 +69,9 @@ for (const value of document.querySelectorAll('code.copy')) {
 
 export interface Viewer { email: string; csrf: string }
 
-/** A whole page; `viewer` is the signed-in user (null on the sign-in page and other signed-out pages). */
-export function page(title: string, viewer: Viewer | null, body: Html): string {
+/** A whole page; `viewer` is the signed-in user (null on the sign-in page and other signed-out pages). With `live`
+ * (its version, from Kit.live) the page updates itself: live.js and a status line that says when it did. */
+export function page(title: string, viewer: Viewer | null, body: Html, live?: string): string {
   const nav = viewer
     ? html`<header><a href="/console">hostplane</a><a href="/console/account">Account</a><span>${viewer.email}</span>
 <form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="${viewer.csrf}"><button type="submit">Sign out</button></form></header>`
@@ -83,10 +85,12 @@ export function page(title: string, viewer: Viewer | null, body: Html): string {
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/console.css">
 <script src="/console/console.js" defer></script>
+${live === undefined ? null : html`<script src="/console/live.js" defer></script>`}
 </head>
 <body>
 ${nav}
-<main>
+${live === undefined ? null : html`<p id="live-status" class="live-status" role="status" aria-live="polite"></p>`}
+<main${live === undefined ? null : html` data-live="${live}"`}>
 <h1>${title}</h1>
 ${body}
 </main>
@@ -132,14 +136,14 @@ const KIND_LABELS: Record<OverviewKind, string> = { zone: 'Zones', hostname: 'Cu
 /** The areas an organization's page links to; the nodes page is its admins'. */
 const AREAS: { path: string; label: string; role?: 'admin' }[] = [
   { path: 'zones', label: 'Zones' }, { path: 'hostnames', label: 'Custom hostnames' }, { path: 'domains', label: 'Domains' }, { path: 'projects', label: 'Projects' },
-  { path: 'nodes', label: 'Nodes', role: 'admin' },
+  { path: 'nodes', label: 'Nodes', role: 'admin' }, { path: 'audit', label: 'Audit log', role: 'admin' },
 ];
 
 export interface Attention { kind: OverviewKind; name: string; condition: Condition }
 
 /** The organization's page: counts of each kind by state, and every condition that is not True, longest first. */
 export function orgPage(viewer: Viewer, o: {
-  slug: string; role: string; counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number; now: number;
+  slug: string; role: string; counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number; now: number; live?: string;
 }): string {
   const kinds = Object.keys(KIND_LABELS) as OverviewKind[];
   const states = Object.keys(STATE_LABELS) as ResourceState[];
@@ -151,7 +155,7 @@ export function orgPage(viewer: Viewer, o: {
 <tbody>${countRows}</tbody></table>
 <h2>Needs attention</h2>
 ${o.attention.length === 0 ? html`<p>Nothing: every condition is True.</p>` : html`<table><caption>Conditions that are not True, longest first</caption><thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">Condition</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
-<tbody>${attentionRows}</tbody></table>${o.more > 0 ? html`<p>And ${o.more} more.</p>` : null}`}`);
+<tbody>${attentionRows}</tbody></table>${o.more > 0 ? html`<p>And ${o.more} more.</p>` : null}`}`, o.live);
 }
 
 export function accountPage(viewer: Viewer, o: { error?: string; notice?: string } = {}): string {
@@ -175,9 +179,10 @@ export function messagePage(title: string, viewer: Viewer | null, message: strin
   return page(title, viewer, html`<p class="error" role="alert">${message}</p><p><a href="${back.href}">${back.label}</a></p>`);
 }
 
-/** A "Next page" link that goes on with the operation's cursor (none on the last page). */
+/** A "Next page" link that goes on with the operation's cursor (none on the last page); `href` may have a query of
+ * its own (a page's filters). */
 export const nextLink = (href: string, cursor: string | null): Html | null =>
-  (cursor === null ? null : html`<p><a rel="next" href="${href}?cursor=${encodeURIComponent(cursor)}">Next page</a></p>`);
+  (cursor === null ? null : html`<p><a rel="next" href="${href}${href.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}">Next page</a></p>`);
 
 /** A resource's conditions as a table, each with how long it has been so (or `none` when there are none yet). */
 export function conditionsTable(of: string, conditions: readonly Condition[], now: number, none: string): Html {

@@ -9,16 +9,18 @@ import getRawBody from 'raw-body';
 import { AppError } from '../../lib/errors';
 import { sameText } from '../../lib/same-text';
 import { isSafeNext } from '../../rules/safe-next';
+import { createHash } from 'node:crypto';
 import { sessionByToken, type NewSession, type Session } from '../../store/sessions';
 import { toErrorBody, type ErrorPage } from '../errors';
 import type { AnyOp, Deps } from '../ops';
+import { holdUntil, MAX_WAIT_SECONDS, type Watched } from '../wait';
 import { messagePage, type Viewer } from './html';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
-// Scripts and styles from this origin only (no inline script runs), no framing. No `form-action`: Chrome applies
-// it to the redirects that follow a form, and sign-in on the way to a deployment ends on the deployment's host.
-const POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+// Scripts (console.js, live.js; no inline ones), styles and fetches from this origin only, no framing. No `form-action`:
+// Chrome applies it to the redirects that follow a form, and sign-in on the way to a deployment ends on the deployment's host.
+const POLICY = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
 /** Over HTTPS the cookies are `__Host-` prefixed (Secure, Path=/, no Domain: RFC 6265bis), so a sibling host
  * cannot set or shadow them. */
@@ -104,6 +106,25 @@ export const ifMatch = (form: URLSearchParams): Record<string, string> => ({ 'if
 
 export type SignedIn = Session & { token: string };
 
+/** What a live page shows changes with: a resource (the zone of a zone's page), or any change (`*`) for a page of
+ * many; `orgId` is whose held waits it counts against (api/wait.ts MAX_HELD_WAITS_PER_ORG). */
+export interface LiveWatch { kind: Watched; key: string; orgId: number }
+
+/** How long a live page's poll is held by default: under the API's longest wait, so proxies set for it let it be. */
+export const LIVE_WAIT_SECONDS = 25;
+
+/** A page's version: a digest of what it shows, so a change of anything it shows (a condition, a count) is one. */
+export const versionOf = (data: unknown): string => createHash('sha256').update(JSON.stringify(data)).digest('base64url').slice(0, 22);
+
+const waitOf = (ctx: Context): number => {
+  const given = ctx.query.wait;
+  if (given === undefined) return LIVE_WAIT_SECONDS;
+  if (typeof given !== 'string' || !/^\d{1,2}$/.test(given) || Number(given) > MAX_WAIT_SECONDS) {
+    throw new AppError(400, 'bad_request', `wait is a number of seconds from 0 to ${MAX_WAIT_SECONDS}`);
+  }
+  return Number(given);
+};
+
 export interface Kit {
   deps: Deps;
   /** The signed-in user of this request, if any. */
@@ -120,6 +141,13 @@ export interface Kit {
   signedInForm(fn: (ctx: Context, s: SignedIn, form: URLSearchParams) => Promise<void>): (ctx: Context) => Promise<void>;
   /** Runs an operation for a form; its refusal (not an unexpected failure) is a page that leads back to `back`. */
   formOutcome(ctx: Context, s: Session, back: { href: string; label: string }, run: () => Promise<void>, message?: (status: number, error: string) => string): Promise<boolean>;
+  /**
+   * Answers a page that updates itself in the browser (api/console/live.ts), made from what `load` reads (with the
+   * page's roles: an operation or memberScope) by `render`, which passes the version on to page(). The page's
+   * script asks the same URL with `?live=<version>`: answered `{"version"}` at once when what `load` reads now
+   * differs, else held until a change of `watch` makes it differ or `?wait` seconds (default 25) pass.
+   */
+  live<T>(ctx: Context, watch: LiveWatch, load: () => Promise<T>, render: (data: T, version: string) => string): Promise<void>;
 }
 
 export function makeKit(deps: Deps): Kit {
@@ -171,8 +199,28 @@ export function makeKit(deps: Deps): Kit {
       return false;
     }
   };
+  const live: Kit['live'] = async (ctx, watch, load, render) => {
+    const seen = ctx.query.live;
+    if (seen === undefined) {
+      const data = await load();
+      return send(ctx, 200, render(data, versionOf(data)));
+    }
+    const wait = waitOf(ctx);
+    // A browser that leaves the page ends its poll.
+    const gone = new AbortController();
+    const abort = (): void => gone.abort();
+    ctx.res.once('close', abort);
+    try {
+      const version = await holdUntil(deps.store, watch.kind, watch.key, { deadline: Date.now() + wait * 1000, signal: gone.signal, owner: `org:${watch.orgId}` },
+        async () => versionOf(await load()), (v) => v !== seen);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { version };
+    } finally {
+      ctx.res.off('close', abort);
+    }
+  };
   return {
-    deps, session, viewerOf, redirect, route, signedIn, signedInForm, formOutcome,
+    deps, session, viewerOf, redirect, route, signedIn, signedInForm, formOutcome, live,
     startSession: (ctx, s) => setCookie(ctx, SESSION, s.token, new Date(s.expiresAt)),
   };
 }

@@ -11,7 +11,7 @@ import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
 import { Slots } from '../../lib/slots';
 import { attentionOf, RESOURCE_STATES, resourceState, sinceLongest, type ResourceState } from '../../rules/resource-state';
-import { orgOverview, type OverviewItem, type OverviewKind } from '../../store/overview';
+import { orgOverview, type Overview, type OverviewKind } from '../../store/overview';
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, signInRecord } from '../../store/sessions';
 import { accessOps } from '../access';
 import { invokeAs, memberScope, type Deps } from '../ops';
@@ -22,6 +22,8 @@ import { mountNodePages } from './nodes';
 import { mountProjectPages } from './projects';
 import { mountDomainPages } from './domains';
 import { mountHostnamePages } from './hostnames';
+import { LIVE_SCRIPT } from './live';
+import { mountAuditPages } from './audit';
 import { mountZonePages } from './zones';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
@@ -31,9 +33,10 @@ const SIGN_IN = 'hostplane_sign_in';
 export const ATTENTION_SHOWN = 200;
 
 /** Counts by kind and state, and the conditions that are not True, longest so first. */
-export function summarize(items: readonly OverviewItem[]): { counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number } {
+export function summarize({ items, ready }: Overview): { counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number } {
   const zero = (): Record<ResourceState, number> => Object.fromEntries(RESOURCE_STATES.map((st) => [st, 0])) as Record<ResourceState, number>;
   const counts: Record<OverviewKind, Record<ResourceState, number>> = { zone: zero(), hostname: zero(), domain: zero(), project: zero() };
+  for (const kind of Object.keys(ready) as OverviewKind[]) counts[kind].ready = ready[kind];
   const all: Attention[] = [];
   for (const i of items) {
     counts[i.kind][resourceState(i)] += 1;
@@ -52,8 +55,8 @@ export interface ConsoleOptions {
   pageSizes?: Partial<PageSizes>;
 }
 
-export interface PageSizes { zones: number; rrsets: number; hostnames: number; domains: number; projects: number; secrets: number; nodes: number }
-export const DEFAULT_PAGE_SIZES: PageSizes = { zones: 50, rrsets: 100, hostnames: 50, domains: 50, projects: 50, secrets: 50, nodes: 50 };
+export interface PageSizes { zones: number; rrsets: number; hostnames: number; domains: number; projects: number; secrets: number; nodes: number; audit: number }
+export const DEFAULT_PAGE_SIZES: PageSizes = { zones: 50, rrsets: 100, hostnames: 50, domains: 50, projects: 50, secrets: 50, nodes: 50, audit: 50 };
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
 const withHeaders = (e: AppError, headers: Record<string, string>): AppError & { headers: Record<string, string> } => Object.assign(e, { headers });
@@ -111,13 +114,21 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     ctx.body = SCRIPT;
   });
 
+  router.get('/console/live.js', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = LIVE_SCRIPT;
+  });
+
   router.get('/console', signedIn(async (ctx, s) => {
     send(ctx, 200, homePage(viewerOf(s), await membershipsOf(deps.store, s.principal.userId)));
   }));
 
+  // Any change may change its counts: it watches every change, and its version tells whether one concerned it.
   router.get('/console/orgs/:slug', signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), { operationId: 'the organization page', role: 'viewer' });
-    send(ctx, 200, orgPage(viewerOf(s), { slug: scope.org.slug, role: scope.role, now: deps.store.clock().getTime(), ...summarize(await orgOverview(deps.store, scope.org.id)) }));
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, async () => summarize(await orgOverview(deps.store, scope.org.id)),
+      (overview, live) => orgPage(viewerOf(s), { slug: scope.org.slug, role: scope.role, now: deps.store.clock().getTime(), ...overview, live }));
   }));
 
   mountZonePages(router, kit, pageSizes);
@@ -125,6 +136,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   mountNodePages(router, kit, pageSizes.nodes);
   mountHostnamePages(router, kit, pageSizes.hostnames);
   mountDomainPages(router, kit, pageSizes.domains);
+  mountAuditPages(router, kit, pageSizes.audit);
 
   router.get('/console/sign-in', route(async (ctx) => {
     const next = consoleNext(ctx.query.next);

@@ -11,7 +11,7 @@ import { RECORD_TYPES } from '../../zonefiles';
 import { dnsOps } from '../dns';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
 import { conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { cursorOf, field, ifMatch, opOf, send, type Kit } from './kit';
+import { cursorOf, field, ifMatch, opOf, type Kit } from './kit';
 
 const listZones = opOf(dnsOps, 'listZones');
 const getZone = opOf(dnsOps, 'getZone');
@@ -35,12 +35,12 @@ export const zonePath = (slug: string, zone: string): string => `${zonesPath(slu
 const DNSSEC_LABELS: Record<ZoneView['dnssec'], string> = { off: 'Off', signing: 'Signing (DS not at the parent yet)', ds_pending: 'Signing (DS recorded)' };
 
 /** The organization's zones, one page of them, each with its state and the serial its nameserver serves. */
-export function zonesPage(viewer: Viewer, o: { slug: string; zones: (ZoneView & { state: ResourceState })[]; nextCursor: string | null }): string {
+export function zonesPage(viewer: Viewer, o: { slug: string; zones: (ZoneView & { state: ResourceState })[]; nextCursor: string | null; live?: string }): string {
   const rows = o.zones.map((z) => html`<tr><td><a href="${zonePath(o.slug, z.name)}">${z.name}</a></td><td>${STATE_LABELS[z.state]}</td><td>${z.status.servedSerial ?? 'none yet'}</td><td>${DNSSEC_LABELS[z.dnssec]}</td></tr>`);
   return page(`Zones of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
 ${o.zones.length === 0 ? html`<p>No zones on this page.</p>` : html`<table><caption>Zones by name</caption><thead><tr><th scope="col">Zone</th><th scope="col">State</th><th scope="col">Served serial</th><th scope="col">DNSSEC</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
-${nextLink(zonesPath(o.slug), o.nextCursor)}`);
+${nextLink(zonesPath(o.slug), o.nextCursor)}`, o.live);
 }
 
 const dsText = (zone: string, d: DsView): string => `${zone}. IN DS ${d.keyTag} ${d.algorithm} ${d.digestType} ${d.digest}`;
@@ -65,7 +65,7 @@ function rrsetForms(viewer: Viewer, at: string, r: RRsetView, i: number): Html {
 /** A zone: its conditions, DNSSEC with the DS values for the registrar, and a page of its rrsets; with `canEdit`
  * (a member or above) a form per rrset that the service manages not, and one to add an rrset. */
 export function zonePage(viewer: Viewer, o: {
-  slug: string; zone: ZoneView; rrsets: RRsetView[]; nextCursor: string | null; state: ResourceState; canEdit: boolean; now: number;
+  slug: string; zone: ZoneView; rrsets: RRsetView[]; nextCursor: string | null; state: ResourceState; canEdit: boolean; now: number; live?: string;
 }): string {
   const z = o.zone;
   const at = zonePath(o.slug, z.name);
@@ -74,7 +74,7 @@ export function zonePage(viewer: Viewer, o: {
     ? html`<td>${r.managedBy === null ? rrsetForms(viewer, at, r, i) : html`Managed by the service`}</td>`
     : null}</tr>`);
   return page(z.name, viewer, html`<p><a href="${zonesPath(o.slug)}">Back to the zones of ${o.slug}</a></p>
-<p>State: ${STATE_LABELS[o.state]}. Serial ${z.serial}; the nameserver serves ${z.status.servedSerial ?? 'none yet'}.</p>
+<p data-live-summary>State: ${STATE_LABELS[o.state]}. Serial ${z.serial}; the nameserver serves ${z.status.servedSerial ?? 'none yet'}.</p>
 <h2>Conditions</h2>
 ${conditionsTable(z.name, z.status.conditions, o.now, 'None yet: the reconciler has not looked at this zone.')}
 <h2>DNSSEC</h2>
@@ -94,7 +94,7 @@ ${o.canEdit ? html`<h2>Add an rrset</h2>
 <label for="add-ttl">TTL (seconds)</label><input id="add-ttl" name="ttl" type="number" min="1" value="3600" required>
 <label for="add-records">Records, one per line</label><textarea id="add-records" name="records" rows="4" required></textarea>
 <button type="submit">Add</button>
-</form>` : null}`);
+</form>` : null}`, o.live);
 }
 
 /** A zone as the operations answer it, with what its state is judged by. */
@@ -117,22 +117,26 @@ const ttlOf = (form: URLSearchParams): { ttl?: number } => {
 /** Mounts the zone pages; `pageSizes` are the zones and the rrsets a page shows at once. */
 export function mountZonePages(router: Router, kit: Kit, pageSizes: { zones: number; rrsets: number }): void {
   const { deps } = kit;
+  // A page of zones changes with any of its zones (or one added before its last): it watches every change.
   router.get('/console/orgs/:slug/zones', kit.signedIn(async (ctx, s) => {
     const orgSlug = String(ctx.params.slug);
-    const reply = await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } });
-    const page = reply.body as { items: ZoneListed[]; nextCursor: string | null };
-    send(ctx, 200, zonesPage(kit.viewerOf(s), { slug: orgSlug, zones: page.items.map((z) => ({ ...z, state: stateOfZone(z) })), nextCursor: page.nextCursor }));
+    const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the zones page', role: 'viewer' });
+    const load = async () => (await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } }))
+      .body as { items: ZoneListed[]; nextCursor: string | null };
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (page, live) =>
+      zonesPage(kit.viewerOf(s), { slug: orgSlug, zones: page.items.map((z) => ({ ...z, state: stateOfZone(z) })), nextCursor: page.nextCursor, live }));
   }));
 
   router.get('/console/orgs/:slug/zones/:zone', kit.signedIn(async (ctx, s) => {
     const orgSlug = String(ctx.params.slug);
     const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the zone page', role: 'viewer' });
     const params = { orgSlug, zone: String(ctx.params.zone) };
-    const reply = await invokeAs(getZone, deps, ctx, s.principal, { params, query: { limit: String(pageSizes.rrsets), ...cursorOf(ctx) } });
-    const zone = JSON.parse(reply.json!) as ZoneListed & { rrsets: RRsetView[]; nextCursor: string | null };
-    send(ctx, 200, zonePage(kit.viewerOf(s), {
+    const load = async () => JSON.parse((await invokeAs(getZone, deps, ctx, s.principal, { params, query: { limit: String(pageSizes.rrsets), ...cursorOf(ctx) } })).json!) as
+      ZoneListed & { rrsets: RRsetView[]; nextCursor: string | null };
+    // The change feed and the status name a zone as the operation does: lower case, no final dot.
+    await kit.live(ctx, { kind: 'zone', key: params.zone.toLowerCase().replace(/\.$/, ''), orgId: scope.org.id }, load, (zone, live) => zonePage(kit.viewerOf(s), {
       slug: orgSlug, zone, rrsets: zone.rrsets, nextCursor: zone.nextCursor, state: stateOfZone(zone), canEdit: roleAtLeast(scope.role, 'member'),
-      now: deps.store.clock().getTime(),
+      now: deps.store.clock().getTime(), live,
     }));
   }));
 

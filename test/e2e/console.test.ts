@@ -14,6 +14,7 @@ import { createClient } from '../../client/index';
 import { hasOpenssl, makePki } from '../../harness/tls';
 import { accessibilityProblems, browserTitle, chromiumPath, launchChromium, screenshot } from '../helpers/browser';
 import { purchaseBody } from '../helpers/domains';
+import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { adminJson, bootstrapWithCli, cleanup, runHostplane, startHostplane, tempDir, until } from '../helpers/proc';
 
 afterAll(cleanup);
@@ -159,4 +160,49 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
       await browser.close();
     }
   }, 300_000);
+});
+
+describe.skipIf(!chromiumPath() || !hasKnot())(knotTitle(browserTitle('a zone page in Chromium, live against knotd')), () => {
+  it('creates a zone and an rrset and sees the zone page turn Ready, the rrset served, without a reload', async () => {
+    const data = tempDir();
+    const ownerToken = await bootstrapWithCli(data);
+    await adminJson(data, 'user', 'create', 'mia@acme.test');
+    await adminJson(data, 'member', 'add', 'acme', 'mia@acme.test', 'member');
+    expect((await runHostplane(['admin', '--data', data, 'user', 'password', 'mia@acme.test'], `${PASSWORD}\n`)).code).toBe(0);
+    const serve = await startHostplane(['serve', '--port', '0', '--data', data, '--dns-listen', `127.0.0.1:${await freePort()}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test']);
+    const api = createClient({ baseUrl: serve.url, token: ownerToken });
+    expect((await api.POST('/v1/orgs/{orgSlug}/dns/zones', { path: { orgSlug: 'acme' }, body: { name: 'live.example' } })).status).toBe(200);
+
+    const browser = await launchChromium({});
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${serve.url}/console/sign-in?next=${encodeURIComponent('/console/orgs/acme/zones')}`);
+      await page.getByLabel('Email').fill('mia@acme.test');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${serve.url}/console/orgs/acme/zones`);
+      expect(await accessibilityProblems(page), 'the zone list').toEqual([]);
+      await screenshot(page, 'console-zones');
+      await page.getByRole('link', { name: 'live.example' }).click();
+      await page.waitForURL(`${serve.url}/console/orgs/acme/zones/live.example`);
+      await page.getByLabel(/^Name/).fill('www.live.example');
+      await page.getByLabel('Type').selectOption('A');
+      await page.getByLabel('TTL (seconds)').last().fill('300');
+      await page.getByLabel('Records, one per line').last().fill('192.0.2.80');
+      await page.getByRole('button', { name: 'Add' }).click();
+      await page.waitForURL(`${serve.url}/console/orgs/acme/zones/live.example`);
+      // From here on the page is never loaded again: what changes comes through live.js.
+      let loads = 0;
+      page.on('load', () => { loads++; });
+      const serial = (await api.GET('/v1/orgs/{orgSlug}/dns/zones/{zone}', { path: { orgSlug: 'acme', zone: 'live.example' } })).data!.serial;
+      await page.locator('[data-live-summary]').filter({ hasText: `State: Ready. Serial ${serial}; the nameserver serves ${serial}.` }).waitFor({ timeout: 30_000 });
+      expect(await page.getByRole('status').textContent()).toMatch(/^Updated at .+: State: Ready\./);
+      expect(await page.locator('main').innerText()).toContain('192.0.2.80');
+      expect(loads).toBe(0);
+      expect(await accessibilityProblems(page), 'the zone page').toEqual([]);
+      await screenshot(page, 'console-zone-live');
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });

@@ -1,5 +1,5 @@
 /** The console's organization overview in the store (store/overview.ts): each zone, custom hostname, domain and
- * project of one organization with its stored status; another organization's are not there. Both stores. */
+ * project of one organization with its stored status, those plainly ready (observed, every condition True) only counted; another organization's are not there. Both stores. */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgBySlug } from '../../store/accounts';
@@ -32,13 +32,29 @@ describe('orgOverview', () => {
     await recordStatus(t.store, ZONE_STATUS, 'zone-b.test', { uid: 'an-older-lifetime', generation: 9, set: [{ type: 'Ready', status: 'True', reason: 'Served', message: '' }] });
     await t.store.write(async (tx) => { await tx.update(projects).set({ deletingSince: '2026-11-29T00:00:00.000Z' }).where(eq(projects.name, 'shop')); });
 
-    const items = await orgOverview(t.store, (await orgBySlug(t.store, 'acme'))!.id);
+    const { items, ready } = await orgOverview(t.store, (await orgBySlug(t.store, 'acme'))!.id);
     const by = Object.fromEntries(items.map((i) => [`${i.kind}:${i.name}`, i]));
-    expect(Object.keys(by).sort()).toEqual(['hostname:www.customer.example', 'project:blog', 'project:shop', 'zone:zone-a.test', 'zone:zone-b.test']);
+    // The hostname is observed at its generation with every condition True: counted as ready, not read.
+    expect(Object.keys(by).sort()).toEqual(['project:blog', 'project:shop', 'zone:zone-a.test', 'zone:zone-b.test']);
+    expect(ready).toEqual({ zone: 0, hostname: 1, domain: 0, project: 0 });
     expect(by['zone:zone-a.test']).toMatchObject({ observedGeneration: zone!.generation, conditions: [{ type: 'Ready', status: 'False', reason: 'ApplyFailed' }], deletingSince: null });
     expect(by['zone:zone-b.test']).toMatchObject({ observedGeneration: null, conditions: [] });
-    expect(by['hostname:www.customer.example']).toMatchObject({ conditions: [{ type: 'Ready', status: 'True' }] });
     expect(by['project:shop']!.deletingSince).toBe('2026-11-29T00:00:00.000Z');
     expect(by['project:blog']!.deletingSince).toBeNull();
+  });
+
+  it('reads a resource that is not plainly ready: a condition not True beside True ones, or observed at an older generation', async () => {
+    const [zone] = await t.store.db.select().from(zones).where(eq(zones.name, 'zone-a.test'));
+    const acme = (await orgBySlug(t.store, 'acme'))!.id;
+    const names = async () => (await orgOverview(t.store, acme)).items.filter((i) => i.kind === 'zone').map((i) => i.name);
+    await recordStatus(t.store, ZONE_STATUS, 'zone-a.test', { uid: zone!.uid, generation: zone!.generation, set: [{ type: 'Ready', status: 'True', reason: 'Served', message: '' }] });
+    expect(await names()).toEqual(['zone-b.test']);
+    await recordStatus(t.store, ZONE_STATUS, 'zone-a.test', {
+      uid: zone!.uid, generation: zone!.generation, set: [{ type: 'Delegated', status: 'Unknown', reason: 'WaitingForParent', message: '' }],
+    });
+    expect(await names()).toEqual(['zone-a.test', 'zone-b.test']);
+    await recordStatus(t.store, ZONE_STATUS, 'zone-a.test', { uid: zone!.uid, generation: zone!.generation - 1, set: [], drop: ['Delegated'] });
+    expect(await names()).toEqual(['zone-a.test', 'zone-b.test']);
+    expect((await orgOverview(t.store, acme)).ready.zone).toBe(0);
   });
 });

@@ -1,0 +1,128 @@
+/**
+ * Live pages (issue 24 item 3; api/console/kit.ts Kit.live, api/console/live.ts): a live page carries its version
+ * and loads /console/live.js; the same URL with `?live=<version>` answers the page's version at once when what it
+ * shows has moved on, else holds until a change of what it watches (the zone for a zone's page, any change for the
+ * organization page and the zone list) or `wait` seconds pass. The page's roles hold: an outsider finds nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { hashPassword } from '../../../lib/access-hash';
+import { LIVE_SCRIPT } from '../../../api/console/live';
+import { waiting } from '../../../api/wait';
+import { zones } from '../../../store/schema';
+import { setPasswordHash } from '../../../store/sessions';
+import { recordStatus } from '../../../store/status';
+import { ZONE_STATUS } from '../../../store/zones';
+import { startTestApi, type TestApi } from '../../helpers/app';
+import { Browser, signedInAt } from '../../helpers/console-browser';
+
+const PASSWORD = 'correct horse battery staple';
+const ZONE = '/console/orgs/acme/zones/live-zone.test';
+
+let t: TestApi;
+beforeAll(async () => {
+  t = await startTestApi();
+  const hash = await hashPassword(PASSWORD);
+  for (const email of ['viewer@acme.test', 'stranger@nowhere.test']) await setPasswordHash(t.store, email, hash);
+  expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'live-zone.test' } })).status).toBe(200);
+}, 120_000);
+afterAll(async () => { await t.close(); });
+
+const signedIn = (email: string): Promise<Browser> => signedInAt(t.url, email, PASSWORD);
+
+const versionIn = (text: string): string => /<main data-live="([^"]+)">/.exec(text)![1]!;
+
+async function markReady(reason: string): Promise<void> {
+  const [zone] = await t.store.db.select().from(zones).where(eq(zones.name, 'live-zone.test'));
+  await recordStatus(t.store, ZONE_STATUS, 'live-zone.test', {
+    uid: zone!.uid, generation: zone!.generation, set: [{ type: 'Ready', status: reason === 'Served' ? 'True' : 'False', reason, message: reason }],
+  });
+}
+
+/** Polls `path` with `version`, and once the poll is held (counted by api/wait.ts), makes `change`. */
+async function heldThen(b: Browser, path: string, version: string, change: () => Promise<unknown>): Promise<{ status: number; version: string }> {
+  const before = waiting(t.store);
+  const started = Date.now();
+  const poll = b.go('GET', `${path}?live=${version}&wait=20`);
+  await vi.waitFor(() => expect(waiting(t.store)).toBeGreaterThan(before), { timeout: 10_000 });
+  await change();
+  const r = await poll;
+  // Woken by the change, not answered at the end of its wait (which would re-read and see the change too).
+  expect(Date.now() - started).toBeLessThan(15_000);
+  return { status: r.status, version: (JSON.parse(r.text) as { version: string }).version };
+}
+
+describe('a live page', { timeout: 120_000 }, () => {
+  it('carries its version, the status line (aria-live polite, outside <main>) and the same-origin script; the policy lets it run and fetch', async () => {
+    const b = await signedIn('viewer@acme.test');
+    const r = await b.go('GET', ZONE);
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('<script src="/console/live.js" defer></script>');
+    expect(r.text).toMatch(/<p id="live-status" class="live-status" role="status" aria-live="polite"><\/p>\n<main data-live="[\w-]{22}">/);
+    expect(r.headers.get('content-security-policy')).toContain("script-src 'self'; connect-src 'self'");
+    const script = await b.go('GET', '/console/live.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(script.text).toBe(LIVE_SCRIPT);
+    // A page that is not live has neither.
+    const account = await b.go('GET', '/console/account');
+    expect(account.text).not.toContain('live.js');
+    expect(account.text).toContain('<main>');
+  });
+
+  it('answers at once with the current version when the one given is behind', async () => {
+    const b = await signedIn('viewer@acme.test');
+    const current = versionIn((await b.go('GET', ZONE)).text);
+    const started = Date.now();
+    const r = await b.go('GET', `${ZONE}?live=behind&wait=20`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(JSON.parse(r.text)).toEqual({ version: current });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('holds a zone page\'s poll until the zone\'s status changes, then answers the version of the page as it is now', async () => {
+    const b = await signedIn('viewer@acme.test');
+    const before = versionIn((await b.go('GET', ZONE)).text);
+    const r = await heldThen(b, ZONE, before, () => markReady('ApplyFailed'));
+    expect(r.status).toBe(200);
+    expect(r.version).not.toBe(before);
+    const page = await b.go('GET', ZONE);
+    expect(versionIn(page.text)).toBe(r.version);
+    expect(page.text).toContain('<p data-live-summary>State: Failing.');
+  });
+
+  it('holds up to `wait` seconds when nothing changes, then answers the same version; a `wait` out of range is a 400 page', async () => {
+    const b = await signedIn('viewer@acme.test');
+    const current = versionIn((await b.go('GET', ZONE)).text);
+    const started = Date.now();
+    const r = await b.go('GET', `${ZONE}?live=${current}&wait=1`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(JSON.parse(r.text)).toEqual({ version: current });
+    expect(waiting(t.store)).toBe(0);
+    for (const wait of ['31', 'x', '-1']) expect((await b.go('GET', `${ZONE}?live=${current}&wait=${wait}`)).status).toBe(400);
+  });
+
+  it('holds the organization page and the zone list until any change of the organization shows on them', async () => {
+    const b = await signedIn('viewer@acme.test');
+    for (const [path, name] of [['/console/orgs/acme', 'org-page.test'], ['/console/orgs/acme/zones', 'a-list.test']] as const) {
+      const before = versionIn((await b.go('GET', path)).text);
+      const r = await heldThen(b, path, before, () => t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name } }));
+      expect(r.version, path).not.toBe(before);
+      expect(versionIn((await b.go('GET', path)).text)).toBe(r.version);
+    }
+  });
+
+  it('is not found for an outsider (404 page), before any wait; the signed-out are sent to sign in', async () => {
+    const outsider = await signedIn('stranger@nowhere.test');
+    for (const path of [ZONE, '/console/orgs/acme', '/console/orgs/acme/zones']) {
+      const r = await outsider.go('GET', `${path}?live=x&wait=20`);
+      expect(r.status, path).toBe(404);
+      expect(r.text).toContain('organization acme not found');
+    }
+    expect(waiting(t.store)).toBe(0);
+    const r = await new Browser(t.url).go('GET', `${ZONE}?live=x`);
+    expect(r.status).toBe(303);
+    expect(r.location).toMatch(/^\/console\/sign-in\?next=/);
+  });
+});
