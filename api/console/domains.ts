@@ -14,7 +14,7 @@ import { domainOf, ledgerOf, listDomains, type DomainWithStatus, type LedgerEntr
 import { domainBody, domainName, domainOps, domainTag } from '../domains';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
 import { ago, conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { field, opOf, send, storeCursor, type Kit } from './kit';
+import { field, ifMatch, opOf, send, storeCursor, type Kit } from './kit';
 
 const syncDomain = opOf(domainOps, 'syncDomain');
 const setDomainLock = opOf(domainOps, 'setDomainLock');
@@ -126,8 +126,6 @@ export function mountDomainPages(router: Router, kit: Kit, pageSize: number): vo
         });
       if (done) kit.redirect(ctx, back);
     });
-  // A form without the domain's ETag names no version: refused, never applied over a change it did not see.
-  const ifMatch = (form: URLSearchParams): Record<string, string> => ({ 'if-match': field(form, 'etag') || '""' });
 
   router.post('/console/orgs/:slug/domains/:name/sync', domainForm(syncDomain, () => ({})));
   router.post('/console/orgs/:slug/domains/:name/lock', domainForm(setDomainLock, (form) => ({ body: { locked: booleanOf(field(form, 'locked')) }, headers: ifMatch(form) })));

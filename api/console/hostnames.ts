@@ -15,7 +15,7 @@ import { getProject } from '../../store/projects';
 import { fallbackOf, hostnameBody, hostnameOps, hostnameTag } from '../hostnames';
 import { invokeAs, memberScope, type AnyOp, type Deps } from '../ops';
 import { ago, conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { field, opOf, send, storeCursor, type Kit } from './kit';
+import { field, ifMatch, opOf, send, storeCursor, type Kit } from './kit';
 
 const addHostname = opOf(hostnameOps, 'addHostname');
 const deleteHostname = opOf(hostnameOps, 'deleteHostname');
@@ -162,8 +162,5 @@ export function mountHostnamePages(router: Router, kit: Kit, pageSize: number): 
   router.post('/console/orgs/:slug/projects/:project/hostnames/:host/verify', hostnameForm(
     verifyHostname, () => ({}), (p) => `${hostnamePath(p.orgSlug, p.projectName, p.host)}?checked=1`,
   ));
-  // A form without the hostname's ETag names no version: refused, never deleting a name added again meanwhile.
-  router.post('/console/orgs/:slug/projects/:project/hostnames/:host/delete', hostnameForm(
-    deleteHostname, (form) => ({ 'if-match': field(form, 'etag') || '""' }), (p) => hostnamesPath(p.orgSlug),
-  ));
+  router.post('/console/orgs/:slug/projects/:project/hostnames/:host/delete', hostnameForm(deleteHostname, ifMatch, (p) => hostnamesPath(p.orgSlug)));
 }
