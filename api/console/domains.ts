@@ -13,8 +13,8 @@ import { roleAtLeast } from '../../store/accounts';
 import { domainOf, ledgerOf, listDomains, type DomainWithStatus, type LedgerEntry } from '../../store/domains';
 import { domainBody, domainName, domainOps, domainTag } from '../domains';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
-import { ago, conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { field, opOf, send, storeCursor, type Kit } from './kit';
+import { ago, byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
+import { field, ifMatch, opOf, send, storeCursor, type Kit } from './kit';
 
 const syncDomain = opOf(domainOps, 'syncDomain');
 const setDomainLock = opOf(domainOps, 'setDomainLock');
@@ -44,10 +44,10 @@ const when = (at: string | null, none: string): Html | string => (at === null ? 
 const yesNo = (b: boolean): string => (b ? 'On' : 'Off');
 
 /** The organization's domains, one page of them. */
-export function domainsPage(viewer: Viewer, o: { slug: string; domains: DomainView[]; nextCursor: string | null }): string {
+export function domainsPage(viewer: Viewer, o: { slug: string; domains: DomainView[]; first: boolean; nextCursor: string | null }): string {
   const rows = o.domains.map((d) => html`<tr><td><a href="${domainPath(o.slug, d.name)}">${d.name}</a></td><td>${STATE_LABELS[d.state]}</td><td>${STATUS_LABELS[d.status]}</td><td>${when(d.expiresAt, 'none')}</td><td>${yesNo(d.locked)}</td><td>${yesNo(d.autoRenew)}</td></tr>`);
   return page(`Domains of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
-${o.domains.length === 0 ? html`<p>No domains on this page.</p>` : html`<table><caption>Domains by name</caption><thead><tr><th scope="col">Domain</th><th scope="col">State</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Transfer lock</th><th scope="col">Auto-renew</th></tr></thead>
+${o.domains.length === 0 ? emptyList('domains', o.first, byTheApi(`POST /v1/orgs/${o.slug}/domains`)) : html`<table><caption>Domains by name</caption><thead><tr><th scope="col">Domain</th><th scope="col">State</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Transfer lock</th><th scope="col">Auto-renew</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
 ${nextLink(domainsPath(o.slug), o.nextCursor)}`);
 }
@@ -98,7 +98,7 @@ export function mountDomainPages(router: Router, kit: Kit, pageSize: number): vo
   router.get('/console/orgs/:slug/domains', kit.signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), need);
     const list = await listDomains(deps.store, scope.org.id, pageSize, storeCursor(ctx));
-    send(ctx, 200, domainsPage(kit.viewerOf(s), { slug: scope.org.slug, domains: list.items.map(viewOf), nextCursor: list.nextCursor }));
+    send(ctx, 200, domainsPage(kit.viewerOf(s), { slug: scope.org.slug, domains: list.items.map(viewOf), first: ctx.query.cursor === undefined, nextCursor: list.nextCursor }));
   }));
 
   router.get('/console/orgs/:slug/domains/:name', kit.signedIn(async (ctx, s) => {
@@ -126,8 +126,6 @@ export function mountDomainPages(router: Router, kit: Kit, pageSize: number): vo
         });
       if (done) kit.redirect(ctx, back);
     });
-  // A form without the domain's ETag names no version: refused, never applied over a change it did not see.
-  const ifMatch = (form: URLSearchParams): Record<string, string> => ({ 'if-match': field(form, 'etag') || '""' });
 
   router.post('/console/orgs/:slug/domains/:name/sync', domainForm(syncDomain, () => ({})));
   router.post('/console/orgs/:slug/domains/:name/lock', domainForm(setDomainLock, (form) => ({ body: { locked: booleanOf(field(form, 'locked')) }, headers: ifMatch(form) })));

@@ -14,8 +14,8 @@ import { hostnameOfProject, listOrgHostnames, type HostnameWithStatus } from '..
 import { getProject } from '../../store/projects';
 import { fallbackOf, hostnameBody, hostnameOps, hostnameTag } from '../hostnames';
 import { invokeAs, memberScope, type AnyOp, type Deps } from '../ops';
-import { ago, conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { field, opOf, send, storeCursor, type Kit } from './kit';
+import { ago, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
+import { field, ifMatch, opOf, send, storeCursor, type Kit } from './kit';
 
 const addHostname = opOf(hostnameOps, 'addHostname');
 const deleteHostname = opOf(hostnameOps, 'deleteHostname');
@@ -46,16 +46,16 @@ function viewOf(deps: Deps, orgId: number, project: string, h: HostnameWithStatu
 }
 
 /** The organization's custom hostnames, one page of them; with `canEdit` a form to add one to a project. */
-export function hostnamesPage(viewer: Viewer, o: { slug: string; hostnames: HostnameView[]; nextCursor: string | null; canEdit: boolean }): string {
+export function hostnamesPage(viewer: Viewer, o: { slug: string; hostnames: HostnameView[]; first: boolean; nextCursor: string | null; canEdit: boolean }): string {
   const rows = o.hostnames.map((h) => html`<tr><td><a href="${hostnamePath(o.slug, h.project, h.name)}">${h.name}</a></td><td>${h.project}</td><td>${STATE_LABELS[h.state]}</td><td>${STATUS_LABELS[h.status]}</td></tr>`);
   return page(`Custom hostnames of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
-${o.hostnames.length === 0 ? html`<p>No custom hostnames on this page.</p>` : html`<table><caption>Custom hostnames by name</caption><thead><tr><th scope="col">Hostname</th><th scope="col">Project</th><th scope="col">State</th><th scope="col">Status</th></tr></thead>
+${o.hostnames.length === 0 ? emptyList('custom hostnames', o.first, o.canEdit ? html`Add one to a project with the form below.` : html`Members and admins add them.`) : html`<table><caption>Custom hostnames by name</caption><thead><tr><th scope="col">Hostname</th><th scope="col">Project</th><th scope="col">State</th><th scope="col">Status</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
 ${nextLink(hostnamesPath(o.slug), o.nextCursor)}
 ${o.canEdit ? html`<h2>Add a custom hostname</h2>
 <form method="post" action="${hostnamesPath(o.slug)}">
 <input type="hidden" name="csrf" value="${viewer.csrf}">
-<label for="add-project">Project</label><input id="add-project" name="project" type="text" required>
+<label for="add-project">Project (its name, as the projects page lists it)</label><input id="add-project" name="project" type="text" required>
 <label for="add-name">Hostname (www.example.com)</label><input id="add-name" name="name" type="text" required>
 <button type="submit">Add</button>
 </form>` : null}`);
@@ -124,7 +124,7 @@ export function mountHostnamePages(router: Router, kit: Kit, pageSize: number): 
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), need);
     const list = await listOrgHostnames(deps.store, scope.org.id, pageSize, storeCursor(ctx));
     send(ctx, 200, hostnamesPage(kit.viewerOf(s), {
-      slug: scope.org.slug, hostnames: list.items.map((h) => viewOf(deps, scope.org.id, h.projectName, h)), nextCursor: list.nextCursor, canEdit: roleAtLeast(scope.role, 'member'),
+      slug: scope.org.slug, hostnames: list.items.map((h) => viewOf(deps, scope.org.id, h.projectName, h)), first: ctx.query.cursor === undefined, nextCursor: list.nextCursor, canEdit: roleAtLeast(scope.role, 'member'),
     }));
   }));
 
@@ -162,8 +162,5 @@ export function mountHostnamePages(router: Router, kit: Kit, pageSize: number): 
   router.post('/console/orgs/:slug/projects/:project/hostnames/:host/verify', hostnameForm(
     verifyHostname, () => ({}), (p) => `${hostnamePath(p.orgSlug, p.projectName, p.host)}?checked=1`,
   ));
-  // A form without the hostname's ETag names no version: refused, never deleting a name added again meanwhile.
-  router.post('/console/orgs/:slug/projects/:project/hostnames/:host/delete', hostnameForm(
-    deleteHostname, (form) => ({ 'if-match': field(form, 'etag') || '""' }), (p) => hostnamesPath(p.orgSlug),
-  ));
+  router.post('/console/orgs/:slug/projects/:project/hostnames/:host/delete', hostnameForm(deleteHostname, ifMatch, (p) => hostnamesPath(p.orgSlug)));
 }

@@ -179,6 +179,15 @@ export function messagePage(title: string, viewer: Viewer | null, message: strin
   return page(title, viewer, html`<p class="error" role="alert">${message}</p><p><a href="${back.href}">${back.label}</a></p>`);
 }
 
+/** What a list page says when it lists nothing: on the first page the organization has none yet, and `how` says how
+ * one is added (the console adds few kinds itself: most are the API's); a later page is past the list's end. */
+export const emptyList = (what: string, first: boolean, how: Html): Html => (first
+  ? html`<p>There are no ${what} yet. ${how}</p>`
+  : html`<p>No ${what} on this page: the list ended before it.</p>`);
+
+/** How to add what the console cannot: the API's operation, and its reference. */
+export const byTheApi = (operation: string): Html => html`They are added with the API: <code>${operation}</code> (see <a href="/docs">the API reference</a>).`;
+
 /** A "Next page" link that goes on with the operation's cursor (none on the last page); `href` may have a query of
  * its own (a page's filters). */
 export const nextLink = (href: string, cursor: string | null): Html | null =>

@@ -77,11 +77,25 @@ export const send = (ctx: Context, status: number, body: string): void => {
   ctx.body = body;
 };
 
+/** What a person can do about an error the console's routes did not answer themselves: the router's 404 and 405
+ * speak the API's words ("no such route", "allowed: POST"), and an unexpected failure is only traceable by its
+ * request id, which the log line of its cause holds. */
+function edgeMessage(ctx: Context, status: number, message: string): string {
+  if (status === 404) return 'There is no console page at this address. Go back to the console and follow its links from there.';
+  if (status === 405) {
+    return ctx.response.get('Allow').includes('POST')
+      ? 'This address takes a form sent from a console page, not a link opened directly. Go back to the page and use its button.'
+      : 'This page is only opened, not sent to. Go back to the console and open it from there.';
+  }
+  if (status >= 500) return `${message}. Try again in a moment; if it fails again, give request id ${String(ctx.state.reqId)} to whoever runs the service.`;
+  return message;
+}
+
 /** The error edge's answer under /console (an unknown page, a method it lacks, an unexpected failure): a page, not
  * the API's JSON. The raw target is matched, since one the URL parser refuses is an error here too. */
 export const consoleErrorPage: ErrorPage = (ctx, status, message) => {
   if (!/^\/console(?:[/?]|$)/.test(ctx.url)) return false;
-  send(ctx, status, messagePage(PAGE_TITLES[status] ?? 'Error', null, message));
+  send(ctx, status, messagePage(PAGE_TITLES[status] ?? 'Error', null, edgeMessage(ctx, status, message)));
   return true;
 };
 

@@ -9,7 +9,7 @@ import type { Condition } from '../../lib/conditions';
 import { NODE_STALE_AFTER_MS, orgNodeStatuses, type OrgNodeStatus } from '../../store/nodes';
 import { memberScope } from '../ops';
 import { ago, conditionsTable, html, nextLink, page, type Html, type Viewer } from './html';
-import { send, type Kit } from './kit';
+import { send, storeCursor, type Kit } from './kit';
 
 export const nodesPath = (slug: string): string => `/console/orgs/${encodeURIComponent(slug)}/nodes`;
 
@@ -36,8 +36,7 @@ export function mountNodePages(router: Router, kit: Kit, pageSize: number): void
   const { deps } = kit;
   router.get('/console/orgs/:slug/nodes', kit.signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), { operationId: 'the nodes page', role: 'admin' });
-    const { cursor } = ctx.query;
-    const listed = await orgNodeStatuses(deps.store, scope.org.id, pageSize, cursor === undefined ? undefined : String(cursor));
+    const listed = await orgNodeStatuses(deps.store, scope.org.id, pageSize, storeCursor(ctx));
     send(ctx, 200, nodesPage(kit.viewerOf(s), { slug: scope.org.slug, nodes: listed.items, nextCursor: listed.nextCursor, now: deps.store.clock().getTime() }));
   }));
 }

@@ -19,7 +19,7 @@ import { invokeAs, memberScope } from '../ops';
 import { projectOps } from '../projects';
 import { secretOps } from '../secrets';
 import { storageOps } from '../storage';
-import { ago, conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
+import { ago, byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
 import { cursorOf, field, ifMatch, opOf, send, type Kit, type SignedIn } from './kit';
 
 const listProjects = opOf(projectOps, 'listProjects');
@@ -54,10 +54,10 @@ export const projectPath = (slug: string, project: string): string => `${project
 const stateOfProject = (p: ProjectListed): ResourceState => resourceState({ generation: 0, observedGeneration: 0, conditions: [], deletingSince: p.deletingSince });
 
 /** The organization's projects, one page of them, each with its state and default hostname. */
-export function projectsPage(viewer: Viewer, o: { slug: string; projects: ProjectListed[]; nextCursor: string | null }): string {
+export function projectsPage(viewer: Viewer, o: { slug: string; projects: ProjectListed[]; first: boolean; nextCursor: string | null }): string {
   const rows = o.projects.map((p) => html`<tr><td><a href="${projectPath(o.slug, p.name)}">${p.name}</a></td><td>${STATE_LABELS[stateOfProject(p)]}</td><td>${p.hostname}</td><td>${p.database ? 'Yes' : 'No'}</td></tr>`);
   return page(`Projects of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
-${o.projects.length === 0 ? html`<p>No projects on this page.</p>` : html`<table><caption>Projects by name</caption><thead><tr><th scope="col">Project</th><th scope="col">State</th><th scope="col">Default hostname</th><th scope="col">Database</th></tr></thead>
+${o.projects.length === 0 ? emptyList('projects', o.first, byTheApi(`POST /v1/orgs/${o.slug}/projects`)) : html`<table><caption>Projects by name</caption><thead><tr><th scope="col">Project</th><th scope="col">State</th><th scope="col">Default hostname</th><th scope="col">Database</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
 ${nextLink(projectsPath(o.slug), o.nextCursor)}`);
 }
@@ -166,7 +166,7 @@ export function mountProjectPages(router: Router, kit: Kit, pageSizes: { project
     const orgSlug = String(ctx.params.slug);
     const reply = await invokeAs(listProjects, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.projects), ...cursorOf(ctx) } });
     const listed = reply.body as { items: ProjectListed[]; nextCursor: string | null };
-    send(ctx, 200, projectsPage(kit.viewerOf(s), { slug: orgSlug, projects: listed.items, nextCursor: listed.nextCursor }));
+    send(ctx, 200, projectsPage(kit.viewerOf(s), { slug: orgSlug, projects: listed.items, first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor }));
   }));
 
   router.get('/console/orgs/:slug/projects/:project', kit.signedIn(async (ctx, s) => {

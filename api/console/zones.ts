@@ -10,7 +10,7 @@ import { resourceState, type ResourceState } from '../../rules/resource-state';
 import { RECORD_TYPES } from '../../zonefiles';
 import { dnsOps } from '../dns';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
-import { conditionsTable, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
+import { byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
 import { cursorOf, field, ifMatch, opOf, type Kit } from './kit';
 
 const listZones = opOf(dnsOps, 'listZones');
@@ -35,10 +35,10 @@ export const zonePath = (slug: string, zone: string): string => `${zonesPath(slu
 const DNSSEC_LABELS: Record<ZoneView['dnssec'], string> = { off: 'Off', signing: 'Signing (DS not at the parent yet)', ds_pending: 'Signing (DS recorded)' };
 
 /** The organization's zones, one page of them, each with its state and the serial its nameserver serves. */
-export function zonesPage(viewer: Viewer, o: { slug: string; zones: (ZoneView & { state: ResourceState })[]; nextCursor: string | null; live?: string }): string {
+export function zonesPage(viewer: Viewer, o: { slug: string; zones: (ZoneView & { state: ResourceState })[]; first: boolean; nextCursor: string | null; live?: string }): string {
   const rows = o.zones.map((z) => html`<tr><td><a href="${zonePath(o.slug, z.name)}">${z.name}</a></td><td>${STATE_LABELS[z.state]}</td><td>${z.status.servedSerial ?? 'none yet'}</td><td>${DNSSEC_LABELS[z.dnssec]}</td></tr>`);
   return page(`Zones of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
-${o.zones.length === 0 ? html`<p>No zones on this page.</p>` : html`<table><caption>Zones by name</caption><thead><tr><th scope="col">Zone</th><th scope="col">State</th><th scope="col">Served serial</th><th scope="col">DNSSEC</th></tr></thead>
+${o.zones.length === 0 ? emptyList('zones', o.first, byTheApi(`POST /v1/orgs/${o.slug}/dns/zones`)) : html`<table><caption>Zones by name</caption><thead><tr><th scope="col">Zone</th><th scope="col">State</th><th scope="col">Served serial</th><th scope="col">DNSSEC</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
 ${nextLink(zonesPath(o.slug), o.nextCursor)}`, o.live);
 }
@@ -124,7 +124,7 @@ export function mountZonePages(router: Router, kit: Kit, pageSizes: { zones: num
     const load = async () => (await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } }))
       .body as { items: ZoneListed[]; nextCursor: string | null };
     await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (page, live) =>
-      zonesPage(kit.viewerOf(s), { slug: orgSlug, zones: page.items.map((z) => ({ ...z, state: stateOfZone(z) })), nextCursor: page.nextCursor, live }));
+      zonesPage(kit.viewerOf(s), { slug: orgSlug, zones: page.items.map((z) => ({ ...z, state: stateOfZone(z) })), first: ctx.query.cursor === undefined, nextCursor: page.nextCursor, live }));
   }));
 
   router.get('/console/orgs/:slug/zones/:zone', kit.signedIn(async (ctx, s) => {

@@ -139,6 +139,9 @@ describe('the forms', { timeout: 120_000 }, () => {
     expect(stale.status).toBe(412);
     expect(stale.text).toContain('alpha.com changed since this page showed it');
     expect(registrarLock('alpha.com')).toBe(false);
+    // A form without the ETag names no version: refused, not applied over whatever is stored.
+    expect((await b.go('POST', `${DOMAIN}/lock`, { csrf: form.csrf, locked: 'true' })).status).toBe(412);
+    expect(registrarLock('alpha.com')).toBe(false);
     const fresh = await b.go('GET', DOMAIN);
     expect((await b.go('POST', `${DOMAIN}/lock`, { csrf: form.csrf, etag: etagOf(fresh, `${DOMAIN}/lock`), locked: 'true' })).status).toBe(303);
     expect(registrarLock('alpha.com')).toBe(true);

@@ -197,6 +197,7 @@ describe('a member\'s forms', { timeout: 120_000 }, () => {
     const stale = await b.go('POST', `${at}/delete`, form);
     expect(stale.status).toBe(412);
     expect(stale.text).toContain('gone.customer.test changed since this page showed it');
+    expect((await b.go('POST', `${at}/delete`, { csrf: form.csrf })).status).toBe(412);
     const r = await b.go('POST', `${at}/delete`, { ...form, etag: etagOf(await b.go('GET', at)) });
     expect(r.status).toBe(303);
     expect(r.location).toBe(LIST);

@@ -1,6 +1,10 @@
 /** The console's pages (api/console/html.ts): every value put into a page is escaped, whoever chose it. */
 import { describe, expect, it } from 'vitest';
+import { domainsPage } from '../../../api/console/domains';
+import { hostnamesPage } from '../../../api/console/hostnames';
 import { homePage, html, messagePage, signInPage } from '../../../api/console/html';
+import { projectsPage } from '../../../api/console/projects';
+import { zonesPage } from '../../../api/console/zones';
 
 const EVIL = '"><script>alert(1)</script>\'&';
 
@@ -25,5 +29,25 @@ describe('console pages', () => {
   it('labels every input the user fills in', () => {
     const p = signInPage({ csrf: 'c', next: '/console' });
     for (const id of [...p.matchAll(/<input id="(\w+)"/g)].map((m) => m[1])) expect(p).toContain(`<label for="${id}">`);
+  });
+
+  it('says on an empty first list page that there are none yet and how one is added; a later empty page is past the end', () => {
+    const viewer = { email: 'a@acme.test', csrf: 'c' };
+    const lists = (first: boolean) => ({
+      zones: zonesPage(viewer, { slug: 'acme', zones: [], first, nextCursor: null }),
+      projects: projectsPage(viewer, { slug: 'acme', projects: [], first, nextCursor: null }),
+      domains: domainsPage(viewer, { slug: 'acme', domains: [], first, nextCursor: null }),
+      hostnames: hostnamesPage(viewer, { slug: 'acme', hostnames: [], first, nextCursor: null, canEdit: false }),
+    });
+    const first = lists(true);
+    expect(first.zones).toContain('There are no zones yet. They are added with the API: <code>POST /v1/orgs/acme/dns/zones</code> (see <a href="/docs">the API reference</a>).');
+    expect(first.projects).toContain('<code>POST /v1/orgs/acme/projects</code>');
+    expect(first.domains).toContain('<code>POST /v1/orgs/acme/domains</code>');
+    expect(first.hostnames).toContain('There are no custom hostnames yet. Members and admins add them.');
+    expect(hostnamesPage(viewer, { slug: 'acme', hostnames: [], first: true, nextCursor: null, canEdit: true })).toContain('Add one to a project with the form below.');
+    for (const [what, text] of Object.entries(lists(false))) {
+      expect(text).toContain(`on this page: the list ended before it.`);
+      expect(text, what).not.toContain('yet.');
+    }
   });
 });

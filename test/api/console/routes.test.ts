@@ -319,10 +319,19 @@ describe('error pages', () => {
     const missing = await b.go('GET', '/console/nope');
     expect(missing.status).toBe(404);
     isPage(missing);
+    expect(missing.text).toContain('There is no console page at this address.');
     const put = await b.go('PUT', '/console/sign-in');
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toContain('POST');
     isPage(put);
+    // A form's address opened as a link (a bookmark, a reload of an old tab) says to use the page's button.
+    const opened = await b.go('GET', '/console/sign-out');
+    expect(opened.status).toBe(405);
+    expect(opened.text).toContain('takes a form sent from a console page');
+    const sent = await b.go('PUT', '/console');
+    expect(sent.status).toBe(405);
+    expect(sent.text).toContain('This page is only opened, not sent to.');
+    for (const r of [missing, put, opened, sent]) expect(r.text).not.toMatch(/no such route|allowed:/);
     expect((await b.go('GET', '/v1/nope')).headers.get('content-type')).toContain('application/json');
   });
 
@@ -336,6 +345,8 @@ describe('error pages', () => {
       expect(r.status).toBe(500);
       isPage(r);
       expect(r.text).not.toContain('boom');
+      // The request id is what ties the page to the log line of its cause.
+      expect(r.text).toContain(`give request id ${r.headers.get('x-request-id')!} to whoever runs the service`);
       expect(own.logs.some((l) => l.includes('boom at /srv/secret/path'))).toBe(true);
     } finally {
       vi.restoreAllMocks();
