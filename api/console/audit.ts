@@ -4,9 +4,9 @@
  */
 import type Router from '@koa/router';
 import { auditOps } from '../audit';
-import { invokeAs } from '../ops';
+import { invokeAs, memberScope } from '../ops';
 import { ago, html, nextLink, page, type Viewer } from './html';
-import { cursorOf, opOf, send, type Kit } from './kit';
+import { cursorOf, opOf, type Kit } from './kit';
 
 const listAudit = opOf(auditOps, 'listAudit');
 
@@ -21,7 +21,7 @@ const filteredPath = (slug: string, f: AuditFilters): string => {
   return q.size === 0 ? auditPath(slug) : `${auditPath(slug)}?${q.toString()}`;
 };
 
-export function auditPage(viewer: Viewer, o: { slug: string; items: AuditView[]; nextCursor: string | null; filters: AuditFilters; now: number }): string {
+export function auditPage(viewer: Viewer, o: { slug: string; items: AuditView[]; nextCursor: string | null; filters: AuditFilters; now: number; live?: string }): string {
   const rows = o.items.map((r) => html`<tr><td>${ago(r.at, o.now)}</td><td>${r.event}</td><td>${r.actor}</td><td>${r.target}</td><td>${
     Object.keys(r.details).length === 0 ? null : html`<pre>${JSON.stringify(r.details)}</pre>`}</td></tr>`);
   const filtered = o.filters.target !== '' || o.filters.actor !== '';
@@ -33,7 +33,7 @@ export function auditPage(viewer: Viewer, o: { slug: string; items: AuditView[];
 </form>
 ${o.items.length === 0 ? html`<p>No records${filtered ? ' match these filters' : ''} on this page.</p>` : html`<table><caption>Audit records, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
-${nextLink(filteredPath(o.slug, o.filters), o.nextCursor)}`);
+${nextLink(filteredPath(o.slug, o.filters), o.nextCursor)}`, o.live);
 }
 
 /** A filter from the form: blank is none (the operation refuses an empty one). */
@@ -44,8 +44,9 @@ export function mountAuditPages(router: Router, kit: Kit, pageSize: number): voi
     const orgSlug = String(ctx.params.slug);
     const filters: AuditFilters = { target: filterOf(ctx.query.target), actor: filterOf(ctx.query.actor) };
     const query = { limit: String(pageSize), ...cursorOf(ctx), ...(filters.target && { target: filters.target }), ...(filters.actor && { actor: filters.actor }) };
-    const reply = await invokeAs(listAudit, kit.deps, ctx, s.principal, { params: { orgSlug }, query });
-    const { items, nextCursor } = reply.body as { items: AuditView[]; nextCursor: string | null };
-    send(ctx, 200, auditPage(kit.viewerOf(s), { slug: orgSlug, items, nextCursor, filters, now: kit.deps.store.clock().getTime() }));
+    const scope = await memberScope(kit.deps, s.principal, orgSlug, { operationId: 'listAudit', role: 'admin' });
+    const load = async () => (await invokeAs(listAudit, kit.deps, ctx, s.principal, { params: { orgSlug }, query })).body as { items: AuditView[]; nextCursor: string | null };
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, ({ items, nextCursor }, live) =>
+      auditPage(kit.viewerOf(s), { slug: orgSlug, items, nextCursor, filters, now: kit.deps.store.clock().getTime(), live }));
   }));
 }

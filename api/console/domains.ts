@@ -14,7 +14,7 @@ import { domainOf, ledgerOf, listDomains, type DomainWithStatus, type LedgerEntr
 import { domainBody, domainName, domainOps, domainTag } from '../domains';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
 import { ago, byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { field, ifMatch, opOf, send, storeCursor, type Kit } from './kit';
+import { field, ifMatch, opOf, storeCursor, type Kit } from './kit';
 
 const syncDomain = opOf(domainOps, 'syncDomain');
 const setDomainLock = opOf(domainOps, 'setDomainLock');
@@ -44,12 +44,12 @@ const when = (at: string | null, none: string): Html | string => (at === null ? 
 const yesNo = (b: boolean): string => (b ? 'On' : 'Off');
 
 /** The organization's domains, one page of them. */
-export function domainsPage(viewer: Viewer, o: { slug: string; domains: DomainView[]; first: boolean; nextCursor: string | null }): string {
+export function domainsPage(viewer: Viewer, o: { slug: string; domains: DomainView[]; first: boolean; nextCursor: string | null; live?: string }): string {
   const rows = o.domains.map((d) => html`<tr><td><a href="${domainPath(o.slug, d.name)}">${d.name}</a></td><td>${STATE_LABELS[d.state]}</td><td>${STATUS_LABELS[d.status]}</td><td>${when(d.expiresAt, 'none')}</td><td>${yesNo(d.locked)}</td><td>${yesNo(d.autoRenew)}</td></tr>`);
   return page(`Domains of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
 ${o.domains.length === 0 ? emptyList('domains', o.first, byTheApi(`POST /v1/orgs/${o.slug}/domains`)) : html`<table><caption>Domains by name</caption><thead><tr><th scope="col">Domain</th><th scope="col">State</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Transfer lock</th><th scope="col">Auto-renew</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
-${nextLink(domainsPath(o.slug), o.nextCursor)}`);
+${nextLink(domainsPath(o.slug), o.nextCursor)}`, o.live);
 }
 
 const money = (cents: number, currency: string): string => `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
@@ -61,7 +61,7 @@ const switchForm = (viewer: Viewer, at: string, d: DomainView, o: { path: string
 
 /** A domain: its registration, the purchase's step, the ledger and conditions; `role` decides the forms (sync for
  * members, the lock and auto-renew for admins). */
-export function domainPage(viewer: Viewer, o: { slug: string; domain: DomainView; ledger: LedgerEntry[]; canSync: boolean; canAdmin: boolean; now: number }): string {
+export function domainPage(viewer: Viewer, o: { slug: string; domain: DomainView; ledger: LedgerEntry[]; canSync: boolean; canAdmin: boolean; now: number; live?: string }): string {
   const d = o.domain;
   const at = domainPath(o.slug, d.name);
   const ledgerRows = o.ledger.map((e) => html`<tr><td>${ago(e.at, o.now)}</td><td>${e.kind}</td><td>${money(e.amountCents, e.currency)}</td><td>${e.note}</td></tr>`);
@@ -84,7 +84,7 @@ ${o.canAdmin ? switchForm(viewer, at, d, { path: 'auto-renew', field: 'autoRenew
 ${conditionsTable(d.name, d.conditions as Condition[], o.now, 'None yet: the reconciler has not looked at this domain.')}
 <h2>Ledger</h2>
 ${o.ledger.length === 0 ? html`<p>No charges, refunds or renewals yet.</p>` : html`<table><caption>The latest ledger entries of ${d.name}, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Amount</th><th scope="col">Note</th></tr></thead>
-<tbody>${ledgerRows}</tbody></table>`}`);
+<tbody>${ledgerRows}</tbody></table>`}`, o.live);
 }
 
 /** A form's `true` or `false`; anything else goes to the operation as it is, for it to refuse (400). */
@@ -97,16 +97,20 @@ export function mountDomainPages(router: Router, kit: Kit, pageSize: number): vo
 
   router.get('/console/orgs/:slug/domains', kit.signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), need);
-    const list = await listDomains(deps.store, scope.org.id, pageSize, storeCursor(ctx));
-    send(ctx, 200, domainsPage(kit.viewerOf(s), { slug: scope.org.slug, domains: list.items.map(viewOf), first: ctx.query.cursor === undefined, nextCursor: list.nextCursor }));
+    const cursor = storeCursor(ctx);
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, () => listDomains(deps.store, scope.org.id, pageSize, cursor), (list, live) =>
+      domainsPage(kit.viewerOf(s), { slug: scope.org.slug, domains: list.items.map(viewOf), first: ctx.query.cursor === undefined, nextCursor: list.nextCursor, live }));
   }));
 
   router.get('/console/orgs/:slug/domains/:name', kit.signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), need);
-    const d = await domainOf(deps.store, scope.org.id, domainName(String(ctx.params.name)));
-    send(ctx, 200, domainPage(kit.viewerOf(s), {
-      slug: scope.org.slug, domain: viewOf(d), ledger: await ledgerOf(deps.store, scope.org.id, d.name),
-      canSync: roleAtLeast(scope.role, 'member'), canAdmin: roleAtLeast(scope.role, 'admin'), now: deps.store.clock().getTime(),
+    const name = domainName(String(ctx.params.name));
+    const load = async () => {
+      const d = await domainOf(deps.store, scope.org.id, name);
+      return { d, ledger: await ledgerOf(deps.store, scope.org.id, d.name) };
+    };
+    await kit.live(ctx, { kind: 'domain', key: name, orgId: scope.org.id }, load, ({ d, ledger }, live) => domainPage(kit.viewerOf(s), {
+      slug: scope.org.slug, domain: viewOf(d), ledger, canSync: roleAtLeast(scope.role, 'member'), canAdmin: roleAtLeast(scope.role, 'admin'), now: deps.store.clock().getTime(), live,
     }));
   }));
 

@@ -15,7 +15,7 @@ import { getProject } from '../../store/projects';
 import { fallbackOf, hostnameBody, hostnameOps, hostnameTag } from '../hostnames';
 import { invokeAs, memberScope, type AnyOp, type Deps } from '../ops';
 import { ago, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { field, ifMatch, opOf, send, storeCursor, type Kit } from './kit';
+import { field, ifMatch, opOf, storeCursor, type Kit } from './kit';
 
 const addHostname = opOf(hostnameOps, 'addHostname');
 const deleteHostname = opOf(hostnameOps, 'deleteHostname');
@@ -46,7 +46,7 @@ function viewOf(deps: Deps, orgId: number, project: string, h: HostnameWithStatu
 }
 
 /** The organization's custom hostnames, one page of them; with `canEdit` a form to add one to a project. */
-export function hostnamesPage(viewer: Viewer, o: { slug: string; hostnames: HostnameView[]; first: boolean; nextCursor: string | null; canEdit: boolean }): string {
+export function hostnamesPage(viewer: Viewer, o: { slug: string; hostnames: HostnameView[]; first: boolean; nextCursor: string | null; canEdit: boolean; live?: string }): string {
   const rows = o.hostnames.map((h) => html`<tr><td><a href="${hostnamePath(o.slug, h.project, h.name)}">${h.name}</a></td><td>${h.project}</td><td>${STATE_LABELS[h.state]}</td><td>${STATUS_LABELS[h.status]}</td></tr>`);
   return page(`Custom hostnames of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
 ${o.hostnames.length === 0 ? emptyList('custom hostnames', o.first, o.canEdit ? html`Add one to a project with the form below.` : html`Members and admins add them.`) : html`<table><caption>Custom hostnames by name</caption><thead><tr><th scope="col">Hostname</th><th scope="col">Project</th><th scope="col">State</th><th scope="col">Status</th></tr></thead>
@@ -58,7 +58,7 @@ ${o.canEdit ? html`<h2>Add a custom hostname</h2>
 <label for="add-project">Project (its name, as the projects page lists it)</label><input id="add-project" name="project" type="text" required>
 <label for="add-name">Hostname (www.example.com)</label><input id="add-name" name="name" type="text" required>
 <button type="submit">Add</button>
-</form>` : null}`);
+</form>` : null}`, o.live);
 }
 
 /** A value to put into DNS: selected whole by a click, and copied by the Copy button the console's script adds. */
@@ -93,7 +93,7 @@ ${conditionsTable(`the edge for ${h.name}`, edge, now, 'The edge has not reporte
 
 /** A custom hostname: the records to create, what the proofs see, the edge and certificate, its conditions; with
  * `canEdit` (a member or above) "Check now" and delete. `checked` says the page follows a "Check now". */
-export function hostnamePage(viewer: Viewer, o: { slug: string; hostname: HostnameView; canEdit: boolean; checked: boolean; now: number }): string {
+export function hostnamePage(viewer: Viewer, o: { slug: string; hostname: HostnameView; canEdit: boolean; checked: boolean; now: number; live?: string }): string {
   const h = o.hostname;
   const at = hostnamePath(o.slug, h.project, h.name);
   const outcome = h.status === 'active' ? 'a proof passed: the name is active.' : 'no proof passed yet; what the proofs see is below.';
@@ -112,7 +112,7 @@ ${conditionsTable(h.name, h.conditions as Condition[], o.now, 'None yet: the rec
 ${o.canEdit ? html`<h2>Delete</h2>
 <p>The name is free at once; the edge's hostname and any managed record are removed after.</p>
 <form method="post" action="${at}/delete"><input type="hidden" name="csrf" value="${viewer.csrf}"><input type="hidden" name="etag" value="${h.etag}">
-<button type="submit" class="danger">Delete ${h.name}</button></form>` : null}`);
+<button type="submit" class="danger">Delete ${h.name}</button></form>` : null}`, o.live);
 }
 
 /** Mounts the custom hostname pages; `pageSize` is the hostnames a list page shows at once. */
@@ -122,19 +122,19 @@ export function mountHostnamePages(router: Router, kit: Kit, pageSize: number): 
 
   router.get('/console/orgs/:slug/hostnames', kit.signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), need);
-    const list = await listOrgHostnames(deps.store, scope.org.id, pageSize, storeCursor(ctx));
-    send(ctx, 200, hostnamesPage(kit.viewerOf(s), {
-      slug: scope.org.slug, hostnames: list.items.map((h) => viewOf(deps, scope.org.id, h.projectName, h)), first: ctx.query.cursor === undefined, nextCursor: list.nextCursor, canEdit: roleAtLeast(scope.role, 'member'),
+    const cursor = storeCursor(ctx);
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, () => listOrgHostnames(deps.store, scope.org.id, pageSize, cursor), (list, live) => hostnamesPage(kit.viewerOf(s), {
+      slug: scope.org.slug, hostnames: list.items.map((h) => viewOf(deps, scope.org.id, h.projectName, h)), first: ctx.query.cursor === undefined, nextCursor: list.nextCursor, canEdit: roleAtLeast(scope.role, 'member'), live,
     }));
   }));
 
   router.get('/console/orgs/:slug/projects/:project/hostnames/:host', kit.signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), need);
     const project = await getProject(deps.store, scope.org.id, String(ctx.params.project));
-    const h = await hostnameOfProject(deps.store, project.id, normalizeCustomHostname(String(ctx.params.host)));
-    send(ctx, 200, hostnamePage(kit.viewerOf(s), {
+    const name = normalizeCustomHostname(String(ctx.params.host));
+    await kit.live(ctx, { kind: 'hostname', key: name, orgId: scope.org.id }, () => hostnameOfProject(deps.store, project.id, name), (h, live) => hostnamePage(kit.viewerOf(s), {
       slug: scope.org.slug, hostname: viewOf(deps, scope.org.id, project.name, h), canEdit: roleAtLeast(scope.role, 'member'),
-      checked: ctx.query.checked !== undefined, now: deps.store.clock().getTime(),
+      checked: ctx.query.checked !== undefined, now: deps.store.clock().getTime(), live,
     }));
   }));
 

@@ -20,7 +20,7 @@ import { projectOps } from '../projects';
 import { secretOps } from '../secrets';
 import { storageOps } from '../storage';
 import { ago, byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { cursorOf, field, ifMatch, opOf, send, type Kit, type SignedIn } from './kit';
+import { cursorOf, field, ifMatch, opOf, type Kit, type SignedIn } from './kit';
 
 const listProjects = opOf(projectOps, 'listProjects');
 const getProject = opOf(projectOps, 'getProject');
@@ -54,12 +54,12 @@ export const projectPath = (slug: string, project: string): string => `${project
 const stateOfProject = (p: ProjectListed): ResourceState => resourceState({ generation: 0, observedGeneration: 0, conditions: [], deletingSince: p.deletingSince });
 
 /** The organization's projects, one page of them, each with its state and default hostname. */
-export function projectsPage(viewer: Viewer, o: { slug: string; projects: ProjectListed[]; first: boolean; nextCursor: string | null }): string {
+export function projectsPage(viewer: Viewer, o: { slug: string; projects: ProjectListed[]; first: boolean; nextCursor: string | null; live?: string }): string {
   const rows = o.projects.map((p) => html`<tr><td><a href="${projectPath(o.slug, p.name)}">${p.name}</a></td><td>${STATE_LABELS[stateOfProject(p)]}</td><td>${p.hostname}</td><td>${p.database ? 'Yes' : 'No'}</td></tr>`);
   return page(`Projects of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
 ${o.projects.length === 0 ? emptyList('projects', o.first, byTheApi(`POST /v1/orgs/${o.slug}/projects`)) : html`<table><caption>Projects by name</caption><thead><tr><th scope="col">Project</th><th scope="col">State</th><th scope="col">Default hostname</th><th scope="col">Database</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
-${nextLink(projectsPath(o.slug), o.nextCursor)}`);
+${nextLink(projectsPath(o.slug), o.nextCursor)}`, o.live);
 }
 
 const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -132,8 +132,7 @@ function storageSection(st: StorageView, now: number): Html {
  * while it is being deleted, what its deletion waits for. */
 export function projectPage(viewer: Viewer, o: {
   slug: string; project: ProjectView; secrets: SecretView[] | null; secretsCursor: string | null;
-  access: AccessView | null; auth: AuthView | null; storage: StorageView | null; canChangeAccess: boolean; now: number;
-}): string {
+  access: AccessView | null; auth: AuthView | null; storage: StorageView | null; canChangeAccess: boolean; now: number; live?: string }): string {
   const p = o.project;
   const at = projectPath(o.slug, p.name);
   const head = html`<p><a href="${projectsPath(o.slug)}">Back to the projects of ${o.slug}</a></p>
@@ -142,7 +141,7 @@ export function projectPage(viewer: Viewer, o: {
   if (p.cleanup !== null) {
     return page(p.name, viewer, html`${head}
 <h2>Being deleted</h2>
-<p>Its deletion was asked ${ago(p.deletingSince!, o.now)}; it waits for: ${[...p.cleanup.nodes.map((n) => `node ${n}`), ...p.cleanup.hostnames.map((h) => `hostname ${h}`)].join(', ') || 'nothing more'}.</p>`);
+<p>Its deletion was asked ${ago(p.deletingSince!, o.now)}; it waits for: ${[...p.cleanup.nodes.map((n) => `node ${n}`), ...p.cleanup.hostnames.map((h) => `hostname ${h}`)].join(', ') || 'nothing more'}.</p>`, o.live);
   }
   return page(p.name, viewer, html`${head}
 <h2>Placements</h2>
@@ -156,7 +155,7 @@ ${signInSection(o.auth!)}
 <h2>Storage</h2>
 ${storageSection(o.storage!, o.now)}
 <h2>Conditions</h2>
-${conditionsTable(`the storage of ${p.name}`, o.storage!.conditions, o.now, 'None: the project has no storage grant.')}`);
+${conditionsTable(`the storage of ${p.name}`, o.storage!.conditions, o.now, 'None: the project has no storage grant.')}`, o.live);
 }
 
 /** Mounts the project pages; `pageSizes` are the projects and the secrets a page shows at once. */
@@ -164,9 +163,11 @@ export function mountProjectPages(router: Router, kit: Kit, pageSizes: { project
   const { deps } = kit;
   router.get('/console/orgs/:slug/projects', kit.signedIn(async (ctx, s) => {
     const orgSlug = String(ctx.params.slug);
-    const reply = await invokeAs(listProjects, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.projects), ...cursorOf(ctx) } });
-    const listed = reply.body as { items: ProjectListed[]; nextCursor: string | null };
-    send(ctx, 200, projectsPage(kit.viewerOf(s), { slug: orgSlug, projects: listed.items, first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor }));
+    const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the projects page', role: 'viewer' });
+    const load = async () => (await invokeAs(listProjects, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.projects), ...cursorOf(ctx) } }))
+      .body as { items: ProjectListed[]; nextCursor: string | null };
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (listed, live) =>
+      projectsPage(kit.viewerOf(s), { slug: orgSlug, projects: listed.items, first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor, live }));
   }));
 
   router.get('/console/orgs/:slug/projects/:project', kit.signedIn(async (ctx, s) => {
@@ -174,33 +175,39 @@ export function mountProjectPages(router: Router, kit: Kit, pageSizes: { project
     const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the project page', role: 'viewer' });
     const params = { orgSlug, projectName: String(ctx.params.project) };
     const run = (op: typeof getProject, query?: unknown) => invokeAs(op, deps, ctx, s.principal, { params, query });
-    const project = JSON.parse((await run(getProject)).json!) as ProjectView;
-    const base = { slug: orgSlug, project, now: deps.store.clock().getTime(), canChangeAccess: roleAtLeast(scope.role, 'admin') };
-    if (project.cleanup !== null) {
-      return send(ctx, 200, projectPage(kit.viewerOf(s), { ...base, secrets: null, secretsCursor: null, access: null, auth: null, storage: null }));
-    }
-    let secrets: SecretView[] | null = null;
-    let secretsCursor: string | null = null;
-    if (roleAtLeast(scope.role, listSecrets.role!)) {
-      const listed = (await run(listSecrets, { limit: String(pageSizes.secrets), ...cursorOf(ctx) })).body as { items: { name: string }[]; nextCursor: string | null };
-      secretsCursor = listed.nextCursor;
-      // Each with its rollout; one deleted since the list is left out rather than failing the page.
-      const read = await Promise.all(listed.items.map(async ({ name }) => {
-        try {
-          return (await invokeAs(getSecret, deps, ctx, s.principal, { params: { ...params, secretName: name } })).body as SecretView;
-        } catch (e) {
-          if (e instanceof AppError && e.status === 404) return null;
-          throw e;
-        }
-      }));
-      secrets = read.filter((x) => x !== null);
-    }
-    const accessReply = await run(getAccess);
-    send(ctx, 200, projectPage(kit.viewerOf(s), {
-      ...base, secrets, secretsCursor,
-      access: { ...(accessReply.body as Omit<AccessView, 'etag'>), etag: accessReply.headers!.ETag! },
-      auth: (await run(getAuth)).body as AuthView,
-      storage: (await run(getStorage)).body as StorageView,
+    // What the page shows, read again for each live poll: it changes with its secrets, placements, nodes and grants.
+    const load = async () => {
+      const project = JSON.parse((await run(getProject)).json!) as ProjectView;
+      if (project.cleanup !== null) return { project, secrets: null, secretsCursor: null, access: null, auth: null, storage: null };
+      return { project, ...await details() };
+    };
+    const details = async () => {
+      let secrets: SecretView[] | null = null;
+      let secretsCursor: string | null = null;
+      if (roleAtLeast(scope.role, listSecrets.role!)) {
+        const listed = (await run(listSecrets, { limit: String(pageSizes.secrets), ...cursorOf(ctx) })).body as { items: { name: string }[]; nextCursor: string | null };
+        secretsCursor = listed.nextCursor;
+        // Each with its rollout; one deleted since the list is left out rather than failing the page.
+        const read = await Promise.all(listed.items.map(async ({ name }) => {
+          try {
+            return (await invokeAs(getSecret, deps, ctx, s.principal, { params: { ...params, secretName: name } })).body as SecretView;
+          } catch (e) {
+            if (e instanceof AppError && e.status === 404) return null;
+            throw e;
+          }
+        }));
+        secrets = read.filter((x) => x !== null);
+      }
+      const accessReply = await run(getAccess);
+      return {
+        secrets, secretsCursor,
+        access: { ...(accessReply.body as Omit<AccessView, 'etag'>), etag: accessReply.headers!.ETag! },
+        auth: (await run(getAuth)).body as AuthView,
+        storage: (await run(getStorage)).body as StorageView,
+      };
+    };
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (data, live) => projectPage(kit.viewerOf(s), {
+      slug: orgSlug, ...data, now: deps.store.clock().getTime(), canChangeAccess: roleAtLeast(scope.role, 'admin'), live,
     }));
   }));
 

@@ -9,7 +9,8 @@ import { eq } from 'drizzle-orm';
 import { hashPassword } from '../../../lib/access-hash';
 import { LIVE_SCRIPT } from '../../../api/console/live';
 import { waiting } from '../../../api/wait';
-import { zones } from '../../../store/schema';
+import { hostnames, zones } from '../../../store/schema';
+import { HOSTNAME_STATUS } from '../../../store/hostnames';
 import { setPasswordHash } from '../../../store/sessions';
 import { recordStatus } from '../../../store/status';
 import { ZONE_STATUS } from '../../../store/zones';
@@ -23,7 +24,9 @@ let t: TestApi;
 beforeAll(async () => {
   t = await startTestApi();
   const hash = await hashPassword(PASSWORD);
-  for (const email of ['viewer@acme.test', 'stranger@nowhere.test']) await setPasswordHash(t.store, email, hash);
+  for (const email of ['viewer@acme.test', 'admin@acme.test', 'stranger@nowhere.test']) await setPasswordHash(t.store, email, hash);
+  expect((await t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'live-p' } })).status).toBe(201);
+  expect((await t.call('POST', '/v1/orgs/acme/projects/live-p/hostnames', { body: { name: 'www.live-host.test' } })).status).toBe(200);
   expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'live-zone.test' } })).status).toBe(200);
 }, 120_000);
 afterAll(async () => { await t.close(); });
@@ -47,8 +50,9 @@ async function heldThen(b: Browser, path: string, version: string, change: () =>
   await vi.waitFor(() => expect(waiting(t.store)).toBeGreaterThan(before), { timeout: 10_000 });
   await change();
   const r = await poll;
+  if (r.status !== 200) throw new Error(`${path} answered the poll ${r.status}: ${r.text.slice(0, 500)}`);
   // Woken by the change, not answered at the end of its wait (which would re-read and see the change too).
-  expect(Date.now() - started).toBeLessThan(15_000);
+  expect(Date.now() - started, path).toBeLessThan(15_000);
   return { status: r.status, version: (JSON.parse(r.text) as { version: string }).version };
 }
 
@@ -111,6 +115,33 @@ describe('a live page', { timeout: 120_000 }, () => {
       expect(r.version, path).not.toBe(before);
       expect(versionIn((await b.go('GET', path)).text)).toBe(r.version);
     }
+  });
+
+  it('makes every page that shows resources live, each woken by a change it shows', async () => {
+    const b = await signedIn('admin@acme.test');
+    const host = '/console/orgs/acme/projects/live-p/hostnames/www.live-host.test';
+    const pages: [string, () => Promise<unknown>][] = [
+      ['/console/orgs/acme/projects', () => t.call('POST', '/v1/orgs/acme/projects', { body: { name: 'live-p2' } })],
+      ['/console/orgs/acme/projects/live-p', () => t.call('PUT', '/v1/orgs/acme/projects/live-p/secrets/API_KEY', { body: { value: 'v1' } })],
+      ['/console/orgs/acme/hostnames', () => t.call('POST', '/v1/orgs/acme/projects/live-p/hostnames', { body: { name: 'api.live-host.test' } })],
+      [host, async () => {
+        const [h] = await t.store.db.select().from(hostnames).where(eq(hostnames.name, 'www.live-host.test'));
+        await recordStatus(t.store, HOSTNAME_STATUS, h!.name, { uid: h!.uid, generation: h!.generation, set: [{ type: 'Ready', status: 'False', reason: 'NotVerified', message: 'no proof yet' }] });
+        return { status: 200 };
+      }],
+      ['/console/orgs/acme/domains', () => t.call('POST', '/v1/orgs/acme/domains/import', { body: { name: 'live-domain.test' } })],
+      ['/console/orgs/acme/domains/live-domain.test', () => t.call('POST', '/v1/orgs/acme/domains/live-domain.test/auto-renew', { body: { autoRenew: true } })],
+      ['/console/orgs/acme/audit', () => t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'audited.test' } })],
+    ];
+    for (const [path, change] of pages) {
+      const page = await b.go('GET', path);
+      expect(page.status, path).toBe(200);
+      expect(page.text, path).toContain('<script src="/console/live.js" defer></script>');
+      const before = versionIn(page.text);
+      const r = await heldThen(b, path, before, async () => expect((await change() as { status: number }).status, path).toBeLessThan(300));
+      expect(r.version, path).not.toBe(before);
+    }
+    expect((await b.go('GET', '/console/orgs/acme/nodes')).text).toContain('<script src="/console/live.js" defer></script>');
   });
 
   it('is not found for an outsider (404 page), before any wait; the signed-out are sent to sign in', async () => {
