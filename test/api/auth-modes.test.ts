@@ -57,7 +57,7 @@ const testOps: AnyOp[] = [
   }),
 ];
 
-const BASE_KEYS = ['body', 'core', 'deps', 'http', 'params', 'query'];
+const BASE_KEYS = ['body', 'conditions', 'core', 'deps', 'http', 'params', 'query'];
 
 let dir: string;
 let store: Store;
