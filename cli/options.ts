@@ -113,7 +113,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'database-url': {
     arg: 'URL', shown: 'HOSTPLANE_DATABASE_URL, else SQLite in --data', commands: [...ALL, 'admin'],
-    help: 'PostgreSQL as the store (`postgres://USER[:PASS]@HOST:PORT/DB`, or `postgres://USER@localhost/DB?host=/socket/dir`; no other URL parameter, no TLS yet; given empty it is refused): several processes and machines share it; the schema is created on first start. The password never reaches logs or `admin status`; pass it in the environment variable to keep it off the command line',
+    help: 'PostgreSQL as the store (`postgres://USER[:PASS]@HOST:PORT/DB`, or `postgres://USER@localhost/DB?host=/socket/dir`; TLS with `sslmode=` `require`, `verify-ca` or `verify-full`, and `sslrootcert`, `sslcert`, `sslkey` as libpq names them; no other URL parameter; given empty it is refused): several processes and machines share it; the schema is created on first start. The password never reaches logs or `admin status`; pass it in the environment variable to keep it off the command line',
   },
   'sealing-key': {
     arg: 'FILE', shown: 'DATA/sealing.key', commands: ['serve', 'core'],
