@@ -116,6 +116,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{orgSlug}/dns/zones/{zone}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply puts and deletes of rrsets all or nothing, as one generation and one serial (or, with `dryRun`, answer what they would do)
+         * @description Minimum role: member. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["applyZoneChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/dns/zones/{zone}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the zone's revisions (one per generation, kept 90 days), newest first
+         * @description Minimum role: viewer. Needs the core component (503 `no_core` without it).
+         */
+        get: operations["listZoneRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/dns/zones/{zone}/revisions/{generation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one revision of the zone with its diff
+         * @description Minimum role: viewer. Needs the core component (503 `no_core` without it).
+         */
+        get: operations["getZoneRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/dns/zones/{zone}/revisions/{generation}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the zone's rrsets back as they were at a generation, as a new change set (a new generation and serial)
+         * @description Minimum role: member. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["restoreZoneRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/dns/zones/{zone}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The zone as an RFC 1035 master file (`text/dns`): `$ORIGIN`, the SOA, then every rrset getZone lists, in its order, names absolute
+         * @description Minimum role: viewer. Needs the core component (503 `no_core` without it).
+         */
+        get: operations["exportZone"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgSlug}/dns/zones/{zone}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an RFC 1035 master file (`text/dns`) into the zone as one change set, merging or replacing (or, with `dryRun`, answer what it would do)
+         * @description Minimum role: member. Needs the core component (503 `no_core` without it).
+         */
+        post: operations["importZone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{orgSlug}/projects/{projectName}/auth": {
         parameters: {
             query?: never;
@@ -844,7 +964,7 @@ export interface components {
         RRset: {
             name: string;
             /** @enum {string} */
-            type: "A" | "AAAA" | "CAA" | "CNAME" | "MX" | "NS" | "PTR" | "SRV" | "TXT" | "SOA";
+            type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
             ttl: number;
             records: {
                 content: string;
@@ -852,6 +972,68 @@ export interface components {
             managedBy: ("system" | "app" | "acme") | null;
             /** @description the rrset's own entity tag, for `If-Match` on putRRset and deleteRRset; a write that changes nothing keeps it */
             etag: string;
+        };
+        ZoneChangeResult: {
+            /** @description the zone's generation after the change (unchanged when nothing changed); with `dryRun`, the one it would take */
+            generation: number;
+            /** @description the zone's SOA serial after the change; with `dryRun`, the one it would take */
+            serial: number;
+            /** @description the rrsets that change, in the order of the request; a change to what is stored already is not listed */
+            diff: {
+                /** @enum {string} */
+                op: "add" | "remove" | "change";
+                name: string;
+                type: string;
+                /** @description the rrset before, null when it was not there */
+                before: {
+                    ttl: number;
+                    records: {
+                        content: string;
+                    }[];
+                } | null;
+                /** @description the rrset after, null when it is removed */
+                after: {
+                    ttl: number;
+                    records: {
+                        content: string;
+                    }[];
+                } | null;
+            }[];
+        };
+        ZoneRevision: {
+            generation: number;
+            serial: number;
+            at: components["schemas"]["Timestamp"];
+            actor: string;
+            summary: string;
+        };
+        ZoneRevisionDetail: {
+            generation: number;
+            serial: number;
+            at: components["schemas"]["Timestamp"];
+            actor: string;
+            summary: string;
+            /** @description the rrsets that change, in the order of the request; a change to what is stored already is not listed */
+            diff: {
+                /** @enum {string} */
+                op: "add" | "remove" | "change";
+                name: string;
+                type: string;
+                /** @description the rrset before, null when it was not there */
+                before: {
+                    ttl: number;
+                    records: {
+                        content: string;
+                    }[];
+                } | null;
+                /** @description the rrset after, null when it is removed */
+                after: {
+                    ttl: number;
+                    records: {
+                        content: string;
+                    }[];
+                } | null;
+            }[];
         };
         AuthStatus: {
             /** @description the project has sign-in: its node runs the sign-in worker under `/__service/auth/*` */
@@ -1295,7 +1477,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `store_unavailable`: the store (PostgreSQL, with `--database-url`) cannot be reached for a moment; retry after the seconds its `Retry-After` header gives. `no_core`: the API runs without its core component; `core_unavailable`: the core does not answer */
+        /** @description `store_unavailable`: the store (PostgreSQL, with `--database-url`) cannot be reached for a moment; retry after the seconds its `Retry-After` header gives. `no_core`: the API runs without its core component; `core_unavailable`: the core does not answer; on a process of several, also while no leader is elected or the leader does not answer an operation that calls a provider (then with `Retry-After`) */
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1727,7 +1909,9 @@ export interface operations {
     };
     putRRset: {
         parameters: {
-            query?: never;
+            query?: {
+                dryRun?: "true" | "false";
+            };
             header?: {
                 /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1740,7 +1924,7 @@ export interface operations {
                 orgSlug: string;
                 zone: string;
                 name: string;
-                type: "A" | "AAAA" | "CAA" | "CNAME" | "MX" | "NS" | "PTR" | "SRV" | "TXT" | "SOA";
+                type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
             };
             cookie?: never;
         };
@@ -1750,7 +1934,7 @@ export interface operations {
                 "application/json": {
                     /** @description the whole new content of the rrset */
                     records: {
-                        /** @description the record in zone-file form (`192.0.2.1`, `10 mail.example.com`, a TXT value as it is); no record's data is over 65535 octets, and the rrset, with room for DNSSEC signatures, must fit one DNS message of 65535 octets (a TXT value of about 60,000 bytes at most, less under a long zone name): else 400 naming the record */
+                        /** @description the record in zone-file form (`192.0.2.1`, `10 mail.example.com`, a TXT value as it is; HTTPS/SVCB in RFC 9460 form, `1 . alpn=h2,h3 port=443`; TLSA `3 1 1 <hex>`; SSHFP `4 2 <hex>`; NAPTR `100 10 "S" "SIP+D2U" "" _sip._udp.example.com`; DS `<key tag> <algorithm> <digest type> <hex>`, only at a name with NS below the apex); no record's data is over 65535 octets, and the rrset, with room for DNSSEC signatures, must fit one DNS message of 65535 octets (a TXT value of about 60,000 bytes at most, less under a long zone name): else 400 naming the record */
                         content: string;
                     }[];
                     /** @description seconds; default 3600 */
@@ -1759,7 +1943,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the stored rrset; `ETag` is its tag, `X-Generation` the zone's generation that serves it (unchanged when the rrset was already so) */
+            /** @description the stored rrset; `ETag` is its tag, `X-Generation` the zone's generation that serves it (unchanged when the rrset was already so). With `dryRun=true`: a ZoneChangeResult, nothing written; `ETag` and `X-Generation` are those the write would answer */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1770,7 +1954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RRset"];
+                    "application/json": components["schemas"]["RRset"] | components["schemas"]["ZoneChangeResult"];
                 };
             };
             /** @description `bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record) */
@@ -1810,7 +1994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `managed_rrset`, `cname_conflict`, or `quota_exceeded` (rrsets per zone, zone file bytes) */
+            /** @description `managed_rrset`, `cname_conflict`, `ds_without_delegation` (a DS where there is no NS), or `quota_exceeded` (rrsets per zone, zone file bytes) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1854,7 +2038,9 @@ export interface operations {
     };
     deleteRRset: {
         parameters: {
-            query?: never;
+            query?: {
+                dryRun?: "true" | "false";
+            };
             header?: {
                 /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1865,12 +2051,24 @@ export interface operations {
                 orgSlug: string;
                 zone: string;
                 name: string;
-                type: "A" | "AAAA" | "CAA" | "CNAME" | "MX" | "NS" | "PTR" | "SRV" | "TXT" | "SOA";
+                type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description with `dryRun=true`: what the deletion would do, nothing written */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ZoneChangeResult"];
+                };
+            };
             /** @description deleted; `X-Generation` is the zone's generation without the rrset */
             204: {
                 headers: {
@@ -1919,7 +2117,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `managed_rrset` */
+            /** @description `managed_rrset`, or `ds_without_delegation` (the NS of a name that has a DS) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2187,6 +2385,704 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyZoneChanges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                zone: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 changes, at most one per rrset (name and type) */
+                    changes: ({
+                        /** @constant */
+                        op: "put";
+                        /** @description the owner: an absolute name inside the zone without the trailing dot, or `@` for the apex */
+                        name: string;
+                        /**
+                         * @description upper case; SOA is the service's own (refused)
+                         * @enum {string}
+                         */
+                        type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
+                        /** @description seconds; default 3600 */
+                        ttl?: number;
+                        /** @description the whole new content of the rrset, as putRRset's */
+                        records: {
+                            content: string;
+                        }[];
+                    } | {
+                        /** @constant */
+                        op: "delete";
+                        /** @description the owner: an absolute name inside the zone without the trailing dot, or `@` for the apex */
+                        name: string;
+                        /**
+                         * @description upper case; SOA is the service's own (refused)
+                         * @enum {string}
+                         */
+                        type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
+                    })[];
+                    /** @description answer what the set would do, checked exactly as the write, and write nothing */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description what changed (or would), the generation to wait for in `X-Generation` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Generation": components["headers"]["X-Generation"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ZoneChangeResult"];
+                };
+            };
+            /** @description `bad_request`: every refused change is in `details.issues` (`path` `changes[i]...`: invalid content, the SOA or another rrset the service manages, a delete of an rrset that is not there, a CNAME beside another type once the set is applied, two changes of one rrset); a body of the wrong shape names its fields as `body.changes[i]...` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` does not name the zone's current `ETag` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listZoneRevisions: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                zone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description revisions, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ZoneRevision"][];
+                        /** @description pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `bad_request`: a zone name of one label, an invalid `limit` or `cursor` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getZoneRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                zone: string;
+                generation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the revision */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ZoneRevisionDetail"];
+                };
+            };
+            /** @description `bad_request`: a zone name of one label, a generation that is not a number */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreZoneRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                zone: string;
+                generation: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON in UTF-8, at most 1048576 bytes (1 MiB); an empty body reads as `{}` */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description answer what the restore would do and write nothing */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description what changed (or would), as applyZoneChanges answers; the service's own rrsets are left as they are */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Generation": components["headers"]["X-Generation"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ZoneChangeResult"];
+                };
+            };
+            /** @description `bad_request`: a zone name of one label, a generation that is not a number */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` does not name the zone's current `ETag` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportZone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only (412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                zone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone's */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Generation": components["headers"]["X-Generation"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/dns": string;
+                };
+            };
+            /** @description not modified: `If-None-Match` names the current `ETag`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Generation": components["headers"]["X-Generation"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_request`: a zone name of one label */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importZone: {
+        parameters: {
+            query?: {
+                mode?: "merge" | "replace";
+                dryRun?: "true" | "false";
+            };
+            header?: {
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                orgSlug: string;
+                zone: string;
+            };
+            cookie?: never;
+        };
+        /** @description text/dns in UTF-8, at most 1048576 bytes (1 MiB) */
+        requestBody: {
+            content: {
+                "text/dns": string;
+            };
+        };
+        responses: {
+            /** @description what changed (or would), as `/changes` answers; the generation to wait for in `X-Generation` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Generation": components["headers"]["X-Generation"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ZoneChangeResult"];
+                };
+            };
+            /** @description `bad_request`: an empty file, or lines that cannot be taken: `details.issues[].path` is `line N` (the line a record starts on) for each, with what is wrong (syntax, an unsupported type or directive, content the API refuses, a name outside the zone, a change to an rrset the service manages, a CNAME beside other types); a zone name of one label, an invalid `mode` or `dryRun` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description role too low (`forbidden`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description organization or target not found, or not the caller's (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the zone as the import leaves it); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `precondition_failed`: `If-Match` does not name the zone's current `ETag` */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the file is over 1048576 bytes (1 MiB) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body that is not `text/dns` in UTF-8, or a compressed one */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5371,6 +6267,8 @@ export interface operations {
             query?: {
                 limit?: string;
                 cursor?: string;
+                actor?: string;
+                target?: string;
             };
             header?: {
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
