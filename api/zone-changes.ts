@@ -46,8 +46,8 @@ const RevisionDetail = RevisionHead.extend({ diff: ZoneChangeResultSchema.shape.
 const REFUSED_400 = '`bad_request`: every refused change is in `details.issues` (`path` `changes[i]...`: invalid content, the SOA or another rrset '
   + 'the service manages, a delete of an rrset that is not there, a CNAME beside another type once the set is applied, two changes of one rrset); '
   + 'a body of the wrong shape names its fields as `body.changes[i]...`';
-const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
-const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set)'];
+export const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
+export const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set)'];
 
 /** The answer of a zone write: its result, and the generation to wait for (getZone `waitGeneration`). */
 function changeAnswer(core: Core, zone: string, r: ZoneChangeResult, dryRun: boolean) {

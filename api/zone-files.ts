@@ -5,10 +5,10 @@ import { badRequest } from '../lib/errors';
 import { zoneWithRRsets } from '../store/zones';
 import { exportZoneFile, importChanges, MAX_ZONE_FILE_BYTES, parseZoneFile } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
-import { notModified, notModifiedResponse, preconditionResponse, zoneTag } from './conditional';
+import { notModified, notModifiedResponse, zoneTag } from './conditional';
 import { base, DNS_503, nameservers, zoneName, ZoneChangeResultSchema, ZoneParams } from './dns';
 import { defineOp, type AnyOp } from './ops';
-import { runZoneChanges } from './zone-changes';
+import { CHANGE_409, runZoneChanges, ZONE_412 } from './zone-changes';
 import { ErrorSchema, errorResponses } from './schemas';
 
 /** Served as `text/dns` (RFC 4027), in UTF-8 (which is ASCII: the renderer escapes every other byte). */
@@ -79,8 +79,8 @@ export const zoneFileOps: AnyOp[] = [
       },
       413: { description: `\`payload_too_large\`: the file is over ${MAX_ZONE_FILE_BYTES} bytes (1 MiB)`, schema: ErrorSchema },
       415: { description: '`unsupported_media_type`: a body that is not `text/dns` in UTF-8, or a compressed one', schema: ErrorSchema },
-      412: preconditionResponse('`If-Match` does not name the zone\'s current `ETag`'),
-      ...errorResponses([409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the zone as the import leaves it)'], DNS_503),
+      412: ZONE_412,
+      ...errorResponses(CHANGE_409, DNS_503),
     },
     // The changes are worked out from the zone as read here and written as one change set (api/zone-changes.ts), whose
     // `If-Match` makes a write landing in between a 412 rather than part of what the file replaced.

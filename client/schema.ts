@@ -3023,7 +3023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the zone as the import leaves it); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
