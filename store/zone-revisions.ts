@@ -6,6 +6,7 @@
 import { and, asc, desc, eq, gt, lt, lte, sql } from 'drizzle-orm';
 import { notFound } from '../lib/errors';
 import { iso, type Store, type Tx } from './db';
+import { runStatement, type Statement } from './feed';
 import { zoneRevisions, type RevisionChange } from './schema';
 
 export type { RevisionChange } from './schema';
@@ -22,11 +23,18 @@ export interface RevisionHead { generation: number; serial: number; at: string; 
 /** 90 days (CONTRACT.md "Zone changes, files and revisions"). */
 export const REVISION_KEEP_MS = 90 * 86_400_000;
 
-export async function recordRevision(tx: Tx, zone: string, generation: number, serial: number, note: RevisionNote, at: Date): Promise<void> {
-  await tx.prepared('recordRevision', (db) => db.insert(zoneRevisions).values({
+/** The revision row of a zone's generation, written with the change that made it (store/zones.ts `bump`). */
+export const revisionStatement = (zone: string, generation: number, serial: number, note: RevisionNote, at: Date): Statement => ({
+  key: 'recordRevision',
+  build: (db) => db.insert(zoneRevisions).values({
     zone: sql.placeholder('zone'), generation: sql.placeholder('generation'), serial: sql.placeholder('serial'), at: sql.placeholder('at'),
     actor: sql.placeholder('actor'), summary: sql.placeholder('summary'), diff: sql.placeholder('diff'),
-  }).prepare()).execute({ zone, generation, serial, at: iso(at), actor: note.actor, summary: note.summary, diff: note.diff });
+  }),
+  values: { zone, generation, serial, at: iso(at), actor: note.actor, summary: note.summary, diff: note.diff },
+});
+
+export async function recordRevision(tx: Tx, zone: string, generation: number, serial: number, note: RevisionNote, at: Date): Promise<void> {
+  await runStatement(tx, revisionStatement(zone, generation, serial, note, at));
 }
 
 /** A zone's revisions, newest first, `limit` of them after the generation `before` (the previous page's last). */

@@ -4,12 +4,12 @@ import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import { checkCnameConflict, dsWithoutDelegation, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Db, type Store, type Tx } from './db';
-import { appendAudit, recordChange } from './feed';
+import { appendAudit, auditStatement, recordChange, runStatement, type Statement } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
 import { domains, resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneRevisions, zoneTombstones, zones, type DsValue } from './schema';
 import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
-import { recordRevision, summaryOf, writeOrDryRun, type RevisionChange, type RevisionNote } from './zone-revisions';
+import { revisionStatement, summaryOf, writeOrDryRun, type RevisionChange, type RevisionNote } from './zone-revisions';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
 export type ManagedBy = 'system' | 'app' | 'acme' | null;
@@ -125,19 +125,25 @@ async function zoneToChangeAt(tx: Tx, orgId: number | null, name: string, owner:
 /**
  * Every desired change to a zone's content raises its serial (never backwards: it is stored) and generation, and
  * is recorded as the revision of that generation; an rrset write also moves the zone's size (`grow`: rrsets and
- * bytes added), in the same statement.
+ * bytes added), in the same statement. The zone row, the revision, the feed row and the statements `along` makes for
+ * the new generation go together (store/feed.ts `recordChange`): on PostgreSQL one round trip.
  */
-export async function bump(s: Store, tx: Tx, z: ZoneRow, now: Date, note: RevisionNote, grow = { rrsets: 0, bytes: 0 }): Promise<ZoneRow> {
+export async function bump(
+  s: Store, tx: Tx, z: ZoneRow, now: Date, note: RevisionNote, grow = { rrsets: 0, bytes: 0 }, along: (generation: number) => Statement[] = () => [],
+): Promise<ZoneRow> {
   const serial = nextSerial(z.serial, now);
   const generation = z.generation + 1;
-  await tx.prepared('bumpZone', (db) => db.update(zones)
-    .set({
-      serial: sql`${sql.placeholder('serial')}`, generation: sql`${sql.placeholder('generation')}`,
-      rrsetCount: sql`${zones.rrsetCount} + ${sql.placeholder('rrsets')}`, bytes: sql`${zones.bytes} + ${sql.placeholder('bytes')}`,
-    })
-    .where(eq(zones.name, sql.placeholder('name'))).prepare()).execute({ serial, generation, name: z.name, ...grow });
-  await recordChange(s, tx, 'zone', z.name, now);
-  await recordRevision(tx, z.name, generation, serial, note, now);
+  const zoneRow: Statement = {
+    key: 'bumpZone',
+    build: (db) => db.update(zones)
+      .set({
+        serial: sql`${sql.placeholder('serial')}`, generation: sql`${sql.placeholder('generation')}`,
+        rrsetCount: sql`${zones.rrsetCount} + ${sql.placeholder('rrsets')}`, bytes: sql`${zones.bytes} + ${sql.placeholder('bytes')}`,
+      })
+      .where(eq(zones.name, sql.placeholder('name'))),
+    values: { serial, generation, name: z.name, ...grow },
+  };
+  await recordChange(s, tx, 'zone', z.name, now, [zoneRow, revisionStatement(z.name, generation, serial, note, now), ...along(generation)]);
   return { ...z, serial, generation, rrsetCount: z.rrsetCount + grow.rrsets, bytes: z.bytes + grow.bytes };
 }
 
@@ -218,9 +224,8 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     };
     await tx.insert(zones).values(row);
     await tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes });
-    await recordChange(s, tx, 'zone', p.name, now);
     const diff: RevisionChange[] = [{ op: 'add', name: p.name, type: 'NS', before: null, after: { ttl: ns.ttl, records: ns.records }, managedBy: 'system' }];
-    await recordRevision(tx, p.name, 1, row.serial, { actor: p.actor, summary: 'zone created', diff }, now);
+    await recordChange(s, tx, 'zone', p.name, now, [revisionStatement(p.name, 1, row.serial, { actor: p.actor, summary: 'zone created', diff }, now)]);
     await appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
     return { zone: row, created: true };
   });
@@ -334,18 +339,21 @@ export function checkOwner(owner: string | null, writer: ManagedBy, name: string
   throw conflict('managed_rrset', `${name} ${type} is managed by ${owner}, not ${writer}`);
 }
 
-export const auditRRset = (tx: Tx, event: string, z: ZoneRow, r: { name: string; type: string }, actor: string, now: Date, details?: Record<string, unknown>) =>
-  appendAudit(tx, { orgId: z.orgId, event, actor, target: `${z.name}/${r.name}/${r.type}`, ...(details ? { details } : {}) }, now);
+const rrsetAudit = (event: string, z: ZoneRow, r: { name: string; type: string }, actor: string, now: Date, details?: Record<string, unknown>): Statement =>
+  auditStatement({ orgId: z.orgId, event, actor, target: `${z.name}/${r.name}/${r.type}`, ...(details ? { details } : {}) }, now);
+
+const auditRRset = (tx: Tx, ...a: Parameters<typeof rrsetAudit>): Promise<void> => runStatement(tx, rrsetAudit(...a));
 
 /**
  * Replaces the whole rrset (name + type) of a zone read under its lock with the rrsets at its name
  * (zoneToChangeAt), for the writer that owns it. The CNAME rule and the writer's quotas are checked against what
  * is stored, inside the write transaction, so two concurrent puts cannot both pass them. Answers whether anything changed: the same rrset again (records are
  * canonical and sorted, so any order compares equal) changes nothing: no generation, no serial, no reload.
- * A declarative client re-applying its zone must not use up serials.
+ * A declarative client re-applying its zone must not use up serials. The statements `along` (the audit record) go
+ * with the change, and are not run when nothing changed.
  */
 async function setRRset(
-  s: Store, tx: Tx, { z, atName }: { z: ZoneRow; atName: RRsetAtName[] }, rrset: RRset, w: RRsetWriter, now: Date,
+  s: Store, tx: Tx, { z, atName }: { z: ZoneRow; atName: RRsetAtName[] }, rrset: RRset, w: RRsetWriter, now: Date, along: Statement[],
 ): Promise<{ changedGen: number; zone: ZoneRow; diff: RevisionChange[] }> {
   const old = atName.find((r) => r.type === rrset.type);
   if (old) checkOwner(old.managedBy, w.managedBy, rrset.name, rrset.type, 'edited');
@@ -372,20 +380,22 @@ async function setRRset(
     op: old ? 'change' : 'add', name: rrset.name, type: rrset.type, before: old ? { ttl: old.ttl, records: old.records } : null,
     after: { ttl: rrset.ttl, records: rrset.records }, managedBy: w.managedBy,
   }];
-  const bumped = await bump(s, tx, z, now, { actor: w.actor, summary: summaryOf(diff), diff }, { rrsets: old ? 0 : 1, bytes: grow });
-  const { generation } = bumped;
-  await tx.prepared('upsertRRset', (db) => db.insert(rrsets)
-    .values({
-      zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'),
-      records: sql.placeholder('records'), managedBy: sql.placeholder('managedBy'), changedGen: sql.placeholder('changedGen'), bytes: sql.placeholder('bytes'),
-    })
-    // Only the owner gets here, so the stored managedBy is already the writer's.
-    .onConflictDoUpdate({
-      target: [rrsets.zone, rrsets.name, rrsets.type],
-      set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen`, bytes: sql`excluded.bytes` },
-    })
-    .prepare()).execute({ zone: z.name, ...rrset, managedBy: w.managedBy, changedGen: generation, bytes });
-  return { changedGen: generation, zone: bumped, diff };
+  const upsert = (generation: number): Statement => ({
+    key: 'upsertRRset',
+    build: (db) => db.insert(rrsets)
+      .values({
+        zone: sql.placeholder('zone'), name: sql.placeholder('name'), type: sql.placeholder('type'), ttl: sql.placeholder('ttl'),
+        records: sql.placeholder('records'), managedBy: sql.placeholder('managedBy'), changedGen: sql.placeholder('changedGen'), bytes: sql.placeholder('bytes'),
+      })
+      // Only the owner gets here, so the stored managedBy is already the writer's.
+      .onConflictDoUpdate({
+        target: [rrsets.zone, rrsets.name, rrsets.type],
+        set: { ttl: sql`excluded.ttl`, records: sql`excluded.records`, changedGen: sql`excluded.changed_gen`, bytes: sql`excluded.bytes` },
+      }),
+    values: { zone: z.name, ...rrset, managedBy: w.managedBy, changedGen: generation, bytes },
+  });
+  const bumped = await bump(s, tx, z, now, { actor: w.actor, summary: summaryOf(diff), diff }, { rrsets: old ? 0 : 1, bytes: grow }, (g) => [upsert(g), ...along]);
+  return { changedGen: bumped.generation, zone: bumped, diff };
 }
 
 /** Removes an rrset of a zone read under its lock, for the writer that owns it (`actor` for the revision); false
@@ -426,8 +436,10 @@ export async function putRRset(s: Store, p: PutRRset): Promise<PutRRsetResult> {
     const read = await zoneToChangeAt(tx, p.orgId, p.zone, rrset.name);
     const { z } = read;
     const writer = { managedBy: null, actor: p.actor, cnameConflict: p.cnameConflict, quota: p.quota, precondition: p.precondition };
-    const set = await setRRset(s, tx, read, rrset, writer, now);
-    await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
+    const audit = rrsetAudit('dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
+    const set = await setRRset(s, tx, read, rrset, writer, now, [audit]);
+    // A put of what is stored is audited all the same: the customer asked for it.
+    if (set.diff.length === 0) await runStatement(tx, audit);
     return {
       rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, changed: set.diff.length > 0,
       generation: set.zone.generation, serial: set.zone.serial, diff: set.diff,
@@ -475,9 +487,8 @@ export async function putManagedRRset(s: Store, p: PutManagedRRset): Promise<Sto
   return s.write(async (tx) => {
     const read = await zoneToChangeAt(tx, null, p.zone, rrset.name);
     const { z } = read;
-    if ((await setRRset(s, tx, read, rrset, { managedBy: p.managedBy, actor: p.actor, cnameConflict: checkCnameConflict, quota: null }, now)).diff.length > 0) {
-      await auditRRset(tx, 'dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length, managedBy: p.managedBy });
-    }
+    const audit = rrsetAudit('dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length, managedBy: p.managedBy });
+    await setRRset(s, tx, read, rrset, { managedBy: p.managedBy, actor: p.actor, cnameConflict: checkCnameConflict, quota: null }, now, [audit]);
     return { ...rrset, managedBy: p.managedBy };
   });
 }
