@@ -19,7 +19,7 @@ const announcers = new WeakMap<Store, Announcer>();
  * A statement of a write with its values. Built once per store with placeholders, it runs alone (`runStatement`) or
  * goes with the feed row (`recordChange`'s `along`): on PostgreSQL in the same statement, so a change costs one round
  * trip less per statement folded in, and the feed lock, which every change takes, is held from that statement to
- * COMMIT only.
+ * COMMIT only. Statements sent together run in no set order among themselves: none may read what another writes.
  */
 export interface Statement {
   key: string;

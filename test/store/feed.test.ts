@@ -1,9 +1,10 @@
-/** Pruning the change feed: down to the slowest follower heard from lately, never inside the retention window or
- * the newest rows, never more than a bounded number of rows per call, in transactions of `chunk` rows. */
+/** Recording a change with the statements that go with it, and pruning the change feed: down to the slowest follower
+ * heard from lately, never inside the retention window or the newest rows, never more than a bounded number of rows
+ * per call, in transactions of `chunk` rows. */
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Store } from '../../store/db';
-import { latestSeq, pruneFeed, recordChange, reportFeedPosition, startFeedPruning, type FeedRetention } from '../../store/feed';
+import { auditStatement, latestSeq, listAudit, pruneFeed, recordChange, reportFeedPosition, startFeedPruning, type FeedRetention } from '../../store/feed';
 import { createLogger } from '../../lib/log';
 import { openTestStore } from '../helpers/store';
 
@@ -29,6 +30,28 @@ const changesAt = (s: Store, n: number, ms: number) => s.write(async (tx) => {
 });
 const seqs = async (s: Store): Promise<number[]> => (await s.raw<{ seq: number }>('test seqs', 'SELECT seq FROM changes ORDER BY seq')).map((r) => r.seq);
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('recordChange with statements along', () => {
+  const audited = (target: string) => auditStatement({ orgId: 1, event: 'test.along', actor: 'system', target, details: { n: 1 } }, new Date(T0));
+
+  it('writes them with the feed row, their values mapped as the columns want (JSON details), in the write\'s transaction', async () => {
+    const { s } = await fresh();
+    const seq = await s.write(async (tx) => recordChange(s, tx, 'zone', 'a.example', new Date(T0), [audited('a'), audited('b')]));
+    expect(await seqs(s)).toEqual([seq]);
+    // In no order among themselves: PostgreSQL runs a statement's data-modifying CTEs in an order of its choosing.
+    expect((await listAudit(s, 1, 10)).map((r) => [r.target, r.details]).sort()).toEqual([['a', { n: 1 }], ['b', { n: 1 }]]);
+  });
+
+  it('leaves nothing when the write throws after them: neither their rows nor the feed row', async () => {
+    const { s } = await fresh();
+    await expect(s.write(async (tx) => {
+      await recordChange(s, tx, 'zone', 'a.example', new Date(T0), [audited('a')]);
+      throw new Error('refused after the change');
+    })).rejects.toThrow('refused after the change');
+    expect(await seqs(s)).toEqual([]);
+    expect(await listAudit(s, 1, 10)).toEqual([]);
+  });
+});
 
 describe('pruneFeed', () => {
   it('deletes rows older than the window, oldest first, in transactions of `chunk` rows; younger rows stay', async () => {
