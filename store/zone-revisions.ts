@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, gt, lt, lte, sql } from 'drizzle-orm';
 import { notFound } from '../lib/errors';
 import { iso, type Store, type Tx } from './db';
-import { runStatement, type Statement } from './feed';
+import type { Statement } from './feed';
 import { zoneRevisions, type RevisionChange } from './schema';
 
 export type { RevisionChange } from './schema';
@@ -32,10 +32,6 @@ export const revisionStatement = (zone: string, generation: number, serial: numb
   }),
   values: { zone, generation, serial, at: iso(at), actor: note.actor, summary: note.summary, diff: note.diff },
 });
-
-export async function recordRevision(tx: Tx, zone: string, generation: number, serial: number, note: RevisionNote, at: Date): Promise<void> {
-  await runStatement(tx, revisionStatement(zone, generation, serial, note, at));
-}
 
 /** A zone's revisions, newest first, `limit` of them after the generation `before` (the previous page's last). */
 export async function listRevisions(s: Store, zone: string, limit: number, before?: number): Promise<{ items: RevisionHead[]; next: number | null }> {

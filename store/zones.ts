@@ -342,7 +342,7 @@ export function checkOwner(owner: string | null, writer: ManagedBy, name: string
 const rrsetAudit = (event: string, z: ZoneRow, r: { name: string; type: string }, actor: string, now: Date, details?: Record<string, unknown>): Statement =>
   auditStatement({ orgId: z.orgId, event, actor, target: `${z.name}/${r.name}/${r.type}`, ...(details ? { details } : {}) }, now);
 
-const auditRRset = (tx: Tx, ...a: Parameters<typeof rrsetAudit>): Promise<void> => runStatement(tx, rrsetAudit(...a));
+export const auditRRset = (tx: Tx, ...a: Parameters<typeof rrsetAudit>): Promise<void> => runStatement(tx, rrsetAudit(...a));
 
 /**
  * Replaces the whole rrset (name + type) of a zone read under its lock with the rrsets at its name
