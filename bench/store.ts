@@ -68,10 +68,21 @@ async function prepare(name: Target['name'], data: string, databaseUrl: string |
   return t;
 }
 
+/** A cluster process that ended between the listing and the read (a backend whose connection closed) counts nothing:
+ * it is not one of the measured ones, which stay connected. */
+function backendCpu(pid: number): number {
+  try {
+    return cpuSeconds(pid);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw e;
+  }
+}
+
 /** CPU seconds used so far by serve and, on PostgreSQL, by the cluster's processes (this bench's children). */
 function cpuOf(t: Target): { serve: number; database: number } {
   const database = t.name === 'postgres'
-    ? processTree(process.pid).filter((p) => p.name === 'postgres').reduce((n, p) => n + cpuSeconds(p.pid), 0)
+    ? processTree(process.pid).filter((p) => p.name === 'postgres').reduce((n, p) => n + backendCpu(p.pid), 0)
     : 0;
   return { serve: cpuSeconds(t.pid), database };
 }
