@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
 import { releaseWaits } from '../api/wait';
+import { failedAuthLimit } from '../api/limits';
 import type { ApiConfig } from '../api/ops';
 import { rateLimitFlag } from '../lib/http/rate-limit';
 import { httpCore } from '../core/client';
@@ -549,7 +550,7 @@ export async function runServe(flags: Flags, given: ReadonlySet<FlagName>, log: 
     const { store, core, replicas, dns, listening, stepDown } = await startOwnedCore('serve', flags, given, log, stops, undo, registry);
     const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
     // The leader row names this listener's URL: the other processes' forwarded calls arrive on it, beside the API.
-    const wire = coreListener([replicas], { log });
+    const wire = coreListener([replicas], { log, authFailed: failedAuthLimit() });
     const handler: RequestListener = (req, res) => (req.url?.startsWith('/internal/') ? wire(req, res) : app.handler(req, res));
     return { handler, registry, dns, release: () => releaseWaits(store), listening, stepDown };
   });
@@ -578,6 +579,7 @@ export async function runCore(flags: Flags, given: ReadonlySet<FlagName>, log: L
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
     const { core, replicas, dns, listening, stepDown } = await startOwnedCore('core', flags, given, log, stops, undo, registry);
-    return { handler: createServer(coreListener([{ token: coreToken(flags)!, core }, replicas], { log })), registry, dns, listening, stepDown };
+    const wire = coreListener([{ token: coreToken(flags)!, core }, replicas], { log, authFailed: failedAuthLimit() });
+    return { handler: createServer(wire), registry, dns, listening, stepDown };
   });
 }
