@@ -29,19 +29,27 @@ const limited = (what: string, policy: string, rate: Rate, d: Decision): AppErro
   return Object.assign(e, { headers: { 'Retry-After': String(d.retryAfter), ...rateLimitHeaders(policy, rate, d) } });
 };
 
+/** Failed authentications per client address at `rate` (null: not limited): the returned function counts one
+ * against `address` and throws the 429 once the address is out of them (its caller answers 401 otherwise). The API's,
+ * and the replica wire's (core/server.ts), which is served beside it and guarded by a token as well. */
+export function failedAuthLimit(rate: Rate | null = DEFAULT_FAILED_AUTH_RATE, now: () => number = () => Date.now()): (address: string) => void {
+  if (!rate) return () => undefined;
+  const failures = new TokenBuckets(rate, now);
+  return (address) => {
+    const d = failures.take(addressKey(address));
+    if (!d.ok) throw limited('too many failed authentications from this address', 'failed-auth', rate, d);
+  };
+}
+
 export function apiLimits(config: RateLimits = {}, now: () => number = () => Date.now()) {
-  const failedRate = config.failedAuth === undefined ? DEFAULT_FAILED_AUTH_RATE : config.failedAuth;
-  const failures = failedRate ? new TokenBuckets(failedRate, now) : null;
+  const failed = failedAuthLimit(config.failedAuth === undefined ? DEFAULT_FAILED_AUTH_RATE : config.failedAuth, now);
   const tokenRate = config.perToken ?? null;
   const perToken = tokenRate ? new TokenBuckets(tokenRate, now) : null;
-  const address = (ctx: Context): string => addressKey(ctx.ip);
   return {
     /** A token was missing, unknown or of the other kind: counts against the address, and throws the 429 once
      * the address is out of failures (the caller answers 401 otherwise). */
     authFailed(ctx: Context): void {
-      if (!failures || !failedRate) return;
-      const d = failures.take(address(ctx));
-      if (!d.ok) throw limited('too many failed authentications from this address', 'failed-auth', failedRate, d);
+      failed(ctx.ip);
     },
     /** After the token authenticated: its own request limit, when one is configured. */
     afterAuth(ctx: Context, token: string): void {

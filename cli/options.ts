@@ -14,11 +14,13 @@ import { checkName, checkZoneName } from '../zonefiles/names';
 import { checkHostname, defaultFallbackOrigin } from '../rules/hostnames';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
+import { databaseUrlOf } from '../store/open';
 
 /** The parser's flags (node:util parseArgs) with their defaults; FLAG_HELP says what each one means. */
 export const OPTIONS = {
   port: { type: 'string', default: '8080' },
   host: { type: 'string', default: '127.0.0.1' },
+  'advertise-url': { type: 'string' },
   data: { type: 'string', default: './data' },
   'database-url': { type: 'string' },
   // No parser default: it lies in --data (core/sealing.ts defaultKeyPath).
@@ -107,6 +109,10 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
     help: 'listen port; `0` picks a free one (the first line `./bin/hostplane serve` prints says which; `npm start -- --port 0` prints npm\'s banner before it)',
   },
   host: { arg: 'H', commands: ALL, help: 'listen address' },
+  'advertise-url': {
+    arg: 'URL', shown: 'HOSTPLANE_ADVERTISE_URL, else the listening URL', commands: ALL,
+    help: 'the URL (`http://10.0.0.1:8080`: scheme, address, port) at which the other processes of the installation reach this one: the leader lease and `admin status` name it, and followers send the leader its forwarded calls there. Needed when `--host` listens on every address (`0.0.0.0`, `::`), which no other machine can send to: `serve` and `core` with PostgreSQL as the store refuse to start so without it',
+  },
   data: {
     arg: 'DIR', commands: [...ALL, 'admin'],
     help: 'SQLite store (WAL, synced before each write is answered), sealing key file (mode 0600), zone files, Knot\'s state',
@@ -373,6 +379,24 @@ export function httpUrlFlag(flag: string, value: string): string {
   return value;
 }
 
+/** Whether `host` is the unspecified address, which listens on every interface and names none to send to. */
+const everyAddress = (host: string): boolean => {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return bare === '' || (isIP(bare) !== 0 && /^[0:.]+$/.test(bare));
+};
+
+/** `--advertise-url` (else HOSTPLANE_ADVERTISE_URL) as an origin, or undefined when neither is given. */
+export function advertiseUrl(flags: Flags): string | undefined {
+  const value = flags['advertise-url'] ?? (process.env.HOSTPLANE_ADVERTISE_URL || undefined);
+  if (value === undefined) return undefined;
+  const url = new URL(httpUrlFlag('advertise-url', value));
+  if (url.username || url.password || url.pathname !== '/' || url.search || url.hash) {
+    throw badRequest(`invalid --advertise-url ${value}; expected a scheme, an address and a port only, as http://10.0.0.1:8080`);
+  }
+  if (everyAddress(url.hostname)) throw badRequest(`invalid --advertise-url ${value}: ${url.hostname} is every address of a machine, not one another machine can reach`);
+  return url.origin;
+}
+
 /** A flag's file, read, or the usage error naming the flag, the file and why it cannot be read. */
 export function readFlagFile(flag: string, file: string): Buffer {
   try {
@@ -523,6 +547,10 @@ export async function checkServerFlags(command: ServerCommand, flags: Flags): Pr
   try { rateLimitFlag(flags['rate-limit']); } catch (e) { throw badRequest((e as Error).message); }
   hostnameSettings(flags);
   tlsFiles(flags);
+  // Only serve and core lead, and only on PostgreSQL are there others to forward to the URL the lease names.
+  if (advertiseUrl(flags) === undefined && command !== 'api' && everyAddress(flags.host) && databaseUrlOf(flags['database-url']) !== undefined) {
+    throw badRequest(`--host ${flags.host || '""'} listens on every address, so it names none the other processes can send the leader's calls to: give --advertise-url (or HOSTPLANE_ADVERTISE_URL), the URL they reach this process at, as http://10.0.0.1:${port(flags) || 'PORT'}`);
+  }
   if (command !== 'api') {
     edgeUrl(flags);
     oauthProviders(command, flags);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import client from 'prom-client';
 import { createApp } from '../api/app';
 import { releaseWaits } from '../api/wait';
+import { failedAuthLimit } from '../api/limits';
 import type { ApiConfig } from '../api/ops';
 import { rateLimitFlag } from '../lib/http/rate-limit';
 import { httpCore } from '../core/client';
@@ -40,7 +41,7 @@ import { harden, listenOn } from '../lib/http/http-server';
 import { lockDataDir } from '../lib/datadir-lock';
 import { writeFileAtomic } from '../lib/files';
 import {
-  checkServerFlags, coreToken, domainSettings, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, oauthProviders, plans, port, serverHardening, tlsFiles,
+  advertiseUrl, checkServerFlags, coreToken, domainSettings, edgeUrl, hostnameSettings, deferFileFrom, list, metricsListen, oauthProviders, plans, port, serverHardening, tlsFiles,
   tsigKey, type FlagName, type Flags, type ServerCommand,
 } from './options';
 import { httpEdge } from '../providers/edge/http';
@@ -152,8 +153,9 @@ interface Started {
   dns?: string | null;
   /** Answers held requests (long-polls) at once: called when stopping, so that they do not hold the stop. */
   release?: () => void;
-  /** Called with the API's URL once it listens, before the listening line is printed: the leader lease names it. */
-  listening?: (url: string) => Promise<void>;
+  /** Called once the API listens, before the listening line is printed, with the URL the other processes reach it at
+   * (--advertise-url, else the listening URL: the leader lease names it) and the URL it listens on. */
+  listening?: (advertised: string, url: string) => Promise<void>;
   /** Called at once when stopping, before in-flight requests finish: a leader resigns so that another leads now. */
   stepDown?: () => Promise<void>;
 }
@@ -184,8 +186,9 @@ async function listen(started: Started, flags: Flags, given: ReadonlySet<FlagNam
     }
     url = await bind(server, { host: flags.host, port: port(flags) }, '--host, --port');
     if (metrics && metricsAt) metricsUrl = `${await bindMetrics(metrics, metricsAt, given, log)}/metrics`;
-    log.info({ url, metrics: metricsUrl, ...dns, ...hardening }, 'listening');
-    await started.listening?.(url);
+    const advertised = advertiseUrl(flags) ?? url;
+    log.info({ url, advertised, metrics: metricsUrl, ...dns, ...hardening }, 'listening');
+    await started.listening?.(advertised, url);
   } catch (e) {
     server.close();
     metrics?.close();
@@ -249,7 +252,7 @@ interface CoreRuntime {
   replicas: Core;
   /** Where its knotd answers DNS, `host:port`; null without one. */
   dns: string | null;
-  /** Starts bidding for the leader lease as the process whose API listens on `url`; the reconcilers run while it leads. */
+  /** Starts bidding for the leader lease as the process whose API the others reach at `url`; the reconcilers run while it leads. */
   lead(url: string): Promise<void>;
   /** Stops leading (resigning) and bidding. */
   stepDown(): Promise<void>;
@@ -547,7 +550,7 @@ export async function runServe(flags: Flags, given: ReadonlySet<FlagName>, log: 
     const { store, core, replicas, dns, listening, stepDown } = await startOwnedCore('serve', flags, given, log, stops, undo, registry);
     const app = createApp({ store, core, config: apiConfig(flags) }, log, registry);
     // The leader row names this listener's URL: the other processes' forwarded calls arrive on it, beside the API.
-    const wire = coreListener([replicas], { log });
+    const wire = coreListener([replicas], { log, authFailed: failedAuthLimit() });
     const handler: RequestListener = (req, res) => (req.url?.startsWith('/internal/') ? wire(req, res) : app.handler(req, res));
     return { handler, registry, dns, release: () => releaseWaits(store), listening, stepDown };
   });
@@ -563,9 +566,9 @@ export async function runApi(flags: Flags, given: ReadonlySet<FlagName>, log: Lo
     if (!url) log.warn('no --core-url: operations that need the core answer 503 no_core');
     const core = url ? httpCore(url, coreToken(flags)!) : null;
     const app = createApp({ store, core, config: apiConfig(flags) }, log);
-    // Several api processes may share a host and a data dir: each is named by its URL.
-    const listening = async (url: string): Promise<void> => {
-      stops.push(startHeartbeat(store, { holder: `${hostname()}:api:${url}`, url }, log.child({ component: 'heartbeat' })));
+    // Several api processes may share a host and a data dir: each is named by the URL it listens on.
+    const listening = async (advertised: string, url: string): Promise<void> => {
+      stops.push(startHeartbeat(store, { holder: `${hostname()}:api:${url}`, url: advertised }, log.child({ component: 'heartbeat' })));
     };
     return { handler: app.handler, registry: app.registry, release: () => releaseWaits(store), listening };
   });
@@ -576,6 +579,7 @@ export async function runCore(flags: Flags, given: ReadonlySet<FlagName>, log: L
     const registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
     const { core, replicas, dns, listening, stepDown } = await startOwnedCore('core', flags, given, log, stops, undo, registry);
-    return { handler: createServer(coreListener([{ token: coreToken(flags)!, core }, replicas], { log })), registry, dns, listening, stepDown };
+    const wire = coreListener([{ token: coreToken(flags)!, core }, replicas], { log, authFailed: failedAuthLimit() });
+    return { handler: createServer(wire), registry, dns, listening, stepDown };
   });
 }

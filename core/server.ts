@@ -11,7 +11,7 @@ const MAX_BODY = 2 * 1024 * 1024;
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
-interface Answer { status: number; body: unknown; source?: ErrorSource }
+interface Answer { status: number; body: unknown; source?: ErrorSource; headers?: Record<string, string> }
 
 /**
  * Answers by request key, for the time within which a call may be retried. Entries leave oldest first (by
@@ -64,6 +64,10 @@ const REPLAY_MAX = 10_000;
 export interface CoreServerOptions {
   /** Where unexpected failures of a core operation are logged; the caller only learns `internal`. */
   log?: Logger;
+  /** Counts a call whose token matches no grant against the connection's address, and throws the AppError to answer
+   * instead of 401 once that address has failed too often (api/limits.ts failedAuthLimit). The connection's, not a
+   * proxy's X-Forwarded-For: processes call each other directly, and a header is the caller's to write. */
+  authFailed?: (address: string) => void;
   replays?: ReplayCache<Replay>;
 }
 
@@ -80,7 +84,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const errorAnswer = (e: AppError, source: ErrorSource): Answer => ({ status: e.status, body: { status: e.status, ...e.toBody() }, source });
+const errorAnswer = (e: AppError, source: ErrorSource): Answer => ({
+  status: e.status, body: { status: e.status, ...e.toBody() }, source, headers: (e as AppError & { headers?: Record<string, string> }).headers,
+});
 
 /** A caller of the core: the token it proves itself with, and the Core its calls run on. */
 export interface CoreGrant { token: string; core: Core }
@@ -118,7 +124,10 @@ export function coreListener(grants: CoreGrant[], opts: CoreServerOptions = {}):
     const auth = digest(/^bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '');
     // Every grant is compared, so the time taken says nothing of which one matched.
     const matched = expected.map((g, i) => (timingSafeEqual(auth, g.digest) ? i : -1)).find((i) => i >= 0);
-    if (matched === undefined) throw new CallRefused(401, 'unauthorized', 'core token required');
+    if (matched === undefined) {
+      opts.authFailed?.(req.socket.remoteAddress ?? '');
+      throw new CallRefused(401, 'unauthorized', 'core token required');
+    }
     const method = req.method === 'POST' ? /^\/internal\/(\w+)$/.exec(req.url ?? '')?.[1] : undefined;
     if (method === undefined || !isCoreMethod(method)) throw new CallRefused(404, 'not_found', 'no such core call');
     const key = RequestKey.safeParse(req.headers[REQUEST_KEY_HEADER]);
@@ -150,7 +159,8 @@ export function coreListener(grants: CoreGrant[], opts: CoreServerOptions = {}):
   };
 
   const refused = (e: unknown, req: IncomingMessage): Answer | undefined => {
-    if (e instanceof CallRefused) return errorAnswer(e, 'call');
+    // A refusal of the call itself, or the failed-authentication limit's 429.
+    if (e instanceof AppError) return errorAnswer(e, 'call');
     // The client went away while its call was read: there is no one to answer, and nothing went wrong here.
     if (req.socket.destroyed) return undefined;
     opts.log?.error({ err: e }, 'core call failed unexpectedly');
@@ -160,7 +170,7 @@ export function coreListener(grants: CoreGrant[], opts: CoreServerOptions = {}):
   return (req, res) => {
     const send = (a: Answer | undefined): void => {
       if (!a) return;
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      const headers: Record<string, string> = { ...a.headers, 'content-type': 'application/json' };
       if (a.source) headers[ERROR_HEADER] = a.source;
       res.writeHead(a.status, headers).end(JSON.stringify(a.body));
     };

@@ -135,8 +135,7 @@ export function bundleReconciler(d: BundleReconcilerDeps): Reconciler {
     watches,
     keys: () => allNodeIds(d.store),
     async reconcile(nodeId): Promise<Result> {
-      const sources = await bundleSources(d.store, nodeId);
-      const old = await storedBundle(d.store, nodeId);
+      const [sources, old] = await Promise.all([bundleSources(d.store, nodeId), storedBundle(d.store, nodeId)]);
       const oldText = old ? d.sealer.open(bundleContext(nodeId), old.sealed) : '[]';
       const had = new Map((JSON.parse(oldText) as BundleProject[]).map((p) => [projectKey(p), p]));
       const max = d.maxBundleBytes ?? MAX_BUNDLE_BYTES;

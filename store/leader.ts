@@ -36,7 +36,7 @@ const NOW: Record<Dialect, string> = {
  * so that a process restarted on its data dir takes its own lease back at once instead of waiting it out. */
 export interface Candidate {
   holder: string;
-  /** Its API's listening URL. */
+  /** The URL the other processes reach its API at (--advertise-url, else its listening URL). */
   url: string;
 }
 

@@ -161,14 +161,20 @@ export async function bundleSources(s: Store, nodeId: string): Promise<BundleSou
     for (const r of rows) m.set(r.projectId, [...(m.get(r.projectId) ?? []), r]);
     return m;
   };
-  const hosts = group(await s.db.select({ projectId: hostnames.projectId, name: hostnames.name }).from(hostnames)
-    .where(and(inArray(hostnames.projectId, ids), eq(hostnames.status, 'active'))).orderBy(asc(hostnames.name)));
-  const sealed = group(await s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
-    .where(inArray(secrets.projectId, ids)).orderBy(asc(secrets.name)));
-  const storage = new Map((await s.db.select({ projectId: storageGrants.projectId, prefix: storageGrants.prefix }).from(storageGrants)
-    .where(inArray(storageGrants.projectId, ids))).map((r) => [r.projectId, r]));
-  const auth = await authForBundle(s, ids);
-  const access = await accessForBundle(s, ids);
+  // At once, not one after another: on PostgreSQL each is a round trip on a connection of its own, and a secret set
+  // through one replica reaches a node long-polling another only once the leader has built this (issue 23 item 4).
+  const [hostRows, secretRows, storageRows, auth, access] = await Promise.all([
+    s.db.select({ projectId: hostnames.projectId, name: hostnames.name }).from(hostnames)
+      .where(and(inArray(hostnames.projectId, ids), eq(hostnames.status, 'active'))).orderBy(asc(hostnames.name)),
+    s.db.select({ projectId: secrets.projectId, name: secrets.name, version: secrets.version, sealed: secrets.sealed }).from(secrets)
+      .where(inArray(secrets.projectId, ids)).orderBy(asc(secrets.name)),
+    s.db.select({ projectId: storageGrants.projectId, prefix: storageGrants.prefix }).from(storageGrants).where(inArray(storageGrants.projectId, ids)),
+    authForBundle(s, ids),
+    accessForBundle(s, ids),
+  ]);
+  const hosts = group(hostRows);
+  const sealed = group(secretRows);
+  const storage = new Map(storageRows.map((r) => [r.projectId, r]));
   return placed.map((p) => ({
     ...p,
     hostnames: (hosts.get(p.projectId) ?? []).map((h) => h.name),

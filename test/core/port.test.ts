@@ -13,6 +13,7 @@ import { createApp } from '../../api/app';
 import { coreUnavailable, httpCore } from '../../core/client';
 import type { Core, DnsInfo } from '../../core/port';
 import { CORE_ROUTES, REQUEST_KEY_HEADER } from '../../core/routes';
+import { failedAuthLimit } from '../../api/limits';
 import { coreListener, coreServer, ReplayCache, type CoreServerOptions, type Replay } from '../../core/server';
 import { AppError } from '../../lib/errors';
 import { createLogger } from '../../lib/log';
@@ -398,5 +399,20 @@ describe('several callers, each by its token (coreListener: `core` answers its a
     expect([again.status, ((await again.json()) as { code: string }).code]).toEqual([422, 'request_key_reused']);
     expect((await raw(url, 'dns', {}, 'key-of-the-grant-test-2', 'a-token-of-neither')).status).toBe(401);
     expect([api.calls.dns, replicas.calls.dns]).toEqual([2, 2]);
+  });
+});
+
+describe('failed authentications on the wire (api/limits.ts failedAuthLimit, as the API counts them)', () => {
+  it('counts a missing or wrong token against the address: 401 until the limit, then 429 with Retry-After; a good token is never refused', async () => {
+    const core = fakeCore();
+    const url = await served(core, { authFailed: failedAuthLimit({ limit: 3, windowSeconds: 60 }) });
+    const statuses: number[] = [];
+    for (const [i, token] of ['wrong-1', '', 'wrong-2'].entries()) statuses.push((await raw(url, 'dns', {}, `key-of-the-limit-test-${i}`, token)).status);
+    expect(statuses).toEqual([401, 401, 401]);
+    const limited = await raw(url, 'dns', {}, 'key-of-the-limit-test-3', 'wrong-3');
+    expect([limited.status, ((await limited.json()) as { code: string }).code]).toEqual([429, 'rate_limited']);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await raw(url, 'dns', {}, 'key-of-the-limit-test-4')).status).toBe(200);
+    expect(core.calls.dns).toBe(1);
   });
 });

@@ -4,14 +4,13 @@
  * provider and edge, run in this test so that their counts are the installation's. Each process reaches them
  * through a counting proxy of its own, so the test knows which process made a call and when it arrived.
  */
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
 import { startEdgeSandbox, type EdgeSandbox } from '../../providers/edge/sandbox';
 import { startPaymentSandbox, type PaymentSandbox } from '../../providers/payment/sandbox';
 import { startRegistrarSandbox, type RegistrarSandbox } from '../../providers/registrar/sandbox';
+import { countingProxy, type Arrival, type CountingProxy } from '../helpers/counting-proxy';
 import { purchaseBody } from '../helpers/domains';
 import { cleanup, http, runHostplane, startHostplane, tempDir, until, type Running } from '../helpers/proc';
 import { startStubResolver, type StubResolver } from '../helpers/stub-resolver';
@@ -21,32 +20,6 @@ const skipped = process.env.HOSTPLANE_TEST_STORE === 'postgres'
   : 'two replicas need PostgreSQL: this file runs in the PostgreSQL pass (HOSTPLANE_TEST_STORE=postgres)';
 const LEASE_MS = 15_000;
 const HOSTS = '/v1/orgs/acme/projects/shop/hostnames';
-
-interface Arrival { at: number; method: string; path: string }
-
-/** An HTTP proxy to `target` that notes when each request arrived. */
-async function countingProxy(target: string) {
-  const arrivals: Arrival[] = [];
-  const server = createServer((req, res) => {
-    arrivals.push({ at: Date.now(), method: req.method ?? '', path: req.url ?? '' });
-    const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
-type Proxy = Awaited<ReturnType<typeof countingProxy>>;
 
 describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQL${skipped ? ` (skipped: ${skipped})` : ''}`, () => {
   let cluster: Cluster;
@@ -80,7 +53,7 @@ describe.skipIf(skipped)(`provider calls of two serve processes on one PostgreSQ
   }, 120_000);
 
   const started: Running[] = [];
-  const proxies: Proxy[] = [];
+  const proxies: CountingProxy[] = [];
   afterEach(async () => {
     registrar.fault(null);
     for (const r of started.splice(0)) {

@@ -51,6 +51,7 @@ describe('a start that cannot succeed', () => {
     ['a bad --app-domain', ['--app-domain', 'app..example'], /^hostplane serve: invalid --app-domain "app\.\.example": it has an empty label$/],
     ['a bad --metrics-listen', ['--metrics-listen', '9464'], /^hostplane serve: invalid --metrics-listen 9464/],
     ['a bad --max-connections', ['--max-connections', '0'], /^hostplane serve: invalid --max-connections 0/],
+    ['--host 0.0.0.0 on PostgreSQL without --advertise-url', ['--host', '0.0.0.0', '--database-url', 'postgres://hp@127.0.0.1:5432/hp'], /^hostplane serve: --host 0\.0\.0\.0 listens on every address, .* give --advertise-url /],
   ];
 
   it.concurrent.each(badFlags)('serve with %s: exit 2 with one line, nothing created, nothing started', async (_label, args, expected) => {
