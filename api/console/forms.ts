@@ -19,13 +19,13 @@ export interface FormState { values: URLSearchParams; message: string; fields: R
  * `path.secretName` is `secretName` (the forms name their fields as the operations' inputs). */
 export const fieldOfIssue = (path: string): string => path.split('.').filter((seg, i) => !(i === 0 && /^(body|path|query|header)$/.test(seg)) && !/^\d+$/.test(seg)).join('.');
 
-/** Each field's first objection in the error's `details.issues`; with none, `main` (a form's one field) holds the
- * message, so that a handler's own refusal of a name is said next to the name. */
+/** Each field's first objection in the error's `details.issues`; with none, `main` (the field a 400 without issues
+ * concerns) holds the message, so that a handler's own refusal of a name is said next to the name. */
 export function fieldsOf(error: ErrorBody, main?: string): Record<string, string> {
   const issues = (error.details as { issues?: { path: string; message: string }[] } | undefined)?.issues ?? [];
   const fields: Record<string, string> = {};
   for (const i of issues) fields[fieldOfIssue(i.path)] ??= i.message;
-  if (issues.length === 0 && main !== undefined && error.code === 'bad_request') fields[main] = error.message;
+  if (issues.length === 0 && main !== undefined) fields[main] = error.message;
   return fields;
 }
 
@@ -81,7 +81,7 @@ export async function formAgain(kit: Kit, ctx: Context, s: SignedIn, form: URLSe
     if (unexpected) throw e;
     const message = o.message?.(error) ?? error.message;
     if (refusesTheCaller(status)) send(ctx, status, messagePage(PAGE_TITLES[status] ?? 'Error', kit.viewerOf(s), message, o.back));
-    else send(ctx, status, await o.again({ values: form, message, fields: fieldsOf(error, o.main) }));
+    else send(ctx, status, await o.again({ values: form, message, fields: fieldsOf(error, status === 400 ? o.main : undefined) }));
     return false;
   }
 }
