@@ -15,9 +15,9 @@ import { field, PAGE_TITLES, send, type Kit, type SignedIn } from './kit';
 /** A form shown again after the operation refused it: what was entered, why, and each objection by its field. */
 export interface FormState { values: URLSearchParams; message: string; fields: Record<string, string> }
 
-/** The form field an issue's path names: `body.contact.email` is `contact.email`, `body.names.2` is `names`,
+/** The form field an issue's path names: `body.contact.email` is `contact.email`, `body.names[2]` is `names`,
  * `path.secretName` is `secretName` (the forms name their fields as the operations' inputs). */
-export const fieldOfIssue = (path: string): string => path.split('.').filter((seg, i) => !(i === 0 && /^(body|path|query|header)$/.test(seg)) && !/^\d+$/.test(seg)).join('.');
+export const fieldOfIssue = (path: string): string => path.replace(/\[\d+\]/g, '').replace(/^(body|path|query|header)(\.|$)/, '');
 
 /** Each field's first objection in the error's `details.issues`; with none, `main` (the field a 400 without issues
  * concerns) holds the message, so that a handler's own refusal of a name is said next to the name. */
