@@ -5,7 +5,7 @@
  * and an outsider are refused with pages that say why. A forged CSRF token is refused. The member walks the project
  * pages (the project applied on the node, its secret's value in no page), the custom hostname pages (the Copy buttons,
  * "Check now") and the domain pages (a sync); an admin sees the nodes page and sets the project's access mode with its
- * form. Every page is checked with axe-core (no critical or serious violation) and kept as a screenshot
+ * form; an admin creates a zone (a refused name first) and a project through the forms. Every page is checked with axe-core (no critical or serious violation) and kept as a screenshot
  * (.tmp/screenshots/console-*.png).
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -201,6 +201,48 @@ describe.skipIf(!chromiumPath() || !hasKnot())(knotTitle(browserTitle('a zone pa
       expect(loads).toBe(0);
       expect(await accessibilityProblems(page), 'the zone page').toEqual([]);
       await screenshot(page, 'console-zone-live');
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+
+  it('creates a zone and a project through the console\'s forms, a refused name said next to its field', async () => {
+    const data = tempDir();
+    await bootstrapWithCli(data);
+    await adminJson(data, 'user', 'create', 'ada@acme.test');
+    await adminJson(data, 'member', 'add', 'acme', 'ada@acme.test', 'admin');
+    expect((await runHostplane(['admin', '--data', data, 'user', 'password', 'ada@acme.test'], `${PASSWORD}\n`)).code).toBe(0);
+    const serve = await startHostplane(['serve', '--port', '0', '--data', data, '--dns-listen', `127.0.0.1:${await freePort()}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test']);
+
+    const browser = await launchChromium({});
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${serve.url}/console/sign-in?next=${encodeURIComponent('/console/orgs/acme/zones')}`);
+      await page.getByLabel('Email').fill('ada@acme.test');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${serve.url}/console/orgs/acme/zones`);
+      await page.getByLabel(/^Zone name/).fill('com');
+      await page.getByRole('button', { name: 'Create zone' }).click();
+      await page.locator('#create-zone-name-error').waitFor();
+      expect(await page.getByLabel(/^Zone name/).inputValue()).toBe('com');
+      expect(await accessibilityProblems(page), 'the zones list with a refused name').toEqual([]);
+      await screenshot(page, 'console-zone-create-refused');
+      await page.getByLabel(/^Zone name/).fill('made.example');
+      await page.getByRole('button', { name: 'Create zone' }).click();
+      await page.waitForURL(`${serve.url}/console/orgs/acme/zones/made.example`);
+      expect(await page.locator('h1').innerText()).toBe('made.example');
+
+      await page.goto(`${serve.url}/console/orgs/acme/projects`);
+      await page.getByLabel(/^Project name/).fill('made');
+      await page.getByLabel('With a database').check();
+      expect(await accessibilityProblems(page), 'the projects list with its create form').toEqual([]);
+      await screenshot(page, 'console-project-create');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      await page.waitForURL(`${serve.url}/console/orgs/acme/projects/made`);
+      expect(await page.locator('main').innerText()).toContain('Default hostname made.');
+      expect(await accessibilityProblems(page), 'the new project\'s page with its secret form').toEqual([]);
+      await screenshot(page, 'console-project-created');
     } finally {
       await browser.close();
     }
