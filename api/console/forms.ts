@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ErrorBody } from '../../lib/errors';
 import { toErrorBody } from '../errors';
-import { invokeAs, memberScope, type AnyOp } from '../ops';
+import { invokeAs, memberScope, type AnyOp, type OrgScope } from '../ops';
 import { errorBox, html, messagePage, page, type Html, type Viewer } from './html';
 import { field, PAGE_TITLES, send, type Kit, type SignedIn } from './kit';
 
@@ -99,24 +99,28 @@ ${formField('delete', o.state, { name: 'confirm', label: `Type ${o.name} to conf
 }
 
 /**
- * Mounts the deletion of one resource at `<path>/delete`: its GET is the confirmation page (for those the
- * operation's role lets delete; others get its 403 page), its POST runs `op` once the name typed matches and goes
- * on to `done`. `nameOf` reads the resource's name and the operation's parameters from the route.
+ * Mounts the deletion of one of an organization's resources at `/console/orgs/<slug>/<area>/<name>/delete`: its
+ * GET is the confirmation page (for those the operation's role lets delete; others get its 403 page), its POST runs
+ * `op` (with `<name>` as its parameter `param`) once the name typed matches, and goes on to the area's list.
  */
-export function mountConfirmedDelete(router: Router, kit: Kit, o: {
-  path: string; op: AnyOp; what: string; consequence: string;
-  route: (ctx: Context) => { orgSlug: string; name: string; params: Record<string, string>; back: string; done: string };
-}): void {
+export function mountConfirmedDelete(router: Router, kit: Kit, o: { area: string; param: string; op: AnyOp; what: string; consequence: string }): void {
   const need = { operationId: o.op.operationId, role: o.op.role! };
-  const render = (ctx: Context, s: SignedIn, r: ReturnType<typeof o.route>, state?: FormState): string =>
+  const routeOf = (ctx: Context) => {
+    const orgSlug = String(ctx.params.slug);
+    const name = String(ctx.params.name);
+    const list = `/console/orgs/${encodeURIComponent(orgSlug)}/${o.area}`;
+    return { orgSlug, name, params: { orgSlug, [o.param]: name }, back: `${list}/${encodeURIComponent(name)}`, done: list };
+  };
+  const render = (ctx: Context, s: SignedIn, r: ReturnType<typeof routeOf>, state?: FormState): string =>
     confirmDeletePage(kit.viewerOf(s), { what: o.what, name: r.name, action: ctx.path, back: r.back, consequence: o.consequence, state });
-  router.get(`${o.path}/delete`, kit.signedIn(async (ctx, s) => {
-    const r = o.route(ctx);
+  const path = `/console/orgs/:slug/${o.area}/:name/delete`;
+  router.get(path, kit.signedIn(async (ctx, s) => {
+    const r = routeOf(ctx);
     await memberScope(kit.deps, s.principal, r.orgSlug, need);
     send(ctx, 200, render(ctx, s, r));
   }));
-  router.post(`${o.path}/delete`, kit.signedInForm(async (ctx, s, form) => {
-    const r = o.route(ctx);
+  router.post(path, kit.signedInForm(async (ctx, s, form) => {
+    const r = routeOf(ctx);
     await memberScope(kit.deps, s.principal, r.orgSlug, need);
     if (field(form, 'confirm') !== r.name) {
       return send(ctx, 400, render(ctx, s, r, { values: form, message: `Nothing was deleted: the name typed is not ${r.name}.`, fields: { confirm: `Type ${r.name} exactly as it is shown.` } }));
@@ -126,5 +130,33 @@ export function mountConfirmedDelete(router: Router, kit: Kit, o: {
       run: async () => { await invokeAs(o.op, kit.deps, ctx, s.principal, { params: r.params }); },
     });
     if (done) kit.redirect(ctx, r.done);
+  }));
+}
+
+/**
+ * Mounts an organization's list page at `path` (live: it watches every change of the org) and the form under it
+ * that creates one (POST to the same path): created, the browser goes to the new one's page (`create` answers
+ * where); refused, the list again with the form as it was sent and why.
+ */
+export function mountListWithCreate<T>(router: Router, kit: Kit, o: {
+  path: string; page: string; main: string; message?: (error: ErrorBody) => string;
+  load: (ctx: Context, s: SignedIn, orgSlug: string) => Promise<T>;
+  render: (ctx: Context, s: SignedIn, scope: OrgScope, listed: T, o: { live?: string; form?: FormState }) => string;
+  create: (ctx: Context, s: SignedIn, orgSlug: string, form: URLSearchParams) => Promise<string>;
+}): void {
+  const scopeOf = (ctx: Context, s: SignedIn) => memberScope(kit.deps, s.principal, String(ctx.params.slug), { operationId: o.page, role: 'viewer' });
+  router.get(o.path, kit.signedIn(async (ctx, s) => {
+    const scope = await scopeOf(ctx, s);
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, () => o.load(ctx, s, scope.org.slug), (listed, live) => o.render(ctx, s, scope, listed, { live }));
+  }));
+  router.post(o.path, kit.signedInForm(async (ctx, s, form) => {
+    const scope = await scopeOf(ctx, s);
+    let to = '';
+    const done = await formAgain(kit, ctx, s, form, {
+      back: { href: ctx.path, label: 'Back to the list' }, main: o.main, message: o.message,
+      run: async () => { to = await o.create(ctx, s, scope.org.slug, form); },
+      again: async (state) => o.render(ctx, s, scope, await o.load(ctx, s, scope.org.slug), { form: state }),
+    });
+    if (done) kit.redirect(ctx, to);
   }));
 }

@@ -20,7 +20,7 @@ import { projectOps } from '../projects';
 import { secretOps } from '../secrets';
 import { storageOps } from '../storage';
 import { ago, byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { formAgain, formError, formField, mountConfirmedDelete, type FormState } from './forms';
+import { formAgain, formError, formField, mountConfirmedDelete, mountListWithCreate, type FormState } from './forms';
 import { cursorOf, field, ifMatch, opOf, type Kit, type SignedIn } from './kit';
 
 const listProjects = opOf(projectOps, 'listProjects');
@@ -205,32 +205,20 @@ const projectRefusal = (error: ErrorBody): string => {
 /** Mounts the project pages; `pageSizes` are the projects and the secrets a page shows at once. */
 export function mountProjectPages(router: Router, kit: Kit, pageSizes: { projects: number; secrets: number }): void {
   const { deps } = kit;
-  const listPage = async (ctx: Context, s: SignedIn) => {
-    const orgSlug = String(ctx.params.slug);
-    const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the projects page', role: 'viewer' });
-    const load = async () => (await invokeAs(listProjects, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.projects), ...cursorOf(ctx) } }))
-      .body as { items: ProjectListed[]; nextCursor: string | null };
-    const render = (listed: Awaited<ReturnType<typeof load>>, o: { live?: string; form?: FormState }) => projectsPage(kit.viewerOf(s), {
-      slug: orgSlug, projects: listed.items, first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor, canCreate: roleAtLeast(scope.role, createProject.role!), ...o,
-    });
-    return { orgSlug, scope, load, render };
-  };
-  router.get('/console/orgs/:slug/projects', kit.signedIn(async (ctx, s) => {
-    const { scope, load, render } = await listPage(ctx, s);
-    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (listed, live) => render(listed, { live }));
-  }));
-
   // Created, the project's page; refused (a taken name, the plan's limit), the list again with the form as it was sent.
-  router.post('/console/orgs/:slug/projects', kit.signedInForm(async (ctx, s, form) => {
-    const { orgSlug, load, render } = await listPage(ctx, s);
-    const name = field(form, 'name');
-    const done = await formAgain(kit, ctx, s, form, {
-      back: { href: projectsPath(orgSlug), label: `Back to the projects of ${orgSlug}` }, main: 'name', message: projectRefusal,
-      run: async () => { await invokeAs(createProject, deps, ctx, s.principal, { params: { orgSlug }, body: { name, database: form.get('database') === 'true' } }); },
-      again: async (state) => render(await load(), { form: state }),
-    });
-    if (done) kit.redirect(ctx, projectPath(orgSlug, name));
-  }));
+  mountListWithCreate(router, kit, {
+    path: '/console/orgs/:slug/projects', page: 'the projects page', main: 'name', message: projectRefusal,
+    load: async (ctx, s, orgSlug) => (await invokeAs(listProjects, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.projects), ...cursorOf(ctx) } }))
+      .body as { items: ProjectListed[]; nextCursor: string | null },
+    render: (ctx, s, scope, listed, o) => projectsPage(kit.viewerOf(s), {
+      slug: scope.org.slug, projects: listed.items, first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor, canCreate: roleAtLeast(scope.role, createProject.role!), ...o,
+    }),
+    create: async (ctx, s, orgSlug, form) => {
+      const name = field(form, 'name');
+      await invokeAs(createProject, deps, ctx, s.principal, { params: { orgSlug }, body: { name, database: form.get('database') === 'true' } });
+      return projectPath(orgSlug, name);
+    },
+  });
 
   /** A project's page: what it shows, read with the viewer's roles, and how it is rendered. */
   const projectPageOf = async (ctx: Context, s: SignedIn) => {
@@ -293,13 +281,8 @@ export function mountProjectPages(router: Router, kit: Kit, pageSizes: { project
   }));
 
   mountConfirmedDelete(router, kit, {
-    path: '/console/orgs/:slug/projects/:project', op: deleteProject, what: 'project',
+    area: 'projects', param: 'projectName', op: deleteProject, what: 'project',
     consequence: 'Its hostnames, secrets, grants, access and sign-in settings and placements are deleted with it; the nodes stop its workers at their next bundle.',
-    route: (ctx) => {
-      const orgSlug = String(ctx.params.slug);
-      const projectName = String(ctx.params.project);
-      return { orgSlug, name: projectName, params: { orgSlug, projectName }, back: projectPath(orgSlug, projectName), done: projectsPath(orgSlug) };
-    },
   });
 
   /** An access form: runs `op` for the project, then back to its page; a refusal is a page leading back there. */

@@ -4,7 +4,6 @@
  * deleteRRset with the rrset's ETag, so two editors cannot overwrite each other.
  */
 import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { roleAtLeast } from '../../store/accounts';
 import type { Condition } from '../../lib/conditions';
 import { resourceState, type ResourceState } from '../../rules/resource-state';
@@ -12,8 +11,8 @@ import { RECORD_TYPES } from '../../zonefiles';
 import { dnsOps } from '../dns';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
 import { byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
-import { formAgain, formError, formField, mountConfirmedDelete, type FormState } from './forms';
-import { cursorOf, field, ifMatch, opOf, type Kit, type SignedIn } from './kit';
+import { formError, formField, mountConfirmedDelete, mountListWithCreate, type FormState } from './forms';
+import { cursorOf, field, ifMatch, opOf, type Kit } from './kit';
 
 const listZones = opOf(dnsOps, 'listZones');
 const getZone = opOf(dnsOps, 'getZone');
@@ -136,35 +135,20 @@ const ttlOf = (form: URLSearchParams): { ttl?: number } => {
 export function mountZonePages(router: Router, kit: Kit, pageSizes: { zones: number; rrsets: number }): void {
   const { deps } = kit;
   // A page of zones changes with any of its zones (or one added before its last): it watches every change.
-  const listPage = async (ctx: Context, s: SignedIn) => {
-    const orgSlug = String(ctx.params.slug);
-    const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the zones page', role: 'viewer' });
-    const load = async () => (await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } }))
-      .body as { items: ZoneListed[]; nextCursor: string | null };
-    const render = (listed: Awaited<ReturnType<typeof load>>, o: { live?: string; form?: FormState }) => zonesPage(kit.viewerOf(s), {
-      slug: orgSlug, zones: listed.items.map((z) => ({ ...z, state: stateOfZone(z) })), first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor,
-      canCreate: roleAtLeast(scope.role, createZone.role!), ...o,
-    });
-    return { orgSlug, scope, load, render };
-  };
-  router.get('/console/orgs/:slug/zones', kit.signedIn(async (ctx, s) => {
-    const { scope, load, render } = await listPage(ctx, s);
-    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (listed, live) => render(listed, { live }));
-  }));
-
   // Created, the zone's page; refused, the list again with the form as it was sent and why.
-  router.post('/console/orgs/:slug/zones', kit.signedInForm(async (ctx, s, form) => {
-    const { orgSlug, load, render } = await listPage(ctx, s);
-    let name = '';
-    const done = await formAgain(kit, ctx, s, form, {
-      back: { href: zonesPath(orgSlug), label: `Back to the zones of ${orgSlug}` }, main: 'name',
-      run: async () => {
-        name = ((await invokeAs(createZone, deps, ctx, s.principal, { params: { orgSlug }, body: { name: field(form, 'name') } })).body as { name: string }).name;
-      },
-      again: async (state) => render(await load(), { form: state }),
-    });
-    if (done) kit.redirect(ctx, zonePath(orgSlug, name));
-  }));
+  mountListWithCreate(router, kit, {
+    path: '/console/orgs/:slug/zones', page: 'the zones page', main: 'name',
+    load: async (ctx, s, orgSlug) => (await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } }))
+      .body as { items: ZoneListed[]; nextCursor: string | null },
+    render: (ctx, s, scope, listed, o) => zonesPage(kit.viewerOf(s), {
+      slug: scope.org.slug, zones: listed.items.map((z) => ({ ...z, state: stateOfZone(z) })), first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor,
+      canCreate: roleAtLeast(scope.role, createZone.role!), ...o,
+    }),
+    create: async (ctx, s, orgSlug, form) => {
+      const made = (await invokeAs(createZone, deps, ctx, s.principal, { params: { orgSlug }, body: { name: field(form, 'name') } })).body as { name: string };
+      return zonePath(orgSlug, made.name);
+    },
+  });
 
   router.get('/console/orgs/:slug/zones/:zone', kit.signedIn(async (ctx, s) => {
     const orgSlug = String(ctx.params.slug);
@@ -181,13 +165,8 @@ export function mountZonePages(router: Router, kit: Kit, pageSizes: { zones: num
   }));
 
   mountConfirmedDelete(router, kit, {
-    path: '/console/orgs/:slug/zones/:zone', op: deleteZone, what: 'zone',
+    area: 'zones', param: 'zone', op: deleteZone, what: 'zone',
     consequence: 'Its records are deleted with it and its nameserver stops answering for it. Move its NS records at the registrar first.',
-    route: (ctx) => {
-      const orgSlug = String(ctx.params.slug);
-      const zone = String(ctx.params.zone);
-      return { orgSlug, name: zone, params: { orgSlug, zone }, back: zonePath(orgSlug, zone), done: zonesPath(orgSlug) };
-    },
   });
 
   /** A form that changes one of the zone's rrsets through `op`; back to the zone when done. Its refusals are pages
