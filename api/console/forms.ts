@@ -33,7 +33,7 @@ export type FieldType = 'text' | 'email' | 'tel' | 'number' | 'password' | 'text
 
 /**
  * A labelled field named as the operation's input (`contact.email`); its id is `<form>-<name>`. Shown again, it
- * keeps what was entered (a password or a secret never: `secret`) and says the objection to it under its label,
+ * keeps what was entered (never a password, nor a value marked `secret`) and says the objection to it under its label,
  * tied to it by aria-describedby. A checkbox sends `true`.
  */
 export function formField(form: string, state: FormState | undefined, o: {
@@ -45,7 +45,7 @@ export function formField(form: string, state: FormState | undefined, o: {
   const errorId = `${id}-error`;
   const described = error === undefined ? null : html` aria-invalid="true" aria-describedby="${errorId}"`;
   const said = error === undefined ? null : html`<p id="${errorId}" class="field-error">${error}</p>`;
-  const kept = o.secret ? '' : state ? state.values.get(o.name) ?? '' : o.value ?? '';
+  const kept = o.secret || type === 'password' ? '' : state ? state.values.get(o.name) ?? '' : o.value ?? '';
   const required = o.required ? html` required` : null;
   const label = html`<label for="${id}">${o.label}${o.hint === undefined ? null : html` <span class="hint">(${o.hint})</span>`}</label>`;
   if (type === 'checkbox') {
