@@ -38,6 +38,7 @@ import { claimKey, finishKey, releaseKey, type StoredAnswer } from '../store/ide
 import { canonicalJson } from '../lib/canonical-json';
 import type { Store } from '../store/db';
 import { toErrorBody } from './errors';
+import type { Reply } from './reply';
 
 /** How long an answer is replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -68,16 +69,21 @@ const notStored = (status: number): boolean => status >= 500 || status === 400 |
 /** What storing an answer costs, in bytes. */
 const storedBytes = (a: StoredAnswer): number => Buffer.byteLength(a.body ?? '') + Buffer.byteLength(JSON.stringify(a.headers));
 
-/** The key of the request, if it sent one; a malformed one is 400. */
-export function idempotencyKeyOf(ctx: Context): string | undefined {
-  const given = ctx.get('idempotency-key');
-  if (given === '' && ctx.headers['idempotency-key'] === undefined) return undefined;
+/** A key as given (a header's, a console form's); a malformed one is 400. */
+export function checkedKey(given: string): string {
   if (!IDEMPOTENCY_KEY.test(given)) {
     throw new AppError(400, 'bad_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters', {
       issues: [{ path: 'header.Idempotency-Key', message: 'Idempotency-Key must be 1 to 255 printable ASCII characters' }],
     });
   }
   return given;
+}
+
+/** The key of the request, if it sent one; a malformed one is 400. */
+export function idempotencyKeyOf(ctx: Context): string | undefined {
+  const given = ctx.get('idempotency-key');
+  if (given === '' && ctx.headers['idempotency-key'] === undefined) return undefined;
+  return checkedKey(given);
 }
 
 /**
@@ -103,8 +109,8 @@ export interface KeyGuard {
   failed(e: unknown): Promise<void>;
 }
 
-/** What `begin` decided: run the operation under the guard, or the stored answer has been written. */
-export type Begin = { kind: 'run'; guard: KeyGuard } | { kind: 'replayed' };
+/** What `begin` decided: run the operation under the guard, or answer the stored reply. */
+export type Begin = { kind: 'run'; guard: KeyGuard } | { kind: 'replayed'; reply: Reply };
 
 /** The Idempotency-Key handling of one API (one store): the claim, the replay, and the record of the answer. */
 export function idempotency(store: Store) {
@@ -125,7 +131,7 @@ export function idempotency(store: Store) {
 
   return {
     /**
-     * Claims the key for this request, or answers it: a replay is written to `ctx` (an error answer is thrown
+     * Claims the key for this request, or answers it: a replay is the stored reply (an error answer is thrown
      * again, so that the error edge gives it this request's id); another request's key is 422, a running one 409.
      */
     async begin(ctx: Context, p: { scope: string; key: string; operationId: string; body: unknown }): Promise<Begin> {
@@ -139,10 +145,7 @@ export function idempotency(store: Store) {
       });
       if (claim.kind === 'reused') throw reused();
       if (claim.kind === 'running') throw inProgress();
-      if (claim.kind === 'replay') {
-        replay(ctx, claim.answer);
-        return { kind: 'replayed' };
-      }
+      if (claim.kind === 'replay') return { kind: 'replayed', reply: replay(ctx, claim.answer) };
       // Another request of this process may have claimed it in the meantime only through this map: claims of one
       // store are serialized, and the map is set before this function yields again.
       running.set(id, print);
@@ -173,17 +176,12 @@ export function idempotency(store: Store) {
 const reused = (): AppError => new AppError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with another request (operation, path, body or preconditions) in the last 24 hours');
 const inProgress = (): AppError => new AppError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is still running; send it again once it has answered');
 
-/** Writes a stored answer to `ctx`; a stored error is thrown again as itself. */
-function replay(ctx: Context, a: StoredAnswer): void {
+/** A stored answer as the reply it was, marked replayed on `ctx`; a stored error is thrown again as itself. */
+function replay(ctx: Context, a: StoredAnswer): Reply {
   ctx.set('Idempotent-Replayed', 'true');
   if (a.status >= 400) {
     const b = JSON.parse(a.body ?? '{}') as { code: string; message: string; details?: Record<string, unknown> };
     throw new AppError(a.status, b.code, b.message, b.details);
   }
-  ctx.status = a.status;
-  for (const [h, v] of Object.entries(a.headers)) ctx.set(h, v);
-  if (a.body !== null) {
-    ctx.type = 'application/json';
-    ctx.body = a.body;
-  }
+  return { status: a.status, headers: a.headers, ...(a.body !== null && { json: a.body }) };
 }

@@ -20,7 +20,7 @@ import type { Reply, ResponseSpec } from './reply';
 export type { Reply, ResponseSpec } from './reply';
 import { readTextBody } from './body';
 import { fromZod, zodMessages } from './errors';
-import { idempotency, idempotencyKeyOf, type KeyGuard } from './idempotency';
+import { checkedKey, idempotency, idempotencyKeyOf } from './idempotency';
 import { apiLimits, type RateLimits } from './limits';
 
 export interface ApiConfig {
@@ -220,6 +220,8 @@ interface RawInput {
   body?: unknown;
   /** Header fields the operation reads, by lower-case name: `if-match` with the ETag a console form was shown. */
   headers?: Record<string, string>;
+  /** The Idempotency-Key of a console form (made when the form was shown), for an operation that honours one. */
+  idempotencyKey?: string;
 }
 
 /** The operation's parameters, query and body, validated (400 naming where), the path free of U+0000 (404). */
@@ -241,8 +243,37 @@ export async function invokeAs(op: AnyOp, deps: Deps, ctx: Context, principal: P
     ? await memberScope(deps, principal, raw.params.orgSlug!, { operationId: op.operationId, role: op.role })
     : { principal, actor: `user:${principal.email}` };
   needCore(op, deps);
+  const key = raw.idempotencyKey !== undefined && honoursIdempotencyKey(op) ? checkedKey(raw.idempotencyKey) : undefined;
   const input = validInput(op, raw);
-  return op.handler({ ...input, core: deps.core, deps, http: ctx, conditions: conditionsOf((name) => raw.headers?.[name] ?? ''), ...scope });
+  return answerOnce(keysOf(deps.store), ctx, { scope: keyScope(scope), key, operationId: op.operationId, body: raw.body },
+    () => op.handler({ ...input, core: deps.core, deps, http: ctx, conditions: conditionsOf((name) => raw.headers?.[name] ?? ''), ...scope }));
+}
+
+type Keys = ReturnType<typeof idempotency>;
+/** One store's keys, shared by the API and the console: a request running under a key is known to both. */
+const keysByStore = new WeakMap<Store, Keys>();
+const keysOf = (store: Store): Keys => {
+  let keys = keysByStore.get(store);
+  if (!keys) keysByStore.set(store, keys = idempotency(store));
+  return keys;
+};
+
+/** Runs an operation once per Idempotency-Key (api/idempotency.ts): without a key it runs; with one it runs under
+ * the key's claim and its answer is stored, or the stored answer is replayed. The key is looked at once the request
+ * is known valid: a refused one is never stored. */
+async function answerOnce(keys: Keys, ctx: Context, p: { scope: string; key: string | undefined; operationId: string; body: unknown }, run: () => Promise<Reply>): Promise<Reply> {
+  if (p.key === undefined) return run();
+  const begun = await keys.begin(ctx, { scope: p.scope, key: p.key, operationId: p.operationId, body: p.body });
+  if (begun.kind === 'replayed') return begun.reply;
+  let reply: Reply;
+  try {
+    reply = await run();
+  } catch (e) {
+    await begun.guard.failed(e);
+    throw e;
+  }
+  await begun.guard.answered(ctx, reply.status, reply.json === undefined ? reply.body : JSON.parse(reply.json), reply.headers);
+  return reply;
 }
 
 /** Whether the operation honours `Idempotency-Key`: every POST of a caller, but those whose answer carries a secret. */
@@ -287,7 +318,7 @@ const routerPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (ctx: Context) => Promise<unknown>): void {
   for (const op of ops) checkScope(op);
   const limits = apiLimits(deps.config.rateLimits);
-  const keys = idempotency(deps.store);
+  const keys = keysOf(deps.store);
   const paths = ops.map((op) => routerPath(op.path));
   for (const op of ops) {
     const path = routerPath(op.path);
@@ -304,24 +335,11 @@ export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (c
       let body: unknown;
       if (op.body) body = op.bodyType ? await readTextBody(ctx, op.bodyType) : await parseBody(ctx);
       const input = validInput(op, { params, query: ctx.query, body });
-      // The key is looked at once the request is known valid: a refused one is never stored (api/idempotency.ts).
-      let guard: KeyGuard | undefined;
-      if (key !== undefined) {
-        const begun = await keys.begin(ctx, { scope: keyScope(scope), key, operationId: op.operationId, body });
-        if (begun.kind === 'replayed') return;
-        guard = begun.guard;
-      }
-      let reply: Reply;
-      try {
-        reply = await op.handler({ ...input, core: deps.core, deps, http: ctx, conditions: conditionsOf((name) => ctx.get(name)), ...scope });
-      } catch (e) {
-        await guard?.failed(e);
-        throw e;
-      }
+      const reply = await answerOnce(keys, ctx, { scope: keyScope(scope), key, operationId: op.operationId, body },
+        () => op.handler({ ...input, core: deps.core, deps, http: ctx, conditions: conditionsOf((name) => ctx.get(name)), ...scope }));
       // Serialized here, before any of the answer's headers are set: a body JSON cannot hold is this request's
       // 500 from the error edge, without the headers meant for the answer.
       const json = reply.json ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
-      await guard?.answered(ctx, reply.status, reply.json === undefined ? reply.body : JSON.parse(reply.json), reply.headers);
       ctx.status = reply.status;
       if (reply.headers) ctx.set(reply.headers);
       if (json !== undefined) {

@@ -43,6 +43,9 @@ td pre, .ds { margin: 0; white-space: pre-wrap; word-break: break-all; }
 button.danger { background: #b91c1c; }
 code.copy { user-select: all; padding: .1rem .3rem; background: #f3f4f6; border: 1px solid #ccc; border-radius: 4px; word-break: break-all; }
 code.copy + button { margin: 0 0 0 .5rem; padding: .1rem .6rem; }
+.field-error { margin: .25rem 0; color: #7f1d1d; font-weight: 600; }
+.hint { font-weight: 400; color: #374151; }
+.check label { display: inline; }
 .live-status { margin: 0; padding: 0 1.5rem; min-height: 1.5rem; color: #374151; font-size: .9rem; }
 `;
 

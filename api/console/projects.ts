@@ -9,7 +9,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Condition } from '../../lib/conditions';
-import { AppError } from '../../lib/errors';
+import { AppError, type ErrorBody } from '../../lib/errors';
 import { resourceState, type ResourceState } from '../../rules/resource-state';
 import { roleAtLeast } from '../../store/accounts';
 import { ACCESS_MODES } from '../../store/access';
@@ -20,6 +20,7 @@ import { projectOps } from '../projects';
 import { secretOps } from '../secrets';
 import { storageOps } from '../storage';
 import { ago, byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
+import { formAgain, formError, formField, mountConfirmedDelete, mountListWithCreate, type FormState } from './forms';
 import { cursorOf, field, ifMatch, opOf, type Kit, type SignedIn } from './kit';
 
 const listProjects = opOf(projectOps, 'listProjects');
@@ -31,6 +32,10 @@ const setAccess = opOf(accessOps, 'setAccess');
 const revokeAccessBypass = opOf(accessOps, 'revokeAccessBypass');
 const getAuth = opOf(authOps, 'getAuth');
 const getStorage = opOf(storageOps, 'getStorage');
+const createProject = opOf(projectOps, 'createProject');
+const deleteProject = opOf(projectOps, 'deleteProject');
+const setSecret = opOf(secretOps, 'setSecret');
+const deleteSecret = opOf(secretOps, 'deleteSecret');
 
 export interface ProjectListed { name: string; hostname: string; database: boolean; createdAt: string; deletingSince: string | null }
 export interface PlacementView {
@@ -41,7 +46,7 @@ export interface ProjectView extends ProjectListed {
   cleanup: { hostnames: string[]; nodes: string[] } | null;
 }
 export interface RolloutView { nodeId: string; state: 'applied' | 'pending'; failure: string | null }
-export interface SecretView { name: string; version: number; updatedAt: string; rollout: RolloutView[] }
+export interface SecretView { name: string; version: number; updatedAt: string; rollout: RolloutView[]; etag: string }
 export interface AccessView { mode: string; hasPassword: boolean; hasBypass: boolean; updatedAt: string | null; rollout: RolloutView[]; etag: string }
 export interface AuthView { granted: boolean; settings: { sessionDays: number } | null; providers: { provider: string; clientId: string }[] }
 export interface StorageView { granted: boolean; prefix: string | null; quotaBytes: number | null; usedBytes: number | null; usedBytesAt: string | null; conditions: Condition[] }
@@ -53,13 +58,27 @@ export const projectPath = (slug: string, project: string): string => `${project
 // organization's page counts it (store/overview.ts).
 const stateOfProject = (p: ProjectListed): ResourceState => resourceState({ generation: 0, observedGeneration: 0, conditions: [], deletingSince: p.deletingSince });
 
-/** The organization's projects, one page of them, each with its state and default hostname. */
-export function projectsPage(viewer: Viewer, o: { slug: string; projects: ProjectListed[]; first: boolean; nextCursor: string | null; live?: string }): string {
+/** The form that creates a project (createProject), for those its role lets. */
+const createProjectForm = (viewer: Viewer, slug: string, state: FormState | undefined): Html => html`<h2>Create a project</h2>
+${formError(state)}
+<form method="post" action="${projectsPath(slug)}">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+${formField('create-project', state, { name: 'name', label: 'Project name', hint: 'a-z, 0-9 and inner hyphens; its default hostname is <name>.<app domain>', required: true })}
+${formField('create-project', state, { name: 'database', label: 'With a database', type: 'checkbox' })}
+<button type="submit">Create project</button>
+</form>`;
+
+/** The organization's projects, one page of them, each with its state and default hostname; with `canCreate` the
+ * form that creates one (shown again with `form` after a refusal). */
+export function projectsPage(viewer: Viewer, o: {
+  slug: string; projects: ProjectListed[]; first: boolean; nextCursor: string | null; canCreate: boolean; form?: FormState; live?: string;
+}): string {
   const rows = o.projects.map((p) => html`<tr><td><a href="${projectPath(o.slug, p.name)}">${p.name}</a></td><td>${STATE_LABELS[stateOfProject(p)]}</td><td>${p.hostname}</td><td>${p.database ? 'Yes' : 'No'}</td></tr>`);
   return page(`Projects of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
-${o.projects.length === 0 ? emptyList('projects', o.first, byTheApi(`POST /v1/orgs/${o.slug}/projects`)) : html`<table><caption>Projects by name</caption><thead><tr><th scope="col">Project</th><th scope="col">State</th><th scope="col">Default hostname</th><th scope="col">Database</th></tr></thead>
+${o.projects.length === 0 ? emptyList('projects', o.first, o.canCreate ? html`Create one below.` : byTheApi(`POST /v1/orgs/${o.slug}/projects`)) : html`<table><caption>Projects by name</caption><thead><tr><th scope="col">Project</th><th scope="col">State</th><th scope="col">Default hostname</th><th scope="col">Database</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
-${nextLink(projectsPath(o.slug), o.nextCursor)}`, o.live);
+${nextLink(projectsPath(o.slug), o.nextCursor)}
+${o.canCreate ? createProjectForm(viewer, o.slug, o.form) : null}`, o.live);
 }
 
 const UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -86,14 +105,30 @@ function placementsSection(o: { placements: PlacementView[]; now: number }): Htm
 <tbody>${rows}</tbody></table>`;
 }
 
-function secretsSection(o: { at: string; secrets: SecretView[] | null; nextCursor: string | null; now: number }): Html {
+/** The form that sets a secret (setSecret): a new one, or a new version of one; its value is never filled back. */
+const setSecretForm = (viewer: Viewer, at: string, state: FormState | undefined): Html => html`<h3>Set a secret</h3>
+${formError(state)}
+<form method="post" action="${at}/secrets">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+${formField('set-secret', state, { name: 'secretName', label: 'Name', hint: 'as the worker reads it: API_KEY; an existing name gets a new version', required: true })}
+${formField('set-secret', state, { name: 'value', label: 'Value', hint: 'never shown again', type: 'textarea', secret: true, required: true, attrs: html` autocomplete="off" spellcheck="false"` })}
+<button type="submit">Set secret</button>
+</form>`;
+
+/** A secret's delete button, naming the version the page showed (If-Match), so a value set since is not deleted unseen. */
+const deleteSecretForm = (viewer: Viewer, at: string, s: SecretView): Html => html`<form method="post" action="${at}/secrets/delete">
+<input type="hidden" name="csrf" value="${viewer.csrf}"><input type="hidden" name="secretName" value="${s.name}"><input type="hidden" name="etag" value="${s.etag}">
+<button type="submit" class="danger">Delete ${s.name}</button></form>`;
+
+function secretsSection(viewer: Viewer, o: { at: string; secrets: SecretView[] | null; nextCursor: string | null; now: number; form?: FormState }): Html {
   if (o.secrets === null) return html`<p>Secret names and versions are shown to members and admins.</p>`;
-  if (o.secrets.length === 0) return html`<p>No secrets on this page.</p>`;
-  const rows = o.secrets.map((s) => html`<tr><td>${s.name}</td><td>${s.version}</td><td>${ago(s.updatedAt, o.now)}</td><td>${rolloutText(s.rollout)}</td></tr>`);
-  return html`<p>Values are never shown: they go to the nodes sealed in their bundles.</p>
-<table><caption>Secrets by name</caption><thead><tr><th scope="col">Name</th><th scope="col">Version</th><th scope="col">Set</th><th scope="col">Rollout of this version</th></tr></thead>
+  const rows = o.secrets.map((s) => html`<tr><td>${s.name}</td><td>${s.version}</td><td>${ago(s.updatedAt, o.now)}</td><td>${rolloutText(s.rollout)}</td><td>${deleteSecretForm(viewer, o.at, s)}</td></tr>`);
+  // Those who see the secrets are those who set and delete them: listSecrets, setSecret and deleteSecret share their role.
+  return html`${o.secrets.length === 0 ? html`<p>No secrets on this page.</p>` : html`<p>Values are never shown: they go to the nodes sealed in their bundles.</p>
+<table><caption>Secrets by name</caption><thead><tr><th scope="col">Name</th><th scope="col">Version</th><th scope="col">Set</th><th scope="col">Rollout of this version</th><th scope="col">Delete</th></tr></thead>
 <tbody>${rows}</tbody></table>
-${nextLink(o.at, o.nextCursor)}`;
+${nextLink(o.at, o.nextCursor)}`}
+${setSecretForm(viewer, o.at, o.form)}`;
 }
 
 const MODE_LABELS: Record<string, string> = { public: 'Public: anyone', org: 'Organization: members and admins signed in', password: 'Password: one shared password' };
@@ -132,7 +167,8 @@ function storageSection(st: StorageView, now: number): Html {
  * while it is being deleted, what its deletion waits for. */
 export function projectPage(viewer: Viewer, o: {
   slug: string; project: ProjectView; secrets: SecretView[] | null; secretsCursor: string | null;
-  access: AccessView | null; auth: AuthView | null; storage: StorageView | null; canChangeAccess: boolean; now: number; live?: string }): string {
+  access: AccessView | null; auth: AuthView | null; storage: StorageView | null; canChangeAccess: boolean; canDelete: boolean; now: number; secretForm?: FormState;
+  live?: string; }): string {
   const p = o.project;
   const at = projectPath(o.slug, p.name);
   const head = html`<p><a href="${projectsPath(o.slug)}">Back to the projects of ${o.slug}</a></p>
@@ -147,7 +183,7 @@ export function projectPage(viewer: Viewer, o: {
 <h2>Placements</h2>
 ${placementsSection({ placements: p.placements, now: o.now })}
 <h2>Secrets</h2>
-${secretsSection({ at, secrets: o.secrets, nextCursor: o.secretsCursor, now: o.now })}
+${secretsSection(viewer, { at, secrets: o.secrets, nextCursor: o.secretsCursor, now: o.now, form: o.secretForm })}
 <h2>Deployment access</h2>
 ${accessSection(viewer, { at, access: o.access!, canChange: o.canChangeAccess, now: o.now })}
 <h2>Sign-in providers</h2>
@@ -155,22 +191,37 @@ ${signInSection(o.auth!)}
 <h2>Storage</h2>
 ${storageSection(o.storage!, o.now)}
 <h2>Conditions</h2>
-${conditionsTable(`the storage of ${p.name}`, o.storage!.conditions, o.now, 'None: the project has no storage grant.')}`, o.live);
+${conditionsTable(`the storage of ${p.name}`, o.storage!.conditions, o.now, 'None: the project has no storage grant.')}
+${o.canDelete ? html`<h2>Delete this project</h2><p><a href="${at}/delete">Delete ${p.name}…</a> (you will be asked to type its name)</p>` : null}`, o.live);
 }
+
+/** A refusal of createProject in the console's words: the plan's project limit says what to do about it. */
+const projectRefusal = (error: ErrorBody): string => {
+  if (error.code !== 'project_limit') return error.message;
+  const d = error.details as { limit: number; count: number; plan: string };
+  return `The ${d.plan} plan allows ${d.limit} projects and this organization has ${d.count}: delete a project first, or ask an operator for a larger plan.`;
+};
 
 /** Mounts the project pages; `pageSizes` are the projects and the secrets a page shows at once. */
 export function mountProjectPages(router: Router, kit: Kit, pageSizes: { projects: number; secrets: number }): void {
   const { deps } = kit;
-  router.get('/console/orgs/:slug/projects', kit.signedIn(async (ctx, s) => {
-    const orgSlug = String(ctx.params.slug);
-    const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the projects page', role: 'viewer' });
-    const load = async () => (await invokeAs(listProjects, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.projects), ...cursorOf(ctx) } }))
-      .body as { items: ProjectListed[]; nextCursor: string | null };
-    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (listed, live) =>
-      projectsPage(kit.viewerOf(s), { slug: orgSlug, projects: listed.items, first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor, live }));
-  }));
+  // Created, the project's page; refused (a taken name, the plan's limit), the list again with the form as it was sent.
+  mountListWithCreate(router, kit, {
+    path: '/console/orgs/:slug/projects', page: 'the projects page', main: 'name', message: projectRefusal,
+    load: async (ctx, s, orgSlug) => (await invokeAs(listProjects, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.projects), ...cursorOf(ctx) } }))
+      .body as { items: ProjectListed[]; nextCursor: string | null },
+    render: (ctx, s, scope, listed, o) => projectsPage(kit.viewerOf(s), {
+      slug: scope.org.slug, projects: listed.items, first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor, canCreate: roleAtLeast(scope.role, createProject.role!), ...o,
+    }),
+    create: async (ctx, s, orgSlug, form) => {
+      const name = field(form, 'name');
+      await invokeAs(createProject, deps, ctx, s.principal, { params: { orgSlug }, body: { name, database: form.get('database') === 'true' } });
+      return projectPath(orgSlug, name);
+    },
+  });
 
-  router.get('/console/orgs/:slug/projects/:project', kit.signedIn(async (ctx, s) => {
+  /** A project's page: what it shows, read with the viewer's roles, and how it is rendered. */
+  const projectPageOf = async (ctx: Context, s: SignedIn) => {
     const orgSlug = String(ctx.params.slug);
     const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the project page', role: 'viewer' });
     const params = { orgSlug, projectName: String(ctx.params.project) };
@@ -190,7 +241,8 @@ export function mountProjectPages(router: Router, kit: Kit, pageSizes: { project
         // Each with its rollout; one deleted since the list is left out rather than failing the page.
         const read = await Promise.all(listed.items.map(async ({ name }) => {
           try {
-            return (await invokeAs(getSecret, deps, ctx, s.principal, { params: { ...params, secretName: name } })).body as SecretView;
+            const reply = await invokeAs(getSecret, deps, ctx, s.principal, { params: { ...params, secretName: name } });
+            return { ...(reply.body as Omit<SecretView, 'etag'>), etag: reply.headers!.ETag! };
           } catch (e) {
             if (e instanceof AppError && e.status === 404) return null;
             throw e;
@@ -206,10 +258,32 @@ export function mountProjectPages(router: Router, kit: Kit, pageSizes: { project
         storage: (await run(getStorage)).body as StorageView,
       };
     };
-    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (data, live) => projectPage(kit.viewerOf(s), {
-      slug: orgSlug, ...data, now: deps.store.clock().getTime(), canChangeAccess: roleAtLeast(scope.role, 'admin'), live,
-    }));
+    const render = (data: Awaited<ReturnType<typeof load>>, o: { live?: string; secretForm?: FormState }) => projectPage(kit.viewerOf(s), {
+      slug: orgSlug, ...data, now: deps.store.clock().getTime(), canChangeAccess: roleAtLeast(scope.role, 'admin'), canDelete: roleAtLeast(scope.role, deleteProject.role!), ...o,
+    });
+    return { params, scope, load, render };
+  };
+  router.get('/console/orgs/:slug/projects/:project', kit.signedIn(async (ctx, s) => {
+    const { scope, load, render } = await projectPageOf(ctx, s);
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (data, live) => render(data, { live }));
   }));
+
+  // Set, back to the project; refused (a reserved name, the plan's bytes), the project's page again with the name kept.
+  router.post('/console/orgs/:slug/projects/:project/secrets', kit.signedInForm(async (ctx, s, form) => {
+    const { params, load, render } = await projectPageOf(ctx, s);
+    const back = projectPath(params.orgSlug, params.projectName);
+    const done = await formAgain(kit, ctx, s, form, {
+      back: { href: back, label: `Reload ${params.projectName}` }, main: 'secretName',
+      run: async () => { await invokeAs(setSecret, deps, ctx, s.principal, { params: { ...params, secretName: field(form, 'secretName') }, body: { value: form.get('value') ?? '' } }); },
+      again: async (state) => render(await load(), { secretForm: state }),
+    });
+    if (done) kit.redirect(ctx, back);
+  }));
+
+  mountConfirmedDelete(router, kit, {
+    area: 'projects', param: 'projectName', op: deleteProject, what: 'project',
+    consequence: 'Its hostnames, secrets, grants, access and sign-in settings and placements are deleted with it; the nodes stop its workers at their next bundle.',
+  });
 
   /** An access form: runs `op` for the project, then back to its page; a refusal is a page leading back there. */
   const accessForm = (run: (ctx: Context, s: SignedIn, form: URLSearchParams, params: { orgSlug: string; projectName: string }) => Promise<unknown>) =>
@@ -226,4 +300,12 @@ export function mountProjectPages(router: Router, kit: Kit, pageSizes: { project
     return invokeAs(setAccess, deps, ctx, s.principal, { params, headers: ifMatch(form), body: { mode: field(form, 'mode'), ...(password === '' ? {} : { password }) } });
   }));
   router.post('/console/orgs/:slug/projects/:project/access/bypass/revoke', accessForm((ctx, s, _form, params) => invokeAs(revokeAccessBypass, deps, ctx, s.principal, { params })));
+  router.post('/console/orgs/:slug/projects/:project/secrets/delete', kit.signedInForm(async (ctx, s, form) => {
+    const params = { orgSlug: String(ctx.params.slug), projectName: String(ctx.params.project), secretName: field(form, 'secretName') };
+    const back = projectPath(params.orgSlug, params.projectName);
+    const done = await kit.formOutcome(ctx, s, { href: back, label: `Reload ${params.projectName}` },
+      async () => { await invokeAs(deleteSecret, deps, ctx, s.principal, { params, headers: ifMatch(form) }); },
+      (status, error) => (status === 412 ? `${params.secretName} was set again since this page showed it. Reload the project to see its version now, then delete it again if you still mean to.` : error));
+    if (done) kit.redirect(ctx, back);
+  }));
 }

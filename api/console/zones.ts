@@ -11,12 +11,15 @@ import { RECORD_TYPES } from '../../zonefiles';
 import { dnsOps } from '../dns';
 import { invokeAs, memberScope, type AnyOp } from '../ops';
 import { byTheApi, conditionsTable, emptyList, html, nextLink, page, STATE_LABELS, type Html, type Viewer } from './html';
+import { formError, formField, mountConfirmedDelete, mountListWithCreate, type FormState } from './forms';
 import { cursorOf, field, ifMatch, opOf, type Kit } from './kit';
 
 const listZones = opOf(dnsOps, 'listZones');
 const getZone = opOf(dnsOps, 'getZone');
 const putRRset = opOf(dnsOps, 'putRRset');
 const deleteRRset = opOf(dnsOps, 'deleteRRset');
+const createZone = opOf(dnsOps, 'createZone');
+const deleteZone = opOf(dnsOps, 'deleteZone');
 
 /** A zone as listZones and getZone answer it, in the fields the console shows. */
 export interface ZoneView {
@@ -34,13 +37,26 @@ export const zonePath = (slug: string, zone: string): string => `${zonesPath(slu
 
 const DNSSEC_LABELS: Record<ZoneView['dnssec'], string> = { off: 'Off', signing: 'Signing (DS not at the parent yet)', ds_pending: 'Signing (DS recorded)' };
 
-/** The organization's zones, one page of them, each with its state and the serial its nameserver serves. */
-export function zonesPage(viewer: Viewer, o: { slug: string; zones: (ZoneView & { state: ResourceState })[]; first: boolean; nextCursor: string | null; live?: string }): string {
+/** The form that creates a zone (createZone), for those its role lets. */
+const createZoneForm = (viewer: Viewer, slug: string, state: FormState | undefined): Html => html`<h2>Create a zone</h2>
+${formError(state)}
+<form method="post" action="${zonesPath(slug)}">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+${formField('create-zone', state, { name: 'name', label: 'Zone name', hint: 'a domain the organization holds, as example.com', required: true })}
+<button type="submit">Create zone</button>
+</form>`;
+
+/** The organization's zones, one page of them, each with its state and the serial its nameserver serves; with
+ * `canCreate` the form that creates one (shown again with `form` after a refusal). */
+export function zonesPage(viewer: Viewer, o: {
+  slug: string; zones: (ZoneView & { state: ResourceState })[]; first: boolean; nextCursor: string | null; canCreate: boolean; form?: FormState; live?: string;
+}): string {
   const rows = o.zones.map((z) => html`<tr><td><a href="${zonePath(o.slug, z.name)}">${z.name}</a></td><td>${STATE_LABELS[z.state]}</td><td>${z.status.servedSerial ?? 'none yet'}</td><td>${DNSSEC_LABELS[z.dnssec]}</td></tr>`);
   return page(`Zones of ${o.slug}`, viewer, html`<p><a href="/console/orgs/${encodeURIComponent(o.slug)}">Back to ${o.slug}</a></p>
-${o.zones.length === 0 ? emptyList('zones', o.first, byTheApi(`POST /v1/orgs/${o.slug}/dns/zones`)) : html`<table><caption>Zones by name</caption><thead><tr><th scope="col">Zone</th><th scope="col">State</th><th scope="col">Served serial</th><th scope="col">DNSSEC</th></tr></thead>
+${o.zones.length === 0 ? emptyList('zones', o.first, o.canCreate ? html`Create one below.` : byTheApi(`POST /v1/orgs/${o.slug}/dns/zones`)) : html`<table><caption>Zones by name</caption><thead><tr><th scope="col">Zone</th><th scope="col">State</th><th scope="col">Served serial</th><th scope="col">DNSSEC</th></tr></thead>
 <tbody>${rows}</tbody></table>`}
-${nextLink(zonesPath(o.slug), o.nextCursor)}`, o.live);
+${nextLink(zonesPath(o.slug), o.nextCursor)}
+${o.canCreate ? createZoneForm(viewer, o.slug, o.form) : null}`, o.live);
 }
 
 const dsText = (zone: string, d: DsView): string => `${zone}. IN DS ${d.keyTag} ${d.algorithm} ${d.digestType} ${d.digest}`;
@@ -65,7 +81,7 @@ function rrsetForms(viewer: Viewer, at: string, r: RRsetView, i: number): Html {
 /** A zone: its conditions, DNSSEC with the DS values for the registrar, and a page of its rrsets; with `canEdit`
  * (a member or above) a form per rrset that the service manages not, and one to add an rrset. */
 export function zonePage(viewer: Viewer, o: {
-  slug: string; zone: ZoneView; rrsets: RRsetView[]; nextCursor: string | null; state: ResourceState; canEdit: boolean; now: number; live?: string;
+  slug: string; zone: ZoneView; rrsets: RRsetView[]; nextCursor: string | null; state: ResourceState; canEdit: boolean; canDelete: boolean; now: number; live?: string;
 }): string {
   const z = o.zone;
   const at = zonePath(o.slug, z.name);
@@ -94,7 +110,8 @@ ${o.canEdit ? html`<h2>Add an rrset</h2>
 <label for="add-ttl">TTL (seconds)</label><input id="add-ttl" name="ttl" type="number" min="1" value="3600" required>
 <label for="add-records">Records, one per line</label><textarea id="add-records" name="records" rows="4" required></textarea>
 <button type="submit">Add</button>
-</form>` : null}`, o.live);
+</form>` : null}
+${o.canDelete ? html`<h2>Delete this zone</h2><p><a href="${at}/delete">Delete ${z.name}…</a> (you will be asked to type its name)</p>` : null}`, o.live);
 }
 
 /** A zone as the operations answer it, with what its state is judged by. */
@@ -118,14 +135,20 @@ const ttlOf = (form: URLSearchParams): { ttl?: number } => {
 export function mountZonePages(router: Router, kit: Kit, pageSizes: { zones: number; rrsets: number }): void {
   const { deps } = kit;
   // A page of zones changes with any of its zones (or one added before its last): it watches every change.
-  router.get('/console/orgs/:slug/zones', kit.signedIn(async (ctx, s) => {
-    const orgSlug = String(ctx.params.slug);
-    const scope = await memberScope(deps, s.principal, orgSlug, { operationId: 'the zones page', role: 'viewer' });
-    const load = async () => (await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } }))
-      .body as { items: ZoneListed[]; nextCursor: string | null };
-    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load, (page, live) =>
-      zonesPage(kit.viewerOf(s), { slug: orgSlug, zones: page.items.map((z) => ({ ...z, state: stateOfZone(z) })), first: ctx.query.cursor === undefined, nextCursor: page.nextCursor, live }));
-  }));
+  // Created, the zone's page; refused, the list again with the form as it was sent and why.
+  mountListWithCreate(router, kit, {
+    path: '/console/orgs/:slug/zones', page: 'the zones page', main: 'name',
+    load: async (ctx, s, orgSlug) => (await invokeAs(listZones, deps, ctx, s.principal, { params: { orgSlug }, query: { limit: String(pageSizes.zones), ...cursorOf(ctx) } }))
+      .body as { items: ZoneListed[]; nextCursor: string | null },
+    render: (ctx, s, scope, listed, o) => zonesPage(kit.viewerOf(s), {
+      slug: scope.org.slug, zones: listed.items.map((z) => ({ ...z, state: stateOfZone(z) })), first: ctx.query.cursor === undefined, nextCursor: listed.nextCursor,
+      canCreate: roleAtLeast(scope.role, createZone.role!), ...o,
+    }),
+    create: async (ctx, s, orgSlug, form) => {
+      const made = (await invokeAs(createZone, deps, ctx, s.principal, { params: { orgSlug }, body: { name: field(form, 'name') } })).body as { name: string };
+      return zonePath(orgSlug, made.name);
+    },
+  });
 
   router.get('/console/orgs/:slug/zones/:zone', kit.signedIn(async (ctx, s) => {
     const orgSlug = String(ctx.params.slug);
@@ -136,9 +159,15 @@ export function mountZonePages(router: Router, kit: Kit, pageSizes: { zones: num
     // The change feed and the status name a zone as the operation does: lower case, no final dot.
     await kit.live(ctx, { kind: 'zone', key: params.zone.toLowerCase().replace(/\.$/, ''), orgId: scope.org.id }, load, (zone, live) => zonePage(kit.viewerOf(s), {
       slug: orgSlug, zone, rrsets: zone.rrsets, nextCursor: zone.nextCursor, state: stateOfZone(zone), canEdit: roleAtLeast(scope.role, 'member'),
+      canDelete: roleAtLeast(scope.role, deleteZone.role!),
       now: deps.store.clock().getTime(), live,
     }));
   }));
+
+  mountConfirmedDelete(router, kit, {
+    area: 'zones', param: 'zone', op: deleteZone, what: 'zone',
+    consequence: 'Its records are deleted with it and its nameserver stops answering for it. Move its NS records at the registrar first.',
+  });
 
   /** A form that changes one of the zone's rrsets through `op`; back to the zone when done. Its refusals are pages
    * that lead back to the zone; a stale ETag (412) says the rrset changed since the page showed it. */

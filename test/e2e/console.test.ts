@@ -5,7 +5,7 @@
  * and an outsider are refused with pages that say why. A forged CSRF token is refused. The member walks the project
  * pages (the project applied on the node, its secret's value in no page), the custom hostname pages (the Copy buttons,
  * "Check now") and the domain pages (a sync); an admin sees the nodes page and sets the project's access mode with its
- * form. Every page is checked with axe-core (no critical or serious violation) and kept as a screenshot
+ * form; an admin creates a zone (a refused name first) and a project through the forms. Every page is checked with axe-core (no critical or serious violation) and kept as a screenshot
  * (.tmp/screenshots/console-*.png).
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -162,25 +162,37 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
   }, 300_000);
 });
 
+/** `serve` on a fresh data dir with its own DNS, and a user of acme with `role` and a console password; the owner's API token. */
+async function serveWithUser(email: string, role: string): Promise<{ serve: Awaited<ReturnType<typeof startHostplane>>; ownerToken: string }> {
+  const data = tempDir();
+  const ownerToken = await bootstrapWithCli(data);
+  await adminJson(data, 'user', 'create', email);
+  await adminJson(data, 'member', 'add', 'acme', email, role);
+  expect((await runHostplane(['admin', '--data', data, 'user', 'password', email], `${PASSWORD}\n`)).code).toBe(0);
+  const serve = await startHostplane(['serve', '--port', '0', '--data', data, '--dns-listen', `127.0.0.1:${await freePort()}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test']);
+  return { serve, ownerToken };
+}
+
+/** A page of `browser` signed in at `url` as `email`, on `next`. */
+async function signedInPage(browser: Awaited<ReturnType<typeof launchChromium>>, url: string, email: string, next: string) {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${url}/console/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${url}${next}`);
+  return page;
+}
+
 describe.skipIf(!chromiumPath() || !hasKnot())(knotTitle(browserTitle('a zone page in Chromium, live against knotd')), () => {
   it('creates a zone and an rrset and sees the zone page turn Ready, the rrset served, without a reload', async () => {
-    const data = tempDir();
-    const ownerToken = await bootstrapWithCli(data);
-    await adminJson(data, 'user', 'create', 'mia@acme.test');
-    await adminJson(data, 'member', 'add', 'acme', 'mia@acme.test', 'member');
-    expect((await runHostplane(['admin', '--data', data, 'user', 'password', 'mia@acme.test'], `${PASSWORD}\n`)).code).toBe(0);
-    const serve = await startHostplane(['serve', '--port', '0', '--data', data, '--dns-listen', `127.0.0.1:${await freePort()}`, '--nameservers', 'ns1.hostplane.test,ns2.hostplane.test']);
+    const { serve, ownerToken } = await serveWithUser('mia@acme.test', 'member');
     const api = createClient({ baseUrl: serve.url, token: ownerToken });
     expect((await api.POST('/v1/orgs/{orgSlug}/dns/zones', { path: { orgSlug: 'acme' }, body: { name: 'live.example' } })).status).toBe(200);
 
     const browser = await launchChromium({});
     try {
-      const page = await (await browser.newContext()).newPage();
-      await page.goto(`${serve.url}/console/sign-in?next=${encodeURIComponent('/console/orgs/acme/zones')}`);
-      await page.getByLabel('Email').fill('mia@acme.test');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${serve.url}/console/orgs/acme/zones`);
+      const page = await signedInPage(browser, serve.url, 'mia@acme.test', '/console/orgs/acme/zones');
       expect(await accessibilityProblems(page), 'the zone list').toEqual([]);
       await screenshot(page, 'console-zones');
       await page.getByRole('link', { name: 'live.example' }).click();
@@ -201,6 +213,38 @@ describe.skipIf(!chromiumPath() || !hasKnot())(knotTitle(browserTitle('a zone pa
       expect(loads).toBe(0);
       expect(await accessibilityProblems(page), 'the zone page').toEqual([]);
       await screenshot(page, 'console-zone-live');
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+
+  it('creates a zone and a project through the console\'s forms, a refused name said next to its field', async () => {
+    const { serve } = await serveWithUser('ada@acme.test', 'admin');
+
+    const browser = await launchChromium({});
+    try {
+      const page = await signedInPage(browser, serve.url, 'ada@acme.test', '/console/orgs/acme/zones');
+      await page.getByLabel(/^Zone name/).fill('com');
+      await page.getByRole('button', { name: 'Create zone' }).click();
+      await page.locator('#create-zone-name-error').waitFor();
+      expect(await page.getByLabel(/^Zone name/).inputValue()).toBe('com');
+      expect(await accessibilityProblems(page), 'the zones list with a refused name').toEqual([]);
+      await screenshot(page, 'console-zone-create-refused');
+      await page.getByLabel(/^Zone name/).fill('made.example');
+      await page.getByRole('button', { name: 'Create zone' }).click();
+      await page.waitForURL(`${serve.url}/console/orgs/acme/zones/made.example`);
+      expect(await page.locator('h1').innerText()).toBe('made.example');
+
+      await page.goto(`${serve.url}/console/orgs/acme/projects`);
+      await page.getByLabel(/^Project name/).fill('made');
+      await page.getByLabel('With a database').check();
+      expect(await accessibilityProblems(page), 'the projects list with its create form').toEqual([]);
+      await screenshot(page, 'console-project-create');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      await page.waitForURL(`${serve.url}/console/orgs/acme/projects/made`);
+      expect(await page.locator('main').innerText()).toContain('Default hostname made.');
+      expect(await accessibilityProblems(page), 'the new project\'s page with its secret form').toEqual([]);
+      await screenshot(page, 'console-project-created');
     } finally {
       await browser.close();
     }

@@ -4,7 +4,9 @@
  * domain with its registration, purchase step, ledger and conditions escaped; members sync, admins lock, unlock and
  * turn auto-renew on and off through the operations (audited as theirs) with the domain's ETag; a registrar that
  * fails or is not there is a page that says so; viewers see no forms and are refused when they post anyway;
- * outsiders find nothing; a form without the session's CSRF token changes nothing.
+ * outsiders find nothing; a form without the session's CSRF token changes nothing. Members check names' availability
+ * and price; admins buy one with the whole purchase body (a form sent twice buys once: its Idempotency-Key is made
+ * with the form) and import one; a refused field is said next to it, with what was entered kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../../lib/access-hash';
@@ -12,7 +14,7 @@ import { recordDomainConditions } from '../../../store/domains';
 import { setPasswordHash } from '../../../store/sessions';
 import { startTestApi, type TestApi } from '../../helpers/app';
 import { Browser, type Page } from '../../helpers/console-browser';
-import { CONTACT_VALUES, purchaseBody, startProviders, type Providers } from '../../helpers/domains';
+import { CONTACT, CONTACT_VALUES, purchaseBody, startProviders, type Providers } from '../../helpers/domains';
 
 const PASSWORD = 'correct horse battery staple';
 const LIST = '/console/orgs/acme/domains';
@@ -199,5 +201,108 @@ describe('without a registrar', { timeout: 120_000 }, () => {
     } finally {
       await bare.close();
     }
+  });
+});
+
+describe('checking, buying and importing domains', { timeout: 120_000 }, () => {
+  const hiddenIn = (page: Page, name: string): string => new RegExp(`name="${name}" value="([^"]+)"`).exec(page.text)![1]!;
+  const buyForm = (page: Page, over: Record<string, string> = {}): Record<string, string> => ({
+    csrf: Browser.csrf(page), idempotencyKey: hiddenIn(page, 'idempotencyKey'), name: 'console-buy.com', years: '2',
+    'contact.name': CONTACT.name, 'contact.email': CONTACT.email, 'contact.phone': CONTACT.phone, 'contact.address.line1': CONTACT.address.line1,
+    'contact.address.city': CONTACT.address.city, 'contact.address.postalCode': CONTACT.address.postalCode, 'contact.country': CONTACT.country,
+    paymentMethod: 'pm_card_visa', ...over,
+  });
+
+  it('checks names as a member: availability with the first year\'s and the renewal\'s price, and no buy link for a member', async () => {
+    const b = await signedIn('member@acme.test');
+    const list = await b.go('GET', LIST);
+    expect(list.text).toContain('<label for="check-names">Names');
+    expect(list.text).not.toContain('import-name');
+    const r = await b.go('POST', `${LIST}/check`, { csrf: Browser.csrf(list), names: 'free-one.com\r\nalpha.com' });
+    expect(r.status).toBe(200);
+    expect(r.text).toMatch(/<tr><td>free-one\.com<\/td><td>Available<\/td><td>\d+\.\d\d [A-Z]{3}<\/td><td>\d+\.\d\d [A-Z]{3}<\/td>/);
+    expect(r.text).toContain('<td>alpha.com</td><td>Taken</td>');
+    expect(r.text).not.toContain('/buy?');
+  });
+
+  it('shows a name the operation refuses next to the names field, kept; a viewer gets checkDomains\' 403', async () => {
+    const b = await signedIn('member@acme.test');
+    const r = await b.go('POST', `${LIST}/check`, { csrf: Browser.csrf(await b.go('GET', LIST)), names: 'x'.repeat(254) });
+    expect(r.status).toBe(400);
+    expect(r.text).toContain('<p id="check-names-error" class="field-error">');
+    expect(r.text).toContain(`>${'x'.repeat(254)}</textarea>`);
+    const viewer = await signedIn('viewer@acme.test');
+    const list = await viewer.go('GET', LIST);
+    expect(list.text).not.toContain('check-names');
+    const refused = await viewer.go('POST', `${LIST}/check`, { csrf: Browser.csrf(list), names: 'free-one.com' });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('checkDomains needs the member role or above');
+  });
+
+  it('buys once from a form sent twice (one registration, one charge), with the years, registrant and auto-renew of the form', async () => {
+    const b = await signedIn('admin@acme.test');
+    const checked = await b.go('POST', `${LIST}/check`, { csrf: Browser.csrf(await b.go('GET', LIST)), names: 'console-buy.com' });
+    expect(checked.text).toContain(`<a href="${LIST}/buy?name=console-buy.com">Buy console-buy.com</a>`);
+    const form = await b.go('GET', `${LIST}/buy?name=console-buy.com`);
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('<input id="buy-name" name="name" type="text" value="console-buy.com" required>');
+    for (const id of [...form.text.matchAll(/<(?:input|textarea) id="([\w-]+)"/g)].map((m) => m[1])) expect(form.text).toContain(`<label for="${id}">`);
+    const charges = p.payments.charges().length;
+    const sent = buyForm(form);
+    const first = await b.go('POST', `${LIST}/buy`, sent);
+    expect(first.status).toBe(303);
+    expect(first.location).toBe(`${LIST}/console-buy.com`);
+    const again = await b.go('POST', `${LIST}/buy`, sent);
+    expect(again.status).toBe(303);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(p.registrar.domains().filter((d) => d.name === 'console-buy.com')).toHaveLength(1);
+    expect(p.payments.charges().length).toBe(charges + 1);
+    const bought = (await t.call('GET', '/v1/orgs/acme/domains/console-buy.com')).body;
+    expect(bought).toMatchObject({ status: 'active', autoRenew: false });
+    const page = await b.go('GET', `${LIST}/console-buy.com`);
+    for (const v of CONTACT_VALUES) expect(page.text).not.toContain(v);
+  });
+
+  it('shows a refused field next to it on the form again, with what was entered kept and a new key; a member gets purchaseDomain\'s 403', async () => {
+    const b = await signedIn('admin@acme.test');
+    const form = await b.go('GET', `${LIST}/buy?name=refused-buy.com`);
+    const sent = buyForm(form, { name: 'refused-buy.com', 'contact.phone': '555-0100', autoRenew: 'true' });
+    const r = await b.go('POST', `${LIST}/buy`, sent);
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/<p id="buy-contact-phone-error" class="field-error">phone is \+CC\.NUMBER[^<]*<\/p><input id="buy-contact-phone" name="contact.phone" type="tel" value="555-0100"/);
+    expect(r.text).toContain(`value="${CONTACT.address.city}"`);
+    expect(r.text).toContain('name="autoRenew" type="checkbox" value="true" checked>');
+    expect(hiddenIn(r, 'idempotencyKey')).not.toBe(sent.idempotencyKey);
+    expect(p.registrar.domains().some((d) => d.name === 'refused-buy.com')).toBe(false);
+
+    const member = await signedIn('member@acme.test');
+    expect((await member.go('GET', `${LIST}/buy?name=refused-buy.com`)).status).toBe(403);
+    const refused = await member.go('POST', `${LIST}/buy`, { ...sent, csrf: Browser.csrf(await member.go('GET', LIST)), 'contact.phone': CONTACT.phone });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('purchaseDomain needs the admin role or above');
+  });
+
+  it('imports a domain as an admin and lands on its page; a refused name is said next to the field; a member sees no import form', async () => {
+    const b = await signedIn('admin@acme.test');
+    const list = await b.go('GET', LIST);
+    expect(list.text).toContain('<label for="import-name">Domain');
+    const r = await b.go('POST', `${LIST}/import`, { csrf: Browser.csrf(list), name: 'Imported-Here.org' });
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(`${LIST}/imported-here.org`);
+    expect((await t.call('GET', '/v1/orgs/acme/domains/imported-here.org')).body.status).toBe('imported');
+    const bad = await b.go('POST', `${LIST}/import`, { csrf: Browser.csrf(list), name: 'com' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('<p id="import-name-error" class="field-error">');
+    expect(bad.text).toContain('value="com"');
+  });
+
+  it('refuses the forms without the session\'s CSRF token, buying and importing nothing', async () => {
+    const b = await signedIn('admin@acme.test');
+    const form = await b.go('GET', `${LIST}/buy?name=forged-buy.com`);
+    expect((await b.go('POST', `${LIST}/buy`, buyForm(form, { csrf: 'forged', name: 'forged-buy.com' }))).status).toBe(403);
+    expect((await b.go('POST', `${LIST}/import`, { csrf: 'forged', name: 'forged-import.org' })).status).toBe(403);
+    expect((await b.go('POST', `${LIST}/check`, { csrf: 'forged', names: 'forged.com' })).status).toBe(403);
+    expect(p.registrar.domains().some((d) => d.name === 'forged-buy.com')).toBe(false);
+    expect((await t.call('GET', '/v1/orgs/acme/domains/forged-import.org')).status).toBe(404);
   });
 });

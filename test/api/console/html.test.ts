@@ -34,9 +34,9 @@ describe('console pages', () => {
   it('says on an empty first list page that there are none yet and how one is added; a later empty page is past the end', () => {
     const viewer = { email: 'a@acme.test', csrf: 'c' };
     const lists = (first: boolean) => ({
-      zones: zonesPage(viewer, { slug: 'acme', zones: [], first, nextCursor: null }),
-      projects: projectsPage(viewer, { slug: 'acme', projects: [], first, nextCursor: null }),
-      domains: domainsPage(viewer, { slug: 'acme', domains: [], first, nextCursor: null }),
+      zones: zonesPage(viewer, { slug: 'acme', zones: [], first, nextCursor: null, canCreate: false }),
+      projects: projectsPage(viewer, { slug: 'acme', projects: [], first, nextCursor: null, canCreate: false }),
+      domains: domainsPage(viewer, { slug: 'acme', domains: [], first, nextCursor: null, forms: { canCheck: false, canImport: false } }),
       hostnames: hostnamesPage(viewer, { slug: 'acme', hostnames: [], first, nextCursor: null, canEdit: false }),
     });
     const first = lists(true);
@@ -45,6 +45,10 @@ describe('console pages', () => {
     expect(first.domains).toContain('<code>POST /v1/orgs/acme/domains</code>');
     expect(first.hostnames).toContain('There are no custom hostnames yet. Members and admins add them.');
     expect(hostnamesPage(viewer, { slug: 'acme', hostnames: [], first: true, nextCursor: null, canEdit: true })).toContain('Add one to a project with the form below.');
+    expect(zonesPage(viewer, { slug: 'acme', zones: [], first: true, nextCursor: null, canCreate: true })).toContain('There are no zones yet. Create one below.');
+    expect(projectsPage(viewer, { slug: 'acme', projects: [], first: true, nextCursor: null, canCreate: true })).toContain('There are no projects yet. Create one below.');
+    expect(domainsPage(viewer, { slug: 'acme', domains: [], first: true, nextCursor: null, forms: { canCheck: true, canImport: false } }))
+      .toContain('There are no domains yet. Check and buy one, or import one, below.');
     for (const [what, text] of Object.entries(lists(false))) {
       expect(text).toContain(`on this page: the list ended before it.`);
       expect(text, what).not.toContain('yet.');

@@ -3,7 +3,9 @@
  * project's placements per node (applied or pending), secrets with their rollout per node, access mode, sign-in
  * providers and storage against the quota; no secret value, password, bypass secret or client secret in any page;
  * stored strings escaped; admins set the access mode (with the policy's ETag) and revoke the bypass secret; a viewer
- * sees no forms and is refused when posting anyway; an outsider finds nothing.
+ * sees no forms and is refused when posting anyway; an outsider finds nothing. Members create projects (the plan's
+ * limit said on the form, what was entered kept) and set and delete secrets (the value never shown again); admins
+ * delete a project after typing its name again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../../lib/access-hash';
@@ -188,5 +190,127 @@ describe('a project being deleted', { timeout: 120_000 }, () => {
     expect(r.text).toContain('State: Deleting.');
     expect(r.text).toMatch(/Its deletion was asked <time [^>]+>\d+ s ago<\/time>; it waits for: node node-1\./);
     for (const section of ['Placements', 'Secrets']) expect(r.text).not.toContain(`<h2>${section}</h2>`);
+  });
+});
+
+describe('creating and deleting projects, setting and deleting secrets', { timeout: 120_000 }, () => {
+  let t2: TestApi;
+  beforeAll(async () => {
+    t2 = await startTestApi();
+    const hash = await hashPassword(PASSWORD);
+    for (const email of ['admin@acme.test', 'member@acme.test', 'viewer@acme.test']) await setPasswordHash(t2.store, email, hash);
+  }, 120_000);
+  afterAll(async () => { await t2.close(); });
+  const as = (email: string): Promise<Browser> => signedInAt(t2.url, email, PASSWORD);
+  const LIST = '/console/orgs/acme/projects';
+  const SITE = `${LIST}/site`;
+  const VALUE = 'sk_test_console_VALUE_0b7e';
+  const projectStatus = async (name: string): Promise<number> => (await t2.call('GET', `/v1/orgs/acme/projects/${name}`)).status;
+
+  it('creates a project from the list as a member (createProject, audited as the member) and lands on its page', async () => {
+    const b = await as('member@acme.test');
+    const list = await b.go('GET', LIST);
+    expect(list.text).toContain('<label for="create-project-name">Project name');
+    expect(list.text).toContain('<input id="create-project-database" name="database" type="checkbox" value="true"> <label for="create-project-database">With a database</label>');
+    const r = await b.go('POST', LIST, { csrf: Browser.csrf(list), name: 'site', database: 'true' });
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(SITE);
+    expect((await t2.call('GET', '/v1/orgs/acme/projects/site')).body).toMatchObject({ name: 'site', database: true });
+    const audit = (await t2.call('GET', '/v1/orgs/acme/audit?target=site')).body.items as { event: string; actor: string }[];
+    expect(audit).toContainEqual(expect.objectContaining({ event: 'project.create', actor: 'user:member@acme.test' }));
+  });
+
+  it('shows an invalid name on the form again, next to the field, with the name and the database box kept', async () => {
+    const b = await as('member@acme.test');
+    const r = await b.go('POST', LIST, { csrf: Browser.csrf(await b.go('GET', LIST)), name: 'Bad_Name', database: 'true' });
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/<p id="create-project-name-error" class="field-error">a project name is a DNS label[^<]*<\/p><input id="create-project-name" name="name" type="text" value="Bad_Name" required aria-invalid="true"/);
+    expect(r.text).toContain('name="database" type="checkbox" value="true" checked>');
+  });
+
+  it('says the plan\'s project limit in the console\'s words on the form, keeping the name entered', async () => {
+    for (const name of ['two', 'three']) expect((await t2.call('POST', '/v1/orgs/acme/projects', { body: { name } })).status).toBe(201);
+    const b = await as('member@acme.test');
+    const r = await b.go('POST', LIST, { csrf: Browser.csrf(await b.go('GET', LIST)), name: 'four' });
+    expect(r.status).toBe(409);
+    expect(r.text).toContain('<p class="error" role="alert">The free plan allows 3 projects and this organization has 3: delete a project first, or ask an operator for a larger plan.</p>');
+    expect(r.text).toContain('value="four"');
+    expect(await projectStatus('four')).toBe(404);
+  });
+
+  it('shows a viewer no forms, and refuses a viewer\'s posts with the operations\' own 403', async () => {
+    const b = await as('viewer@acme.test');
+    const list = await b.go('GET', LIST);
+    expect(list.text).not.toContain('create-project-name');
+    const csrf = Browser.csrf(list);
+    const created = await b.go('POST', LIST, { csrf, name: 'viewer-made' });
+    expect(created.status).toBe(403);
+    expect(created.text).toContain('createProject needs the member role or above');
+    const page = await b.go('GET', SITE);
+    expect(page.text).not.toContain('set-secret');
+    expect(page.text).not.toContain(`${SITE}/delete`);
+    const secret = await b.go('POST', `${SITE}/secrets`, { csrf, secretName: 'API_KEY', value: VALUE });
+    expect(secret.status).toBe(403);
+    expect(secret.text).toContain('setSecret needs the member role or above');
+    expect((await t2.call('GET', `/v1/orgs/acme/projects/site/secrets/API_KEY`)).status).toBe(404);
+  });
+
+  it('refuses the forms without the session\'s CSRF token, changing nothing', async () => {
+    const b = await as('admin@acme.test');
+    expect((await b.go('POST', LIST, { csrf: 'forged', name: 'forged' })).status).toBe(403);
+    expect((await b.go('POST', `${SITE}/secrets`, { csrf: 'forged', secretName: 'FORGED', value: VALUE })).status).toBe(403);
+    expect((await b.go('POST', `${SITE}/delete`, { csrf: 'forged', confirm: 'site' })).status).toBe(403);
+    expect(await projectStatus('forged')).toBe(404);
+    expect(await projectStatus('site')).toBe(200);
+    expect((await t2.call('GET', '/v1/orgs/acme/projects/site/secrets/FORGED')).status).toBe(404);
+  });
+
+  it('sets a secret as a member (audited), never showing its value again; a refused name is the form again without the value', async () => {
+    const b = await as('member@acme.test');
+    const page = await b.go('GET', SITE);
+    expect(page.text).toContain('<label for="set-secret-value">Value');
+    const r = await b.go('POST', `${SITE}/secrets`, { csrf: Browser.csrf(page), secretName: 'API_KEY', value: VALUE });
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(SITE);
+    const shown = await b.go('GET', SITE);
+    expect(shown.text).toContain('<td>API_KEY</td><td>1</td>');
+    expect(shown.text).not.toContain(VALUE);
+    const audit = (await t2.call('GET', '/v1/orgs/acme/audit?target=site/API_KEY')).body.items as { event: string; actor: string }[];
+    expect(audit).toContainEqual(expect.objectContaining({ event: 'secret.set', actor: 'user:member@acme.test' }));
+
+    const refused = await b.go('POST', `${SITE}/secrets`, { csrf: Browser.csrf(page), secretName: 'DB', value: VALUE });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(/<p id="set-secret-secretName-error" class="field-error">[^<]*DB[^<]*<\/p><input id="set-secret-secretName" name="secretName" type="text" value="DB"/);
+    expect(refused.text).toContain('<textarea id="set-secret-value" name="value" rows="4" required autocomplete="off" spellcheck="false"></textarea>');
+    expect(refused.text).not.toContain(VALUE);
+  });
+
+  it('deletes a secret with the version the page showed; one set again since is 412 and stays', async () => {
+    const b = await as('member@acme.test');
+    const stale = hiddenOf(await b.go('GET', SITE), `${SITE}/secrets/delete`);
+    expect((await t2.call('PUT', '/v1/orgs/acme/projects/site/secrets/API_KEY', { body: { value: 'again' } })).status).toBe(200);
+    const refused = await b.go('POST', `${SITE}/secrets/delete`, stale);
+    expect(refused.status).toBe(412);
+    expect(refused.text).toContain('API_KEY was set again since this page showed it');
+    const fresh = hiddenOf(await b.go('GET', SITE), `${SITE}/secrets/delete`);
+    const r = await b.go('POST', `${SITE}/secrets/delete`, fresh);
+    expect(r.status).toBe(303);
+    expect((await t2.call('GET', '/v1/orgs/acme/projects/site/secrets/API_KEY')).status).toBe(404);
+  });
+
+  it('deletes a project only once an admin types its name again; a member gets deleteProject\'s 403', async () => {
+    const member = await as('member@acme.test');
+    expect((await member.go('GET', `${SITE}/delete`)).status).toBe(403);
+    const admin = await as('admin@acme.test');
+    expect((await admin.go('GET', SITE)).text).toContain(`<a href="${SITE}/delete">Delete site…</a>`);
+    const confirm = await admin.go('GET', `${SITE}/delete`);
+    const wrong = await admin.go('POST', `${SITE}/delete`, { csrf: Browser.csrf(confirm), confirm: 'Site' });
+    expect(wrong.status).toBe(400);
+    expect(await projectStatus('site')).toBe(200);
+    const r = await admin.go('POST', `${SITE}/delete`, { csrf: Browser.csrf(confirm), confirm: 'site' });
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(LIST);
+    const after = await t2.call('GET', '/v1/orgs/acme/projects/site');
+    expect(after.status === 404 || after.body.deletingSince !== null).toBe(true);
   });
 });

@@ -2,7 +2,8 @@
  * The console's zone pages (issue 24 item 3) over HTTP: the organization's zones paged with their state and served
  * serial; a zone's conditions, DNSSEC and DS records, and its rrsets paged; members edit, delete and add rrsets with
  * the rrset's ETag as If-Match, so a second editor with the page from before is refused; viewers see no forms and
- * are refused when they post anyway; outsiders find nothing.
+ * are refused when they post anyway; outsiders find nothing. Admins create a zone from the list (landing on its page)
+ * and delete one after typing its name again; a refused name is the form again with the objection next to the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
@@ -21,7 +22,7 @@ let t: TestApi;
 beforeAll(async () => {
   t = await startTestApi({ console: { pageSizes: { zones: 2, rrsets: 3 } } });
   const hash = await hashPassword(PASSWORD);
-  for (const email of ['member@acme.test', 'viewer@acme.test', 'stranger@nowhere.test']) await setPasswordHash(t.store, email, hash);
+  for (const email of ['admin@acme.test', 'member@acme.test', 'viewer@acme.test', 'stranger@nowhere.test']) await setPasswordHash(t.store, email, hash);
   for (const name of ['a-zone.test', 'b-zone.test', 'c-zone.test']) expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name } })).status).toBe(200);
   for (const [name, content] of [['www', '192.0.2.1'], ['api', '192.0.2.2'], ['mail', '192.0.2.3']]) {
     expect((await t.call('PUT', `/v1/orgs/acme/dns/zones/a-zone.test/rrsets/${name}.a-zone.test/A`, { body: { records: [{ content }], ttl: 300 } })).status).toBe(200);
@@ -184,5 +185,76 @@ describe('changing rrsets as a member', { timeout: 120_000 }, () => {
     expect(twice.status).toBe(412);
     expect(twice.text).toContain('txt.a-zone.test TXT exists already');
     expect((await rrsetOf('txt.a-zone.test', 'TXT')).ttl).toBe(600);
+  });
+});
+
+describe('creating and deleting zones', { timeout: 120_000 }, () => {
+  const LIST = '/console/orgs/acme/zones';
+  const zoneExists = async (name: string): Promise<boolean> => (await t.call('GET', `/v1/orgs/acme/dns/zones/${name}`)).status === 200;
+
+  it('creates a zone from the list as an admin (createZone, audited as the admin) and lands on its page', async () => {
+    const b = await signedIn('admin@acme.test');
+    const list = await b.go('GET', LIST);
+    expect(list.text).toContain('<label for="create-zone-name">Zone name');
+    const r = await b.go('POST', LIST, { csrf: Browser.csrf(list), name: 'New-Zone.test' });
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(`${LIST}/new-zone.test`);
+    expect((await b.go('GET', r.location!)).text).toContain('<h1>new-zone.test</h1>');
+    const audit = (await t.call('GET', '/v1/orgs/acme/audit?target=new-zone.test')).body.items as { event: string; actor: string }[];
+    expect(audit).toContainEqual(expect.objectContaining({ event: 'dns.zone.create', actor: 'user:admin@acme.test' }));
+  });
+
+  it('shows a refused name as the list with the form again: the objection next to the field, the name kept and escaped', async () => {
+    const b = await signedIn('admin@acme.test');
+    const csrf = Browser.csrf(await b.go('GET', LIST));
+    const r = await b.go('POST', LIST, { csrf, name: 'com' });
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/<label for="create-zone-name">Zone name[^]*<\/label><p id="create-zone-name-error" class="field-error">[^<]+<\/p><input id="create-zone-name" name="name" type="text" value="com" required aria-invalid="true" aria-describedby="create-zone-name-error">/);
+    const evil = await b.go('POST', LIST, { csrf, name: '"><b>x' });
+    expect(evil.status).toBe(400);
+    expect(evil.text).toContain('value="&quot;&gt;&lt;b&gt;x"');
+    expect(evil.text).not.toContain('<b>x');
+  });
+
+  it('shows a member no create form, and refuses a member\'s post with createZone\'s own 403, creating nothing', async () => {
+    const b = await signedIn('member@acme.test');
+    const list = await b.go('GET', LIST);
+    expect(list.text).not.toContain('create-zone-name');
+    const r = await b.go('POST', LIST, { csrf: Browser.csrf(list), name: 'member-made.test' });
+    expect(r.status).toBe(403);
+    expect(r.text).toContain('createZone needs the admin role or above');
+    expect(await zoneExists('member-made.test')).toBe(false);
+  });
+
+  it('refuses a create or delete form without the session\'s CSRF token, changing nothing', async () => {
+    const b = await signedIn('admin@acme.test');
+    expect((await b.go('POST', LIST, { csrf: 'forged', name: 'forged.test' })).status).toBe(403);
+    expect(await zoneExists('forged.test')).toBe(false);
+    expect((await b.go('POST', `${LIST}/c-zone.test/delete`, { csrf: 'forged', confirm: 'c-zone.test' })).status).toBe(403);
+    expect(await zoneExists('c-zone.test')).toBe(true);
+  });
+
+  it('deletes a zone only once its name is typed again; a member gets deleteZone\'s 403 at both steps', async () => {
+    expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'doomed.test' } })).status).toBe(200);
+    const member = await signedIn('member@acme.test');
+    expect((await member.go('GET', `${LIST}/doomed.test`)).text).not.toContain('/delete');
+    expect((await member.go('GET', `${LIST}/doomed.test/delete`)).status).toBe(403);
+    const refused = await member.go('POST', `${LIST}/doomed.test/delete`, { csrf: Browser.csrf(await member.go('GET', LIST)), confirm: 'doomed.test' });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('deleteZone needs the admin role or above');
+
+    const admin = await signedIn('admin@acme.test');
+    expect((await admin.go('GET', `${LIST}/doomed.test`)).text).toContain(`<a href="${LIST}/doomed.test/delete">Delete doomed.test…</a>`);
+    const confirm = await admin.go('GET', `${LIST}/doomed.test/delete`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('<label for="delete-confirm">Type doomed.test to confirm</label>');
+    const wrong = await admin.go('POST', `${LIST}/doomed.test/delete`, { csrf: Browser.csrf(confirm), confirm: 'doomed' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('<p id="delete-confirm-error" class="field-error">Type doomed.test exactly as it is shown.</p>');
+    expect(await zoneExists('doomed.test')).toBe(true);
+    const r = await admin.go('POST', `${LIST}/doomed.test/delete`, { csrf: Browser.csrf(confirm), confirm: 'doomed.test' });
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(LIST);
+    expect(await zoneExists('doomed.test')).toBe(false);
   });
 });
