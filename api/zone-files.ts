@@ -101,7 +101,7 @@ export const zoneFileOps: AnyOp[] = [
       if (c.body.trim() === '') throw badRequest(`the body is empty: send the zone file as ${TEXT_DNS}`);
       const mode = c.query.mode ?? 'merge';
       const changes = importChanges(name, rrsets, parseZoneFile(c.body, name), mode);
-      return runZoneChanges(c, c.params.zone, changes, { dryRun: c.query.dryRun ?? false, summary: `zone file imported (${mode})` });
+      return runZoneChanges(c, c.params.zone, changes, { dryRun: c.query.dryRun ?? false, summary: `zone file imported (${mode})`, canonical: true });
     },
   }),
 ];
