@@ -1,5 +1,6 @@
 /** An operation's answer and its documented responses: apart from api/ops.ts so that helpers it uses
  * (api/conditional.ts) can build them without importing it back. */
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 
 export interface ResponseSpec {
@@ -17,7 +18,8 @@ export interface Reply {
   /** The body already serialized as JSON (instead of `body`): for answers whose stored parts are JSON text
    * (a zone's rrsets), spliced in rather than parsed and serialized again. */
   json?: string;
-  /** A body that is not JSON: its Content-Type and text. */
-  text?: { type: string; body: string };
+  /** A body that is not JSON: its Content-Type and text, or a stream of it (an answer that grows with the data, sent
+   * as it is read). */
+  text?: { type: string; body: string | Readable };
   headers?: Record<string, string>;
 }

@@ -61,13 +61,13 @@ function changeAnswer(core: Core, zone: string, r: ZoneChangeResult, dryRun: boo
  */
 export async function runZoneChanges(
   c: { deps: Deps; core: Core; org: { id: number; plan: string }; actor: string; conditions: Conditions },
-  zoneParam: string, changes: ZoneChange[], opts: { dryRun: boolean; summary?: string },
+  zoneParam: string, changes: ZoneChange[], opts: { dryRun: boolean; summary?: string; canonical?: boolean },
 ) {
   const ns = await nameservers(c.core);
   const zone = zoneName(zoneParam);
   const result = await applyZoneChanges(c.deps.store, {
     orgId: c.org.id, zone, changes, actor: c.actor, dryRun: opts.dryRun, quota: rrsetQuota(c.deps, c.org),
-    precondition: zonePrecondition(c.conditions, zone, ns), ...(opts.summary !== undefined && { summary: opts.summary }),
+    precondition: zonePrecondition(c.conditions, zone, ns), ...(opts.summary !== undefined && { summary: opts.summary }), canonical: opts.canonical ?? false,
   });
   return changeAnswer(c.core, zone, result, opts.dryRun);
 }

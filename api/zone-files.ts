@@ -1,15 +1,19 @@
 /** Zone files in and out (CONTRACT.md "Zone changes, files and revisions"): export as an RFC 1035 master file, and
  * import one as a change set. The file format is zonefiles/'s (parse.ts, render.ts, import.ts). */
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { badRequest } from '../lib/errors';
-import { zoneWithRRsets } from '../store/zones';
-import { exportZoneFile, importChanges, MAX_ZONE_FILE_BYTES, parseZoneFile } from '../zonefiles';
+import { getZone, zoneRRsetsAt, zoneWithRRsets } from '../store/zones';
+import { exportHead, exportLines, importChanges, MAX_ZONE_FILE_BYTES, parseZoneFile } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
 import { notModified, notModifiedResponse, zoneTag } from './conditional';
 import { base, DNS_503, nameservers, zoneName, ZoneChangeResultSchema, ZoneParams } from './dns';
 import { defineOp, type AnyOp } from './ops';
 import { CHANGE_409, runZoneChanges, ZONE_412 } from './zone-changes';
 import { ErrorSchema, errorResponses } from './schemas';
+
+/** Rrsets read and rendered at a time by an export: it is streamed, so that its memory does not grow with the zone. */
+const EXPORT_PAGE = 1000;
 
 /** Served as `text/dns` (RFC 4027), in UTF-8 (which is ASCII: the renderer escapes every other byte). */
 const TEXT_DNS = 'text/dns';
@@ -41,7 +45,8 @@ export const zoneFileOps: AnyOp[] = [
     requestHeaders: ['IfNoneMatch'],
     responses: {
       200: {
-        description: 'the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone\'s',
+        description: 'the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone\'s. '
+          + 'Streamed as it is read: should a write change a part of the zone not sent yet, the answer ends unfinished (read it again)',
         textType: TEXT_DNS, headers: ['ETag', 'X-Generation'],
       },
       304: notModifiedResponse(['X-Generation']),
@@ -51,10 +56,15 @@ export const zoneFileOps: AnyOp[] = [
     handler: async ({ deps, core, org, params, conditions }) => {
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
-      const { zone, rrsets } = await zoneWithRRsets(deps.store, org.id, name);
+      const zone = await getZone(deps.store, org.id, name);
       const headers = { ETag: zoneTag(zone, ns), 'X-Generation': String(zone.generation) };
       if (notModified(conditions, headers.ETag)) return { status: 304, headers };
-      return { status: 200, text: { type: `${TEXT_DNS}; charset=utf-8`, body: exportZoneFile(name, soaFor(name, zone.serial, ns), rrsets) }, headers };
+      const soa = soaFor(name, zone.serial, ns);
+      async function* lines(): AsyncGenerator<string> {
+        yield exportHead(name, soa);
+        for await (const page of zoneRRsetsAt(deps.store, zone, EXPORT_PAGE)) yield exportLines(name, page);
+      }
+      return { status: 200, text: { type: `${TEXT_DNS}; charset=utf-8`, body: Readable.from(lines()) }, headers };
     },
   }),
   defineOp({
@@ -91,7 +101,7 @@ export const zoneFileOps: AnyOp[] = [
       if (c.body.trim() === '') throw badRequest(`the body is empty: send the zone file as ${TEXT_DNS}`);
       const mode = c.query.mode ?? 'merge';
       const changes = importChanges(name, rrsets, parseZoneFile(c.body, name), mode);
-      return runZoneChanges(c, c.params.zone, changes, { dryRun: c.query.dryRun ?? false, summary: `zone file imported (${mode})` });
+      return runZoneChanges(c, c.params.zone, changes, { dryRun: c.query.dryRun ?? false, summary: `zone file imported (${mode})`, canonical: true });
     },
   }),
 ];

@@ -10,6 +10,7 @@ import { main as hostnames } from './hostnames';
 import { main as memory } from './memory';
 import { main as nodeAccess } from './node-access';
 import { main as nodeBundle } from './node-bundle';
+import { main as zoneChanges } from './zone-changes';
 
 const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['api', api],
@@ -22,6 +23,7 @@ const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['memory', memory],
   ['node-access', nodeAccess],
   ['node-bundle', nodeBundle],
+  ['zone-changes', () => zoneChanges()],
 ];
 
 let code = 0;

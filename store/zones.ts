@@ -697,6 +697,40 @@ export async function zoneChangesSince(s: Store, name: string, since: number): P
 }
 
 /**
+ * The rrsets of `zone` as they were at its generation `zone.generation`, in getZone's order (the apex rrsets, then the
+ * others by name and type), read `pageSize` at a time as they are asked for, so that neither the reads nor what is
+ * made of them hold the whole zone. A page is that generation's unless a write since touched its range: then the
+ * zone moved on, so an rrset written since (its `changedGen`) or deleted since (a tombstone, which stays until the
+ * zone is deleted) in the range fails the read with a 409 `zone_changed`; a write elsewhere in the zone does not.
+ */
+export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number): AsyncGenerator<StoredRRset[]> {
+  let after: RRsetCursor | undefined;
+  for (;;) {
+    const { items, next } = await rrsetPage(s, zone.name, pageSize, Infinity, after);
+    const now = await zoneByName(s, zone.name);
+    if (now?.uid !== zone.uid || (now.generation !== zone.generation && await touchedSince(s, zone, items, after, next))) {
+      throw conflict('zone_changed', `zone ${zone.name} changed while it was read; read it again`);
+    }
+    yield items.map(fromRaw);
+    if (!next) return;
+    after = next;
+  }
+}
+
+/** Whether a write after `zone`'s generation touched the range of a page: wrote one of its rrsets, or deleted one
+ * from its range, which runs from after `after` (the apex too on the first page) to its last rrset, or to the end
+ * of the zone on the last page. */
+async function touchedSince(s: Store, zone: ZoneRow, items: RawPageRRset[], after: RRsetCursor | undefined, next: RRsetCursor | null): Promise<boolean> {
+  if (items.some((r) => r.changed_gen > zone.generation)) return true;
+  const from = after && after.name !== zone.name ? after : { name: '', type: '' };
+  const last = next ? items.filter((r) => r.name !== zone.name).at(-1) : undefined;
+  const [row] = await s.raw<{ n: number }>(next ? 'zoneTombstonesInPage' : 'zoneTombstonesAfter', `SELECT COUNT(*) AS n FROM rrset_tombstones
+    WHERE zone = ? AND gen > ? AND ((name = ? AND ? = 1) OR (name <> ? AND (name, type) > (?, ?)${next ? ' AND (name, type) <= (?, ?)' : ''}))`,
+  [zone.name, zone.generation, zone.name, after ? 0 : 1, zone.name, from.name, from.type, ...(last ? [last.name, last.type] : next ? ['', ''] : [])]);
+  return Number(row?.n ?? 0) > 0;
+}
+
+/**
  * A customer's zone (another organization's reads as missing) with its status and every rrset, of one generation,
  * in getZone's order: the apex rrsets, then the others by name and type. For a whole-zone read (export, import)
  * whose tag must be that of what it lists.

@@ -13,7 +13,7 @@ export {
   MAX_RECORDS,
   MAX_TXT_BYTES,
 } from './validate';
-export { absoluteLines, absoluteSoaLine, exportZoneFile, renderZone, renderRecordData, renderedBytes, rrsetKey } from './render';
+export { absoluteLines, absoluteSoaLine, exportHead, exportLines, exportZoneFile, renderZone, renderRecordData, renderedBytes, rrsetKey } from './render';
 export { MAX_ZONE_FILE_BYTES, parseZone, parseZoneFile, type ZoneFile } from './parse';
 export { importChanges, type CurrentRRset, type ImportMode, type ZoneChange } from './import';
 export { nextSerial, serialGreater } from './serial';

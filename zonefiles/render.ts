@@ -186,5 +186,12 @@ export function renderZone(spec: ZoneSpec): string {
  * TXT split into 255-byte strings as served). {@link parseZoneFile} reads it back to the same rrsets.
  */
 export function exportZoneFile(zone: string, soa: Soa, rrsets: Iterable<RRset>): string {
-  return emit([`$ORIGIN ${zone}.`, absoluteSoaLine(zone, soa)], rrsets, (out, rrset) => out.push(...absoluteLines(zone, rrset)));
+  return exportHead(zone, soa) + exportLines(zone, rrsets);
 }
+
+/** The lines of an export before its rrsets': `$ORIGIN` and the SOA, each with its newline. */
+export const exportHead = (zone: string, soa: Soa): string => emit([`$ORIGIN ${zone}.`, absoluteSoaLine(zone, soa)], [], () => undefined);
+
+/** The lines of `rrsets` in an export, each with its newline ('' for none): an export streamed a page of rrsets at a
+ * time is {@link exportHead} followed by the lines of each page, byte for byte {@link exportZoneFile}'s. */
+export const exportLines = (zone: string, rrsets: Iterable<RRset>): string => emit([], rrsets, (out, rrset) => out.push(...absoluteLines(zone, rrset)));

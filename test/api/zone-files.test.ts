@@ -7,8 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { putManagedRRset } from '../../store/zones';
-import { MAX_ZONE_FILE_BYTES } from '../../zonefiles';
+import { orgBySlug } from '../../store/accounts';
+import { applyZoneChanges } from '../../store/zone-changes';
+import { putManagedRRset, zoneWithRRsets } from '../../store/zones';
+import { exportZoneFile, MAX_ZONE_FILE_BYTES } from '../../zonefiles';
+import { soaFor } from '../../zonefiles/soa';
 import { startTestApi, type TestApi } from '../helpers/app';
 
 const ZONE = 'files.example';
@@ -64,6 +67,24 @@ describe('exportZone', () => {
     expect(again.status).toBe(304);
     const other = await t.call('GET', `${Z}/export`, { token: t.other.token });
     expect(other.status).toBe(404);
+  });
+
+  it('streams a zone of many pages byte for byte as the whole zone rendered at once (exportZoneFile) reads', async () => {
+    const name = 'pages.example';
+    expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name } })).status).toBe(200);
+    const org = (await orgBySlug(t.store, 'acme'))!;
+    for (let from = 0; from < 2500; from += 1000) {
+      await applyZoneChanges(t.store, {
+        orgId: org.id, zone: name, actor: 'test', quota: null, changes: Array.from({ length: 1000 }, (_, i) => ({
+          op: 'put' as const, name: `h${from + i}.${name}`, type: i % 2 ? 'A' : 'TXT', ttl: 300, records: [{ content: i % 2 ? '192.0.2.1' : `v ${from + i}` }],
+        })),
+      });
+    }
+    const r = await t.call('GET', `/v1/orgs/acme/dns/zones/${name}/export`);
+    expect(r.status).toBe(200);
+    const { zone, rrsets } = await zoneWithRRsets(t.store, org.id, name);
+    expect(r.body).toBe(exportZoneFile(name, soaFor(name, zone.serial, ['ns1.hostplane.test', 'ns2.hostplane.test']), rrsets));
+    expect(rrsets.length).toBeGreaterThan(2500);
   });
 
   it.skipIf(!hasKzonecheck)(`is accepted by kzonecheck${hasKzonecheck ? '' : ' (skipped: kzonecheck not installed)'}`, async () => {

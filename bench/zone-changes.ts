@@ -1,0 +1,262 @@
+/**
+ * Speed of whole-zone work (issue 25 "Speed"), on `hostplane serve` with its managed Knot DNS:
+ *  - change sets of 1,000 rrsets (POST …/zones/{zone}/changes): from the request's start to its answer, and to the
+ *    set's last rrset answered on the DNS port (polled over UDP every millisecond), aim within 1 s. Two cases: a
+ *    zone of 1,000 rrsets whose every rrset the set replaces (the nameserver loads the zone whole), and 1,000
+ *    rrsets of a zone of 100,000 (one incremental transaction);
+ *  - a zone file of 1 MiB imported (POST …/import?mode=replace: parse, validate, diff, apply), request to answer,
+ *    aim within 2 s: into the empty zone, replacing every rrset with others (a few deleted, a few added), and the
+ *    same file again (nothing changes);
+ *  - export (GET …/export) of zones of 10,000 and 100,000 rrsets: to the last byte, aim within 2 s for the large
+ *    one; serve's RSS sampled every 10 ms during each export, aim: the large zone's export adds no more than
+ *    EXPORT_GROWTH_SLACK_MIB beyond what the small one's does (an answer built whole would add tens of MiB).
+ * The export zones are filled through the store (bench/fill.ts) before serve starts. Each case takes several runs
+ * and prints one line with p50 and max, its aim and whether it is met, and the load average beside it (other
+ * work on the machine shows in every number).
+ *
+ *   npx tsx bench/zone-changes.ts                 (also run by `npm run bench`)
+ *   npx tsx bench/zone-changes.ts --cpu-prof DIR  (V8 CPU profile of serve into DIR; bench/profile-summary.ts reads it)
+ *
+ * Loopback only; bounded (a minute or two; a watchdog ends it after 6 minutes whatever hangs); every child process
+ * and the temp dir are removed at the end, also on failure. Exits non-zero if serve does not start, a request
+ * fails or a change is not served.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { assertLoopback, freePorts, ms, sleep, stats } from './dns-lib';
+import { DnsProbe } from './dns-query';
+import { addressOf, bootstrap, hostplaneCall, hostplaneSide, note, ORG, out, servedAfter, startServe, type Side } from './dns-sides';
+import { fillZone } from './fill';
+import { guard, type ChildServer } from './lib';
+
+const PLAN = 'bench';
+const MiB = 1024 * 1024;
+const PLANS = {
+  [PLAN]: { projects: 10, zones: 10, rrsetsPerZone: 200_000, zoneBytes: 64 * MiB, storageBytes: 1024 * MiB, signInUsers: 10, hostnames: 10, secretValueBytes: 32 * 1024, secretBytes: 64 * 1024 },
+};
+const SET = 1_000;
+const SMALL_SET_ZONE = 'changes.test';
+const EXPORT_SMALL = { zone: 'export10k.test', rrsets: 10_000 };
+const EXPORT_BIG = { zone: 'export100k.test', rrsets: 100_000 };
+const IMPORT_ZONE = 'import.test';
+const IMPORT_BYTES = 1024 * 1024;
+/** Rrsets a replacing import's file drops from the front and adds at the end, against the previous run's file. */
+const IMPORT_SHIFT = 100;
+const CHANGE_RUNS = 5;
+const EXPORT_RUNS = 3;
+const AIM = { changeMs: 1_000, importMs: 2_000, exportMs: 2_000 };
+const EXPORT_GROWTH_SLACK_MIB = 16;
+const SERVED_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 120_000;
+const WATCHDOG_MS = 360_000;
+
+const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+const aim = (met: boolean, what: string): string => ` [aim ${what}: ${met ? 'met' : 'MISSED'}]`;
+const mib = (bytes: number): string => `${(bytes / MiB).toFixed(1)}MiB`;
+
+async function call(side: Side, method: string, path: string, body: string, contentType = 'application/json'): Promise<Response> {
+  const res = await fetch(`${side.url}/v1/orgs/${ORG}/dns/zones/${path}`, { method, headers: { ...side.headers, 'content-type': contentType }, body });
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return res;
+}
+
+/** Waits until `fqdn` (in `zone`) is answered with `address`; the time since `t0`. Failing, says the zone's status. */
+async function served(side: Side, zone: string, fqdn: string, address: string, t0: number): Promise<number> {
+  const probe = new DnsProbe(side.dns);
+  try {
+    const took = await servedAfter(probe, fqdn, address, t0, SERVED_TIMEOUT_MS, 1);
+    if (took === null) {
+      const status = (await (await fetch(`${side.url}/v1/orgs/${ORG}/dns/zones/${zone}?limit=1`, { headers: side.headers })).json() as { status?: unknown }).status;
+      throw new Error(`${fqdn} A ${address} not served within ${SERVED_TIMEOUT_MS / 1000} s; the zone's status: ${JSON.stringify(status)}`);
+    }
+    return took;
+  } finally {
+    probe.close();
+  }
+}
+
+const spread = (values: number[]): string => {
+  const s = stats(values);
+  return `p50=${ms(s.p50)} max=${ms(s.max)}`;
+};
+
+/** CHANGE_RUNS sets of SET puts of `r<i>.<zone>` A (i from `first`), each with new addresses; one line. */
+async function changeSets(side: Side, zone: string, first: number, what: string): Promise<boolean> {
+  const acked: number[] = [];
+  const total: number[] = [];
+  for (let run = 0; run < CHANGE_RUNS; run++) {
+    const address = (i: number): string => addressOf(i, 100 + run);
+    const changes = Array.from({ length: SET }, (_, k) => ({ op: 'put', name: `r${first + k}.${zone}`, type: 'A', ttl: 300, records: [{ content: address(first + k) }] }));
+    const body = JSON.stringify({ changes });
+    const t0 = performance.now();
+    await (await call(side, 'POST', `${zone}/changes`, body)).text();
+    acked.push(performance.now() - t0);
+    const last = first + SET - 1;
+    total.push(await served(side, zone, `r${last}.${zone}`, address(last), t0));
+  }
+  const worst = Math.max(...total);
+  out(`zone-changes change set of ${SET} rrsets, ${what}: acknowledged ${spread(acked)}; served by Knot (last rrset answered) ${spread(total)} n=${CHANGE_RUNS}`
+    + `${aim(worst <= AIM.changeMs, `served within ${AIM.changeMs / 1000}s (max)`)} (load ${load()})`);
+  return worst <= AIM.changeMs;
+}
+
+/** A zone file of about IMPORT_BYTES (a little under): relative names, `$TTL`, comments, A, AAAA, MX and TXT; run
+ * `run` shifts its names by IMPORT_SHIFT and changes every address. The name of its last A rrset and address. */
+function importFile(run: number): { text: string; last: { name: string; address: string } } {
+  const head = [`$ORIGIN ${IMPORT_ZONE}.`, '$TTL 300', `; bench zone file, run ${run}`, '@ 3600 IN MX 10 mail', `@ IN TXT "v=spf1 ip4:192.0.2.${run} -all"`];
+  const lines = [...head];
+  let bytes = head.reduce((n, l) => n + l.length + 1, 0);
+  let last = { name: '', address: '' };
+  for (let i = run * IMPORT_SHIFT; ; i++) {
+    const address = addressOf(i, 20 + run);
+    const block = i % 10 === 0
+      ? [`h${i} IN A ${address}`, `  IN AAAA 2001:db8::${run.toString(16)}:${(i & 0xffff).toString(16)}`, `  IN TXT "host ${i}" "run ${run}" ; a comment`]
+      : [`h${i} IN A ${address}`];
+    const size = block.reduce((n, l) => n + l.length + 1, 0);
+    if (bytes + size > IMPORT_BYTES) break;
+    lines.push(...block);
+    bytes += size;
+    last = { name: `h${i}.${IMPORT_ZONE}`, address };
+  }
+  return { text: `${lines.join('\n')}\n`, last };
+}
+
+async function imports(side: Side): Promise<boolean> {
+  const runs: { what: string; acked: number; served: number; changed: number }[] = [];
+  const files = [importFile(0), importFile(1), importFile(1)];
+  const whats = ['into the empty zone', 'replacing every rrset', 'the same file again'];
+  for (const [i, file] of files.entries()) {
+    const t0 = performance.now();
+    const answer = await (await call(side, 'POST', `${IMPORT_ZONE}/import?mode=replace`, file.text, 'text/dns')).json() as { diff: unknown[] };
+    const acked = performance.now() - t0;
+    runs.push({ what: whats[i]!, acked, served: await served(side, IMPORT_ZONE, file.last.name, file.last.address, t0), changed: answer.diff.length });
+  }
+  const worst = Math.max(...runs.map((r) => r.acked));
+  out(`zone-changes import of a ${mib(Buffer.byteLength(files[0]!.text))} zone file (mode=replace): `
+    + `${runs.map((r) => `${r.what} (${r.changed} rrsets changed) acknowledged ${ms(r.acked)}, served ${ms(r.served)}`).join('; ')}`
+    + `${aim(worst <= AIM.importMs, `acknowledged within ${AIM.importMs / 1000}s (max)`)} (load ${load()})`);
+  return worst <= AIM.importMs;
+}
+
+/** Serve's own RSS (not knotd's), sampled every 10 ms until stopped: the highest seen. */
+function rssOf(pid: number): { peak(): number; stop(): void } {
+  const read = (): number => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  let peak = read();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, read());
+  }, 10);
+  return { peak: () => peak, stop: () => clearInterval(timer) };
+}
+
+interface Exported { took: number[]; firstByte: number[]; bytes: number; growth: number }
+
+/** EXPORT_RUNS exports of `zone`, read to the last byte; the most serve's RSS grew over its level before a run. */
+async function exports(side: Side, pid: number, zone: string, lastName: string): Promise<Exported> {
+  const r: Exported = { took: [], firstByte: [], bytes: 0, growth: 0 };
+  for (let run = 0; run < EXPORT_RUNS; run++) {
+    const rss = rssOf(pid);
+    const before = rss.peak();
+    const t0 = performance.now();
+    const res = await fetch(`${side.url}/v1/orgs/${ORG}/dns/zones/${zone}/export`, { headers: side.headers });
+    r.firstByte.push(performance.now() - t0);
+    const text = await res.text();
+    r.took.push(performance.now() - t0);
+    rss.stop();
+    if (res.status !== 200 || !text.includes(`\n${lastName}. `)) throw new Error(`export of ${zone}: ${res.status}, ${text.length} characters without ${lastName}`);
+    r.bytes = Buffer.byteLength(text);
+    r.growth = Math.max(r.growth, rss.peak() - before);
+  }
+  return r;
+}
+
+async function exportsOf(side: Side, pid: number): Promise<boolean> {
+  const small = await exports(side, pid, EXPORT_SMALL.zone, `r${EXPORT_SMALL.rrsets - 1}.${EXPORT_SMALL.zone}`);
+  const big = await exports(side, pid, EXPORT_BIG.zone, `r${EXPORT_BIG.rrsets - 1}.${EXPORT_BIG.zone}`);
+  const worst = Math.max(...big.took);
+  const flat = big.growth - small.growth <= EXPORT_GROWTH_SLACK_MIB * MiB;
+  const line = (x: Exported, n: number): string =>
+    `${n} rrsets (${mib(x.bytes)}): first byte ${spread(x.firstByte)}, last byte ${spread(x.took)}, serve's RSS grew by ${mib(x.growth)} at most`;
+  out(`zone-changes export, n=${EXPORT_RUNS} each: ${line(small, EXPORT_SMALL.rrsets)}; ${line(big, EXPORT_BIG.rrsets)}`
+    + `${aim(worst <= AIM.exportMs, `${EXPORT_BIG.rrsets} rrsets within ${AIM.exportMs / 1000}s (max)`)}`
+    + `${aim(flat, `RSS growth of the large export within ${EXPORT_GROWTH_SLACK_MIB}MiB of the small one's`)} (load ${load()})`);
+  return worst <= AIM.exportMs && flat;
+}
+
+export interface ZoneChangesBenchOptions { cpuProfDir?: string }
+
+export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> {
+  const tmp = mkdtempSync(join(tmpdir(), 'hostplane-zonechangesbench-'));
+  const data = join(tmp, 'hostplane');
+  mkdirSync(data);
+  const plansFile = join(tmp, 'plans.json');
+  writeFileSync(plansFile, JSON.stringify(PLANS));
+  let serve: ChildServer | undefined;
+  const release = guard('zone-changes', tmp, () => [serve?.child], WATCHDOG_MS);
+  try {
+    out(`context: ${cpus().length} cores, load average ${load()}`);
+    const [dnsPort] = (await freePorts(1)) as [number];
+    const token = await bootstrap(data, PLAN, plansFile);
+    let t = performance.now();
+    for (const x of [EXPORT_SMALL, EXPORT_BIG]) await fillZone(data, { name: PLAN, ...PLANS[PLAN] }, x.zone, x.rrsets);
+    note(`${EXPORT_SMALL.rrsets + EXPORT_BIG.rrsets} rrsets written to the store in ${ms(performance.now() - t)}`);
+
+    t = performance.now();
+    serve = startServe({ data, dnsPort, plansFile, cpuProfDir: opts.cpuProfDir });
+    const side = hostplaneSide(await serve.ready, token, dnsPort);
+    assertLoopback(side.url);
+    const pid = serve.child.pid!;
+    const big = EXPORT_BIG.rrsets - 1;
+    const probe = new DnsProbe(side.dns);
+    try {
+      while ((await probe.addresses(`r${big}.${EXPORT_BIG.zone}`, 500))[0] !== addressOf(big)) {
+        if (performance.now() - t > START_TIMEOUT_MS) throw new Error(`${EXPORT_BIG.zone} not served within ${START_TIMEOUT_MS / 1000} s of the start`);
+        await sleep(50);
+      }
+    } finally {
+      probe.close();
+    }
+    note(`serve started and served ${EXPORT_BIG.zone} in ${ms(performance.now() - t)}`);
+    for (const zone of [SMALL_SET_ZONE, IMPORT_ZONE]) await hostplaneCall(side, 'POST', `/v1/orgs/${ORG}/dns/zones`, { name: zone });
+
+    // Each case on its own: one that fails is said on its line and the others still run.
+    const cases: [string, () => Promise<boolean>][] = [
+      ['change set (whole load)', () => changeSets(side, SMALL_SET_ZONE, 0, `replacing every rrset of a ${SET}-rrset zone (a whole load)`)],
+      ['change set (incremental)', () => changeSets(side, EXPORT_BIG.zone, EXPORT_BIG.rrsets - SET, `${SET} of a ${EXPORT_BIG.rrsets}-rrset zone (incremental)`)],
+      ['import', () => imports(side)],
+      ['export', () => exportsOf(side, pid)],
+    ];
+    let met = 0;
+    let failed = 0;
+    for (const [name, run] of cases) {
+      try {
+        if (await run()) met++;
+      } catch (e) {
+        failed++;
+        out(`zone-changes ${name}: FAILED: ${(e as Error).message} (load ${load()})`);
+      }
+    }
+    out(`context: load average ${load()} at the end; aims met ${met} of ${cases.length}${failed ? `, ${failed} failed` : ''}`);
+    return failed === 0 ? 0 : 1;
+  } finally {
+    await serve?.stop(opts.cpuProfDir ? 20_000 : 5000);
+    rmSync(tmp, { recursive: true, force: true });
+    release();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' } } });
+  main({ cpuProfDir: values['cpu-prof'] }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`bench zone-changes: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,80 @@
+/** A zone's rrsets read page by page at one generation (zoneRRsetsAt, what exportZone streams): the pages together
+ * are zoneWithRRsets's list; a write after the generation in the part not read yet fails the read, one in the part
+ * read already does not. */
+import { beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../lib/errors';
+import { createOrg } from '../../store/accounts';
+import type { Store } from '../../store/db';
+import { applyZoneChanges, type ZoneChange } from '../../store/zone-changes';
+import { createZone, deleteZone, getZone, zoneRRsetsAt, zoneWithRRsets, type ZoneRow } from '../../store/zones';
+import { openTestStore } from '../helpers/store';
+
+const ZONE = 'pages.test';
+const ACTOR = 'user:owner@acme.test';
+const PAGE = 10;
+/** Owners sort as their numbers do, some before the apex's name and some after it. */
+const owner = (i: number): string => `${i < 20 ? 'a' : 'z'}${String(i).padStart(3, '0')}.${ZONE}`;
+
+let s: Store;
+let orgId: number;
+
+const apply = (changes: ZoneChange[]) => applyZoneChanges(s, { orgId, zone: ZONE, changes, actor: ACTOR, quota: null });
+const put = (name: string, ip: string): ZoneChange => ({ op: 'put', name, type: 'A', ttl: 300, records: [{ content: ip }] });
+
+beforeEach(async () => {
+  s = await openTestStore(':memory:');
+  orgId = (await createOrg(s, 'acme', 'free')).id;
+  await createZone(s, { orgId, name: ZONE, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'], actor: ACTOR, quota: null });
+  await apply([
+    { op: 'put', name: ZONE, type: 'MX', ttl: 300, records: [{ content: `10 mail.${ZONE}` }] },
+    ...Array.from({ length: 35 }, (_, i) => put(owner(i), `192.0.2.${i}`)),
+  ]);
+});
+afterEach(() => s.close());
+
+/** Reads the pages one at a time, running `between` after the page numbered `at` (from 0). */
+async function read(zone: ZoneRow, between?: { at: number; then: () => Promise<unknown> }): Promise<unknown[][]> {
+  const pages: unknown[][] = [];
+  for await (const page of zoneRRsetsAt(s, zone, PAGE)) {
+    pages.push(page);
+    if (between && pages.length - 1 === between.at) await between.then();
+  }
+  return pages;
+}
+
+const failure = async (p: Promise<unknown>): Promise<AppError> => {
+  const e = await p.then(() => undefined, (x: unknown) => x);
+  expect(e).toBeInstanceOf(AppError);
+  return e as AppError;
+};
+
+describe('zoneRRsetsAt', () => {
+  it('reads the zone in pages, together zoneWithRRsets\'s list in its order (the apex rrsets first)', async () => {
+    const zone = await getZone(s, orgId, ZONE);
+    const pages = await read(zone);
+    expect(pages.length).toBeGreaterThan(3);
+    expect(pages.slice(0, -1).every((p) => p.length <= PAGE + 2)).toBe(true);
+    expect(pages.flat()).toEqual((await zoneWithRRsets(s, orgId, ZONE)).rrsets);
+  });
+
+  it('answers the generation it started at when a write changes or deletes only rrsets already read', async () => {
+    const zone = await getZone(s, orgId, ZONE);
+    const before = (await zoneWithRRsets(s, orgId, ZONE)).rrsets;
+    const pages = await read(zone, { at: 1, then: () => apply([put(owner(0), '198.51.100.1'), { op: 'delete', name: owner(1), type: 'A' }]) });
+    expect(pages.flat()).toEqual(before);
+  });
+
+  it('fails with 409 zone_changed when a write changes, adds or deletes an rrset not read yet, or the zone goes', async () => {
+    const writes: (() => Promise<unknown>)[] = [
+      () => apply([put(owner(30), '198.51.100.1')]),
+      () => apply([put(`z999.${ZONE}`, '198.51.100.2')]),
+      () => apply([{ op: 'delete', name: owner(34), type: 'A' }]),
+      () => deleteZone(s, { orgId, name: ZONE, actor: ACTOR }),
+    ];
+    for (const then of writes) {
+      const zone = await getZone(s, orgId, ZONE);
+      const e = await failure(read(zone, { at: 0, then }));
+      expect([e.status, e.code]).toEqual([409, 'zone_changed']);
+    }
+  });
+});
