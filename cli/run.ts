@@ -33,7 +33,7 @@ import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner, type Runner } from '../reconcilers/runner';
 import type { Reconciler } from '../reconcilers/types';
 import { startHeartbeat, startLeadership, type Leadership } from '../reconcilers/leadership';
-import { fencedStore, holderOf, liveLease, readLease } from '../store/leader';
+import { fencedStore, holderOf, liveLease, readLease, SOLE_CANDIDATE_LEASE } from '../store/leader';
 import { keysToImport } from '../reconcilers/zones/keys';
 import { zoneReconciler } from '../reconcilers/zones';
 import { catalogReconciler } from '../reconcilers/zones/catalog';
@@ -440,6 +440,7 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
       lead: async (url) => {
         leadership = await startLeadership({
           store, candidate: { holder: holderOf(flags.data), url }, log: log.child({ component: 'leader' }), registry,
+          ...(store.dialect === 'sqlite' ? SOLE_CANDIDATE_LEASE : {}),
           lead: async (term, lost) => {
             const dnsRecs = zones?.reconcilers(await zones.lead());
             zoneRec = dnsRecs?.zone;

@@ -32,6 +32,15 @@ const NOW: Record<Dialect, string> = {
   postgres: '(extract(epoch from clock_timestamp()) * 1000)::bigint',
 };
 
+/**
+ * The lease on SQLite. The store is a file in one data dir, whose lock admits one `serve` or `core`: no other
+ * process can ever bid. A 15 s lease there guards against nobody, and a loaded machine that renews late (a long
+ * import holding the event loop, a starved process) would make the sole candidate step down and lead again in a new
+ * term: the reconcilers stopped and started, the nameserver stood by and reloaded for nothing. So it holds a day's
+ * lease, renewed as often as any; a process restarted on the data dir takes it back at once (`bid`).
+ */
+export const SOLE_CANDIDATE_LEASE = { leaseMs: 24 * 60 * 60 * 1000, renewMs: LEASE_MS / 3 } as const;
+
 /** Who bids: a process is named by its host and data dir, which the data dir's lock keeps to one process at a time,
  * so that a process restarted on its data dir takes its own lease back at once instead of waiting it out. */
 export interface Candidate {
