@@ -213,7 +213,7 @@ export function mountDomainPages(router: Router, kit: Kit, pageSize: number): vo
     let results: Availability[] = [];
     const done = await formAgain(kit, ctx, s, form, {
       back: backToList(orgSlug), main: 'names', message: registrarWords,
-      run: async () => { results = ((await invokeAs(checkDomains, deps, ctx, s.principal, { params: { orgSlug }, body: { names } })).body as { results: Availability[] }).results; },
+      attempt: async () => { results = ((await invokeAs(checkDomains, deps, ctx, s.principal, { params: { orgSlug }, body: { names } })).body as { results: Availability[] }).results; },
       again: async (state) => render(await load(), { check: state }),
     });
     if (done) send(ctx, 200, availabilityPage(kit.viewerOf(s), { slug: orgSlug, results, canBuy: roleAtLeast(scope.role, purchaseDomain.role!) }));
@@ -225,7 +225,7 @@ export function mountDomainPages(router: Router, kit: Kit, pageSize: number): vo
     let name = '';
     const done = await formAgain(kit, ctx, s, form, {
       back: backToList(orgSlug), main: 'name',
-      run: async () => { name = ((await invokeAs(importDomain, deps, ctx, s.principal, { params: { orgSlug }, body: { name: field(form, 'name') } })).body as { name: string }).name; },
+      attempt: async () => { name = ((await invokeAs(importDomain, deps, ctx, s.principal, { params: { orgSlug }, body: { name: field(form, 'name') } })).body as { name: string }).name; },
       again: async (state) => render(await load(), { import: state }),
     });
     if (done) kit.redirect(ctx, domainPath(orgSlug, name));
@@ -245,7 +245,7 @@ export function mountDomainPages(router: Router, kit: Kit, pageSize: number): vo
     let name = '';
     const done = await formAgain(kit, ctx, s, form, {
       back: backToList(orgSlug), message: registrarWords,
-      run: async () => {
+      attempt: async () => {
         const reply = await invokeAs(purchaseDomain, deps, ctx, s.principal, { params: { orgSlug }, body: purchaseBodyOf(form), idempotencyKey: field(form, 'idempotencyKey') });
         name = (JSON.parse(reply.json ?? JSON.stringify(reply.body)) as { name: string }).name;
         if (form.get('autoRenew') !== 'true') await invokeAs(setDomainAutoRenew, deps, ctx, s.principal, { params: { orgSlug, name }, body: { autoRenew: false } });

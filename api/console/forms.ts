@@ -71,10 +71,10 @@ const refusesTheCaller = (status: number): boolean => status === 401 || status =
  * the org) is a page that says so and leads to `back`. `message` puts a refusal in the console's words.
  */
 export async function formAgain(kit: Kit, ctx: Context, s: SignedIn, form: URLSearchParams, o: {
-  back: { href: string; label: string }; run: () => Promise<void>; again: (state: FormState) => string | Promise<string>; main?: string; message?: (error: ErrorBody) => string;
+  back: { href: string; label: string }; attempt: () => Promise<void>; again: (state: FormState) => string | Promise<string>; main?: string; message?: (error: ErrorBody) => string;
 }): Promise<boolean> {
   try {
-    await o.run();
+    await o.attempt();
     return true;
   } catch (e) {
     const { status, body: error, unexpected } = toErrorBody(e);
@@ -127,7 +127,7 @@ export function mountConfirmedDelete(router: Router, kit: Kit, o: { area: string
     }
     const done = await formAgain(kit, ctx, s, form, {
       back: { href: r.back, label: `Back to ${r.name}` }, main: 'confirm', again: (state) => render(ctx, s, r, state),
-      run: async () => { await invokeAs(o.op, kit.deps, ctx, s.principal, { params: r.params }); },
+      attempt: async () => { await invokeAs(o.op, kit.deps, ctx, s.principal, { params: r.params }); },
     });
     if (done) kit.redirect(ctx, r.done);
   }));
@@ -154,7 +154,7 @@ export function mountListWithCreate<T>(router: Router, kit: Kit, o: {
     let to = '';
     const done = await formAgain(kit, ctx, s, form, {
       back: { href: ctx.path, label: 'Back to the list' }, main: o.main, message: o.message,
-      run: async () => { to = await o.create(ctx, s, scope.org.slug, form); },
+      attempt: async () => { to = await o.create(ctx, s, scope.org.slug, form); },
       again: async (state) => o.render(ctx, s, scope, await o.load(ctx, s, scope.org.slug), { form: state }),
     });
     if (done) kit.redirect(ctx, to);

@@ -274,7 +274,7 @@ export function mountProjectPages(router: Router, kit: Kit, pageSizes: { project
     const back = projectPath(params.orgSlug, params.projectName);
     const done = await formAgain(kit, ctx, s, form, {
       back: { href: back, label: `Reload ${params.projectName}` }, main: 'secretName',
-      run: async () => { await invokeAs(setSecret, deps, ctx, s.principal, { params: { ...params, secretName: field(form, 'secretName') }, body: { value: form.get('value') ?? '' } }); },
+      attempt: async () => { await invokeAs(setSecret, deps, ctx, s.principal, { params: { ...params, secretName: field(form, 'secretName') }, body: { value: form.get('value') ?? '' } }); },
       again: async (state) => render(await load(), { secretForm: state }),
     });
     if (done) kit.redirect(ctx, back);
