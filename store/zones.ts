@@ -8,6 +8,7 @@ import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
 import { domains, resourceStatus, rrsetTombstones, rrsets, zoneAliases, zoneFinalizers, zoneRevisions, zoneTombstones, zones, type DsValue } from './schema';
+import type { AliasFact } from './aliases';
 import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 import { recordRevision, summaryOf, writeOrDryRun, type RevisionChange, type RevisionNote } from './zone-revisions';
 
@@ -49,6 +50,8 @@ export interface ZoneFacts {
   dsConfirmedKeyTag?: number | null;
   /** What each configured secondary served at the last look. */
   secondaries?: { address: string; serial: number | null }[];
+  /** What each ALIAS target resolved to (reconcilers/zones/aliases.ts). */
+  aliases?: AliasFact[];
 }
 
 export type ZoneStatus = ResourceStatus<ZoneFacts>;
