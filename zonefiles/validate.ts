@@ -216,11 +216,11 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
       }
       try {
         const c = CANONICAL[type](content);
+        if (type === 'ALIAS' && c === name) throw new Problem(' is the ALIAS\'s own name; an ALIAS points at another host name');
         checkSize(zone, type, c);
         if (!canonical.has(c)) distinct++;
         canonical.add(c);
         if (type === 'MX' && c === '0 .') nullMx = i;
-        if (type === 'ALIAS' && c === name) throw new Problem(' is the ALIAS\'s own name; an ALIAS points at another host name');
       } catch (e) {
         if (!(e instanceof Problem)) throw e;
         distinct++;
@@ -228,7 +228,7 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
       }
     });
     if ((type === 'CNAME' || type === 'ALIAS') && distinct > 1) {
-      issues.push({ path: 'records', message: `a ${type} rrset must have exactly one record, got ${distinct}` });
+      issues.push({ path: 'records', message: `${type === 'ALIAS' ? 'an' : 'a'} ${type} rrset must have exactly one record, got ${distinct}` });
     }
     if (nullMx >= 0 && distinct > 1) {
       issues.push({ path: `records[${nullMx}].content`, message: 'MX record "0 ." is a null MX (RFC 7505) and must be the only MX record' });
