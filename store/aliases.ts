@@ -3,10 +3,11 @@
  * answer is a new generation of its zone, written in the same transaction as the answer.
  */
 import { and, eq, inArray } from 'drizzle-orm';
+import { AppError } from '../lib/errors';
 import { sameAnswer, type AliasAnswer } from '../zonefiles';
 import { iso, type Store } from './db';
 import { rrsets, zoneAliases } from './schema';
-import { bump, zoneToChange } from './zones';
+import { bump, zoneToChange, type AliasFact } from './zones';
 
 /** One ALIAS rrset of a zone and what was found of its target. */
 export interface ZoneAlias {
@@ -73,7 +74,11 @@ export type AliasLook = { answer: AliasAnswer } | { error: string };
 export async function recordAliasLook(s: Store, p: { zone: string; name: string; target: string; look: AliasLook; actor: string }): Promise<boolean> {
   const now = s.clock();
   return s.write(async (tx) => {
-    const z = await zoneToChange(tx, null, p.zone).catch(() => undefined);
+    // Deleted meanwhile: its next pass finalizes it.
+    const z = await zoneToChange(tx, null, p.zone).catch((e: unknown) => {
+      if (e instanceof AppError && e.status === 404) return undefined;
+      throw e;
+    });
     if (!z) return false;
     const [alias] = await tx.select({ records: rrsets.records }).from(rrsets)
       .where(and(eq(rrsets.zone, p.zone), eq(rrsets.name, p.name), eq(rrsets.type, 'ALIAS')));
@@ -101,19 +106,6 @@ export async function forgetAliases(s: Store, zone: string, names: string[]): Pr
   await s.write(async (tx) => {
     await tx.delete(zoneAliases).where(and(eq(zoneAliases.zone, zone), inArray(zoneAliases.name, names)));
   });
-}
-
-/** What status shows of each ALIAS. */
-export interface AliasFact {
-  name: string;
-  target: string;
-  /** The addresses served at the name, A then AAAA; [] while the target never answered. */
-  addresses: string[];
-  /** Their TTL; null while the target never answered. */
-  ttl: number | null;
-  resolvedAt: string | null;
-  checkedAt: string | null;
-  error: string | null;
 }
 
 export const aliasFacts = (aliases: ZoneAlias[]): AliasFact[] => aliases.map((a) => ({

@@ -8,7 +8,6 @@ import { appendAudit, recordChange } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
 import { domains, resourceStatus, rrsetTombstones, rrsets, zoneAliases, zoneFinalizers, zoneRevisions, zoneTombstones, zones, type DsValue } from './schema';
-import type { AliasFact } from './aliases';
 import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 import { recordRevision, summaryOf, writeOrDryRun, type RevisionChange, type RevisionNote } from './zone-revisions';
 
@@ -52,6 +51,19 @@ export interface ZoneFacts {
   secondaries?: { address: string; serial: number | null }[];
   /** What each ALIAS target resolved to (reconcilers/zones/aliases.ts). */
   aliases?: AliasFact[];
+}
+
+/** What status shows of each ALIAS. */
+export interface AliasFact {
+  name: string;
+  target: string;
+  /** The addresses served at the name, A then AAAA; [] while the target never answered. */
+  addresses: string[];
+  /** Their TTL; null while the target never answered. */
+  ttl: number | null;
+  resolvedAt: string | null;
+  checkedAt: string | null;
+  error: string | null;
 }
 
 export type ZoneStatus = ResourceStatus<ZoneFacts>;
