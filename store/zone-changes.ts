@@ -210,10 +210,10 @@ async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p:
   return { generation, serial: bumped.serial, diff };
 }
 
-/** One 400 naming every refused change. */
 /** The types an ALIAS excludes at its name, and ALIAS itself: a change of one of them is judged by aliasConflict. */
 const ALIAS_SIDE = new Set(['ALIAS', 'A', 'AAAA']);
 
+/** One 400 naming every refused change. */
 const refused = (issues: Issue[]) =>
   badRequest(`${issues.length === 1 ? 'a change is' : `${issues.length} issues in the changes are`} refused: ${issues[0]!.path}: ${issues[0]!.message}`, { issues });
 

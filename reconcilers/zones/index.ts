@@ -10,9 +10,9 @@
  *    Drift forgets what is served and applies again.
  * 4. Look, when due and only in a pass that applied nothing: at the parent (./parent.ts, every delegationTtlMs),
  *    at the secondaries (./secondaries.ts, secondaryCheckMs after a change is served, then every
- *    secondaryRetryMs while one is behind) and at ALIAS targets (./aliases.ts, before their answers expire; a new
- *    answer is a new generation, which the next pass serves). A pass that applied asks for the next pass at once instead, so a
- *    slow lookup never holds up a change; the runner schedules every look (`requeueAfterMs`) and `idle()` sees it.
+ *    secondaryRetryMs while one is behind) and at ALIAS targets (./aliases.ts, before their answers expire; a
+ *    new answer is a new generation, which the next pass serves). A pass that applied asks for the next pass at
+ *    once instead, so a slow lookup never holds up a change; the runner schedules every look (`requeueAfterMs`) and `idle()` sees it.
  * Each pass records its status once (store/status.ts recordStatus), and all time is the store's clock.
  */
 import { StaleSerialError, UnservableZoneError } from '../../providers/nameserver/port';
