@@ -12,7 +12,8 @@
  *    at the secondaries (./secondaries.ts, secondaryCheckMs after a change is served, then every
  *    secondaryRetryMs while one is behind) and at ALIAS targets (./aliases.ts, before their answers expire; a
  *    new answer is a new generation, which the next pass serves). A pass that applied asks for the next pass at
- *    once instead, so a slow lookup never holds up a change; the runner schedules every look (`requeueAfterMs`) and `idle()` sees it.
+ *    once instead, so a slow lookup never holds up a change; the runner schedules every look (`requeueAfterMs`)
+ *    and `idle()` sees it.
  * Each pass records its status once (store/status.ts recordStatus), and all time is the store's clock.
  */
 import { StaleSerialError, UnservableZoneError } from '../../providers/nameserver/port';
