@@ -91,7 +91,8 @@ const PutRRsetBody = z.strictObject({
     content: z.string().max(MAX_RDATA_BYTES).meta({
       description: 'the record in zone-file form (`192.0.2.1`, `10 mail.example.com`, a TXT value as it is; HTTPS/SVCB in RFC 9460 form, `1 . alpn=h2,h3 port=443`; '
         + 'TLSA `3 1 1 <hex>`; SSHFP `4 2 <hex>`; NAPTR `100 10 "S" "SIP+D2U" "" _sip._udp.example.com`; DS `<key tag> <algorithm> <digest type> <hex>`, only '
-        + `at a name with NS below the apex); no record's data is over ${MAX_RDATA_BYTES} octets, `
+        + 'at a name with NS below the apex; ALIAS one host name, `cdn.example.net`, served as its A and AAAA, at any name but beside no A or AAAA'
+        + `); no record's data is over ${MAX_RDATA_BYTES} octets, `
         + `and the rrset, with room for DNSSEC signatures, must fit one DNS message of ${MAX_MESSAGE_BYTES} octets (a TXT value of about 60,000 bytes at most, `
         + 'less under a long zone name): else 400 naming the record',
     }),
@@ -111,12 +112,22 @@ const ZoneStatus = z.object({
   conditions: z.array(ConditionSchema).meta({
     description: '`Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`; while DNSSEC turns off `WaitingForParent`, `WaitingForCaches`, `ParentDsUnknown`), '
       + '`Signed` with DNSSEC on or turning off (`KeysPublished`, `KeysPending`, `DeletingDs`: CDS/CDNSKEY DELETE published for the parent) '
-      + 'and, with secondaries configured, `SecondariesInSync` (`InSync`, `SecondaryBehind`: the message names each secondary behind and the serial it serves)',
+      + 'with secondaries configured, `SecondariesInSync` (`InSync`, `SecondaryBehind`: the message names each secondary behind and the serial it serves) '
+      + 'and, with ALIAS rrsets, `AliasResolved` (`Resolved`; `TargetNotResolving`, `NotResolvedYet`: the message names each ALIAS and its target)',
   }),
   servedSerial: Serial.nullable().meta({ description: 'the SOA serial the nameserver answered with (a signer may serve more than `serial`)' }),
   lastError: z.string().nullable().meta({ description: 'the Ready condition\'s message while it is not True, else null' }),
   reconciledAt: Timestamp.nullable().meta({ description: 'when the reconciler last recorded a change of this status' }),
   signerDs: z.array(DsRecord).meta({ description: 'DS values the signer reports for the parent (observed; record them with setZoneDS)' }),
+  aliases: z.array(z.object({
+    name: z.string(),
+    target: z.string(),
+    addresses: z.array(z.string()).meta({ description: 'the A then AAAA addresses served at `name` (at most 16 of each); [] while the target never resolved (nothing is served there)' }),
+    ttl: z.number().int().nullable().meta({ description: 'their TTL: the target\'s, at least 30 and at most 300 seconds' }),
+    resolvedAt: Timestamp.nullable().meta({ description: 'when the target last answered with addresses' }),
+    checkedAt: Timestamp.nullable().meta({ description: 'when the target was last asked (again before three quarters of `ttl` pass; every 30 s while it fails)' }),
+    error: z.string().nullable().meta({ description: 'why the last look found no addresses (NXDOMAIN, no A/AAAA, the resolver failed); the last addresses stay served' }),
+  })).meta({ description: 'what each ALIAS rrset\'s target resolved to, as served (observed; the `AliasResolved` condition sums it up)' }),
 });
 const Zone = z.object({
   name: z.string(),
@@ -220,6 +231,7 @@ function zoneBody(zn: ZoneWithStatus, ns: string[]) {
       lastError: ready && ready.status !== 'True' ? ready.message : null,
       reconciledAt: zn.status?.reconciledAt ?? null,
       signerDs: zn.status?.facts.signerDs ?? [],
+      aliases: zn.status?.facts.aliases ?? [],
     },
   };
 }
@@ -411,7 +423,7 @@ export const dnsOps: AnyOp[] = [
       },
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag` (or there is no such rrset), or `If-None-Match: *` and the rrset exists'),
       400: { description: '`bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record)', schema: ErrorSchema },
-      ...errorResponses([409, '`managed_rrset`, `cname_conflict`, `ds_without_delegation` (a DS where there is no NS), or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
+      ...errorResponses([409, '`managed_rrset`, `cname_conflict`, `ds_without_delegation` (a DS where there is no NS), `alias_conflict` (an ALIAS beside an A or AAAA), `alias_limit` (more than 25 ALIAS rrsets in the zone), or `quota_exceeded` (rrsets per zone, zone file bytes)'], DNS_503),
     },
     handler: async ({ deps, core, org, params, query, body, actor, conditions }) => {
       await nameservers(core);

@@ -47,7 +47,7 @@ const REFUSED_400 = '`bad_request`: every refused change is in `details.issues` 
   + 'the service manages, a delete of an rrset that is not there, a CNAME beside another type once the set is applied, two changes of one rrset); '
   + 'a body of the wrong shape names its fields as `body.changes[i]...`';
 export const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
-export const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set)'];
+export const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set) or `alias_limit` (more than 25 ALIAS rrsets in the zone)'];
 
 /** The answer of a zone write: its result, and the generation to wait for (getZone `waitGeneration`). */
 function changeAnswer(core: Core, zone: string, r: ZoneChangeResult, dryRun: boolean) {

@@ -893,7 +893,7 @@ export interface components {
                 observedGeneration: number | null;
                 /** @description the nameserver was checked to serve this generation (the Ready condition is True at it) */
                 ready: boolean;
-                /** @description `Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`; while DNSSEC turns off `WaitingForParent`, `WaitingForCaches`, `ParentDsUnknown`), `Signed` with DNSSEC on or turning off (`KeysPublished`, `KeysPending`, `DeletingDs`: CDS/CDNSKEY DELETE published for the parent) and, with secondaries configured, `SecondariesInSync` (`InSync`, `SecondaryBehind`: the message names each secondary behind and the serial it serves) */
+                /** @description `Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`; while DNSSEC turns off `WaitingForParent`, `WaitingForCaches`, `ParentDsUnknown`), `Signed` with DNSSEC on or turning off (`KeysPublished`, `KeysPending`, `DeletingDs`: CDS/CDNSKEY DELETE published for the parent) with secondaries configured, `SecondariesInSync` (`InSync`, `SecondaryBehind`: the message names each secondary behind and the serial it serves) and, with ALIAS rrsets, `AliasResolved` (`Resolved`; `TargetNotResolving`, `NotResolvedYet`: the message names each ALIAS and its target) */
                 conditions: components["schemas"]["Condition"][];
                 /** @description the SOA serial the nameserver answered with (a signer may serve more than `serial`) */
                 servedSerial: number | null;
@@ -903,6 +903,21 @@ export interface components {
                 reconciledAt: components["schemas"]["Timestamp"] | null;
                 /** @description DS values the signer reports for the parent (observed; record them with setZoneDS) */
                 signerDs: components["schemas"]["DS"][];
+                /** @description what each ALIAS rrset's target resolved to, as served (observed; the `AliasResolved` condition sums it up) */
+                aliases: {
+                    name: string;
+                    target: string;
+                    /** @description the A then AAAA addresses served at `name` (at most 16 of each); [] while the target never resolved (nothing is served there) */
+                    addresses: string[];
+                    /** @description their TTL: the target's, at least 30 and at most 300 seconds */
+                    ttl: number | null;
+                    /** @description when the target last answered with addresses */
+                    resolvedAt: components["schemas"]["Timestamp"] | null;
+                    /** @description when the target was last asked (again before three quarters of `ttl` pass; every 30 s while it fails) */
+                    checkedAt: components["schemas"]["Timestamp"] | null;
+                    /** @description why the last look found no addresses (NXDOMAIN, no A/AAAA, the resolver failed); the last addresses stay served */
+                    error: string | null;
+                }[];
             };
         };
         DS: {
@@ -945,7 +960,7 @@ export interface components {
                 observedGeneration: number | null;
                 /** @description the nameserver was checked to serve this generation (the Ready condition is True at it) */
                 ready: boolean;
-                /** @description `Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`; while DNSSEC turns off `WaitingForParent`, `WaitingForCaches`, `ParentDsUnknown`), `Signed` with DNSSEC on or turning off (`KeysPublished`, `KeysPending`, `DeletingDs`: CDS/CDNSKEY DELETE published for the parent) and, with secondaries configured, `SecondariesInSync` (`InSync`, `SecondaryBehind`: the message names each secondary behind and the serial it serves) */
+                /** @description `Ready` (reasons `Served`, `NotServed`, `ApplyFailed`, `NameserverDown`, `InvalidZoneName`; while DNSSEC turns off `WaitingForParent`, `WaitingForCaches`, `ParentDsUnknown`), `Signed` with DNSSEC on or turning off (`KeysPublished`, `KeysPending`, `DeletingDs`: CDS/CDNSKEY DELETE published for the parent) with secondaries configured, `SecondariesInSync` (`InSync`, `SecondaryBehind`: the message names each secondary behind and the serial it serves) and, with ALIAS rrsets, `AliasResolved` (`Resolved`; `TargetNotResolving`, `NotResolvedYet`: the message names each ALIAS and its target) */
                 conditions: components["schemas"]["Condition"][];
                 /** @description the SOA serial the nameserver answered with (a signer may serve more than `serial`) */
                 servedSerial: number | null;
@@ -955,6 +970,21 @@ export interface components {
                 reconciledAt: components["schemas"]["Timestamp"] | null;
                 /** @description DS values the signer reports for the parent (observed; record them with setZoneDS) */
                 signerDs: components["schemas"]["DS"][];
+                /** @description what each ALIAS rrset's target resolved to, as served (observed; the `AliasResolved` condition sums it up) */
+                aliases: {
+                    name: string;
+                    target: string;
+                    /** @description the A then AAAA addresses served at `name` (at most 16 of each); [] while the target never resolved (nothing is served there) */
+                    addresses: string[];
+                    /** @description their TTL: the target's, at least 30 and at most 300 seconds */
+                    ttl: number | null;
+                    /** @description when the target last answered with addresses */
+                    resolvedAt: components["schemas"]["Timestamp"] | null;
+                    /** @description when the target was last asked (again before three quarters of `ttl` pass; every 30 s while it fails) */
+                    checkedAt: components["schemas"]["Timestamp"] | null;
+                    /** @description why the last look found no addresses (NXDOMAIN, no A/AAAA, the resolver failed); the last addresses stay served */
+                    error: string | null;
+                }[];
             };
             /** @description one page of rrsets: the first holds the SOA and every apex rrset */
             rrsets: components["schemas"]["RRset"][];
@@ -964,7 +994,7 @@ export interface components {
         RRset: {
             name: string;
             /** @enum {string} */
-            type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
+            type: "A" | "AAAA" | "ALIAS" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
             ttl: number;
             records: {
                 content: string;
@@ -1924,7 +1954,7 @@ export interface operations {
                 orgSlug: string;
                 zone: string;
                 name: string;
-                type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
+                type: "A" | "AAAA" | "ALIAS" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
             };
             cookie?: never;
         };
@@ -1934,7 +1964,7 @@ export interface operations {
                 "application/json": {
                     /** @description the whole new content of the rrset */
                     records: {
-                        /** @description the record in zone-file form (`192.0.2.1`, `10 mail.example.com`, a TXT value as it is; HTTPS/SVCB in RFC 9460 form, `1 . alpn=h2,h3 port=443`; TLSA `3 1 1 <hex>`; SSHFP `4 2 <hex>`; NAPTR `100 10 "S" "SIP+D2U" "" _sip._udp.example.com`; DS `<key tag> <algorithm> <digest type> <hex>`, only at a name with NS below the apex); no record's data is over 65535 octets, and the rrset, with room for DNSSEC signatures, must fit one DNS message of 65535 octets (a TXT value of about 60,000 bytes at most, less under a long zone name): else 400 naming the record */
+                        /** @description the record in zone-file form (`192.0.2.1`, `10 mail.example.com`, a TXT value as it is; HTTPS/SVCB in RFC 9460 form, `1 . alpn=h2,h3 port=443`; TLSA `3 1 1 <hex>`; SSHFP `4 2 <hex>`; NAPTR `100 10 "S" "SIP+D2U" "" _sip._udp.example.com`; DS `<key tag> <algorithm> <digest type> <hex>`, only at a name with NS below the apex; ALIAS one host name, `cdn.example.net`, served as its A and AAAA, at any name but beside no A or AAAA); no record's data is over 65535 octets, and the rrset, with room for DNSSEC signatures, must fit one DNS message of 65535 octets (a TXT value of about 60,000 bytes at most, less under a long zone name): else 400 naming the record */
                         content: string;
                     }[];
                     /** @description seconds; default 3600 */
@@ -1994,7 +2024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `managed_rrset`, `cname_conflict`, `ds_without_delegation` (a DS where there is no NS), or `quota_exceeded` (rrsets per zone, zone file bytes) */
+            /** @description `managed_rrset`, `cname_conflict`, `ds_without_delegation` (a DS where there is no NS), `alias_conflict` (an ALIAS beside an A or AAAA), `alias_limit` (more than 25 ALIAS rrsets in the zone), or `quota_exceeded` (rrsets per zone, zone file bytes) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2051,7 +2081,7 @@ export interface operations {
                 orgSlug: string;
                 zone: string;
                 name: string;
-                type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
+                type: "A" | "AAAA" | "ALIAS" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
             };
             cookie?: never;
         };
@@ -2426,7 +2456,7 @@ export interface operations {
                          * @description upper case; SOA is the service's own (refused)
                          * @enum {string}
                          */
-                        type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
+                        type: "A" | "AAAA" | "ALIAS" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
                         /** @description seconds; default 3600 */
                         ttl?: number;
                         /** @description the whole new content of the rrset, as putRRset's */
@@ -2442,7 +2472,7 @@ export interface operations {
                          * @description upper case; SOA is the service's own (refused)
                          * @enum {string}
                          */
-                        type: "A" | "AAAA" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
+                        type: "A" | "AAAA" | "ALIAS" | "CAA" | "CNAME" | "DS" | "HTTPS" | "MX" | "NAPTR" | "NS" | "PTR" | "SRV" | "SSHFP" | "SVCB" | "TLSA" | "TXT" | "SOA";
                     })[];
                     /** @description answer what the set would do, checked exactly as the write, and write nothing */
                     dryRun?: boolean;
@@ -2504,7 +2534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set) or `alias_limit` (more than 25 ALIAS rrsets in the zone); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2800,7 +2830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set) or `alias_limit` (more than 25 ALIAS rrsets in the zone); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3023,7 +3053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            /** @description `quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set) or `alias_limit` (more than 25 ALIAS rrsets in the zone); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -21,7 +21,13 @@ export interface Resolver {
   /** The DS rrset of `name` at its parent; null when the parent has none (NXDOMAIN or no data). Throws when
    * the answer cannot be had (no answer, SERVFAIL): "no DS" must never be guessed. */
   ds?(name: string): Promise<ParentDs | null>;
+  /** The A and AAAA records `name` resolves to (through any CNAME chain), with the least TTL of the records the
+   * answers took (the chain's too): the addresses of an ALIAS target. Throws ResolverError as RecordLookups do. */
+  addressRecords?(name: string): Promise<AddressLookup>;
 }
+
+/** What a resolver said of the addresses of a name: its A and AAAA values and their TTL, or that there are none. */
+export type AddressLookup = { kind: 'records'; a: string[]; aaaa: string[]; ttl: number } | { kind: 'nxdomain' } | { kind: 'nodata' };
 
 /** What a resolver said of a name and type: the rrset's values, the name does not exist, or it has no such data. */
 export type Lookup = { kind: 'records'; values: string[] } | { kind: 'nxdomain' } | { kind: 'nodata' };
@@ -106,6 +112,14 @@ export function systemResolver(servers: string[] = [], timeoutMs = QUERY_TIMEOUT
     },
     txt: (name) => lookup(name, 'TXT', (r) => rrset(r, name, 'TXT').map((a) => text(a.data))),
     cname: (name) => lookup(name, 'CNAME', (r) => rrset(r, name, 'CNAME').map((a) => bare(String(a.data)))),
+    async addressRecords(name) {
+      const [v4, v6] = await Promise.all([ask(name, 'A'), ask(name, 'AAAA')]);
+      const a = ofType(v4, 'A');
+      const aaaa = ofType(v6, 'AAAA');
+      if (a.length === 0 && aaaa.length === 0) return v4.rcode === 'NXDOMAIN' && v6.rcode === 'NXDOMAIN' ? { kind: 'nxdomain' } : { kind: 'nodata' };
+      const taken = [v4, v6].filter((r) => ofType(r, 'A').length + ofType(r, 'AAAA').length > 0).flatMap((r) => (r.answers ?? []) as { ttl?: number }[]);
+      return { kind: 'records', a, aaaa, ttl: Math.min(...taken.map((r) => r.ttl ?? 0)) };
+    },
     async addresses(name) {
       // A and AAAA apart (a resolver answers one type per question); the name exists if either says so.
       const [v4, v6] = await Promise.all([

@@ -109,6 +109,7 @@ export const audit = of(sqlite.audit);
 export const zones = of(sqlite.zones);
 export const rrsets = of(sqlite.rrsets);
 export const rrsetTombstones = of(sqlite.rrsetTombstones);
+export const zoneAliases = of(sqlite.zoneAliases);
 export const zoneRevisions = of(sqlite.zoneRevisions);
 export const resourceStatus = of(sqlite.resourceStatus);
 export const zoneFinalizers = of(sqlite.zoneFinalizers);

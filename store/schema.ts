@@ -220,8 +220,31 @@ export const rrsets = sqliteTable(
     /** Bytes of the rrset's lines in the zone file (`renderedBytes`); summed into `zones.bytes`. */
     bytes: integer('bytes').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.zone, t.name, t.type] }), index('rrsets_zone_changed').on(t.zone, t.changedGen)],
+  (t) => [
+    primaryKey({ columns: [t.zone, t.name, t.type] }), index('rrsets_zone_changed').on(t.zone, t.changedGen),
+    // Each zone pass reads its ALIAS rrsets: a partial index finds them without a scan of the zone, and costs the
+    // writes of every other type nothing.
+    index('rrsets_zone_alias').on(t.zone, t.name).where(sql`type = 'ALIAS'`),
+  ],
 );
+
+/**
+ * What the zone reconciler last found of each ALIAS target (an observed fact, as resource_status is): the addresses
+ * served at the ALIAS's name as A and AAAA. `resolvedAt` is the last answer's time (null: never answered); `error`
+ * says why the last look found none, while the last answer goes on being served.
+ */
+export const zoneAliases = sqliteTable('zone_aliases', {
+  zone: text('zone').notNull().references(() => zones.name, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  target: text('target').notNull(),
+  a: text('a', { mode: 'json' }).$type<string[]>().notNull(),
+  aaaa: text('aaaa', { mode: 'json' }).$type<string[]>().notNull(),
+  /** The served TTL: the target's, capped (zonefiles/alias.ts). */
+  ttl: integer('ttl').notNull(),
+  resolvedAt: text('resolved_at'),
+  checkedAt: text('checked_at').notNull(),
+  error: text('error'),
+}, (t) => [primaryKey({ columns: [t.zone, t.name] })]);
 
 /** Deleted rrsets, with the zone generation that deleted them, so the reconciler sees deletions without
  * re-reading the whole zone. Dropped with the zone. */

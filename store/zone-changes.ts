@@ -7,14 +7,14 @@ import { and, eq } from 'drizzle-orm';
 import { badRequest, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import {
-  checkCnameConflict, dsWithoutDelegation, RECORD_TYPES, renderedBytes, resolveOwner, validateRRset, ZoneValidationError, type Issue, type RecordType, type RRset,
+  aliasConflict, checkCnameConflict, dsWithoutDelegation, RECORD_TYPES, renderedBytes, resolveOwner, validateRRset, ZoneValidationError, type Issue, type RecordType, type RRset,
 } from '../zonefiles';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit } from './feed';
 import { rrsets } from './schema';
 import { revisionsSince, summaryOf, writeOrDryRun, type RevisionChange } from './zone-revisions';
 import {
-  bump, checkOwner, checkZone, tombstone, zoneToChange, type ZoneChangeResult, type ZonePrecondition, type ZoneRow,
+  bump, checkAliasCount, checkOwner, checkZone, tombstone, zoneToChange, type ZoneChangeResult, type ZonePrecondition, type ZoneRow,
 } from './zones';
 
 /** Changes in one set at most (CONTRACT.md "Zone changes, files and revisions"). */
@@ -182,6 +182,10 @@ async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p:
       issues.push({ path: at(c.index, 'type'), message: `a DS needs an NS rrset at ${c.name} once the changes are applied (a delegation)` });
       continue;
     }
+    if (ALIAS_SIDE.has(c.type) && aliasConflict([...typesAfter.get(c.name)!])) {
+      issues.push({ path: at(c.index, 'type'), message: `an ALIAS cannot share the name ${c.name} with an A or AAAA rrset once the changes are applied` });
+      continue;
+    }
     const after = { ttl: c.rrset.ttl, records: c.rrset.records };
     // Stored records are the JSON text of canonical records, so the same records are the same text.
     const json = JSON.stringify(after.records);
@@ -193,6 +197,8 @@ async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p:
   }
   if (issues.length > 0) throw refused(issues);
   if (diff.length === 0) return { generation: z.generation, serial: z.serial, diff };
+  const aliases = diff.reduce((n, d) => n + (d.type !== 'ALIAS' || d.op === 'change' ? 0 : d.op === 'add' ? 1 : -1), 0);
+  if (aliases > 0) await checkAliasCount(tx, z.name, aliases);
   const { quota } = p;
   if (quota) {
     if (grow.rrsets > 0 && z.rrsetCount + grow.rrsets > quota.rrsets) throw quotaExceeded('rrsets_per_zone', quota.rrsets, z.rrsetCount, quota.plan, 'rrsets per zone');
@@ -214,6 +220,9 @@ async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p:
   ]));
   return { generation, serial: bumped.serial, diff };
 }
+
+/** The types an ALIAS excludes at its name, and ALIAS itself: a change of one of them is judged by aliasConflict. */
+const ALIAS_SIDE = new Set(['ALIAS', 'A', 'AAAA']);
 
 /** One 400 naming every refused change. */
 const refused = (issues: Issue[]) =>

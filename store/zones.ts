@@ -2,12 +2,12 @@
 import { and, asc, count, eq, gt, inArray, like, or, sql } from 'drizzle-orm';
 import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
-import { checkCnameConflict, dsWithoutDelegation, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
+import { aliasConflict, checkCnameConflict, dsWithoutDelegation, MAX_ALIASES_PER_ZONE, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Db, type Store, type Tx } from './db';
 import { appendAudit, auditStatement, recordChange, runStatement, type Statement } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
-import { domains, resourceStatus, rrsetTombstones, rrsets, zoneFinalizers, zoneRevisions, zoneTombstones, zones, type DsValue } from './schema';
+import { domains, resourceStatus, rrsetTombstones, rrsets, zoneAliases, zoneFinalizers, zoneRevisions, zoneTombstones, zones, type DsValue } from './schema';
 import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 import { revisionStatement, summaryOf, writeOrDryRun, type RevisionChange, type RevisionNote } from './zone-revisions';
 
@@ -49,6 +49,21 @@ export interface ZoneFacts {
   dsConfirmedKeyTag?: number | null;
   /** What each configured secondary served at the last look. */
   secondaries?: { address: string; serial: number | null }[];
+  /** What each ALIAS target resolved to (reconcilers/zones/aliases.ts). */
+  aliases?: AliasFact[];
+}
+
+/** What status shows of each ALIAS. */
+export interface AliasFact {
+  name: string;
+  target: string;
+  /** The addresses served at the name, A then AAAA; [] while the target never answered. */
+  addresses: string[];
+  /** Their TTL; null while the target never answered. */
+  ttl: number | null;
+  resolvedAt: string | null;
+  checkedAt: string | null;
+  error: string | null;
 }
 
 export type ZoneStatus = ResourceStatus<ZoneFacts>;
@@ -289,6 +304,7 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
     await tx.insert(zoneTombstones).values({ name: p.name, serial: last }).onConflictDoUpdate({ target: zoneTombstones.name, set: { serial: last } });
     await tx.delete(rrsets).where(eq(rrsets.zone, p.name));
     await tx.delete(rrsetTombstones).where(eq(rrsetTombstones.zone, p.name));
+    await tx.delete(zoneAliases).where(eq(zoneAliases.zone, p.name));
     await tx.delete(zoneRevisions).where(eq(zoneRevisions.zone, p.name));
     await tx.delete(zones).where(eq(zones.name, p.name));
     // The observed status belongs to this lifetime: a zone created again under the name must not inherit it.
@@ -364,6 +380,8 @@ async function setRRset(
   if (dsWithoutDelegation([...atName.map((r) => r.type), rrset.type])) {
     throw conflict('ds_without_delegation', `a DS needs an NS rrset at ${rrset.name}: put the delegation's NS first`);
   }
+  if (aliasConflict([...atName.map((r) => r.type), rrset.type])) throw aliasBeside(rrset.name);
+  if (rrset.type === 'ALIAS' && !old) await checkAliasCount(tx, z.name, 1);
   if (old && old.ttl === rrset.ttl && JSON.stringify(old.records) === JSON.stringify(rrset.records)) {
     return { changedGen: old.changedGen, zone: z, diff: [] };
   }
@@ -396,6 +414,18 @@ async function setRRset(
   });
   const bumped = await bump(s, tx, z, now, { actor: w.actor, summary: summaryOf(diff), diff }, { rrsets: old ? 0 : 1, bytes: grow }, (g) => [upsert(g), ...along]);
   return { changedGen: bumped.generation, zone: bumped, diff };
+}
+
+export const aliasBeside = (name: string) =>
+  conflict('alias_conflict', `an ALIAS cannot share the name ${name} with an A or AAAA rrset: the ALIAS's addresses are served there`);
+
+/** 409 `alias_limit` when `adding` more ALIAS rrsets would take the zone past {@link MAX_ALIASES_PER_ZONE}. */
+export async function checkAliasCount(tx: Tx, zone: string, adding: number): Promise<void> {
+  const [row] = await tx.select({ n: count() }).from(rrsets).where(and(eq(rrsets.zone, zone), eq(rrsets.type, 'ALIAS')));
+  const n = Number(row?.n ?? 0);
+  if (n + adding > MAX_ALIASES_PER_ZONE) {
+    throw conflict('alias_limit', `a zone holds at most ${MAX_ALIASES_PER_ZONE} ALIAS rrsets (each is resolved every few minutes); ${zone} has ${n}`, { limit: MAX_ALIASES_PER_ZONE, count: n });
+  }
 }
 
 /** Removes an rrset of a zone read under its lock, for the writer that owns it (`actor` for the revision); false

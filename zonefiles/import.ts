@@ -2,7 +2,7 @@ import { ZoneValidationError, type Issue } from './errors';
 import type { RecordData, RecordType, RRset } from './model';
 import type { ZoneFile } from './parse';
 import { rrsetKey } from './render';
-import { checkCnameConflict } from './validate';
+import { aliasConflict, checkCnameConflict } from './validate';
 
 /** One change of a change set, in the form `POST .../zones/{zone}/changes` takes. */
 export type ZoneChange =
@@ -27,7 +27,7 @@ const sameContent = (a: RRset, b: RRset): boolean => a.ttl === b.ttl && JSON.str
  * carries the old provider's), and `replace` keeps every rrset the service manages (apex NS, a hostname's
  * records, an ACME challenge). A file rrset that differs from one the service manages is refused at its line,
  * since a change set would refuse it later without saying where; so is an rrset that breaks the CNAME rule
- * (RFC 1034 3.6.2) in the zone as it would be after the change set. Throws {@link ZoneValidationError}.
+ * (RFC 1034 3.6.2) or puts an ALIAS beside an A or AAAA in the zone as it would be after the change set. Throws {@link ZoneValidationError}.
  *
  * `current` is every stored rrset of the zone (records canonical and sorted, as stored); `file` is
  * {@link parseZoneFile}'s answer for the zone, so its rrsets are canonical too and compare as stored ones do.
@@ -48,6 +48,10 @@ export function importChanges(zone: string, current: CurrentRRset[], file: ZoneF
     const others = [...(typesAt.get(rrset.name) as Set<RecordType>)].filter((t) => t !== rrset.type);
     if (checkCnameConflict(others, rrset.type)) {
       issues.push({ path: `line ${line}`, message: `${rrset.name} ${rrset.type}: a CNAME cannot share its name with other types (here ${[...others, rrset.type].sort().join(', ')})` });
+      continue;
+    }
+    if (aliasConflict([...others, rrset.type])) {
+      issues.push({ path: `line ${line}`, message: `${rrset.name} ${rrset.type}: an ALIAS cannot share its name with an A or AAAA (its addresses are served there)` });
       continue;
     }
     const old = stored.get(rrsetKey(rrset.name, rrset.type));

@@ -4,6 +4,7 @@ export { ZoneValidationError, type Issue } from './errors';
 export { checkZoneName, isZoneName, MAX_ZONE_NAME_LENGTH, normalizeName, normalizeHostname, normalizeZoneName, isInZone, relativeName, resolveOwner } from './names';
 export {
   validateRRset,
+  aliasConflict,
   checkCnameConflict,
   dsWithoutDelegation,
   canonicalRecordKey,
@@ -17,6 +18,9 @@ export { absoluteLines, absoluteSoaLine, exportHead, exportLines, exportZoneFile
 export { MAX_ZONE_FILE_BYTES, parseZone, parseZoneFile, type ZoneFile } from './parse';
 export { importChanges, type CurrentRRset, type ImportMode, type ZoneChange } from './import';
 export { nextSerial, serialGreater } from './serial';
+export {
+  aliasAnswer, aliasTtl, sameAnswer, servedRRsets, servedTypes, ALIAS_MAX_TTL, ALIAS_MIN_TTL, MAX_ALIAS_ADDRESSES, MAX_ALIASES_PER_ZONE, type AliasAnswer,
+} from './alias';
 export {
   answerBytes,
   answerReserveBytes,

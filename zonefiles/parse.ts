@@ -214,7 +214,7 @@ function absoluteName(token: Token | undefined, origin: string, wildcard: boolea
  * (RFC 9460 HTTPS and SVCB: the target; RFC 3403 NAPTR: the replacement) are read right once it knows them;
  * a type without an entry is taken as written.
  */
-const NAME_FIELD: Readonly<Record<string, number>> = { CNAME: 0, NS: 0, PTR: 0, MX: 1, SRV: 3, HTTPS: 1, SVCB: 1, NAPTR: 5 };
+const NAME_FIELD: Readonly<Record<string, number>> = { ALIAS: 0, CNAME: 0, NS: 0, PTR: 0, MX: 1, SRV: 3, HTTPS: 1, SVCB: 1, NAPTR: 5 };
 
 /**
  * A record's content in the API's form, before validation: TXT is its strings joined as bytes (a UTF-8

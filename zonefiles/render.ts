@@ -12,6 +12,8 @@ const LINES_PER_BATCH = 512;
 /** Rrsets of one owner are written in the order of their IANA type codes (NS before MX before TXT). */
 const TYPE_CODE: Record<RecordType, number> = {
   A: 1, NS: 2, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, NAPTR: 35, DS: 43, SSHFP: 44, TLSA: 52, SVCB: 64, HTTPS: 65, CAA: 257,
+  // Not an IANA type: PowerDNS's private code for it, which only orders export lines (Knot never sees ALIAS).
+  ALIAS: 65401,
 };
 
 // Byte -> presentation text inside a quoted string. Only `"` and `\` need a backslash (RFC 1035 5.1);
@@ -59,6 +61,7 @@ export function renderRecordData(type: RecordType, content: string): string {
   switch (type) {
     case 'TXT':
       return renderTxt(content);
+    case 'ALIAS':
     case 'CNAME':
     case 'NS':
     case 'PTR':

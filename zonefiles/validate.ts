@@ -104,6 +104,7 @@ const CANONICAL: Record<RecordType, (content: string) => string> = {
     caaValue(tag, value);
     return `${flags} ${tag} "${value}"`;
   },
+  ALIAS: (c) => target(c.trim()),
   CNAME: (c) => target(c.trim()),
   MX(c) {
     const [preference, exchange] = fields(c.trim(), 2, '<preference> <exchange>') as [string, string];
@@ -153,7 +154,8 @@ function quoted(content: string): string {
  * records dropped, records sorted by {@link compareRecords}. Throws {@link ZoneValidationError} listing
  * every problem at once; record problems have the path `records[i].content` and quote the record.
  *
- * Rules: owner inside the zone; no CNAME and no DS at the apex; a CNAME rrset holds exactly one record; an SRV
+ * Rules: owner inside the zone; no CNAME and no DS at the apex; a CNAME or ALIAS rrset holds exactly one record, an
+ * ALIAS's not its own owner (it would resolve to what it serves itself); an SRV
  * owner starts with `_service._proto`, a TLSA owner with `_port._proto`; ttl an integer {@link MIN_TTL}..{@link MAX_TTL}; 1..{@link MAX_RECORDS}
  * records; a null MX (`0 .`) is the only MX record; TXT at most {@link MAX_TXT_BYTES} UTF-8 bytes.
  *
@@ -214,6 +216,7 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
       }
       try {
         const c = CANONICAL[type](content);
+        if (type === 'ALIAS' && c === name) throw new Problem(' is the ALIAS\'s own name; an ALIAS points at another host name');
         checkSize(zone, type, c);
         if (!canonical.has(c)) distinct++;
         canonical.add(c);
@@ -224,8 +227,8 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
         issues.push({ path, message: `${type} record ${quoted(content)}${e.detail}` });
       }
     });
-    if (type === 'CNAME' && distinct > 1) {
-      issues.push({ path: 'records', message: `a CNAME rrset must have exactly one record, got ${distinct}` });
+    if ((type === 'CNAME' || type === 'ALIAS') && distinct > 1) {
+      issues.push({ path: 'records', message: `${type === 'ALIAS' ? 'an' : 'a'} ${type} rrset must have exactly one record, got ${distinct}` });
     }
     if (nullMx >= 0 && distinct > 1) {
       issues.push({ path: `records[${nullMx}].content`, message: 'MX record "0 ." is a null MX (RFC 7505) and must be the only MX record' });
@@ -323,6 +326,15 @@ export function sortRecords(type: RecordType, contents: Iterable<string>): strin
 export function checkCnameConflict(existingTypesAtName: RecordType[], newType: RecordType): boolean {
   if (newType === 'CNAME') return existingTypesAtName.some((t) => t !== 'CNAME');
   return existingTypesAtName.includes('CNAME');
+}
+
+/**
+ * Whether the types a name holds after a change put an ALIAS beside an A or AAAA: the ALIAS's addresses are served
+ * there as the name's A and AAAA, so the name can have no others (an ALIAS beside a CNAME is the CNAME rule's). The
+ * API answers 409 `alias_conflict`.
+ */
+export function aliasConflict(typesAtName: readonly string[]): boolean {
+  return typesAtName.includes('ALIAS') && (typesAtName.includes('A') || typesAtName.includes('AAAA'));
 }
 
 /**

@@ -58,6 +58,7 @@ export function rdataBytes(type: RecordType, content: string): number {
       return 4;
     case 'AAAA':
       return 16;
+    case 'ALIAS':
     case 'CNAME':
     case 'NS':
     case 'PTR':

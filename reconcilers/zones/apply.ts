@@ -10,8 +10,9 @@ import type { Logger } from '../../lib/log';
 import { StaleSerialError, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
 import type { Store } from '../../store/db';
 import { raiseServedSerial, servedSerialFloor } from '../../store/dnssec-keys';
+import { zoneAliasesOf } from '../../store/aliases';
 import { zoneByName, zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
-import { absoluteLines, absoluteSoaLine, nextSerial, renderZone, rrsetKey, serialGreater } from '../../zonefiles';
+import { absoluteLines, absoluteSoaLine, nextSerial, renderZone, rrsetKey, serialGreater, servedRRsets, servedTypes, type RRset } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
 
 export interface ApplyDeps {
@@ -162,6 +163,17 @@ export function zoneApplier(d: ApplyDeps) {
     return floor === null || serialGreater(z.serial, floor) ? z.serial : nextSerial(floor, d.store.clock());
   };
 
+  /**
+   * The rrsets as the nameserver serves them: each ALIAS as the A and AAAA its target last resolved to
+   * (zonefiles/alias.ts). The answers are read after the rrsets, so a text may carry an answer one generation newer
+   * than its rrsets; the pass of that generation then serves the same again. A zone without ALIAS reads nothing more.
+   */
+  const servedOf = async (name: string, rrsets: RRset[]): Promise<RRset[]> => {
+    if (!rrsets.some((r) => r.type === 'ALIAS')) return rrsets;
+    const answers = new Map((await zoneAliasesOf(d.store, name)).aliases.flatMap((a) => (a.answer ? [[a.name, a.answer] as const] : [])));
+    return servedRRsets(rrsets, (n) => answers.get(n));
+  };
+
   /** The whole zone from the store, loaded by the nameserver: the first time (every zone at start), or when
    * the served state is not known. */
   const applyWhole = async (
@@ -170,11 +182,12 @@ export function zoneApplier(d: ApplyDeps) {
     const snap = await zoneSnapshot(d.store, name);
     if (!snap) return undefined;
     const serial = serialOf(snap.zone);
-    const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets: snap.rrsets });
+    const rrsets = await servedOf(name, snap.rrsets);
+    const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets });
     await raiseFloor(name, serial, signing.dnssec);
     await d.store.synced();
     await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
-    const keys = keyHashes(snap.rrsets.map((r) => rrsetKey(r.name, r.type)));
+    const keys = keyHashes(rrsets.map((r) => rrsetKey(r.name, r.type)));
     return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
   };
 
@@ -199,11 +212,13 @@ export function zoneApplier(d: ApplyDeps) {
     const delta = await zoneChangesSince(d.store, name, prev.generation);
     const changed = delta ? delta.changed.length + delta.removed.length : 0;
     if (!delta || delta.zone.uid !== prev.uid || (changed > maxIncremental && changed > delta.zone.rrsetCount / 4)) return undefined;
-    const changes: ZoneChanges = { remove: [], add: [] };
+    const remove = new Set<string>();
     for (const r of [...delta.removed, ...delta.changed]) {
-      if (hasKey(prev.keys, rrsetKey(r.name, r.type))) changes.remove.push(`${r.name}. ${r.type}`);
+      for (const type of servedTypes(r.type)) if (hasKey(prev.keys, rrsetKey(r.name, type))) remove.add(`${r.name}. ${type}`);
     }
-    for (const r of delta.changed) changes.add.push(...absoluteLines(name, r));
+    const changes: ZoneChanges = { remove: [...remove], add: [] };
+    const added = await servedOf(name, delta.changed);
+    for (const r of added) changes.add.push(...absoluteLines(name, r));
     const serial = serialOf(delta.zone);
     const soa = soaFor(name, serial, d.nameservers);
     changes.add.push(absoluteSoaLine(name, soa));
@@ -212,7 +227,7 @@ export function zoneApplier(d: ApplyDeps) {
     if (!deferFile) {
       const snap = await zoneSnapshot(d.store, name);
       if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
-      text = renderZone({ name, soa, rrsets: snap.rrsets });
+      text = renderZone({ name, soa, rrsets: await servedOf(name, snap.rrsets) });
     }
     await raiseFloor(name, serial, signing.dnssec);
     try {
@@ -222,7 +237,7 @@ export function zoneApplier(d: ApplyDeps) {
       d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       return undefined;
     }
-    const keys = withKeys(prev.keys, delta.changed.map((r) => rrsetKey(r.name, r.type)));
+    const keys = withKeys(prev.keys, added.map((r) => rrsetKey(r.name, r.type)));
     return {
       keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
       ...(deferFile && { unsavedSince: prev.unsavedSince ?? now() }),
@@ -237,7 +252,7 @@ export function zoneApplier(d: ApplyDeps) {
     if (moved(await zoneByName(d.store, name))) return;
     const snap = await zoneSnapshot(d.store, name);
     if (!snap || moved(snap.zone)) return;
-    const text = renderZone({ name, soa: soaFor(name, s.serial, d.nameservers), rrsets: snap.rrsets });
+    const text = renderZone({ name, soa: soaFor(name, s.serial, d.nameservers), rrsets: await servedOf(name, snap.rrsets) });
     if (await d.nameserver.saveZoneFile!(name, text)) delete s.unsavedSince;
   };
 

@@ -8,14 +8,17 @@
  * 2. Apply (./apply.ts) at the signing the zone is on its way to (./signing.ts).
  * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
  *    Drift forgets what is served and applies again.
- * 4. Look, when due and only in a pass that applied nothing: at the parent (./parent.ts, every delegationTtlMs)
- *    and at the secondaries (./secondaries.ts, secondaryCheckMs after a change is served, then every
- *    secondaryRetryMs while one is behind). A pass that applied asks for the next pass at once instead, so a
- *    slow lookup never holds up a change; the runner schedules every look (`requeueAfterMs`) and `idle()` sees it.
+ * 4. Look, when due and only in a pass that applied nothing: at the parent (./parent.ts, every delegationTtlMs),
+ *    at the secondaries (./secondaries.ts, secondaryCheckMs after a change is served, then every
+ *    secondaryRetryMs while one is behind) and at ALIAS targets (./aliases.ts, before their answers expire; a
+ *    new answer is a new generation, which the next pass serves). A pass that applied asks for the next pass at
+ *    once instead, so a slow lookup never holds up a change; the runner schedules every look (`requeueAfterMs`)
+ *    and `idle()` sees it.
  * Each pass records its status once (store/status.ts recordStatus), and all time is the store's clock.
  */
 import { StaleSerialError, UnservableZoneError } from '../../providers/nameserver/port';
 import type { Resolver } from '../../providers/resolver';
+import { aliasFacts, forgetAliases, zoneAliasesOf } from '../../store/aliases';
 import { deleteKeys } from '../../store/dnssec-keys';
 import { finalizersOf, finishFinalizer } from '../../store/finalizers';
 import { dropStatus, recordStatus, type Judged } from '../../store/status';
@@ -23,6 +26,7 @@ import { allZoneNames, ZONE_STATUS, zoneByName, zoneStatusOf, type ZoneFacts, ty
 import { isZoneName } from '../../zonefiles';
 import { identityWatch, TerminalError, type Reconciler, type Result } from '../types';
 import { serves, zoneApplier, type ApplyDeps, type Signing } from './apply';
+import { aliasCondition, dueIn, lookAtAliases } from './aliases';
 import { lookAtParent } from './parent';
 import { lookAtSecondaries } from './secondaries';
 import { keepKeys, type KeyDeps } from './keys';
@@ -223,6 +227,11 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       if (signed && d.sealer) await keepKeys({ ...d, sealer: d.sealer }, z);
       const confirmed = await confirmDs(d, z, st, signerDs);
       const looked = acted ? { set: [], facts: {} } : await look(z, st, servedSerial!);
+      let { aliases, stale } = await zoneAliasesOf(d.store, name);
+      if (stale.length > 0) await forgetAliases(d.store, name, stale);
+      const resolved = acted ? { asked: 0, changed: false } : await lookAtAliases(d, name, aliases);
+      if (resolved.asked > 0) ({ aliases } = await zoneAliasesOf(d.store, name));
+      const aliasCond = aliasCondition(aliases);
       const { pending } = plan;
       const ready: Judged = pending
         ? { type: 'Ready', status: 'False', reason: pending.reason, message: pending.message }
@@ -230,9 +239,12 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       const signedCond = signedCondition(z, plan.signing, signerDs);
       await recordStatus(d.store, ZONE_STATUS, name, {
         uid: z.uid, generation: applied.generation,
-        set: [ready, ...(signedCond ? [signedCond] : []), ...looked.set],
-        drop: signedCond ? [] : ['Signed'],
-        facts: { servedSerial, renderedSerial: applied.serial, signerDs, signing: plan.signing, ...confirmed, ...parentDs, ...looked.facts },
+        set: [ready, ...(signedCond ? [signedCond] : []), ...(aliasCond ? [aliasCond] : []), ...looked.set],
+        drop: [...(signedCond ? [] : ['Signed']), ...(aliasCond ? [] : ['AliasResolved'])],
+        facts: {
+          servedSerial, renderedSerial: applied.serial, signerDs, signing: plan.signing, ...confirmed, ...parentDs, ...looked.facts,
+          ...((aliases.length > 0 || st?.facts.aliases) && { aliases: aliasFacts(aliases) }),
+        },
         lastError: pending?.lastError ?? null,
       });
       const looksAtSecondaries = !noSecondaries && !looked.set.some((c) => c.type === 'SecondariesInSync');
@@ -245,6 +257,9 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         await applier.flush(name, applied),
         delegation.left(name),
         noSecondaries ? undefined : secondaries.left(name),
+        // A new answer is served by the next pass, at once.
+        resolved.changed ? 0 : undefined,
+        ...aliases.map((a) => dueIn(a, now())),
       ].filter((ms): ms is number => ms !== undefined);
       return { requeueAfterMs: Math.max(0, Math.min(...next)) };
     },

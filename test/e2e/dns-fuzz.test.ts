@@ -11,7 +11,7 @@
 import type { Answer } from 'dns-packet';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RRset } from '../../zonefiles';
+import type { RecordType, RRset } from '../../zonefiles';
 import { query, txtValue, type DnsResponse } from '../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../helpers/knot';
 import { bootstrapWithCli, cleanup, http, startHostplane, tempDir, type Running } from '../helpers/proc';
@@ -139,7 +139,8 @@ describe.skipIf(!hasKnot())(knotTitle('fuzz: what the API accepts knotd serves a
       const what = `${describeCase(c)}\nasked ${qname} ${rrset.type}`;
       let r: DnsResponse;
       try {
-        r = await query(dns, qname, rrset.type, { tcp: true, dnssecOk: true, timeoutMs: 5000 });
+        // The fuzzed types are served as themselves; an ALIAS (never fuzzed) would be asked as A.
+        r = await query(dns, qname, rrset.type as Exclude<RecordType, 'ALIAS'>, { tcp: true, dnssecOk: true, timeoutMs: 5000 });
       } catch (e) {
         throw new Error(`${what}: ${(e as Error).message}`);
       }

@@ -38,6 +38,24 @@ describe('record lookups', () => {
     expect(await r.addresses('none.test')).toEqual({ kind: 'nxdomain' });
   });
 
+  it('addressRecords (ALIAS targets): A and AAAA apart, through a CNAME chain, with the least TTL of what answered', async () => {
+    const r = systemResolver([stub.address]);
+    stub.set('lb.test', 'A', [
+      { type: 'CNAME', name: 'lb.test', ttl: 600, data: 'edge.lb.test' },
+      { type: 'A', name: 'edge.lb.test', ttl: 120, data: '192.0.2.20' },
+      { type: 'A', name: 'edge.lb.test', ttl: 120, data: '192.0.2.21' },
+    ]);
+    stub.set('lb.test', 'AAAA', [{ type: 'AAAA', name: 'lb.test', ttl: 90, data: '2001:db8::20' }]);
+    expect(await r.addressRecords!('lb.test')).toEqual({ kind: 'records', a: ['192.0.2.20', '192.0.2.21'], aaaa: ['2001:db8::20'], ttl: 90 });
+    stub.set('v4.test', 'A', [{ type: 'A', name: 'v4.test', ttl: 3600, data: '192.0.2.30' }]);
+    expect(await r.addressRecords!('v4.test')).toEqual({ kind: 'records', a: ['192.0.2.30'], aaaa: [], ttl: 3600 });
+    stub.set('text.test', 'TXT', txt('text.test', 'x'));
+    expect(await r.addressRecords!('text.test')).toEqual({ kind: 'nodata' });
+    expect(await r.addressRecords!('gone.test')).toEqual({ kind: 'nxdomain' });
+    stub.fail('broken.test', true);
+    await expect(r.addressRecords!('broken.test')).rejects.toThrow(ResolverError);
+  });
+
   it('asks again over TCP when the UDP answer is truncated', async () => {
     const r = systemResolver([stub.address]);
     const many = Array.from({ length: 40 }, (_, i) => `value-${i}-${'x'.repeat(60)}`);

@@ -79,7 +79,7 @@ describe('validateRRset rejects', () => {
     ['an SRV owner without _service._proto', rrset('SRV', ['10 5 5060 sip.example.com'], `sip.${ZONE}`), 'name', 'SRV name "sip.example.com" must begin with "_service._proto" labels'],
     ['an SRV owner with only _service', rrset('SRV', ['10 5 5060 sip.example.com'], `_sip.${ZONE}`), 'name', 'must begin with "_service._proto"'],
     ['a null MX next to another MX', rrset('MX', ['0 .', '10 mail.example.com']), 'records[0].content', 'MX record "0 ." is a null MX (RFC 7505) and must be the only MX record'],
-    ['an unsupported type', rrset('SPF', ['v=spf1 -all']), 'type', 'type "SPF" is not supported; use one of A, AAAA, CAA, CNAME, DS, HTTPS, MX, NAPTR, NS, PTR, SRV, SSHFP, SVCB, TLSA, TXT'],
+    ['an unsupported type', rrset('SPF', ['v=spf1 -all']), 'type', 'type "SPF" is not supported; use one of A, AAAA, ALIAS, CAA, CNAME, DS, HTTPS, MX, NAPTR, NS, PTR, SRV, SSHFP, SVCB, TLSA, TXT'],
     ['a ttl below 60', rrset('A', ['192.0.2.1'], undefined, 59), 'ttl', 'ttl 59 must be an integer from 60 to 604800 seconds'],
     ['a ttl above one week', rrset('A', ['192.0.2.1'], undefined, 604801), 'ttl', 'ttl 604801 must be an integer from 60 to 604800 seconds'],
     ['a fractional ttl', rrset('A', ['192.0.2.1'], undefined, 300.5), 'ttl', 'ttl 300.5 must be an integer'],

@@ -41,6 +41,9 @@ function packetAnswer(owner: string, type: RecordType, content: string): Answer 
   const last = content.slice(content.lastIndexOf(' ') + 1);
   const nums = content.split(' ').map(Number);
   switch (type) {
+    // An ALIAS is never served as itself; its RDATA, one name, is counted as a CNAME's.
+    case 'ALIAS':
+      return { ...base, type: 'CNAME', data: content };
     case 'A':
     case 'AAAA':
     case 'CNAME':

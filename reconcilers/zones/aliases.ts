@@ -1,0 +1,72 @@
+/**
+ * The look at ALIAS targets: each target is asked for its A and AAAA through the resolver port (`--resolver`, the
+ * configured public resolver, so a tenant cannot make the service look up names only its own network knows) once
+ * three quarters of its served TTL have passed, so its addresses are asked for again before they expire in caches;
+ * a target that did not answer is asked again every {@link RETRY_MS}. A new answer is a new zone generation
+ * (store/aliases.ts); a failed look keeps the last one served. The zone pass schedules the looks (`dueIn`), so
+ * nothing of it runs on a timer.
+ */
+import type { Logger } from '../../lib/log';
+import { ResolverError, type Resolver } from '../../providers/resolver';
+import { recordAliasLook, type AliasLook, type ZoneAlias } from '../../store/aliases';
+import type { Store } from '../../store/db';
+import type { Judged } from '../../store/status';
+import { aliasAnswer } from '../../zonefiles';
+
+/** A target that did not answer is asked again this often. */
+export const RETRY_MS = 30_000;
+
+/** Who writes the generation a new answer makes, in the zone's revisions. */
+export const ALIAS_ACTOR = 'system:alias';
+
+/** Milliseconds until the look at `a` is due (0 or less: due) on the store's clock `now`. */
+export function dueIn(a: ZoneAlias, now: number): number {
+  if (a.checkedAt === null) return 0;
+  const every = a.error === null && a.answer ? a.answer.ttl * 750 : RETRY_MS;
+  return Date.parse(a.checkedAt) + every - now;
+}
+
+/** What the resolver says of `target`: its addresses, or in words why there are none. */
+export async function lookUp(resolver: Resolver, target: string): Promise<AliasLook> {
+  if (!resolver.addressRecords) return { error: 'the resolver cannot be asked for addresses' };
+  try {
+    const found = await resolver.addressRecords(target);
+    if (found.kind === 'nxdomain') return { error: `${target} does not exist (NXDOMAIN)` };
+    const answer = found.kind === 'records' ? aliasAnswer(found.a, found.aaaa, found.ttl) : undefined;
+    if (!answer || answer.a.length + answer.aaaa.length === 0) return { error: `${target} has no A or AAAA records` };
+    return { answer };
+  } catch (e) {
+    if (e instanceof ResolverError) return { error: e.message };
+    throw e;
+  }
+}
+
+/** Looks at every target of the zone's `aliases` that is due: how many were, and whether one made a new generation. */
+export async function lookAtAliases(
+  d: { store: Store; resolver: Resolver; log: Logger }, zone: string, aliases: ZoneAlias[],
+): Promise<{ asked: number; changed: boolean }> {
+  const now = d.store.clock().getTime();
+  const due = aliases.filter((a) => dueIn(a, now) <= 0);
+  if (due.length === 0) return { asked: 0, changed: false };
+  const made = await Promise.all(due.map(async (a) => {
+    const look = await lookUp(d.resolver, a.target);
+    if ('error' in look) d.log.debug({ zone, name: a.name, target: a.target, err: look.error }, 'ALIAS target did not resolve');
+    return recordAliasLook(d.store, { zone, name: a.name, target: a.target, look, actor: ALIAS_ACTOR });
+  }));
+  return { asked: due.length, changed: made.includes(true) };
+}
+
+/** The zone's AliasResolved condition; null when it has no ALIAS. */
+export function aliasCondition(aliases: ZoneAlias[]): Judged | null {
+  if (aliases.length === 0) return null;
+  const failing = aliases.filter((a) => a.error !== null);
+  const waiting = aliases.filter((a) => a.error === null && !a.answer);
+  if (failing.length === 0 && waiting.length === 0) {
+    return { type: 'AliasResolved', status: 'True', reason: 'Resolved', message: `every ALIAS target resolved (${aliases.map((a) => `${a.name} → ${a.target}`).join(', ')})` };
+  }
+  const said = [
+    ...failing.map((a) => `ALIAS ${a.name} → ${a.target}: ${a.error}; ${a.answer ? `the addresses found at ${a.resolvedAt} are still served` : 'nothing is served at the name'}`),
+    ...waiting.map((a) => `ALIAS ${a.name} → ${a.target} is not resolved yet; nothing is served at the name until it is`),
+  ];
+  return { type: 'AliasResolved', status: 'False', reason: failing.length > 0 ? 'TargetNotResolving' : 'NotResolvedYet', message: said.join('; ') };
+}

@@ -1,0 +1,114 @@
+/**
+ * What the zone reconciler found of each ALIAS target (zone_aliases): observed facts, but served ones, so a new
+ * answer is a new generation of its zone, written in the same transaction as the answer.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { AppError } from '../lib/errors';
+import { sameAnswer, type AliasAnswer } from '../zonefiles';
+import { iso, type Store } from './db';
+import { rrsets, zoneAliases } from './schema';
+import { bump, zoneToChange, type AliasFact } from './zones';
+
+/** One ALIAS rrset of a zone and what was found of its target. */
+export interface ZoneAlias {
+  name: string;
+  target: string;
+  /** The last answer, served at `name`; null when the target has never answered (nothing is served there). */
+  answer: AliasAnswer | null;
+  /** When the target last answered. */
+  resolvedAt: string | null;
+  /** When it was last asked, answered or not; null: not yet. */
+  checkedAt: string | null;
+  /** Why the last look found no addresses; the last answer goes on being served. */
+  error: string | null;
+}
+
+interface Row {
+  stale: number; name: string; records: string | null; target: string | null; a: string | null; aaaa: string | null; ttl: number | null;
+  resolved_at: string | null; checked_at: string | null; error: string | null;
+}
+
+/**
+ * The zone's ALIAS rrsets by name, each with what was found of its target, and the names of what was found for
+ * ALIAS rrsets deleted since (`stale`), in one statement. A row found for another target (the ALIAS was pointed
+ * elsewhere since) is not this target's: as if none. Read through the partial index on ALIAS.
+ */
+export async function zoneAliasesOf(s: Store, zone: string): Promise<{ aliases: ZoneAlias[]; stale: string[] }> {
+  const rows = await s.raw<Row>('zoneAliases', `SELECT * FROM (
+      SELECT 0 AS stale, r.name, r.records, a.target, a.a, a.aaaa, a.ttl, a.resolved_at, a.checked_at, a.error
+      FROM rrsets r LEFT JOIN zone_aliases a ON a.zone = r.zone AND a.name = r.name WHERE r.zone = ? AND r.type = 'ALIAS'
+    ) AS live
+    UNION ALL
+    SELECT 1, a.name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM zone_aliases a
+    WHERE a.zone = ? AND NOT EXISTS (SELECT 1 FROM rrsets r WHERE r.zone = a.zone AND r.name = a.name AND r.type = 'ALIAS')
+    ORDER BY 2`, [zone, zone]);
+  const aliases: ZoneAlias[] = [];
+  const stale: string[] = [];
+  for (const r of rows) {
+    if (Number(r.stale) === 1) {
+      stale.push(r.name);
+      continue;
+    }
+    const target = (JSON.parse(r.records!) as { content: string }[])[0]!.content;
+    const found = r.target === target;
+    aliases.push({
+      name: r.name, target,
+      answer: found && r.resolved_at !== null ? { a: JSON.parse(r.a!) as string[], aaaa: JSON.parse(r.aaaa!) as string[], ttl: Number(r.ttl) } : null,
+      resolvedAt: found ? r.resolved_at : null,
+      checkedAt: found ? r.checked_at : null,
+      error: found ? r.error : null,
+    });
+  }
+  return { aliases, stale };
+}
+
+/** A look at an ALIAS target: the answer, or why there is none. */
+export type AliasLook = { answer: AliasAnswer } | { error: string };
+
+/**
+ * Records a look at the target of the ALIAS at `name`, if the zone still has that ALIAS with that target. An answer
+ * other than the one served (or the first) raises the zone's generation and serial, with a revision by `actor`, and
+ * marks the ALIAS rrset changed at that generation, so the reconciler serves the new addresses as any change. A
+ * failure keeps the last answer and only says why. Answers whether the zone got a new generation.
+ */
+export async function recordAliasLook(s: Store, p: { zone: string; name: string; target: string; look: AliasLook; actor: string }): Promise<boolean> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    // Deleted meanwhile: its next pass finalizes it.
+    const z = await zoneToChange(tx, null, p.zone).catch((e: unknown) => {
+      if (e instanceof AppError && e.status === 404) return undefined;
+      throw e;
+    });
+    if (!z) return false;
+    const [alias] = await tx.select({ records: rrsets.records }).from(rrsets)
+      .where(and(eq(rrsets.zone, p.zone), eq(rrsets.name, p.name), eq(rrsets.type, 'ALIAS')));
+    if (alias?.records[0]?.content !== p.target) return false;
+    const [row] = await tx.select().from(zoneAliases).where(and(eq(zoneAliases.zone, p.zone), eq(zoneAliases.name, p.name)));
+    const before = row && row.target === p.target && row.resolvedAt !== null ? { a: row.a, aaaa: row.aaaa, ttl: row.ttl } : null;
+    const at = iso(now);
+    const values = 'answer' in p.look
+      ? { target: p.target, ...p.look.answer, resolvedAt: at, checkedAt: at, error: null }
+      : { target: p.target, ...(before ?? { a: [], aaaa: [], ttl: 0 }), resolvedAt: before ? row!.resolvedAt : null, checkedAt: at, error: p.look.error };
+    await tx.insert(zoneAliases).values({ zone: p.zone, name: p.name, ...values })
+      .onConflictDoUpdate({ target: [zoneAliases.zone, zoneAliases.name], set: values });
+    if (!('answer' in p.look) || (before && sameAnswer(before, p.look.answer))) return false;
+    const { a, aaaa } = p.look.answer;
+    const addresses = [...a, ...aaaa].join(', ') || 'no addresses';
+    const bumped = await bump(s, tx, z, now, { actor: p.actor, summary: `ALIAS ${p.name} → ${p.target} resolved to ${addresses}`, diff: [] });
+    await tx.update(rrsets).set({ changedGen: bumped.generation })
+      .where(and(eq(rrsets.zone, p.zone), eq(rrsets.name, p.name), eq(rrsets.type, 'ALIAS')));
+    return true;
+  });
+}
+
+/** Forgets what was found for the zone's ALIAS rrsets at `names`, deleted since. */
+export async function forgetAliases(s: Store, zone: string, names: string[]): Promise<void> {
+  await s.write(async (tx) => {
+    await tx.delete(zoneAliases).where(and(eq(zoneAliases.zone, zone), inArray(zoneAliases.name, names)));
+  });
+}
+
+export const aliasFacts = (aliases: ZoneAlias[]): AliasFact[] => aliases.map((a) => ({
+  name: a.name, target: a.target, addresses: a.answer ? [...a.answer.a, ...a.answer.aaaa] : [], ttl: a.answer?.ttl ?? null,
+  resolvedAt: a.resolvedAt, checkedAt: a.checkedAt, error: a.error,
+}));

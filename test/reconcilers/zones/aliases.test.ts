@@ -1,0 +1,178 @@
+/** The zone reconciler's ALIAS targets: resolved through the resolver port, served as A/AAAA, looked at again
+ * before the TTL runs out, the last answer kept while a target fails. On both stores. */
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../lib/log';
+import { ResolverError, type AddressLookup, type Resolver } from '../../../providers/resolver';
+import { zoneReconciler } from '../../../reconcilers/zones';
+import { RETRY_MS } from '../../../reconcilers/zones/aliases';
+import { createOrg } from '../../../store/accounts';
+import { zoneAliasesOf } from '../../../store/aliases';
+import type { Store } from '../../../store/db';
+import { statusOf } from '../../../store/status';
+import { applyZoneChanges } from '../../../store/zone-changes';
+import { createZone, deleteRRset, putRRset, zoneByName, type ZoneFacts } from '../../../store/zones';
+import { checkCnameConflict, MAX_ALIASES_PER_ZONE, validateRRset, type RRset } from '../../../zonefiles';
+import { FakeNameserver } from '../../helpers/fake-nameserver';
+import { openTestStore } from '../../helpers/store';
+
+const ZONE = 'example.com';
+const NS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
+const QUOTA = { plan: 'free', rrsets: 5000, bytes: 5 << 20 };
+const noAbort = new AbortController().signal;
+const silent = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
+
+describe('zone reconciler: ALIAS', () => {
+  let store: Store;
+  let ns: FakeNameserver;
+  let orgId: number;
+  let now: number;
+  /** What the fake resolver answers for each name; a name missing fails as a resolver that gave no answer. */
+  let answers: Map<string, AddressLookup>;
+  const resolver: Resolver = {
+    ns: async () => [],
+    addressRecords: async (name) => {
+      const found = answers.get(name);
+      if (!found) throw new ResolverError(`resolver 192.0.2.53 answered SERVFAIL for ${name} A`);
+      return found;
+    },
+  };
+  const put = (rrset: RRset) => putRRset(store, { orgId, zone: ZONE, actor: 't', cnameConflict: checkCnameConflict, quota: QUOTA, rrset: validateRRset(ZONE, rrset) });
+  const alias = (name: string, target: string): RRset => ({ name, type: 'ALIAS', ttl: 3600, records: [{ content: target }] });
+  const facts = async () => (await statusOf<ZoneFacts>(store, 'zone', ZONE))!;
+  const servedText = () => ns.served.get(ZONE)?.text ?? '';
+  // The secondaries' first look at once: this nameserver has none, which that look finds, and then it is never due.
+  const reconciler = () => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, secondaryCheckMs: 0 });
+  /** Passes until one asks for none sooner than later: what the runner does with `requeueAfterMs: 0`. */
+  const settle = async (r = reconciler()): Promise<number> => {
+    for (let i = 0; i < 6; i++) {
+      const { requeueAfterMs } = await r.reconcile(ZONE, noAbort);
+      if (requeueAfterMs !== 0) return requeueAfterMs!;
+    }
+    throw new Error('the zone did not settle');
+  };
+
+  beforeEach(async () => {
+    now = Date.parse('2026-11-29T12:00:00Z');
+    store = await openTestStore(':memory:', { clock: () => new Date(now) });
+    ns = new FakeNameserver();
+    orgId = (await createOrg(store, 'acme', 'free')).id;
+    answers = new Map();
+    await createZone(store, { orgId, name: ZONE, nameservers: NS, actor: 'test', quota: null });
+  });
+  afterEach(() => store.close());
+
+  it('serves the target\'s addresses at the apex with the TTL capped at 300 s, and says what it resolved', async () => {
+    answers.set('cdn.example.net', { kind: 'records', a: ['192.0.2.10'], aaaa: ['2001:db8::10'], ttl: 3600 });
+    await put({ name: ZONE, type: 'MX', ttl: 300, records: [{ content: '10 mail.example.com' }] });
+    await put(alias(ZONE, 'cdn.example.net'));
+    const r = reconciler();
+    const next = await settle(r);
+
+    expect(servedText()).toContain('@ 300 IN A 192.0.2.10\n');
+    expect(servedText()).toContain('@ 300 IN AAAA 2001:db8::10\n');
+    expect(servedText()).not.toContain('ALIAS');
+    const st = await facts();
+    expect(st.conditions.find((c) => c.type === 'AliasResolved')).toMatchObject({ status: 'True', reason: 'Resolved' });
+    expect(st.facts.aliases).toEqual([{
+      name: ZONE, target: 'cdn.example.net', addresses: ['192.0.2.10', '2001:db8::10'], ttl: 300,
+      resolvedAt: '2026-11-29T12:00:00Z', checkedAt: '2026-11-29T12:00:00Z', error: null,
+    }]);
+    // Looked at again before the 300 s run out: at three quarters of them.
+    expect(next).toBe(225_000);
+    expect(st.observedGeneration).toBe((await zoneByName(store, ZONE))!.generation);
+  });
+
+  it('keeps serving the last answer while the target fails, says so, and serves a new answer with a new serial', async () => {
+    answers.set('cdn.example.net', { kind: 'records', a: ['192.0.2.10'], aaaa: [], ttl: 120 });
+    await put(alias(`www.${ZONE}`, 'cdn.example.net'));
+    expect(await settle()).toBe(90_000);
+    const first = (await zoneByName(store, ZONE))!;
+    expect(servedText()).toContain('www 120 IN A 192.0.2.10\n');
+
+    answers.delete('cdn.example.net');
+    now += 90_000;
+    expect(await settle()).toBe(RETRY_MS);
+    expect(servedText()).toContain('www 120 IN A 192.0.2.10\n');
+    expect((await zoneByName(store, ZONE))!.generation).toBe(first.generation);
+    let st = await facts();
+    const failing = st.conditions.find((c) => c.type === 'AliasResolved')!;
+    expect(failing).toMatchObject({ status: 'False', reason: 'TargetNotResolving' });
+    expect(failing.message).toContain(`ALIAS www.${ZONE} → cdn.example.net`);
+    expect(failing.message).toContain('SERVFAIL');
+    expect(st.facts.aliases?.[0]).toMatchObject({ addresses: ['192.0.2.10'], resolvedAt: '2026-11-29T12:00:00Z', error: expect.stringContaining('SERVFAIL') });
+
+    answers.set('cdn.example.net', { kind: 'nxdomain' });
+    now += RETRY_MS;
+    await settle();
+    expect((await facts()).facts.aliases?.[0]?.error).toBe('cdn.example.net does not exist (NXDOMAIN)');
+    expect(servedText()).toContain('www 120 IN A 192.0.2.10\n');
+
+    answers.set('cdn.example.net', { kind: 'records', a: ['192.0.2.20', '192.0.2.21'], aaaa: [], ttl: 5 });
+    now += RETRY_MS;
+    expect(await settle()).toBe(22_500);
+    expect(servedText()).toContain('www 30 IN A 192.0.2.20\nwww 30 IN A 192.0.2.21\n');
+    expect(servedText()).not.toContain('192.0.2.10');
+    const after = (await zoneByName(store, ZONE))!;
+    expect(after.generation).toBeGreaterThan(first.generation);
+    expect(ns.served.get(ZONE)!.serial).toBeGreaterThan(first.serial);
+    st = await facts();
+    expect(st.conditions.find((c) => c.type === 'AliasResolved')).toMatchObject({ status: 'True' });
+    expect(st.facts.aliases?.[0]).toMatchObject({ addresses: ['192.0.2.20', '192.0.2.21'], ttl: 30, error: null });
+  });
+
+  it('the same answer again changes nothing: no generation, no serial', async () => {
+    answers.set('cdn.example.net', { kind: 'records', a: ['192.0.2.10'], aaaa: [], ttl: 300 });
+    await put(alias(ZONE, 'cdn.example.net'));
+    await settle();
+    const before = (await zoneByName(store, ZONE))!;
+    now += 225_000;
+    await settle();
+    expect((await zoneByName(store, ZONE))!).toMatchObject({ generation: before.generation, serial: before.serial });
+    expect((await facts()).facts.aliases?.[0]?.checkedAt).toBe('2026-11-29T12:03:45Z');
+  });
+
+  it('serves nothing at a name whose target never resolved, and says so', async () => {
+    await put(alias(`www.${ZONE}`, 'nowhere.example.net'));
+    await settle();
+    expect(servedText()).not.toMatch(/^www /m);
+    const cond = (await facts()).conditions.find((c) => c.type === 'AliasResolved')!;
+    expect(cond).toMatchObject({ status: 'False', reason: 'TargetNotResolving' });
+    expect(cond.message).toContain('nothing is served at the name');
+  });
+
+  it('a deleted ALIAS stops being served, its answer is forgotten and the condition goes', async () => {
+    answers.set('cdn.example.net', { kind: 'records', a: ['192.0.2.10'], aaaa: [], ttl: 300 });
+    await put(alias(`www.${ZONE}`, 'cdn.example.net'));
+    await settle();
+    await deleteRRset(store, { orgId, zone: ZONE, name: `www.${ZONE}`, type: 'ALIAS', actor: 't' });
+    await settle();
+    expect(servedText()).not.toContain('192.0.2.10');
+    expect(await zoneAliasesOf(store, ZONE)).toEqual({ aliases: [], stale: [] });
+    expect((await facts()).conditions.some((c) => c.type === 'AliasResolved')).toBe(false);
+  });
+
+  it('an ALIAS never shares its name with an A or AAAA: 409 alias_conflict on a put, a refused change in a set', async () => {
+    await put(alias(ZONE, 'cdn.example.net'));
+    await expect(put({ name: ZONE, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] })).rejects.toMatchObject({ status: 409, code: 'alias_conflict' });
+    await put({ name: `www.${ZONE}`, type: 'AAAA', ttl: 300, records: [{ content: '2001:db8::1' }] });
+    await expect(put(alias(`www.${ZONE}`, 'cdn.example.net'))).rejects.toMatchObject({ status: 409, code: 'alias_conflict' });
+    await expect(put({ name: `www.${ZONE}`, type: 'CNAME', ttl: 300, records: [{ content: 'cdn.example.net' }] })).rejects.toMatchObject({ code: 'cname_conflict' });
+
+    const set = (changes: Parameters<typeof applyZoneChanges>[1]['changes']) => applyZoneChanges(store, { orgId, zone: ZONE, actor: 't', quota: QUOTA, changes });
+    await expect(set([{ op: 'put', name: `api.${ZONE}`, type: 'ALIAS', ttl: 300, records: [{ content: 'cdn.example.net' }] },
+      { op: 'put', name: `api.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] }]))
+      .rejects.toMatchObject({ status: 400, details: { issues: [expect.objectContaining({ path: 'changes[0].type' }), expect.objectContaining({ path: 'changes[1].type' })] } });
+    // Swapping the AAAA for an ALIAS in one set is allowed: the rule holds for the zone after the set.
+    await set([{ op: 'delete', name: `www.${ZONE}`, type: 'AAAA' }, { op: 'put', name: `www.${ZONE}`, type: 'ALIAS', ttl: 300, records: [{ content: 'cdn.example.net' }] }]);
+  });
+
+  it(`a zone holds at most ${MAX_ALIASES_PER_ZONE} ALIAS rrsets (409 alias_limit), in puts and in change sets`, async () => {
+    for (let i = 0; i < MAX_ALIASES_PER_ZONE; i++) await put(alias(`a${i}.${ZONE}`, 'cdn.example.net'));
+    await expect(put(alias(`more.${ZONE}`, 'cdn.example.net'))).rejects.toMatchObject({ status: 409, code: 'alias_limit' });
+    await put(alias(`a0.${ZONE}`, 'other.example.net'));
+    await expect(applyZoneChanges(store, { orgId, zone: ZONE, actor: 't', quota: QUOTA, changes: [
+      { op: 'put', name: `more.${ZONE}`, type: 'ALIAS', ttl: 300, records: [{ content: 'cdn.example.net' }] },
+    ] })).rejects.toMatchObject({ status: 409, code: 'alias_limit' });
+  });
+});

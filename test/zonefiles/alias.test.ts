@@ -1,0 +1,98 @@
+/** ALIAS rrsets: validation, the coexistence rule, export and re-import, and what an answer is served as. */
+import { describe, expect, it } from 'vitest';
+import {
+  aliasAnswer, aliasConflict, exportZoneFile, importChanges, parseZoneFile, servedRRsets, validateRRset, ZoneValidationError,
+  ALIAS_MAX_TTL, ALIAS_MIN_TTL, MAX_ALIAS_ADDRESSES, type CurrentRRset, type RRset,
+} from '../../zonefiles';
+import { testSoa } from './fixtures';
+
+const ZONE = 'example.com';
+const alias = (name: string, ...targets: string[]): RRset => ({ name, type: 'ALIAS', ttl: 300, records: targets.map((content) => ({ content })) });
+const issuesOf = (f: () => unknown): { path: string; message: string }[] => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ZoneValidationError) return e.issues;
+    throw e;
+  }
+  return [];
+};
+
+describe('ALIAS validation', () => {
+  it('takes one host name at any name, the apex too, and writes it canonical', () => {
+    expect(validateRRset(ZONE, alias('@', 'CDN.Example.NET.'))).toEqual(alias(ZONE, 'cdn.example.net'));
+    expect(validateRRset(ZONE, alias(`www.${ZONE}`, 'lb.example.org'))).toEqual(alias(`www.${ZONE}`, 'lb.example.org'));
+  });
+
+  it.each([
+    ['two targets', alias(ZONE, 'a.example.net', 'b.example.net'), 'records', 'exactly one record'],
+    ['a wildcard target', alias(ZONE, '*.example.net'), 'records[0].content', 'wildcard'],
+    ['an address', alias(ZONE, '192.0.2.1 x'), 'records[0].content', 'contains " "'],
+    ['an empty label', alias(ZONE, 'a..example.net'), 'records[0].content', 'empty label'],
+    ['its own name', alias(`www.${ZONE}`, `WWW.${ZONE}.`), 'records[0].content', 'own name'],
+  ])('refuses %s', (_what, rrset, path, words) => {
+    const issues = issuesOf(() => validateRRset(ZONE, rrset));
+    expect(issues).toEqual([expect.objectContaining({ path })]);
+    expect(issues[0]!.message).toContain(words);
+  });
+
+  it('judges coexistence on the types a name holds after a change: never beside A or AAAA; beside SOA, NS, MX, TXT it may', () => {
+    expect(aliasConflict(['ALIAS', 'A'])).toBe(true);
+    expect(aliasConflict(['AAAA', 'ALIAS'])).toBe(true);
+    expect(aliasConflict(['ALIAS', 'NS', 'MX', 'TXT', 'CAA'])).toBe(false);
+    expect(aliasConflict(['A', 'AAAA'])).toBe(false);
+  });
+});
+
+describe('ALIAS in zone files', () => {
+  const rrsets: RRset[] = [
+    { name: ZONE, type: 'NS', ttl: 86_400, records: [{ content: 'ns1.hostplane.test' }] },
+    alias(ZONE, 'cdn.example.net'),
+    { name: ZONE, type: 'MX', ttl: 300, records: [{ content: '10 mail.example.com' }] },
+  ];
+
+  it('exports as PowerDNS writes it (`name ttl IN ALIAS target.`) and re-imports as a no-op', () => {
+    const file = exportZoneFile(ZONE, testSoa, rrsets);
+    expect(file).toContain('example.com. 300 IN ALIAS cdn.example.net.\n');
+    const current: CurrentRRset[] = rrsets.map((r) => ({ ...r, managedBy: r.type === 'NS' ? 'system' : null }));
+    expect(importChanges(ZONE, current, parseZoneFile(file, ZONE), 'replace')).toEqual([]);
+  });
+
+  it('reads a relative target against $ORIGIN', () => {
+    expect(parseZoneFile('$ORIGIN example.com.\n$TTL 300\nwww IN ALIAS lb\n', ZONE).rrsets).toEqual([alias(`www.${ZONE}`, 'lb.example.com')]);
+  });
+
+  it('refuses at its line a file that puts an ALIAS beside an A', () => {
+    const issues = issuesOf(() => importChanges(ZONE, [], parseZoneFile('$TTL 300\n@ IN ALIAS cdn.example.net.\n@ IN A 192.0.2.1\n', ZONE), 'merge'));
+    expect(issues.map((i) => i.path)).toEqual(['line 2', 'line 3']);
+    expect(issues[0]!.message).toContain('ALIAS cannot share its name with an A or AAAA');
+  });
+});
+
+describe('ALIAS answers as served', () => {
+  it('caps the TTL at five minutes and keeps it at least 30 s', () => {
+    expect(aliasAnswer(['192.0.2.1'], [], 3600).ttl).toBe(ALIAS_MAX_TTL);
+    expect(aliasAnswer(['192.0.2.1'], [], 120).ttl).toBe(120);
+    expect(aliasAnswer(['192.0.2.1'], [], 0).ttl).toBe(ALIAS_MIN_TTL);
+  });
+
+  it('keeps addresses only, canonical, sorted, without duplicates, at most 16 of each family', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `198.51.100.${40 - i}`);
+    const answer = aliasAnswer([...many, 'not-an-address', '198.51.100.1'], ['2001:DB8:0::1', '2001:db8::1'], 60);
+    expect(answer.a).toHaveLength(MAX_ALIAS_ADDRESSES);
+    expect(answer.a.slice(0, 3)).toEqual(['198.51.100.1', '198.51.100.2', '198.51.100.3']);
+    expect(answer.aaaa).toEqual(['2001:db8::1']);
+  });
+
+  it('serves an ALIAS as A and AAAA rrsets of its answer, nothing of a family it lacks, and nothing before a first answer', () => {
+    const other: RRset = { name: ZONE, type: 'MX', ttl: 300, records: [{ content: '10 mail.example.com' }] };
+    const answers = new Map([[ZONE, aliasAnswer(['192.0.2.7'], ['2001:db8::7'], 100)], [`v4.${ZONE}`, aliasAnswer(['192.0.2.8'], [], 100)]]);
+    const served = servedRRsets([alias(ZONE, 'a.example.net'), other, alias(`v4.${ZONE}`, 'b.example.net'), alias(`new.${ZONE}`, 'c.example.net')], (n) => answers.get(n));
+    expect(served).toEqual([
+      { name: ZONE, type: 'A', ttl: 100, records: [{ content: '192.0.2.7' }] },
+      { name: ZONE, type: 'AAAA', ttl: 100, records: [{ content: '2001:db8::7' }] },
+      other,
+      { name: `v4.${ZONE}`, type: 'A', ttl: 100, records: [{ content: '192.0.2.8' }] },
+    ]);
+  });
+});
