@@ -2893,7 +2893,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone's */
+            /** @description the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone's. Streamed as it is read: should a write change a part of the zone not sent yet, the answer ends unfinished (read it again) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
