@@ -245,7 +245,7 @@ export async function invokeAs(op: AnyOp, deps: Deps, ctx: Context, principal: P
   needCore(op, deps);
   const key = raw.idempotencyKey !== undefined && honoursIdempotencyKey(op) ? checkedKey(raw.idempotencyKey) : undefined;
   const input = validInput(op, raw);
-  return answerOnce(keysOf(deps.store), ctx, { scope: keyScope(scope), key, operationId: op.operationId, body: raw.body },
+  return answerOnce(keysOf(deps.store), ctx, { scope, key, operationId: op.operationId, body: raw.body },
     () => op.handler({ ...input, core: deps.core, deps, http: ctx, conditions: conditionsOf((name) => raw.headers?.[name] ?? ''), ...scope }));
 }
 
@@ -261,9 +261,10 @@ const keysOf = (store: Store): Keys => {
 /** Runs an operation once per Idempotency-Key (api/idempotency.ts): without a key it runs; with one it runs under
  * the key's claim and its answer is stored, or the stored answer is replayed. The key is looked at once the request
  * is known valid: a refused one is never stored. */
-async function answerOnce(keys: Keys, ctx: Context, p: { scope: string; key: string | undefined; operationId: string; body: unknown }, run: () => Promise<Reply>): Promise<Reply> {
+async function answerOnce(keys: Keys, ctx: Context, p: { scope: Partial<OrgScope & NodeScope>; key: string | undefined; operationId: string; body: unknown }, run: () => Promise<Reply>): Promise<Reply> {
+  // Without a key nothing is claimed, nor is its scope made: an open operation has no caller to scope it.
   if (p.key === undefined) return run();
-  const begun = await keys.begin(ctx, { scope: p.scope, key: p.key, operationId: p.operationId, body: p.body });
+  const begun = await keys.begin(ctx, { scope: keyScope(p.scope), key: p.key, operationId: p.operationId, body: p.body });
   if (begun.kind === 'replayed') return begun.reply;
   let reply: Reply;
   try {
@@ -335,7 +336,7 @@ export function mountOps(router: Router, ops: AnyOp[], deps: Deps, parseBody: (c
       let body: unknown;
       if (op.body) body = op.bodyType ? await readTextBody(ctx, op.bodyType) : await parseBody(ctx);
       const input = validInput(op, { params, query: ctx.query, body });
-      const reply = await answerOnce(keys, ctx, { scope: keyScope(scope), key, operationId: op.operationId, body },
+      const reply = await answerOnce(keys, ctx, { scope, key, operationId: op.operationId, body },
         () => op.handler({ ...input, core: deps.core, deps, http: ctx, conditions: conditionsOf((name) => ctx.get(name)), ...scope }));
       // Serialized here, before any of the answer's headers are set: a body JSON cannot hold is this request's
       // 500 from the error edge, without the headers meant for the answer.
