@@ -29,10 +29,6 @@ import { mountZonePages } from './zones';
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
 /** The sign-in form's CSRF token, before there is a session to hold one (double submit: cookie and field). */
 const SIGN_IN = 'hostplane_sign_in';
-/** The "needs attention" list shows this many conditions; each kind's own list (api/console/attention.ts) pages
- * through all of them. */
-export const ATTENTION_SHOWN = 200;
-
 export interface ConsoleOptions {
   /** Failed sign-ins per address and per email (default 10 a minute). */
   limits?: SignInLimits;
@@ -42,8 +38,14 @@ export interface ConsoleOptions {
   pageSizes?: Partial<PageSizes>;
 }
 
-export interface PageSizes { zones: number; rrsets: number; hostnames: number; domains: number; projects: number; secrets: number; nodes: number; audit: number; attention: number }
-export const DEFAULT_PAGE_SIZES: PageSizes = { zones: 50, rrsets: 100, hostnames: 50, domains: 50, projects: 50, secrets: 50, nodes: 50, audit: 50, attention: 50 };
+/** `orgAttention`: the conditions not True the organization's page shows, longest first; each kind's own list
+ * (`attention` a page, api/console/attention.ts) goes through all of them. */
+export interface PageSizes {
+  zones: number; rrsets: number; hostnames: number; domains: number; projects: number; secrets: number; nodes: number; audit: number; attention: number; orgAttention: number;
+}
+export const DEFAULT_PAGE_SIZES: PageSizes = {
+  zones: 50, rrsets: 100, hostnames: 50, domains: 50, projects: 50, secrets: 50, nodes: 50, audit: 50, attention: 50, orgAttention: 200,
+};
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
 const withHeaders = (e: AppError, headers: Record<string, string>): AppError & { headers: Record<string, string> } => Object.assign(e, { headers });
@@ -115,7 +117,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   router.get('/console/orgs/:slug', signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), { operationId: 'the organization page', role: 'viewer' });
     const load = async () => {
-      const [{ counts, attention: pending }, attention] = await Promise.all([orgCounts(deps.store, scope.org.id), longestAttention(deps.store, scope.org.id, ATTENTION_SHOWN)]);
+      const [{ counts, attention: pending }, attention] = await Promise.all([orgCounts(deps.store, scope.org.id), longestAttention(deps.store, scope.org.id, pageSizes.orgAttention)]);
       return { counts, pending, attention };
     };
     await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load,
