@@ -6,6 +6,7 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type client from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
@@ -52,7 +53,7 @@ const withHeaders = (e: AppError, headers: Record<string, string>): AppError & {
 
 const authorizeAccess = opOf(accessOps, 'authorizeAccess');
 
-export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = {}): void {
+export function mountConsole(router: Router, deps: Deps, registry: client.Registry, opts: ConsoleOptions = {}): void {
   const limits = opts.limits ?? new SignInLimits();
   const { concurrent, queued } = opts.verifications ?? { concurrent: 2, queued: 8 };
   const verifications = new Slots(concurrent, queued);
@@ -61,7 +62,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   // Made now, not at the first sign-in of an unknown email, which would take the time of making it too.
   const decoy = hashPassword(randomBytes(16).toString('hex'));
 
-  const kit = makeKit(deps);
+  const kit = makeKit(deps, registry);
   const { session, viewerOf, startSession, redirect, route, signedIn, signedInForm } = kit;
 
   const refuseIfLimited = (ctx: Context, email: string): void => {
