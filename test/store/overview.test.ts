@@ -75,7 +75,7 @@ describe('the conditions that need attention', () => {
     await setStatus('hostname', 'api.customer.example', [{ type: 'Ready', status: 'Unknown', reason: 'CertificatePending', since: at(8) }]);
   });
 
-  it('are ordered by lastTransitionTime across kinds, then by name and type, and cut at the limit', async () => {
+  it('are ordered by lastTransitionTime across kinds, then by name and place in the resource\'s list, and cut at the limit', async () => {
     const all = ['zone:zone-a.test:Delegated', 'hostname:www.customer.example:Verified', 'zone:zone-a.test:Ready', 'zone:zone-b.test:Ready',
       'hostname:api.customer.example:Ready', 'zone:zone-c.test:Ready'];
     expect(brief(await longestAttention(t.store, acme, 100))).toEqual(all);
