@@ -161,7 +161,7 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
   // Bodies are parsed inside each operation, after authentication and the role check: a stranger's
   // oversized or malformed body gets 401, never a parse error.
   mountOps(router, ops, deps, readJsonBody);
-  mountConsole(router, deps, consoleOptions);
+  mountConsole(router, deps, registry, consoleOptions);
   app.use(router.routes());
   // Sets 405 with an Allow header, 200 with it for OPTIONS, or 501; the error edge then writes the body.
   app.use(router.allowedMethods());

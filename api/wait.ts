@@ -9,10 +9,13 @@
  *   `onOtherCommits` (SQLite's data_version, PostgreSQL's notifications), listened to while anyone waits (and
  *   WATCH_LINGER_MS after) and never otherwise. Status writes are not in the change feed, so the feed's poll would
  *   not see them.
- * A wake re-reads the resource; one that finds it not yet observed waits again.
+ * A wake re-reads the resource; one that finds it not yet observed waits again. A wait on a page of many (`*`) is
+ * scoped to one organization: a change of this process wakes it only when store/org-scope.ts finds that it concerns
+ * the organization (or cannot tell), and it re-reads at most once per `every` ms however many changes come.
  */
 import type { Store } from '../store/db';
 import { onChanges, type ChangeKind } from '../store/feed';
+import { orgsConcerned, type Concerning } from '../store/org-scope';
 import { onStatus } from '../store/status';
 
 /** The longest `wait` (seconds); docs/reconcile.md, Waiting for convergence. */
@@ -32,25 +35,35 @@ interface Waiter { key: string; wake: () => void }
 class Waiters {
   private readonly byKey = new Map<string, Set<Waiter>>();
   size = 0;
+  /** Of them, the waits scoped to an organization: while there are none, no change is looked up. */
+  scoped = 0;
 
   add(w: Waiter): void {
     let set = this.byKey.get(w.key);
     if (!set) this.byKey.set(w.key, (set = new Set()));
-    if (!set.has(w)) this.size++;
+    if (set.has(w)) return;
     set.add(w);
+    this.size++;
+    if (w.key.startsWith(SCOPED)) this.scoped++;
   }
 
   delete(w: Waiter): void {
     const set = this.byKey.get(w.key);
     if (!set?.delete(w)) return;
     this.size--;
+    if (w.key.startsWith(SCOPED)) this.scoped--;
     if (set.size === 0) this.byKey.delete(w.key);
   }
 
-  /** Wakes the waiters of `key` and those of any change, or every waiter. */
+  /** Wakes the waiters of `key`, or every waiter. */
   wake(key?: string): void {
-    const sets = key === undefined ? [...this.byKey.values()] : [this.byKey.get(key), this.byKey.get(ANY)];
+    const sets = key === undefined ? [...this.byKey.values()] : [this.byKey.get(key)];
     for (const set of sets) if (set) for (const x of [...set]) x.wake();
+  }
+
+  /** Wakes every wait scoped to an organization: a change that may concern any. */
+  wakeScoped(): void {
+    for (const [key, set] of [...this.byKey]) if (key.startsWith(SCOPED)) for (const x of [...set]) x.wake();
   }
 }
 
@@ -83,10 +96,9 @@ export const waitsReleased = (s: Store): boolean => released.has(s);
 const keyOf = (kind: string, key: string): string => `${kind}\u0000${key}`;
 
 /** What a wait watches: one resource's changes, or (`*`, for a page of many: the console's organization page) every
- * change, the waiter telling by its read whether one concerns it. */
+ * change of one organization, whose id is then the key; the waiter tells by its read whether one changed its page. */
 export type Watched = ChangeKind | '*';
-const ANY = keyOf('*', '');
-const watchKey = (kind: Watched, key: string): string => (kind === '*' ? ANY : keyOf(kind, key));
+const SCOPED = keyOf('*', '');
 
 /** The watch of a store, started with its first waiter and stopped a while after its last: no cost while nobody
  * waits. */
@@ -97,14 +109,33 @@ function watchOf(s: Store): Watch {
     return w;
   }
   const waiters = new Waiters();
-  const wake = (key?: string): void => {
-    waiters.wake(key);
+  // Changes waiting to be told whose they are, looked up a batch at a time: a burst of writes costs a few reads.
+  const unscoped: Concerning[] = [];
+  let scoping = false;
+  const scopeAll = async (): Promise<void> => {
+    scoping = true;
+    try {
+      while (unscoped.length > 0) {
+        const orgs = await orgsConcerned(s, unscoped.splice(0)).catch(() => 'any' as const);
+        if (orgs === 'any') waiters.wakeScoped();
+        else for (const org of orgs) waiters.wake(keyOf('*', String(org)));
+      }
+    } finally {
+      scoping = false;
+    }
   };
-  const offStatus = onStatus(s, (kind, key) => wake(keyOf(kind, key)));
+  const changed = (kind: string, key: string): void => {
+    waiters.wake(keyOf(kind, key));
+    if (waiters.scoped === 0) return;
+    unscoped.push({ kind, key });
+    if (!scoping) void scopeAll();
+  };
+  const offStatus = onStatus(s, changed);
   const offChanges = onChanges(s, (batch) => {
-    for (const c of batch) wake(keyOf(c.kind, c.key));
+    for (const c of batch) changed(c.kind, c.key);
   });
-  const offOthers = s.onOtherCommits(() => wake());
+  // Another process's commit says nothing of what it changed.
+  const offOthers = s.onOtherCommits(() => waiters.wake());
   w = {
     waiters,
     stop: () => {
@@ -132,7 +163,7 @@ function nextChange(s: Store, kind: Watched, key: string): { changed: Promise<vo
   const w = watchOf(s);
   let resolve!: () => void;
   const changed = new Promise<void>((r) => { resolve = r; });
-  const waiter: Waiter = { key: watchKey(kind, key), wake: () => resolve() };
+  const waiter: Waiter = { key: keyOf(kind, key), wake: () => resolve() };
   w.waiters.add(waiter);
   return {
     changed,
@@ -143,16 +174,20 @@ function nextChange(s: Store, kind: Watched, key: string): { changed: Promise<vo
 /** Waits held per owner, per store. */
 const heldWaits = new WeakMap<Store, Map<string, number>>();
 
+/** What holds a wait: until `deadline` (epoch ms) or `signal` aborts (the client went away); `owner` (the
+ * organization) counts against MAX_HELD_WAITS_PER_ORG; `every`: ms at least between two reads, so that a burst of
+ * changes is one read, not one per change. */
+export interface Hold { deadline: number; signal?: AbortSignal; owner?: string; every?: number }
+
 /**
- * Reads the resource with `read` until `done` says it is observed, `deadline` (epoch ms) passes or `signal` aborts
- * (the client went away), and answers the last read. A read that throws (the resource was deleted: 404) ends it.
- * An `owner` (the organization) that already holds MAX_HELD_WAITS_PER_ORG waits gets one read, not held.
+ * Reads the resource with `read` until `done` says it is observed, the deadline passes or the signal aborts, and
+ * answers the last read. A read that throws (the resource was deleted: 404) ends it. An owner that already holds
+ * MAX_HELD_WAITS_PER_ORG waits gets one read, not held.
  *
  * Many waits woken by one write each read again: `read` is the resource's own row and status (small); what the
  * caller renders after (a page of rrsets) is its own, and could be shared by concurrent answers of one tag.
  */
-export async function holdUntil<T>(s: Store, kind: Watched, key: string, o: { deadline: number; signal?: AbortSignal; owner?: string },
-  read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+export async function holdUntil<T>(s: Store, kind: Watched, key: string, o: Hold, read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
   if (o.owner === undefined) return hold(s, kind, key, o, read, done);
   let held = heldWaits.get(s);
   if (!held) heldWaits.set(s, held = new Map());
@@ -168,25 +203,36 @@ export async function holdUntil<T>(s: Store, kind: Watched, key: string, o: { de
   }
 }
 
-async function hold<T>(s: Store, kind: Watched, key: string, o: { deadline: number; signal?: AbortSignal },
-  read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+/** Resolves after `ms`, or at once when `signal` aborts or `also` settles (when given). */
+async function pause(ms: number, signal: AbortSignal | undefined, also?: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, ms));
+      onAbort = resolve;
+      signal?.addEventListener('abort', onAbort, { once: true });
+      void also?.then(resolve);
+    });
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+async function hold<T>(s: Store, kind: Watched, key: string, o: Hold, read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  let readAt: number | undefined;
   for (;;) {
     const next = nextChange(s, kind, key);
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
     try {
+      // Armed before this pause: a change during it is in the read that follows, and wakes the wait after it again.
+      if (readAt !== undefined && o.every) await pause(Math.min(readAt + o.every, o.deadline) - Date.now(), o.signal);
+      readAt = Date.now();
       const v = await read();
       const left = o.deadline - Date.now();
       if (done(v) || left <= 0 || o.signal?.aborted || released.has(s)) return v;
-      await new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, left);
-        onAbort = resolve;
-        o.signal?.addEventListener('abort', onAbort, { once: true });
-        void next.changed.then(resolve);
-      });
+      await pause(left, o.signal, next.changed);
     } finally {
-      clearTimeout(timer);
-      if (onAbort) o.signal?.removeEventListener('abort', onAbort);
       next.cancel();
     }
   }

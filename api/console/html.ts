@@ -3,7 +3,7 @@
 
 import type { Condition } from '../../lib/conditions';
 import type { ResourceState } from '../../rules/resource-state';
-import type { OverviewKind } from '../../store/overview';
+import { ATTENTION_KINDS, type Attention, type AttentionKind, type OverviewKind } from '../../store/overview';
 
 export class Html {
   constructor(readonly text: string) {}
@@ -134,7 +134,9 @@ export function ago(at: string, now: number): Html {
 }
 
 export const STATE_LABELS: Record<ResourceState, string> = { ready: 'Ready', progressing: 'Progressing', failing: 'Failing', deleting: 'Deleting' };
-const KIND_LABELS: Record<OverviewKind, string> = { zone: 'Zones', hostname: 'Custom hostnames', domain: 'Domains', project: 'Projects' };
+export const KIND_LABELS: Record<OverviewKind, string> = { zone: 'Zones', hostname: 'Custom hostnames', domain: 'Domains', project: 'Projects' };
+/** Where each kind's conditions that are not True are listed whole (api/console/attention.ts). */
+export const attentionHref = (slug: string, kind: AttentionKind): string => `/console/orgs/${encodeURIComponent(slug)}/attention/${kind}s`;
 
 /** The areas an organization's page links to; the nodes page is its admins'. */
 const AREAS: { path: string; label: string; role?: 'admin' }[] = [
@@ -142,23 +144,32 @@ const AREAS: { path: string; label: string; role?: 'admin' }[] = [
   { path: 'nodes', label: 'Nodes', role: 'admin' }, { path: 'audit', label: 'Audit log', role: 'admin' },
 ];
 
-export interface Attention { kind: OverviewKind; name: string; condition: Condition }
+/** Conditions that are not True as a table: of several kinds (the organization's page) or of one. */
+export function attentionTable(caption: string, items: readonly Attention[], now: number): Html {
+  const rows = items.map((a) => html`<tr><td>${KIND_LABELS[a.kind]}</td><td>${a.name}</td><td>${a.condition.type} ${a.condition.status}</td><td>${a.condition.reason}</td><td>${a.condition.message}</td><td>${ago(a.condition.lastTransitionTime, now)}</td></tr>`);
+  return html`<table><caption>${caption}</caption><thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">Condition</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+}
 
-/** The organization's page: counts of each kind by state, and every condition that is not True, longest first. */
+/** The organization's page: counts of each kind by state, and the conditions that are not True longest, with how
+ * many there are of each kind and a link to each kind's whole list. */
 export function orgPage(viewer: Viewer, o: {
-  slug: string; role: string; counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number; now: number; live?: string;
+  slug: string; role: string; counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; pending: Record<AttentionKind, number>;
+  now: number; live?: string;
 }): string {
   const kinds = Object.keys(KIND_LABELS) as OverviewKind[];
   const states = Object.keys(STATE_LABELS) as ResourceState[];
   const countRows = kinds.map((k) => html`<tr><th scope="row">${KIND_LABELS[k]}</th>${states.map((st) => html`<td>${o.counts[k][st]}</td>`)}<td>${states.reduce((n, st) => n + o.counts[k][st], 0)}</td></tr>`);
-  const attentionRows = o.attention.map((a) => html`<tr><td>${KIND_LABELS[a.kind]}</td><td>${a.name}</td><td>${a.condition.type} ${a.condition.status}</td><td>${a.condition.reason}</td><td>${a.condition.message}</td><td>${ago(a.condition.lastTransitionTime, o.now)}</td></tr>`);
+  const more = ATTENTION_KINDS.reduce((n, k) => n + o.pending[k], 0) - o.attention.length;
+  const perKind = ATTENTION_KINDS.filter((k) => o.pending[k] > 0)
+    .map((k) => html`<li><a href="${attentionHref(o.slug, k)}">${KIND_LABELS[k]}: ${o.pending[k]} not True</a></li>`);
   return page(o.slug, viewer, html`<p>Your role: ${o.role}.</p>
 <ul>${AREAS.filter((a) => a.role !== 'admin' || o.role === 'admin').map((a) => html`<li><a href="/console/orgs/${encodeURIComponent(o.slug)}/${a.path}">${a.label}</a></li>`)}</ul>
 <table><caption>Resources by state</caption><thead><tr><th scope="col">Kind</th>${states.map((st) => html`<th scope="col">${STATE_LABELS[st]}</th>`)}<th scope="col">Total</th></tr></thead>
 <tbody>${countRows}</tbody></table>
 <h2>Needs attention</h2>
-${o.attention.length === 0 ? html`<p>Nothing: every condition is True.</p>` : html`<table><caption>Conditions that are not True, longest first</caption><thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">Condition</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
-<tbody>${attentionRows}</tbody></table>${o.more > 0 ? html`<p>And ${o.more} more.</p>` : null}`}`, o.live);
+${o.attention.length === 0 ? html`<p>Nothing: every condition is True.</p>` : html`${attentionTable('Conditions that are not True, longest first', o.attention, o.now)}
+${more > 0 ? html`<p>And ${more} more.</p>` : null}<p>Each kind's whole list, longest first:</p><ul>${perKind}</ul>`}`, o.live);
 }
 
 export function accountPage(viewer: Viewer, o: { error?: string; notice?: string } = {}): string {

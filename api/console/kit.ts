@@ -10,6 +10,7 @@ import { AppError } from '../../lib/errors';
 import { sameText } from '../../lib/same-text';
 import { isSafeNext } from '../../rules/safe-next';
 import { createHash } from 'node:crypto';
+import client from 'prom-client';
 import { sessionByToken, type NewSession, type Session } from '../../store/sessions';
 import { toErrorBody, type ErrorPage } from '../errors';
 import type { AnyOp, Deps } from '../ops';
@@ -120,12 +121,17 @@ export const ifMatch = (form: URLSearchParams): Record<string, string> => ({ 'if
 
 export type SignedIn = Session & { token: string };
 
-/** What a live page shows changes with: a resource (the zone of a zone's page), or any change (`*`) for a page of
- * many; `orgId` is whose held waits it counts against (api/wait.ts MAX_HELD_WAITS_PER_ORG). */
+/** What a live page shows changes with: a resource (the zone of a zone's page), or any change of the organization
+ * (`*`, `key` unused) for a page of many; `orgId` is whose held waits it counts against (api/wait.ts
+ * MAX_HELD_WAITS_PER_ORG). */
 export interface LiveWatch { kind: Watched; key: string; orgId: number }
 
 /** How long a live page's poll is held by default: under the API's longest wait, so proxies set for it let it be. */
 export const LIVE_WAIT_SECONDS = 25;
+
+/** A held poll reads its page again at most this often (ms): under a burst of changes it reads a few times a second,
+ * not once per change, and still answers well within the 2 s a page has to show a change (issue 24). */
+export const LIVE_REREAD_MS = 250;
 
 /** A page's version: a digest of what it shows, so a change of anything it shows (a condition, a count) is one. */
 export const versionOf = (data: unknown): string => createHash('sha256').update(JSON.stringify(data)).digest('base64url').slice(0, 22);
@@ -164,7 +170,13 @@ export interface Kit {
   live<T>(ctx: Context, watch: LiveWatch, load: () => Promise<T>, render: (data: T, version: string) => string): Promise<void>;
 }
 
-export function makeKit(deps: Deps): Kit {
+/** `registry`: where the count of live polls' page reads goes (`hostplane_console_live_reads_total` on /metrics). */
+export function makeKit(deps: Deps, registry: client.Registry): Kit {
+  const liveReads = new client.Counter({
+    name: 'hostplane_console_live_reads_total',
+    help: 'Console pages read again by held live polls (woken by a change, or at the end of the wait)',
+    registers: [registry],
+  });
   const session = async (ctx: Context): Promise<SignedIn | undefined> => {
     const token = ctx.cookies.get(cookieName(ctx, SESSION));
     if (!token) return undefined;
@@ -225,8 +237,12 @@ export function makeKit(deps: Deps): Kit {
     const abort = (): void => gone.abort();
     ctx.res.once('close', abort);
     try {
-      const version = await holdUntil(deps.store, watch.kind, watch.key, { deadline: Date.now() + wait * 1000, signal: gone.signal, owner: `org:${watch.orgId}` },
-        async () => versionOf(await load()), (v) => v !== seen);
+      const key = watch.kind === '*' ? String(watch.orgId) : watch.key;
+      const version = await holdUntil(deps.store, watch.kind, key, { deadline: Date.now() + wait * 1000, signal: gone.signal, owner: `org:${watch.orgId}`, every: LIVE_REREAD_MS },
+        async () => {
+          liveReads.inc();
+          return versionOf(await load());
+        }, (v) => v !== seen);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { version };
     } finally {

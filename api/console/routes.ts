@@ -6,16 +6,16 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type client from 'prom-client';
 import { randomBytes } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../lib/access-hash';
 import { AppError } from '../../lib/errors';
 import { Slots } from '../../lib/slots';
-import { attentionOf, RESOURCE_STATES, resourceState, sinceLongest, type ResourceState } from '../../rules/resource-state';
-import { orgOverview, type Overview, type OverviewKind } from '../../store/overview';
+import { longestAttention, orgCounts } from '../../store/overview';
 import { changePassword, endSession, membershipsOf, openSession, passwordHashOf, PASSWORD_LENGTH, signInRecord } from '../../store/sessions';
 import { accessOps } from '../access';
 import { invokeAs, memberScope, type Deps } from '../ops';
-import { accountPage, homePage, orgPage, SCRIPT, signInPage, STYLESHEET, type Attention } from './html';
+import { accountPage, homePage, orgPage, SCRIPT, signInPage, STYLESHEET } from './html';
 import { cookieName, consoleNext, makeKit, opOf, readForm, sameToken, send, SESSION, setCookie } from './kit';
 import { SignInLimits } from './limits';
 import { mountNodePages } from './nodes';
@@ -23,29 +23,13 @@ import { mountProjectPages } from './projects';
 import { mountDomainPages } from './domains';
 import { mountHostnamePages } from './hostnames';
 import { LIVE_SCRIPT } from './live';
+import { mountAttentionPages } from './attention';
 import { mountAuditPages } from './audit';
 import { mountZonePages } from './zones';
 
 const { min: MIN_PASSWORD, max: MAX_PASSWORD } = PASSWORD_LENGTH;
 /** The sign-in form's CSRF token, before there is a session to hold one (double submit: cookie and field). */
 const SIGN_IN = 'hostplane_sign_in';
-/** The "needs attention" list shows this many conditions; the page says how many more there are. */
-export const ATTENTION_SHOWN = 200;
-
-/** Counts by kind and state, and the conditions that are not True, longest so first. */
-export function summarize({ items, ready }: Overview): { counts: Record<OverviewKind, Record<ResourceState, number>>; attention: Attention[]; more: number } {
-  const zero = (): Record<ResourceState, number> => Object.fromEntries(RESOURCE_STATES.map((st) => [st, 0])) as Record<ResourceState, number>;
-  const counts: Record<OverviewKind, Record<ResourceState, number>> = { zone: zero(), hostname: zero(), domain: zero(), project: zero() };
-  for (const kind of Object.keys(ready) as OverviewKind[]) counts[kind].ready = ready[kind];
-  const all: Attention[] = [];
-  for (const i of items) {
-    counts[i.kind][resourceState(i)] += 1;
-    for (const condition of attentionOf(i.conditions)) all.push({ kind: i.kind, name: i.name, condition });
-  }
-  all.sort((a, b) => sinceLongest(a.condition, b.condition));
-  return { counts, attention: all.slice(0, ATTENTION_SHOWN), more: Math.max(0, all.length - ATTENTION_SHOWN) };
-}
-
 export interface ConsoleOptions {
   /** Failed sign-ins per address and per email (default 10 a minute). */
   limits?: SignInLimits;
@@ -55,15 +39,21 @@ export interface ConsoleOptions {
   pageSizes?: Partial<PageSizes>;
 }
 
-export interface PageSizes { zones: number; rrsets: number; hostnames: number; domains: number; projects: number; secrets: number; nodes: number; audit: number }
-export const DEFAULT_PAGE_SIZES: PageSizes = { zones: 50, rrsets: 100, hostnames: 50, domains: 50, projects: 50, secrets: 50, nodes: 50, audit: 50 };
+/** `orgAttention`: the conditions not True the organization's page shows, longest first; each kind's own list
+ * (`attention` a page, api/console/attention.ts) goes through all of them. */
+export interface PageSizes {
+  zones: number; rrsets: number; hostnames: number; domains: number; projects: number; secrets: number; nodes: number; audit: number; attention: number; orgAttention: number;
+}
+export const DEFAULT_PAGE_SIZES: PageSizes = {
+  zones: 50, rrsets: 100, hostnames: 50, domains: 50, projects: 50, secrets: 50, nodes: 50, audit: 50, attention: 50, orgAttention: 200,
+};
 
 /** An AppError with the header fields of its answer (the error edge and the console's pages set them). */
 const withHeaders = (e: AppError, headers: Record<string, string>): AppError & { headers: Record<string, string> } => Object.assign(e, { headers });
 
 const authorizeAccess = opOf(accessOps, 'authorizeAccess');
 
-export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = {}): void {
+export function mountConsole(router: Router, deps: Deps, registry: client.Registry, opts: ConsoleOptions = {}): void {
   const limits = opts.limits ?? new SignInLimits();
   const { concurrent, queued } = opts.verifications ?? { concurrent: 2, queued: 8 };
   const verifications = new Slots(concurrent, queued);
@@ -72,7 +62,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   // Made now, not at the first sign-in of an unknown email, which would take the time of making it too.
   const decoy = hashPassword(randomBytes(16).toString('hex'));
 
-  const kit = makeKit(deps);
+  const kit = makeKit(deps, registry);
   const { session, viewerOf, startSession, redirect, route, signedIn, signedInForm } = kit;
 
   const refuseIfLimited = (ctx: Context, email: string): void => {
@@ -124,10 +114,14 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
     send(ctx, 200, homePage(viewerOf(s), await membershipsOf(deps.store, s.principal.userId)));
   }));
 
-  // Any change may change its counts: it watches every change, and its version tells whether one concerned it.
+  // Any change of the organization may change its counts: it watches them all, and its version tells whether one did.
   router.get('/console/orgs/:slug', signedIn(async (ctx, s) => {
     const scope = await memberScope(deps, s.principal, String(ctx.params.slug), { operationId: 'the organization page', role: 'viewer' });
-    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, async () => summarize(await orgOverview(deps.store, scope.org.id)),
+    const load = async () => {
+      const [{ counts, attention: pending }, attention] = await Promise.all([orgCounts(deps.store, scope.org.id), longestAttention(deps.store, scope.org.id, pageSizes.orgAttention)]);
+      return { counts, pending, attention };
+    };
+    await kit.live(ctx, { kind: '*', key: '', orgId: scope.org.id }, load,
       (overview, live) => orgPage(viewerOf(s), { slug: scope.org.slug, role: scope.role, now: deps.store.clock().getTime(), ...overview, live }));
   }));
 
@@ -137,6 +131,7 @@ export function mountConsole(router: Router, deps: Deps, opts: ConsoleOptions = 
   mountHostnamePages(router, kit, pageSizes.hostnames);
   mountDomainPages(router, kit, pageSizes.domains);
   mountAuditPages(router, kit, pageSizes.audit);
+  mountAttentionPages(router, kit, pageSizes.attention);
 
   router.get('/console/sign-in', route(async (ctx) => {
     const next = consoleNext(ctx.query.next);

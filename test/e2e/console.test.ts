@@ -94,6 +94,7 @@ describe.skipIf(!hasOpenssl() || !chromiumPath())(browserTitle('the console in C
       };
       await walk(member.page, [
         ['/console', 'console-home'], ['/console/account', 'console-account'], ['/console/orgs/acme', 'console-org'],
+        ['/console/orgs/acme/attention/hostnames', 'console-attention'],
         ['/console/orgs/acme/projects', 'console-projects'], ['/console/orgs/acme/projects/blog', 'console-project'],
       ]);
       // The node runs the project's bundle: the page says so, and the secret's version is applied there.

@@ -1,6 +1,7 @@
 /** In-process API for tests: the real request listener (createApp) on an ephemeral port over a store in a temp dir, with an org,
  * users of every role and their tokens already made through the same store functions the admin CLI uses. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type client from 'prom-client';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,8 @@ export interface TestApi {
   store: Store;
   sealer: Sealer;
   dir: string;
+  /** The app's metrics, as /metrics serves them. */
+  registry: client.Registry;
   /** Every log line the app wrote, for scans that prove no secret reaches the logs. */
   logs: string[];
   nudges: { kind: NudgeKind; key: string }[];
@@ -95,7 +98,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   };
 
   return {
-    url, store, sealer, dir, logs, nudges, tokens,
+    url, store, sealer, dir, logs, nudges, tokens, registry: app.registry,
     other: { slug: 'globex', token: otherToken },
     documented,
     async call(method, path, o = {}) {

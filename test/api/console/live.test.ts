@@ -157,3 +157,58 @@ describe('a live page', { timeout: 120_000 }, () => {
     expect(r.location).toMatch(/^\/console\/sign-in\?next=/);
   });
 });
+
+describe('a live page of many (an organization\'s)', { timeout: 120_000 }, () => {
+  const reads = async (): Promise<number> => (await t.registry.getSingleMetric('hostplane_console_live_reads_total')!.get()).values[0]?.value ?? 0;
+  /** `writes` status writes of `zone` as fast as they go, none changing what an organization's page shows (a True
+   * condition's message); answers how many ms they took. */
+  async function churn(zone: string, writes: number): Promise<number> {
+    const [row] = await t.store.db.select().from(zones).where(eq(zones.name, zone));
+    const started = Date.now();
+    for (let i = 0; i < writes; i++) {
+      await recordStatus(t.store, ZONE_STATUS, zone, { uid: row!.uid, generation: row!.generation, set: [{ type: 'Signed', status: 'True', reason: 'Signed', message: `pass ${i}` }] });
+    }
+    return Date.now() - started;
+  }
+
+  beforeAll(async () => {
+    expect((await t.call('POST', '/v1/orgs/globex/dns/zones', { token: t.other.token, body: { name: 'globex-live.test' } })).status).toBe(200);
+  });
+
+  it('is neither answered nor read again by another organization\'s writes, and is answered by its own', async () => {
+    const b = await signedIn('viewer@acme.test');
+    const before = versionIn((await b.go('GET', '/console/orgs/acme')).text);
+    const held = waiting(t.store);
+    let answered = false;
+    const poll = b.go('GET', `/console/orgs/acme?live=${before}&wait=20`).then((r) => { answered = true; return r; });
+    await vi.waitFor(() => expect(waiting(t.store)).toBeGreaterThan(held), { timeout: 10_000 });
+    const read = await reads();
+    await churn('globex-live.test', 200);
+    expect(answered).toBe(false);
+    expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'woken-by-own.test' } })).status).toBe(200);
+    const r = await poll;
+    expect(JSON.parse(r.text).version).not.toBe(before);
+    // One read: the one that found the page changed. Whose a change is is told in order, so the other organization's
+    // writes were judged before this one woke the poll.
+    expect(await reads() - read).toBe(1);
+  });
+
+  it('reads its page again at most every 250 ms under a burst of its own organization\'s writes that do not change it', async () => {
+    // The zone observed before the page is read: the burst then changes nothing the page shows.
+    await churn('live-zone.test', 1);
+    const b = await signedIn('viewer@acme.test');
+    const before = versionIn((await b.go('GET', '/console/orgs/acme')).text);
+    const held = waiting(t.store);
+    const poll = b.go('GET', `/console/orgs/acme?live=${before}&wait=20`);
+    await vi.waitFor(() => expect(waiting(t.store)).toBeGreaterThan(held), { timeout: 10_000 });
+    const read = await reads();
+    const ms = await churn('live-zone.test', 200);
+    // Woken, read again, still the same page: held on, not answered.
+    await vi.waitFor(async () => expect(await reads()).toBeGreaterThan(read), { timeout: 10_000 });
+    const during = await reads() - read;
+    expect(during).toBeLessThanOrEqual(Math.ceil(ms / 250) + 2);
+    expect(waiting(t.store)).toBeGreaterThan(held);
+    expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'woken-after-burst.test' } })).status).toBe(200);
+    expect(JSON.parse((await poll).text).version).not.toBe(before);
+  });
+});
