@@ -47,9 +47,17 @@ export interface RecordLookups {
   readonly timeoutMs: number;
 }
 
-/** No resolver answered a question; the message says in words which and why, for people reading a status. */
+/** No resolver answered a question; the message says in words which and why, for the service's operators. */
 export class ResolverError extends Error {
   override name = 'ResolverError';
+  /** The same words with no resolver's address, for statuses tenants read: the system's resolvers sit in the
+   * service's own network, which is not theirs to learn. */
+  readonly unnamed: string;
+
+  constructor(message: string, unnamed = message) {
+    super(message);
+    this.unnamed = unnamed;
+  }
 }
 
 const QUERY_TIMEOUT_MS = 2_000;
@@ -71,19 +79,23 @@ const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
 export function systemResolver(servers: string[] = [], timeoutMs = QUERY_TIMEOUT_MS): Resolver & RecordLookups {
   const targets = (servers.length > 0 ? servers : getServers()).map(parseResolverAddress);
   const ask = async (name: string, type: RecordType): Promise<DnsResponse> => {
-    const failures: string[] = [];
+    // Each failure twice: naming the resolver for operators, and as "the resolver" for tenants (see ResolverError).
+    const failures: { named: string; unnamed: string }[] = [];
     for (const target of targets) {
+      const who = `resolver ${at(target)}`;
       try {
         const response = await dnsAsk(target, name, type, timeoutMs, { recursive: true });
         if (response.rcode === 'NOERROR' || response.rcode === 'NXDOMAIN') return response;
-        failures.push(`resolver ${at(target)} answered ${response.rcode} for ${name} ${type}`);
+        const what = `answered ${response.rcode} for ${name} ${type}`;
+        failures.push({ named: `${who} ${what}`, unnamed: `the resolver ${what}` });
       } catch (err) {
-        failures.push(err instanceof DnsTimeoutError
-          ? `resolver ${at(target)} did not answer in ${seconds(timeoutMs)}`
-          : `resolver ${at(target)} could not be asked (${(err as Error).message})`);
+        const what = err instanceof DnsTimeoutError ? `did not answer in ${seconds(timeoutMs)}` : 'could not be asked';
+        // The socket's error names the address, so only the operators' form carries it.
+        failures.push({ named: `${who} ${what}${err instanceof DnsTimeoutError ? '' : ` (${(err as Error).message})`}`, unnamed: `the resolver ${what}` });
       }
     }
-    throw new ResolverError(failures.length > 0 ? failures.join('; ') : 'no resolver is configured');
+    if (failures.length === 0) throw new ResolverError('no resolver is configured');
+    throw new ResolverError(failures.map((f) => f.named).join('; '), [...new Set(failures.map((f) => f.unnamed))].join('; '));
   };
   const rrset = (response: DnsResponse, name: string, type: string): { data: unknown; ttl?: number }[] =>
     (response.answers ?? []).filter((a) => a.type === type && bare(a.name) === name.toLowerCase()) as { data: unknown; ttl?: number }[];

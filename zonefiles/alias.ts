@@ -4,6 +4,7 @@
  * addresses as plain A and AAAA rrsets at the ALIAS's name, which it signs as any other. Who resolves the target
  * and when is the zone reconciler's (reconcilers/zones/aliases.ts); here is only what an answer becomes.
  */
+import { BlockList } from 'node:net';
 import { ipv4, ipv6 } from './addresses';
 import type { RecordType, RRset } from './model';
 import { sortRecords } from './validate';
@@ -24,12 +25,34 @@ export interface AliasAnswer { a: string[]; aaaa: string[]; ttl: number }
 /** The served TTL of an answer whose records had `targetTtl` (the least of them). */
 export const aliasTtl = (targetTtl: number): number => Math.min(ALIAS_MAX_TTL, Math.max(ALIAS_MIN_TTL, Math.floor(targetTtl)));
 
-function family(values: readonly string[], canonical: (v: string) => string | undefined, type: RecordType): string[] {
-  const valid = new Set(values.flatMap((v) => canonical(v) ?? []));
+/**
+ * Addresses never served for an ALIAS, as CNAME-flattening providers refuse them: the resolver may be the system's,
+ * which knows the service's own network, and an ALIAS to `db.corp.internal.` or `localhost.` must not publish what
+ * it finds there. The documentation ranges stay allowed: nothing routes them, and they are what examples use.
+ */
+const NOT_PUBLIC = (() => {
+  const list = new BlockList();
+  for (const [net, bits] of [
+    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+    ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ] as const) list.addSubnet(net, bits, 'ipv4');
+  // IPv4 rules cover the IPv4-mapped forms (::ffff:10.0.0.1) too: BlockList checks those against them.
+  for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]] as const) {
+    list.addSubnet(net, bits, 'ipv6');
+  }
+  return list;
+})();
+
+/** Whether `address` (canonical, of `type` A or AAAA) may be served as an ALIAS's: globally routable, or a
+ * documentation address. */
+export const publicAddress = (address: string, type: 'A' | 'AAAA'): boolean => !NOT_PUBLIC.check(address, type === 'A' ? 'ipv4' : 'ipv6');
+
+function family(values: readonly string[], canonical: (v: string) => string | undefined, type: 'A' | 'AAAA'): string[] {
+  const valid = new Set(values.flatMap((v) => canonical(v) ?? []).filter((v) => publicAddress(v, type)));
   return sortRecords(type, valid).slice(0, MAX_ALIAS_ADDRESSES);
 }
 
-/** What a resolver's A and AAAA values become once served: what is not an address dropped, duplicates merged, the
+/** What a resolver's A and AAAA values become once served: what is not a public address dropped, duplicates merged, the
  * first {@link MAX_ALIAS_ADDRESSES} of each family in address order kept (so a large rrset is cut the same way on
  * every look, and its order alone never makes a new zone generation). */
 export function aliasAnswer(a: readonly string[], aaaa: readonly string[], targetTtl: number): AliasAnswer {

@@ -1,6 +1,7 @@
 /**
- * The look at ALIAS targets: each target is asked for its A and AAAA through the resolver port (`--resolver`, the
- * configured public resolver, so a tenant cannot make the service look up names only its own network knows) once
+ * The look at ALIAS targets: each target is asked for its A and AAAA through the resolver port (`--resolver`, or
+ * the system's, which may know names only the service's own network has: so only public addresses are served, and
+ * what tenants read of a failure never names a resolver) once
  * three quarters of its served TTL have passed, so its addresses are asked for again before they expire in caches;
  * a target that did not answer is asked again every {@link RETRY_MS}. A new answer is a new zone generation
  * (store/aliases.ts); a failed look keeps the last one served. The zone pass schedules the looks (`dueIn`), so
@@ -26,17 +27,20 @@ export function dueIn(a: ZoneAlias, now: number): number {
   return Date.parse(a.checkedAt) + every - now;
 }
 
-/** What the resolver says of `target`: its addresses, or in words why there are none. */
-export async function lookUp(resolver: Resolver, target: string): Promise<AliasLook> {
+/** What the resolver says of `target`: its addresses, or in words why there are none; `detail` is the operators'
+ * words, naming the resolver, when they differ. */
+export async function lookUp(resolver: Resolver, target: string): Promise<AliasLook & { detail?: string }> {
   if (!resolver.addressRecords) return { error: 'the resolver cannot be asked for addresses' };
   try {
     const found = await resolver.addressRecords(target);
     if (found.kind === 'nxdomain') return { error: `${target} does not exist (NXDOMAIN)` };
-    const answer = found.kind === 'records' ? aliasAnswer(found.a, found.aaaa, found.ttl) : undefined;
-    if (!answer || answer.a.length + answer.aaaa.length === 0) return { error: `${target} has no A or AAAA records` };
+    if (found.kind !== 'records' || found.a.length + found.aaaa.length === 0) return { error: `${target} has no A or AAAA records` };
+    const answer = aliasAnswer(found.a, found.aaaa, found.ttl);
+    // Which addresses they were is left unsaid: telling them would leak what filtering them keeps in.
+    if (answer.a.length + answer.aaaa.length === 0) return { error: `${target} resolves only to addresses that are not public (private, loopback, link-local and the like), which are never served` };
     return { answer };
   } catch (e) {
-    if (e instanceof ResolverError) return { error: e.message };
+    if (e instanceof ResolverError) return { error: e.unnamed, detail: e.message };
     throw e;
   }
 }
@@ -49,8 +53,8 @@ export async function lookAtAliases(
   const due = aliases.filter((a) => dueIn(a, now) <= 0);
   if (due.length === 0) return { asked: 0, changed: false };
   const made = await Promise.all(due.map(async (a) => {
-    const look = await lookUp(d.resolver, a.target);
-    if ('error' in look) d.log.debug({ zone, name: a.name, target: a.target, err: look.error }, 'ALIAS target did not resolve');
+    const { detail, ...look } = await lookUp(d.resolver, a.target);
+    if ('error' in look) d.log.debug({ zone, name: a.name, target: a.target, err: detail ?? look.error }, 'ALIAS target did not resolve');
     return recordAliasLook(d.store, { zone, name: a.name, target: a.target, look, actor: ALIAS_ACTOR });
   }));
   return { asked: due.length, changed: made.includes(true) };

@@ -84,6 +84,15 @@ describe('ALIAS answers as served', () => {
     expect(answer.aaaa).toEqual(['2001:db8::1']);
   });
 
+  it('serves only public addresses: private, loopback, CGNAT, link-local, multicast, ULA and their IPv4-mapped forms are dropped', () => {
+    const a = ['10.1.2.3', '172.16.0.1', '192.168.1.1', '127.0.0.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', '224.0.0.1', '255.255.255.255'];
+    const aaaa = ['::1', '::', 'fd00::1', 'fc00::1', 'fe80::1', 'ff02::1', '::ffff:10.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254'];
+    expect(aliasAnswer(a, aaaa, 60)).toEqual({ a: [], aaaa: [], ttl: 60 });
+    const mixed = aliasAnswer(['10.0.0.1', '8.8.8.8', '192.0.2.1', '198.51.100.1', '203.0.113.1'], ['fd00::1', '2606:4700::1', '2001:db8::1'], 60);
+    expect(mixed.a).toEqual(['8.8.8.8', '192.0.2.1', '198.51.100.1', '203.0.113.1']);
+    expect(mixed.aaaa).toEqual(['2001:db8::1', '2606:4700::1']);
+  });
+
   it('serves an ALIAS as A and AAAA rrsets of its answer, nothing of a family it lacks, and nothing before a first answer', () => {
     const other: RRset = { name: ZONE, type: 'MX', ttl: 300, records: [{ content: '10 mail.example.com' }] };
     const answers = new Map([[ZONE, aliasAnswer(['192.0.2.7'], ['2001:db8::7'], 100)], [`v4.${ZONE}`, aliasAnswer(['192.0.2.8'], [], 100)]]);

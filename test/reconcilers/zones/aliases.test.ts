@@ -33,7 +33,7 @@ describe('zone reconciler: ALIAS', () => {
     ns: async () => [],
     addressRecords: async (name) => {
       const found = answers.get(name);
-      if (!found) throw new ResolverError(`resolver 192.0.2.53 answered SERVFAIL for ${name} A`);
+      if (!found) throw new ResolverError(`resolver 192.0.2.53 answered SERVFAIL for ${name} A`, `the resolver answered SERVFAIL for ${name} A`);
       return found;
     },
   };
@@ -99,7 +99,9 @@ describe('zone reconciler: ALIAS', () => {
     const failing = st.conditions.find((c) => c.type === 'AliasResolved')!;
     expect(failing).toMatchObject({ status: 'False', reason: 'TargetNotResolving' });
     expect(failing.message).toContain(`ALIAS www.${ZONE} → cdn.example.net`);
-    expect(failing.message).toContain('SERVFAIL');
+    expect(failing.message).toContain('the resolver answered SERVFAIL');
+    // The resolver may be the system's, inside the service's network: tenants read this.
+    expect(failing.message).not.toContain('192.0.2.53');
     expect(st.facts.aliases?.[0]).toMatchObject({ addresses: ['192.0.2.10'], resolvedAt: '2026-11-29T12:00:00Z', error: expect.stringContaining('SERVFAIL') });
 
     answers.set('cdn.example.net', { kind: 'nxdomain' });
@@ -119,6 +121,24 @@ describe('zone reconciler: ALIAS', () => {
     st = await facts();
     expect(st.conditions.find((c) => c.type === 'AliasResolved')).toMatchObject({ status: 'True' });
     expect(st.facts.aliases?.[0]).toMatchObject({ addresses: ['192.0.2.20', '192.0.2.21'], ttl: 30, error: null });
+  });
+
+  it('a target resolving only to non-public addresses serves nothing and says so without naming them; mixed, only the public ones', async () => {
+    answers.set('db.corp.internal', { kind: 'records', a: ['10.20.30.40', '127.0.0.1'], aaaa: ['fd12::1', '::ffff:10.20.30.40'], ttl: 300 });
+    answers.set('mixed.example.net', { kind: 'records', a: ['10.20.30.41', '192.0.2.10'], aaaa: [], ttl: 300 });
+    await put(alias(ZONE, 'db.corp.internal'));
+    await put(alias(`www.${ZONE}`, 'mixed.example.net'));
+    expect(await settle()).toBe(RETRY_MS);
+
+    expect(servedText()).not.toMatch(/10\.20\.30\.4|127\.0\.0\.1|fd12::1|::ffff/);
+    expect(servedText()).toContain('www 300 IN A 192.0.2.10\n');
+    const st = await facts();
+    const failing = st.conditions.find((c) => c.type === 'AliasResolved')!;
+    expect(failing).toMatchObject({ status: 'False', reason: 'TargetNotResolving' });
+    expect(failing.message).toContain(`ALIAS ${ZONE} → db.corp.internal: db.corp.internal resolves only to addresses that are not public`);
+    expect(failing.message).not.toMatch(/10\.20\.30|fd12/);
+    expect(st.facts.aliases?.find((a) => a.name === ZONE)).toMatchObject({ addresses: [], resolvedAt: null });
+    expect(st.facts.aliases?.find((a) => a.name === `www.${ZONE}`)).toMatchObject({ addresses: ['192.0.2.10'], error: null });
   });
 
   it('the same answer again changes nothing: no generation, no serial', async () => {
