@@ -9,13 +9,20 @@ export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringi
 // `fatal`: bytes that are not UTF-8 are no cursor of ours, rather than a value with U+FFFD in it.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Cursors are not signed, so anyone can make one: U+0000 names nothing stored, and PostgreSQL's text cannot hold
+ * it, so a list's query given one fails with the database's error where it must be a 400. */
+const noNul = (key: string, value: unknown): unknown => {
+  if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) throw new Error('U+0000 in a cursor');
+  return value;
+};
+
 /** The JSON value a cursor of this API carries, or undefined for any other string. */
 export function cursorValue(cursor: string): unknown {
   const bytes = Buffer.from(cursor, 'base64url');
   // Buffer skips characters outside the alphabet and ignores stray trailing bits: only the canonical form is ours.
   if (cursor === '' || bytes.toString('base64url') !== cursor) return undefined;
   try {
-    return JSON.parse(utf8.decode(bytes)) as unknown;
+    return JSON.parse(utf8.decode(bytes), noNul) as unknown;
   } catch {
     return undefined;
   }
