@@ -79,7 +79,8 @@ const verifiedBy = (proof: Proof): Judged => ({ type: 'Verified', status: 'True'
 interface Judgement { proof: Proof | null; findings: string[] }
 
 const quoted = (values: string[]): string => values.map((v) => `'${v}'`).join(', ');
-const failure = (e: unknown): string => (e instanceof ResolverError ? e.message : `the lookup failed (${(e as Error).message})`);
+// The tenant reads this (lastError, the Verified condition): "the resolver", not the address of the service's own.
+const failure = (e: unknown): string => (e instanceof ResolverError ? e.unnamed : `the lookup failed (${(e as Error).message})`);
 
 /** The finding of a lookup that did not pass, as a person reads it: what is there, and what was expected. */
 function finding(what: string, looked: PromiseSettledResult<Lookup>, expected: string, seen: (values: string[]) => string): string {
