@@ -51,17 +51,26 @@ export const LIVE_SCRIPT = `'use strict';
   const ask = (url) => fetch(url, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual' });
   (async () => {
     let failures = 0;
+    let unheld = 0;
     for (;;) {
       try {
         const poll = new URL(location.href);
         poll.searchParams.set('live', main.dataset.live);
+        const asked = Date.now();
         const r = await ask(poll);
         // Signed out (a redirect), refused or gone: the page says why on a reload.
         if (r.type === 'opaqueredirect' || (r.status >= 400 && r.status < 500)) return stop();
         if (!r.ok) throw new Error('poll answered ' + r.status);
         const { version } = await r.json();
         failures = 0;
-        if (version === main.dataset.live) continue;
+        if (version === main.dataset.live) {
+          // The same version at once: the poll was not held (the organization holds as many as the server holds for
+          // one, or the server is stopping). Asking again at once would have the server read the page in a loop.
+          if (Date.now() - asked < 1000) await sleep(Math.min(30000, 1000 * 2 ** ++unheld));
+          else unheld = 0;
+          continue;
+        }
+        unheld = 0;
         await whenFree();
         const page = await ask(location.href);
         if (!page.ok) return stop();

@@ -4,6 +4,7 @@
  * shows has moved on, else holds until a change of what it watches (the zone for a zone's page, any change for the
  * organization page and the zone list) or `wait` seconds pass. The page's roles hold: an outsider finds nothing.
  */
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { hashPassword } from '../../../lib/access-hash';
@@ -210,5 +211,27 @@ describe('a live page of many (an organization\'s)', { timeout: 120_000 }, () =>
     expect(waiting(t.store)).toBeGreaterThan(held);
     expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'woken-after-burst.test' } })).status).toBe(200);
     expect(JSON.parse((await poll).text).version).not.toBe(before);
+  });
+});
+
+describe('the live script', () => {
+  it('does not poll again at once when a poll comes back unchanged without being held (past the organization\'s held waits)', async () => {
+    let polls = 0;
+    // The server past MAX_HELD_WAITS_PER_ORG: every poll answered at once with the page's own version.
+    const fetch = (): Promise<unknown> => {
+      polls += 1;
+      return new Promise((resolve) => setImmediate(() => resolve({ ok: true, status: 200, type: 'basic', json: async () => ({ version: 'v1' }) })));
+    };
+    const main = { dataset: { live: 'v1' }, addEventListener: () => undefined, contains: () => false, querySelector: () => null };
+    const timers: NodeJS.Timeout[] = [];
+    const document = { querySelector: () => main, getElementById: () => ({ textContent: '' }), activeElement: null };
+    runInNewContext(LIVE_SCRIPT, {
+      document, fetch, window: { fetch, DOMParser: class {} }, location: { href: 'http://console.test/console/orgs/acme' }, URL, Date,
+      setTimeout: (f: () => void, ms: number) => { const id = setTimeout(f, ms); timers.push(id); return id; },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    timers.forEach(clearTimeout);
+    // Before: a poll after each answer, as fast as they came (thousands in 300 ms); now one, then a pause of seconds.
+    expect(polls).toBeLessThanOrEqual(2);
   });
 });
