@@ -36,8 +36,12 @@ const NOT_PUBLIC = (() => {
     ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
     ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
   ] as const) list.addSubnet(net, bits, 'ipv4');
-  // IPv4 rules cover the IPv4-mapped forms (::ffff:10.0.0.1) too: BlockList checks those against them.
-  for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]] as const) {
+  // IPv4 rules cover the IPv4-mapped forms (::ffff:10.0.0.1) too: BlockList checks those against them. NAT64's
+  // prefixes go whole: a DNS64 resolver makes 64:ff9b::10.0.0.5 of an internal name's A, and such an address means
+  // something only inside a NAT64 network anyway.
+  for (const [net, bits] of [
+    ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ] as const) {
     list.addSubnet(net, bits, 'ipv6');
   }
   return list;

@@ -86,7 +86,7 @@ describe('ALIAS answers as served', () => {
 
   it('serves only public addresses: private, loopback, CGNAT, link-local, multicast, ULA and their IPv4-mapped forms are dropped', () => {
     const a = ['10.1.2.3', '172.16.0.1', '192.168.1.1', '127.0.0.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', '224.0.0.1', '255.255.255.255'];
-    const aaaa = ['::1', '::', 'fd00::1', 'fc00::1', 'fe80::1', 'ff02::1', '::ffff:10.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254'];
+    const aaaa = ['::1', '::', 'fd00::1', 'fc00::1', 'fe80::1', 'ff02::1', '::ffff:10.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '64:ff9b::a00:5', '64:ff9b:1::1'];
     expect(aliasAnswer(a, aaaa, 60)).toEqual({ a: [], aaaa: [], ttl: 60 });
     const mixed = aliasAnswer(['10.0.0.1', '8.8.8.8', '192.0.2.1', '198.51.100.1', '203.0.113.1'], ['fd00::1', '2606:4700::1', '2001:db8::1'], 60);
     expect(mixed.a).toEqual(['8.8.8.8', '192.0.2.1', '198.51.100.1', '203.0.113.1']);
