@@ -439,7 +439,7 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
       dns: zones?.nameserver.address ? formatHostPort(zones.nameserver.address()) : null,
       lead: async (url) => {
         leadership = await startLeadership({
-          store, candidate: { holder: holderOf(flags.data), url }, log: log.child({ component: 'leader' }), registry,
+          store, candidate: { holder: holderOf(flags.data), url, sole: store.dialect === 'sqlite' }, log: log.child({ component: 'leader' }), registry,
           ...(store.dialect === 'sqlite' ? SOLE_CANDIDATE_LEASE : {}),
           lead: async (term, lost) => {
             const dnsRecs = zones?.reconcilers(await zones.lead());

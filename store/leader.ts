@@ -37,7 +37,8 @@ const NOW: Record<Dialect, string> = {
  * process can ever bid. A 15 s lease there guards against nobody, and a loaded machine that renews late (a long
  * import holding the event loop, a starved process) would make the sole candidate step down and lead again in a new
  * term: the reconcilers stopped and started, the nameserver stood by and reloaded for nothing. So it holds a day's
- * lease, renewed as often as any; a process restarted on the data dir takes it back at once (`bid`).
+ * lease, renewed as often as any; a process restarted on the data dir takes it back at once, under another host name
+ * too (`Candidate.sole`).
  */
 export const SOLE_CANDIDATE_LEASE = { leaseMs: 24 * 60 * 60 * 1000, renewMs: LEASE_MS / 3 } as const;
 
@@ -47,6 +48,11 @@ export interface Candidate {
   holder: string;
   /** The URL the other processes reach its API at (--advertise-url, else its listening URL). */
   url: string;
+  /** No other process can bid (SQLite: the data dir's lock admits one serve or core): its bid takes the lease
+   * whoever holds it. A holder of another name is then this data dir's last process on another host or in another
+   * container (a rescheduled pod has a new hostname), gone without resigning, whose day-long lease
+   * ({@link SOLE_CANDIDATE_LEASE}) must not be waited out with no leader and the nameserver standing by. */
+  sole?: boolean;
 }
 
 export const holderOf = (dataDir: string): string => `${hostname()}:${resolve(dataDir)}`;
@@ -94,8 +100,8 @@ export async function bid(s: Store, c: Candidate, leaseMs = LEASE_MS, pid = proc
     const [won] = await tx.raw<LeaseRow>('leader bid', `INSERT INTO leader (id, term, holder, url, since_ms, renewed_ms, expires_ms) VALUES (1, 1, ?, ?, ${now}, ${now}, ${now} + ?)
       ON CONFLICT (id) DO UPDATE SET term = leader.term + 1, holder = excluded.holder, url = excluded.url, since_ms = excluded.since_ms,
         renewed_ms = excluded.renewed_ms, expires_ms = excluded.expires_ms
-      WHERE leader.expires_ms <= excluded.since_ms OR leader.holder = excluded.holder
-      RETURNING ${COLUMNS}, ${now} AS "nowMs"`, [c.holder, c.url, leaseMs]);
+      WHERE leader.expires_ms <= excluded.since_ms OR leader.holder = excluded.holder OR ? = 1
+      RETURNING ${COLUMNS}, ${now} AS "nowMs"`, [c.holder, c.url, leaseMs, c.sole ? 1 : 0]);
     if (won) return { won: true, lease: won };
     const [held] = await tx.raw<LeaseRow>('leader read in write', `SELECT ${COLUMNS}, ${now} AS "nowMs" FROM leader WHERE id = 1`);
     return { won: false, lease: held ?? null };

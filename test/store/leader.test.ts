@@ -76,6 +76,15 @@ describe('the leader lease', () => {
     expect(await renew(s, A, 1, LONG)).toBe(false);
   });
 
+  it('is taken at once, with a new term, by a sole candidate (SQLite\'s data dir lock admits no other) under another name', async () => {
+    const s = await fresh();
+    await bid(s, A, LONG);
+    // The data dir's last process, on a host (a rescheduled container) whose name this one does not share.
+    expect(await bid(s, { ...B, sole: true }, LONG)).toMatchObject({ won: true, lease: { term: 2, holder: B.holder } });
+    expect(await renew(s, A, 1, LONG)).toBe(false);
+    expect(await bid(s, A, LONG)).toMatchObject({ won: false, lease: { holder: B.holder } });
+  });
+
   it('shows in admin status: the leader with term and since, and every process with its last heartbeat', async () => {
     const s = await fresh();
     await bid(s, A, LONG, 41);
