@@ -49,7 +49,7 @@ const NOT_PUBLIC = (() => {
 
 /** Whether `address` (canonical, of `type` A or AAAA) may be served as an ALIAS's: globally routable, or a
  * documentation address. */
-export const publicAddress = (address: string, type: 'A' | 'AAAA'): boolean => !NOT_PUBLIC.check(address, type === 'A' ? 'ipv4' : 'ipv6');
+const publicAddress = (address: string, type: 'A' | 'AAAA'): boolean => !NOT_PUBLIC.check(address, type === 'A' ? 'ipv4' : 'ipv6');
 
 function family(values: readonly string[], canonical: (v: string) => string | undefined, type: 'A' | 'AAAA'): string[] {
   const valid = new Set(values.flatMap((v) => canonical(v) ?? []).filter((v) => publicAddress(v, type)));
