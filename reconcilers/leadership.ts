@@ -117,9 +117,11 @@ export async function startLeadership(o: LeadershipOptions): Promise<Leadership>
       leaderGauge.set(1);
       holdUntil(sentAt);
       o.log.info({ term: won }, 'leading: starting the reconcilers');
-      const started = o.lead(won, () => {
+      // What the last term ran may still be stopping (its nameserver standing by): this term starts after it, or
+      // both would restart knotd at once, and the standby could land last and leave every zone unserved.
+      const started = Promise.all(stoppingRuns).then(() => o.lead(won, () => {
         if (term === won) stepDown('a write of this term was refused: another process leads');
-      });
+      }));
       stopLeading = async () => (await started)();
       started.catch((e: unknown) => {
         o.log.error({ err: reasonOf(e) }, 'starting the reconcilers failed');

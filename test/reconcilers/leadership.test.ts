@@ -101,6 +101,38 @@ describe('leadership', () => {
     await until('a to lead again', () => a.l.term() === 2, 5000, 10);
   });
 
+  it('starts a new term only once what the last one ran has stopped (two terms never restart the nameserver at once)', async () => {
+    const s = await openTestStore();
+    stores.push(s);
+    const events: string[] = [];
+    let release!: () => void;
+    const slowStop = new Promise<void>((res) => { release = res; });
+    const lost: (() => void)[] = [];
+    const l = await startLeadership({
+      store: s, candidate: { holder: 'host:slow', url: 'http://slow' }, log, ...LEASE,
+      lead: async (term, onLost) => {
+        events.push(`start ${term}`);
+        lost.push(onLost);
+        return async () => {
+          events.push(`stopping ${term}`);
+          if (term === 1) await slowStop;
+          events.push(`stopped ${term}`);
+        };
+      },
+    });
+    running.push(l);
+    lost[0]!();
+    try {
+      // The same holder wins its lease back at once, while term 1 is still stopping.
+      await until('term 2 won', () => l.term() === 2, 5000, 10);
+      expect(events).toEqual(['start 1', 'stopping 1']);
+    } finally {
+      release();
+    }
+    await until('term 2 started', () => events.includes('start 2'), 5000, 10);
+    expect(events).toEqual(['start 1', 'stopping 1', 'stopped 1', 'start 2']);
+  });
+
   it('a follower bids once the lease it saw passes', async () => {
     const s = await openTestStore();
     stores.push(s);
