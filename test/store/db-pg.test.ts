@@ -244,6 +244,9 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
       let own = 0;
       const off = second.onOtherCommits(() => heard++);
       const offOwn = other.onOtherCommits(() => own++);
+      // Each listener is called once when its LISTEN is in place (what came before is unknown): that call, late under
+      // load, must not pass for the commit of `other` below.
+      await vi.waitFor(() => expect(heard).toBeGreaterThan(0), { timeout: 10_000 });
       // The LISTEN is in place once a commit of `second` itself is heard by `other`.
       await vi.waitFor(async () => {
         await second.write(async (tx) => addOrg(tx, `ping-${Date.now()}-${Math.random()}`));
