@@ -1,22 +1,14 @@
 /** ALIAS rrsets: validation, the coexistence rule, export and re-import, and what an answer is served as. */
 import { describe, expect, it } from 'vitest';
 import {
-  aliasAnswer, aliasConflict, exportZoneFile, importChanges, parseZoneFile, servedRRsets, validateRRset, ZoneValidationError,
+  aliasAnswer, aliasConflict, exportZoneFile, importChanges, parseZoneFile, servedRRsets, validateRRset,
   ALIAS_MAX_TTL, ALIAS_MIN_TTL, MAX_ALIAS_ADDRESSES, type CurrentRRset, type RRset,
 } from '../../zonefiles';
 import { testSoa } from './fixtures';
+import { issuesOf } from '../helpers/zone-issues';
 
 const ZONE = 'example.com';
 const alias = (name: string, ...targets: string[]): RRset => ({ name, type: 'ALIAS', ttl: 300, records: targets.map((content) => ({ content })) });
-const issuesOf = (f: () => unknown): { path: string; message: string }[] => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ZoneValidationError) return e.issues;
-    throw e;
-  }
-  return [];
-};
 
 describe('ALIAS validation', () => {
   it('takes one host name at any name, the apex too, and writes it canonical', () => {

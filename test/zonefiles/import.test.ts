@@ -1,6 +1,7 @@
 /** importChanges: a parsed zone file against what the zone holds → the change set of an import (merge, replace). */
 import { describe, expect, it } from 'vitest';
-import { importChanges, parseZoneFile, ZoneValidationError, type CurrentRRset } from '../../zonefiles';
+import { importChanges, parseZoneFile, type CurrentRRset } from '../../zonefiles';
+import { issuesOf } from '../helpers/zone-issues';
 
 const ZONE = 'example.com';
 const rr = (name: string, type: CurrentRRset['type'], contents: string[], ttl = 300, managedBy: string | null = null): CurrentRRset => ({
@@ -14,15 +15,6 @@ const CURRENT: CurrentRRset[] = [
   rr(`app.${ZONE}`, 'CNAME', ['edge.hostplane.test'], 300, 'app'),
 ];
 const file = (text: string) => parseZoneFile(`$TTL 300\n${text}`, ZONE);
-const issuesOf = (f: () => unknown): unknown => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ZoneValidationError) return e.issues;
-    throw e;
-  }
-  return [];
-};
 
 describe('importChanges', () => {
   it('merge puts only what differs: a changed rrset, a new one; identical ones and the rest of the zone stay', () => {
