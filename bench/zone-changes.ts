@@ -16,6 +16,7 @@
  *
  *   npx tsx bench/zone-changes.ts                 (also run by `npm run bench`)
  *   npx tsx bench/zone-changes.ts --cpu-prof DIR  (V8 CPU profile of serve into DIR; bench/profile-summary.ts reads it)
+ *   npx tsx bench/zone-changes.ts --case import   (only the cases whose name starts so: change, import, export)
  *
  * Loopback only; bounded (a minute or two; a watchdog ends it after 6 minutes whatever hangs); every child process
  * and the temp dir are removed at the end, also on failure. Exits non-zero if serve does not start, a request
@@ -106,7 +107,7 @@ async function changeSets(side: Side, zone: string, first: number, what: string)
 
 /** A zone file of about IMPORT_BYTES (a little under): relative names, `$TTL`, comments, A, AAAA, MX and TXT; run
  * `run` shifts its names by IMPORT_SHIFT and changes every address. The name of its last A rrset and address. */
-function importFile(run: number): { text: string; last: { name: string; address: string } } {
+export function importFile(run: number): { text: string; last: { name: string; address: string } } {
   const head = [`$ORIGIN ${IMPORT_ZONE}.`, '$TTL 300', `; bench zone file, run ${run}`, '@ 3600 IN MX 10 mail', `@ IN TXT "v=spf1 ip4:192.0.2.${run} -all"`];
   const lines = [...head];
   let bytes = head.reduce((n, l) => n + l.length + 1, 0);
@@ -186,7 +187,7 @@ async function exportsOf(side: Side, pid: number): Promise<boolean> {
   return worst <= AIM.exportMs && flat;
 }
 
-export interface ZoneChangesBenchOptions { cpuProfDir?: string }
+export interface ZoneChangesBenchOptions { cpuProfDir?: string; cases?: string[] }
 
 export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> {
   const tmp = mkdtempSync(join(tmpdir(), 'hostplane-zonechangesbench-'));
@@ -232,6 +233,7 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
     let met = 0;
     let failed = 0;
     for (const [name, run] of cases) {
+      if (opts.cases?.length && !opts.cases.some((c) => name.startsWith(c))) continue;
       try {
         if (await run()) met++;
       } catch (e) {
@@ -249,8 +251,8 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' } } });
-  main({ cpuProfDir: values['cpu-prof'] }).then(
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, case: { type: 'string', multiple: true } } });
+  main({ cpuProfDir: values['cpu-prof'], cases: values.case }).then(
     (code) => {
       process.exitCode = code;
     },
