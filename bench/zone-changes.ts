@@ -107,7 +107,7 @@ async function changeSets(side: Side, zone: string, first: number, what: string)
 
 /** A zone file of about IMPORT_BYTES (a little under): relative names, `$TTL`, comments, A, AAAA, MX and TXT; run
  * `run` shifts its names by IMPORT_SHIFT and changes every address. The name of its last A rrset and address. */
-export function importFile(run: number): { text: string; last: { name: string; address: string } } {
+function importFile(run: number): { text: string; last: { name: string; address: string } } {
   const head = [`$ORIGIN ${IMPORT_ZONE}.`, '$TTL 300', `; bench zone file, run ${run}`, '@ 3600 IN MX 10 mail', `@ IN TXT "v=spf1 ip4:192.0.2.${run} -all"`];
   const lines = [...head];
   let bytes = head.reduce((n, l) => n + l.length + 1, 0);
@@ -231,9 +231,11 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
       ['export', () => exportsOf(side, pid)],
     ];
     let met = 0;
+    let ran = 0;
     let failed = 0;
     for (const [name, run] of cases) {
       if (opts.cases?.length && !opts.cases.some((c) => name.startsWith(c))) continue;
+      ran++;
       try {
         if (await run()) met++;
       } catch (e) {
@@ -241,7 +243,7 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
         out(`zone-changes ${name}: FAILED: ${(e as Error).message} (load ${load()})`);
       }
     }
-    out(`context: load average ${load()} at the end; aims met ${met} of ${cases.length}${failed ? `, ${failed} failed` : ''}`);
+    out(`context: load average ${load()} at the end; aims met ${met} of ${ran}${failed ? `, ${failed} failed` : ''}`);
     return failed === 0 ? 0 : 1;
   } finally {
     await serve?.stop(opts.cpuProfDir ? 20_000 : 5000);
