@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_RDATA_BYTES, MAX_RECORDS, MAX_TTL, MIN_TTL, RECORD_TYPES } from '../zonefiles';
 import { encodeCursor, decodeCursor } from '../store/paging';
 import { getRevision, listRevisions } from '../store/zone-revisions';
-import { applyZoneChanges, MAX_CHANGES, restoreZoneRevision, type ZoneChange } from '../store/zone-changes';
+import { applyZoneChanges, MAX_CHANGES, restoreZoneRevision, type ApplyZoneChanges } from '../store/zone-changes';
 import { getZone, type ZoneChangeResult } from '../store/zones';
 import type { Core } from '../core/port';
 import { preconditionResponse, type Conditions } from './conditional';
@@ -61,7 +61,7 @@ function changeAnswer(core: Core, zone: string, r: ZoneChangeResult, dryRun: boo
  */
 export async function runZoneChanges(
   c: { deps: Deps; core: Core; org: { id: number; plan: string }; actor: string; conditions: Conditions },
-  zoneParam: string, changes: ZoneChange[], opts: { dryRun: boolean; summary?: string; canonical?: boolean },
+  zoneParam: string, changes: ApplyZoneChanges['changes'], opts: { dryRun: boolean; summary?: string; canonical?: boolean },
 ) {
   const ns = await nameservers(c.core);
   const zone = zoneName(zoneParam);

@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { badRequest } from '../lib/errors';
-import { getZone, zoneRRsetsAt, zoneWithRRsets } from '../store/zones';
+import { getZone, zoneRRsetsAt } from '../store/zones';
 import { exportHead, exportLines, importChanges, MAX_ZONE_FILE_BYTES, parseZoneFile } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
 import { notModified, notModifiedResponse, zoneTag } from './conditional';
@@ -92,16 +92,18 @@ export const zoneFileOps: AnyOp[] = [
       412: ZONE_412,
       ...errorResponses(CHANGE_409, DNS_503),
     },
-    // The changes are worked out from the zone as read here and written as one change set (api/zone-changes.ts), whose
-    // `If-Match` makes a write landing in between a 412 rather than part of what the file replaced.
+    // The file is read before the write; what it changes is worked out in the write, from the zone as it holds
+    // it under its lock (store/zone-changes.ts).
     handler: async (c) => {
       await nameservers(c.core);
       const name = zoneName(c.params.zone);
-      const { rrsets } = await zoneWithRRsets(c.deps.store, c.org.id, name);
+      await getZone(c.deps.store, c.org.id, name);
       if (c.body.trim() === '') throw badRequest(`the body is empty: send the zone file as ${TEXT_DNS}`);
       const mode = c.query.mode ?? 'merge';
-      const changes = importChanges(name, rrsets, parseZoneFile(c.body, name), mode);
-      return runZoneChanges(c, c.params.zone, changes, { dryRun: c.query.dryRun ?? false, summary: `zone file imported (${mode})`, canonical: true });
+      const file = parseZoneFile(c.body, name);
+      return runZoneChanges(c, c.params.zone, (current) => importChanges(name, current, file, mode), {
+        dryRun: c.query.dryRun ?? false, summary: `zone file imported (${mode})`, canonical: true,
+      });
     },
   }),
 ];

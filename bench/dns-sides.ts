@@ -115,6 +115,8 @@ export interface ServeOptions {
   /** V8 CPU profiles into this directory: serve then runs from the sources through tsx (readable profiles),
    * since node refuses --cpu-prof in NODE_OPTIONS. */
   cpuProfDir?: string;
+  /** Heap snapshots into this directory on SIGUSR2 (node's --heapsnapshot-signal, which NODE_OPTIONS refuses too). */
+  heapSnapshotDir?: string;
   plansFile?: string;
   extraArgs?: string[];
 }
@@ -128,8 +130,12 @@ export function startServe(o: ServeOptions): ChildServer {
     'serve', '--port', '0', '--data', o.data, '--dns-listen', `127.0.0.1:${o.dnsPort}`, '--nameservers', NAMESERVERS.join(','),
     '--metrics-listen', '127.0.0.1:0', '--resolver', `127.0.0.1:${o.dnsPort}`, ...(o.plansFile ? ['--plans', o.plansFile] : []), ...(o.extraArgs ?? []),
   ];
-  if (o.cpuProfDir) {
-    const nodeArgs = ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir), '--import', TSX];
+  if (o.cpuProfDir || o.heapSnapshotDir) {
+    const nodeArgs = [
+      ...(o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir)] : []),
+      ...(o.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${resolve(o.heapSnapshotDir)}`] : []),
+      '--import', TSX,
+    ];
     return spawnServer('hostplane', process.execPath, [...nodeArgs, join(REPO, 'cli', 'main.ts'), ...serveArgs], { timeoutMs: 60_000 });
   }
   return spawnServer('hostplane', HOSTPLANE, serveArgs, { timeoutMs: 60_000 });

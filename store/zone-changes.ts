@@ -7,7 +7,8 @@ import { and, eq } from 'drizzle-orm';
 import { badRequest, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import {
-  aliasConflict, checkCnameConflict, dsWithoutDelegation, RECORD_TYPES, renderedBytes, resolveOwner, validateRRset, ZoneValidationError, type Issue, type RecordType, type RRset,
+  aliasConflict, checkCnameConflict, dsWithoutDelegation, RECORD_TYPES, renderedBytes, resolveOwner, validateRRset, ZoneValidationError,
+  type CurrentRRset, type Issue, type RecordType, type RRset,
 } from '../zonefiles';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit } from './feed';
@@ -29,7 +30,11 @@ export type ZoneChange =
 export interface ApplyZoneChanges {
   orgId: number;
   zone: string;
-  changes: ZoneChange[];
+  /** The changes, or how to make them from every rrset of the zone as the write reads them (a zone file's import:
+   * what it puts and, replacing, deletes is worked out from the zone it is applied to, under the zone's lock, so
+   * a write landing meanwhile is neither undone nor missed). Such a function's ZoneValidationError is the
+   * answer's 400 as it throws it. */
+  changes: ZoneChange[] | ((current: CurrentRRset[]) => ZoneChange[]);
   actor: string;
   /** Answer what the set would do and write nothing. */
   dryRun?: boolean;
@@ -92,6 +97,20 @@ function planChanges(zone: string, changes: ZoneChange[], canonical: boolean): {
 /** A stored rrset; `records` is its JSON text, as stored, parsed only where the diff shows it. */
 interface Current { ttl: number; records: string; managed_by: string | null; bytes: number }
 
+/** Every rrset of a zone as stored, the apex first, then by name and type (getZone's order). */
+async function zoneRows(tx: Tx, zone: string): Promise<(Current & { name: string; type: string })[]> {
+  return tx.raw('zoneRowsToChange', 'SELECT name, type, ttl, records, managed_by, bytes FROM rrsets WHERE zone = ? ORDER BY name <> ?, name, type', [zone, zone]);
+}
+
+const byName = (rows: (Current & { name: string; type: string })[]): Map<string, Map<string, Current>> => {
+  const out = new Map<string, Map<string, Current>>();
+  for (const r of rows) {
+    if (!out.has(r.name)) out.set(r.name, new Map());
+    out.get(r.name)!.set(r.type, r);
+  }
+  return out;
+};
+
 /** Names per statement: well under either database's limit of parameters. */
 const NAMES_PER_READ = 500;
 /** Every read of rrsetsAt is this one statement, prepared once: a part of fewer names repeats its first. */
@@ -104,16 +123,12 @@ const chunks = <T>(items: T[], size: number): T[][] =>
  * and more spent most of its time in the query builder's statements, one built and prepared per part, and their
  * rows' mapping. */
 async function rrsetsAt(tx: Tx, zone: string, names: string[]): Promise<Map<string, Map<string, Current>>> {
-  const out = new Map<string, Map<string, Current>>();
+  const rows: (Current & { name: string; type: string })[] = [];
   for (const part of chunks([...new Set(names)], NAMES_PER_READ)) {
     const padded = part.length === NAMES_PER_READ ? part : [...part, ...Array<string>(NAMES_PER_READ - part.length).fill(part[0]!)];
-    const rows = await tx.raw<Current & { name: string; type: string }>('rrsetsAtNames', RRSETS_AT_NAMES, [zone, ...padded]);
-    for (const r of rows) {
-      if (!out.has(r.name)) out.set(r.name, new Map());
-      out.get(r.name)!.set(r.type, r);
-    }
+    rows.push(...await tx.raw<Current & { name: string; type: string }>('rrsetsAtNames', RRSETS_AT_NAMES, [zone, ...padded]));
   }
-  return out;
+  return byName(rows);
 }
 
 /** Rows per statement: two statements for a set of 1,000 (one row a statement was most of a large set's time, and
@@ -138,8 +153,10 @@ const contentOf = (r: Current): { ttl: number; records: RRset['records'] } => ({
  * refuse (the service's rrsets, a delete of nothing, a CNAME beside another type once the set is applied), then
  * the plan's quotas on the whole set; writes what differs as one generation (none when nothing does).
  */
-async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p: ApplyZoneChanges, now: Date): Promise<ZoneChangeResult> {
-  const current = await rrsetsAt(tx, z.name, planned.map((c) => c.name));
+async function applyPlanned(
+  s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p: Omit<ApplyZoneChanges, 'changes'>, now: Date, read?: Map<string, Map<string, Current>>,
+): Promise<ZoneChangeResult> {
+  const current = read ?? await rrsetsAt(tx, z.name, planned.map((c) => c.name));
   const issues: Issue[] = [];
   // The types at each name once the set is applied: the CNAME rule holds for the result, so a set may swap an A
   // for a CNAME.
@@ -173,16 +190,18 @@ async function applyPlanned(s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p:
       grow = { rrsets: grow.rrsets - 1, bytes: grow.bytes - old.bytes };
       continue;
     }
-    const others = [...typesAfter.get(c.name)!].filter((t) => t !== c.type) as RecordType[];
-    if (checkCnameConflict(others, c.type as RecordType)) {
+    const typesThere = typesAfter.get(c.name)!;
+    // A name left with this one type breaks no rule but the DS's.
+    const types = typesThere.size > 1 || c.type === 'DS' ? [...typesThere] : undefined;
+    if (types && checkCnameConflict(types.filter((t) => t !== c.type) as RecordType[], c.type as RecordType)) {
       issues.push({ path: at(c.index, 'type'), message: `a CNAME cannot share the name ${c.name} with another type` });
       continue;
     }
-    if (c.type === 'DS' && dsWithoutDelegation([...typesAfter.get(c.name)!])) {
+    if (types && c.type === 'DS' && dsWithoutDelegation(types)) {
       issues.push({ path: at(c.index, 'type'), message: `a DS needs an NS rrset at ${c.name} once the changes are applied (a delegation)` });
       continue;
     }
-    if (ALIAS_SIDE.has(c.type) && aliasConflict([...typesAfter.get(c.name)!])) {
+    if (types && ALIAS_SIDE.has(c.type) && aliasConflict(types)) {
       issues.push({ path: at(c.index, 'type'), message: `an ALIAS cannot share the name ${c.name} with an A or AAAA rrset once the changes are applied` });
       continue;
     }
@@ -237,12 +256,19 @@ const refused = (issues: Issue[]) =>
  */
 export async function applyZoneChanges(s: Store, p: ApplyZoneChanges): Promise<ZoneChangeResult> {
   const now = s.clock();
-  const { planned, issues } = planChanges(p.zone, p.changes, p.canonical ?? false);
+  const { changes } = p;
+  const given = typeof changes === 'function' ? undefined : planChanges(p.zone, changes, p.canonical ?? false);
   return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
-    if (issues.length > 0) throw refused(issues);
+    if (given && given.issues.length > 0) throw refused(given.issues);
     await checkZone(tx, z, p.precondition);
-    return applyPlanned(s, tx, z, planned, p, now);
+    if (given) return applyPlanned(s, tx, z, given.planned, p, now);
+    const rows = await zoneRows(tx, z.name);
+    const made = planChanges(p.zone, (changes as (current: CurrentRRset[]) => ZoneChange[])(rows.map((r) => ({
+      name: r.name, type: r.type as RecordType, ttl: r.ttl, recordsJson: r.records, managedBy: r.managed_by,
+    }))), p.canonical ?? false);
+    if (made.issues.length > 0) throw refused(made.issues);
+    return applyPlanned(s, tx, z, made.planned, p, now, byName(rows));
   });
 }
 
@@ -272,7 +298,7 @@ export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'c
       if (d.before) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: { name: d.name, type: d.type as RecordType, ...d.before } });
       else if (stored) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: null });
     }
-    const result = await applyPlanned(s, tx, z, planned, { ...p, changes: [], summary: `restored generation ${p.generation}` }, now);
+    const result = await applyPlanned(s, tx, z, planned, { ...p, summary: `restored generation ${p.generation}` }, now);
     if (result.diff.length > 0) {
       await appendAudit(tx, { orgId: z.orgId, event: 'dns.zone.restore', actor: p.actor, target: z.name, details: { generation: p.generation, to: result.generation } }, now);
     }

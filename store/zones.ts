@@ -708,21 +708,31 @@ export async function zoneSnapshot(s: Store, name: string): Promise<{ zone: Zone
   return read && { zone: read.zone, rrsets: read.rows[0].flatMap((r) => r.name === null ? [] : [fromRaw(r)]) };
 }
 
+export interface ZoneDelta { zone: ZoneRow; changed: StoredRRset[]; removed: { name: string; type: RecordType }[] }
+
+/** No bound on the rrsets zoneChangesSince reads (a LIMIT both databases take). */
+const ALL_CHANGES = 1_000_000_000;
+
 /** What changed in a zone after generation `since`: the zone row, rrsets written since, and the keys of
- * rrsets deleted since (a key both deleted and written again is in `changed` only). Of one generation. */
-export async function zoneChangesSince(s: Store, name: string, since: number): Promise<{
-  zone: ZoneRow; changed: StoredRRset[]; removed: { name: string; type: RecordType }[];
-} | undefined> {
+ * rrsets deleted since (a key both deleted and written again is in `changed` only). Of one generation. With
+ * `atMost`, `more` instead once the rrsets written or deleted since are more than that: a caller that would load
+ * the zone whole then is spared reading (and the event loop holding) a change of tens of thousands of rrsets. */
+export async function zoneChangesSince(s: Store, name: string, since: number): Promise<ZoneDelta | undefined>;
+export async function zoneChangesSince(s: Store, name: string, since: number, atMost: number): Promise<ZoneDelta | { zone: ZoneRow; more: true } | undefined>;
+export async function zoneChangesSince(s: Store, name: string, since: number, atMost = ALL_CHANGES): Promise<ZoneDelta | { zone: ZoneRow; more: true } | undefined> {
   const read = await atOneGeneration(s, name, async () => [
     await s.raw<MaybeRawRRset>('zoneChangedRRsets', `SELECT z.uid AS zone_uid, z.generation AS zone_gen, r.name, r.type, r.ttl, r.records, r.managed_by
-      FROM zones z LEFT JOIN rrsets r ON r.zone = z.name AND r.changed_gen > ? WHERE z.name = ?`, [since, name]),
+      FROM zones z LEFT JOIN rrsets r ON r.zone = z.name AND r.changed_gen > ? WHERE z.name = ? LIMIT ?`, [since, name, atMost + 1]),
     await s.raw<Seen & ({ name: string; type: string } | { name: null; type: null })>('zoneRemovedRRsets', `SELECT z.uid AS zone_uid, z.generation AS zone_gen, t.name, t.type
-      FROM zones z LEFT JOIN rrset_tombstones t ON t.zone = z.name AND t.gen > ? WHERE z.name = ?`, [since, name]),
+      FROM zones z LEFT JOIN rrset_tombstones t ON t.zone = z.name AND t.gen > ? WHERE z.name = ? LIMIT ?`, [since, name, atMost + 1]),
   ] as const);
   if (!read) return undefined;
+  // Each list read is whole unless it reached the LIMIT (a zone without changes answers one row, of nulls).
+  if (read.rows.some((rows) => rows.length > atMost && rows[0]!.name !== null)) return { zone: read.zone, more: true };
   const changed = read.rows[0].flatMap((r) => r.name === null ? [] : [fromRaw(r)]);
   const written = new Set(changed.map((r) => `${r.name} ${r.type}`));
   const removed = read.rows[1].flatMap((r) => r.name === null || written.has(`${r.name} ${r.type}`) ? [] : [{ name: r.name, type: r.type as RecordType }]);
+  if (changed.length + removed.length > atMost) return { zone: read.zone, more: true };
   return { zone: read.zone, changed, removed };
 }
 
@@ -758,20 +768,4 @@ async function touchedSince(s: Store, zone: ZoneRow, items: RawPageRRset[], afte
     WHERE zone = ? AND gen > ? AND ((name = ? AND ? = 1) OR (name <> ? AND (name, type) > (?, ?)${next ? ' AND (name, type) <= (?, ?)' : ''}))`,
   [zone.name, zone.generation, zone.name, after ? 0 : 1, zone.name, from.name, from.type, ...(last ? [last.name, last.type] : next ? ['', ''] : [])]);
   return Number(row?.n ?? 0) > 0;
-}
-
-/**
- * A customer's zone (another organization's reads as missing) with its status and every rrset, of one generation,
- * in getZone's order: the apex rrsets, then the others by name and type. For a whole-zone read (export, import)
- * whose tag must be that of what it lists.
- */
-export async function zoneWithRRsets(s: Store, orgId: number, name: string): Promise<{ zone: ZoneWithStatus; rrsets: StoredRRset[] }> {
-  for (let attempt = 1; ; attempt++) {
-    const zone = await getZone(s, orgId, name);
-    const snap = await zoneSnapshot(s, name);
-    if (snap && snap.zone.uid === zone.uid && snap.zone.generation === zone.generation) {
-      return { zone, rrsets: [...snap.rrsets.filter((r) => r.name === name), ...snap.rrsets.filter((r) => r.name !== name)] };
-    }
-    if (attempt >= GENERATION_READS) throw new Error(`zone ${name} changed during each of ${GENERATION_READS} reads`);
-  }
 }

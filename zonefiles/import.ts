@@ -9,12 +9,14 @@ export type ZoneChange =
   | { op: 'put'; name: string; type: RecordType; ttl: number; records: RecordData[] }
   | { op: 'delete'; name: string; type: RecordType };
 
-/** A stored rrset: `managedBy` is null for the customer's own, else who in the service writes it. */
-export interface CurrentRRset extends RRset { managedBy: string | null }
+/** A stored rrset: `recordsJson` is the JSON text of its records as stored (canonical and sorted, so the same
+ * records are the same text: a zone of 40,000 rrsets is compared without parsing them); `managedBy` is null for
+ * the customer's own, else who in the service writes it. */
+export interface CurrentRRset { name: string; type: RecordType; ttl: number; recordsJson: string; managedBy: string | null }
 
 export type ImportMode = 'merge' | 'replace';
 
-const sameContent = (a: RRset, b: RRset): boolean => a.ttl === b.ttl && JSON.stringify(a.records) === JSON.stringify(b.records);
+const sameContent = (stored: CurrentRRset, rrset: RRset): boolean => stored.ttl === rrset.ttl && stored.recordsJson === JSON.stringify(rrset.records);
 
 /**
  * The change set that makes a zone hold what a file holds. `merge` puts every rrset of the file that differs
@@ -33,28 +35,49 @@ const sameContent = (a: RRset, b: RRset): boolean => a.ttl === b.ttl && JSON.str
  * {@link parseZoneFile}'s answer for the zone, so its rrsets are canonical too and compare as stored ones do.
  */
 export function importChanges(zone: string, current: CurrentRRset[], file: ZoneFile, mode: ImportMode): ZoneChange[] {
-  const stored = new Map(current.map((r) => [rrsetKey(r.name, r.type), r]));
-  const taken = file.rrsets.flatMap((rrset, i) => (rrset.name === zone && rrset.type === 'NS' ? [] : [{ rrset, line: file.lines[i] as number }]));
-  const inFile = new Set(taken.map(({ rrset }) => rrsetKey(rrset.name, rrset.type)));
-  const kept = current.filter((r) => mode === 'merge' || r.managedBy !== null || inFile.has(rrsetKey(r.name, r.type)));
-
+  // One pass over each side, each rrset's key made once: a 1 MiB file is 40,000 rrsets against as many stored.
+  const taken: { rrset: RRset; line: number; key: string }[] = [];
+  const inFile = new Set<string>();
+  file.rrsets.forEach((rrset, i) => {
+    if (rrset.name === zone && rrset.type === 'NS') return;
+    const key = rrsetKey(rrset.name, rrset.type);
+    taken.push({ rrset, line: file.lines[i] as number, key });
+    inFile.add(key);
+  });
   // The zone's types per name once the change set is applied: the file's rrsets and the stored ones kept.
-  const typesAt = new Map<string, Set<RecordType>>();
-  for (const r of [...kept, ...taken.map((t) => t.rrset)]) typesAt.set(r.name, (typesAt.get(r.name) ?? new Set()).add(r.type));
+  const typesAt = new Map<string, RecordType[]>();
+  const holds = (name: string, type: RecordType): void => {
+    const types = typesAt.get(name);
+    if (!types) typesAt.set(name, [type]);
+    else if (!types.includes(type)) types.push(type);
+  };
+  const stored = new Map<string, CurrentRRset>();
+  const deletes: ZoneChange[] = [];
+  for (const r of current) {
+    const key = rrsetKey(r.name, r.type);
+    stored.set(key, r);
+    if (mode === 'merge' || r.managedBy !== null || inFile.has(key)) holds(r.name, r.type);
+    else deletes.push({ op: 'delete', name: r.name, type: r.type });
+  }
+  for (const { rrset } of taken) holds(rrset.name, rrset.type);
 
   const issues: Issue[] = [];
   const puts: ZoneChange[] = [];
-  for (const { rrset, line } of taken) {
-    const others = [...(typesAt.get(rrset.name) as Set<RecordType>)].filter((t) => t !== rrset.type);
-    if (checkCnameConflict(others, rrset.type)) {
-      issues.push({ path: `line ${line}`, message: `${rrset.name} ${rrset.type}: a CNAME cannot share its name with other types (here ${[...others, rrset.type].sort().join(', ')})` });
-      continue;
+  for (const { rrset, line, key } of taken) {
+    const types = typesAt.get(rrset.name) as RecordType[];
+    // A name of one type breaks neither rule.
+    if (types.length > 1) {
+      const others = types.filter((t) => t !== rrset.type);
+      if (checkCnameConflict(others, rrset.type)) {
+        issues.push({ path: `line ${line}`, message: `${rrset.name} ${rrset.type}: a CNAME cannot share its name with other types (here ${[...others, rrset.type].sort().join(', ')})` });
+        continue;
+      }
+      if (aliasConflict(types)) {
+        issues.push({ path: `line ${line}`, message: `${rrset.name} ${rrset.type}: an ALIAS cannot share its name with an A or AAAA (its addresses are served there)` });
+        continue;
+      }
     }
-    if (aliasConflict([...others, rrset.type])) {
-      issues.push({ path: `line ${line}`, message: `${rrset.name} ${rrset.type}: an ALIAS cannot share its name with an A or AAAA (its addresses are served there)` });
-      continue;
-    }
-    const old = stored.get(rrsetKey(rrset.name, rrset.type));
+    const old = stored.get(key);
     if (old && sameContent(old, rrset)) continue;
     if (old && old.managedBy !== null) {
       issues.push({ path: `line ${line}`, message: `${rrset.name} ${rrset.type} is managed by the service (${old.managedBy}); a file cannot change it` });
@@ -63,8 +86,5 @@ export function importChanges(zone: string, current: CurrentRRset[], file: ZoneF
     puts.push({ op: 'put', ...rrset });
   }
   if (issues.length > 0) throw new ZoneValidationError(issues);
-
-  const keptKeys = new Set(kept.map((r) => rrsetKey(r.name, r.type)));
-  const deletes = current.filter((r) => !keptKeys.has(rrsetKey(r.name, r.type))).map((r): ZoneChange => ({ op: 'delete', name: r.name, type: r.type }));
   return [...deletes, ...puts];
 }

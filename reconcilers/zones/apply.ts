@@ -48,6 +48,10 @@ export const DEFER_FILE_RRSETS = 50;
 /** A file that could not be written is tried again no sooner than this. */
 const FILE_RETRY_MS = 1_000;
 
+/** Lets pending I/O run between a whole load's long synchronous steps (a read of every rrset, the render): the
+ * pass runs in the API's process, where a large write's answer is still being sent as its commit wakes the pass. */
+const ioTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** How the nameserver signs a zone (its applyZone options). */
 export interface Signing { dnssec: boolean; deleteDs: boolean }
 
@@ -181,9 +185,11 @@ export function zoneApplier(d: ApplyDeps) {
   ): Promise<Served | undefined> => {
     const snap = await zoneSnapshot(d.store, name);
     if (!snap) return undefined;
+    await ioTurn();
     const serial = serialOf(snap.zone);
     const rrsets = await servedOf(name, snap.rrsets);
     const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets });
+    await ioTurn();
     await raiseFloor(name, serial, signing.dnssec);
     await d.store.synced();
     await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
@@ -205,13 +211,15 @@ export function zoneApplier(d: ApplyDeps) {
    * would be read and rendered whole by every pass, holding the event loop), a write between two reads, or a
    * change the nameserver refused.
    */
-  const applyDelta = async (name: string, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
+  const applyDelta = async (z: ZoneRow, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
+    const { name } = z;
     const apply = d.nameserver.applyChanges?.bind(d.nameserver);
     const sameSigning = signing.dnssec === prev.dnssec && signing.deleteDs === !!prev.deleteDs;
     if (!apply || !sameSigning) return undefined;
-    const delta = await zoneChangesSince(d.store, name, prev.generation);
-    const changed = delta ? delta.changed.length + delta.removed.length : 0;
-    if (!delta || delta.zone.uid !== prev.uid || (changed > maxIncremental && changed > delta.zone.rrsetCount / 4)) return undefined;
+    // The zone as the pass saw it sizes the bound; a write since that grows it past this pass's bound only costs a
+    // whole load.
+    const delta = await zoneChangesSince(d.store, name, prev.generation, Math.max(maxIncremental, Math.floor(z.rrsetCount / 4)));
+    if (!delta || 'more' in delta || delta.zone.uid !== prev.uid) return undefined;
     const remove = new Set<string>();
     for (const r of [...delta.removed, ...delta.changed]) {
       for (const type of servedTypes(r.type)) if (hasKey(prev.keys, rrsetKey(r.name, type))) remove.add(`${r.name}. ${type}`);
@@ -280,7 +288,7 @@ export function zoneApplier(d: ApplyDeps) {
         && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);
       // Until the nameserver took it, what it serves is not known for sure.
       served.delete(z.name);
-      const taken = (known && (await applyDelta(z.name, known, serialOf, signing))) || (await applyWhole(z.name, serialOf, signing, servedBefore));
+      const taken = (known && (await applyDelta(z, known, serialOf, signing))) || (await applyWhole(z.name, serialOf, signing, servedBefore));
       if (!taken) return undefined;
       served.set(z.name, taken);
       return { served: taken, acted: true };

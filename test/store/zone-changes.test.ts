@@ -12,7 +12,7 @@ import { getRevision, listRevisions, pruneZoneRevisions, REVISION_KEEP_MS } from
 import {
   createZone, deleteRRset, deleteZone, getZone, putManagedRRset, putRRset, setZoneDnssec, zoneChangesSince, zoneSnapshot,
 } from '../../store/zones';
-import { checkCnameConflict } from '../../zonefiles';
+import { checkCnameConflict, ZoneValidationError } from '../../zonefiles';
 import { until } from '../helpers/proc';
 import { openTestStore } from '../helpers/store';
 
@@ -160,6 +160,32 @@ describe('applyZoneChanges', () => {
     const dry = await apply(set, { dryRun: true });
     expect(await everything()).toEqual(was);
     expect(await apply(set)).toEqual(dry);
+  });
+  it('makes the changes from the zone as its write reads it when given a function: a write committed just before is seen, not undone', async () => {
+    const seen: string[][] = [];
+    // The put is queued first, so it commits before the set's transaction reads the zone.
+    const put = apply([a('late', '192.0.2.7')]);
+    const set = applyZoneChanges(s, {
+      orgId, zone: ZONE, actor: ACTOR, quota: QUOTA, changes: (current) => {
+        seen.push(current.map((r) => `${r.name} ${r.type} ${r.recordsJson}`));
+        return current.filter((r) => r.managedBy === null).map((r): ZoneChange => ({ op: 'delete', name: r.name, type: r.type }));
+      },
+    });
+    await put;
+    const r = await set;
+    expect(seen).toEqual([[`${ZONE} NS [{"content":"ns1.hostplane.test"},{"content":"ns2.hostplane.test"}]`, `late.${ZONE} A [{"content":"192.0.2.7"}]`]]);
+    expect(r.diff).toEqual([{ op: 'remove', name: `late.${ZONE}`, type: 'A', before: { ttl: 300, records: [{ content: '192.0.2.7' }] }, after: null, managedBy: null }]);
+  });
+
+  it('answers a ZoneValidationError of a changes function as the 400 it carries, and writes nothing', async () => {
+    const before = await getZone(s, orgId, ZONE);
+    const refusal = applyZoneChanges(s, {
+      orgId, zone: ZONE, actor: ACTOR, quota: QUOTA, changes: () => {
+        throw new ZoneValidationError([{ path: 'line 3', message: 'no' }]);
+      },
+    });
+    await expect(refusal).rejects.toBeInstanceOf(ZoneValidationError);
+    expect((await getZone(s, orgId, ZONE)).generation).toBe(before.generation);
   });
 });
 

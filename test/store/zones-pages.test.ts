@@ -6,7 +6,8 @@ import { AppError } from '../../lib/errors';
 import { createOrg } from '../../store/accounts';
 import type { Store } from '../../store/db';
 import { applyZoneChanges, type ZoneChange } from '../../store/zone-changes';
-import { createZone, deleteZone, getZone, zoneRRsetsAt, zoneWithRRsets, type ZoneRow } from '../../store/zones';
+import { createZone, deleteZone, getZone, zoneRRsetsAt, type ZoneRow } from '../../store/zones';
+import { zoneWithRRsets } from '../helpers/zone-read';
 import { openTestStore } from '../helpers/store';
 
 const ZONE = 'pages.test';

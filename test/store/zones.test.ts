@@ -7,7 +7,7 @@ import { removeTempDirs, tempDir } from '../../harness/temp';
 import { createOrg } from '../../store/accounts';
 import { type Store } from '../../store/db';
 import { onPostgres, openTestStore } from '../helpers/store';
-import { createZone, getZone, putRRset, zoneByName, zoneChangesSince, zoneRRsetPage, zoneSnapshot } from '../../store/zones';
+import { createZone, deleteRRset, getZone, putRRset, zoneByName, zoneChangesSince, zoneRRsetPage, zoneSnapshot } from '../../store/zones';
 import { checkCnameConflict, type RRset } from '../../zonefiles';
 
 const ZONE = 'customer.test';
@@ -87,6 +87,20 @@ describe('zoneChangesSince', () => {
   it('answers no changes, and the zone row, when nothing was written since', async () => {
     const z = (await zoneByName(s, ZONE))!;
     expect(await zoneChangesSince(s, ZONE, z.generation)).toEqual({ zone: z, changed: [], removed: [] });
+  });
+
+  it('with atMost, answers `more` once more rrsets than that were written or deleted since, and the whole change up to it', async () => {
+    const since = (await zoneByName(s, ZONE))!.generation;
+    for (const label of ['a', 'b', 'c']) await put(s, txt(label));
+    await deleteRRset(s, { orgId, zone: ZONE, name: `c.${ZONE}`, type: 'TXT', actor: 'test' });
+    const z = (await zoneByName(s, ZONE))!;
+    // Two written (a, b) and one deleted (c): three rrsets.
+    expect(await zoneChangesSince(s, ZONE, since, 2)).toEqual({ zone: z, more: true });
+    const whole = await zoneChangesSince(s, ZONE, since, 3);
+    expect(whole).toEqual(await zoneChangesSince(s, ZONE, since));
+    expect(whole && 'changed' in whole && [whole.changed.map((r) => r.name).sort(), whole.removed]).toEqual([[`a.${ZONE}`, `b.${ZONE}`], [{ name: `c.${ZONE}`, type: 'TXT' }]]);
+    // Nothing since: one row of nulls from each statement is no change.
+    expect(await zoneChangesSince(s, ZONE, z.generation, 0)).toEqual({ zone: z, changed: [], removed: [] });
   });
 });
 

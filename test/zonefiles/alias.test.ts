@@ -4,7 +4,7 @@ import {
   aliasAnswer, aliasConflict, exportZoneFile, importChanges, parseZoneFile, servedRRsets, validateRRset,
   ALIAS_MAX_TTL, ALIAS_MIN_TTL, MAX_ALIAS_ADDRESSES, type CurrentRRset, type RRset,
 } from '../../zonefiles';
-import { testSoa } from './fixtures';
+import { asStored, testSoa } from './fixtures';
 import { issuesOf } from '../helpers/zone-issues';
 
 const ZONE = 'example.com';
@@ -46,7 +46,7 @@ describe('ALIAS in zone files', () => {
   it('exports as PowerDNS writes it (`name ttl IN ALIAS target.`) and re-imports as a no-op', () => {
     const file = exportZoneFile(ZONE, testSoa, rrsets);
     expect(file).toContain('example.com. 300 IN ALIAS cdn.example.net.\n');
-    const current: CurrentRRset[] = rrsets.map((r) => ({ ...r, managedBy: r.type === 'NS' ? 'system' : null }));
+    const current: CurrentRRset[] = rrsets.map((r) => ({ ...asStored(r), managedBy: r.type === 'NS' ? 'system' : null }));
     expect(importChanges(ZONE, current, parseZoneFile(file, ZONE), 'replace')).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ZoneSpec } from '../../zonefiles';
+import type { CurrentRRset, RRset, ZoneSpec } from '../../zonefiles';
 
 const dir = fileURLToPath(new URL('../fixtures/zones/', import.meta.url));
 
@@ -26,3 +26,6 @@ export const testSoa: ZoneSpec['soa'] = {
   minimum: 300,
   ttl: 3600,
 };
+
+/** An rrset as importChanges reads the zone's: its records as the stored JSON text. */
+export const asStored = (r: RRset): Omit<CurrentRRset, 'managedBy'> => ({ name: r.name, type: r.type, ttl: r.ttl, recordsJson: JSON.stringify(r.records) });

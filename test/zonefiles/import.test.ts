@@ -5,7 +5,7 @@ import { issuesOf } from '../helpers/zone-issues';
 
 const ZONE = 'example.com';
 const rr = (name: string, type: CurrentRRset['type'], contents: string[], ttl = 300, managedBy: string | null = null): CurrentRRset => ({
-  name, type, ttl, records: contents.map((content) => ({ content })), managedBy,
+  name, type, ttl, recordsJson: JSON.stringify(contents.map((content) => ({ content }))), managedBy,
 });
 const CURRENT: CurrentRRset[] = [
   rr(ZONE, 'NS', ['ns1.hostplane.test', 'ns2.hostplane.test'], 86_400, 'system'),
