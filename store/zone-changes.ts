@@ -3,7 +3,6 @@
  * (so the zone reconciler applies them to the nameserver as one transaction: it reads a zone at one generation),
  * and restores of a revision, which are change sets computed from the revisions since.
  */
-import { and, eq } from 'drizzle-orm';
 import { badRequest, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import {
@@ -12,10 +11,9 @@ import {
 } from '../zonefiles';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit } from './feed';
-import { rrsets } from './schema';
 import { revisionsSince, summaryOf, writeOrDryRun, type RevisionChange } from './zone-revisions';
 import {
-  bump, checkAliasCount, checkOwner, checkZone, tombstone, zoneToChange, type ZoneChangeResult, type ZonePrecondition, type ZoneRow,
+  bump, checkAliasCount, checkOwner, checkZone, zoneToChange, type ZoneChangeResult, type ZonePrecondition, type ZoneRow,
 } from './zones';
 
 /** Changes in one set at most (CONTRACT.md "Zone changes, files and revisions"). */
@@ -228,10 +226,14 @@ async function applyPlanned(
   await insertRows(tx, 'upsertRRsets', 'INSERT INTO rrsets (zone, name, type, ttl, records, managed_by, changed_gen, bytes)',
     ' ON CONFLICT (zone, name, type) DO UPDATE SET ttl = excluded.ttl, records = excluded.records, changed_gen = excluded.changed_gen, bytes = excluded.bytes', 'zone',
     puts.map(({ rrset, json, bytes }) => [z.name, rrset.name, rrset.type, rrset.ttl, json, null, generation, bytes]));
-  for (const d of diff.filter((x) => x.op === 'remove')) {
-    await tx.delete(rrsets).where(and(eq(rrsets.zone, z.name), eq(rrsets.name, d.name), eq(rrsets.type, d.type)));
-    await tombstone(tx, z.name, d, generation);
+  const removed = diff.filter((x) => x.op === 'remove').map((d) => [d.name, d.type]);
+  // A statement per 500 rows, as the upsert: one per row took 0.8 ms each, 30 s for a file replacing 40,000 rrsets.
+  for (const part of chunks(removed, ROWS_PER_STATEMENT)) {
+    await tx.raw(`deleteRRsets${part.length}`, `DELETE FROM rrsets WHERE zone = ? AND (name, type) IN (VALUES ${part.map(() => '(?, ?)').join(', ')}) RETURNING zone`,
+      [z.name, ...part.flat()]);
   }
+  await insertRows(tx, 'tombstoneRRsets', 'INSERT INTO rrset_tombstones (zone, name, type, gen)', ' ON CONFLICT (zone, name, type) DO UPDATE SET gen = excluded.gen', 'zone',
+    removed.map(([name, type]) => [z.name, name, type, generation]));
   // The spec's events per rrset, as putRRset and deleteRRset write them, each naming the generation of its set.
   await insertRows(tx, 'auditRRsets', 'INSERT INTO audit (org_id, at, event, actor, target, details)', '', 'id', diff.map((d) => [
     z.orgId, iso(now), d.op === 'remove' ? 'dns.rrset.delete' : 'dns.rrset.set', p.actor, `${z.name}/${d.name}/${d.type}`,

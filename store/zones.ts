@@ -453,7 +453,7 @@ async function removeRRset(
 }
 
 /** Marks an rrset deleted at `generation`, for the reconciler's incremental read (zoneChangesSince). */
-export async function tombstone(tx: Tx, zone: string, key: { name: string; type: string }, generation: number): Promise<void> {
+async function tombstone(tx: Tx, zone: string, key: { name: string; type: string }, generation: number): Promise<void> {
   await tx.insert(rrsetTombstones).values({ zone, name: key.name, type: key.type, gen: generation })
     .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } });
 }

@@ -177,6 +177,20 @@ describe('applyZoneChanges', () => {
     expect(r.diff).toEqual([{ op: 'remove', name: `late.${ZONE}`, type: 'A', before: { ttl: 300, records: [{ content: '192.0.2.7' }] }, after: null, managedBy: null }]);
   });
 
+  it('deletes many rrsets in one set (more than a statement\'s 500 rows), each with its tombstone for the reconciler', async () => {
+    const labels = Array.from({ length: 620 }, (_, i) => `d${i}`);
+    const unlimited = (changes: ZoneChange[]) => applyZoneChanges(s, { orgId, zone: ZONE, changes, actor: ACTOR, quota: null });
+    await unlimited(labels.map((l, i) => a(l, `192.0.2.${i % 250}`)));
+    const before = await getZone(s, orgId, ZONE);
+    const r = await unlimited([...labels.map((l) => del(l)), a('kept', '192.0.2.1')]);
+    expect(r.diff.filter((d) => d.op === 'remove')).toHaveLength(620);
+    const snap = (await zoneSnapshot(s, ZONE))!;
+    expect(snap.rrsets.map((x) => x.name)).toEqual([ZONE, `kept.${ZONE}`]);
+    const delta = (await zoneChangesSince(s, ZONE, before.generation))!;
+    expect(delta.removed.map((x) => x.name).sort()).toEqual(labels.map((l) => `${l}.${ZONE}`).sort());
+    expect(delta.changed.map((x) => x.name)).toEqual([`kept.${ZONE}`]);
+  });
+
   it('answers a ZoneValidationError of a changes function as the 400 it carries, and writes nothing', async () => {
     const before = await getZone(s, orgId, ZONE);
     const refusal = applyZoneChanges(s, {
