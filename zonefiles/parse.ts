@@ -17,9 +17,10 @@ class LineProblem {
 /**
  * One field of an entry. `text` is its bytes after unescaping, one char per byte (latin1): `\DDD` is one byte,
  * `\X` is X, a non-ASCII character its UTF-8 bytes. `raw` is the field as written (quotes and escapes kept), the
- * presentation form record validation reads.
+ * presentation form record validation reads. `plain`: written as ASCII without quotes or escapes, so `text` is
+ * `raw` and holds no byte above 0x7f, which spares most fields of a file every look inside them.
  */
-interface Token { text: string; raw: string }
+interface Token { text: string; raw: string; plain: boolean }
 
 /** A record or directive: its fields, from the line it starts on (parentheses may carry it over several lines). */
 interface Entry { line: number; blankOwner: boolean; tokens: Token[] }
@@ -32,13 +33,29 @@ const BARE_END = new Set([' ', '\t', '\r', '\n', ';', '(', ')']);
 const PLAIN_BARE = /[^ \t\r\n;()"\\\x80-\uffff]*/y;
 const PLAIN_QUOTED = /[^"\\\n\x80-\uffff]*/y;
 
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const TAB = 0x09;
+const CR = 0x0d;
+const SEMICOLON = 0x3b;
+const OPEN = 0x28;
+const CLOSE = 0x29;
+const DOLLAR = 0x24;
+/** By ASCII code: `END` ends a bare field (the characters of {@link BARE_END}), `LOOK` needs a look inside the field
+ * (a quote or a backslash), 0 is a plain character. Above 0x7f a character needs a look too. */
+const END = 1;
+const LOOK = 2;
+const ASCII_CLASS = new Uint8Array(0x80);
+for (const c of BARE_END) ASCII_CLASS[c.charCodeAt(0)] = END;
+ASCII_CLASS['"'.charCodeAt(0)] = LOOK;
+ASCII_CLASS['\\'.charCodeAt(0)] = LOOK;
+
 /**
- * Splits a master file into entries (RFC 1035 5.1): `;` comments to the end of the line outside quotes,
- * parentheses join lines, a line starting with a blank has no owner (the previous one's). A problem inside an
- * entry is reported at its line and the entry dropped; reading goes on with the next line.
+ * Splits a master file into entries (RFC 1035 5.1), each handed to `take` as it ends: `;` comments to the end of
+ * the line outside quotes, parentheses join lines, a line starting with a blank has no owner (the previous one's).
+ * A problem inside an entry is reported at its line and the entry dropped; reading goes on with the next line.
  */
-function entries(file: string, problem: (line: number, message: string) => void): Entry[] {
-  const out: Entry[] = [];
+function entries(file: string, problem: (line: number, message: string) => void, take: (entry: Entry) => void): void {
   let line = 1;
   let depth = 0;
   let openedAt = 0;
@@ -47,37 +64,41 @@ function entries(file: string, problem: (line: number, message: string) => void)
   let lineStart = true;
   let blank = false;
   const end = (): void => {
-    if (current && !broken) out.push(current);
+    if (current && !broken) take(current);
     current = undefined;
     broken = false;
   };
+  const toLineEnd = (from: number): number => {
+    const nl = file.indexOf('\n', from);
+    return nl < 0 ? file.length : nl;
+  };
   let i = 0;
   while (i < file.length) {
-    const c = file[i] as string;
-    if (lineStart && depth === 0) blank = c === ' ' || c === '\t';
+    const c = file.charCodeAt(i);
+    if (lineStart && depth === 0) blank = c === SPACE || c === TAB;
     lineStart = false;
-    if (c === '\n') {
+    if (c === NEWLINE) {
       line++;
       i++;
       lineStart = true;
       if (depth === 0) end();
       continue;
     }
-    if (c === ' ' || c === '\t' || c === '\r') {
+    if (c === SPACE || c === TAB || c === CR) {
       i++;
       continue;
     }
-    if (c === ';') {
-      while (i < file.length && file[i] !== '\n') i++;
+    if (c === SEMICOLON) {
+      i = toLineEnd(i);
       continue;
     }
-    if (c === '(') {
+    if (c === OPEN) {
       if (depth === 0) openedAt = line;
       depth++;
       i++;
       continue;
     }
-    if (c === ')') {
+    if (c === CLOSE) {
       i++;
       if (depth === 0) {
         if (!broken) problem(line, 'a ")" closes no "("');
@@ -88,15 +109,15 @@ function entries(file: string, problem: (line: number, message: string) => void)
       continue;
     }
     try {
-      const { token, next } = readToken(file, i);
+      const token = readToken(file, i);
       current ??= { line, blankOwner: blank, tokens: [] };
       current.tokens.push(token);
-      i = next;
+      i += token.raw.length;
     } catch (e) {
       if (!(e instanceof LineProblem)) throw e;
       if (!broken) problem(line, e.message);
       broken = true;
-      while (i < file.length && file[i] !== '\n') i++;
+      i = toLineEnd(i);
     }
   }
   if (depth > 0) {
@@ -104,17 +125,30 @@ function entries(file: string, problem: (line: number, message: string) => void)
     broken = true;
   }
   end();
-  return out;
 }
 
-/** One field from `start`: bare, quoted, or bare with quoted parts; ends at a delimiter or the line's end. */
-function readToken(file: string, start: number): { token: Token; next: number } {
+/** One field from `start`: bare, quoted, or bare with quoted parts; ends at a delimiter or the line's end. Its raw
+ * form is `file` from `start` on. */
+function readToken(file: string, start: number): Token {
+  // Most fields are plain ASCII ending at a delimiter: one scan finds that, without building the text.
+  let i = start;
+  let c = 0;
+  while (i < file.length && (c = file.charCodeAt(i)) < 0x80 && ASCII_CLASS[c] === 0) i++;
+  if (i === file.length || (c < 0x80 && ASCII_CLASS[c] === END)) {
+    const raw = file.slice(start, i);
+    return { text: raw, raw, plain: true };
+  }
+  return readWritten(file, start);
+}
+
+/** {@link readToken} of a field with quotes, escapes or non-ASCII characters. */
+function readWritten(file: string, start: number): Token {
   let i = start;
   let text = '';
   let quoted = false;
   let run = i;
   for (;;) {
-    // Runs of plain characters are skipped by one sticky match, which keeps a 1 MiB file fast.
+    // Runs of plain characters are skipped by one sticky match, which keeps a long quoted string fast.
     const plain = quoted ? PLAIN_QUOTED : PLAIN_BARE;
     plain.lastIndex = i;
     plain.test(file);
@@ -156,7 +190,7 @@ function readToken(file: string, start: number): { token: Token; next: number } 
   }
   if (quoted) throw new LineProblem('a quoted string is not closed');
   text += file.slice(run, i);
-  return { token: { text, raw: file.slice(start, i) }, next: i };
+  return { text, raw: file.slice(start, i), plain: false };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -164,7 +198,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** A field's text: its bytes read as UTF-8. */
 function text(token: Token | undefined): string {
   if (token === undefined) throw new LineProblem('the record has too few fields');
-  if (!HIGH_BYTE.test(token.text)) return token.text;
+  if (token.plain || !HIGH_BYTE.test(token.text)) return token.text;
   try {
     return utf8.decode(Buffer.from(token.text, 'latin1'));
   } catch {
@@ -177,7 +211,9 @@ const TTL_FORM = /^(?:[0-9]+|(?:[0-9]+[smhdw])+)$/i;
 
 /** A TTL in seconds, plain or with BIND's units (`1h30m`); undefined for a field that is not one. */
 function ttlOf(field: string): number | undefined {
-  if (!TTL_FORM.test(field)) return undefined;
+  // Every TTL starts with a digit; most fields tried as one (the class, the type) do not.
+  const first = field.charCodeAt(0);
+  if (!(first >= 0x30 && first <= 0x39) || !TTL_FORM.test(field)) return undefined;
   if (/^[0-9]+$/.test(field)) return Number(field);
   let seconds = 0;
   for (const [, n, unit] of field.matchAll(/([0-9]+)([smhdw])/gi)) seconds += Number(n) * (TTL_UNITS[(unit as string).toLowerCase()] as number);
@@ -204,7 +240,7 @@ function nameOf(written: string, origin: string, wildcard: boolean): string {
 /** {@link nameOf} of a field, which must be written without escapes: an escaped dot or byte is no host name. */
 function absoluteName(token: Token | undefined, origin: string, wildcard: boolean): string {
   const written = text(token);
-  if ((token as Token).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
+  if (!(token as Token).plain && (token as Token).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
   return nameOf(written, origin, wildcard);
 }
 
@@ -223,10 +259,16 @@ const NAME_FIELD: Readonly<Record<string, number>> = { ALIAS: 0, CNAME: 0, NS: 0
 function recordContent(type: RecordType, rdata: Token[], origin: string): string {
   if (type === 'TXT') {
     if (rdata.length === 0) throw new LineProblem('TXT needs at least one string');
-    return text({ text: rdata.map((t) => t.text).join(''), raw: rdata.map((t) => t.raw).join(' ') });
+    return text({ text: rdata.map((t) => t.text).join(''), raw: rdata.map((t) => t.raw).join(' '), plain: false });
   }
   const at = NAME_FIELD[type];
-  return rdata.map((t, i) => (i === at ? absoluteName(t, origin, false) : t.raw)).join(' ');
+  let content = '';
+  for (let i = 0; i < rdata.length; i++) {
+    const t = rdata[i] as Token;
+    const field = i === at ? absoluteName(t, origin, false) : t.raw;
+    content = i === 0 ? field : `${content} ${field}`;
+  }
+  return content;
 }
 
 const KNOWN_TYPES = new Set<string>(RECORD_TYPES);
@@ -276,49 +318,53 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
   let soa: Soa | undefined;
   let previousOwner: string | undefined;
 
-  for (const entry of entries(file, refuse)) {
+  entries(file, refuse, (entry) => {
     try {
       const { tokens } = entry;
       const first = text(tokens[0]);
-      const directive = first.toUpperCase();
-      if (directive === '$ORIGIN') {
-        origin = absoluteName(tokens[1], '', false);
-        apex ??= origin;
-        continue;
+      if (first.charCodeAt(0) === DOLLAR) {
+        const directive = first.toUpperCase();
+        if (directive === '$ORIGIN') {
+          origin = absoluteName(tokens[1], '', false);
+          apex ??= origin;
+          return;
+        }
+        if (directive === '$TTL') {
+          defaultTtl = ttlOf(text(tokens[1]));
+          if (defaultTtl === undefined) throw new LineProblem(`$TTL "${text(tokens[1])}" is not a number of seconds`);
+          return;
+        }
+        if (directive === '$INCLUDE') throw new LineProblem('$INCLUDE is not supported: put the included records in the file itself');
+        if (directive === '$GENERATE') throw new LineProblem('$GENERATE is not supported: write out the records it would make');
+        throw new LineProblem(`directive ${first} is not supported`);
       }
-      if (directive === '$TTL') {
-        defaultTtl = ttlOf(text(tokens[1]));
-        if (defaultTtl === undefined) throw new LineProblem(`$TTL "${text(tokens[1])}" is not a number of seconds`);
-        continue;
-      }
-      if (directive === '$INCLUDE') throw new LineProblem('$INCLUDE is not supported: put the included records in the file itself');
-      if (directive === '$GENERATE') throw new LineProblem('$GENERATE is not supported: write out the records it would make');
-      if (first.startsWith('$')) throw new LineProblem(`directive ${first} is not supported`);
       if (origin === undefined) throw new LineProblem('a record comes before $ORIGIN');
 
-      let rest = tokens;
       let owner = previousOwner;
+      let field = 0;
       if (!entry.blankOwner) {
         owner = absoluteName(tokens[0], origin, true);
-        rest = tokens.slice(1);
+        field = 1;
       }
       if (owner === undefined) throw new LineProblem('the first record has no owner');
       previousOwner = owner;
 
+      // The TTL and the class, each optional, in either order.
       let ttl: number | undefined;
-      let field = 0;
-      for (; field < 2 && field < rest.length; field++) {
-        const t = text(rest[field]);
+      for (const last = field + 2; field < last && field < tokens.length; field++) {
+        const t = text(tokens[field]);
         const asTtl = ttl === undefined ? ttlOf(t) : undefined;
         if (asTtl !== undefined) ttl = asTtl;
-        else if (CLASSES.has(t.toUpperCase())) {
-          if (t.toUpperCase() !== 'IN') throw new LineProblem(`class ${t.toUpperCase()} is not supported; the zone is of class IN`);
-        } else break;
+        else {
+          const upper = t.toUpperCase();
+          if (!CLASSES.has(upper)) break;
+          if (upper !== 'IN') throw new LineProblem(`class ${upper} is not supported; the zone is of class IN`);
+        }
       }
       if (ttl !== undefined) lastTtl = ttl;
       ttl ??= defaultTtl ?? lastTtl;
-      const type = text(rest[field]).toUpperCase();
-      const rdata = rest.slice(field + 1);
+      const type = text(tokens[field]).toUpperCase();
+      const rdata = tokens.slice(field + 1);
       if (ttl === undefined) throw new LineProblem('the record has no TTL and there is no $TTL before it');
 
       if (type === 'SOA') {
@@ -336,7 +382,7 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
           minimum: timer(rdata[6], 'minimum'),
           ttl,
         };
-        continue;
+        return;
       }
       if (!KNOWN_TYPES.has(type)) throw new LineProblem(`type ${type} is not supported; the types are ${RECORD_TYPES.join(', ')} (and SOA, which the service writes)`);
       const recordType = type as RecordType;
@@ -353,15 +399,16 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
       if (!(e instanceof LineProblem)) throw e;
       refuse(entry.line, e.message);
     }
-  }
+  });
 
   const rrsets: RRset[] = [];
   const lines: number[] = [];
   if (apex !== undefined) {
     for (const g of gathered.values()) {
-      const { lines: at, ...rrset } = g;
+      const at = g.lines;
       try {
-        rrsets.push(validateRRset(apex, rrset));
+        // validateRRset reads only an rrset's fields and answers a new one: `g` is passed with its lines.
+        rrsets.push(validateRRset(apex, g));
         lines.push(at[0] as number);
       } catch (e) {
         if (!(e instanceof ZoneValidationError)) throw e;
