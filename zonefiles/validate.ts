@@ -143,6 +143,8 @@ function target(c: string): string {
   return r.name;
 }
 
+const KNOWN_TYPES = new Set<string>(RECORD_TYPES);
+
 function quoted(content: string): string {
   return JSON.stringify(content.length > 60 ? `${content.slice(0, 60)}…` : content);
 }
@@ -180,7 +182,7 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
     name = r.ok ? r.name : rrset.name;
   }
 
-  const known = (RECORD_TYPES as readonly string[]).includes(type);
+  const known = KNOWN_TYPES.has(type);
   if (!known) issues.push({ path: 'type', message: `type ${quoted(String(type))} is not supported; use one of ${RECORD_TYPES.join(', ')}` });
   if (type === 'CNAME' && name === zone) issues.push({ path: 'type', message: `CNAME is not allowed at the zone apex "${zone}"` });
   // RFC 4035 2.4: a DS belongs to the parent side of a delegation; at the apex it would be the parent's record.
@@ -207,12 +209,11 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
   } else if (known) {
     let distinct = 0;
     let nullMx = -1;
-    records.forEach((record, i) => {
-      const content: unknown = record?.content;
-      const path = `records[${i}].content`;
+    for (let i = 0; i < records.length; i++) {
+      const content: unknown = records[i]?.content;
       if (typeof content !== 'string') {
-        issues.push({ path, message: `${type} record content must be a string` });
-        return;
+        issues.push({ path: `records[${i}].content`, message: `${type} record content must be a string` });
+        continue;
       }
       try {
         const c = CANONICAL[type](content);
@@ -224,9 +225,9 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
       } catch (e) {
         if (!(e instanceof Problem)) throw e;
         distinct++;
-        issues.push({ path, message: `${type} record ${quoted(content)}${e.detail}` });
+        issues.push({ path: `records[${i}].content`, message: `${type} record ${quoted(content)}${e.detail}` });
       }
-    });
+    }
     if ((type === 'CNAME' || type === 'ALIAS') && distinct > 1) {
       issues.push({ path: 'records', message: `${type === 'ALIAS' ? 'an' : 'a'} ${type} rrset must have exactly one record, got ${distinct}` });
     }
@@ -315,7 +316,10 @@ export function compareRecords(type: RecordType, a: string, b: string): number {
 /** The contents in {@link compareRecords} order, each key computed once: a key of the types of rdata.ts parses
  * the content, which a comparison sort would otherwise do n log n times. */
 export function sortRecords(type: RecordType, contents: Iterable<string>): string[] {
-  return [...contents].map((c): [string, string] => [canonicalRecordKey(type, c), c]).sort(compareKeyed).map(([, c]) => c);
+  const all = [...contents];
+  // Most rrsets hold one record, which needs no key.
+  if (all.length < 2) return all;
+  return all.map((c): [string, string] => [canonicalRecordKey(type, c), c]).sort(compareKeyed).map(([, c]) => c);
 }
 
 /**
