@@ -144,6 +144,8 @@ function target(c: string): string {
 }
 
 const KNOWN_TYPES = new Set<string>(RECORD_TYPES);
+/** Records of an rrset compared with each other for repeats without a set. */
+const FEW_RECORDS = 8;
 
 function quoted(content: string): string {
   return JSON.stringify(content.length > 60 ? `${content.slice(0, 60)}…` : content);
@@ -199,7 +201,8 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
     issues.push({ path: 'ttl', message: `ttl ${String(ttl)} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds` });
   }
 
-  const canonical = new Set<string>();
+  // The distinct canonical contents, in the order first seen.
+  const canonical: string[] = [];
   if (!Array.isArray(records)) {
     issues.push({ path: 'records', message: 'records must be a list' });
   } else if (records.length === 0) {
@@ -209,6 +212,8 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
   } else if (known) {
     let distinct = 0;
     let nullMx = -1;
+    // A set finds repeats among many records; the few most rrsets hold are compared directly, sparing it.
+    const seen = records.length > FEW_RECORDS ? new Set<string>() : undefined;
     for (let i = 0; i < records.length; i++) {
       const content: unknown = records[i]?.content;
       if (typeof content !== 'string') {
@@ -219,8 +224,11 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
         const c = CANONICAL[type](content);
         if (type === 'ALIAS' && c === name) throw new Problem(' is the ALIAS\'s own name; an ALIAS points at another host name');
         checkSize(zone, type, c);
-        if (!canonical.has(c)) distinct++;
-        canonical.add(c);
+        if (seen ? !seen.has(c) : !canonical.includes(c)) {
+          distinct++;
+          canonical.push(c);
+          seen?.add(c);
+        }
         if (type === 'MX' && c === '0 .') nullMx = i;
       } catch (e) {
         if (!(e instanceof Problem)) throw e;
@@ -236,9 +244,9 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
     }
   }
 
-  if (issues.length === 0 && canonical.size > 1) {
-    const { worstCase, signedData } = answerBytes(zone, { name, type, ttl, records: [...canonical].map((content) => ({ content })) });
-    const n = canonical.size;
+  if (issues.length === 0 && canonical.length > 1) {
+    const { worstCase, signedData } = answerBytes(zone, { name, type, ttl, records: canonical.map((content) => ({ content })) });
+    const n = canonical.length;
     if (worstCase > MAX_MESSAGE_BYTES) {
       issues.push({
         path: 'records',
