@@ -15,12 +15,21 @@ class LineProblem {
 }
 
 /**
- * One field of an entry. `text` is its bytes after unescaping, one char per byte (latin1): `\DDD` is one byte,
- * `\X` is X, a non-ASCII character its UTF-8 bytes. `raw` is the field as written (quotes and escapes kept), the
- * presentation form record validation reads. `plain`: written as ASCII without quotes or escapes, so `text` is
- * `raw` and holds no byte above 0x7f, which spares most fields of a file every look inside them.
+ * One field of an entry. A field written in ASCII without quotes or escapes is its string, its text and its raw form
+ * at once, with no byte above 0x7f: most fields of a file, which need no object and no look inside. Any other is a
+ * {@link Written}.
  */
-interface Token { text: string; raw: string; plain: boolean }
+type Token = string | Written;
+
+/**
+ * A field with quotes, escapes or non-ASCII characters. `text` is its bytes after unescaping, one char per byte
+ * (latin1): `\DDD` is one byte, `\X` is X, a non-ASCII character its UTF-8 bytes. `raw` is the field as written
+ * (quotes and escapes kept), the presentation form record validation reads.
+ */
+interface Written { text: string; raw: string }
+
+const rawOf = (token: Token): string => (typeof token === 'string' ? token : token.raw);
+const bytesOf = (token: Token): string => (typeof token === 'string' ? token : token.text);
 
 /** A record or directive: its fields, from the line it starts on (parentheses may carry it over several lines). */
 interface Entry { line: number; blankOwner: boolean; tokens: Token[] }
@@ -123,7 +132,7 @@ function entries(file: string, problem: (line: number, message: string) => void,
         blankOwner = blank;
       }
       fields[count++] = token;
-      i += token.raw.length;
+      i += rawOf(token).length;
     } catch (e) {
       if (!(e instanceof LineProblem)) throw e;
       if (!broken) problem(line, e.message);
@@ -145,15 +154,12 @@ function readToken(file: string, start: number): Token {
   let i = start;
   let c = 0;
   while (i < file.length && (c = file.charCodeAt(i)) < 0x80 && ASCII_CLASS[c] === 0) i++;
-  if (i === file.length || (c < 0x80 && ASCII_CLASS[c] === END)) {
-    const raw = file.slice(start, i);
-    return { text: raw, raw, plain: true };
-  }
+  if (i === file.length || (c < 0x80 && ASCII_CLASS[c] === END)) return file.slice(start, i);
   return readWritten(file, start);
 }
 
 /** {@link readToken} of a field with quotes, escapes or non-ASCII characters. */
-function readWritten(file: string, start: number): Token {
+function readWritten(file: string, start: number): Written {
   let i = start;
   let text = '';
   let quoted = false;
@@ -201,7 +207,7 @@ function readWritten(file: string, start: number): Token {
   }
   if (quoted) throw new LineProblem('a quoted string is not closed');
   text += file.slice(run, i);
-  return { text, raw: file.slice(start, i), plain: false };
+  return { text, raw: file.slice(start, i) };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -209,7 +215,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** A field's text: its bytes read as UTF-8. */
 function text(token: Token | undefined): string {
   if (token === undefined) throw new LineProblem('the record has too few fields');
-  if (token.plain || !HIGH_BYTE.test(token.text)) return token.text;
+  if (typeof token === 'string') return token;
+  if (!HIGH_BYTE.test(token.text)) return token.text;
   try {
     return utf8.decode(Buffer.from(token.text, 'latin1'));
   } catch {
@@ -261,7 +268,7 @@ function nameOf(written: string, origin: string, wildcard: boolean): string {
 /** {@link nameOf} of a field, which must be written without escapes: an escaped dot or byte is no host name. */
 function absoluteName(token: Token | undefined, origin: string, wildcard: boolean): string {
   const written = text(token);
-  if (!(token as Token).plain && (token as Token).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
+  if (typeof token !== 'string' && (token as Written).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
   return nameOf(written, origin, wildcard);
 }
 
@@ -280,13 +287,13 @@ const NAME_FIELD: Readonly<Record<string, number>> = { ALIAS: 0, CNAME: 0, NS: 0
 function recordContent(type: RecordType, rdata: Token[], origin: string): string {
   if (type === 'TXT') {
     if (rdata.length === 0) throw new LineProblem('TXT needs at least one string');
-    return text({ text: rdata.map((t) => t.text).join(''), raw: rdata.map((t) => t.raw).join(' '), plain: false });
+    return text({ text: rdata.map(bytesOf).join(''), raw: rdata.map(rawOf).join(' ') });
   }
   const at = NAME_FIELD[type];
   let content = '';
   for (let i = 0; i < rdata.length; i++) {
     const t = rdata[i] as Token;
-    const field = i === at ? absoluteName(t, origin, false) : t.raw;
+    const field = i === at ? absoluteName(t, origin, false) : rawOf(t);
     content = i === 0 ? field : `${content} ${field}`;
   }
   return content;
