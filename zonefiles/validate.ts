@@ -261,7 +261,8 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
   }
 
   if (issues.length > 0) throw new ZoneValidationError(issues);
-  const sorted = sortRecords(type, canonical);
+  // Most rrsets hold one record, which needs no sort key.
+  const sorted = canonical.length < 2 ? canonical : sortRecords(type, canonical);
   return { name, type, ttl, records: sorted.map((content) => ({ content })) };
 }
 
@@ -324,10 +325,7 @@ export function compareRecords(type: RecordType, a: string, b: string): number {
 /** The contents in {@link compareRecords} order, each key computed once: a key of the types of rdata.ts parses
  * the content, which a comparison sort would otherwise do n log n times. */
 export function sortRecords(type: RecordType, contents: Iterable<string>): string[] {
-  const all = [...contents];
-  // Most rrsets hold one record, which needs no key.
-  if (all.length < 2) return all;
-  return all.map((c): [string, string] => [canonicalRecordKey(type, c), c]).sort(compareKeyed).map(([, c]) => c);
+  return [...contents].map((c): [string, string] => [canonicalRecordKey(type, c), c]).sort(compareKeyed).map(([, c]) => c);
 }
 
 /**
