@@ -68,8 +68,8 @@ function entries(file: string, problem: (line: number, message: string) => void,
   let line = 1;
   let depth = 0;
   let openedAt = 0;
-  // The entry being read: from its line, with `count` fields in `fields`, which is reused for every entry (an array
-  // pushed to from empty takes room for 17 fields, most of a file's allocation).
+  // The entry being read: from its line, with `count` fields in `fields`, which is reused for every entry and copied
+  // to its exact size at the end (an array pushed to from empty reserves room for 17 fields, for every line).
   let open = false;
   let entryLine = 0;
   let blankOwner = false;
@@ -345,8 +345,8 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
   const refuse = (line: number, message: string): void => {
     issues.push({ path: `line ${line}`, message });
   };
-  // The rrsets in the order of their first record, and by owner: keyed by the owner alone, a name needs no second
-  // string built and hashed per record (a map of a `name type` key took a tenth of the parse).
+  // The rrsets in the order of their first record, and by owner: keyed by the owner alone, no second string (`name
+  // type`) is built and hashed per record.
   const gathered: Gathered[] = [];
   const byOwner = new Map<string, Gathered>();
   let apex = zone;
