@@ -11,6 +11,7 @@ import { main as memory } from './memory';
 import { main as nodeAccess } from './node-access';
 import { main as nodeBundle } from './node-bundle';
 import { main as zoneChanges } from './zone-changes';
+import { main as zoneFileParse } from './zone-file-parse';
 
 const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['api', api],
@@ -24,6 +25,7 @@ const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['node-access', nodeAccess],
   ['node-bundle', nodeBundle],
   ['zone-changes', () => zoneChanges()],
+  ['zone-file-parse', zoneFileParse],
 ];
 
 let code = 0;

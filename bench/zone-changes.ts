@@ -36,6 +36,7 @@ import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, hostplaneCall, hostplaneSide, note, ORG, out, servedAfter, startServe, type Side } from './dns-sides';
 import { fillZone } from './fill';
 import { guard, type ChildServer } from './lib';
+import { importFile } from './zone-file';
 
 const PLAN = 'bench';
 const MiB = 1024 * 1024;
@@ -47,9 +48,6 @@ const SMALL_SET_ZONE = 'changes.test';
 const EXPORT_DOUBLE = { zone: 'export200k.test', rrsets: 200_000 };
 const EXPORT_BIG = { zone: 'export100k.test', rrsets: 100_000 };
 const IMPORT_ZONE = 'import.test';
-const IMPORT_BYTES = 1024 * 1024;
-/** Rrsets a replacing import's file drops from the front and adds at the end, against the previous run's file. */
-const IMPORT_SHIFT = 100;
 const CHANGE_RUNS = 5;
 const EXPORT_RUNS = 3;
 /** How long a heap snapshot may take to be written. */
@@ -110,30 +108,9 @@ async function changeSets(side: Side, zone: string, first: number, what: string)
   return worst <= AIM.changeMs;
 }
 
-/** A zone file of about IMPORT_BYTES (a little under): relative names, `$TTL`, comments, A, AAAA, MX and TXT; run
- * `run` shifts its names by IMPORT_SHIFT and changes every address. The name of its last A rrset and address. */
-function importFile(run: number): { text: string; last: { name: string; address: string } } {
-  const head = [`$ORIGIN ${IMPORT_ZONE}.`, '$TTL 300', `; bench zone file, run ${run}`, '@ 3600 IN MX 10 mail', `@ IN TXT "v=spf1 ip4:192.0.2.${run} -all"`];
-  const lines = [...head];
-  let bytes = head.reduce((n, l) => n + l.length + 1, 0);
-  let last = { name: '', address: '' };
-  for (let i = run * IMPORT_SHIFT; ; i++) {
-    const address = addressOf(i, 20 + run);
-    const block = i % 10 === 0
-      ? [`h${i} IN A ${address}`, `  IN AAAA 2001:db8::${run.toString(16)}:${(i & 0xffff).toString(16)}`, `  IN TXT "host ${i}" "run ${run}" ; a comment`]
-      : [`h${i} IN A ${address}`];
-    const size = block.reduce((n, l) => n + l.length + 1, 0);
-    if (bytes + size > IMPORT_BYTES) break;
-    lines.push(...block);
-    bytes += size;
-    last = { name: `h${i}.${IMPORT_ZONE}`, address };
-  }
-  return { text: `${lines.join('\n')}\n`, last };
-}
-
 async function imports(side: Side): Promise<boolean> {
   const runs: { what: string; acked: number; served: number; changed: number }[] = [];
-  const files = [importFile(0), importFile(1), importFile(1)];
+  const files = [importFile(IMPORT_ZONE, 0), importFile(IMPORT_ZONE, 1), importFile(IMPORT_ZONE, 1)];
   const whats = ['into the empty zone', 'replacing every rrset', 'the same file again'];
   for (const [i, file] of files.entries()) {
     const t0 = performance.now();

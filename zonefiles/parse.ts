@@ -15,11 +15,21 @@ class LineProblem {
 }
 
 /**
- * One field of an entry. `text` is its bytes after unescaping, one char per byte (latin1): `\DDD` is one byte,
- * `\X` is X, a non-ASCII character its UTF-8 bytes. `raw` is the field as written (quotes and escapes kept), the
- * presentation form record validation reads.
+ * One field of an entry. A field written in ASCII without quotes or escapes is its string, its text and its raw form
+ * at once, with no byte above 0x7f: most fields of a file, which need no object and no look inside. Any other is a
+ * {@link Written}.
  */
-interface Token { text: string; raw: string }
+type Token = string | Written;
+
+/**
+ * A field with quotes, escapes or non-ASCII characters. `text` is its bytes after unescaping, one char per byte
+ * (latin1): `\DDD` is one byte, `\X` is X, a non-ASCII character its UTF-8 bytes. `raw` is the field as written
+ * (quotes and escapes kept), the presentation form record validation reads.
+ */
+interface Written { text: string; raw: string }
+
+const rawOf = (token: Token): string => (typeof token === 'string' ? token : token.raw);
+const bytesOf = (token: Token): string => (typeof token === 'string' ? token : token.text);
 
 /** A record or directive: its fields, from the line it starts on (parentheses may carry it over several lines). */
 interface Entry { line: number; blankOwner: boolean; tokens: Token[] }
@@ -32,52 +42,79 @@ const BARE_END = new Set([' ', '\t', '\r', '\n', ';', '(', ')']);
 const PLAIN_BARE = /[^ \t\r\n;()"\\\x80-\uffff]*/y;
 const PLAIN_QUOTED = /[^"\\\n\x80-\uffff]*/y;
 
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const TAB = 0x09;
+const CR = 0x0d;
+const SEMICOLON = 0x3b;
+const OPEN = 0x28;
+const CLOSE = 0x29;
+const DOLLAR = 0x24;
+/** By ASCII code: `END` ends a bare field (the characters of {@link BARE_END}), `LOOK` needs a look inside the field
+ * (a quote or a backslash), 0 is a plain character. Above 0x7f a character needs a look too. */
+const END = 1;
+const LOOK = 2;
+const ASCII_CLASS = new Uint8Array(0x80);
+for (const c of BARE_END) ASCII_CLASS[c.charCodeAt(0)] = END;
+ASCII_CLASS['"'.charCodeAt(0)] = LOOK;
+ASCII_CLASS['\\'.charCodeAt(0)] = LOOK;
+
 /**
- * Splits a master file into entries (RFC 1035 5.1): `;` comments to the end of the line outside quotes,
- * parentheses join lines, a line starting with a blank has no owner (the previous one's). A problem inside an
- * entry is reported at its line and the entry dropped; reading goes on with the next line.
+ * Splits a master file into entries (RFC 1035 5.1), each handed to `take` as it ends: `;` comments to the end of
+ * the line outside quotes, parentheses join lines, a line starting with a blank has no owner (the previous one's).
+ * A problem inside an entry is reported at its line and the entry dropped; reading goes on with the next line.
  */
-function entries(file: string, problem: (line: number, message: string) => void): Entry[] {
-  const out: Entry[] = [];
+function entries(file: string, problem: (line: number, message: string) => void, take: (entry: Entry) => void): void {
   let line = 1;
   let depth = 0;
   let openedAt = 0;
-  let current: Entry | undefined;
+  // The entry being read: from its line, with `count` fields in `fields`, which is reused for every entry and copied
+  // to its exact size at the end (an array pushed to from empty reserves room for 17 fields, for every line).
+  let open = false;
+  let entryLine = 0;
+  let blankOwner = false;
+  const fields: Token[] = [];
+  let count = 0;
   let broken = false;
   let lineStart = true;
   let blank = false;
   const end = (): void => {
-    if (current && !broken) out.push(current);
-    current = undefined;
+    if (open && !broken) take({ line: entryLine, blankOwner, tokens: fields.slice(0, count) });
+    open = false;
+    count = 0;
     broken = false;
+  };
+  const toLineEnd = (from: number): number => {
+    const nl = file.indexOf('\n', from);
+    return nl < 0 ? file.length : nl;
   };
   let i = 0;
   while (i < file.length) {
-    const c = file[i] as string;
-    if (lineStart && depth === 0) blank = c === ' ' || c === '\t';
+    const c = file.charCodeAt(i);
+    if (lineStart && depth === 0) blank = c === SPACE || c === TAB;
     lineStart = false;
-    if (c === '\n') {
+    if (c === NEWLINE) {
       line++;
       i++;
       lineStart = true;
       if (depth === 0) end();
       continue;
     }
-    if (c === ' ' || c === '\t' || c === '\r') {
+    if (c === SPACE || c === TAB || c === CR) {
       i++;
       continue;
     }
-    if (c === ';') {
-      while (i < file.length && file[i] !== '\n') i++;
+    if (c === SEMICOLON) {
+      i = toLineEnd(i);
       continue;
     }
-    if (c === '(') {
+    if (c === OPEN) {
       if (depth === 0) openedAt = line;
       depth++;
       i++;
       continue;
     }
-    if (c === ')') {
+    if (c === CLOSE) {
       i++;
       if (depth === 0) {
         if (!broken) problem(line, 'a ")" closes no "("');
@@ -88,15 +125,19 @@ function entries(file: string, problem: (line: number, message: string) => void)
       continue;
     }
     try {
-      const { token, next } = readToken(file, i);
-      current ??= { line, blankOwner: blank, tokens: [] };
-      current.tokens.push(token);
-      i = next;
+      const token = readToken(file, i);
+      if (!open) {
+        open = true;
+        entryLine = line;
+        blankOwner = blank;
+      }
+      fields[count++] = token;
+      i += rawOf(token).length;
     } catch (e) {
       if (!(e instanceof LineProblem)) throw e;
       if (!broken) problem(line, e.message);
       broken = true;
-      while (i < file.length && file[i] !== '\n') i++;
+      i = toLineEnd(i);
     }
   }
   if (depth > 0) {
@@ -104,17 +145,27 @@ function entries(file: string, problem: (line: number, message: string) => void)
     broken = true;
   }
   end();
-  return out;
 }
 
-/** One field from `start`: bare, quoted, or bare with quoted parts; ends at a delimiter or the line's end. */
-function readToken(file: string, start: number): { token: Token; next: number } {
+/** One field from `start`: bare, quoted, or bare with quoted parts; ends at a delimiter or the line's end. Its raw
+ * form is `file` from `start` on. */
+function readToken(file: string, start: number): Token {
+  // Most fields are plain ASCII ending at a delimiter: one scan finds that, without building the text.
+  let i = start;
+  let c = 0;
+  while (i < file.length && (c = file.charCodeAt(i)) < 0x80 && ASCII_CLASS[c] === 0) i++;
+  if (i === file.length || (c < 0x80 && ASCII_CLASS[c] === END)) return file.slice(start, i);
+  return readWritten(file, start);
+}
+
+/** {@link readToken} of a field with quotes, escapes or non-ASCII characters. */
+function readWritten(file: string, start: number): Written {
   let i = start;
   let text = '';
   let quoted = false;
   let run = i;
   for (;;) {
-    // Runs of plain characters are skipped by one sticky match, which keeps a 1 MiB file fast.
+    // Runs of plain characters are skipped by one sticky match, which keeps a long quoted string fast.
     const plain = quoted ? PLAIN_QUOTED : PLAIN_BARE;
     plain.lastIndex = i;
     plain.test(file);
@@ -156,7 +207,7 @@ function readToken(file: string, start: number): { token: Token; next: number } 
   }
   if (quoted) throw new LineProblem('a quoted string is not closed');
   text += file.slice(run, i);
-  return { token: { text, raw: file.slice(start, i) }, next: i };
+  return { text, raw: file.slice(start, i) };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -164,6 +215,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** A field's text: its bytes read as UTF-8. */
 function text(token: Token | undefined): string {
   if (token === undefined) throw new LineProblem('the record has too few fields');
+  if (typeof token === 'string') return token;
   if (!HIGH_BYTE.test(token.text)) return token.text;
   try {
     return utf8.decode(Buffer.from(token.text, 'latin1'));
@@ -172,12 +224,24 @@ function text(token: Token | undefined): string {
   }
 }
 
+/** `field` in upper case. Types and classes are mostly written so already: they are answered as they are, which
+ * spares a new string for each. */
+function upperCase(field: string): string {
+  for (let i = 0; i < field.length; i++) {
+    const c = field.charCodeAt(i);
+    if ((c >= 0x61 && c <= 0x7a) || c > 0x7f) return field.toUpperCase();
+  }
+  return field;
+}
+
 const TTL_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 const TTL_FORM = /^(?:[0-9]+|(?:[0-9]+[smhdw])+)$/i;
 
 /** A TTL in seconds, plain or with BIND's units (`1h30m`); undefined for a field that is not one. */
 function ttlOf(field: string): number | undefined {
-  if (!TTL_FORM.test(field)) return undefined;
+  // Every TTL starts with a digit; most fields tried as one (the class, the type) do not.
+  const first = field.charCodeAt(0);
+  if (!(first >= 0x30 && first <= 0x39) || !TTL_FORM.test(field)) return undefined;
   if (/^[0-9]+$/.test(field)) return Number(field);
   let seconds = 0;
   for (const [, n, unit] of field.matchAll(/([0-9]+)([smhdw])/gi)) seconds += Number(n) * (TTL_UNITS[(unit as string).toLowerCase()] as number);
@@ -204,7 +268,7 @@ function nameOf(written: string, origin: string, wildcard: boolean): string {
 /** {@link nameOf} of a field, which must be written without escapes: an escaped dot or byte is no host name. */
 function absoluteName(token: Token | undefined, origin: string, wildcard: boolean): string {
   const written = text(token);
-  if ((token as Token).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
+  if (typeof token !== 'string' && (token as Written).raw.includes('\\')) throw new LineProblem(`name "${written}" has an escaped character; names here are letters, digits, "-" and "_"`);
   return nameOf(written, origin, wildcard);
 }
 
@@ -223,17 +287,30 @@ const NAME_FIELD: Readonly<Record<string, number>> = { ALIAS: 0, CNAME: 0, NS: 0
 function recordContent(type: RecordType, rdata: Token[], origin: string): string {
   if (type === 'TXT') {
     if (rdata.length === 0) throw new LineProblem('TXT needs at least one string');
-    return text({ text: rdata.map((t) => t.text).join(''), raw: rdata.map((t) => t.raw).join(' ') });
+    return text({ text: rdata.map(bytesOf).join(''), raw: rdata.map(rawOf).join(' ') });
   }
   const at = NAME_FIELD[type];
-  return rdata.map((t, i) => (i === at ? absoluteName(t, origin, false) : t.raw)).join(' ');
+  let content = '';
+  for (let i = 0; i < rdata.length; i++) {
+    const t = rdata[i] as Token;
+    const field = i === at ? absoluteName(t, origin, false) : rawOf(t);
+    content = i === 0 ? field : `${content} ${field}`;
+  }
+  return content;
 }
 
-const KNOWN_TYPES = new Set<string>(RECORD_TYPES);
+/** A type's name as written (upper case) to its constant: the rrset carries the constant, so that every later look-up
+ * by type (NAME_FIELD, validation's tables) finds an interned string rather than hashing the file's copy anew. */
+const KNOWN_TYPES = new Map<string, RecordType>(RECORD_TYPES.map((t) => [t, t]));
 const CLASSES = new Set(['IN', 'CH', 'CS', 'HS']);
 
-/** The rrsets a file holds, each with the line of every record, before validation. */
-interface Gathered { name: string; type: RecordType; ttl: number; records: { content: string }[]; lines: number[] }
+/**
+ * An rrset a file holds, before validation: each record with its line; `sameOwner` links the other rrsets of its
+ * name. validateRRset reads only the rrset's fields and answers a new one, so it is given this as it is.
+ */
+interface Gathered { name: string; type: RecordType; ttl: number; records: { content: string; line: number }[]; sameOwner: Gathered | undefined }
+
+const lineOf = (g: Gathered, record: number): number => (g.records[record] as { line: number }).line;
 
 /** A master file read: its rrsets validated (canonical content, as the API stores it), each with the line it starts on. */
 export interface ZoneFile {
@@ -268,7 +345,10 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
   const refuse = (line: number, message: string): void => {
     issues.push({ path: `line ${line}`, message });
   };
-  const gathered = new Map<string, Gathered>();
+  // The rrsets in the order of their first record, and by owner: keyed by the owner alone, no second string (`name
+  // type`) is built and hashed per record.
+  const gathered: Gathered[] = [];
+  const byOwner = new Map<string, Gathered>();
   let apex = zone;
   let origin = zone;
   let defaultTtl: number | undefined;
@@ -276,49 +356,56 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
   let soa: Soa | undefined;
   let previousOwner: string | undefined;
 
-  for (const entry of entries(file, refuse)) {
+  entries(file, refuse, (entry) => {
     try {
       const { tokens } = entry;
       const first = text(tokens[0]);
-      const directive = first.toUpperCase();
-      if (directive === '$ORIGIN') {
-        origin = absoluteName(tokens[1], '', false);
-        apex ??= origin;
-        continue;
+      if (first.charCodeAt(0) === DOLLAR) {
+        const directive = first.toUpperCase();
+        if (directive === '$ORIGIN') {
+          origin = absoluteName(tokens[1], '', false);
+          apex ??= origin;
+          return;
+        }
+        if (directive === '$TTL') {
+          defaultTtl = ttlOf(text(tokens[1]));
+          if (defaultTtl === undefined) throw new LineProblem(`$TTL "${text(tokens[1])}" is not a number of seconds`);
+          return;
+        }
+        if (directive === '$INCLUDE') throw new LineProblem('$INCLUDE is not supported: put the included records in the file itself');
+        if (directive === '$GENERATE') throw new LineProblem('$GENERATE is not supported: write out the records it would make');
+        throw new LineProblem(`directive ${first} is not supported`);
       }
-      if (directive === '$TTL') {
-        defaultTtl = ttlOf(text(tokens[1]));
-        if (defaultTtl === undefined) throw new LineProblem(`$TTL "${text(tokens[1])}" is not a number of seconds`);
-        continue;
-      }
-      if (directive === '$INCLUDE') throw new LineProblem('$INCLUDE is not supported: put the included records in the file itself');
-      if (directive === '$GENERATE') throw new LineProblem('$GENERATE is not supported: write out the records it would make');
-      if (first.startsWith('$')) throw new LineProblem(`directive ${first} is not supported`);
       if (origin === undefined) throw new LineProblem('a record comes before $ORIGIN');
 
-      let rest = tokens;
       let owner = previousOwner;
+      let field = 0;
       if (!entry.blankOwner) {
         owner = absoluteName(tokens[0], origin, true);
-        rest = tokens.slice(1);
+        field = 1;
       }
       if (owner === undefined) throw new LineProblem('the first record has no owner');
       previousOwner = owner;
 
+      // The TTL and the class, each optional, in either order.
       let ttl: number | undefined;
-      let field = 0;
-      for (; field < 2 && field < rest.length; field++) {
-        const t = text(rest[field]);
+      for (const last = field + 2; field < last && field < tokens.length; field++) {
+        const t = text(tokens[field]);
         const asTtl = ttl === undefined ? ttlOf(t) : undefined;
-        if (asTtl !== undefined) ttl = asTtl;
-        else if (CLASSES.has(t.toUpperCase())) {
-          if (t.toUpperCase() !== 'IN') throw new LineProblem(`class ${t.toUpperCase()} is not supported; the zone is of class IN`);
-        } else break;
+        if (asTtl !== undefined) {
+          ttl = asTtl;
+          continue;
+        }
+        const upper = upperCase(t);
+        // IN before the set: a field read from the file is a new string, which a set look-up would hash.
+        if (upper === 'IN') continue;
+        if (!CLASSES.has(upper)) break;
+        throw new LineProblem(`class ${upper} is not supported; the zone is of class IN`);
       }
       if (ttl !== undefined) lastTtl = ttl;
       ttl ??= defaultTtl ?? lastTtl;
-      const type = text(rest[field]).toUpperCase();
-      const rdata = rest.slice(field + 1);
+      const type = upperCase(text(tokens[field]));
+      const rdata = tokens.slice(field + 1);
       if (ttl === undefined) throw new LineProblem('the record has no TTL and there is no $TTL before it');
 
       if (type === 'SOA') {
@@ -336,38 +423,42 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
           minimum: timer(rdata[6], 'minimum'),
           ttl,
         };
-        continue;
+        return;
       }
-      if (!KNOWN_TYPES.has(type)) throw new LineProblem(`type ${type} is not supported; the types are ${RECORD_TYPES.join(', ')} (and SOA, which the service writes)`);
-      const recordType = type as RecordType;
+      const recordType = KNOWN_TYPES.get(type);
+      if (recordType === undefined) throw new LineProblem(`type ${type} is not supported; the types are ${RECORD_TYPES.join(', ')} (and SOA, which the service writes)`);
       const content = recordContent(recordType, rdata, origin);
-      const key = `${owner} ${recordType}`;
-      const rrset = gathered.get(key);
+      const named = byOwner.get(owner);
+      let rrset = named;
+      while (rrset && rrset.type !== recordType) rrset = rrset.sameOwner;
       if (rrset) {
-        rrset.records.push({ content });
-        rrset.lines.push(entry.line);
+        rrset.records.push({ content, line: entry.line });
       } else {
-        gathered.set(key, { name: owner, type: recordType, ttl, records: [{ content }], lines: [entry.line] });
+        const g: Gathered = { name: owner, type: recordType, ttl, records: [{ content, line: entry.line }], sameOwner: named };
+        gathered.push(g);
+        byOwner.set(owner, g);
       }
     } catch (e) {
       if (!(e instanceof LineProblem)) throw e;
       refuse(entry.line, e.message);
     }
-  }
+  });
 
   const rrsets: RRset[] = [];
   const lines: number[] = [];
   if (apex !== undefined) {
-    for (const g of gathered.values()) {
-      const { lines: at, ...rrset } = g;
+    // An index, not for-of: this loop runs once per call, mostly before it is optimized, where an iterator costs an
+    // object per rrset.
+    for (let i = 0; i < gathered.length; i++) {
+      const g = gathered[i] as Gathered;
       try {
-        rrsets.push(validateRRset(apex, rrset));
-        lines.push(at[0] as number);
+        rrsets.push(validateRRset(apex, g));
+        lines.push(lineOf(g, 0));
       } catch (e) {
         if (!(e instanceof ZoneValidationError)) throw e;
         for (const issue of e.issues) {
           const record = /^records\[([0-9]+)\]/.exec(issue.path);
-          refuse(at[record ? Number(record[1]) : 0] as number, `${g.name} ${g.type}: ${issue.message}`);
+          refuse(lineOf(g, record ? Number(record[1]) : 0), `${g.name} ${g.type}: ${issue.message}`);
         }
       }
     }

@@ -143,6 +143,10 @@ function target(c: string): string {
   return r.name;
 }
 
+const KNOWN_TYPES = new Set<string>(RECORD_TYPES);
+/** Records of an rrset compared with each other for repeats without a set. */
+const FEW_RECORDS = 8;
+
 function quoted(content: string): string {
   return JSON.stringify(content.length > 60 ? `${content.slice(0, 60)}…` : content);
 }
@@ -180,7 +184,7 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
     name = r.ok ? r.name : rrset.name;
   }
 
-  const known = (RECORD_TYPES as readonly string[]).includes(type);
+  const known = KNOWN_TYPES.has(type);
   if (!known) issues.push({ path: 'type', message: `type ${quoted(String(type))} is not supported; use one of ${RECORD_TYPES.join(', ')}` });
   if (type === 'CNAME' && name === zone) issues.push({ path: 'type', message: `CNAME is not allowed at the zone apex "${zone}"` });
   // RFC 4035 2.4: a DS belongs to the parent side of a delegation; at the apex it would be the parent's record.
@@ -197,7 +201,8 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
     issues.push({ path: 'ttl', message: `ttl ${String(ttl)} must be an integer from ${MIN_TTL} to ${MAX_TTL} seconds` });
   }
 
-  const canonical = new Set<string>();
+  // The distinct canonical contents, in the order first seen.
+  const canonical: string[] = [];
   if (!Array.isArray(records)) {
     issues.push({ path: 'records', message: 'records must be a list' });
   } else if (records.length === 0) {
@@ -207,26 +212,30 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
   } else if (known) {
     let distinct = 0;
     let nullMx = -1;
-    records.forEach((record, i) => {
-      const content: unknown = record?.content;
-      const path = `records[${i}].content`;
+    // A set finds repeats among many records; the few most rrsets hold are compared directly, sparing it.
+    const seen = records.length > FEW_RECORDS ? new Set<string>() : undefined;
+    for (let i = 0; i < records.length; i++) {
+      const content: unknown = records[i]?.content;
       if (typeof content !== 'string') {
-        issues.push({ path, message: `${type} record content must be a string` });
-        return;
+        issues.push({ path: `records[${i}].content`, message: `${type} record content must be a string` });
+        continue;
       }
       try {
         const c = CANONICAL[type](content);
         if (type === 'ALIAS' && c === name) throw new Problem(' is the ALIAS\'s own name; an ALIAS points at another host name');
         checkSize(zone, type, c);
-        if (!canonical.has(c)) distinct++;
-        canonical.add(c);
+        if (seen ? !seen.has(c) : !canonical.includes(c)) {
+          distinct++;
+          canonical.push(c);
+          seen?.add(c);
+        }
         if (type === 'MX' && c === '0 .') nullMx = i;
       } catch (e) {
         if (!(e instanceof Problem)) throw e;
         distinct++;
-        issues.push({ path, message: `${type} record ${quoted(content)}${e.detail}` });
+        issues.push({ path: `records[${i}].content`, message: `${type} record ${quoted(content)}${e.detail}` });
       }
-    });
+    }
     if ((type === 'CNAME' || type === 'ALIAS') && distinct > 1) {
       issues.push({ path: 'records', message: `${type === 'ALIAS' ? 'an' : 'a'} ${type} rrset must have exactly one record, got ${distinct}` });
     }
@@ -235,9 +244,9 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
     }
   }
 
-  if (issues.length === 0 && canonical.size > 1) {
-    const { worstCase, signedData } = answerBytes(zone, { name, type, ttl, records: [...canonical].map((content) => ({ content })) });
-    const n = canonical.size;
+  if (issues.length === 0 && canonical.length > 1) {
+    const { worstCase, signedData } = answerBytes(zone, { name, type, ttl, records: canonical.map((content) => ({ content })) });
+    const n = canonical.length;
     if (worstCase > MAX_MESSAGE_BYTES) {
       issues.push({
         path: 'records',
@@ -252,7 +261,8 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
   }
 
   if (issues.length > 0) throw new ZoneValidationError(issues);
-  const sorted = sortRecords(type, canonical);
+  // Most rrsets hold one record, which needs no sort key.
+  const sorted = canonical.length < 2 ? canonical : sortRecords(type, canonical);
   return { name, type, ttl, records: sorted.map((content) => ({ content })) };
 }
 

@@ -17,6 +17,8 @@ describe('normalizeName', () => {
     ['com', 'com'],
     [`${'a'.repeat(63)}.example.com`, `${'a'.repeat(63)}.example.com`],
     [`${'a.'.repeat(121)}example.com`, `${'a.'.repeat(121)}example.com`],
+    [`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com.`, `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`],
+    ['a-b_c.0-9.example', 'a-b_c.0-9.example'],
   ])('normalizes %j to %j', (input, expected) => {
     expect(normalizeName(input)).toBe(expected);
   });
@@ -29,6 +31,8 @@ describe('normalizeName', () => {
     ['example.com..', 'name "example.com.." has an empty label'],
     [`${'a'.repeat(64)}.example.com`, `has the label "${'a'.repeat(64)}" of 64 bytes; at most 63 are allowed`],
     [`${'a.'.repeat(122)}example.com`, 'is 255 characters long; at most 253 are allowed'],
+    [`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com`, 'is 254 characters long; at most 253 are allowed'],
+    ['www.Exa$mple.com', 'contains "$"'],
     ['www.exa mple.com', 'name "www.exa mple.com" contains " "; only letters, digits, "-" and "_" are allowed'],
     ['user@example.com', 'contains "@"'],
     ['a/b.example.com', 'contains "/"'],

@@ -260,6 +260,53 @@ describe('parseZoneFile (a master file imported into a zone)', () => {
     }
   });
 
+  it('reads CRLF line ends, a last line without a newline, and delimiters right against a field', () => {
+    const read = parseZoneFile('$TTL 300\r\na A 192.0.2.1;comment\r\nm (MX\r\n 10 mx1)\r\nt TXT ("x";c\r\n"y")\nz A 192.0.2.9', ZONE);
+    expect(read.rrsets).toEqual([
+      { name: `a.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] },
+      { name: `m.${ZONE}`, type: 'MX', ttl: 300, records: [{ content: `10 mx1.${ZONE}` }] },
+      { name: `t.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: 'xy' }] },
+      { name: `z.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.9' }] },
+    ]);
+    expect(read.lines).toEqual([2, 3, 5, 7]);
+  });
+
+  it('reads unquoted non-ASCII fields: an internationalized owner in punycode, text as its UTF-8', () => {
+    const read = parseZoneFile('$TTL 300\nCafé TXT naïve\nxn--caf-dma A 192.0.2.1\n', ZONE);
+    expect(read.rrsets).toEqual([
+      { name: `xn--caf-dma.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: 'naïve' }] },
+      { name: `xn--caf-dma.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] },
+    ]);
+  });
+
+  it('gathers an rrset across spellings of its owner and other types between its records, in the order first seen', () => {
+    const read = parseZoneFile([
+      '$ttl 300',
+      'www A 192.0.2.1',
+      'WWW.example.com. AAAA 2001:db8::1',
+      'other A 192.0.2.3',
+      'Www.Example.Com. a 192.0.2.2',
+      '$origin example.com.',
+      'www TXT x',
+      '@ A 192.0.2.4',
+    ].join('\n'), ZONE);
+    expect(read.rrsets.map((r) => [r.name, r.type, r.records.map((c) => c.content)])).toEqual([
+      [`www.${ZONE}`, 'A', ['192.0.2.1', '192.0.2.2']],
+      [`www.${ZONE}`, 'AAAA', ['2001:db8::1']],
+      [`other.${ZONE}`, 'A', ['192.0.2.3']],
+      [`www.${ZONE}`, 'TXT', ['x']],
+      [ZONE, 'A', ['192.0.2.4']],
+    ]);
+    expect(read.lines).toEqual([2, 3, 4, 7, 8]);
+  });
+
+  it('refuses a backslash that ends a line or the file', () => {
+    expect(issuesOf('$TTL 300\nt TXT a\\\nu TXT b\\')).toEqual([
+      { path: 'line 2', message: 'the line ends with a lone backslash' },
+      { path: 'line 3', message: 'the line ends with a lone backslash' },
+    ]);
+  });
+
   it('keeps a value SVCB/HTTPS writes as key="value" in one field', () => {
     // The tokenizer's part: a quoted part inside a field stays in it, as written.
     const issues = issuesOf('$TTL 300\nt TXT a"b c"d\n');

@@ -155,6 +155,18 @@ describe('validateRRset canonicalizes', () => {
     expect(validateRRset(ZONE, rrset('AAAA', ['2001:db8::1', '2001:DB8:0::1'])).records).toEqual([{ content: '2001:db8::1' }]);
   });
 
+  it('finds repeats among many records as among a few: a CNAME, an ALIAS and a null MX repeated are one record', () => {
+    const many = (content: string[]) => [...content, ...Array.from({ length: 11 }, () => content[0] as string)];
+    for (const repeat of [(c: string[]) => [...c, c[0] as string], many]) {
+      expect(validateRRset(ZONE, rrset('CNAME', repeat(['a.example.net', 'A.example.net.']))).records).toEqual([{ content: 'a.example.net' }]);
+      expect(validateRRset(ZONE, rrset('ALIAS', repeat(['a.example.net']))).records).toEqual([{ content: 'a.example.net' }]);
+      expect(validateRRset(ZONE, rrset('MX', repeat(['0 .']))).records).toEqual([{ content: '0 .' }]);
+      expect(() => validateRRset(ZONE, rrset('CNAME', repeat(['a.example.net', 'b.example.net'])))).toThrow('a CNAME rrset must have exactly one record, got 2');
+    }
+    const addresses = Array.from({ length: 12 }, (_, i) => `2001:db8::${i % 5}`);
+    expect(validateRRset(ZONE, rrset('AAAA', [...addresses, '2001:DB8:0::3'])).records.map((r) => r.content)).toEqual(['2001:db8::', '2001:db8::1', '2001:db8::2', '2001:db8::3', '2001:db8::4']);
+  });
+
   it('sorts records numerically where the content is numeric', () => {
     expect(validateRRset(ZONE, rrset('A', ['192.0.2.10', '192.0.2.9', '10.1.1.1'])).records.map((r) => r.content)).toEqual([
       '10.1.1.1',
