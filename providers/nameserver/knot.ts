@@ -674,11 +674,13 @@ class Knot implements KnotNameserver {
     }
     if (!this.opts.takeOver) throw new Error(`a knotd is already running on ${this.paths.socket}, which another process may supervise`);
     this.log.warn({ socket: this.paths.socket }, 'knot: stopping a knotd left running on this directory');
+    const pid = Number((await readFile(join(this.paths.rundir, 'knot.pid'), 'utf8').catch(() => '')).trim()) || undefined;
     await this.knotc('stop');
-    // Its control socket closes before its DNS sockets do; the new knotd needs the port.
+    // Its control socket closes before its DNS sockets do, and those before it exits: the new knotd needs the
+    // port, and refuses to start while the process its PID file names is alive ("server PID found").
     const deadline = Date.now() + STOP_TIMEOUT_MS;
     while (Date.now() < deadline) {
-      if (!(await tcpAccepts(this.server))) return;
+      if (!alive(pid) && !(await tcpAccepts(this.server))) return;
       await sleep(50);
     }
     throw new Error(`a knotd left running on ${this.paths.socket} does not stop`);
@@ -852,6 +854,17 @@ export async function addressInUse(at: { host: string; port: number }): Promise<
     udp.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'EADDRINUSE'));
     udp.bind(at.port, at.host, () => udp.close(() => resolve(false)));
   });
+}
+
+/** Whether process `pid` still exists. */
+function alive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function tcpAccepts(server: { host: string; port: number }): Promise<boolean> {
