@@ -144,10 +144,26 @@ const numbered = (text: string): string => {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 };
+/** `?` parameters as literals, for a statement sent in a simple query (which takes none). Quoted whatever their type,
+ * as node-postgres sends parameters (text of no declared type), so that PostgreSQL types each from its context alike. */
+const inlined = (text: string, params: readonly unknown[]): string => {
+  const parts = text.split('?');
+  if (parts.length !== params.length + 1) throw new WriteContractError(`a statement with ${parts.length - 1} parameters was given ${params.length} values`);
+  return parts.reduce((out, part, i) => {
+    const v = params[i - 1];
+    if (v === null || v === undefined) return `${out}NULL${part}`;
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'boolean') {
+      throw new WriteContractError(`a statement sent with COMMIT takes text, numbers, booleans and null, not ${typeof v}`);
+    }
+    return `${out}${pg.escapeLiteral(String(v))}${part}`;
+  });
+};
 const statementName = (key: string, text: string): string => `hp_${key.replace(/\W/g, '_').slice(0, 30)}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
 
 /** Every write commits with synchronous_commit off; `attempt` says why a durable one is durable all the same. */
 const BEGIN = 'BEGIN; SET LOCAL synchronous_commit = off';
+/** The statements in BEGIN, whose results come first in a commit's round trip that opens the transaction too. */
+const BEGIN_RESULTS = 2;
 
 /** The channel every write notifies at its commit. */
 const CHANNEL = 'hostplane_commits';
@@ -215,6 +231,8 @@ interface Checkout {
   failed?: Error;
   /** This write's Tx.afterCommit callbacks. */
   after: (() => void)[];
+  /** This write's Tx.withCommit statements, as sent, and who wants their rows. */
+  withCommit: { text: string; then?: (rows: unknown[]) => void }[];
   client: pg.PoolClient;
   tx: Tx;
   statements: Map<string, unknown>;
@@ -346,6 +364,10 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
         if (!state.live) throw new WriteContractError('afterCommit was called outside a write function');
         state.after.push(fn);
       },
+      withCommit: <R>(text: string, params: readonly unknown[], then?: (rows: R[]) => void): void => {
+        usable();
+        state.withCommit.push({ text: inlined(text, params), then: then as ((rows: unknown[]) => void) | undefined });
+      },
     });
     checkouts.set(client, state);
     return state;
@@ -379,6 +401,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     try {
       c.begun = false;
       c.after = [];
+      c.withCommit = [];
       c.live = true;
       let value: T;
       try {
@@ -386,26 +409,33 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       } finally {
         c.live = false;
       }
-      let committed: pg.QueryResult;
+      let results: pg.QueryResult[];
+      // A write that sent no statement has no transaction yet: it opens one in its commit's round trip.
+      const opened = c.begun ? 0 : BEGIN_RESULTS;
+      const sent = c.withCommit;
       try {
-        // A write that sent no statement has no transaction yet: it opens one to commit as every write does.
-        if (!c.begun) await client.query(BEGIN);
-        // The notification goes out with the commit, in one round trip: other processes' waits wake on it.
-        const results = (await client.query(durable ? notifyCommitAndFlush : notifyAndCommit)) as unknown as pg.QueryResult[];
-        committed = results[1]!;
+        c.begun = true;
+        // The statements sent with the commit, and the notification (other processes' waits wake on it), go out with
+        // it in one round trip.
+        const text = [...(opened ? [BEGIN] : []), ...sent.map((w) => w.text), durable ? notifyCommitAndFlush : notifyAndCommit].join('; ');
+        results = (await client.query(text)) as unknown as pg.QueryResult[];
       } catch (e) {
+        // A statement sent with the commit failed, as it would have failed alone: the transaction is rolled back
+        // below, and the error is the write's, retried when PostgreSQL chose to abort it.
+        if (sent.length > 0 && driverCode(e) !== undefined && !isUnavailable(e)) throw e;
         broken = e as Error;
         stats.aborts++;
         throw isUnavailable(e) ? new StoreUnavailableError('the connection to PostgreSQL was lost at COMMIT; the write may not have committed', e) : new WriteAbortedError(e);
       }
       // A transaction in which a statement failed (and the function caught it) answers COMMIT with ROLLBACK.
-      if (committed.command === 'ROLLBACK') {
+      if (results[opened + sent.length + 1]!.command === 'ROLLBACK') {
         stats.aborts++;
         throw new WriteAbortedError(new Error('PostgreSQL rolled the transaction back (a statement in it had failed)'));
       }
       stats.commits++;
       stats.writes++;
       if (!durable) stats.lazyCommits++;
+      sent.forEach((w, i) => w.then?.(results[opened + i]!.rows));
       for (const after of c.after) after();
       return { done: true, value };
     } catch (error) {
