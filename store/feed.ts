@@ -5,8 +5,10 @@ import { iso, type Db, type Store, type Tx } from './db';
 import type { Logger } from '../lib/log';
 import { audit, changes, feedConsumers } from './schema';
 
-/** The kinds of desired-state change: what the feed records, a nudge names and a reconciler watches. */
-export const CHANGE_KINDS = ['project', 'secret', 'zone', 'placement', 'hostname', 'node', 'domain', 'storage'] as const;
+/** The kinds of desired-state change: what the feed records, a nudge names and a reconciler watches. A zone created
+ * or deleted records `zone-lifetime` besides `zone`: what the catalog lists, told apart from the rrset writes that make
+ * most zone changes without a read of the zone per change. */
+export const CHANGE_KINDS = ['project', 'secret', 'zone', 'zone-lifetime', 'placement', 'hostname', 'node', 'domain', 'storage'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 export interface Change { seq: number; kind: ChangeKind; key: string }

@@ -241,6 +241,7 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     await tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes });
     const diff: RevisionChange[] = [{ op: 'add', name: p.name, type: 'NS', before: null, after: { ttl: ns.ttl, records: ns.records }, managedBy: 'system' }];
     await recordChange(s, tx, 'zone', p.name, now, [revisionStatement(p.name, 1, row.serial, { actor: p.actor, summary: 'zone created', diff }, now)]);
+    await recordChange(s, tx, 'zone-lifetime', p.name, now);
     await appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
     return { zone: row, created: true };
   });
@@ -312,6 +313,7 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
     // Deletion is level-triggered: the reconciler lists this row until the nameserver has purged the zone.
     await tx.insert(zoneFinalizers).values({ uid: z.uid, name: p.name, deletedAt: iso(now) });
     await recordChange(s, tx, 'zone', p.name, now);
+    await recordChange(s, tx, 'zone-lifetime', p.name, now);
     await appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.delete', actor: p.actor, target: p.name }, now);
   });
 }
