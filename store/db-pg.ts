@@ -144,20 +144,44 @@ const numbered = (text: string): string => {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 };
-/** `?` parameters as literals, for a statement sent in a simple query (which takes none). Quoted whatever their type,
- * as node-postgres sends parameters (text of no declared type), so that PostgreSQL types each from its context alike. */
+/** A parameter as an SQL literal, for a statement sent in a simple query (which takes none); undefined for what is not
+ * text, a number, a boolean or null. Quoted whatever its type, as node-postgres sends parameters (text of no declared
+ * type), so that PostgreSQL types each from its context alike. */
+const literal = (v: unknown): string | undefined => {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'boolean') return undefined;
+  return pg.escapeLiteral(String(v));
+};
+
+/** `?` parameters as literals (Tx.withCommit). */
 const inlined = (text: string, params: readonly unknown[]): string => {
   const parts = text.split('?');
   if (parts.length !== params.length + 1) throw new WriteContractError(`a statement with ${parts.length - 1} parameters was given ${params.length} values`);
   return parts.reduce((out, part, i) => {
-    const v = params[i - 1];
-    if (v === null || v === undefined) return `${out}NULL${part}`;
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'boolean') {
-      throw new WriteContractError(`a statement sent with COMMIT takes text, numbers, booleans and null, not ${typeof v}`);
-    }
-    return `${out}${pg.escapeLiteral(String(v))}${part}`;
+    const v = literal(params[i - 1]);
+    if (v === undefined) throw new WriteContractError(`a statement sent with COMMIT takes text, numbers, booleans and null, not ${typeof params[i - 1]}`);
+    return `${out}${v}${part}`;
   });
 };
+
+/** The first statement of a write (node-postgres's query arguments) after BEGIN in one simple query, its `$n`
+ * parameters inlined: the write's first round trip carries both. Undefined when it cannot go so: a value that is not
+ * text, a number, a boolean or null, or dollar quoting in the text, where a `$n` may not be a parameter. */
+type FirstStatement = Pick<pg.QueryConfig, 'text' | 'values' | 'types'> & { rowMode?: 'array' };
+function afterBegin(args: unknown[]): FirstStatement | undefined {
+  const config: FirstStatement = typeof args[0] === 'string' ? { text: args[0] } : args[0] as FirstStatement;
+  const values = (args[1] ?? config.values ?? []) as unknown[];
+  if (config.text.includes('$$')) return undefined;
+  let inlinable = true;
+  const text = config.text.replace(/\$(\d+)/g, (_m, n: string) => {
+    const v = Number(n) <= values.length ? literal(values[Number(n) - 1]) : undefined;
+    if (v === undefined) inlinable = false;
+    return v ?? '';
+  });
+  if (!inlinable) return undefined;
+  return { text: `${BEGIN}; ${text}`, ...(config.rowMode && { rowMode: config.rowMode }), ...(config.types && { types: config.types }) };
+}
+
 const statementName = (key: string, text: string): string => `hp_${key.replace(/\W/g, '_').slice(0, 30)}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
 
 /** A drizzle statement a store module prepared, named on its connection as `raw` statements are, so that PostgreSQL
@@ -355,6 +379,11 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
           usable();
           if (!state.begun) {
             state.begun = true;
+            const first = afterBegin(args);
+            if (first) {
+              const results = (await client.query(first as pg.QueryConfig)) as unknown as pg.QueryResult[];
+              return results[results.length - 1];
+            }
             await client.query(BEGIN);
           }
           return (v as (...a: unknown[]) => Promise<unknown>).apply(t, args);

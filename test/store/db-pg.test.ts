@@ -238,6 +238,23 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     }
   });
 
+  it("sends BEGIN with a write's first statement, its parameters inlined: one row written in two round trips", async () => {
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const [row] = await s.write(async (tx) => addOrg(tx, "o'brien\\$1").returning({ id: orgs.id, slug: orgs.slug }));
+      expect(row).toEqual({ id: expect.any(Number), slug: "o'brien\\$1" });
+      // BEGIN with the row, then NOTIFY with COMMIT and the flush.
+      expect(query.mock.calls.length).toBe(2);
+      query.mockClear();
+      // Dollar quoting, where a $n may be no parameter: BEGIN goes alone first.
+      const [dollars] = await s.write(async (tx) => tx.raw<{ a: string; b: string }>('dollars', 'SELECT $$a$1$$ AS a, ? AS b', ['b']));
+      expect(dollars).toEqual({ a: 'a$1', b: 'b' });
+      expect(query.mock.calls.length).toBe(3);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
   it('fails a write whose statement sent with COMMIT fails, with that error: nothing of it commits, the connection serves on', async () => {
     const e = await s.write(async (tx) => {
       await addOrg(tx, 'sent-last');
