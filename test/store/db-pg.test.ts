@@ -179,18 +179,26 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect(present.map((r) => r.slug)).toEqual(slugs);
   }, 60_000);
 
-  it('makes changes visible in seq order: a write recording a change after another waits for its commit', async () => {
+  /** A write that records a change in place, then holds the feed lock 0.3 s: `recorded` once it holds it, `committed`
+   * with the change's seq. */
+  const holdingFeed = (key: string): { recorded: Promise<void>; committed: Promise<number> } => {
     let recorded!: () => void;
-    const firstRecorded = new Promise<void>((resolve) => {
+    const held = new Promise<void>((resolve) => {
       recorded = resolve;
     });
-    const first = s.write(async (tx) => {
-      const seq = await recordChangeSeq(s, tx, 'zone', 'first.example', new Date());
+    const committed = s.write(async (tx) => {
+      const seq = await recordChangeSeq(s, tx, 'zone', key, new Date());
       recorded();
       await tx.raw('hold', 'SELECT pg_sleep(0.3)');
       return seq;
     });
-    await firstRecorded;
+    return { recorded: held, committed };
+  };
+
+  it('makes changes visible in seq order: a write recording a change after another waits for its commit', async () => {
+    const holder = holdingFeed('first.example');
+    await holder.recorded;
+    const first = holder.committed;
     const second = s.write(async (tx) => {
       const seq = await recordChangeSeq(s, tx, 'zone', 'second.example', new Date());
       // A statement of its own, so it sees what committed before it started: the first write, if it waited for it.
@@ -205,23 +213,14 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
   it('records a change in the round trip of the COMMIT, under the feed lock: after a change that holds it, announced with its seq', async () => {
     const heard: Change[] = [];
     const stop = onChanges(s, (batch) => heard.push(...batch));
-    let recorded!: () => void;
-    const firstRecorded = new Promise<void>((resolve) => {
-      recorded = resolve;
-    });
-    const first = s.write(async (tx) => {
-      const seq = await recordChangeSeq(s, tx, 'zone', 'held.example', new Date());
-      recorded();
-      await tx.raw('hold', 'SELECT pg_sleep(0.3)');
-      return seq;
-    });
-    await firstRecorded;
+    const holder = holdingFeed('held.example');
+    await holder.recorded;
     try {
       await s.write(async (tx) => {
         await addOrg(tx, 'with-commit');
         await recordChange(s, tx, 'zone', 'later.example', new Date());
       });
-      const held = await first;
+      const held = await holder.committed;
       const [row] = await s.raw<{ seq: number }>('later seq', 'SELECT seq FROM changes WHERE key = ?', ['later.example']);
       expect(row!.seq).toBeGreaterThan(held);
       expect(heard.find((c) => c.key === 'later.example')).toEqual({ seq: row!.seq, kind: 'zone', key: 'later.example' });
