@@ -26,6 +26,8 @@ export const QUERY_TIMEOUT_MS = 10_000;
 /** How often a write whose transaction PostgreSQL chose to abort (deadlock, serialization failure) runs again. */
 export const WRITE_ATTEMPTS = 5;
 const RETRYABLE = new Set(['40001', '40P01']);
+/** A statement refused because an earlier one of its transaction failed. */
+const IN_FAILED_TRANSACTION = '25P02';
 
 /** The URL's parameters, named as libpq names them: `host` (a socket directory) and TLS's. */
 const URL_PARAMETERS = new Set(['host', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey']);
@@ -467,8 +469,10 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
         results = (await client.query(text)) as unknown as pg.QueryResult[];
       } catch (e) {
         // A statement sent with the commit failed, as it would have failed alone: the transaction is rolled back
-        // below, and the error is the write's, retried when PostgreSQL chose to abort it.
-        if (sent.length > 0 && driverCode(e) !== undefined && !isUnavailable(e)) throw e;
+        // below, and the error is the write's, retried when PostgreSQL chose to abort it. Not one refused because a
+        // statement of the function had failed (25P02): that write failed before, and is aborted as any such.
+        const code = driverCode(e);
+        if (sent.length > 0 && code !== undefined && code !== IN_FAILED_TRANSACTION && !isUnavailable(e)) throw e;
         broken = e as Error;
         stats.aborts++;
         throw isUnavailable(e) ? new StoreUnavailableError('the connection to PostgreSQL was lost at COMMIT; the write may not have committed', e) : new WriteAbortedError(e);

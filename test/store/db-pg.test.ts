@@ -289,10 +289,14 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'late'))).length).toBe(0);
   });
 
-  it('fails a write whose function swallowed a failed statement: PostgreSQL rolled it back', async () => {
+  it.each([
+    ['', async (_tx: Tx) => undefined],
+    [', a statement sent with its COMMIT too', async (tx: Tx) => recordChange(s, tx, 'zone', 'swallowed.example', new Date())],
+  ])('fails a write whose function swallowed a failed statement%s: PostgreSQL rolled it back', async (_what, then) => {
     const e = await s.write(async (tx) => {
       await addOrg(tx, 'swallowed');
       await addOrg(tx, 'acme').catch(() => undefined);
+      await then(tx);
     }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(WriteAbortedError);
     expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'swallowed'))).length).toBe(0);
