@@ -186,18 +186,6 @@ function afterBegin(args: unknown[]): FirstStatement | undefined {
 
 const statementName = (key: string, text: string): string => `hp_${key.replace(/\W/g, '_').slice(0, 30)}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
 
-/** A drizzle statement a store module prepared, named on its connection as `raw` statements are, so that PostgreSQL
- * parses and plans it once per connection: drizzle leaves a statement prepared without a name unnamed, parsed again
- * at every execution. Anything else `prepared` built is left as it is. */
-function named<T>(key: string, built: T): T {
-  const q = built as { queryString?: unknown; rawQueryConfig?: { name?: string }; queryConfig?: { name?: string } };
-  if (typeof q.queryString !== 'string' || !q.rawQueryConfig || !q.queryConfig || q.rawQueryConfig.name !== undefined) return built;
-  const name = statementName(key, q.queryString);
-  q.rawQueryConfig.name = name;
-  q.queryConfig.name = name;
-  return built;
-}
-
 /** Every write commits with synchronous_commit off; `attempt` says why a durable one is durable all the same. */
 const BEGIN = 'BEGIN; SET LOCAL synchronous_commit = off';
 /** The statements in BEGIN, whose results come first in a commit's round trip that opens the transaction too. */
@@ -396,7 +384,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     state.client = client;
     state.statements = new Map();
     state.tx = Object.assign(wdb, {
-      prepared: <T>(key: string, build: (d: Db) => T): T => cached(state.statements, key, () => named(key, build(wdb))),
+      prepared: <T>(key: string, build: (d: Db) => T): T => cached(state.statements, key, () => build(wdb)),
       lock: async (name: string): Promise<void> => {
         usable();
         if (state.begun) {
@@ -532,7 +520,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     db,
     clock,
     write,
-    prepared: (<T>(key: string, build: (d: Db) => T): T => cached(statements, key, () => named(key, build(db)))) as Store['prepared'],
+    prepared: (<T>(key: string, build: (d: Db) => T): T => cached(statements, key, () => build(db))) as Store['prepared'],
     raw: raw(readPool),
     // Commits are visible before their flush (above), so what was read may not be on disk yet: a flush transaction
     // begun now commits after every commit visible now, and its COMMIT returns once the WAL is flushed past them all.

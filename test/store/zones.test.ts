@@ -93,14 +93,10 @@ describe('zoneChangesSince', () => {
 // On PostgreSQL each statement is a round trip, and the zone's lock is held across all but the first: the count is
 // what a write costs in CPU and in lock time. SQLite runs the statements in the process.
 describe.skipIf(!onPostgres())(`round trips on PostgreSQL${onPostgres() ? '' : ' (skipped: SQLite pass)'}`, () => {
-  /** Also checks that each statement with parameters is a named one: parsed and planned once per connection, not at
-   * every execution. */
   const roundTrips = async (fn: () => Promise<unknown>): Promise<number> => {
     const query = vi.spyOn(pg.Client.prototype, 'query');
     try {
       await fn();
-      const unnamed = query.mock.calls.map(([q]) => q as string | { name?: string; text: string }).filter((q) => typeof q !== 'string' && !q.name);
-      expect(unnamed.map((q) => (q as { text: string }).text)).toEqual([]);
       return query.mock.calls.length;
     } finally {
       query.mockRestore();
