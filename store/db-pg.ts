@@ -26,6 +26,8 @@ export const QUERY_TIMEOUT_MS = 10_000;
 /** How often a write whose transaction PostgreSQL chose to abort (deadlock, serialization failure) runs again. */
 export const WRITE_ATTEMPTS = 5;
 const RETRYABLE = new Set(['40001', '40P01']);
+/** A statement refused because an earlier one of its transaction failed. */
+const IN_FAILED_TRANSACTION = '25P02';
 
 /** The URL's parameters, named as libpq names them: `host` (a socket directory) and TLS's. */
 const URL_PARAMETERS = new Set(['host', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey']);
@@ -144,10 +146,50 @@ const numbered = (text: string): string => {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 };
+/** A parameter as an SQL literal, for a statement sent in a simple query (which takes none); undefined for what is not
+ * text, a number, a boolean or null. Quoted whatever its type, as node-postgres sends parameters (text of no declared
+ * type), so that PostgreSQL types each from its context alike. */
+const literal = (v: unknown): string | undefined => {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'bigint' && typeof v !== 'boolean') return undefined;
+  return pg.escapeLiteral(String(v));
+};
+
+/** `?` parameters as literals (Tx.withCommit). */
+const inlined = (text: string, params: readonly unknown[]): string => {
+  const parts = text.split('?');
+  if (parts.length !== params.length + 1) throw new WriteContractError(`a statement with ${parts.length - 1} parameters was given ${params.length} values`);
+  return parts.reduce((out, part, i) => {
+    const v = literal(params[i - 1]);
+    if (v === undefined) throw new WriteContractError(`a statement sent with COMMIT takes text, numbers, booleans and null, not ${typeof params[i - 1]}`);
+    return `${out}${v}${part}`;
+  });
+};
+
+/** The first statement of a write (node-postgres's query arguments) after BEGIN in one simple query, its `$n`
+ * parameters inlined: the write's first round trip carries both. Undefined when it cannot go so: a value that is not
+ * text, a number, a boolean or null, or dollar quoting in the text, where a `$n` may not be a parameter. */
+type FirstStatement = Pick<pg.QueryConfig, 'text' | 'values' | 'types'> & { rowMode?: 'array' };
+function afterBegin(args: unknown[]): FirstStatement | undefined {
+  const config: FirstStatement = typeof args[0] === 'string' ? { text: args[0] } : args[0] as FirstStatement;
+  const values = (args[1] ?? config.values ?? []) as unknown[];
+  if (config.text.includes('$$')) return undefined;
+  let inlinable = true;
+  const text = config.text.replace(/\$(\d+)/g, (_m, n: string) => {
+    const v = Number(n) <= values.length ? literal(values[Number(n) - 1]) : undefined;
+    if (v === undefined) inlinable = false;
+    return v ?? '';
+  });
+  if (!inlinable) return undefined;
+  return { text: `${BEGIN}; ${text}`, ...(config.rowMode && { rowMode: config.rowMode }), ...(config.types && { types: config.types }) };
+}
+
 const statementName = (key: string, text: string): string => `hp_${key.replace(/\W/g, '_').slice(0, 30)}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
 
 /** Every write commits with synchronous_commit off; `attempt` says why a durable one is durable all the same. */
 const BEGIN = 'BEGIN; SET LOCAL synchronous_commit = off';
+/** The statements in BEGIN, whose results come first in a commit's round trip that opens the transaction too. */
+const BEGIN_RESULTS = 2;
 
 /** The channel every write notifies at its commit. */
 const CHANNEL = 'hostplane_commits';
@@ -215,6 +257,8 @@ interface Checkout {
   failed?: Error;
   /** This write's Tx.afterCommit callbacks. */
   after: (() => void)[];
+  /** This write's Tx.withCommit statements, as sent, and who wants their rows. */
+  withCommit: { text: string; then?: (rows: unknown[]) => void }[];
   client: pg.PoolClient;
   tx: Tx;
   statements: Map<string, unknown>;
@@ -291,9 +335,14 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
   const db = drizzle({ client: readPool, schema }) as unknown as Db;
 
   const statements = new Map<string, unknown>();
+  /** Each raw statement's numbered text and name, by key and text: made once, not at every call (a hash each). */
+  const rawStatements = new Map<string, { name: string; text: string }>();
   const raw = (client: { query: pg.Pool['query'] }) => async <R>(key: string, text: string, params: readonly unknown[] = []): Promise<R[]> => {
-    const numberedText = numbered(text);
-    const r = await client.query({ name: statementName(key, numberedText), text: numberedText, values: params as unknown[] });
+    const st = cached(rawStatements, `${key}\u0000${text}`, () => {
+      const numberedText = numbered(text);
+      return { name: statementName(key, numberedText), text: numberedText };
+    });
+    const r = await client.query({ name: st.name, text: st.text, values: params as unknown[] });
     return r.rows as R[];
   };
 
@@ -320,6 +369,11 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
           usable();
           if (!state.begun) {
             state.begun = true;
+            const first = afterBegin(args);
+            if (first) {
+              const results = (await client.query(first as pg.QueryConfig)) as unknown as pg.QueryResult[];
+              return results[results.length - 1];
+            }
             await client.query(BEGIN);
           }
           return (v as (...a: unknown[]) => Promise<unknown>).apply(t, args);
@@ -345,6 +399,10 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       afterCommit: (fn: () => void): void => {
         if (!state.live) throw new WriteContractError('afterCommit was called outside a write function');
         state.after.push(fn);
+      },
+      withCommit: <R>(text: string, params: readonly unknown[], then?: (rows: R[]) => void): void => {
+        usable();
+        state.withCommit.push({ text: inlined(text, params), then: then as ((rows: unknown[]) => void) | undefined });
       },
     });
     checkouts.set(client, state);
@@ -379,6 +437,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     try {
       c.begun = false;
       c.after = [];
+      c.withCommit = [];
       c.live = true;
       let value: T;
       try {
@@ -386,26 +445,35 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
       } finally {
         c.live = false;
       }
-      let committed: pg.QueryResult;
+      let results: pg.QueryResult[];
+      // A write that sent no statement has no transaction yet: it opens one in its commit's round trip.
+      const opened = c.begun ? 0 : BEGIN_RESULTS;
+      const sent = c.withCommit;
       try {
-        // A write that sent no statement has no transaction yet: it opens one to commit as every write does.
-        if (!c.begun) await client.query(BEGIN);
-        // The notification goes out with the commit, in one round trip: other processes' waits wake on it.
-        const results = (await client.query(durable ? notifyCommitAndFlush : notifyAndCommit)) as unknown as pg.QueryResult[];
-        committed = results[1]!;
+        c.begun = true;
+        // The statements sent with the commit, and the notification (other processes' waits wake on it), go out with
+        // it in one round trip.
+        const text = [...(opened ? [BEGIN] : []), ...sent.map((w) => w.text), durable ? notifyCommitAndFlush : notifyAndCommit].join('; ');
+        results = (await client.query(text)) as unknown as pg.QueryResult[];
       } catch (e) {
+        // A statement sent with the commit failed, as it would have failed alone: the transaction is rolled back
+        // below, and the error is the write's, retried when PostgreSQL chose to abort it. Not one refused because a
+        // statement of the function had failed (25P02): that write failed before, and is aborted as any such.
+        const code = driverCode(e);
+        if (sent.length > 0 && code !== undefined && code !== IN_FAILED_TRANSACTION && !isUnavailable(e)) throw e;
         broken = e as Error;
         stats.aborts++;
         throw isUnavailable(e) ? new StoreUnavailableError('the connection to PostgreSQL was lost at COMMIT; the write may not have committed', e) : new WriteAbortedError(e);
       }
       // A transaction in which a statement failed (and the function caught it) answers COMMIT with ROLLBACK.
-      if (committed.command === 'ROLLBACK') {
+      if (results[opened + sent.length + 1]!.command === 'ROLLBACK') {
         stats.aborts++;
         throw new WriteAbortedError(new Error('PostgreSQL rolled the transaction back (a statement in it had failed)'));
       }
       stats.commits++;
       stats.writes++;
       if (!durable) stats.lazyCommits++;
+      sent.forEach((w, i) => w.then?.(results[opened + i]!.rows));
       for (const after of c.after) after();
       return { done: true, value };
     } catch (error) {

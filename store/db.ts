@@ -32,6 +32,14 @@ export interface Tx extends Db {
   afterCommit(fn: () => void): void;
   /** Raw SQL on the write side, as `Store.raw`. */
   raw<R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * PostgreSQL only (SQLite runs its statements in the process, where a round trip costs nothing): sends `text`
+   * (`?` parameters, as `raw`) in the round trip of this write's COMMIT, just before it, and hands its rows to `then`
+   * once the write has committed, before the `afterCommit` callbacks. For the last statements of a write, which
+   * nothing later in the write reads: it costs no round trip of its own, and a lock it takes is held for no round
+   * trip at all. Its failure fails the write as the statement's own error would have.
+   */
+  withCommit?<R>(text: string, params: readonly unknown[], then?: (rows: R[]) => void): void;
 }
 
 /** Which database a store runs on. Store modules are written once for both (docs/store.md); a query whose SQL

@@ -6,6 +6,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { serialGreater } from '../zonefiles';
 import type { Store } from './db';
+import { runLast } from './feed';
 import { dnssecKeys, zoneServedSerials } from './schema';
 
 /** One key as stored: its private key sealed. */
@@ -65,7 +66,12 @@ export async function raiseServedSerial(s: Store, zone: string, serial: number):
   await s.write(async (tx) => {
     const [row] = await tx.select({ serial: zoneServedSerials.serial }).from(zoneServedSerials).where(eq(zoneServedSerials.zone, zone));
     if (row && !serialGreater(serial, row.serial)) return;
-    await tx.insert(zoneServedSerials).values({ zone, serial })
-      .onConflictDoUpdate({ target: zoneServedSerials.zone, set: { serial: sql`excluded.serial` } });
+    // Raised before every zone change is served: on PostgreSQL sent with the COMMIT.
+    await runLast(tx, {
+      key: 'raiseServedSerial',
+      build: (db) => db.insert(zoneServedSerials).values({ zone: sql.placeholder('zone'), serial: sql.placeholder('serial') })
+        .onConflictDoUpdate({ target: zoneServedSerials.zone, set: { serial: sql`excluded.serial` } }),
+      values: { zone, serial },
+    });
   });
 }

@@ -5,8 +5,10 @@ import { iso, type Db, type Store, type Tx } from './db';
 import type { Logger } from '../lib/log';
 import { audit, changes, feedConsumers } from './schema';
 
-/** The kinds of desired-state change: what the feed records, a nudge names and a reconciler watches. */
-export const CHANGE_KINDS = ['project', 'secret', 'zone', 'placement', 'hostname', 'node', 'domain', 'storage'] as const;
+/** The kinds of desired-state change: what the feed records, a nudge names and a reconciler watches. A zone created
+ * or deleted records `zone-lifetime` besides `zone`: what the catalog lists, told apart from the rrset writes that make
+ * most zone changes without a read of the zone per change. */
+export const CHANGE_KINDS = ['project', 'secret', 'zone', 'zone-lifetime', 'placement', 'hostname', 'node', 'domain', 'storage'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 export interface Change { seq: number; kind: ChangeKind; key: string }
@@ -31,18 +33,54 @@ export async function runStatement(tx: Tx, st: Statement): Promise<void> {
   await tx.prepared(st.key, (db) => st.build(db).prepare()).execute(st.values);
 }
 
+/** `st` as raw SQL: `?` for each parameter, in order, as drizzle numbers them from $1. */
+function rawOf(tx: Tx, st: Statement): { text: string; params: unknown[] } {
+  const built = tx.prepared(`${st.key} raw`, (db) => {
+    const q = st.build(db).toSQL();
+    return { text: q.sql.replace(/\$\d+/g, '?'), params: q.params };
+  });
+  return { text: built.text, params: fillPlaceholders(built.params, st.values) };
+}
+
+/** Runs `st` as the last thing the write does: on PostgreSQL in the round trip of its COMMIT (Tx.withCommit). */
+export async function runLast(tx: Tx, st: Statement): Promise<void> {
+  if (!tx.withCommit) return runStatement(tx, st);
+  const { text, params } = rawOf(tx, st);
+  tx.withCommit(text, params);
+}
+
 /**
- * Records, in the write of `tx`, that the desired state of (kind, key) changed, with the statements `along`; returns
- * the new feed sequence number. The change is announced to the `onChanges` subscribers of `s` once that write commits
- * (`s` names whose subscribers; the row goes through `tx`).
+ * Records, in the write of `tx`, that the desired state of (kind, key) changed, with the statements `along`. The
+ * change is announced to the `onChanges` subscribers of `s` once that write commits (`s` names whose subscribers; the
+ * row goes through `tx`). On PostgreSQL the row and `along` go in the round trip of the write's COMMIT (Tx.withCommit),
+ * so nothing later in the write may read what they write; the feed lock they take is then held for no round trip.
  */
-export async function recordChange(s: Store, tx: Tx, kind: ChangeKind, key: string, at: Date, along: Statement[] = []): Promise<number> {
+export async function recordChange(s: Store, tx: Tx, kind: ChangeKind, key: string, at: Date, along: Statement[] = []): Promise<void> {
+  if (s.dialect !== 'postgres' || !tx.withCommit) {
+    await recordChangeSeq(s, tx, kind, key, at, along);
+    return;
+  }
+  const { text, params } = feedStatementPg(tx, kind, key, at, along);
+  let seq = 0;
+  tx.withCommit<{ seq: number }>(text, params, (rows) => {
+    seq = rows[0]!.seq;
+  });
+  tx.afterCommit(() => announcers.get(s)?.recorded.push({ seq, kind, key }));
+}
+
+/**
+ * `recordChange` answering the change's seq inside the write, for a write that stores it (a node bundle's version).
+ * On PostgreSQL the row costs a round trip of its own, and the feed lock is held from it to COMMIT.
+ */
+export async function recordChangeSeq(s: Store, tx: Tx, kind: ChangeKind, key: string, at: Date, along: Statement[] = []): Promise<number> {
   // Followers read the feed by seq. On PostgreSQL a sequence hands out numbers in call order, not commit order, so a
   // follower that read seq 11 could miss seq 10 committed a moment later: writes that record changes commit one
   // after another (docs/store.md). SQLite's writes are serial anyway.
   let seq: number;
-  if (s.dialect === 'postgres') ({ seq } = await appendLockedPg(tx, kind, key, at, along));
-  else {
+  if (s.dialect === 'postgres') {
+    const { name, text, params } = feedStatementPg(tx, kind, key, at, along);
+    [{ seq }] = (await tx.raw<{ seq: number }>(name, text, params)) as [{ seq: number }];
+  } else {
     for (const st of along) await runStatement(tx, st);
     ({ seq } = await appendLocked(tx, kind, key, at));
   }
@@ -60,10 +98,10 @@ async function appendLocked(tx: Tx, kind: ChangeKind, key: string, at: Date): Pr
   return row!;
 }
 
-/** The `feed` lock (as tx.lock takes it), the statements `along` and the row in one statement: no round trip of its
- * own while the lock is held by everyone's writes. The lock's CTE is volatile, so it runs before the row, and with it
- * the seq, is made; each of `along` runs once, to completion, as every data-modifying CTE does. */
-async function appendLockedPg(tx: Tx, kind: ChangeKind, key: string, at: Date, along: Statement[]): Promise<{ seq: number }> {
+/** The `feed` lock (as tx.lock takes it), the statements `along` and the row as one statement. The lock's CTE is
+ * volatile, so it runs before the row, and with it the seq, is made; each of `along` runs once, to completion, as
+ * every data-modifying CTE does. */
+function feedStatementPg(tx: Tx, kind: ChangeKind, key: string, at: Date, along: Statement[]): { name: string; text: string; params: unknown[] } {
   const name = ['recordChangePg', ...along.map((st) => st.key)].join(' ');
   const folded = tx.prepared(name, (db) => {
     const parts = along.map((st) => st.build(db).toSQL());
@@ -76,8 +114,7 @@ async function appendLockedPg(tx: Tx, kind: ChangeKind, key: string, at: Date, a
     };
   });
   const params = along.flatMap((st, i) => fillPlaceholders(folded.params[i]!, st.values));
-  const [row] = await tx.raw<{ seq: number }>(name, folded.text, [...params, kind, key, iso(at)]);
-  return row!;
+  return { name, text: folded.text, params: [...params, kind, key, iso(at)] };
 }
 
 /**

@@ -12,7 +12,7 @@ import { iso, type Db, type Store } from './db';
 import { accessForBundle, type AccessForBundle } from './access';
 import { authForBundle, type AuthForBundle, type AuthSettings } from './auth';
 import type { OAuthProviderName, ProviderEndpoints } from '../rules/oauth-providers';
-import { recordChange } from './feed';
+import { recordChange, recordChangeSeq } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { hostnames, nodeBundles, nodeReports, nodes, orgs, placements, projects, projectUsage, resourceStatus, secrets, storageGrants, type BundleSection } from './schema';
 import type { StatusKind } from './status';
@@ -208,7 +208,7 @@ export async function bundleVersion(s: Store, nodeId: string): Promise<number> {
 export async function storeBundle(s: Store, nodeId: string, make: (version: number) => { sealed: string; sections: Record<string, BundleSection> }): Promise<number> {
   const now = s.clock();
   return s.write(async (tx) => {
-    const version = await recordChange(s, tx, 'node', nodeId, now);
+    const version = await recordChangeSeq(s, tx, 'node', nodeId, now);
     const { sealed, sections } = make(version);
     const row = { version, sealed, sections, builtAt: iso(now) };
     await tx.insert(nodeBundles).values({ nodeId, ...row }).onConflictDoUpdate({ target: nodeBundles.nodeId, set: row });

@@ -2,6 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { setCondition, type Condition } from '../lib/conditions';
 import { iso, type Store } from './db';
+import { runLast } from './feed';
 import { resourceStatus } from './schema';
 
 export interface ResourceStatus<F = Record<string, unknown>> {
@@ -101,10 +102,10 @@ export async function recordStatus<F>(s: Store, k: StatusKind<F>, key: string, u
 
 async function writeStatus<F>(s: Store, kind: string, key: string, st: ResourceStatus<F>): Promise<void> {
   const row = { kind, key, ...st, facts: st.facts as Record<string, unknown> };
-  // Every pass that observed something new writes one: prepared once (built and prepared each time, it cost more
-  // than the write).
+  // Every pass that observed something new writes one: built once (built each time, it cost more than the write), and
+  // on PostgreSQL sent with the COMMIT.
   await s.write(async (tx) => {
-    await tx.prepared('recordStatus', (db) => db.insert(resourceStatus).values({
+    await runLast(tx, { key: 'recordStatus', values: row, build: (db) => db.insert(resourceStatus).values({
       kind: sql.placeholder('kind'), key: sql.placeholder('key'), uid: sql.placeholder('uid'), observedGeneration: sql.placeholder('observedGeneration'),
       conditions: sql.placeholder('conditions'), facts: sql.placeholder('facts'), lastError: sql.placeholder('lastError'), reconciledAt: sql.placeholder('reconciledAt'),
     }).onConflictDoUpdate({
@@ -113,7 +114,7 @@ async function writeStatus<F>(s: Store, kind: string, key: string, st: ResourceS
         uid: sql`excluded.uid`, observedGeneration: sql`excluded.observed_generation`, conditions: sql`excluded.conditions`, facts: sql`excluded.facts`,
         lastError: sql`excluded.last_error`, reconciledAt: sql`excluded.reconciled_at`,
       },
-    }).prepare()).execute(row);
+    }) });
   }, OBSERVATION);
   announceStatus(s, kind, key);
 }

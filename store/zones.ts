@@ -4,7 +4,7 @@ import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import { aliasConflict, checkCnameConflict, dsWithoutDelegation, MAX_ALIASES_PER_ZONE, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Db, type Store, type Tx } from './db';
-import { appendAudit, auditStatement, recordChange, runStatement, type Statement } from './feed';
+import { appendAudit, auditStatement, recordChange, runLast, runStatement, type Statement } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
 import { domains, resourceStatus, rrsetTombstones, rrsets, zoneAliases, zoneFinalizers, zoneRevisions, zoneTombstones, zones, type DsValue } from './schema';
@@ -241,6 +241,7 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     await tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes });
     const diff: RevisionChange[] = [{ op: 'add', name: p.name, type: 'NS', before: null, after: { ttl: ns.ttl, records: ns.records }, managedBy: 'system' }];
     await recordChange(s, tx, 'zone', p.name, now, [revisionStatement(p.name, 1, row.serial, { actor: p.actor, summary: 'zone created', diff }, now)]);
+    await recordChange(s, tx, 'zone-lifetime', p.name, now);
     await appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.create', actor: p.actor, target: p.name }, now);
     return { zone: row, created: true };
   });
@@ -312,6 +313,7 @@ export async function deleteZone(s: Store, p: { orgId: number; name: string; act
     // Deletion is level-triggered: the reconciler lists this row until the nameserver has purged the zone.
     await tx.insert(zoneFinalizers).values({ uid: z.uid, name: p.name, deletedAt: iso(now) });
     await recordChange(s, tx, 'zone', p.name, now);
+    await recordChange(s, tx, 'zone-lifetime', p.name, now);
     await appendAudit(tx, { orgId: p.orgId, event: 'dns.zone.delete', actor: p.actor, target: p.name }, now);
   });
 }
@@ -469,7 +471,7 @@ export async function putRRset(s: Store, p: PutRRset): Promise<PutRRsetResult> {
     const audit = rrsetAudit('dns.rrset.set', z, rrset, p.actor, now, { ttl: rrset.ttl, records: rrset.records.length });
     const set = await setRRset(s, tx, read, rrset, writer, now, [audit]);
     // A put of what is stored is audited all the same: the customer asked for it.
-    if (set.diff.length === 0) await runStatement(tx, audit);
+    if (set.diff.length === 0) await runLast(tx, audit);
     return {
       rrset: { ...rrset, managedBy: null }, version: { uid: z.uid, changedGen: set.changedGen }, changed: set.diff.length > 0,
       generation: set.zone.generation, serial: set.zone.serial, diff: set.diff,

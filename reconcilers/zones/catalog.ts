@@ -15,7 +15,7 @@ import type { Logger } from '../../lib/log';
 import type { Nameserver } from '../../providers/nameserver/port';
 import type { Store } from '../../store/db';
 import { raiseServedSerial, servedSerialFloor } from '../../store/dnssec-keys';
-import { zoneByName, zoneLifetimes } from '../../store/zones';
+import { zoneLifetimes } from '../../store/zones';
 import { isZoneName, nextSerial, serialGreater } from '../../zonefiles';
 import { renderCatalog, type CatalogMember } from '../../zonefiles/catalog';
 import type { Reconciler, Result } from '../types';
@@ -46,8 +46,6 @@ export function catalogReconciler(d: CatalogReconcilerDeps): Reconciler {
   const catalog = d.catalogZone;
   /** What this process applied, for one leadership term: a new term's first pass applies the catalog anew. */
   let applied: { members: string; serial: number } | null = null;
-  /** The members' lifetimes as last applied, by zone name: a change of a zone that keeps its lifetime is no catalog work. */
-  let listed = new Map<string, string>();
   /** The zones waiting to be served at the last pass, and how long the next wait for them is: a zone that never gets
    * served (its changes refused) is looked at less and less often, a zone created meanwhile soon again. */
   let waiting = '';
@@ -55,15 +53,8 @@ export function catalogReconciler(d: CatalogReconcilerDeps): Reconciler {
 
   return {
     kind: 'catalog',
-    watches: [{
-      kind: 'zone',
-      // An rrset write is a zone change too: only a zone created, deleted or created again concerns the catalog.
-      keys: async (zone) => {
-        const uid = listed.get(zone);
-        if (uid === undefined) return [catalog];
-        return (await zoneByName(d.store, zone))?.uid === uid ? [] : [catalog];
-      },
-    }],
+    // Not `zone`, which every rrset write records too: only a zone created or deleted concerns the catalog.
+    watches: [{ kind: 'zone-lifetime', keys: async () => [catalog] }],
     spacingMs: SPACING_MS,
     keys: async () => [catalog],
     async reconcile(): Promise<Result> {
@@ -79,7 +70,6 @@ export function catalogReconciler(d: CatalogReconcilerDeps): Reconciler {
         await d.store.synced();
         await d.nameserver.applyZone(catalog, renderCatalog({ name: catalog, serial, members }), { dnssec: false });
         applied = { members: key, serial };
-        listed = new Map(members.map((m) => [m.zone, m.uid]));
         d.log.debug({ catalog, serial, members: members.length }, 'catalog zone applied');
       }
       const unserved = membersKey(zones.filter((z) => !z.served).map((z) => ({ zone: z.name, uid: z.uid })));

@@ -1,10 +1,11 @@
 /** The write contract on PostgreSQL (docs/store.md): the same `write(fn)` as SQLite's, on a throw-away cluster. */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { count, eq, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { causeOf, isUniqueViolation, StoreUnavailableError, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
 import { AppError } from '../../lib/errors';
 import { checkDatabaseUrl, openPgStore, redactUrl } from '../../store/db-pg';
-import { recordChange } from '../../store/feed';
+import { onChanges, recordChange, recordChangeSeq, type Change } from '../../store/feed';
 import { audit, orgs } from '../../store/schema';
 import { postgresMissing, startCluster, type Cluster } from '../../harness/postgres';
 
@@ -178,20 +179,28 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect(present.map((r) => r.slug)).toEqual(slugs);
   }, 60_000);
 
-  it('makes changes visible in seq order: a write recording a change after another waits for its commit', async () => {
+  /** A write that records a change in place, then holds the feed lock 0.3 s: `recorded` once it holds it, `committed`
+   * with the change's seq. */
+  const holdingFeed = (key: string): { recorded: Promise<void>; committed: Promise<number> } => {
     let recorded!: () => void;
-    const firstRecorded = new Promise<void>((resolve) => {
+    const held = new Promise<void>((resolve) => {
       recorded = resolve;
     });
-    const first = s.write(async (tx) => {
-      const seq = await recordChange(s, tx, 'zone', 'first.example', new Date());
+    const committed = s.write(async (tx) => {
+      const seq = await recordChangeSeq(s, tx, 'zone', key, new Date());
       recorded();
       await tx.raw('hold', 'SELECT pg_sleep(0.3)');
       return seq;
     });
-    await firstRecorded;
+    return { recorded: held, committed };
+  };
+
+  it('makes changes visible in seq order: a write recording a change after another waits for its commit', async () => {
+    const holder = holdingFeed('first.example');
+    await holder.recorded;
+    const first = holder.committed;
     const second = s.write(async (tx) => {
-      const seq = await recordChange(s, tx, 'zone', 'second.example', new Date());
+      const seq = await recordChangeSeq(s, tx, 'zone', 'second.example', new Date());
       // A statement of its own, so it sees what committed before it started: the first write, if it waited for it.
       const [seen] = await tx.raw<{ n: number }>('first seen', 'SELECT count(*) AS n FROM changes WHERE key = ?', ['first.example']);
       return { seq, firstCommitted: seen!.n === 1 };
@@ -199,6 +208,75 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     const [a, b] = await Promise.all([first, second]);
     expect(b.seq).toBeGreaterThan(a);
     expect(b.firstCommitted).toBe(true);
+  });
+
+  it('records a change in the round trip of the COMMIT, under the feed lock: after a change that holds it, announced with its seq', async () => {
+    const heard: Change[] = [];
+    const stop = onChanges(s, (batch) => heard.push(...batch));
+    const holder = holdingFeed('held.example');
+    await holder.recorded;
+    try {
+      await s.write(async (tx) => {
+        await addOrg(tx, 'with-commit');
+        await recordChange(s, tx, 'zone', 'later.example', new Date());
+      });
+      const held = await holder.committed;
+      const [row] = await s.raw<{ seq: number }>('later seq', 'SELECT seq FROM changes WHERE key = ?', ['later.example']);
+      expect(row!.seq).toBeGreaterThan(held);
+      expect(heard.find((c) => c.key === 'later.example')).toEqual({ seq: row!.seq, kind: 'zone', key: 'later.example' });
+    } finally {
+      stop();
+    }
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      await s.write(async (tx) => recordChange(s, tx, 'zone', 'alone.example', new Date()));
+      // BEGIN, the feed row, NOTIFY, COMMIT and the flush: one round trip.
+      expect(query.mock.calls.length).toBe(1);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  it("sends BEGIN with a write's first statement, its parameters inlined: one row written in two round trips", async () => {
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const [row] = await s.write(async (tx) => addOrg(tx, "o'brien\\$1").returning({ id: orgs.id, slug: orgs.slug }));
+      expect(row).toEqual({ id: expect.any(Number), slug: "o'brien\\$1" });
+      // BEGIN with the row, then NOTIFY with COMMIT and the flush.
+      expect(query.mock.calls.length).toBe(2);
+      query.mockClear();
+      // Dollar quoting, where a $n may be no parameter: BEGIN goes alone first.
+      const [dollars] = await s.write(async (tx) => tx.raw<{ a: string; b: string }>('dollars', 'SELECT $$a$1$$ AS a, ? AS b', ['b']));
+      expect(dollars).toEqual({ a: 'a$1', b: 'b' });
+      expect(query.mock.calls.length).toBe(3);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  it('fails a write whose statement sent with COMMIT fails, with that error: nothing of it commits, the connection serves on', async () => {
+    const e = await s.write(async (tx) => {
+      await addOrg(tx, 'sent-last');
+      tx.withCommit!('INSERT INTO orgs (slug, plan, created_at) VALUES (?, ?, ?)', ['sent-last', 'free', '2026-01-01T00:00:00Z']);
+    }).catch((x: unknown) => x);
+    expect(isUniqueViolation(e)).toBe(true);
+    expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'sent-last'))).length).toBe(0);
+    // Every pooled connection again, none left in the failed transaction.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => s.write(async (tx) => {
+      tx.withCommit!('INSERT INTO orgs (slug, plan, created_at) VALUES (?, ?, ?)', [`after-${i}`, "it's free", '2026-01-01T00:00:00Z']);
+    })));
+    expect((await s.db.select().from(orgs).where(sql`${orgs.slug} LIKE 'after-%'`)).map((o) => o.plan)).toEqual(Array(12).fill("it's free"));
+  });
+
+  it('runs a write again whose statement sent with COMMIT PostgreSQL aborted (deadlock, serialization failure)', async () => {
+    let attempts = 0;
+    await s.write(async (tx) => {
+      attempts++;
+      await addOrg(tx, 'retried-at-commit');
+      if (attempts === 1) tx.withCommit!(`DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = '40P01'; END $$`, []);
+    });
+    expect(attempts).toBe(2);
+    expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'retried-at-commit'))).length).toBe(1);
   });
 
   it('refuses a transaction handle used after its write settled', async () => {
@@ -211,10 +289,14 @@ describe.skipIf(missing)(`the store on PostgreSQL${missing ? ` (skipped: ${missi
     expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'late'))).length).toBe(0);
   });
 
-  it('fails a write whose function swallowed a failed statement: PostgreSQL rolled it back', async () => {
+  it.each([
+    ['', async (_tx: Tx) => undefined],
+    [', a statement sent with its COMMIT too', async (tx: Tx) => recordChange(s, tx, 'zone', 'swallowed.example', new Date())],
+  ])('fails a write whose function swallowed a failed statement%s: PostgreSQL rolled it back', async (_what, then) => {
     const e = await s.write(async (tx) => {
       await addOrg(tx, 'swallowed');
       await addOrg(tx, 'acme').catch(() => undefined);
+      await then(tx);
     }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(WriteAbortedError);
     expect((await s.db.select().from(orgs).where(eq(orgs.slug, 'swallowed'))).length).toBe(0);

@@ -1,11 +1,12 @@
 /** DNSSEC keys and the served-serial floor in the store (store/dnssec-keys.ts), on SQLite and PostgreSQL alike. */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dnssecKeyContext, KEY_FILE, openSealer, type Sealer } from '../../core/sealing';
 import { type Store } from '../../store/db';
 import { deleteKeys, raiseServedSerial, replaceKeys, servedSerialFloor, storedKeys } from '../../store/dnssec-keys';
 import { FencedError, fencedStore, withTerm } from '../../store/leader';
-import { openTestStore } from '../helpers/store';
+import { onPostgres, openTestStore } from '../helpers/store';
 import { tempDir } from '../helpers/proc';
 
 let s: Store;
@@ -75,5 +76,17 @@ describe('the served-serial floor', () => {
     await raiseServedSerial(s, ZONE, 4294967290);
     await raiseServedSerial(s, ZONE, 3);
     expect(await servedSerialFloor(s, ZONE)).toBe(3);
+  });
+
+  it.skipIf(!onPostgres())(`is raised in two round trips on PostgreSQL${onPostgres() ? '' : ' (skipped: SQLite pass)'}`, async () => {
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      // BEGIN with the floor's read, then the new floor with NOTIFY, COMMIT and the flush.
+      await raiseServedSerial(s, ZONE, 2026112901);
+      expect(query.mock.calls.length).toBe(2);
+    } finally {
+      query.mockRestore();
+    }
+    expect(await servedSerialFloor(s, ZONE)).toBe(2026112901);
   });
 });

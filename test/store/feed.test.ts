@@ -4,7 +4,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Store } from '../../store/db';
-import { auditStatement, latestSeq, listAudit, pruneFeed, recordChange, reportFeedPosition, startFeedPruning, type FeedRetention } from '../../store/feed';
+import { auditStatement, latestSeq, listAudit, pruneFeed, recordChange, recordChangeSeq, reportFeedPosition, startFeedPruning, type FeedRetention } from '../../store/feed';
 import { createLogger } from '../../lib/log';
 import { openTestStore } from '../helpers/store';
 
@@ -36,10 +36,17 @@ describe('recordChange with statements along', () => {
 
   it('writes them with the feed row, their values mapped as the columns want (JSON details), in the write\'s transaction', async () => {
     const { s } = await fresh();
-    const seq = await s.write(async (tx) => recordChange(s, tx, 'zone', 'a.example', new Date(T0), [audited('a'), audited('b')]));
-    expect(await seqs(s)).toEqual([seq]);
+    await s.write(async (tx) => recordChange(s, tx, 'zone', 'a.example', new Date(T0), [audited('a'), audited('b')]));
+    expect(await seqs(s)).toHaveLength(1);
     // In no order among themselves: PostgreSQL runs a statement's data-modifying CTEs in an order of its choosing.
     expect((await listAudit(s, 1, 10)).map((r) => [r.target, r.details]).sort()).toEqual([['a', { n: 1 }], ['b', { n: 1 }]]);
+  });
+
+  it('answers the seq of the row inside the write with recordChangeSeq, and writes the statements along with it', async () => {
+    const { s } = await fresh();
+    const seq = await s.write(async (tx) => recordChangeSeq(s, tx, 'zone', 'a.example', new Date(T0), [audited('a')]));
+    expect(await seqs(s)).toEqual([seq]);
+    expect((await listAudit(s, 1, 10)).map((r) => r.target)).toEqual(['a']);
   });
 
   it('leaves nothing when the write throws after them: neither their rows nor the feed row', async () => {

@@ -9,7 +9,7 @@ import { postgresMissing, startCluster, type Cluster } from '../../harness/postg
 import { createOrg } from '../../store/accounts';
 import { openStore, STORE_FILE, type Store } from '../../store/db';
 import { openPgStore } from '../../store/db-pg';
-import { appendAudit, latestSeq, recordChange } from '../../store/feed';
+import { appendAudit, latestSeq, recordChange, recordChangeSeq } from '../../store/feed';
 import { copyOrder, migrateStore } from '../../store/migrate-store';
 import * as schema from '../../store/schema';
 import { removeTempDirs, tempDir } from '../../harness/temp';
@@ -99,7 +99,7 @@ describe.skipIf(missing)(`migrateStore${missing ? ` (skipped: ${missing})` : ''}
     await withTarget(url, async (t) => {
       expect(await t.db.select({ n: count() }).from(schema.audit)).toEqual([{ n: 2500 }]);
       expect(await latestSeq(t)).toBe(3);
-      expect(await t.write(async (tx) => recordChange(t, tx, 'project', 'next', t.clock()))).toBe(6);
+      expect(await t.write(async (tx) => recordChangeSeq(t, tx, 'project', 'next', t.clock()))).toBe(6);
       expect((await createOrg(t, 'next', 'free')).id).toBe(3);
     });
     expect(await migrateStore(dir, url)).toMatchObject({ copied: false, tables: result.tables });

@@ -1,8 +1,9 @@
 /** The one status writer (recordStatus): merges a pass's observation into the stored status, stamps the judged
  * generation on its conditions, and writes nothing when only the time would change. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Store } from '../../store/db';
-import { openTestStore } from '../helpers/store';
+import { onPostgres, openTestStore } from '../helpers/store';
 import { onStatus, recordStatus, statusOf, type StatusKind } from '../../store/status';
 
 interface Facts { seen: number | null; other?: string }
@@ -63,5 +64,17 @@ describe('recordStatus', () => {
     await recordStatus(s, KIND, 'k', { uid: 'old', generation: 9, set: [ready], facts: { seen: 1, other: 'x' }, lastError: 'old failure' });
     await recordStatus(s, KIND, 'k', { uid: 'new', generation: 1, facts: { seen: 2 } });
     expect(await read()).toEqual({ uid: 'new', observedGeneration: 1, conditions: [], facts: { seen: 2 }, lastError: null, reconciledAt: '2026-11-26T12:00:00Z' });
+  });
+
+  it.skipIf(!onPostgres())(`costs a read and one round trip for the write on PostgreSQL${onPostgres() ? '' : ' (skipped: SQLite pass)'}`, async () => {
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      // The stored status, then BEGIN, the row, NOTIFY and COMMIT.
+      expect(await recordStatus(s, KIND, 'k', { uid: 'u1', generation: 3, set: [ready], facts: { seen: 1, other: "it's" }, lastError: null })).toBe(true);
+      expect(query.mock.calls.length).toBe(2);
+    } finally {
+      query.mockRestore();
+    }
+    expect((await read())!.facts).toEqual({ seen: 1, other: "it's" });
   });
 });
