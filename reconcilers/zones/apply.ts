@@ -183,6 +183,9 @@ export function zoneApplier(d: ApplyDeps) {
   const applyWhole = async (
     name: string, serialOf: (z: ZoneRow) => number, signing: Signing, servedBefore: (z: ZoneRow, serial: number) => boolean,
   ): Promise<Served | undefined> => {
+    // The write that woke this pass is answered first: its commit's sync, then the answer's own turn, then the read.
+    await d.store.synced();
+    await ioTurn();
     const snap = await zoneSnapshot(d.store, name);
     if (!snap) return undefined;
     await ioTurn();
