@@ -129,16 +129,29 @@ async function rrsetsAt(tx: Tx, zone: string, names: string[]): Promise<Map<stri
   return byName(rows);
 }
 
-/** Rows per statement: two statements for a set of 1,000 (one row a statement was most of a large set's time, and
- * drizzle's multi-row builder more still; 500 rows a statement took a third less time than 100 for a 1 MiB zone
- * file's 40,000 rrsets), each prepared once per store and size; 8 columns make 4,000 parameters, far below
- * either database's limit. */
-const ROWS_PER_STATEMENT = 500;
+/** Rows per statement, largest first: a batch is cut greedily into statements of these sizes. 500 rows a statement
+ * took a third less time than 100 for a 1 MiB zone file's 40,000 rrsets (one row a statement was most of a large
+ * set's time, and drizzle's multi-row builder more still; 8 columns make 4,000 parameters, far below either
+ * database's limit). A few fixed sizes, not one per count: each size is a statement prepared and kept on every
+ * connection (PostgreSQL keeps a named statement for the connection's life), and a tenant's imports could
+ * otherwise make 500 of them per kind, 170 MB a connection (a hostile review's measurement). Rows cannot be padded
+ * to a size instead: an upsert may not touch one row twice on PostgreSQL. */
+const STATEMENT_ROWS = [500, 100, 20, 5, 1];
 
-/** Inserts `rows` (each the columns of `head` in order) in statements of ROWS_PER_STATEMENT rows. `raw` runs
+/** `items` cut into parts of the STATEMENT_ROWS sizes, in order. */
+export function statementParts<T>(items: T[]): T[][] {
+  const parts: T[][] = [];
+  let at = 0;
+  for (const size of STATEMENT_ROWS) {
+    for (; items.length - at >= size; at += size) parts.push(items.slice(at, at + size));
+  }
+  return parts;
+}
+
+/** Inserts `rows` (each the columns of `head` in order) in statements of STATEMENT_ROWS rows. `raw` runs
  * statements that answer rows (SQLite's driver refuses others there): each answers one column of its rows. */
 async function insertRows(tx: Tx, key: string, head: string, tail: string, returning: string, rows: unknown[][]): Promise<void> {
-  for (const part of chunks(rows, ROWS_PER_STATEMENT)) {
+  for (const part of statementParts(rows)) {
     const tuple = `(${part[0]!.map(() => '?').join(', ')})`;
     await tx.raw(`${key}${part.length}`, `${head} VALUES ${part.map(() => tuple).join(', ')}${tail} RETURNING ${returning}`, part.flat());
   }
@@ -227,8 +240,8 @@ async function applyPlanned(
     ' ON CONFLICT (zone, name, type) DO UPDATE SET ttl = excluded.ttl, records = excluded.records, changed_gen = excluded.changed_gen, bytes = excluded.bytes', 'zone',
     puts.map(({ rrset, json, bytes }) => [z.name, rrset.name, rrset.type, rrset.ttl, json, null, generation, bytes]));
   const removed = diff.filter((x) => x.op === 'remove').map((d) => [d.name, d.type]);
-  // A statement per 500 rows, as the upsert: one per row took 0.8 ms each, 30 s for a file replacing 40,000 rrsets.
-  for (const part of chunks(removed, ROWS_PER_STATEMENT)) {
+  // In statements of up to 500 rows, as the upsert: one per row took 0.8 ms each, 30 s for a file replacing 40,000 rrsets.
+  for (const part of statementParts(removed)) {
     await tx.raw(`deleteRRsets${part.length}`, `DELETE FROM rrsets WHERE zone = ? AND (name, type) IN (VALUES ${part.map(() => '(?, ?)').join(', ')}) RETURNING zone`,
       [z.name, ...part.flat()]);
   }

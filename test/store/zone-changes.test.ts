@@ -7,7 +7,7 @@ import { iso, type Store } from '../../store/db';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../lib/log';
 import { FEED_RETENTION, listAudit, startFeedPruning } from '../../store/feed';
-import { applyZoneChanges, restoreZoneRevision, type ZoneChange } from '../../store/zone-changes';
+import { applyZoneChanges, restoreZoneRevision, statementParts, type ZoneChange } from '../../store/zone-changes';
 import { getRevision, listRevisions, pruneZoneRevisions, REVISION_KEEP_MS } from '../../store/zone-revisions';
 import {
   createZone, deleteRRset, deleteZone, getZone, putManagedRRset, putRRset, setZoneDnssec, zoneChangesSince, zoneSnapshot,
@@ -200,6 +200,18 @@ describe('applyZoneChanges', () => {
     });
     await expect(refusal).rejects.toBeInstanceOf(ZoneValidationError);
     expect((await getZone(s, orgId, ZONE)).generation).toBe(before.generation);
+  });
+});
+
+describe('statementParts', () => {
+  it.each([
+    [0, []], [1, [1]], [4, [1, 1, 1, 1]], [6, [5, 1]], [499, [100, 100, 100, 100, 20, 20, 20, 20, 5, 5, 5, 1, 1, 1, 1]],
+    [500, [500]], [1234, [500, 500, 100, 100, 20, 5, 5, 1, 1, 1, 1]],
+  ])('cuts %i rows into statements of a few fixed sizes (each a statement kept on every connection), in order', (n, sizes) => {
+    const rows = Array.from({ length: n }, (_, i) => i);
+    const parts = statementParts(rows);
+    expect(parts.map((p) => p.length)).toEqual(sizes);
+    expect(parts.flat()).toEqual(rows);
   });
 });
 
