@@ -7,7 +7,7 @@ import { iso, type Store } from '../../store/db';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../lib/log';
 import { FEED_RETENTION, listAudit, startFeedPruning } from '../../store/feed';
-import { applyZoneChanges, restoreZoneRevision, statementParts, type ZoneChange } from '../../store/zone-changes';
+import { applyZoneChanges, restoreZoneRevision, type ZoneChange } from '../../store/zone-changes';
 import { getRevision, listRevisions, pruneZoneRevisions, REVISION_KEEP_MS } from '../../store/zone-revisions';
 import {
   createZone, deleteRRset, deleteZone, getZone, putManagedRRset, putRRset, setZoneDnssec, zoneChangesSince, zoneSnapshot,
@@ -177,7 +177,7 @@ describe('applyZoneChanges', () => {
     expect(r.diff).toEqual([{ op: 'remove', name: `late.${ZONE}`, type: 'A', before: { ttl: 300, records: [{ content: '192.0.2.7' }] }, after: null, managedBy: null }]);
   });
 
-  it('deletes many rrsets in one set (more than a statement\'s 500 rows), each with its tombstone for the reconciler', async () => {
+  it('deletes many rrsets in one set, each with its tombstone for the reconciler', async () => {
     const labels = Array.from({ length: 620 }, (_, i) => `d${i}`);
     const unlimited = (changes: ZoneChange[]) => applyZoneChanges(s, { orgId, zone: ZONE, changes, actor: ACTOR, quota: null });
     await unlimited(labels.map((l, i) => a(l, `192.0.2.${i % 250}`)));
@@ -203,15 +203,19 @@ describe('applyZoneChanges', () => {
   });
 });
 
-describe('statementParts', () => {
-  it.each([
-    [0, []], [1, [1]], [4, [1, 1, 1, 1]], [6, [5, 1]], [499, [100, 100, 100, 100, 20, 20, 20, 20, 5, 5, 5, 1, 1, 1, 1]],
-    [500, [500]], [1234, [500, 500, 100, 100, 20, 5, 5, 1, 1, 1, 1]],
-  ])('cuts %i rows into statements of a few fixed sizes (each a statement kept on every connection), in order', (n, sizes) => {
-    const rows = Array.from({ length: n }, (_, i) => i);
-    const parts = statementParts(rows);
-    expect(parts.map((p) => p.length)).toEqual(sizes);
-    expect(parts.flat()).toEqual(rows);
+describe('the rows of a set, written as one JSON array per statement', () => {
+  it('keeps every character of content and names as sent, and each audit event in the diff\'s order with its details', async () => {
+    const txt = (label: string, value: string): ZoneChange => ({ op: 'put', name: `${label}.${ZONE}`, type: 'TXT', ttl: 120, records: [{ content: value }] });
+    const values = ['"say \\"hi\\" \\\\ there"', '"€ 日本 \\240"', '"tab\\009 and \\034"', `"${'x'.repeat(255)}" "${'y'.repeat(40)}"`];
+    const r = await apply(values.map((v, i) => txt(`t${i}`, v)));
+    const stored = (await zoneSnapshot(s, ZONE))!.rrsets.filter((x) => x.type === 'TXT');
+    expect(stored.map((x) => [x.name, x.ttl, x.records])).toEqual(r.diff.map((d) => [d.name, 120, d.after!.records]));
+    expect(stored.map((x) => x.records[0]!.content)).toEqual(r.diff.map((d) => d.after!.records[0]!.content));
+    const events = (await listAudit(s, orgId, 10)).reverse().slice(-values.length);
+    expect(events.map((e) => [e.event, e.actor, e.target, e.details])).toEqual(r.diff.map((d) => [
+      'dns.rrset.set', ACTOR, `${ZONE}/${d.name}/TXT`, { ttl: 120, records: 1, generation: r.generation },
+    ]));
+    expect(new Set(events.map((e) => e.at))).toEqual(new Set([iso(new Date(now))]));
   });
 });
 
