@@ -96,18 +96,24 @@ function planChanges(zone: string, changes: ZoneChange[], canonical: boolean): {
 interface Current { ttl: number; records: string; managed_by: string | null; bytes: number }
 
 /** Every rrset of a zone as stored, the apex first, then by name and type (getZone's order). */
-async function zoneRows(tx: Tx, zone: string): Promise<(Current & { name: string; type: string })[]> {
+async function zoneRows(tx: Tx, zone: string): Promise<Row[]> {
   return tx.raw('zoneRowsToChange', 'SELECT name, type, ttl, records, managed_by, bytes FROM rrsets WHERE zone = ? ORDER BY name <> ?, name, type', [zone, zone]);
 }
 
-const byName = (rows: (Current & { name: string; type: string })[]): Map<string, Map<string, Current>> => {
-  const out = new Map<string, Map<string, Current>>();
+type Row = Current & { name: string; type: string };
+
+/** Stored rrsets by name, a few at each: arrays, not a Map per name (a zone file's 40,000 names made as many). */
+const byName = (rows: Row[]): Map<string, Row[]> => {
+  const out = new Map<string, Row[]>();
   for (const r of rows) {
-    if (!out.has(r.name)) out.set(r.name, new Map());
-    out.get(r.name)!.set(r.type, r);
+    const there = out.get(r.name);
+    if (there) there.push(r);
+    else out.set(r.name, [r]);
   }
   return out;
 };
+
+const storedAt = (stored: Map<string, Row[]>, name: string, type: string): Row | undefined => stored.get(name)?.find((r) => r.type === type);
 
 /** Names per statement: well under either database's limit of parameters. */
 const NAMES_PER_READ = 500;
@@ -120,11 +126,11 @@ const chunks = <T>(items: T[], size: number): T[][] =>
 /** Every rrset stored at `names`, by name and type, as the write's transaction reads them. Raw: a set of 1,000 names
  * and more spent most of its time in the query builder's statements, one built and prepared per part, and their
  * rows' mapping. */
-async function rrsetsAt(tx: Tx, zone: string, names: string[]): Promise<Map<string, Map<string, Current>>> {
-  const rows: (Current & { name: string; type: string })[] = [];
+async function rrsetsAt(tx: Tx, zone: string, names: string[]): Promise<Map<string, Row[]>> {
+  const rows: Row[] = [];
   for (const part of chunks([...new Set(names)], NAMES_PER_READ)) {
     const padded = part.length === NAMES_PER_READ ? part : [...part, ...Array<string>(NAMES_PER_READ - part.length).fill(part[0]!)];
-    rows.push(...await tx.raw<Current & { name: string; type: string }>('rrsetsAtNames', RRSETS_AT_NAMES, [zone, ...padded]));
+    rows.push(...await tx.raw<Row>('rrsetsAtNames', RRSETS_AT_NAMES, [zone, ...padded]));
   }
   return byName(rows);
 }
@@ -173,23 +179,25 @@ const contentOf = (r: Current): { ttl: number; records: RRset['records'] } => ({
  * the plan's quotas on the whole set; writes what differs as one generation (none when nothing does).
  */
 async function applyPlanned(
-  s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p: Omit<ApplyZoneChanges, 'changes'>, now: Date, read?: Map<string, Map<string, Current>>,
+  s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p: Omit<ApplyZoneChanges, 'changes'>, now: Date, read?: Map<string, Row[]>,
 ): Promise<ZoneChangeResult> {
   const current = read ?? await rrsetsAt(tx, z.name, planned.map((c) => c.name));
   const issues: Issue[] = [];
   // The types at each name once the set is applied: the CNAME rule holds for the result, so a set may swap an A
   // for a CNAME.
-  const typesAfter = new Map<string, Set<string>>();
+  const typesAfter = new Map<string, string[]>();
   for (const c of planned) {
-    if (!typesAfter.has(c.name)) typesAfter.set(c.name, new Set(current.get(c.name)?.keys()));
-    if (c.rrset) typesAfter.get(c.name)!.add(c.type);
-    else typesAfter.get(c.name)!.delete(c.type);
+    let types = typesAfter.get(c.name);
+    if (!types) typesAfter.set(c.name, types = (current.get(c.name) ?? []).map((r) => r.type));
+    const i = types.indexOf(c.type);
+    if (c.rrset && i < 0) types.push(c.type);
+    else if (!c.rrset && i >= 0) types.splice(i, 1);
   }
   const diff: RevisionChange[] = [];
   let grow = { rrsets: 0, bytes: 0 };
   const puts: { rrset: RRset; json: string; bytes: number }[] = [];
   for (const c of planned) {
-    const old = current.get(c.name)?.get(c.type);
+    const old = storedAt(current, c.name, c.type);
     try {
       if (old) checkOwner(old.managed_by, null, c.name, c.type, c.rrset ? 'edited' : 'deleted');
     } catch (e) {
@@ -201,7 +209,7 @@ async function applyPlanned(
         issues.push({ path: at(c.index), message: `rrset ${c.name} ${c.type} not found` });
         continue;
       }
-      if (c.type === 'NS' && dsWithoutDelegation([...typesAfter.get(c.name)!])) {
+      if (c.type === 'NS' && dsWithoutDelegation(typesAfter.get(c.name)!)) {
         issues.push({ path: at(c.index), message: `${c.name} keeps a DS once the changes are applied, which needs its NS: delete the DS too` });
         continue;
       }
@@ -211,7 +219,7 @@ async function applyPlanned(
     }
     const typesThere = typesAfter.get(c.name)!;
     // A name left with this one type breaks no rule but the DS's.
-    const types = typesThere.size > 1 || c.type === 'DS' ? [...typesThere] : undefined;
+    const types = typesThere.length > 1 || c.type === 'DS' ? typesThere : undefined;
     if (types && checkCnameConflict(types.filter((t) => t !== c.type) as RecordType[], c.type as RecordType)) {
       issues.push({ path: at(c.index, 'type'), message: `a CNAME cannot share the name ${c.name} with another type` });
       continue;
@@ -265,16 +273,18 @@ const refused = (issues: Issue[]) =>
 export async function applyZoneChanges(s: Store, p: ApplyZoneChanges): Promise<ZoneChangeResult> {
   const now = s.clock();
   const { changes } = p;
-  const given = typeof changes === 'function' ? undefined : planChanges(p.zone, changes, p.canonical ?? false);
+  const canonical = p.canonical ?? false;
+  const plan: { make: (current: CurrentRRset[]) => ZoneChange[] } | { given: ReturnType<typeof planChanges> } =
+    typeof changes === 'function' ? { make: changes } : { given: planChanges(p.zone, changes, canonical) };
   return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
-    if (given && given.issues.length > 0) throw refused(given.issues);
+    if ('given' in plan && plan.given.issues.length > 0) throw refused(plan.given.issues);
     await checkZone(tx, z, p.precondition);
-    if (given) return applyPlanned(s, tx, z, given.planned, p, now);
+    if ('given' in plan) return applyPlanned(s, tx, z, plan.given.planned, p, now);
     const rows = await zoneRows(tx, z.name);
-    const made = planChanges(p.zone, (changes as (current: CurrentRRset[]) => ZoneChange[])(rows.map((r) => ({
+    const made = planChanges(p.zone, plan.make(rows.map((r) => ({
       name: r.name, type: r.type as RecordType, ttl: r.ttl, recordsJson: r.records, managedBy: r.managed_by,
-    }))), p.canonical ?? false);
+    }))), canonical);
     if (made.issues.length > 0) throw refused(made.issues);
     return applyPlanned(s, tx, z, made.planned, p, now, byName(rows));
   });
@@ -301,7 +311,7 @@ export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'c
     const current = await rrsetsAt(tx, z.name, wanted.map((d) => d.name));
     const planned: Planned[] = [];
     for (const d of wanted) {
-      const stored = current.get(d.name)?.get(d.type);
+      const stored = storedAt(current, d.name, d.type);
       if (stored?.managed_by) continue;
       if (d.before) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: { name: d.name, type: d.type as RecordType, ...d.before } });
       else if (stored) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: null });
