@@ -616,7 +616,7 @@ const fromRaw = (r: RawRRset): StoredRRset => ({
 interface Seen { zone_uid: string; zone_gen: number }
 
 /** Reads of a zone that would not agree on a generation this many times in a row fail (the reconciler retries). */
-const GENERATION_READS = 5;
+export const GENERATION_READS = 5;
 
 /**
  * The zone row, and what `read` answers of the zone, at one generation. Each statement reads its own snapshot (on

@@ -1,7 +1,7 @@
-import { ZoneValidationError, type Issue } from './errors';
+import { fileRefused, type Issue } from './errors';
 import type { RecordData, RecordType, RRset } from './model';
 import type { ZoneFile } from './parse';
-import { aliasConflict, checkCnameConflict } from './validate';
+import { aliasConflict, checkCnameConflict, dsWithoutDelegation } from './validate';
 
 /** One change of a change set, in the form `POST .../zones/{zone}/changes` takes. */
 export type ZoneChange =
@@ -28,7 +28,8 @@ const sameContent = (stored: CurrentRRset, rrset: RRset): boolean => stored.ttl 
  * carries the old provider's), and `replace` keeps every rrset the service manages (apex NS, a hostname's
  * records, an ACME challenge). A file rrset that differs from one the service manages is refused at its line,
  * since a change set would refuse it later without saying where; so is an rrset that breaks the CNAME rule
- * (RFC 1034 3.6.2) or puts an ALIAS beside an A or AAAA in the zone as it would be after the change set. Throws {@link ZoneValidationError}.
+ * (RFC 1034 3.6.2), puts an ALIAS beside an A or AAAA, or a DS where no NS is (RFC 4035 2.4) in the zone as it would be
+ * after the change set. Throws {@link ZoneValidationError}, its issues capped as the parser's.
  *
  * `current` is every stored rrset of the zone (records canonical and sorted, as stored); `file` is
  * {@link parseZoneFile}'s answer for the zone, so its rrsets are canonical too and compare as stored ones do.
@@ -64,6 +65,10 @@ export function importChanges(zone: string, current: CurrentRRset[], file: ZoneF
   const puts: ZoneChange[] = [];
   for (const { rrset, line } of taken) {
     const { types, kept } = names.get(rrset.name)!;
+    if (rrset.type === 'DS' && dsWithoutDelegation(types)) {
+      issues.push({ path: `line ${line}`, message: `${rrset.name} DS: a DS needs an NS rrset at its name (a delegation) in the zone as it would be` });
+      continue;
+    }
     // A name of one type breaks neither rule.
     if (types.length > 1) {
       const others = types.filter((t) => t !== rrset.type);
@@ -84,6 +89,6 @@ export function importChanges(zone: string, current: CurrentRRset[], file: ZoneF
     }
     puts.push({ op: 'put', name: rrset.name, type: rrset.type, ttl: rrset.ttl, records: rrset.records });
   }
-  if (issues.length > 0) throw new ZoneValidationError(issues);
+  if (issues.length > 0) throw fileRefused(issues);
   return [...deletes, ...puts];
 }

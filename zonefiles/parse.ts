@@ -1,13 +1,10 @@
-import { ZoneValidationError, type Issue } from './errors';
+import { fileRefused, ZoneValidationError, type Issue } from './errors';
 import { RECORD_TYPES, type RecordType, type RRset, type Soa, type ZoneSpec } from './model';
 import { checkName } from './names';
 import { validateRRset } from './validate';
 
 /** The largest zone file read: 1 MiB, the API's body limit (Cloudflare takes 256 KiB). */
 export const MAX_ZONE_FILE_BYTES = 1024 * 1024;
-
-/** Refused lines reported in one error at most: a file of garbage names its first bad lines, not all of them. */
-const MAX_ISSUES = 100;
 
 /** A record or directive that cannot be taken; caught per entry so that every bad entry is reported. */
 class LineProblem {
@@ -466,11 +463,7 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
 
   if (issues.length > 0 || apex === undefined) {
     if (apex === undefined && issues.length === 0) issues.push({ path: '', message: 'the file has no $ORIGIN and no records' });
-    const lineOf = (i: Issue): number => Number(i.path.slice('line '.length)) || 0;
-    const sorted = issues.sort((a, b) => lineOf(a) - lineOf(b));
-    const shown = sorted.slice(0, MAX_ISSUES);
-    if (sorted.length > MAX_ISSUES) shown.push({ path: '', message: `${sorted.length - MAX_ISSUES} more problems not listed` });
-    throw new ZoneValidationError(shown);
+    throw fileRefused(issues);
   }
   return { origin: apex, soa, rrsets, lines };
 }

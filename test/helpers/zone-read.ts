@@ -1,5 +1,5 @@
 import type { Store } from '../../store/db';
-import { getZone, zoneSnapshot } from '../../store/zones';
+import { GENERATION_READS, getZone, zoneSnapshot } from '../../store/zones';
 
 /** A customer's zone with every rrset of one generation, in getZone's order (the apex rrsets, then the others by
  * name and type): what an export of it at that generation lists. Tries again while writes land between the two
@@ -11,6 +11,6 @@ export async function zoneWithRRsets(s: Store, orgId: number, name: string) {
     if (snap && snap.zone.uid === zone.uid && snap.zone.generation === zone.generation) {
       return { zone, rrsets: [...snap.rrsets.filter((r) => r.name === name), ...snap.rrsets.filter((r) => r.name !== name)] };
     }
-    if (attempt >= 5) throw new Error(`zone ${name} changed during each of 5 reads`);
+    if (attempt >= GENERATION_READS) throw new Error(`zone ${name} changed during each of ${GENERATION_READS} reads`);
   }
 }

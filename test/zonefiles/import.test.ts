@@ -65,6 +65,26 @@ describe('importChanges', () => {
     ]);
   });
 
+  it('refuses at its line a DS without an NS at its name in the zone as it would be (RFC 4035 2.4)', () => {
+    const ds = `sec DS 12345 13 2 ${'ab'.repeat(32)}\n`;
+    expect(issuesOf(() => importChanges(ZONE, CURRENT, file(ds), 'merge'))).toEqual([
+      { path: 'line 2', message: `sec.${ZONE} DS: a DS needs an NS rrset at its name (a delegation) in the zone as it would be` },
+    ]);
+    expect(importChanges(ZONE, CURRENT, file(`${ds}sec NS ns1.elsewhere.example.\n`), 'replace').map((c) => c.type)).toEqual(['A', 'A', 'TXT', 'DS', 'NS']);
+    // The stored NS: merge keeps it, replace removes it unless the file holds it.
+    const delegated = [...CURRENT, rr(`sec.${ZONE}`, 'NS', ['ns1.elsewhere.example'])];
+    expect(importChanges(ZONE, delegated, file(ds), 'merge').map((c) => c.type)).toEqual(['DS']);
+    expect(issuesOf(() => importChanges(ZONE, delegated, file(ds), 'replace')).map((i) => i.path)).toEqual(['line 2']);
+  });
+
+  it('lists at most 100 refused lines, in line order, and how many more there are', () => {
+    const clashes = Array.from({ length: 80 }, (_, i) => `n${i} CNAME t.example.\nn${i} TXT "t"\n`).join('');
+    const issues = issuesOf(() => importChanges(ZONE, [], file(clashes), 'replace'));
+    expect(issues).toHaveLength(101);
+    expect(issues.slice(0, 3).map((i) => i.path)).toEqual(['line 2', 'line 3', 'line 4']);
+    expect(issues[100]).toEqual({ path: '', message: '60 more problems not listed' });
+  });
+
   it('a record order other than the stored one is no change (both canonical)', () => {
     const current = [rr(`m.${ZONE}`, 'MX', ['10 a.example.com', '20 b.example.com'])];
     expect(importChanges(ZONE, current, file('m MX 20 b\nm MX 10 a\n'), 'replace')).toEqual([]);
