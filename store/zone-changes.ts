@@ -92,15 +92,17 @@ function planChanges(zone: string, changes: ZoneChange[], canonical: boolean): {
   return { planned, issues };
 }
 
-/** A stored rrset; `records` is its JSON text, as stored, parsed only where the diff shows it. */
-interface Current { ttl: number; records: string; managed_by: string | null; bytes: number }
+/** A stored rrset as a zone file's import compares it (`recordsJson` the records' JSON text as stored, parsed only
+ * where the diff shows it), with the bytes the zone-size quota counts. Columns are read under these names, so that
+ * the rows are handed to an import as they come. */
+type Row = CurrentRRset & { bytes: number };
+
+const STORED_COLUMNS = 'name, type, ttl, records AS "recordsJson", managed_by AS "managedBy", bytes';
 
 /** Every rrset of a zone as stored, the apex first, then by name and type (getZone's order). */
 async function zoneRows(tx: Tx, zone: string): Promise<Row[]> {
-  return tx.raw('zoneRowsToChange', 'SELECT name, type, ttl, records, managed_by, bytes FROM rrsets WHERE zone = ? ORDER BY name <> ?, name, type', [zone, zone]);
+  return tx.raw('zoneRowsToChange', `SELECT ${STORED_COLUMNS} FROM rrsets WHERE zone = ? ORDER BY name <> ?, name, type`, [zone, zone]);
 }
-
-type Row = Current & { name: string; type: string };
 
 /** Stored rrsets by name, a few at each: arrays, not a Map per name (a zone file's 40,000 names made as many). */
 const byName = (rows: Row[]): Map<string, Row[]> => {
@@ -118,7 +120,7 @@ const storedAt = (stored: Map<string, Row[]>, name: string, type: string): Row |
 /** Names per statement: well under either database's limit of parameters. */
 const NAMES_PER_READ = 500;
 /** Every read of rrsetsAt is this one statement, prepared once: a part of fewer names repeats its first. */
-const RRSETS_AT_NAMES = `SELECT name, type, ttl, records, managed_by, bytes FROM rrsets WHERE zone = ? AND name IN (${Array(NAMES_PER_READ).fill('?').join(', ')})`;
+const RRSETS_AT_NAMES = `SELECT ${STORED_COLUMNS} FROM rrsets WHERE zone = ? AND name IN (${Array(NAMES_PER_READ).fill('?').join(', ')})`;
 
 const chunks = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
@@ -171,7 +173,7 @@ async function writeRRsets(s: Store, tx: Tx, z: ZoneRow, generation: number, act
   ]))]);
 }
 
-const contentOf = (r: Current): { ttl: number; records: RRset['records'] } => ({ ttl: r.ttl, records: JSON.parse(r.records) as RRset['records'] });
+const contentOf = (r: Row): { ttl: number; records: RRset['records'] } => ({ ttl: r.ttl, records: JSON.parse(r.recordsJson) as RRset['records'] });
 
 /**
  * Applies planned changes to a zone read under its lock: refuses the set with every change the stored rrsets
@@ -199,7 +201,7 @@ async function applyPlanned(
   for (const c of planned) {
     const old = storedAt(current, c.name, c.type);
     try {
-      if (old) checkOwner(old.managed_by, null, c.name, c.type, c.rrset ? 'edited' : 'deleted');
+      if (old) checkOwner(old.managedBy, null, c.name, c.type, c.rrset ? 'edited' : 'deleted');
     } catch (e) {
       issues.push({ path: at(c.index), message: (e as Error).message });
       continue;
@@ -235,7 +237,7 @@ async function applyPlanned(
     const after = { ttl: c.rrset.ttl, records: c.rrset.records };
     // Stored records are the JSON text of canonical records, so the same records are the same text.
     const json = JSON.stringify(after.records);
-    if (old && old.ttl === after.ttl && old.records === json) continue;
+    if (old && old.ttl === after.ttl && old.recordsJson === json) continue;
     const bytes = renderedBytes(z.name, c.rrset);
     diff.push({ op: old ? 'change' : 'add', name: c.name, type: c.type, before: old ? contentOf(old) : null, after, managedBy: null });
     puts.push({ rrset: c.rrset, json, bytes });
@@ -282,9 +284,7 @@ export async function applyZoneChanges(s: Store, p: ApplyZoneChanges): Promise<Z
     await checkZone(tx, z, p.precondition);
     if ('given' in plan) return applyPlanned(s, tx, z, plan.given.planned, p, now);
     const rows = await zoneRows(tx, z.name);
-    const made = planChanges(p.zone, plan.make(rows.map((r) => ({
-      name: r.name, type: r.type as RecordType, ttl: r.ttl, recordsJson: r.records, managedBy: r.managed_by,
-    }))), canonical);
+    const made = planChanges(p.zone, plan.make(rows), canonical);
     if (made.issues.length > 0) throw refused(made.issues);
     return applyPlanned(s, tx, z, made.planned, p, now, byName(rows));
   });
@@ -312,7 +312,7 @@ export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'c
     const planned: Planned[] = [];
     for (const d of wanted) {
       const stored = storedAt(current, d.name, d.type);
-      if (stored?.managed_by) continue;
+      if (stored?.managedBy) continue;
       if (d.before) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: { name: d.name, type: d.type as RecordType, ...d.before } });
       else if (stored) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: null });
     }
