@@ -30,7 +30,8 @@ export interface Tx extends Db {
    * announcements) goes here rather than being read back after the commit.
    */
   afterCommit(fn: () => void): void;
-  /** Raw SQL on the write side, as `Store.raw`. */
+  /** Raw SQL on the write side, as `Store.raw`; a statement that answers no rows (an INSERT without RETURNING)
+   * answers []. */
   raw<R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]>;
   /**
    * PostgreSQL only (SQLite runs its statements in the process, where a round trip costs nothing): sends `text`
@@ -97,7 +98,7 @@ export interface Store {
    * Raw SQL on the read side, for the hot reads whose row mapping through drizzle is the cost (a zone of 100,000
    * rrsets). `text` is written once for both databases, with `?` for each parameter (PostgreSQL's `$n` are
    * numbered from them); the statement is prepared once per store under `key`. Rows come with the columns'
-   * names as the database gives them; a statement that answers none (an INSERT without RETURNING) answers [].
+   * names as the database gives them.
    */
   raw<R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Calls `listener` after each commit of `write`, synchronously: the change feed announces this process's

@@ -69,8 +69,6 @@ export interface Lease {
 }
 
 type LeaseRow = Lease;
-// Every statement here answers rows (RETURNING): raw SQL runs as a query on both stores, and SQLite's refuses a
-// statement that answers none.
 const COLUMNS = 'term, holder, url, since_ms AS "sinceMs", renewed_ms AS "renewedMs", expires_ms AS "expiresMs"';
 
 /** Records that `c` (process `pid`) is alive, in `tx`; processes silent for a day are forgotten. */
@@ -78,9 +76,8 @@ async function heartbeat(tx: Tx, dialect: Dialect, c: Candidate, pid: number): P
   const now = NOW[dialect];
   await tx.raw('leader heartbeat', `INSERT INTO processes (holder, url, pid, started_ms, heartbeat_ms) VALUES (?, ?, ?, ${now}, ${now})
     ON CONFLICT (holder) DO UPDATE SET url = excluded.url, pid = excluded.pid, heartbeat_ms = excluded.heartbeat_ms,
-      started_ms = CASE WHEN processes.pid = excluded.pid THEN processes.started_ms ELSE excluded.started_ms END
-    RETURNING holder`, [c.holder, c.url, pid]);
-  await tx.raw('leader forget processes', `DELETE FROM processes WHERE heartbeat_ms < ${now} - ? RETURNING holder`, [PROCESS_RETENTION_MS]);
+      started_ms = CASE WHEN processes.pid = excluded.pid THEN processes.started_ms ELSE excluded.started_ms END`, [c.holder, c.url, pid]);
+  await tx.raw('leader forget processes', `DELETE FROM processes WHERE heartbeat_ms < ${now} - ?`, [PROCESS_RETENTION_MS]);
 }
 
 /** Records that `c` is alive, for a process that does not bid (`api`). */
@@ -125,7 +122,7 @@ export async function renew(s: Store, c: Candidate, term: number, leaseMs = LEAS
 export async function resign(s: Store, term: number): Promise<void> {
   const now = NOW[s.dialect];
   await s.write(async (tx) => {
-    await tx.raw('leader resign', `UPDATE leader SET expires_ms = ${now} WHERE id = 1 AND term = ? AND expires_ms > ${now} RETURNING term`, [term]);
+    await tx.raw('leader resign', `UPDATE leader SET expires_ms = ${now} WHERE id = 1 AND term = ? AND expires_ms > ${now}`, [term]);
   });
 }
 

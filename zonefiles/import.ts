@@ -65,10 +65,6 @@ export function importChanges(zone: string, current: CurrentRRset[], file: ZoneF
   const puts: ZoneChange[] = [];
   for (const { rrset, line } of taken) {
     const { types, kept } = names.get(rrset.name)!;
-    if (rrset.type === 'DS' && dsWithoutDelegation(types)) {
-      issues.push({ path: `line ${line}`, message: `${rrset.name} DS: a DS needs an NS rrset at its name (a delegation) in the zone as it would be` });
-      continue;
-    }
     // A name of one type breaks neither rule.
     if (types.length > 1) {
       const others = types.filter((t) => t !== rrset.type);
@@ -83,6 +79,11 @@ export function importChanges(zone: string, current: CurrentRRset[], file: ZoneF
     }
     const old = kept.find((r) => r.type === rrset.type);
     if (old && sameContent(old, rrset)) continue;
+    // After the sameness check: a DS stored without its NS before the rule held is left as it is, not refused.
+    if (rrset.type === 'DS' && dsWithoutDelegation(types)) {
+      issues.push({ path: `line ${line}`, message: `${rrset.name} DS: a DS needs an NS rrset at its name (a delegation) in the zone as it would be` });
+      continue;
+    }
     if (old && old.managedBy !== null) {
       issues.push({ path: `line ${line}`, message: `${rrset.name} ${rrset.type} is managed by the service (${old.managedBy}); a file cannot change it` });
       continue;

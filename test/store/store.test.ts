@@ -275,3 +275,13 @@ describe.skipIf(onPostgres())('data migrations', () => {
     expect((await zoneByName(again, 'sized.example'))!.bytes).toBe(sized.bytes);
   });
 });
+
+describe('raw SQL', () => {
+  it('runs a write\'s statement that answers no rows (no RETURNING to satisfy the driver) and answers []', async () => {
+    const { s } = await fresh();
+    expect(await s.write((tx) => tx.raw('test insert', 'INSERT INTO rrset_tombstones (zone, name, type, gen) VALUES (?, ?, ?, ?)', ['raw.test', 'x.raw.test', 'A', 7]))).toEqual([]);
+    expect(await s.raw<{ gen: number }>('test read', 'SELECT gen FROM rrset_tombstones WHERE name = ?', ['x.raw.test'])).toEqual([{ gen: 7 }]);
+    expect(await s.write((tx) => tx.raw('test delete', 'DELETE FROM rrset_tombstones WHERE name = ?', ['x.raw.test']))).toEqual([]);
+    expect(await s.raw('test read', 'SELECT gen FROM rrset_tombstones WHERE name = ?', ['x.raw.test'])).toEqual([]);
+  });
+});

@@ -14,7 +14,7 @@ import {
 } from '../../store/zones';
 import { checkCnameConflict, ZoneValidationError } from '../../zonefiles';
 import { until } from '../helpers/proc';
-import { openTestStore } from '../helpers/store';
+import { onPostgres, openTestStore } from '../helpers/store';
 
 const ZONE = 'changes.test';
 const ACTOR = 'user:owner@acme.test';
@@ -217,6 +217,20 @@ describe('the rows of a set, written as one JSON array per statement', () => {
     ]));
     expect(new Set(events.map((e) => e.at))).toEqual(new Set([iso(new Date(now))]));
   });
+
+  // Each statement text is a named statement kept on every PostgreSQL connection for its life.
+  it.skipIf(!onPostgres())(`leaves one named statement per kind on PostgreSQL whatever the sets' sizes${onPostgres() ? '' : ' (skipped: SQLite pass)'}`, async () => {
+    for (let n = 1; n <= 40; n++) {
+      const labels = Array.from({ length: n }, (_, i) => `p${n}-${i}`);
+      await apply(labels.map((l) => a(l, '192.0.2.1')));
+      await apply(labels.map((l) => del(l)));
+    }
+    const named = await s.write((tx) => tx.raw<{ name: string }>('test prepared', 'SELECT name FROM pg_prepared_statements WHERE name LIKE ?', ['hp\\_%']));
+    for (const kind of ['upsertRRsets', 'deleteRRsets', 'tombstoneRRsets', 'auditRRsets', 'rrsetsAtNames']) {
+      // At most: the pool may have run some kind on another connection.
+      expect(named.filter((x) => x.name.startsWith(`hp_${kind}`)).length, kind).toBeLessThanOrEqual(1);
+    }
+  }, 60_000);
 });
 
 describe('revisions', () => {

@@ -75,6 +75,10 @@ describe('importChanges', () => {
     const delegated = [...CURRENT, rr(`sec.${ZONE}`, 'NS', ['ns1.elsewhere.example'])];
     expect(importChanges(ZONE, delegated, file(ds), 'merge').map((c) => c.type)).toEqual(['DS']);
     expect(issuesOf(() => importChanges(ZONE, delegated, file(ds), 'replace')).map((i) => i.path)).toEqual(['line 2']);
+    // A DS stored without its NS before the rule held, imported as it is: no change, not a refusal.
+    const [stored] = file(ds).rrsets;
+    const legacy = [...CURRENT, rr(stored!.name, 'DS', stored!.records.map((r) => r.content))];
+    expect(importChanges(ZONE, legacy, file(ds), 'merge')).toEqual([]);
   });
 
   it('lists at most 100 refused lines, in line order, and how many more there are', () => {
