@@ -117,26 +117,6 @@ const byName = (rows: Row[]): Map<string, Row[]> => {
 
 const storedAt = (stored: Map<string, Row[]>, name: string, type: string): Row | undefined => stored.get(name)?.find((r) => r.type === type);
 
-/** Names per statement: well under either database's limit of parameters. */
-const NAMES_PER_READ = 500;
-/** Every read of rrsetsAt is this one statement, prepared once: a part of fewer names repeats its first. */
-const RRSETS_AT_NAMES = `SELECT ${STORED_COLUMNS} FROM rrsets WHERE zone = ? AND name IN (${Array(NAMES_PER_READ).fill('?').join(', ')})`;
-
-const chunks = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
-
-/** Every rrset stored at `names`, by name and type, as the write's transaction reads them. Raw: a set of 1,000 names
- * and more spent most of its time in the query builder's statements, one built and prepared per part, and their
- * rows' mapping. */
-async function rrsetsAt(tx: Tx, zone: string, names: string[]): Promise<Map<string, Row[]>> {
-  const rows: Row[] = [];
-  for (const part of chunks([...new Set(names)], NAMES_PER_READ)) {
-    const padded = part.length === NAMES_PER_READ ? part : [...part, ...Array<string>(NAMES_PER_READ - part.length).fill(part[0]!)];
-    rows.push(...await tx.raw<Row>('rrsetsAtNames', RRSETS_AT_NAMES, [zone, ...padded]));
-  }
-  return byName(rows);
-}
-
 /**
  * The rows of one JSON array parameter (each row an array of its columns) as a table with the columns `value` (the
  * row, whose column N is `value ->> N`) and `key` (its index): a batch of any size is one statement of fixed text.
@@ -145,6 +125,13 @@ async function rrsetsAt(tx: Tx, zone: string, names: string[]): Promise<Map<stri
  * statements to one per kind, where batches of varying size would make one per size and connection.
  */
 const jsonRows = (s: Store): string => (s.dialect === 'sqlite' ? 'json_each(?)' : 'json_array_elements(CAST(? AS json)) WITH ORDINALITY AS rows (value, key)');
+
+/** Every rrset stored at `names`, by name and type, as the write's transaction reads them, in one statement. Raw: a
+ * set of 1,000 names spent most of its time in the query builder's statements and their rows' mapping. */
+async function rrsetsAt(s: Store, tx: Tx, zone: string, names: string[]): Promise<Map<string, Row[]>> {
+  const wanted = JSON.stringify([...new Set(names)].map((n) => [n]));
+  return byName(await tx.raw<Row>('rrsetsAtNames', `SELECT ${STORED_COLUMNS} FROM rrsets WHERE zone = ? AND name IN (SELECT value ->> 0 FROM ${jsonRows(s)})`, [zone, wanted]));
+}
 
 /** Writes a change set's rrsets, their removals and their audit events, each kind one statement. SQLite parses
  * `INSERT ... SELECT ... ON CONFLICT` only with a WHERE in the SELECT (its ON could be a join's). */
@@ -183,7 +170,7 @@ const contentOf = (r: Row): { ttl: number; records: RRset['records'] } => ({ ttl
 async function applyPlanned(
   s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p: Omit<ApplyZoneChanges, 'changes'>, now: Date, read?: Map<string, Row[]>,
 ): Promise<ZoneChangeResult> {
-  const current = read ?? await rrsetsAt(tx, z.name, planned.map((c) => c.name));
+  const current = read ?? await rrsetsAt(s, tx, z.name, planned.map((c) => c.name));
   const issues: Issue[] = [];
   // The types at each name once the set is applied: the CNAME rule holds for the result, so a set may swap an A
   // for a CNAME.
@@ -308,7 +295,7 @@ export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'c
     for (const d of since.flat()) if (!then.has(keyOf(d.name, d.type))) then.set(keyOf(d.name, d.type), d);
     const wanted = [...then.values()].filter((d) => d.managedBy === null || d.op === 'add')
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
-    const current = await rrsetsAt(tx, z.name, wanted.map((d) => d.name));
+    const current = await rrsetsAt(s, tx, z.name, wanted.map((d) => d.name));
     const planned: Planned[] = [];
     for (const d of wanted) {
       const stored = storedAt(current, d.name, d.type);
