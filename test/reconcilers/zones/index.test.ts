@@ -435,6 +435,10 @@ describe('zone reconciler', () => {
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
   });
 
+  it('lets a quiet zone start two passes within its spacing: a change a slow write brought close to the one before is not held', () => {
+    expect(reconciler()).toMatchObject({ spacingMs: 20, spacingBurst: 2 });
+  });
+
   it('looks up the delegation in the pass after the one that applied, and records it', async () => {
     delegatedTo = [...NS];
     const r = reconciler();
