@@ -39,20 +39,26 @@ export function deadlines() {
  * With `spacingMs`, a key starts at most once per that time: added sooner, it waits for the end of the
  * spacing and runs once then for everything added meanwhile. A key idle for longer runs at once, so a lone
  * change waits for nothing; under a stream of changes to one key (a client rewriting a zone's records in a
- * loop) each run takes many changes instead of one or two. The wait counts as queued: `busy` and `onIdle`
- * see it. A run its deadline woke (`addAfter`: a look, a file due, a retry) is not spaced and spaces nothing:
+ * loop) each run takes many changes instead of one or two. With `burst`, a key quiet for that many spacings may
+ * start that many times at once before the spacing holds it (a bucket of `burst` starts, refilled one a spacing):
+ * over a stream the rate stays one run a spacing, but two changes of a steady trickle that come closer than the
+ * spacing by chance (a slow write, then a quick one) are not held apart. The wait counts as queued: `busy` and
+ * `onIdle` see it. A run its deadline woke (`addAfter`: a look, a file due, a retry) is not spaced and spaces nothing:
  * otherwise each one held the change that came next for up to the spacing, a few changes in a hundred under
  * a steady stream (the change latency's p99).
  */
-export function keyedQueue(concurrency: number, run: (key: string) => Promise<void>, opts: { spacingMs?: number } = {}) {
+export function keyedQueue(concurrency: number, run: (key: string) => Promise<void>, opts: { spacingMs?: number; burst?: number } = {}) {
   const q = new PQueue({ concurrency });
   const pending = new Set<string>();
   const running = new Set<string>();
   const dirty = new Set<string>();
   const later = deadlines();
   const spacingMs = opts.spacingMs ?? 0;
-  /** When each key last started (performance.now(): a clock set back must not hold keys), while that is within
-   * the spacing; older entries are swept whenever the map has doubled since the last sweep. */
+  /** How far ahead of now a key's bucket may be full again and the key still start. */
+  const slackMs = ((opts.burst ?? 1) - 1) * spacingMs;
+  /** When each key's bucket is full again (performance.now(): a clock set back must not hold keys): each start moves
+   * it a spacing on from itself or from now, whichever is later. A time past is as good as none; such entries are
+   * swept whenever the map has doubled since the last sweep. */
   const started = new Map<string, number>();
   let sweepAt = 1024;
   const spaced = deadlines();
@@ -65,7 +71,7 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
     spacedDone = null;
   };
   const sweep = (now: number): void => {
-    for (const [k, at] of started) if (now - at >= spacingMs) started.delete(k);
+    for (const [k, full] of started) if (full <= now) started.delete(k);
     sweepAt = Math.max(1024, 2 * started.size);
   };
   const add = (key: string, byDeadline = false): void => {
@@ -79,7 +85,7 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
     }
     if (spacingMs > 0 && !byDeadline) {
       const now = performance.now();
-      const wait = (started.get(key) ?? -Infinity) + spacingMs - now;
+      const wait = (started.get(key) ?? -Infinity) - slackMs - now;
       if (wait > 0) {
         if (!spacedDone) {
           let resolve!: () => void;
@@ -99,7 +105,10 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
       pending.delete(key);
       running.add(key);
       // From the start, not the queueing: a key that waited behind others is not held again for that wait.
-      if (spacingMs > 0 && !unspaced.delete(key)) started.set(key, performance.now());
+      if (spacingMs > 0 && !unspaced.delete(key)) {
+        const now = performance.now();
+        started.set(key, Math.max(started.get(key) ?? now, now) + spacingMs);
+      }
       try {
         await run(key);
       } finally {

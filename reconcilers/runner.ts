@@ -133,7 +133,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
   };
   const workers = o.reconcilers.map((r): Worker => {
     const w: Worker = {
-      r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key), { spacingMs: r.spacingMs }), failures: new Map(), resyncFailures: 0, storeFailed: new Set(), mappers: new Map(),
+      r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key), { spacingMs: r.spacingMs, burst: r.spacingBurst }), failures: new Map(), resyncFailures: 0, storeFailed: new Set(), mappers: new Map(),
     };
     // A spaced mapping queues its keys with `add` whatever woke it: a nudge through it may run a running key once
     // more, where `wake` would not (one pass more, never one less).

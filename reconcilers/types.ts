@@ -31,6 +31,8 @@ export interface Reconciler {
   /** Each key starts at most once per this time; changes meanwhile are taken by one run at its end
    * (reconcilers/queue.ts). For a pass that costs the same however many changes it takes. */
   readonly spacingMs?: number;
+  /** Starts within the spacing a key that was quiet may take at once (reconcilers/queue.ts `burst`; default 1). */
+  readonly spacingBurst?: number;
   /** Every key that may need work: run at start and on each resync. */
   keys(): Promise<string[]>;
   /** Level-triggered and idempotent: a second run over converged state changes nothing. */

@@ -150,6 +150,31 @@ describe('keyed queue spacing', () => {
     expect(runs).toEqual([0, 5, 20, 136, 136]);
   });
 
+  it('with a burst of two, a quiet key starts twice at once, then once per spacing, and a quiet spell refills it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    const runs: number[] = [];
+    const t0 = performance.now();
+    const q = keyedQueue(1, async () => { runs.push(Math.round(performance.now() - t0)); }, { spacingMs: 20, burst: 2 });
+    for (let i = 0; i < 3; i++) {
+      q.add('z');
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    expect(runs).toEqual([0, 1]);
+    // A stream up to 32: one run a spacing, the third add's at 20, and one at 40 for everything added after it.
+    for (let i = 0; i < 30; i++) {
+      q.add('z');
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    expect(runs).toEqual([0, 1, 20]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(runs).toEqual([0, 1, 20, 40]);
+    q.add('z');
+    await vi.advanceTimersByTimeAsync(1);
+    q.add('z');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(runs).toEqual([0, 1, 20, 40, 133, 134]);
+  });
+
   it('onIdle waits for a run held back by the spacing, and clear drops it', async () => {
     const runs: string[] = [];
     const q = keyedQueue(1, async (k) => { runs.push(k); }, { spacingMs: 30 });

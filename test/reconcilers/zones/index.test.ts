@@ -383,6 +383,62 @@ describe('zone reconciler', () => {
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
+  it('serves an unsigned zone\'s change without a durable write of its own: the zone\'s write raised the floor', async () => {
+    const r = reconciler();
+    await r.reconcile('example.com', noAbort);
+    await putA('a.example.com', '192.0.2.1');
+    const durable = (): number => store.stats().commits - store.stats().lazyCommits;
+    const before = durable();
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.at(-1)).toMatchObject({ op: 'applyChanges' });
+    expect(durable()).toBe(before);
+    expect(await servedSerialFloor(store, 'example.com')).toBe(await ns.servedSerial('example.com'));
+  });
+
+  it('sends a signed zone\'s change while its floor is written, and commits it only once the floor is stored', async () => {
+    await setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' });
+    const r = reconciler();
+    await r.reconcile('example.com', noAbort);
+    await putA('a.example.com', '192.0.2.1');
+    const serial = (await zoneByName(store, 'example.com'))!.serial;
+    /** The floor when the nameserver got the change, and once it may commit it. */
+    const floors: (number | null)[] = [];
+    // The store's writes wait until the nameserver has the change: awaited before it, the floor's write never ends.
+    let nameserverGot!: () => void;
+    const got = new Promise<void>((res) => { nameserverGot = res; });
+    const write = store.write.bind(store);
+    vi.spyOn(store, 'write').mockImplementation(async (fn, opts) => {
+      await got;
+      return write(fn, opts);
+    });
+    const applyChanges = ns.applyChanges.bind(ns);
+    ns.applyChanges = async (name, changes, text, opts = {}) => {
+      floors.push(await servedSerialFloor(store, name));
+      nameserverGot();
+      await opts.notBefore;
+      floors.push(await servedSerialFloor(store, name));
+      return applyChanges(name, changes, text, opts);
+    };
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.at(-1)).toMatchObject({ op: 'applyChanges' });
+    // Before: the last change's, its text's serial plus the signer's one.
+    expect(floors).toEqual([serial, serial + 1]);
+  });
+
+  it('fails the pass, and commits nothing to the nameserver, when the floor cannot be written', async () => {
+    await setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' });
+    const r = reconciler();
+    await r.reconcile('example.com', noAbort);
+    await putA('a.example.com', '192.0.2.1');
+    vi.spyOn(store, 'write').mockRejectedValue(new Error('disk I/O error'));
+    await expect(r.reconcile('example.com', noAbort)).rejects.toThrow('disk I/O error');
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
+  });
+
+  it('lets a quiet zone start two passes within its spacing: a change a slow write brought close to the one before is not held', () => {
+    expect(reconciler()).toMatchObject({ spacingMs: 20, spacingBurst: 2 });
+  });
+
   it('looks up the delegation in the pass after the one that applied, and records it', async () => {
     delegatedTo = [...NS];
     const r = reconciler();
