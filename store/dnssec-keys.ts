@@ -6,7 +6,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { serialGreater } from '../zonefiles';
 import type { Store } from './db';
-import { runLast, type Statement } from './feed';
+import { runLast } from './feed';
 import { dnssecKeys, zoneServedSerials } from './schema';
 
 /** One key as stored: its private key sealed. */
@@ -61,24 +61,17 @@ export async function servedSerialFloor(s: Store, zone: string): Promise<number 
   return row?.serial ?? null;
 }
 
-/** Raises the zone's recorded floor to `serial` in the write that runs it: a floor later than `serial` (RFC 1982, as
- * serialGreater) stays. */
-export const raiseFloorStatement = (zone: string, serial: number): Statement => ({
-  key: 'raiseServedSerial',
-  build: (db) => db.insert(zoneServedSerials).values({ zone: sql.placeholder('zone'), serial: sql.placeholder('serial') })
-    .onConflictDoUpdate({
-      target: zoneServedSerials.zone, set: { serial: sql`excluded.serial` },
-      setWhere: sql`(excluded.serial - ${zoneServedSerials.serial} + 4294967296) % 4294967296 BETWEEN 1 AND 2147483647`,
-    }),
-  values: { zone, serial },
-});
-
 /** Raises the zone's recorded floor to `serial` (RFC 1982: a serial that is not later leaves it as it is). */
 export async function raiseServedSerial(s: Store, zone: string, serial: number): Promise<void> {
   await s.write(async (tx) => {
     const [row] = await tx.select({ serial: zoneServedSerials.serial }).from(zoneServedSerials).where(eq(zoneServedSerials.zone, zone));
     if (row && !serialGreater(serial, row.serial)) return;
-    // Raised before a zone change is served: on PostgreSQL sent with the COMMIT.
-    await runLast(tx, raiseFloorStatement(zone, serial));
+    // Raised before every zone change is served: on PostgreSQL sent with the COMMIT.
+    await runLast(tx, {
+      key: 'raiseServedSerial',
+      build: (db) => db.insert(zoneServedSerials).values({ zone: sql.placeholder('zone'), serial: sql.placeholder('serial') })
+        .onConflictDoUpdate({ target: zoneServedSerials.zone, set: { serial: sql`excluded.serial` } }),
+      values: { zone, serial },
+    });
   });
 }

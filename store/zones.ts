@@ -4,7 +4,6 @@ import { conflict, notFound } from '../lib/errors';
 import { quotaExceeded } from '../rules/plans';
 import { aliasConflict, checkCnameConflict, dsWithoutDelegation, MAX_ALIASES_PER_ZONE, nextSerial, renderedBytes, serialGreater, validateRRset, type RecordType, type RRset } from '../zonefiles';
 import { iso, type Db, type Store, type Tx } from './db';
-import { raiseFloorStatement } from './dnssec-keys';
 import { appendAudit, auditStatement, recordChange, runLast, runStatement, type Statement } from './feed';
 import { decodeCursor, toPage, type Page } from './paging';
 import { randomUUID } from 'node:crypto';
@@ -159,11 +158,7 @@ export async function bump(
       .where(eq(zones.name, sql.placeholder('name'))),
     values: { serial, generation, name: z.name, ...grow },
   };
-  // An unsigned zone may be served at this serial from this commit on: the floor goes with it (store/dnssec-keys.ts),
-  // so that the zone pass serving it needs no write, and no sync, of its own between this write's answer and the
-  // change served. A signer serves a serial above the text's, which the pass records itself.
-  const floor = z.dnssec === 'off' ? [raiseFloorStatement(z.name, serial)] : [];
-  await recordChange(s, tx, 'zone', z.name, now, [zoneRow, revisionStatement(z.name, generation, serial, note, now), ...floor, ...along(generation)]);
+  await recordChange(s, tx, 'zone', z.name, now, [zoneRow, revisionStatement(z.name, generation, serial, note, now), ...along(generation)]);
   return { ...z, serial, generation, rrsetCount: z.rrsetCount + grow.rrsets, bytes: z.bytes + grow.bytes };
 }
 

@@ -126,10 +126,7 @@ export function zoneApplier(d: ApplyDeps) {
   const recordFloor = async (name: string, serial: number): Promise<void> => {
     const before = raised.get(name);
     if (before !== undefined && !serialGreater(serial, before)) return;
-    // A zone write raises the floor to its own serial as it commits (store/zones.ts bump): an unsigned change served
-    // at that serial has its floor already.
-    const stored = await servedSerialFloor(d.store, name);
-    if (stored === null || serialGreater(serial, stored)) await raiseServedSerial(d.store, name, serial);
+    await raiseServedSerial(d.store, name, serial);
     raised.set(name, serial);
   };
   const raiseFloor = (name: string, serial: number, signed: boolean): Promise<void> => recordFloor(name, signed ? (serial + 1) % 2 ** 32 || 1 : serial);
@@ -243,19 +240,10 @@ export function zoneApplier(d: ApplyDeps) {
       if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
       text = renderZone({ name, soa, rrsets: await servedOf(name, snap.rrsets) });
     }
-    // The floor is settled (read, or written and synced where the zone's write did not raise it: a signed zone) while
-    // the nameserver takes the transaction's commands; only the commit waits for it, and then for synced(), so that
-    // whichever commit raised it is on disk before the change is served. A write awaited first held the change for
-    // its sync and a connection to the nameserver after the zone's write was answered.
-    const floor = raiseFloor(name, serial, signing.dnssec);
-    const notBefore = floor.then(() => d.store.synced());
-    // The nameserver awaits it only once it took the commands; a failed floor is the catch's below.
-    notBefore.catch(() => undefined);
+    await raiseFloor(name, serial, signing.dnssec);
     try {
-      await apply(name, changes, text, { notBefore });
+      await apply(name, changes, text, { notBefore: d.store.synced() });
     } catch (e) {
-      // A floor that could not be written is the pass's failure (the store's, or a fenced write), not the nameserver's.
-      await floor;
       if (e instanceof StaleSerialError) throw e;
       d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       return undefined;

@@ -1,16 +1,13 @@
 /** Reads of a zone that must belong to one generation (the zone reconciler's snapshot and delta) while another
  * process writes the zone: each statement reads its own snapshot on both databases, so a write committed between
  * two of them must not mix generations (issue 22). */
-import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeTempDirs, tempDir } from '../../harness/temp';
 import { createOrg } from '../../store/accounts';
 import { type Store } from '../../store/db';
 import { onPostgres, openTestStore } from '../helpers/store';
-import { createZone, deleteRRset, getZone, putRRset, setZoneDnssec, zoneByName, zoneChangesSince, zoneRRsetPage, zoneSnapshot } from '../../store/zones';
-import { raiseServedSerial, servedSerialFloor } from '../../store/dnssec-keys';
-import { zoneServedSerials } from '../../store/schema';
+import { createZone, deleteRRset, getZone, putRRset, zoneByName, zoneChangesSince, zoneRRsetPage, zoneSnapshot } from '../../store/zones';
 import { checkCnameConflict, type RRset } from '../../zonefiles';
 
 const ZONE = 'customer.test';
@@ -72,36 +69,6 @@ describe('zoneSnapshot', () => {
 
   it('answers undefined for a zone that does not exist', async () => {
     expect(await zoneSnapshot(s, 'absent.test')).toBeUndefined();
-  });
-});
-
-describe('the served-serial floor', () => {
-  it('an unsigned zone\'s write raises it to the new serial in the same commit, where the zone pass need not write it', async () => {
-    await put(s, txt('a'));
-    const z = (await zoneByName(s, ZONE))!;
-    expect(await servedSerialFloor(other, ZONE)).toBe(z.serial);
-  });
-
-  it('a later floor (RFC 1982) stays; an earlier one, also across the wrap of the serial space, is raised', async () => {
-    const serial = (await zoneByName(s, ZONE))!.serial;
-    await raiseServedSerial(s, ZONE, serial + 10);
-    await put(s, txt('a'));
-    expect(await servedSerialFloor(s, ZONE)).toBe(serial + 10);
-    // 2^31 + 20 steps after it is 2^31 - 20 before it: an earlier serial.
-    const earlier = (serial + 10 + 2 ** 31 + 20) % 2 ** 32;
-    await s.write(async (tx) => {
-      await tx.update(zoneServedSerials).set({ serial: earlier }).where(eq(zoneServedSerials.zone, ZONE));
-    });
-    await put(s, txt('b'));
-    expect(await servedSerialFloor(s, ZONE)).toBe((await zoneByName(s, ZONE))!.serial);
-  });
-
-  it('a signed zone\'s write leaves it to the zone pass, which records the signer\'s serial', async () => {
-    await put(s, txt('a'));
-    const before = await servedSerialFloor(s, ZONE);
-    await setZoneDnssec(s, { orgId, zone: ZONE, enabled: true, actor: 'user:owner@acme.test' });
-    await put(s, txt('b'));
-    expect(await servedSerialFloor(s, ZONE)).toBe(before);
   });
 });
 

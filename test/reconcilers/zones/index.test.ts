@@ -383,39 +383,6 @@ describe('zone reconciler', () => {
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
-  it('serves an unsigned zone\'s change without a durable write of its own: the zone\'s write raised the floor', async () => {
-    const r = reconciler();
-    await r.reconcile('example.com', noAbort);
-    await putA('a.example.com', '192.0.2.1');
-    const durable = (): number => store.stats().commits - store.stats().lazyCommits;
-    const before = durable();
-    await r.reconcile('example.com', noAbort);
-    expect(ns.actions.at(-1)).toMatchObject({ op: 'applyChanges' });
-    expect(durable()).toBe(before);
-    expect(await servedSerialFloor(store, 'example.com')).toBe(await ns.servedSerial('example.com'));
-  });
-
-  it('sends a signed zone\'s change while its floor is written, and commits it only once the floor is stored', async () => {
-    await setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' });
-    const r = reconciler();
-    await r.reconcile('example.com', noAbort);
-    await putA('a.example.com', '192.0.2.1');
-    const serial = (await zoneByName(store, 'example.com'))!.serial;
-    /** The floor when the nameserver got the change, and once it may commit it. */
-    const floors: (number | null)[] = [];
-    const applyChanges = ns.applyChanges.bind(ns);
-    ns.applyChanges = async (name, changes, text, opts = {}) => {
-      floors.push(await servedSerialFloor(store, name));
-      await opts.notBefore;
-      floors.push(await servedSerialFloor(store, name));
-      return applyChanges(name, changes, text, opts);
-    };
-    await r.reconcile('example.com', noAbort);
-    expect(ns.actions.at(-1)).toMatchObject({ op: 'applyChanges' });
-    // Before: the last change's, its text's serial plus the signer's one.
-    expect(floors).toEqual([serial, serial + 1]);
-  });
-
   it('fails the pass, and commits nothing to the nameserver, when the floor cannot be written', async () => {
     await setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' });
     const r = reconciler();
