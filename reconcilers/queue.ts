@@ -55,7 +55,9 @@ export function keyedQueue(concurrency: number, run: (key: string) => Promise<vo
   const later = deadlines();
   const spacingMs = opts.spacingMs ?? 0;
   /** How far ahead of now a key's bucket may be full again and the key still start. */
-  const slackMs = ((opts.burst ?? 1) - 1) * spacingMs;
+  const burst = opts.burst ?? 1;
+  if (!Number.isInteger(burst) || burst < 1) throw new RangeError(`keyedQueue: burst must be a whole number of starts, at least 1 (got ${burst})`);
+  const slackMs = (burst - 1) * spacingMs;
   /** When each key's bucket is full again (performance.now(): a clock set back must not hold keys): each start moves
    * it a spacing on from itself or from now, whichever is later. A time past is as good as none; such entries are
    * swept whenever the map has doubled since the last sweep. */

@@ -28,8 +28,9 @@ export interface Reconciler {
   readonly watches: readonly Watch[];
   /** Passes of this reconciler at once (the runner's default otherwise): one waiting on DNS answers takes more. */
   readonly concurrency?: number;
-  /** Each key starts at most once per this time; changes meanwhile are taken by one run at its end
-   * (reconcilers/queue.ts). For a pass that costs the same however many changes it takes. */
+  /** Each key starts once per this time over a stream (a quiet one up to `spacingBurst` times within it); changes
+   * meanwhile are taken by one run at its end (reconcilers/queue.ts). For a pass that costs the same however many
+   * changes it takes. */
   readonly spacingMs?: number;
   /** Starts within the spacing a key that was quiet may take at once (reconcilers/queue.ts `burst`; default 1). */
   readonly spacingBurst?: number;

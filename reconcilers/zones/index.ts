@@ -61,7 +61,8 @@ const SECONDARY_CHECK_MS = 2_000;
 /** A secondary that was down gets NOTIFY this often once behind: it catches up within a minute of returning. */
 const SECONDARY_RETRY_MS = 30_000;
 /**
- * A zone's passes start at least this far apart. A pass costs about the same for one change as for fifty (a
+ * A zone's passes start this far apart over a stream of changes (a quiet zone's first two may come closer:
+ * PASS_BURST). A pass costs about the same for one change as for fifty (a
  * read, a render, one nameserver transaction, a new serial, a status write): a client writing records in a
  * loop got a pass and a serial for every write or two, which took a quarter of serve's time from the writes
  * themselves and sent a NOTIFY each to the secondaries. A change after a quiet spell is served at once.

@@ -175,6 +175,10 @@ describe('keyed queue spacing', () => {
     expect(runs).toEqual([0, 1, 20, 40, 133, 134]);
   });
 
+  it.each([0, -1, 1.5, Number.NaN])('refuses a burst of %s starts', (burst) => {
+    expect(() => keyedQueue(1, async () => undefined, { spacingMs: 20, burst })).toThrow(RangeError);
+  });
+
   it('onIdle waits for a run held back by the spacing, and clear drops it', async () => {
     const runs: string[] = [];
     const q = keyedQueue(1, async (k) => { runs.push(k); }, { spacingMs: 30 });

@@ -207,6 +207,17 @@ describe('runner', () => {
     expect(f.keys()).toEqual(['example.com', 'other.example']);
   });
 
+  it('gives a reconciler\'s spacing its burst: a quiet key\'s second change within the spacing runs at once', async () => {
+    const f = fakeReconciler(() => ({}));
+    const r = await start([{ ...f.r, spacingMs: HOUR, spacingBurst: 2 }]);
+    await change(store, 'zone', 'example.com');
+    await r.idle();
+    // Without the burst, idle() would wait the hour's spacing for this one.
+    await change(store, 'zone', 'example.com');
+    await r.idle();
+    expect(f.keys()).toEqual(['example.com', 'example.com']);
+  });
+
   it('a nudge after a commit does not run a key a second time while its pass runs; a commit during the pass does', async () => {
     let release!: () => void;
     const f = fakeReconciler(async (key) => {
