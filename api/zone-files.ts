@@ -46,7 +46,8 @@ export const zoneFileOps: AnyOp[] = [
     responses: {
       200: {
         description: 'the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone\'s. '
-          + 'Streamed as it is read: should a write change a part of the zone not sent yet, the answer ends unfinished (read it again)',
+          + 'Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be '
+          + 'overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again)',
         textType: TEXT_DNS, headers: ['ETag', 'X-Generation'],
       },
       304: notModifiedResponse(['X-Generation']),

@@ -10,6 +10,7 @@ import { main as hostnames } from './hostnames';
 import { main as memory } from './memory';
 import { main as nodeAccess } from './node-access';
 import { main as nodeBundle } from './node-bundle';
+import { main as rrsetTombstones } from './rrset-tombstones';
 import { main as zoneChanges } from './zone-changes';
 import { main as zoneFileParse } from './zone-file-parse';
 
@@ -24,6 +25,7 @@ const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['memory', memory],
   ['node-access', nodeAccess],
   ['node-bundle', nodeBundle],
+  ['rrset-tombstones', () => rrsetTombstones([])],
   ['zone-changes', () => zoneChanges()],
   ['zone-file-parse', zoneFileParse],
 ];

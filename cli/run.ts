@@ -28,6 +28,7 @@ import { leaderCore, type Leading } from '../core/replicas';
 import type { Store } from '../store/db';
 import { databaseUrlOf, openStoreAt } from '../store/open';
 import { startFeedPruning } from '../store/feed';
+import { pruneRRsetTombstones } from '../store/rrset-tombstones';
 import { pruneZoneRevisions } from '../store/zone-revisions';
 import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner, type Runner } from '../reconcilers/runner';
@@ -537,7 +538,7 @@ async function startOwnedCore(command: 'serve' | 'core', flags: Flags, given: Re
   await checkSealingKey(store, keyFile);
   const sealer = openSealer(keyFile);
   const token = replicaToken(keyFile);
-  stops.push(startFeedPruning(store, log.child({ component: 'feed' }), undefined, undefined, [pruneZoneRevisions]).stop);
+  stops.push(startFeedPruning(store, log.child({ component: 'feed' }), undefined, undefined, [pruneZoneRevisions, pruneRRsetTombstones]).stop);
   const rt = await startCore(command, store, sealer, token, flags, log, registry);
   stops.push(() => rt.close());
   // The other processes' calls forwarded to this one when it leads (core/replicas.ts).

@@ -232,7 +232,7 @@ export async function pruneFeed(s: Store, r: FeedRetention = FEED_RETENTION): Pr
 }
 
 /** Prunes the feed every `everyMs` until stopped, and with it whatever else `also` prunes of the store by age (zone
- * revisions); a failed run is logged and the next one tries again. */
+ * revisions, rrset tombstones); a failed run is logged and the next one tries again. */
 export function startFeedPruning(
   s: Store, log: Logger, everyMs = 30_000, r: FeedRetention = FEED_RETENTION, also: readonly ((s: Store) => Promise<unknown>)[] = [],
 ): { stop(): Promise<void> } {

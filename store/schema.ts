@@ -200,6 +200,10 @@ export const zones = sqliteTable(
     /** Stored rrsets and the sum of their rendered bytes, kept by every rrset write: the plan's per-zone quotas. */
     rrsetCount: integer('rrset_count').notNull().default(0),
     bytes: integer('bytes').notNull().default(0),
+    /** Deletions at or below this generation may have lost their tombstones (store/rrset-tombstones.ts):
+     * raised in the transaction that deletes them, so that a reader of the changes since an earlier generation
+     * knows to read the zone whole. */
+    tombstonesPrunedTo: integer('tombstones_pruned_to').notNull().default(0),
   },
   (t) => [index('zones_org').on(t.orgId, t.name)],
 );
@@ -246,8 +250,9 @@ export const zoneAliases = sqliteTable('zone_aliases', {
   error: text('error'),
 }, (t) => [primaryKey({ columns: [t.zone, t.name] })]);
 
-/** Deleted rrsets, with the zone generation that deleted them, so the reconciler sees deletions without
- * re-reading the whole zone. Dropped with the zone. */
+/** Deleted rrsets, with the zone generation that deleted them and when, so the reconciler sees deletions without
+ * re-reading the whole zone. Pruned once the zone's reconciler has applied them and a grace has passed
+ * (store/rrset-tombstones.ts); dropped with the zone. */
 export const rrsetTombstones = sqliteTable(
   'rrset_tombstones',
   {
@@ -255,6 +260,8 @@ export const rrsetTombstones = sqliteTable(
     name: text('name').notNull(),
     type: text('type').notNull(),
     gen: integer('gen').notNull(),
+    /** '' for the tombstones written before the column: older than any grace. */
+    at: text('at').notNull().default(''),
   },
   (t) => [primaryKey({ columns: [t.zone, t.name, t.type] })],
 );

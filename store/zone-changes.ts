@@ -146,9 +146,10 @@ async function writeRRsets(s: Store, tx: Tx, z: ZoneRow, generation: number, act
   const removed = JSON.stringify(diff.filter((x) => x.op === 'remove').map((d) => [d.name, d.type]));
   if (removed !== '[]') {
     await tx.raw('deleteRRsets', `DELETE FROM rrsets WHERE zone = ? AND (name, type) IN (SELECT value ->> 0, value ->> 1 FROM ${rows})`, [z.name, removed]);
-    await tx.raw('tombstoneRRsets', `INSERT INTO rrset_tombstones (zone, name, type, gen)
-      SELECT CAST(? AS text), value ->> 0, value ->> 1, CAST(? AS integer) FROM ${rows} WHERE true ON CONFLICT (zone, name, type) DO UPDATE SET gen = excluded.gen`,
-    [z.name, generation, removed]);
+    await tx.raw('tombstoneRRsets', `INSERT INTO rrset_tombstones (zone, name, type, gen, at)
+      SELECT CAST(? AS text), value ->> 0, value ->> 1, CAST(? AS integer), CAST(? AS text) FROM ${rows} WHERE true
+      ON CONFLICT (zone, name, type) DO UPDATE SET gen = excluded.gen, at = excluded.at`,
+    [z.name, generation, iso(now), removed]);
   }
   // The spec's events per rrset, as putRRset and deleteRRset write them, each naming the generation of its set,
   // in the diff's order.

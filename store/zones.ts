@@ -26,6 +26,9 @@ export interface ZoneRow {
   createdAt: string;
   rrsetCount: number;
   bytes: number;
+  /** Deletions at or below this generation may have lost their tombstones (store/rrset-tombstones.ts): the changes
+   * since an earlier generation are not known without reading the zone whole. */
+  tombstonesPrunedTo: number;
 }
 
 export interface StoredRRset extends RRset { managedBy: ManagedBy }
@@ -235,7 +238,7 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     const bytes = renderedBytes(p.name, ns);
     const row: ZoneRow = {
       name: p.name, uid: randomUUID(), orgId: p.orgId, dnssec: 'off', ds: [], serial: nextSerial(before?.serial ?? 0, now), generation: 1, createdAt: iso(now),
-      rrsetCount: 1, bytes,
+      rrsetCount: 1, bytes, tombstonesPrunedTo: 0,
     };
     await tx.insert(zones).values(row);
     await tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes });
@@ -450,14 +453,15 @@ async function removeRRset(
   await tx.delete(rrsets).where(where);
   const diff: RevisionChange[] = [{ op: 'remove', name: key.name, type: key.type, before: { ttl: row.ttl, records: row.records }, after: null, managedBy: w.managedBy }];
   const { generation, serial } = await bump(s, tx, z, now, { actor: w.actor, summary: summaryOf(diff), diff }, { rrsets: -1, bytes: -row.bytes });
-  await tombstone(tx, z.name, key, generation);
+  await tombstone(tx, z.name, key, generation, now);
   return { generation, serial, diff };
 }
 
 /** Marks an rrset deleted at `generation`, for the reconciler's incremental read (zoneChangesSince). */
-async function tombstone(tx: Tx, zone: string, key: { name: string; type: string }, generation: number): Promise<void> {
-  await tx.insert(rrsetTombstones).values({ zone, name: key.name, type: key.type, gen: generation })
-    .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation } });
+async function tombstone(tx: Tx, zone: string, key: { name: string; type: string }, generation: number, now: Date): Promise<void> {
+  const at = iso(now);
+  await tx.insert(rrsetTombstones).values({ zone, name: key.name, type: key.type, gen: generation, at })
+    .onConflictDoUpdate({ target: [rrsetTombstones.zone, rrsetTombstones.name, rrsetTombstones.type], set: { gen: generation, at } });
 }
 
 /** A customer's write: managed rows are locked (409 `managed_rrset`), the plan's quotas hold. */
@@ -712,16 +716,14 @@ export async function zoneSnapshot(s: Store, name: string): Promise<{ zone: Zone
 
 export interface ZoneDelta { zone: ZoneRow; changed: StoredRRset[]; removed: { name: string; type: RecordType }[] }
 
-/** No bound on the rrsets zoneChangesSince reads (a LIMIT both databases take). */
-const ALL_CHANGES = 1_000_000_000;
-
-/** What changed in a zone after generation `since`: the zone row, rrsets written since, and the keys of
- * rrsets deleted since (a key both deleted and written again is in `changed` only). Of one generation. With
- * `atMost`, `more` instead once the rrsets written or deleted since are more than that: a caller that would load
- * the zone whole then is spared reading (and the event loop holding) a change of tens of thousands of rrsets. */
-export async function zoneChangesSince(s: Store, name: string, since: number): Promise<ZoneDelta | undefined>;
-export async function zoneChangesSince(s: Store, name: string, since: number, atMost: number): Promise<ZoneDelta | { zone: ZoneRow; more: true } | undefined>;
-export async function zoneChangesSince(s: Store, name: string, since: number, atMost = ALL_CHANGES): Promise<ZoneDelta | { zone: ZoneRow; more: true } | undefined> {
+/**
+ * What changed in a zone after generation `since`: the zone row, rrsets written since, and the keys of rrsets
+ * deleted since (a key both deleted and written again is in `changed` only). Of one generation. `more` instead,
+ * for a caller to read the zone whole: once the rrsets written or deleted since are more than `atMost` (a caller that
+ * would load the zone whole then is spared reading, and the event loop holding, a change of tens of thousands of
+ * rrsets), or when deletions since may have lost their tombstones (`since` below the zone's tombstonesPrunedTo).
+ */
+export async function zoneChangesSince(s: Store, name: string, since: number, atMost: number): Promise<ZoneDelta | { zone: ZoneRow; more: true } | undefined> {
   const read = await atOneGeneration(s, name, async () => [
     await s.raw<MaybeRawRRset>('zoneChangedRRsets', `SELECT z.uid AS zone_uid, z.generation AS zone_gen, r.name, r.type, r.ttl, r.records, r.managed_by
       FROM zones z LEFT JOIN rrsets r ON r.zone = z.name AND r.changed_gen > ? WHERE z.name = ? LIMIT ?`, [since, name, atMost + 1]),
@@ -729,6 +731,9 @@ export async function zoneChangesSince(s: Store, name: string, since: number, at
       FROM zones z LEFT JOIN rrset_tombstones t ON t.zone = z.name AND t.gen > ? WHERE z.name = ? LIMIT ?`, [since, name, atMost + 1]),
   ] as const);
   if (!read) return undefined;
+  // The zone row is read after the tombstones, and a prune raises the mark in the transaction that deletes them:
+  // tombstones the read missed were pruned before it, under a mark the zone row shows.
+  if (read.zone.tombstonesPrunedTo > since) return { zone: read.zone, more: true };
   // Each list read is whole unless it reached the LIMIT (a zone without changes answers one row, of nulls).
   if (read.rows.some((rows) => rows.length > atMost && rows[0]!.name !== null)) return { zone: read.zone, more: true };
   const changed = read.rows[0].flatMap((r) => r.name === null ? [] : [fromRaw(r)]);
@@ -742,8 +747,9 @@ export async function zoneChangesSince(s: Store, name: string, since: number, at
  * The rrsets of `zone` as they were at its generation `zone.generation`, in getZone's order (the apex rrsets, then the
  * others by name and type), read `pageSize` at a time as they are asked for, so that neither the reads nor what is
  * made of them hold the whole zone. A page is that generation's unless a write since touched its range: then the
- * zone moved on, so an rrset written since (its `changedGen`) or deleted since (a tombstone, which stays until the
- * zone is deleted) in the range fails the read with a 409 `zone_changed`; a write elsewhere in the zone does not.
+ * zone moved on, so an rrset written since (its `changedGen`) or deleted since (a tombstone) in the range fails the
+ * read with a 409 `zone_changed`; a write elsewhere in the zone does not. Once tombstones after the generation may
+ * have been pruned, no page can be told apart from one missing a deletion: 409 too.
  */
 export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number): AsyncGenerator<StoredRRset[]> {
   let after: RRsetCursor | undefined;
@@ -761,13 +767,17 @@ export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number): 
 
 /** Whether a write after `zone`'s generation touched the range of a page: wrote one of its rrsets, or deleted one
  * from its range, which runs from after `after` (the apex too on the first page) to its last rrset, or to the end
- * of the zone on the last page. */
+ * of the zone on the last page. A deletion is told by its tombstone, so also whenever tombstones after the generation
+ * may be gone: pruned (the zone's mark, read in the tombstones' statement, so that a prune committed after it is
+ * seen), or with the zone's lifetime. */
 async function touchedSince(s: Store, zone: ZoneRow, items: RawPageRRset[], after: RRsetCursor | undefined, next: RRsetCursor | null): Promise<boolean> {
   if (items.some((r) => r.changed_gen > zone.generation)) return true;
   const from = after && after.name !== zone.name ? after : { name: '', type: '' };
   const last = next ? items.filter((r) => r.name !== zone.name).at(-1) : undefined;
-  const [row] = await s.raw<{ n: number }>(next ? 'zoneTombstonesInPage' : 'zoneTombstonesAfter', `SELECT COUNT(*) AS n FROM rrset_tombstones
+  const [row] = await s.raw<{ n: number; pruned: number | null }>(next ? 'zoneTombstonesInPage' : 'zoneTombstonesAfter', `SELECT COUNT(*) AS n,
+      (SELECT tombstones_pruned_to FROM zones WHERE name = ? AND uid = ?) AS pruned
+    FROM rrset_tombstones
     WHERE zone = ? AND gen > ? AND ((name = ? AND ? = 1) OR (name <> ? AND (name, type) > (?, ?)${next ? ' AND (name, type) <= (?, ?)' : ''}))`,
-  [zone.name, zone.generation, zone.name, after ? 0 : 1, zone.name, from.name, from.type, ...(last ? [last.name, last.type] : next ? ['', ''] : [])]);
-  return Number(row?.n ?? 0) > 0;
+  [zone.name, zone.uid, zone.name, zone.generation, zone.name, after ? 0 : 1, zone.name, from.name, from.type, ...(last ? [last.name, last.type] : next ? ['', ''] : [])]);
+  return !row || Number(row.n) > 0 || row.pruned === null || row.pruned > zone.generation;
 }

@@ -211,8 +211,9 @@ export function zoneApplier(d: ApplyDeps) {
    * Undefined when the zone must be loaded whole instead: another lifetime, a change of signing (the
    * nameserver signs or unsigns it all), more changed rrsets than both maxIncremental and a quarter of the
    * zone's (past that a whole reload is as fast; below it a zone of thousands of rrsets under a stream of writes
-   * would be read and rendered whole by every pass, holding the event loop), a write between two reads, or a
-   * change the nameserver refused.
+   * would be read and rendered whole by every pass, holding the event loop), deletions since whose tombstones were
+   * pruned (store/rrset-tombstones.ts: this process served the zone before another's passes went past it), a write
+   * between two reads, or a change the nameserver refused.
    */
   const applyDelta = async (z: ZoneRow, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
     const { name } = z;

@@ -7,10 +7,11 @@ import { createOrg } from '../../store/accounts';
 import { rawSqlite } from '../helpers/sqlite';
 import { type Store } from '../../store/db';
 import { onPostgres, openTestStore } from '../helpers/store';
+import { deltaSince } from '../helpers/zone-read';
 import { changesSince, latestSeq, listAudit } from '../../store/feed';
 import { rrsets } from '../../store/schema';
 import {
-  createZone, deleteManagedRRset, deleteRRset, putManagedRRset, putRRset, syncZoneNameservers, zoneByName, zoneChangesSince, type ZoneRow,
+  createZone, deleteManagedRRset, deleteRRset, putManagedRRset, putRRset, syncZoneNameservers, zoneByName, type ZoneRow,
 } from '../../store/zones';
 import { checkCnameConflict, renderedBytes, serialGreater, ZoneValidationError, type RRset } from '../../zonefiles';
 
@@ -53,7 +54,7 @@ describe('a managed write goes through the same path as putRRset', () => {
     expect(after.generation).toBe(before.generation + 1);
     expect(serialGreater(after.serial, before.serial)).toBe(true);
     expect((await changesSince(s, seq)).map((c) => [c.kind, c.key])).toEqual([['zone', ZONE]]);
-    const changes = await zoneChangesSince(s, ZONE, before.generation);
+    const changes = await deltaSince(s, ZONE, before.generation);
     expect(changes?.changed).toEqual([{ ...challenge(), managedBy: 'acme' }]);
   });
 
@@ -102,7 +103,7 @@ describe('a managed write goes through the same path as putRRset', () => {
     const before = await zone();
     await deleteManagedRRset(s, { zone: ZONE, name: challenge().name, type: 'TXT', managedBy: 'acme', actor: 'system' });
     expect((await zone()).generation).toBe(before.generation + 1);
-    expect((await zoneChangesSince(s, ZONE, before.generation))?.removed).toEqual([{ name: challenge().name, type: 'TXT' }]);
+    expect((await deltaSince(s, ZONE, before.generation)).removed).toEqual([{ name: challenge().name, type: 'TXT' }]);
   });
 
   it('is validated and stored canonical, as the API stores a customer\'s', async () => {

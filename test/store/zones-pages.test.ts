@@ -1,12 +1,14 @@
 /** A zone's rrsets read page by page at one generation (zoneRRsetsAt, what exportZone streams): the pages together
  * are zoneWithRRsets's list; a write after the generation in the part not read yet fails the read, one in the part
- * read already does not. */
+ * read already does not, and tombstones pruned after the generation fail it. */
 import { beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors';
 import { createOrg } from '../../store/accounts';
 import type { Store } from '../../store/db';
+import { pruneRRsetTombstones, TOMBSTONE_RETENTION } from '../../store/rrset-tombstones';
+import { recordStatus } from '../../store/status';
 import { applyZoneChanges, type ZoneChange } from '../../store/zone-changes';
-import { createZone, deleteZone, getZone, zoneRRsetsAt, type ZoneRow } from '../../store/zones';
+import { createZone, deleteZone, getZone, ZONE_STATUS, zoneRRsetsAt, type ZoneRow } from '../../store/zones';
 import { zoneWithRRsets } from '../helpers/zone-read';
 import { openTestStore } from '../helpers/store';
 
@@ -18,12 +20,14 @@ const owner = (i: number): string => `${i < 20 ? 'a' : 'z'}${String(i).padStart(
 
 let s: Store;
 let orgId: number;
+let now: number;
 
 const apply = (changes: ZoneChange[]) => applyZoneChanges(s, { orgId, zone: ZONE, changes, actor: ACTOR, quota: null });
 const put = (name: string, ip: string): ZoneChange => ({ op: 'put', name, type: 'A', ttl: 300, records: [{ content: ip }] });
 
 beforeEach(async () => {
-  s = await openTestStore(':memory:');
+  now = Date.parse('2026-11-29T12:00:00Z');
+  s = await openTestStore(':memory:', { clock: () => new Date(now) });
   orgId = (await createOrg(s, 'acme', 'free')).id;
   await createZone(s, { orgId, name: ZONE, nameservers: ['ns1.hostplane.test', 'ns2.hostplane.test'], actor: ACTOR, quota: null });
   await apply([
@@ -33,10 +37,10 @@ beforeEach(async () => {
 });
 afterEach(() => s.close());
 
-/** Reads the pages one at a time, running `between` after the page numbered `at` (from 0). */
-async function read(zone: ZoneRow, between?: { at: number; then: () => Promise<unknown> }): Promise<unknown[][]> {
+/** Reads the pages one at a time (through `store`), running `between` after the page numbered `at` (from 0). */
+async function read(zone: ZoneRow, between?: { at: number; then: () => Promise<unknown> }, store = s): Promise<unknown[][]> {
   const pages: unknown[][] = [];
-  for await (const page of zoneRRsetsAt(s, zone, PAGE)) {
+  for await (const page of zoneRRsetsAt(store, zone, PAGE)) {
     pages.push(page);
     if (between && pages.length - 1 === between.at) await between.then();
   }
@@ -77,5 +81,25 @@ describe('zoneRRsetsAt', () => {
       const e = await failure(read(zone, { at: 0, then }));
       expect([e.status, e.code]).toEqual([409, 'zone_changed']);
     }
+  });
+
+  it('fails with 409 zone_changed, rather than answer a page missing a deletion, when the deletion\'s tombstone is pruned as it reads', async () => {
+    const zone = await getZone(s, orgId, ZONE);
+    await apply([{ op: 'delete', name: owner(34), type: 'A' }]);
+    const deleted = await getZone(s, orgId, ZONE);
+    await recordStatus(s, ZONE_STATUS, ZONE, { uid: deleted.uid, generation: deleted.generation });
+    now += TOMBSTONE_RETENTION.graceMs + 1000;
+    // The prune commits after the last page's read of the zone row, just before its read of the tombstones.
+    let pruned: number | undefined;
+    const racing: Store = {
+      ...s,
+      raw: async <R>(key: string, text: string, params?: readonly unknown[]): Promise<R[]> => {
+        if (key === 'zoneTombstonesAfter' && pruned === undefined) pruned = await pruneRRsetTombstones(s);
+        return s.raw<R>(key, text, params);
+      },
+    };
+    const e = await failure(read(zone, undefined, racing));
+    expect(pruned).toBe(1);
+    expect([e.status, e.code]).toEqual([409, 'zone_changed']);
   });
 });

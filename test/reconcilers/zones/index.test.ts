@@ -8,6 +8,7 @@ import { statusOf } from '../../../store/status';
 import { createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneSnapshot, type ZoneFacts } from '../../../store/zones';
 import { zoneReconciler } from '../../../reconcilers/zones';
 import { applyZoneChanges } from '../../../store/zone-changes';
+import { pruneRRsetTombstones, TOMBSTONE_RETENTION } from '../../../store/rrset-tombstones';
 import { DEFER_FILE_RRSETS, zoneApplier } from '../../../reconcilers/zones/apply';
 import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefiles';
 import { soaFor } from '../../../zonefiles/soa';
@@ -221,6 +222,25 @@ describe('zone reconciler', () => {
     ns.actions.length = 0;
     await r.reconcile('example.com', noAbort);
     expect(ns.actions).toEqual([]);
+  });
+
+  it('loads the zone whole, and so serves a deletion, when the tombstones since the generation it serves were pruned', async () => {
+    const r = reconciler(2);
+    await putA('a.example.com', '192.0.2.1');
+    await putA('b.example.com', '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    await deleteRRset(store, { orgId, zone: 'example.com', name: 'b.example.com', type: 'A', actor: 't' });
+    // Another process's reconciler (a leader meanwhile) serves the deletion and records it; once the grace has passed
+    // its tombstone is pruned.
+    await zoneReconciler({ store, nameserver: new FakeNameserver(), resolver, nameservers: NS, log: silent }).reconcile('example.com', noAbort);
+    now += TOMBSTONE_RETENTION.graceMs + 1000;
+    expect(await pruneRRsetTombstones(store)).toBe(1);
+    await putA('c.example.com', '192.0.2.3');
+    ns.actions.length = 0;
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+    expect(ns.served.get('example.com')!.text).not.toContain('b.example.com');
   });
 
   it('sends a change set to the nameserver as one transaction at the set\'s serial, its puts and deletes together', async () => {
