@@ -1,19 +1,17 @@
 /** Audit read (docs/api.md, The audit log): the organization's audit records, newest first, of one actor or target. */
 import { z } from 'zod';
 import { listAudit } from '../store/feed';
-import { decodeCursor, listCursorKey, toPage } from '../store/paging';
+import { decodeCursor, toPage } from '../store/paging';
 import { defineOp, type AnyOp } from './ops';
-import { ListCursor, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
+import { NumberedListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
 const AuditRecord = z.object({
   id: z.string().regex(/^[1-9][0-9]*$/), at: Timestamp, event: z.string(), actor: z.string(), target: z.string(),
   details: z.record(z.string(), z.unknown()),
 }).meta({ id: 'AuditRecord' });
 
-/** The audit log pages by record id: a cursor of another list, though well formed, is none of its own. */
-const isRecordId = (key: string | undefined): boolean => key !== undefined && /^[1-9][0-9]*$/.test(key) && Number.isSafeInteger(Number(key));
-const AuditQuery = ListQuery.extend({
-  cursor: ListCursor.refine((c) => isRecordId(listCursorKey(c)), 'not a cursor of this API').optional(),
+/** The audit log pages by record id. */
+const AuditQuery = NumberedListQuery.extend({
   actor: z.string().min(1).max(320).optional().meta({ description: 'only the records of this actor (`user:<email>`, `node:<id>`)' }),
   target: z.string().min(1).max(512).optional()
     .meta({ description: 'only the records of this target and of the targets under it (`blog` is also `blog/API_KEY`; a zone, also its rrsets)' }),

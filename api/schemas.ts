@@ -49,6 +49,11 @@ export const ListCursor = CursorText.refine((c) => listCursorKey(c) !== undefine
 /** `?limit=` (default 100, max 1000) and `?cursor=`, for every list (docs/api.md). */
 export const ListQuery = z.object({ limit: Limit(1000, 100), cursor: ListCursor.optional() });
 
+/** A list paged by a number (an audit record's id, a zone's generation): a cursor of another list, though well formed,
+ * is none of its own, and the store would be handed a key that is no number. */
+const isNumberKey = (key: string | undefined): boolean => key !== undefined && /^[1-9][0-9]*$/.test(key) && Number.isSafeInteger(Number(key));
+export const NumberedListQuery = ListQuery.extend({ cursor: ListCursor.refine((c) => isNumberKey(listCursorKey(c)), 'not a cursor of this API').optional() });
+
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({
   items: z.array(item),
   nextCursor: z.string().regex(CURSOR_ALPHABET).nullable().meta({ description: 'pass as `cursor` for the next page; null on the last page' }),

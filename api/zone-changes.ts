@@ -11,7 +11,7 @@ import {
   base, changeResultBody, DNS_503, nameservers, rrsetQuota, wireDiff, ZoneChangeResultSchema, zoneName, ZoneParams, zonePrecondition,
 } from './dns';
 import { defineOp, type AnyOp, type Deps } from './ops';
-import { ErrorSchema, ListQuery, Timestamp, errorResponses, pageOf } from './schemas';
+import { ErrorSchema, NumberedListQuery, Timestamp, errorResponses, pageOf } from './schemas';
 
 const RecordsSchema = z.array(z.strictObject({ content: z.string().max(MAX_RDATA_BYTES) })).min(1).max(MAX_RECORDS);
 const OwnerSchema = z.string().meta({ description: 'the owner: an absolute name inside the zone without the trailing dot, or `@` for the apex' });
@@ -99,7 +99,7 @@ export const zoneChangeOps: AnyOp[] = [
     summary: 'List the zone\'s revisions (one per generation, kept 90 days), newest first',
     role: 'viewer',
     params: ZoneParams,
-    query: ListQuery,
+    query: NumberedListQuery,
     responses: {
       200: { description: 'revisions, newest first', schema: pageOf(RevisionHead) },
       400: { description: '`bad_request`: a zone name of one label, an invalid `limit` or `cursor`', schema: ErrorSchema },

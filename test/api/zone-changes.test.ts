@@ -122,6 +122,14 @@ describe('revisions', () => {
     expect((await t.call('GET', `${zonePath(z)}/revisions`, { token: t.other.token })).status).toBe(404);
   });
 
+  it('a cursor that names no generation is 400, on both stores (PostgreSQL answered 500 for a key not a whole number)', async () => {
+    const z = await freshZone();
+    for (const key of ['abc', '1.5', '0', '-1', '12345678901234567890123', '']) {
+      const r = await t.call('GET', `${zonePath(z)}/revisions?cursor=${Buffer.from(JSON.stringify([key])).toString('base64url')}`, { token: t.tokens.viewer });
+      expect([key, r.status, r.body.code]).toEqual([key, 400, 'bad_request']);
+    }
+  });
+
   it('restore applies the rrsets of that generation as a new change set with a higher serial', async () => {
     const z = await freshZone();
     const g = (await changes(z, { changes: [a(`www.${z}`, '192.0.2.1')] })).body.generation;
