@@ -157,7 +157,10 @@ const RRsetContent = z.object({ ttl: z.number().int(), records: z.array(z.object
 /** What a zone write did or, dry, would do: the answer of change sets, restores and dry runs. */
 export const ZoneChangeResultSchema = z.object({
   generation: Generation.meta({ description: 'the zone\'s generation after the change (unchanged when nothing changed); with `dryRun`, the one it would take' }),
-  serial: Serial.meta({ description: 'the zone\'s SOA serial after the change; with `dryRun`, the one it would take' }),
+  serial: Serial.meta({
+    description: 'the zone\'s SOA serial after the change; with `dryRun`, the one it would take. A signed zone is served with a serial at or above it '
+      + '(the signer counts its own re-signing): getZone\'s `status.servedSerial` is the one the nameserver answers with',
+  }),
   diff: z.array(z.object({
     op: z.enum(['add', 'remove', 'change']),
     name: z.string(),
