@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { MAX_RDATA_BYTES, MAX_RECORDS, MAX_TTL, MIN_TTL, RECORD_TYPES } from '../zonefiles';
 import { encodeCursor, decodeCursor } from '../store/paging';
-import { getRevision, listRevisions } from '../store/zone-revisions';
+import { getRevision, listRevisions, REVISION_BYTES_PER_ZONE_BYTES } from '../store/zone-revisions';
 import { applyZoneChanges, MAX_CHANGES, restoreZoneRevision, type ApplyZoneChanges } from '../store/zone-changes';
 import { getZone, type ZoneChangeResult } from '../store/zones';
 import type { Core } from '../core/port';
@@ -101,7 +101,11 @@ export const zoneChangeOps: AnyOp[] = [
     params: ZoneParams,
     query: NumberedListQuery,
     responses: {
-      200: { description: 'revisions, newest first', schema: pageOf(RevisionHead) },
+      200: {
+        description: `revisions, newest first: kept 90 days, and while the change sets' among them (imports and restores too) hold at most ${REVISION_BYTES_PER_ZONE_BYTES} `
+          + 'times the plan\'s zone size of rrsets (before and after); past that the oldest go first, the newest is always kept',
+        schema: pageOf(RevisionHead),
+      },
       400: { description: '`bad_request`: a zone name of one label, an invalid `limit` or `cursor`', schema: ErrorSchema },
       ...errorResponses(DNS_503),
     },

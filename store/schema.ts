@@ -289,6 +289,9 @@ export const zoneRevisions = sqliteTable(
     actor: text('actor').notNull(),
     summary: text('summary').notNull(),
     diff: text('diff', { mode: 'json' }).$type<RevisionChange[]>().notNull(),
+    /** The rendered bytes of the rrsets a change set's diff holds, before and after (0 for a single rrset's write):
+     * what store/zone-revisions.ts `capZoneRevisions` counts against the zone's cap. */
+    bytes: integer('bytes').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.zone, t.generation] }), index('zone_revisions_at').on(t.at)],
 );

@@ -11,7 +11,7 @@ import {
 } from '../zonefiles';
 import { iso, type Store, type Tx } from './db';
 import { appendAudit } from './feed';
-import { revisionsSince, summaryOf, writeOrDryRun, type RevisionChange } from './zone-revisions';
+import { capZoneRevisions, REVISION_BYTES_PER_ZONE_BYTES, revisionsSince, summaryOf, writeOrDryRun, type RevisionChange } from './zone-revisions';
 import {
   bump, checkAliasCount, checkOwner, checkZone, zoneToChange, type ZoneChangeResult, type ZonePrecondition, type ZoneRow,
 } from './zones';
@@ -185,6 +185,8 @@ async function applyPlanned(
   }
   const diff: RevisionChange[] = [];
   let grow = { rrsets: 0, bytes: 0 };
+  // The bytes of the rrsets the diff holds, before and after, which its revision stores.
+  let held = 0;
   const puts: { rrset: RRset; json: string; bytes: number }[] = [];
   for (const c of planned) {
     const old = storedAt(current, c.name, c.type);
@@ -205,6 +207,7 @@ async function applyPlanned(
       }
       diff.push({ op: 'remove', name: c.name, type: c.type, before: contentOf(old), after: null, managedBy: null });
       grow = { rrsets: grow.rrsets - 1, bytes: grow.bytes - old.bytes };
+      held += old.bytes;
       continue;
     }
     const typesThere = typesAfter.get(c.name)!;
@@ -230,6 +233,7 @@ async function applyPlanned(
     diff.push({ op: old ? 'change' : 'add', name: c.name, type: c.type, before: old ? contentOf(old) : null, after, managedBy: null });
     puts.push({ rrset: c.rrset, json, bytes });
     grow = { rrsets: grow.rrsets + (old ? 0 : 1), bytes: grow.bytes + bytes - (old?.bytes ?? 0) };
+    held += bytes + (old?.bytes ?? 0);
   }
   if (issues.length > 0) throw refused(issues);
   if (diff.length === 0) return { generation: z.generation, serial: z.serial, diff };
@@ -240,9 +244,11 @@ async function applyPlanned(
     if (grow.rrsets > 0 && z.rrsetCount + grow.rrsets > quota.rrsets) throw quotaExceeded('rrsets_per_zone', quota.rrsets, z.rrsetCount, quota.plan, 'rrsets per zone');
     if (grow.bytes > 0 && z.bytes + grow.bytes > quota.bytes) throw quotaExceeded('zone_bytes', quota.bytes, z.bytes, quota.plan, 'bytes of zone file per zone');
   }
-  const bumped = await bump(s, tx, z, now, { actor: p.actor, summary: p.summary === undefined ? summaryOf(diff) : `${p.summary}: ${summaryOf(diff)}`, diff }, grow);
+  const summary = p.summary === undefined ? summaryOf(diff) : `${p.summary}: ${summaryOf(diff)}`;
+  const bumped = await bump(s, tx, z, now, { actor: p.actor, summary, diff, bytes: held }, grow);
   const { generation } = bumped;
   await writeRRsets(s, tx, z, generation, p.actor, now, diff, puts);
+  if (quota) await capZoneRevisions(tx, z.name, REVISION_BYTES_PER_ZONE_BYTES * quota.bytes);
   return { generation, serial: bumped.serial, diff };
 }
 

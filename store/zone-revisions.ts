@@ -16,6 +16,8 @@ export interface RevisionNote {
   actor: string;
   summary: string;
   diff: RevisionChange[];
+  /** A change set's: the rendered bytes of the rrsets its diff holds, before and after ({@link capZoneRevisions}). */
+  bytes?: number;
 }
 
 export interface RevisionHead { generation: number; serial: number; at: string; actor: string; summary: string }
@@ -28,9 +30,9 @@ export const revisionStatement = (zone: string, generation: number, serial: numb
   key: 'recordRevision',
   build: (db) => db.insert(zoneRevisions).values({
     zone: sql.placeholder('zone'), generation: sql.placeholder('generation'), serial: sql.placeholder('serial'), at: sql.placeholder('at'),
-    actor: sql.placeholder('actor'), summary: sql.placeholder('summary'), diff: sql.placeholder('diff'),
+    actor: sql.placeholder('actor'), summary: sql.placeholder('summary'), diff: sql.placeholder('diff'), bytes: sql.placeholder('bytes'),
   }),
-  values: { zone, generation, serial, at: iso(at), actor: note.actor, summary: note.summary, diff: note.diff },
+  values: { zone, generation, serial, at: iso(at), actor: note.actor, summary: note.summary, diff: note.diff, bytes: note.bytes ?? 0 },
 });
 
 /** A zone's revisions, newest first, `limit` of them after the generation `before` (the previous page's last). */
@@ -59,6 +61,31 @@ export async function revisionsSince(tx: Tx, zone: string, generation: number): 
   const rows = await tx.select({ diff: zoneRevisions.diff }).from(zoneRevisions)
     .where(and(eq(zoneRevisions.zone, zone), gt(zoneRevisions.generation, generation))).orderBy(asc(zoneRevisions.generation));
   return rows.map((r) => r.diff);
+}
+
+/** The bytes of change sets' revisions a zone keeps, as a multiple of the plan's zone size: a replacing import or a
+ * restore of a whole zone stores its rrsets before and after (twice the zone), so this keeps about the last four of
+ * those besides every smaller one. Without it a 14-byte import alternated with a restore of the generation before
+ * stored 5 MB a request of a full zone, for 90 days. */
+export const REVISION_BYTES_PER_ZONE_BYTES = 8;
+
+/**
+ * Keeps a zone's change-set revisions within `capBytes` (in the transaction of the set that wrote the newest): once
+ * the newest revisions' bytes pass it, the ones from there back are deleted, oldest first as age prunes them, so that
+ * a restore still finds every revision after the generation it restores. The newest is always kept. A single rrset's
+ * write counts nothing: its revision is as large as its request.
+ */
+export async function capZoneRevisions(tx: Tx, zone: string, capBytes: number): Promise<void> {
+  const sets = await tx.select({ generation: zoneRevisions.generation, bytes: zoneRevisions.bytes }).from(zoneRevisions)
+    .where(and(eq(zoneRevisions.zone, zone), gt(zoneRevisions.bytes, 0))).orderBy(desc(zoneRevisions.generation));
+  let kept = 0;
+  for (const [i, r] of sets.entries()) {
+    kept += r.bytes;
+    if (i > 0 && kept > capBytes) {
+      await tx.delete(zoneRevisions).where(and(eq(zoneRevisions.zone, zone), lte(zoneRevisions.generation, r.generation)));
+      return;
+    }
+  }
 }
 
 /** Rows deleted per transaction, about: writes never wait long behind a prune. */

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../lib/log';
 import { FEED_RETENTION, listAudit, startFeedPruning } from '../../store/feed';
 import { applyZoneChanges, restoreZoneRevision, type ZoneChange } from '../../store/zone-changes';
-import { getRevision, listRevisions, pruneZoneRevisions, REVISION_KEEP_MS } from '../../store/zone-revisions';
+import { getRevision, listRevisions, pruneZoneRevisions, REVISION_BYTES_PER_ZONE_BYTES, REVISION_KEEP_MS } from '../../store/zone-revisions';
 import {
   createZone, deleteRRset, deleteZone, getZone, putManagedRRset, putRRset, setZoneDnssec, zoneSnapshot,
 } from '../../store/zones';
@@ -274,6 +274,28 @@ describe('revisions', () => {
     now = T0 + REVISION_KEEP_MS + 1000;
     expect(await pruneZoneRevisions(s)).toBe(2);
     expect((await listRevisions(s, ZONE, 100)).items.map((r) => r.generation)).toEqual([3]);
+  });
+
+  it('of change sets are kept within REVISION_BYTES_PER_ZONE_BYTES times the plan\'s zone size, oldest first, the newest always', async () => {
+    const quota = { ...QUOTA, bytes: 2000 };
+    const cap = REVISION_BYTES_PER_ZONE_BYTES * quota.bytes;
+    const content = (round: number) => [{ content: `${round}`.padEnd(400, 'x') }];
+    const txt = (label: string, round: number): ZoneChange => ({ op: 'put', name: `${label}.${ZONE}`, type: 'TXT', ttl: 300, records: content(round) });
+    const generations: number[] = [];
+    for (let round = 0; round < 12; round++) generations.push((await apply(['a', 'b', 'c'].map((l) => txt(l, round)), { quota })).generation);
+    const kept = (await listRevisions(s, ZONE, 100)).items.map((r) => r.generation);
+    const bytes = await Promise.all(kept.map(async (g) => (await s.raw<{ bytes: number }>('revisionBytes', 'SELECT bytes FROM zone_revisions WHERE zone = ? AND generation = ?', [ZONE, g]))[0]!.bytes));
+    // Every set stored its rrsets' bytes; the kept ones but the newest fit under the cap, one more would not.
+    expect(bytes.every((b) => Number(b) > 0)).toBe(true);
+    expect(bytes.slice(1).reduce((x, y) => x + Number(y), 0)).toBeLessThanOrEqual(cap);
+    expect(bytes.reduce((x, y) => x + Number(y), 0) + Number(bytes.at(-1))).toBeGreaterThan(cap);
+    // The oldest went as a prefix: what is kept runs without a gap to the newest, so a restore to any of them works.
+    expect(kept).toEqual(generations.slice(-kept.length).reverse());
+    expect(kept.length).toBeLessThan(generations.length);
+    await refusal(restoreZoneRevision(s, { orgId, zone: ZONE, generation: generations[0]!, actor: ACTOR, quota }));
+    const oldest = kept.at(-1)!;
+    await restoreZoneRevision(s, { orgId, zone: ZONE, generation: oldest, actor: ACTOR, quota });
+    expect((await zoneSnapshot(s, ZONE))!.rrsets.find((r) => r.name === `a.${ZONE}`)!.records).toEqual(content(generations.indexOf(oldest)));
   });
 
   it('are pruned by the feed\'s pruning loop, which serve runs', async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "zone_revisions" ADD COLUMN "bytes" bigint DEFAULT 0 NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `zone_revisions` ADD `bytes` integer DEFAULT 0 NOT NULL;
