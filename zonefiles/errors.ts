@@ -19,15 +19,19 @@ export class ZoneValidationError extends Error {
 
 /** Problems one refusal lists at most: a file of thousands of bad lines is answered with the first of them and a
  * count of the rest, not a body as large as the file. */
-const MAX_LISTED = 100;
+export const MAX_LISTED = 100;
 
 /** The refusal of a zone file: its problems in line order (`line N` paths; any other path first), at most
- * MAX_LISTED of them, then how many more there are. */
-export function fileRefused(issues: Issue[]): ZoneValidationError {
+ * MAX_LISTED of them, then how many more there are, and the line from which the file was not checked when
+ * reading stopped once MAX_LISTED problems were found (`uncheckedFrom`). */
+export function fileRefused(issues: Issue[], uncheckedFrom?: number): ZoneValidationError {
   const lineOf = (i: Issue): number => Number(i.path.slice('line '.length)) || 0;
   const sorted = [...issues].sort((a, b) => lineOf(a) - lineOf(b));
   const shown = sorted.slice(0, MAX_LISTED);
   if (sorted.length > MAX_LISTED) shown.push({ path: '', message: `${sorted.length - MAX_LISTED} more problems not listed` });
+  if (uncheckedFrom !== undefined) {
+    shown.push({ path: '', message: `checking stopped at ${MAX_LISTED} problems: the file from line ${uncheckedFrom} on was not checked` });
+  }
   return new ZoneValidationError(shown);
 }
 

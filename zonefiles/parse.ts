@@ -1,7 +1,10 @@
-import { fileRefused, ZoneValidationError, type Issue } from './errors';
+import { fileRefused, MAX_LISTED, ZoneValidationError, type Issue } from './errors';
 import { RECORD_TYPES, type RecordType, type RRset, type Soa, type ZoneSpec } from './model';
 import { checkName } from './names';
-import { validateRRset } from './validate';
+import { checkRRset } from './validate';
+
+/** U+FEFF, which some editors write at the start of a UTF-8 file: no part of the file. */
+const BOM = 0xfeff;
 
 /** The largest zone file read: 1 MiB, the API's body limit (Cloudflare takes 256 KiB). */
 export const MAX_ZONE_FILE_BYTES = 1024 * 1024;
@@ -60,8 +63,10 @@ ASCII_CLASS['\\'.charCodeAt(0)] = LOOK;
  * Splits a master file into entries (RFC 1035 5.1), each handed to `take` as it ends: `;` comments to the end of
  * the line outside quotes, parentheses join lines, a line starting with a blank has no owner (the previous one's).
  * A problem inside an entry is reported at its line and the entry dropped; reading goes on with the next line.
+ * Reading stops at the end of an entry once `enough` answers true: answered is the last line read, undefined when
+ * the whole file was.
  */
-function entries(file: string, problem: (line: number, message: string) => void, take: (entry: Entry) => void): void {
+function entries(file: string, problem: (line: number, message: string) => void, take: (entry: Entry) => void, enough: () => boolean): number | undefined {
   let line = 1;
   let depth = 0;
   let openedAt = 0;
@@ -91,10 +96,13 @@ function entries(file: string, problem: (line: number, message: string) => void,
     if (lineStart && depth === 0) blank = c === SPACE || c === TAB;
     lineStart = false;
     if (c === NEWLINE) {
+      if (depth === 0) {
+        end();
+        if (enough() && i + 1 < file.length) return line;
+      }
       line++;
       i++;
       lineStart = true;
-      if (depth === 0) end();
       continue;
     }
     if (c === SPACE || c === TAB || c === CR) {
@@ -142,6 +150,7 @@ function entries(file: string, problem: (line: number, message: string) => void,
     broken = true;
   }
   end();
+  return undefined;
 }
 
 /** One field from `start`: bare, quoted, or bare with quoted parts; ends at a delimiter or the line's end. Its raw
@@ -333,14 +342,20 @@ export interface ZoneFile {
  * `zone` is the zone the file is for (its names must be in it) and the first origin; without it the file must
  * set `$ORIGIN` before any record, and the first one is the zone. At most {@link MAX_ZONE_FILE_BYTES} bytes.
  * Throws {@link ZoneValidationError} with one issue per refused entry, its path `line N` (the line the entry
- * starts on), at most 100 of them.
+ * starts on), at most 100 of them: checking stops once the first 100 are known, a refused file costing no more
+ * than a good one, and the refusal says from which line the file was not checked. A leading byte order mark is
+ * skipped.
  */
 export function parseZoneFile(file: string, zone?: string): ZoneFile {
   const bytes = Buffer.byteLength(file, 'utf8');
   if (bytes > MAX_ZONE_FILE_BYTES) throw new ZoneValidationError([{ path: '', message: `the zone file is ${bytes} bytes; at most ${MAX_ZONE_FILE_BYTES} are read` }]);
+  if (file.charCodeAt(0) === BOM) file = file.slice(1);
   const issues: Issue[] = [];
+  // `issueLines[i]`: the line of `issues[i]`.
+  const issueLines: number[] = [];
   const refuse = (line: number, message: string): void => {
     issues.push({ path: `line ${line}`, message });
+    issueLines.push(line);
   };
   // The rrsets in the order of their first record, and by owner: keyed by the owner alone, no second string (`name
   // type`) is built and hashed per record.
@@ -353,7 +368,8 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
   let soa: Soa | undefined;
   let previousOwner: string | undefined;
 
-  entries(file, refuse, (entry) => {
+  // The last line checked, when checking stopped before the end of the file.
+  let checkedTo = entries(file, refuse, (entry) => {
     try {
       const { tokens } = entry;
       const first = text(tokens[0]);
@@ -439,7 +455,7 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
       if (!(e instanceof LineProblem)) throw e;
       refuse(entry.line, e.message);
     }
-  });
+  }, () => issues.length >= MAX_LISTED);
 
   const rrsets: RRset[] = [];
   const lines: number[] = [];
@@ -448,22 +464,31 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
     // object per rrset.
     for (let i = 0; i < gathered.length; i++) {
       const g = gathered[i] as Gathered;
-      try {
-        rrsets.push(validateRRset(apex, g));
-        lines.push(lineOf(g, 0));
-      } catch (e) {
-        if (!(e instanceof ZoneValidationError)) throw e;
-        for (const issue of e.issues) {
+      const first = lineOf(g, 0);
+      // The rrsets are in the order of their first lines: every problem before this one's is known, and once those
+      // are enough the rest is not checked.
+      if (issues.length >= MAX_LISTED && issueLines.filter((l) => l < first).length >= MAX_LISTED) {
+        checkedTo = first - 1;
+        break;
+      }
+      const checked = checkRRset(apex, g);
+      if ('issues' in checked) {
+        for (const issue of checked.issues) {
           const record = /^records\[([0-9]+)\]/.exec(issue.path);
           refuse(lineOf(g, record ? Number(record[1]) : 0), `${g.name} ${g.type}: ${issue.message}`);
         }
+      } else {
+        rrsets.push(checked);
+        lines.push(first);
       }
     }
   }
 
   if (issues.length > 0 || apex === undefined) {
     if (apex === undefined && issues.length === 0) issues.push({ path: '', message: 'the file has no $ORIGIN and no records' });
-    throw fileRefused(issues);
+    if (checkedTo === undefined) throw fileRefused(issues);
+    const last = checkedTo;
+    throw fileRefused(issues.filter((_, i) => (issueLines[i] as number) <= last), last + 1);
   }
   return { origin: apex, soa, rrsets, lines };
 }

@@ -173,6 +173,14 @@ function quoted(content: string): string {
  * zone's name (every RRSIG carries it), the signer's on the owner's.
  */
 export function validateRRset(zone: string, rrset: RRset): RRset {
+  const checked = checkRRset(zone, rrset);
+  if ('issues' in checked) throw new ZoneValidationError(checked.issues);
+  return checked;
+}
+
+/** {@link validateRRset} answering its problems instead of throwing them: a zone file of thousands of refused rrsets
+ * is read without an Error (and its stack) for each. */
+export function checkRRset(zone: string, rrset: RRset): RRset | { issues: Issue[] } {
   const issues: Issue[] = [];
   const { type, ttl, records } = rrset;
 
@@ -260,7 +268,7 @@ export function validateRRset(zone: string, rrset: RRset): RRset {
     }
   }
 
-  if (issues.length > 0) throw new ZoneValidationError(issues);
+  if (issues.length > 0) return { issues };
   // Most rrsets hold one record, which needs no sort key.
   const sorted = canonical.length < 2 ? canonical : sortRecords(type, canonical);
   return { name, type, ttl, records: sorted.map((content) => ({ content })) };

@@ -243,13 +243,38 @@ describe('parseZoneFile (a master file imported into a zone)', () => {
     expect(issuesOf('$TTL 300\nt TXT "\\255"\n')).toEqual([{ path: 'line 2', message: 'the text "\\255" is not valid UTF-8' }]);
   });
 
-  it('refuses a file over 1 MiB, and lists at most 100 problems', () => {
+  it('refuses a file over 1 MiB, and lists at most 100 problems, checking no further than the 100th', () => {
     const big = `$TTL 300\n${'x'.repeat(MAX_ZONE_FILE_BYTES)}\n`;
     expect(issuesOf(big)).toEqual([{ path: '', message: `the zone file is ${MAX_ZONE_FILE_BYTES + 10} bytes; at most ${MAX_ZONE_FILE_BYTES} are read` }]);
     const issues = issuesOf('bad A 192.0.2.300\n'.repeat(150));
     expect(issues).toHaveLength(101);
     expect(issues[0]?.path).toBe('line 1');
-    expect(issues[100]).toEqual({ path: '', message: '50 more problems not listed' });
+    expect(issues[99]?.path).toBe('line 100');
+    expect(issues[100]).toEqual({ path: '', message: 'checking stopped at 100 problems: the file from line 101 on was not checked' });
+  });
+
+  it('names the first 100 problems by line, whether found reading the lines or validating their rrsets, and where checking stopped', () => {
+    // Even lines are rrsets validation refuses, odd ones lines the reader refuses: reading stops at the 100th of
+    // those (line 201), and the first 100 by line are lines 2 to 101.
+    const file = `$TTL 300\n${Array.from({ length: 150 }, (_, i) => `a${i} A x\nb${i} FOO 1\n`).join('')}`;
+    const issues = issuesOf(file);
+    expect(issues.slice(0, 100).map((i) => i.path)).toEqual(Array.from({ length: 100 }, (_, i) => `line ${i + 2}`));
+    expect(issues[0]?.message).toMatch(/^a0\.example\.com A: A record "x" must be an IPv4 address/);
+    expect(issues[1]?.message).toMatch(/^type FOO is not supported/);
+    expect(issues.slice(100)).toEqual([{ path: '', message: 'checking stopped at 100 problems: the file from line 102 on was not checked' }]);
+    // A single rrset of more refused records than that: its problems are known at once, and the rest not read.
+    const oneSet = `$TTL 300\n${'h A x\n'.repeat(150)}g A y\n`;
+    const many = issuesOf(oneSet);
+    expect(many.slice(100)).toEqual([
+      { path: '', message: '50 more problems not listed' },
+      { path: '', message: 'checking stopped at 100 problems: the file from line 152 on was not checked' },
+    ]);
+  });
+
+  it('skips a byte order mark at the start of the file', () => {
+    const read = parseZoneFile('\ufeff$TTL 300\nwww A 192.0.2.1\n', ZONE);
+    expect(read.rrsets).toEqual([{ name: `www.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] }]);
+    expect(read.lines).toEqual([2]);
   });
 
   it('reads every type record validation knows, from its table', () => {
