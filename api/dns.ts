@@ -421,8 +421,8 @@ export const dnsOps: AnyOp[] = [
     responses: {
       200: {
         description: 'the stored rrset; `ETag` is its tag, `X-Generation` the zone\'s generation that serves it (unchanged when the rrset was already so). '
-          + 'With `dryRun=true`: a ZoneChangeResult, nothing written; `ETag` and `X-Generation` are those the write would answer',
-        schema: z.union([RRset, ZoneChangeResultSchema]), headers: ['ETag', 'X-Generation'],
+          + 'With `dryRun=true`: a ZoneChangeResult, nothing written, and neither header (no rrset is stored under that tag, and that generation never comes)',
+        schema: z.union([RRset, ZoneChangeResultSchema]), optionalHeaders: ['ETag', 'X-Generation'],
       },
       412: preconditionResponse('`If-Match` does not name the rrset\'s current `ETag` (or there is no such rrset), or `If-None-Match: *` and the rrset exists'),
       400: { description: '`bad_request`: an invalid zone name, owner, type, TTL or record content (`details.issues` names each record)', schema: ErrorSchema },
@@ -437,9 +437,9 @@ export const dnsOps: AnyOp[] = [
       const stored = await putRRset(deps.store, {
         orgId: org.id, zone, rrset, actor, cnameConflict: checkCnameConflict, quota: rrsetQuota(deps, org), precondition, dryRun,
       });
+      if (dryRun) return { status: 200, body: changeResultBody(stored) };
       const tag = rrsetTag(stored.version);
       const headers = { ETag: tag, 'X-Generation': String(stored.generation) };
-      if (dryRun) return { status: 200, body: changeResultBody(stored), headers };
       // A put of what is stored committed no change: a pass for it would find nothing to do.
       if (stored.changed) core.nudge('zone', zone);
       return { status: 200, body: { ...stored.rrset, etag: tag }, headers };

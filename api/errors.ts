@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import type { Logger } from '../lib/log';
 import { z } from 'zod';
 import { AppError, framesOf, reasonOf, type ErrorBody } from '../lib/errors';
-import { ZoneValidationError } from '../zonefiles';
+import { ZoneValidationError, type Issue } from '../zonefiles';
 import { causeOf, isTextRefused, StoreUnavailableError } from '../store/db';
 
 /** Marks a message our error map wrote, to be prefixed with its field's path; a schema's own message is kept whole. */
@@ -64,9 +64,15 @@ export const zodMessages = (iss: any): string => {
  * object"), one issue per unknown field. Parse with `{ error: zodMessages }` for the wording.
  */
 export function fromZod(e: z.ZodError, where: 'path' | 'query' | 'body'): AppError {
-  const issues = e.issues.flatMap((i) => {
+  const issues = zodIssues(e.issues, where);
+  return new AppError(400, 'bad_request', `invalid request ${where}: ${issues[0]?.message}`, { issues });
+}
+
+/** zod's issues as `{path, message}` in our wording (see `fromZod`), their paths under `where` when given. */
+export function zodIssues(issues: readonly z.core.$ZodIssue[], where?: 'path' | 'query' | 'body'): Issue[] {
+  return issues.flatMap((i) => {
     const at = (path: readonly PropertyKey[]): string => [where, fieldPath(path)].filter(Boolean).join('.');
-    const label = (path: readonly PropertyKey[]): string => (path.length === 0 ? `the ${where}` : fieldPath(path));
+    const label = (path: readonly PropertyKey[]): string => (path.length === 0 ? `the ${where ?? 'value'}` : fieldPath(path));
     if (i.code === 'unrecognized_keys') {
       return i.keys.map((k) => ({ path: at([...i.path, k]), message: i.message.startsWith(OURS) ? `${label([...i.path, k])} is not a field of this request` : i.message }));
     }
@@ -76,7 +82,6 @@ export function fromZod(e: z.ZodError, where: 'path' | 'query' | 'body'): AppErr
     if (i.path.length === 0 && where === 'body' && i.code === 'invalid_type') return [{ path: 'body', message: 'the body must be a JSON object' }];
     return [{ path: at(i.path), message: `${label(i.path)} ${text}` }];
   });
-  return new AppError(400, 'bad_request', `invalid request ${where}: ${issues[0]?.message}`, { issues });
 }
 
 /** Seconds a client waits before retrying while the store is unavailable: a database failover takes about that. */

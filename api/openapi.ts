@@ -98,9 +98,13 @@ const SCHEMES: Record<AuthMode, [string, Json] | null> = {
 const ANNOTATIONS = new Set(['$schema', 'type', 'description', 'title', 'examples', 'default', 'deprecated']);
 const acceptsAnyString = (s: Json): boolean => s.type === 'string' && Object.keys(s).every((k) => ANNOTATIONS.has(k));
 
-const response = (description: string, headers: string[], schema?: Json, mediaType = 'application/json'): Json => ({
+const response = (description: string, headers: string[], schema?: Json, mediaType = 'application/json', optional: string[] = []): Json => ({
   description,
-  headers: Object.fromEntries(['X-Request-Id', ...headers].map((h) => [h, ref('headers', h)])),
+  headers: Object.fromEntries([
+    ...['X-Request-Id', ...headers].map((h) => [h, ref('headers', h)]),
+    // A reference cannot be made optional where it is used: the header's own definition, not required.
+    ...optional.map((h) => [h, { ...HEADERS[h], required: false }]),
+  ]),
   ...(schema ? { content: { [mediaType]: { schema } } } : {}),
 });
 
@@ -144,7 +148,7 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       // An operation's own answers may be replays (Idempotency-Key) and carry a per-token limit's state.
       const extra = [...(keyed ? ['Idempotent-Replayed'] : []), ...(auth === 'none' ? [] : ['RateLimit-Policy', 'RateLimit'])];
       const description = keyed && status === 409 ? `${own.description}; ${EDGE[409]!.description}` : own.description;
-      return [status, response(description, [...new Set([...(EDGE[status]?.headers ?? []), ...(own.headers ?? []), ...extra])], body, own.textType)];
+      return [status, response(description, [...new Set([...(EDGE[status]?.headers ?? []), ...(own.headers ?? []), ...extra])], body, own.textType, own.optionalHeaders)];
     }));
     (paths[op.path] ??= {})[op.method] = {
       operationId: op.operationId,
@@ -161,7 +165,7 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
           description: op.bodyType
             ? `${op.bodyType} in UTF-8, at most ${MAX_BODY_BYTES} bytes (1 MiB)`
             : `JSON in UTF-8, at most ${MAX_BODY_BYTES} bytes (1 MiB); an empty body reads as \`{}\``,
-          content: { [op.bodyType ?? 'application/json']: { schema: schema(op.body, 'input') } },
+          content: { [op.bodyType ?? 'application/json']: { schema: schema(op.documentedBody ?? op.body, 'input') } },
         },
       } : {}),
       responses,
@@ -184,7 +188,7 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
         `Request bodies are JSON in UTF-8, at most ${MAX_BODY_BYTES} bytes. Lists take \`limit\` and \`cursor\` and answer \`{items, nextCursor}\`.`,
         'Single-resource answers carry a strong `ETag` (each rrset in ZoneDetail its own `etag`): `If-None-Match` on a GET answers 304 while it holds; '
           + '`If-Match` on a write answers 412 `precondition_failed` once it no longer does (rrset writes compare the rrset\'s tag, zone operations the zone\'s), '
-          + 'and `If-None-Match: *` on putRRset and setSecret creates only. Writes to a zone answer `X-Generation: N`; getZone with `?waitGeneration=N&wait=S` '
+          + 'and `If-None-Match: *` on putRRset and setSecret creates only. Writes to a zone answer `X-Generation: N` (a dry run none); getZone with `?waitGeneration=N&wait=S` '
           + '(S at most 30 seconds) holds until the zone is served at N or later.',
         'POSTs take `Idempotency-Key` (components.parameters.IdempotencyKey): a retry with the same key and request gets the first answer again. '
           + `An answer larger than ${IDEMPOTENCY_MAX_ANSWER_BYTES / 1024} KiB is not stored (a retry runs the operation again, as after a 5xx), and a caller `

@@ -68,6 +68,9 @@ export interface OpSpec<P extends AnyObject, Q extends AnyObject, B extends z.Zo
   params?: P;
   query?: Q;
   body?: B;
+  /** The body as the document shows it, where `body` takes parts of it looser for the handler to judge each itself
+   * (a change set names a change of the wrong shape among the other changes' refusals: api/zone-changes.ts). */
+  documentedBody?: z.ZodType;
   /** The body's media type when it is not JSON (`text/dns`): `body` then validates its UTF-8 text. */
   bodyType?: string;
   responses: Record<number, ResponseSpec>;

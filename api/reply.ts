@@ -8,6 +8,9 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Headers this answer always carries, by their name in the document's components. */
   headers?: string[];
+  /** Headers this answer carries but when its description says it does not (a dry run sends no `X-Generation`, a
+   * generation that never comes): documented as not required. */
+  optionalHeaders?: string[];
   /** The answer is text of this media type (`text/dns`), not JSON. */
   textType?: string;
 }

@@ -3,14 +3,15 @@ import { z } from 'zod';
 import { MAX_RDATA_BYTES, MAX_RECORDS, MAX_TTL, MIN_TTL, RECORD_TYPES } from '../zonefiles';
 import { encodeCursor, decodeCursor } from '../store/paging';
 import { getRevision, listRevisions, REVISION_BYTES_PER_ZONE_BYTES } from '../store/zone-revisions';
-import { applyZoneChanges, MAX_CHANGES, restoreZoneRevision, type ApplyZoneChanges } from '../store/zone-changes';
+import { applyZoneChanges, MAX_CHANGES, restoreZoneRevision, type ApplyZoneChanges, type ZoneChange } from '../store/zone-changes';
 import { getZone, type ZoneChangeResult } from '../store/zones';
 import type { Core } from '../core/port';
 import { preconditionResponse, type Conditions } from './conditional';
 import {
   base, changeResultBody, DNS_503, nameservers, rrsetQuota, wireDiff, ZoneChangeResultSchema, zoneName, ZoneParams, zonePrecondition,
 } from './dns';
-import { defineOp, type AnyOp, type Deps } from './ops';
+import { zodIssues, zodMessages } from './errors';
+import { defineOp, type AnyOp, type Deps, type ResponseSpec } from './ops';
 import { ErrorSchema, NumberedListQuery, Timestamp, errorResponses, pageOf } from './schemas';
 
 const RecordsSchema = z.array(z.strictObject({ content: z.string().max(MAX_RDATA_BYTES) })).min(1).max(MAX_RECORDS);
@@ -28,6 +29,15 @@ const ChangesBody = z.strictObject({
   changes: z.array(Change).min(1).max(MAX_CHANGES).meta({ description: `1 to ${MAX_CHANGES} changes, at most one per rrset (name and type)` }),
   dryRun: z.boolean().optional().meta({ description: 'answer what the set would do, checked exactly as the write, and write nothing' }),
 });
+/** The body as validated before the handler: each change's shape is judged with the set's other refusals. */
+const ChangesInput = ChangesBody.extend({ changes: z.array(z.unknown()).min(1).max(MAX_CHANGES) });
+
+/** The changes, one of the wrong shape refused at its own index (`changes[3].ttl`) for the store to name among
+ * the others' refusals, instead of in a 400 of its own that would hide them. */
+const shaped = (changes: unknown[]): ZoneChange[] => changes.map((c, i) => {
+  const r = Change.safeParse(c, { error: zodMessages });
+  return r.success ? r.data : { op: 'refused', issues: zodIssues(r.error.issues.map((x) => ({ ...x, path: ['changes', i, ...x.path] }))) };
+});
 
 const GenerationParams = ZoneParams.extend({
   generation: z.string().regex(/^[1-9][0-9]{0,14}$/, 'generation is a whole number from 1, in decimal digits').transform(Number),
@@ -43,17 +53,26 @@ const RevisionHead = z.object({
 }).meta({ id: 'ZoneRevision' });
 const RevisionDetail = RevisionHead.extend({ diff: ZoneChangeResultSchema.shape.diff }).meta({ id: 'ZoneRevisionDetail' });
 
-const REFUSED_400 = '`bad_request`: every refused change is in `details.issues` (`path` `changes[i]...`: invalid content, the SOA or another rrset '
-  + 'the service manages, a delete of an rrset that is not there, a CNAME beside another type once the set is applied, two changes of one rrset); '
-  + 'a body of the wrong shape names its fields as `body.changes[i]...`';
+const REFUSED_400 = '`bad_request`: every refused change is in `details.issues`, in the changes\' order (`path` `changes[i]...`: a change of '
+  + 'the wrong shape, invalid content, the SOA or another rrset the service manages, a delete of an rrset that is not there, a CNAME beside another '
+  + 'type, a DS without an NS or an ALIAS beside an A or AAAA once the set is applied, two changes of one rrset); any other field of '
+  + 'the wrong shape (`changes` not a list of 1 to 1,000, a `dryRun` not true or false, a field of another name) is named alone, as `body...`';
 export const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
 export const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set) or `alias_limit` (more than 25 ALIAS rrsets in the zone)'];
 
-/** The answer of a zone write: its result, and the generation to wait for (getZone `waitGeneration`). */
+/** The answer of a zone write: its result, and the generation to wait for (getZone `waitGeneration`), which a dry
+ * run does not send: its generation never comes. */
 function changeAnswer(core: Core, zone: string, r: ZoneChangeResult, dryRun: boolean) {
-  if (!dryRun && r.diff.length > 0) core.nudge('zone', zone);
+  if (dryRun) return { status: 200, body: changeResultBody(r) };
+  if (r.diff.length > 0) core.nudge('zone', zone);
   return { status: 200, body: changeResultBody(r), headers: { 'X-Generation': String(r.generation) } };
 }
+
+/** The 200 of a zone write (a change set, an import, a restore). */
+export const CHANGE_200 = (what: string): ResponseSpec => ({
+  description: `${what}; the generation to wait for in \`X-Generation\`, which a dry run does not send`,
+  schema: ZoneChangeResultSchema, optionalHeaders: ['X-Generation'],
+});
 
 /**
  * Applies changes to a customer's zone as one change set and answers it as `/changes` does: for every operation
@@ -81,15 +100,16 @@ export const zoneChangeOps: AnyOp[] = [
     summary: 'Apply puts and deletes of rrsets all or nothing, as one generation and one serial (or, with `dryRun`, answer what they would do)',
     role: 'member',
     params: ZoneParams,
-    body: ChangesBody,
+    body: ChangesInput,
+    documentedBody: ChangesBody,
     requestHeaders: ['IfMatch'],
     responses: {
-      200: { description: 'what changed (or would), the generation to wait for in `X-Generation`', schema: ZoneChangeResultSchema, headers: ['X-Generation'] },
+      200: CHANGE_200('what changed (or would)'),
       400: { description: REFUSED_400, schema: ErrorSchema },
       412: ZONE_412,
       ...errorResponses(CHANGE_409, DNS_503),
     },
-    handler: async (c) => runZoneChanges(c, c.params.zone, c.body.changes, { dryRun: c.body.dryRun ?? false }),
+    handler: async (c) => runZoneChanges(c, c.params.zone, shaped(c.body.changes), { dryRun: c.body.dryRun ?? false }),
   }),
   defineOp({
     ...base,
@@ -148,7 +168,7 @@ export const zoneChangeOps: AnyOp[] = [
     body: RestoreBody,
     requestHeaders: ['IfMatch'],
     responses: {
-      200: { description: 'what changed (or would), as applyZoneChanges answers; the service\'s own rrsets are left as they are', schema: ZoneChangeResultSchema, headers: ['X-Generation'] },
+      200: CHANGE_200('what changed (or would), as applyZoneChanges answers; the service\'s own rrsets are left as they are'),
       400: { description: '`bad_request`: a zone name of one label, a generation that is not a number', schema: ErrorSchema },
       412: ZONE_412,
       ...errorResponses(CHANGE_409, DNS_503),

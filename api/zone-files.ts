@@ -7,9 +7,9 @@ import { getZone, zoneRRsetsAt } from '../store/zones';
 import { exportHead, exportLines, importChanges, MAX_ZONE_FILE_BYTES, parseZoneFile } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
 import { notModified, notModifiedResponse, zoneTag } from './conditional';
-import { base, DNS_503, nameservers, zoneName, ZoneChangeResultSchema, ZoneParams } from './dns';
+import { base, DNS_503, nameservers, zoneName, ZoneParams } from './dns';
 import { defineOp, type AnyOp } from './ops';
-import { CHANGE_409, runZoneChanges, ZONE_412 } from './zone-changes';
+import { CHANGE_200, CHANGE_409, runZoneChanges, ZONE_412 } from './zone-changes';
 import { ErrorSchema, errorResponses } from './schemas';
 
 /** Rrsets read and rendered at a time by an export: it is streamed, so that its memory does not grow with the zone. */
@@ -81,7 +81,7 @@ export const zoneFileOps: AnyOp[] = [
     bodyType: TEXT_DNS,
     requestHeaders: ['IfMatch'],
     responses: {
-      200: { description: 'what changed (or would), as `/changes` answers; the generation to wait for in `X-Generation`', schema: ZoneChangeResultSchema, headers: ['X-Generation'] },
+      200: CHANGE_200('what changed (or would), as `/changes` answers'),
       400: {
         description: '`bad_request`: an empty file, or lines that cannot be taken: `details.issues[].path` is `line N` (the line a record starts on) for each, '
           + 'with what is wrong (syntax, an unsupported type or directive, content the API refuses, a name outside the zone, a change to an rrset the '

@@ -1006,7 +1006,7 @@ export interface components {
         ZoneChangeResult: {
             /** @description the zone's generation after the change (unchanged when nothing changed); with `dryRun`, the one it would take */
             generation: number;
-            /** @description the zone's SOA serial after the change; with `dryRun`, the one it would take */
+            /** @description the zone's SOA serial after the change; with `dryRun`, the one it would take. A signed zone is served with a serial at or above it (the signer counts its own re-signing): getZone's `status.servedSerial` is the one the nameserver answers with */
             serial: number;
             /** @description the rrsets that change, in the order of the request; a change to what is stored already is not listed */
             diff: {
@@ -1973,14 +1973,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the stored rrset; `ETag` is its tag, `X-Generation` the zone's generation that serves it (unchanged when the rrset was already so). With `dryRun=true`: a ZoneChangeResult, nothing written; `ETag` and `X-Generation` are those the write would answer */
+            /** @description the stored rrset; `ETag` is its tag, `X-Generation` the zone's generation that serves it (unchanged when the rrset was already so). With `dryRun=true`: a ZoneChangeResult, nothing written, and neither header (no rrset is stored under that tag, and that generation never comes) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    "X-Generation": components["headers"]["X-Generation"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description the strong entity tag of the resource as answered: send it in `If-None-Match` (a GET answers 304 while it holds) or `If-Match` (a write answers 412 `precondition_failed` once it no longer holds) */
+                    ETag?: string;
+                    /** @description the generation of the reconciled resource after this request: a GET of it with `?waitGeneration=` this number and `wait=` holds until it is served at it */
+                    "X-Generation"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2480,21 +2482,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description what changed (or would), the generation to wait for in `X-Generation` */
+            /** @description what changed (or would); the generation to wait for in `X-Generation`, which a dry run does not send */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Generation": components["headers"]["X-Generation"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description the generation of the reconciled resource after this request: a GET of it with `?waitGeneration=` this number and `wait=` holds until it is served at it */
+                    "X-Generation"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ZoneChangeResult"];
                 };
             };
-            /** @description `bad_request`: every refused change is in `details.issues` (`path` `changes[i]...`: invalid content, the SOA or another rrset the service manages, a delete of an rrset that is not there, a CNAME beside another type once the set is applied, two changes of one rrset); a body of the wrong shape names its fields as `body.changes[i]...` */
+            /** @description `bad_request`: every refused change is in `details.issues`, in the changes' order (`path` `changes[i]...`: a change of the wrong shape, invalid content, the SOA or another rrset the service manages, a delete of an rrset that is not there, a CNAME beside another type, a DS without an NS or an ALIAS beside an A or AAAA once the set is applied, two changes of one rrset); any other field of the wrong shape (`changes` not a list of 1 to 1,000, a `dryRun` not true or false, a field of another name) is named alone, as `body...` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2598,7 +2601,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description revisions, newest first */
+            /** @description revisions, newest first: kept 90 days, and while the change sets' among them (imports and restores too) hold at most 8 times the plan's zone size of rrsets (before and after); past that the oldest go first, the newest is always kept */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2776,14 +2779,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description what changed (or would), as applyZoneChanges answers; the service's own rrsets are left as they are */
+            /** @description what changed (or would), as applyZoneChanges answers; the service's own rrsets are left as they are; the generation to wait for in `X-Generation`, which a dry run does not send */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Generation": components["headers"]["X-Generation"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description the generation of the reconciled resource after this request: a GET of it with `?waitGeneration=` this number and `wait=` holds until it is served at it */
+                    "X-Generation"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2893,7 +2897,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone's. Streamed as it is read: should a write change a part of the zone not sent yet, the answer ends unfinished (read it again) */
+            /** @description the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone's. Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2999,14 +3003,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description what changed (or would), as `/changes` answers; the generation to wait for in `X-Generation` */
+            /** @description what changed (or would), as `/changes` answers; the generation to wait for in `X-Generation`, which a dry run does not send */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Generation": components["headers"]["X-Generation"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description the generation of the reconciled resource after this request: a GET of it with `?waitGeneration=` this number and `wait=` holds until it is served at it */
+                    "X-Generation"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -20,10 +20,12 @@ import {
 export const MAX_CHANGES = 1000;
 
 /** One change of a set: the whole new content of an rrset (TTL default 3600), or its deletion. Names are absolute
- * (or `@`) and are normalized as putRRset's. */
+ * (or `@`) and are normalized as putRRset's. Or a change its sender refused already (of the wrong shape): its
+ * issues, whose paths name it by its index (`changes[3].ttl`), are among the set's, and nothing more is judged of it. */
 export type ZoneChange =
   | { op: 'put'; name: string; type: string; ttl?: number; records: { content: string }[] }
-  | { op: 'delete'; name: string; type: string };
+  | { op: 'delete'; name: string; type: string }
+  | { op: 'refused'; issues: Issue[] };
 
 export interface ApplyZoneChanges {
   orgId: number;
@@ -52,12 +54,20 @@ interface Planned { index: number; name: string; type: string; rrset: RRset | nu
 const keyOf = (name: string, type: string): string => `${name} ${type}`;
 const at = (i: number, path?: string): string => (path ? `changes[${i}].${path}` : `changes[${i}]`);
 
+/** A set's changes that passed the checks that need no store, and the issues of the others. */
+interface Plan { planned: Planned[]; issues: Issue[] }
+
 /** Every issue of the changes that the store is not needed for: shape, content, SOA, two changes of one rrset. */
-function planChanges(zone: string, changes: ZoneChange[], canonical: boolean): { planned: Planned[]; issues: Issue[] } {
+function planChanges(zone: string, changes: ZoneChange[], canonical: boolean): Plan {
   const planned: Planned[] = [];
   const issues: Issue[] = [];
   const first = new Map<string, number>();
+  const twice = new Set<number>();
   changes.forEach((c, i) => {
+    if (c.op === 'refused') {
+      issues.push(...c.issues);
+      return;
+    }
     try {
       if (c.type === 'SOA') {
         issues.push({ path: at(i, 'type'), message: `${c.name} SOA is managed by the service` });
@@ -85,11 +95,13 @@ function planChanges(zone: string, changes: ZoneChange[], canonical: boolean): {
     const before = first.get(key);
     if (before === undefined) first.set(key, i);
     else {
-      if (!issues.some((x) => x.path === at(before))) issues.push({ path: at(before), message: `${key} is changed again by changes[${i}]` });
+      if (!twice.has(before)) issues.push({ path: at(before), message: `${key} is changed again by changes[${i}]` });
       issues.push({ path: at(i), message: `${key} is already changed by changes[${before}]` });
+      twice.add(before).add(i);
     }
   });
-  return { planned, issues };
+  // Refused here, neither change of an rrset changed twice is judged against the zone.
+  return { planned: planned.filter((p) => !twice.has(p.index)), issues };
 }
 
 /** A stored rrset as a zone file's import compares it (`recordsJson` the records' JSON text as stored, parsed only
@@ -164,15 +176,17 @@ async function writeRRsets(s: Store, tx: Tx, z: ZoneRow, generation: number, act
 const contentOf = (r: Row): { ttl: number; records: RRset['records'] } => ({ ttl: r.ttl, records: JSON.parse(r.recordsJson) as RRset['records'] });
 
 /**
- * Applies planned changes to a zone read under its lock: refuses the set with every change the stored rrsets
- * refuse (the service's rrsets, a delete of nothing, a CNAME beside another type once the set is applied), then
- * the plan's quotas on the whole set; writes what differs as one generation (none when nothing does).
+ * Applies planned changes to a zone read under its lock: refuses the set with the plan's issues and every planned
+ * change the stored rrsets refuse (the service's rrsets, a delete of nothing, a CNAME beside another type once the
+ * set is applied), then the plan's quotas on the whole set; writes what differs as one generation (none when
+ * nothing does).
  */
 async function applyPlanned(
-  s: Store, tx: Tx, z: ZoneRow, planned: Planned[], p: Omit<ApplyZoneChanges, 'changes'>, now: Date, read?: Map<string, Row[]>,
+  s: Store, tx: Tx, z: ZoneRow, plan: Plan, p: Omit<ApplyZoneChanges, 'changes'>, now: Date, read?: Map<string, Row[]>,
 ): Promise<ZoneChangeResult> {
+  const { planned } = plan;
   const current = read ?? await rrsetsAt(s, tx, z.name, planned.map((c) => c.name));
-  const issues: Issue[] = [];
+  const issues = [...plan.issues];
   // The types at each name once the set is applied: the CNAME rule holds for the result, so a set may swap an A
   // for a CNAME.
   const typesAfter = new Map<string, string[]>();
@@ -255,9 +269,14 @@ async function applyPlanned(
 /** The types an ALIAS excludes at its name, and ALIAS itself: a change of one of them is judged by aliasConflict. */
 const ALIAS_SIDE = new Set(['ALIAS', 'A', 'AAAA']);
 
-/** One 400 naming every refused change. */
-const refused = (issues: Issue[]) =>
-  badRequest(`${issues.length === 1 ? 'a change is' : `${issues.length} issues in the changes are`} refused: ${issues[0]!.path}: ${issues[0]!.message}`, { issues });
+/** The index of the change an issue names (`changes[3].ttl`). */
+const indexOf = (issue: Issue): number => Number(/^changes\[(\d+)\]/.exec(issue.path)![1]);
+
+/** One 400 naming every refused change, in the changes' order (each change's issues in the order found). */
+function refused(found: Issue[]) {
+  const issues = [...found].sort((a, b) => indexOf(a) - indexOf(b));
+  return badRequest(`${issues.length === 1 ? 'a change is' : `${issues.length} issues in the changes are`} refused: ${issues[0]!.path}: ${issues[0]!.message}`, { issues });
+}
 
 /**
  * Applies a change set to a customer's zone, all or nothing: every refused change is named in one 400
@@ -270,17 +289,19 @@ export async function applyZoneChanges(s: Store, p: ApplyZoneChanges): Promise<Z
   const now = s.clock();
   const { changes } = p;
   const canonical = p.canonical ?? false;
-  const plan: { make: (current: CurrentRRset[]) => ZoneChange[] } | { given: ReturnType<typeof planChanges> } =
+  const plan: { make: (current: CurrentRRset[]) => ZoneChange[] } | { given: Plan } =
     typeof changes === 'function' ? { make: changes } : { given: planChanges(p.zone, changes, canonical) };
   return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
-    if ('given' in plan && plan.given.issues.length > 0) throw refused(plan.given.issues);
+    if ('given' in plan) {
+      // A set refused whatever the zone holds is 400 before the precondition is looked at; the changes that
+      // passed the plan are still judged against the zone, so that the 400 names every refused change.
+      if (plan.given.issues.length === 0) await checkZone(tx, z, p.precondition);
+      return applyPlanned(s, tx, z, plan.given, p, now);
+    }
     await checkZone(tx, z, p.precondition);
-    if ('given' in plan) return applyPlanned(s, tx, z, plan.given.planned, p, now);
     const rows = await zoneRows(tx, z.name);
-    const made = planChanges(p.zone, plan.make(rows), canonical);
-    if (made.issues.length > 0) throw refused(made.issues);
-    return applyPlanned(s, tx, z, made.planned, p, now, byName(rows));
+    return applyPlanned(s, tx, z, planChanges(p.zone, plan.make(rows), canonical), p, now, byName(rows));
   });
 }
 
@@ -310,7 +331,7 @@ export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'c
       if (d.before) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: { name: d.name, type: d.type as RecordType, ...d.before } });
       else if (stored) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: null });
     }
-    const result = await applyPlanned(s, tx, z, planned, { ...p, summary: `restored generation ${p.generation}` }, now);
+    const result = await applyPlanned(s, tx, z, { planned, issues: [] }, { ...p, summary: `restored generation ${p.generation}` }, now);
     if (result.diff.length > 0) {
       await appendAudit(tx, { orgId: z.orgId, event: 'dns.zone.restore', actor: p.actor, target: z.name, details: { generation: p.generation, to: result.generation } }, now);
     }

@@ -1,7 +1,9 @@
 /**
- * `?dryRun=true` on putRRset and deleteRRset (CONTRACT.md "Zone changes, files and revisions"): every refused
- * write is refused the same way dry (status and body), and an accepted one answers the diff, generation and
- * serial the write then takes, leaving the zone, the audit log and the revisions as they were.
+ * Dry runs (CONTRACT.md "Zone changes, files and revisions"; issue 25 item 2): `?dryRun=true` on putRRset and
+ * deleteRRset, `"dryRun": true` on a change set and a restore, `?dryRun=true` on an import. Every refused write is
+ * refused the same way dry (status and body), and an accepted one answers the diff, generation and serial the write
+ * then takes, leaving the zone (its generation and ETag), the audit log and the revisions as they were, and sends
+ * no `X-Generation` (nor putRRset's `ETag`): that generation never comes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PLANS } from '../../rules/plans';
@@ -32,11 +34,13 @@ beforeAll(async () => {
 afterAll(async () => { await t.close(); });
 
 /** Everything a write could change, as the API shows it. */
-async function state(): Promise<unknown> {
+async function state(zone = Z): Promise<unknown> {
+  const read = await t.call('GET', zonePath(zone));
   return {
-    zone: (await t.call('GET', zonePath(Z))).body,
+    zone: read.body,
+    etag: read.headers.get('etag'),
     audit: (await t.call('GET', '/v1/orgs/acme/audit?limit=1000')).body.items.length,
-    revisions: (await t.call('GET', `${zonePath(Z)}/revisions`)).body,
+    revisions: (await t.call('GET', `${zonePath(zone)}/revisions`)).body,
   };
 }
 
@@ -115,8 +119,10 @@ describe('an accepted rrset write, dry', () => {
       { op: 'change', name: `www.${Z}`, type: 'A', before: { ttl: 3600, records: records('192.0.2.1') }, after: { ttl: 600, records: records('192.0.2.7') } },
     ]);
     expect(await state()).toEqual(before);
+    expect([dry.headers.get('etag'), dry.headers.get('x-generation')]).toEqual([null, null]);
     const real = await t.call('PUT', path, { token: t.tokens.member, body: { records: records('192.0.2.7'), ttl: 600 } });
     expect(real.status).toBe(200);
+    expect(real.headers.get('x-generation')).toBe(String(dry.body.generation));
     const zone = (await t.call('GET', zonePath(Z))).body;
     expect([zone.status.generation, zone.serial]).toEqual([dry.body.generation, dry.body.serial]);
     // The same again changes nothing: an empty diff at the generation it has.
@@ -135,5 +141,124 @@ describe('an accepted rrset write, dry', () => {
     expect((await t.call('DELETE', path, { token: t.tokens.member })).status).toBe(204);
     const zone = (await t.call('GET', zonePath(Z))).body;
     expect([zone.status.generation, zone.serial]).toEqual([dry.body.generation, dry.body.serial]);
+  });
+});
+
+const putChange = (name: string, type: string, ...contents: string[]) => ({ op: 'put', name, type, ttl: 300, records: records(...contents) });
+const DS = `2371 13 2 ${'ab'.repeat(32)}`;
+
+interface SetCase { what: string; changes: unknown; headers?: Record<string, string>; status: number; code: string; paths?: string[] }
+const SET_CASES: SetCase[] = [
+  { what: 'a change of the wrong shape', changes: [{ ...putChange(`x.${Z}`, 'A', '192.0.2.1'), ttl: 0 }], status: 400, code: 'bad_request', paths: ['changes[0].ttl'] },
+  {
+    what: 'a change of the wrong shape among refusals of every stage',
+    changes: [putChange(`x.${Z}`, 'A', '192.0.2'), { op: 'delete', name: `none.${Z}`, type: 'A' }, { op: 'put', name: `y.${Z}`, type: 'A', ttl: 0, records: [] }, putChange(Z, 'NS', 'ns.example.net')],
+    status: 400, code: 'bad_request', paths: ['changes[0].records[0].content', 'changes[1]', 'changes[2].ttl', 'changes[2].records', 'changes[3]'],
+  },
+  { what: 'bad content', changes: [putChange(`x.${Z}`, 'MX', 'mail.example.net')], status: 400, code: 'bad_request', paths: ['changes[0].records[0].content'] },
+  { what: 'the SOA', changes: [putChange(Z, 'SOA', 'x')], status: 400, code: 'bad_request', paths: ['changes[0].type'] },
+  { what: 'the apex NS (managed)', changes: [{ op: 'delete', name: Z, type: 'NS' }], status: 400, code: 'bad_request', paths: ['changes[0]'] },
+  { what: 'a delete of an rrset that is not there', changes: [{ op: 'delete', name: `none.${Z}`, type: 'A' }], status: 400, code: 'bad_request', paths: ['changes[0]'] },
+  { what: 'a CNAME beside an A', changes: [putChange(`www.${Z}`, 'CNAME', 'a.example.net')], status: 400, code: 'bad_request', paths: ['changes[0].type'] },
+  { what: 'a DS without its NS', changes: [putChange(`child.${Z}`, 'DS', DS)], status: 400, code: 'bad_request', paths: ['changes[0].type'] },
+  { what: 'an ALIAS beside an A', changes: [putChange(`www.${Z}`, 'ALIAS', 'cdn.example.net')], status: 400, code: 'bad_request', paths: ['changes[0].type'] },
+  {
+    what: 'two changes of one rrset', changes: [putChange(`x.${Z}`, 'A', '192.0.2.1'), { op: 'delete', name: `x.${Z}`, type: 'A' }],
+    status: 400, code: 'bad_request', paths: ['changes[0]', 'changes[1]'],
+  },
+  { what: 'no changes', changes: [], status: 400, code: 'bad_request', paths: ['body.changes'] },
+  { what: 'more rrsets than the plan allows', changes: [putChange(`x.${Z}`, 'A', '192.0.2.1'), putChange(`y.${Z}`, 'A', '192.0.2.1')], status: 409, code: 'quota_exceeded' },
+  { what: 'a stale If-Match', changes: [putChange(`x.${Z}`, 'A', '192.0.2.1')], headers: { 'if-match': '"1-nope"' }, status: 412, code: 'precondition_failed' },
+];
+
+describe('every refused change set is refused the same way dry', () => {
+  it.each(SET_CASES)('$what → $status $code, with and without dryRun', async (c) => {
+    const before = await state();
+    const sent = (dryRun: boolean) => t.call('POST', `${zonePath(Z)}/changes`, { token: t.tokens.member, body: { changes: c.changes, dryRun }, ...(c.headers && { headers: c.headers }) });
+    const dry = await sent(true);
+    const real = await sent(false);
+    expect([real.status, real.body.code], JSON.stringify(real.body)).toEqual([c.status, c.code]);
+    if (c.paths) expect(real.body.details.issues.map((i: { path: string }) => i.path)).toEqual(c.paths);
+    expect(answer(dry)).toEqual(answer(real));
+    expect(await state()).toEqual(before);
+  });
+});
+
+const TEXT = { 'content-type': 'text/dns' };
+/** A zone of its own for the writes that are accepted, so that the cases above keep theirs as it is. */
+async function zoneWith(name: string): Promise<void> {
+  expect((await t.call('POST', '/v1/orgs/acme/dns/zones', { body: { name } })).status).toBe(200);
+  expect((await t.call('PUT', rrPath(name, `www.${name}`, 'A'), { body: { records: records('192.0.2.1') } })).status).toBe(200);
+  expect((await t.call('PUT', rrPath(name, `old.${name}`, 'TXT'), { body: { records: records('old') } })).status).toBe(200);
+}
+
+/** Sends a write dry, then for real: the same status and body, the dry run writing nothing and sending no
+ * `X-Generation`. Answers the real one. */
+async function bothWays(zone: string, send: (dry: boolean) => ReturnType<TestApi['call']>) {
+  const before = await state(zone);
+  const dry = await send(true);
+  expect(await state(zone)).toEqual(before);
+  const real = await send(false);
+  expect(answer(dry)).toEqual(answer(real));
+  expect(dry.headers.get('x-generation')).toBeNull();
+  if (real.status === 200) expect(real.headers.get('x-generation')).toBe(String(real.body.generation));
+  return real;
+}
+
+describe('an import, dry and not', () => {
+  const imported = (zone: string, raw: string, query = '', headers: Record<string, string> = {}) => (dry: boolean) =>
+    t.call('POST', `${zonePath(zone)}/import?dryRun=${dry}${query}`, { token: t.tokens.member, raw, headers: { ...TEXT, ...headers } });
+
+  it.each([
+    ['a line of bad content', ['$TTL 300', 'ok A 192.0.2.1', 'bad A 192.0.2.300'], ['line 3']],
+    ['a directive it does not take', ['$TTL 300', '$INCLUDE other.zone'], ['line 2']],
+    ['a CNAME beside an A', ['$TTL 300', 'www CNAME a.example.net.'], ['line 2']],
+  ])('a file with %s is refused at its line both ways', async (_what, lines, paths) => {
+    const real = await bothWays(Z, imported(Z, lines.join('\n')));
+    expect([real.status, real.body.details.issues.map((i: { path: string }) => i.path)]).toEqual([400, paths]);
+  });
+
+  it('a stale If-Match is 412 and a file over the quota 409, both ways', async () => {
+    expect((await bothWays(Z, imported(Z, '$TTL 300\nx A 192.0.2.1\n', '', { 'if-match': '"1-nope"' }))).status).toBe(412);
+    expect((await bothWays(Z, imported(Z, '$TTL 300\nx A 192.0.2.1\ny A 192.0.2.1\n'))).body.code).toBe('quota_exceeded');
+  });
+
+  it('replacing answers the same diff both ways, keeping the service\'s rrsets', async () => {
+    const zone = 'import-dry.example';
+    await zoneWith(zone);
+    const real = await bothWays(zone, imported(zone, '$TTL 300\nwww A 192.0.2.9\n', '&mode=replace'));
+    expect(real.status, JSON.stringify(real.body)).toBe(200);
+    expect(real.body.diff.map((d: { op: string; name: string; type: string }) => [d.op, d.name, d.type])).toEqual([
+      ['remove', `old.${zone}`, 'TXT'], ['change', `www.${zone}`, 'A'],
+    ]);
+    expect((await t.call('GET', zonePath(zone))).body.rrsets.map((r: { type: string }) => r.type)).toEqual(['SOA', 'NS', 'A']);
+  });
+});
+
+describe('a restore, dry and not', () => {
+  const restored = (zone: string, generation: number | string, headers: Record<string, string> = {}) => (dryRun: boolean) =>
+    t.call('POST', `${zonePath(zone)}/revisions/${generation}/restore`, { token: t.tokens.member, body: { dryRun }, headers });
+
+  it('a revision that is not kept is 404, a stale If-Match 412, both ways', async () => {
+    expect((await bothWays(Z, restored(Z, 999))).status).toBe(404);
+    expect((await bothWays(Z, restored(Z, 1, { 'if-match': '"1-nope"' }))).status).toBe(412);
+  });
+
+  it('answers the same diff both ways, and the dry run writes nothing', async () => {
+    const zone = 'restore-dry.example';
+    await zoneWith(zone);
+    const real = await bothWays(zone, restored(zone, 1));
+    expect(real.status, JSON.stringify(real.body)).toBe(200);
+    expect(real.body.diff.map((d: { op: string; name: string }) => [d.op, d.name])).toEqual([['remove', `old.${zone}`], ['remove', `www.${zone}`]]);
+  });
+
+});
+
+describe('a change set, dry and not', () => {
+  it('an accepted one answers the same both ways, without X-Generation dry', async () => {
+    const zone = 'changes-dry.example';
+    await zoneWith(zone);
+    const real = await bothWays(zone, (dryRun) => t.call('POST', `${zonePath(zone)}/changes`, { token: t.tokens.member, body: { changes: [putChange(`www.${zone}`, 'A', '192.0.2.5')], dryRun } }));
+    expect([real.status, real.body.diff.map((d: { op: string }) => d.op)]).toEqual([200, ['change']]);
   });
 });

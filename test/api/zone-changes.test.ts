@@ -44,11 +44,34 @@ describe('applyZoneChanges', () => {
       changes: [a(`ok.${z}`, '192.0.2.1'), a(`bad.${z}`, '300.1.1.1'), { op: 'delete', name: `none.${z}`, type: 'A' }, a(`bad2.${z}`, 'x')],
     });
     expect([r.status, r.body.code]).toEqual([400, 'bad_request']);
-    expect(r.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['changes[1].records[0].content', 'changes[3].records[0].content']);
+    expect(r.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['changes[1].records[0].content', 'changes[2]', 'changes[3].records[0].content']);
     const stored = await changes(z, { changes: [a(`ok.${z}`, '192.0.2.1'), { op: 'delete', name: `none.${z}`, type: 'A' }, { op: 'delete', name: z, type: 'NS' }] });
     expect(stored.status).toBe(400);
     expect(stored.body.details.issues.map((i: { path: string }) => i.path)).toEqual(['changes[1]', 'changes[2]']);
     expect((await t.call('GET', zonePath(z))).body.rrsets.map((x: { type: string }) => x.type)).toEqual(['SOA', 'NS']);
+  });
+
+  it('names a change of the wrong shape at its own path, among the other changes\' refusals', async () => {
+    const z = await freshZone();
+    const r = await changes(z, {
+      changes: [{ ...a(`a.${z}`, '192.0.2.1'), ttl: 0 }, { op: 'delete', name: `none.${z}`, type: 'A' }, a(`b.${z}`, 'x'), { op: 'put', name: z, type: 'NS', records: records('ns.example.net') },
+        { op: 'patch', name: `c.${z}`, type: 'A' }, a(`ok.${z}`, '192.0.2.2')],
+    });
+    expect([r.status, r.body.code]).toEqual([400, 'bad_request']);
+    expect(r.body.details.issues).toEqual([
+      { path: 'changes[0].ttl', message: 'changes[0].ttl must be at least 60' },
+      { path: 'changes[1]', message: `rrset none.${z} A not found` },
+      { path: 'changes[2].records[0].content', message: expect.stringContaining('"x"') },
+      { path: 'changes[3]', message: `${z} NS is managed by the service and cannot be edited` },
+      { path: 'changes[4].op', message: expect.stringContaining('changes[4].op') },
+    ]);
+    expect(r.body.message).toBe('5 issues in the changes are refused: changes[0].ttl: changes[0].ttl must be at least 60');
+  });
+
+  it('a dry run sends no X-Generation: that generation never comes', async () => {
+    const z = await freshZone();
+    const dry = await changes(z, { changes: [a(`www.${z}`, '192.0.2.1')], dryRun: true });
+    expect([dry.status, dry.headers.get('x-generation')]).toEqual([200, null]);
   });
 
   it.each([

@@ -109,12 +109,14 @@ describe('applyZoneChanges', () => {
     ]));
     expect(e.status).toBe(400);
     expect(e.code).toBe('bad_request');
+    // Every stage's refusals, in the changes' order: those against what is stored (a delete of nothing, the apex NS,
+    // a CNAME beside an A) judged for the changes that passed the others; the two changes of `twice` judged no further.
     const paths = (e.details!['issues'] as { path: string }[]).map((i) => i.path);
-    expect(paths).toEqual(expect.arrayContaining([
-      'changes[1].records[0].content', 'changes[4].type', 'changes[6]', 'changes[7]', 'changes[8].name',
-    ]));
+    expect(paths).toEqual([
+      'changes[1].records[0].content', 'changes[2]', 'changes[3]', 'changes[4].type', 'changes[5].type', 'changes[6]', 'changes[7]', 'changes[8].name',
+    ]);
+    expect(e.message).toMatch(/^8 issues in the changes are refused: changes\[1\]\.records\[0\]\.content: /);
     expect(await everything()).toEqual(was);
-    // The checks against what is stored come once the set is well formed: the apex NS, a delete of nothing, a CNAME.
     const stored = await refusal(apply([
       a('ok', '192.0.2.3'), del('missing'), { op: 'put', name: ZONE, type: 'NS', ttl: 300, records: [{ content: 'ns.elsewhere.test' }] },
       { op: 'put', name: `www.${ZONE}`, type: 'CNAME', ttl: 300, records: [{ content: 'elsewhere.test' }] },
@@ -126,6 +128,28 @@ describe('applyZoneChanges', () => {
       { path: 'changes[3].type', message: `a CNAME cannot share the name www.${ZONE} with another type` },
     ]);
     expect(await everything()).toEqual(was);
+  });
+
+  it('names a bad record, a delete of nothing and the apex NS together, in the changes\' order', async () => {
+    const e = await refusal(apply([
+      { op: 'put', name: `bad.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2' }] },
+      del('missing'),
+      { op: 'put', name: ZONE, type: 'NS', ttl: 300, records: [{ content: 'ns.elsewhere.test' }] },
+    ]));
+    expect((e.details!['issues'] as { path: string }[]).map((i) => i.path)).toEqual(['changes[0].records[0].content', 'changes[1]', 'changes[2]']);
+  });
+
+  it('names a change its sender refused (of the wrong shape) among the others\' refusals, and judges it no further', async () => {
+    const shape = { path: 'changes[1].ttl', message: 'changes[1].ttl must be at least 60' };
+    const e = await refusal(apply([del('missing'), { op: 'refused', issues: [shape] }, a('ok', '192.0.2.1')]));
+    expect(e.details!['issues']).toEqual([{ path: 'changes[0]', message: `rrset missing.${ZONE} A not found` }, shape]);
+  });
+
+  it('judges the quotas only when no change is refused: a refused set over the quota is 400', async () => {
+    const quota = { ...QUOTA, rrsets: 2 };
+    const e = await refusal(apply([a('one', '192.0.2.1'), a('two', '192.0.2.2'), del('missing')], { quota }));
+    expect([e.status, (e.details!['issues'] as { path: string }[]).map((i) => i.path)]).toEqual([400, ['changes[2]']]);
+    expect((await refusal(apply([a('one', '192.0.2.1'), a('two', '192.0.2.2')], { quota }))).code).toBe('quota_exceeded');
   });
 
   it('judges the CNAME rule on the zone as the set leaves it: an A swapped for a CNAME passes', async () => {
