@@ -61,9 +61,11 @@ export async function servedSerialFloor(s: Store, zone: string): Promise<number 
   return row?.serial ?? null;
 }
 
-/** Raises the zone's recorded floor to `serial` (RFC 1982: a serial that is not later leaves it as it is). */
-export async function raiseServedSerial(s: Store, zone: string, serial: number): Promise<void> {
+/** Raises the zone's recorded floor to `serial` (RFC 1982: a serial that is not later leaves it as it is).
+ * `committed` is called once the write has committed, which on SQLite comes before its sync (Tx.afterCommit). */
+export async function raiseServedSerial(s: Store, zone: string, serial: number, committed?: () => void): Promise<void> {
   await s.write(async (tx) => {
+    if (committed) tx.afterCommit(committed);
     const [row] = await tx.select({ serial: zoneServedSerials.serial }).from(zoneServedSerials).where(eq(zoneServedSerials.zone, zone));
     if (row && !serialGreater(serial, row.serial)) return;
     // Raised before every zone change is served: on PostgreSQL sent with the COMMIT.

@@ -88,6 +88,18 @@ export class KnotControl {
     });
   }
 
+  /**
+   * A connection to send commands on at once: the socket holds what is written until it is connected, so the first
+   * commands go with the connection instead of after a turn that learns of it (a wake-up of knotd and of this process
+   * fewer). A connection that fails fails the first call.
+   */
+  static open(path: string): KnotControl {
+    const socket = createConnection(path);
+    // As connect's: a call in flight learns of a failure through its own listeners.
+    socket.on('error', () => undefined);
+    return new KnotControl(socket);
+  }
+
   /** Sends one command (its units, then BLOCK) and resolves with the response's data units; rejects with
    * CtlError when knotd answers with an error. */
   async call(command: CtlData, timeoutMs: number): Promise<CtlData[]> {
@@ -103,6 +115,8 @@ export class KnotControl {
    * connection stays in step for what is sent next (zone-abort).
    */
   pipeline(commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
+    // Written to a connection that is gone (knotd closed it, or it never came), a command would wait out its timeout.
+    if (this.socket.destroyed) return Promise.reject(new Error(`knot control: the connection is closed (${commands.map((c) => c.cmd).join(', ')} not sent)`));
     return new Promise((resolve, reject) => {
       let buf: Buffer = Buffer.alloc(0);
       const answers: CtlData[][] = [];

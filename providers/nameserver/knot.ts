@@ -360,9 +360,6 @@ class Knot implements KnotNameserver {
       this.requireRunning();
       if (!this.configured.has(name)) throw new Error(`zone ${name} is not served: applyZone it first`);
       const path = zoneFilePath(this.opts.zonesDir, name);
-      // One control connection for the whole transaction, which commits only when knotd took every command.
-      const connecting = KnotControl.connect(this.paths.socket, CONTROL_TIMEOUT_MS);
-      connecting.catch(() => undefined);
       // A small zone's new file is written beside the old one while knotd takes the transaction's commands, and put
       // in place (without fsync, see applyZone) once it took them, before the transaction commits: its file
       // never lags behind what knotd serves. One that did would come back at a restart as another text with the
@@ -375,7 +372,8 @@ class Knot implements KnotNameserver {
       let ctl: KnotControl | undefined;
       const mark = this.errorSeq;
       try {
-        ctl = await connecting;
+        // One control connection for the whole transaction, which commits only when knotd took every command.
+        ctl = KnotControl.open(this.paths.socket);
         // The whole transaction but its commit in one round trip; the served serial is read in the transaction
         // itself, and when the change does not go above it, what was sent is aborted unseen.
         const sent = ctl.pipeline([

@@ -123,13 +123,17 @@ export function zoneApplier(d: ApplyDeps) {
 
   /** Records `serial` as the zone's floor in the store, before the nameserver may serve it (a leader that dies right
    * after must not leave its successor below it); a signer serves the text's serial plus one. */
-  const recordFloor = async (name: string, serial: number): Promise<void> => {
+  const recordFloor = async (name: string, serial: number, committed?: () => void): Promise<void> => {
     const before = raised.get(name);
-    if (before !== undefined && !serialGreater(serial, before)) return;
-    await raiseServedSerial(d.store, name, serial);
+    if (before !== undefined && !serialGreater(serial, before)) {
+      committed?.();
+      return;
+    }
+    await raiseServedSerial(d.store, name, serial, committed);
     raised.set(name, serial);
   };
-  const raiseFloor = (name: string, serial: number, signed: boolean): Promise<void> => recordFloor(name, signed ? (serial + 1) % 2 ** 32 || 1 : serial);
+  const raiseFloor = (name: string, serial: number, signed: boolean, committed?: () => void): Promise<void> =>
+    recordFloor(name, signed ? (serial + 1) % 2 ** 32 || 1 : serial, committed);
 
   /**
    * The serial a zone this process has not applied yet must go above, when its nameserver does not serve it: another
@@ -241,10 +245,25 @@ export function zoneApplier(d: ApplyDeps) {
       if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
       text = renderZone({ name, soa, rrsets: await servedOf(name, snap.rrsets) });
     }
-    await raiseFloor(name, serial, signing.dnssec);
+    // The floor's write is the pass's fence (a deposed leader's is refused) and its sync puts every commit the pass
+    // read on disk, another process's too: the nameserver commits only once it is durable. Its commands are sent once
+    // the write has committed, so that they travel while it syncs (they used to wait for the sync too), and knotd's
+    // one control connection is held for the sync alone, not for the write's wait behind the store's queue.
+    let committed!: () => void;
+    const floorCommitted = new Promise<void>((resolve) => {
+      committed = resolve;
+    });
+    const floor = raiseFloor(name, serial, signing.dnssec, committed);
+    // Refused (fenced) or failed before it committed: nothing is sent.
+    await Promise.race([floorCommitted, floor]);
+    const notBefore = floor.then(() => d.store.synced());
+    // The nameserver awaits it only once it took the commands; a failed floor is the catch's below.
+    notBefore.catch(() => undefined);
     try {
-      await apply(name, changes, text, { notBefore: d.store.synced() });
+      await apply(name, changes, text, { notBefore });
     } catch (e) {
+      // A floor that could not be made durable is the pass's failure (the store's), not the nameserver's.
+      await floor;
       if (e instanceof StaleSerialError) throw e;
       d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       return undefined;

@@ -12,6 +12,8 @@ export type Action =
 /** A nameserver that records what it was asked to do (sample-controller style) and serves from memory. */
 export class FakeNameserver implements Nameserver {
   actions: Action[] = [];
+  /** Zones an incremental change was sent for, in order, whether or not it committed (actions has those that did). */
+  sent: string[] = [];
   served = new Map<string, { text: string; serial: number; dnssec: boolean; deleteDs: boolean }>();
   /** What each secondary serves, by zone; a secondary missing from a zone's map serves nothing of it. */
   secondaries: string[] = [];
@@ -42,6 +44,7 @@ export class FakeNameserver implements Nameserver {
   /** `served.text` is the zone file: with no text given it stays as it was until saveZoneFile. */
   async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
+    this.sent.push(name);
     await opts.notBefore;
     const cur = this.served.get(name);
     const soa = changes.add.find((l) => / SOA /.test(l));

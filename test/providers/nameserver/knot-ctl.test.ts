@@ -109,6 +109,39 @@ describe('knot control protocol, commands sent together', () => {
   });
 });
 
+describe('knot control protocol on a connection opened for commands at once', () => {
+  it('sends commands written before the connection is up with it, and answers them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-open-'));
+    const path = join(dir, 'knot.sock');
+    const server = createServer((sock) => {
+      sock.on('data', (chunk) => {
+        if (chunk[chunk.length - 1] === BLOCK) sock.write(Buffer.concat([Buffer.of(DATA), item(16 + 10, 'begun'), Buffer.of(BLOCK), Buffer.of(DATA), Buffer.of(BLOCK)]));
+      });
+    });
+    await new Promise<void>((r) => server.listen(path, r));
+    const ctl = KnotControl.open(path);
+    try {
+      await expect(ctl.pipeline([{ cmd: 'zone-begin', zone: 'a.' }, { cmd: 'zone-set', zone: 'a.' }], 2000)).resolves.toEqual([[{ data: 'begun' }], [{}]]);
+    } finally {
+      ctl.close();
+      await new Promise((r) => server.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails the first call when nothing listens, and a later call at once rather than after its timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-open-'));
+    try {
+      const ctl = KnotControl.open(join(dir, 'missing.sock'));
+      await expect(ctl.pipeline([{ cmd: 'zone-begin', zone: 'a.' }], 60_000)).rejects.toThrow(/ENOENT/);
+      // The abort a failed transaction sends (knot.ts) must not wait the whole control timeout.
+      await expect(ctl.call({ cmd: 'zone-abort', zone: 'a.' }, 60_000)).rejects.toThrow('the connection is closed (zone-abort not sent)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('knot control protocol when the server goes away', () => {
   // An uncaught error here fails the whole run: vitest reports it as an unhandled error.
   it('a reset after the answer is no uncaught error', async () => {

@@ -24,6 +24,7 @@ import { KEY_FILE, openSealer } from '../../../core/sealing';
 import { keysToImport } from '../../../reconcilers/zones/keys';
 import { raiseServedSerial, servedSerialFloor, storedKeys } from '../../../store/dnssec-keys';
 import { tempDir } from '../../helpers/proc';
+import { bid, FencedError, fencedStore, resign, withTerm } from '../../../store/leader';
 
 const NS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
 const noAbort = new AbortController().signal;
@@ -401,6 +402,54 @@ describe('zone reconciler', () => {
     await change;
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
+  /** Each store write answers only once `after` settles (its commit, and so its Tx.afterCommit, as before). */
+  const holdWrites = (after: () => Promise<void>): void => {
+    const write = store.write.bind(store);
+    vi.spyOn(store, 'write').mockImplementation(async (fn, opts) => {
+      const value = await write(fn, opts);
+      await after();
+      return value;
+    });
+  };
+
+  it('sends a change once the floor\'s write has committed, and commits it only once that write is on disk', async () => {
+    const r = reconciler();
+    await r.reconcile('example.com', noAbort);
+    await putA('a.example.com', '192.0.2.1');
+    let release!: () => void;
+    const durable = new Promise<void>((res) => { release = res; });
+    holdWrites(() => durable);
+    const change = r.reconcile('example.com', noAbort);
+    await vi.waitFor(() => expect(ns.sent).toEqual(['example.com']));
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
+    release();
+    await change;
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
+  it('commits nothing to the nameserver, and fails the pass, when the floor\'s write committed but did not reach the disk', async () => {
+    const r = reconciler();
+    await r.reconcile('example.com', noAbort);
+    await putA('a.example.com', '192.0.2.1');
+    holdWrites(async () => { throw new Error('the store committed this write but could not sync it to disk: EIO'); });
+    await expect(r.reconcile('example.com', noAbort)).rejects.toThrow('could not sync it to disk');
+    expect(ns.sent).toEqual(['example.com']);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
+  });
+
+  it('a deposed leader\'s pass sends nothing to the nameserver: its floor\'s write is refused first', async () => {
+    const fenced = fencedStore(store);
+    await bid(fenced, { holder: 'host:a', url: 'http://a' }, 60_000);
+    const r = zoneReconciler({ store: fenced, nameserver: ns, resolver, nameservers: NS, log: silent });
+    await withTerm(1, () => r.reconcile('example.com', noAbort));
+    await putA('a.example.com', '192.0.2.1');
+    await resign(fenced, 1);
+    await expect(withTerm(1, () => r.reconcile('example.com', noAbort))).rejects.toBeInstanceOf(FencedError);
+    expect(ns.sent).toEqual([]);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
   });
 
   it('fails the pass, and commits nothing to the nameserver, when the floor cannot be written', async () => {
