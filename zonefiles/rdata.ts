@@ -169,6 +169,12 @@ function svcValues(key: SvcKey, value: string | undefined): string[] {
     return [];
   }
   if (value === undefined || value === '') throw new RecordProblem(`: ${key} needs a value`);
+  // A value list is split at its commas once the field's own escapes are gone (RFC 9460 appendix A.1, as Knot and BIND
+  // read it): `alpn=h2\,x` is the two ids h2 and x. A backslash left is an item's own escape, `alpn=h2\\,x` the one
+  // id "h2,x", which no value here can hold: refused by name rather than split into a broken item.
+  if (value.includes('\\')) {
+    throw new RecordProblem(`: ${key} value "${value}" escapes a comma or backslash inside one item (RFC 9460 appendix A.1), which no ${key} value here holds; items are separated by bare commas`);
+  }
   const list = value.split(',');
   const each = (valid: (v: string) => string | undefined, what: string) =>
     list.map((v) => {

@@ -286,6 +286,9 @@ describe('record types beyond the spec: DS, HTTPS, NAPTR, SSHFP, SVCB, TLSA', ()
     ['NAPTR', '100 10 U E2U+sip "!^\\\\+1(.*)$!sip:\\\\1@example.com!" .', '100 10 "U" "E2U+sip" "!^\\\\+1(.*)$!sip:\\\\1@example.com!" .'],
     ['NAPTR', '0 0 "" "" "a\\"b" .', '0 0 "" "" "a\\"b" .'],
     ['HTTPS', '1 . alpn=h3,h2', '1 . alpn=h3,h2'],
+    // RFC 9460 appendix A.1: the list is split once the field's escapes are gone, so `\,` separates two ids, as Knot and
+    // BIND read it (knotd serves this one as the ids h2 and x).
+    ['HTTPS', '1 . alpn=h2\\,x', '1 . alpn=h2,x'],
     ['HTTPS', '0 CDN.Example.net.', '0 cdn.example.net'],
     ['HTTPS', '1 . port=0443 alpn="h2" ipv4hint=192.0.2.1,192.0.2.2', '1 . alpn=h2 port=443 ipv4hint=192.0.2.1,192.0.2.2'],
     ['HTTPS', '2 svc.example.net ipv6hint=2001:DB8::0:1 ech=AEX+/w== no-default-alpn alpn=h2 mandatory=port,alpn port=8443',
@@ -337,6 +340,8 @@ describe('record types beyond the spec: DS, HTTPS, NAPTR, SSHFP, SVCB, TLSA', ()
     refused('HTTPS', '1 . alpn=', 'alpn needs a value'),
     refused('HTTPS', '1 . alpn=h2,,h3', 'alpn value "" is not a protocol id'),
     refused('HTTPS', '1 . alpn="h 2"', 'alpn value "h 2" is not a protocol id'),
+    refused('HTTPS', '1 . alpn=h2\\\\,x', 'alpn value "h2\\,x" escapes a comma or backslash inside one item (RFC 9460 appendix A.1), which no alpn value here holds'),
+    refused('HTTPS', '1 . alpn="h2\\\\,x,h3"', 'alpn value "h2\\,x,h3" escapes a comma or backslash inside one item'),
     refused('HTTPS', '1 . no-default-alpn', 'no-default-alpn needs alpn (RFC 9460 7.1.1)'),
     refused('HTTPS', '1 . alpn=h2 no-default-alpn=1', 'no-default-alpn takes no value'),
     refused('HTTPS', '1 . port=65536', 'port "65536" must be an integer 0-65535'),
