@@ -21,8 +21,9 @@ const TEXT_DNS = 'text/dns';
 const ImportQuery = z.strictObject({
   mode: z.enum(['merge', 'replace']).optional().meta({
     description: '`merge` (default): the file\'s rrsets are put where they differ, the others stay; `replace`: the customer\'s rrsets the file lacks are '
-      + 'also deleted. Either way the service\'s own rrsets stay: the file\'s SOA and apex NS are ignored, and a change to another rrset the service '
-      + 'manages (a hostname\'s, an ACME challenge) is refused at its line',
+      + 'also deleted. Either way the service\'s own rrsets stay: the file\'s apex SOA and apex NS are ignored, and so are its DNSSEC records (RRSIG, '
+      + 'NSEC, NSEC3, NSEC3PARAM, DNSKEY, CDS, CDNSKEY: the service signs a zone itself, DNSSEC being the zone\'s own setting; a DS at a delegation '
+      + 'is the customer\'s and imported); a change to another rrset the service manages (a hostname\'s, an ACME challenge) is refused at its line',
   }),
   dryRun: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
     .meta({ description: '`true`: answer what the import would do (`diff`, the generation and serial it would take) and write nothing' }),
@@ -30,7 +31,8 @@ const ImportQuery = z.strictObject({
 const ImportBody = z.string().meta({
   description: `an RFC 1035 master file of the zone, at most ${MAX_ZONE_FILE_BYTES} bytes: \`$ORIGIN\` (the zone by default), \`$TTL\`, \`@\`, relative names, `
     + 'an omitted owner, parentheses, `;` comments, quoted strings with `\\"` and `\\DDD`, TTL units (`1h30m`), class `IN` or none; not `$INCLUDE` nor `$GENERATE`. '
-    + 'Records of one name and type take the first one\'s TTL, as BIND does',
+    + 'Records of one name and type take the first one\'s TTL, as BIND does. `knotc zone-read`\'s line prefix `[<zone>.]` is read when it names this zone. '
+    + 'An ALIAS is read as `ALIAS <target>.` (PowerDNS, by hand) or as an export writes it, `TYPE65401 \\# <length> <hex>` (RFC 3597)',
 });
 
 export const zoneFileOps: AnyOp[] = [
@@ -45,7 +47,9 @@ export const zoneFileOps: AnyOp[] = [
     requestHeaders: ['IfNoneMatch'],
     responses: {
       200: {
-        description: 'the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone\'s. '
+        description: 'the master file; TXT values split into strings of 255 bytes as served; an ALIAS in RFC 3597\'s generic form under PowerDNS\'s type '
+          + 'code (`TYPE65401 \\# <length> <hex>`, the target in wire form), after a comment naming it (`; ALIAS cdn.example.net.`), so that kzonecheck, '
+          + 'BIND and Knot take the file. Importing it again changes nothing. `ETag` is getZone\'s. '
           + 'Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be '
           + 'overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again)',
         textType: TEXT_DNS, headers: ['ETag', 'X-Generation'],
@@ -84,8 +88,8 @@ export const zoneFileOps: AnyOp[] = [
       200: CHANGE_200('what changed (or would), as `/changes` answers'),
       400: {
         description: '`bad_request`: an empty file, or lines that cannot be taken: `details.issues[].path` is `line N` (the line a record starts on) for each, '
-          + 'with what is wrong (syntax, an unsupported type or directive, content the API refuses, a name outside the zone, a change to an rrset the '
-          + 'service manages, a CNAME beside other types); a zone name of one label, an invalid `mode` or `dryRun`',
+          + 'with what is wrong (syntax, an unsupported type or directive, content the API refuses, a name outside the zone, a line of another zone, '
+          + 'an SOA below the apex, a change to an rrset the service manages, a CNAME beside other types); a zone name of one label, an invalid `mode` or `dryRun`',
         schema: ErrorSchema,
       },
       413: { description: `\`payload_too_large\`: the file is over ${MAX_ZONE_FILE_BYTES} bytes (1 MiB)`, schema: ErrorSchema },

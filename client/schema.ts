@@ -2897,7 +2897,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the master file; TXT values split into strings of 255 bytes as served. Importing it again changes nothing. `ETag` is getZone's. Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again) */
+            /** @description the master file; TXT values split into strings of 255 bytes as served; an ALIAS in RFC 3597's generic form under PowerDNS's type code (`TYPE65401 \# <length> <hex>`, the target in wire form), after a comment naming it (`; ALIAS cdn.example.net.`), so that kzonecheck, BIND and Knot take the file. Importing it again changes nothing. `ETag` is getZone's. Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3018,7 +3018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ZoneChangeResult"];
                 };
             };
-            /** @description `bad_request`: an empty file, or lines that cannot be taken: `details.issues[].path` is `line N` (the line a record starts on) for each, with what is wrong (syntax, an unsupported type or directive, content the API refuses, a name outside the zone, a change to an rrset the service manages, a CNAME beside other types); a zone name of one label, an invalid `mode` or `dryRun` */
+            /** @description `bad_request`: an empty file, or lines that cannot be taken: `details.issues[].path` is `line N` (the line a record starts on) for each, with what is wrong (syntax, an unsupported type or directive, content the API refuses, a name outside the zone, a line of another zone, an SOA below the apex, a change to an rrset the service manages, a CNAME beside other types); a zone name of one label, an invalid `mode` or `dryRun` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -9,6 +9,11 @@ import { ipv4, ipv6 } from './addresses';
 import type { RecordType, RRset } from './model';
 import { sortRecords } from './validate';
 
+/** PowerDNS's type code for ALIAS, from the private-use range (RFC 6895): a zone file writes an ALIAS in RFC 3597's
+ * generic form under it (`TYPE65401 \# <length> <hex>`), which every checker and nameserver takes as an unknown type
+ * where `ALIAS` is refused. */
+export const ALIAS_TYPE_CODE = 65401;
+
 /** The longest TTL the addresses are served with, and so the longest they may be out of date by (five minutes). */
 export const ALIAS_MAX_TTL = 300;
 /** The shortest: a target answering with TTL 0 would otherwise have its zone re-resolved and re-served constantly. */

@@ -1,6 +1,7 @@
+import { ALIAS_TYPE_CODE } from './alias';
 import { fileRefused, MAX_LISTED, ZoneValidationError, type Issue } from './errors';
 import { RECORD_TYPES, type RecordType, type RRset, type Soa, type ZoneSpec } from './model';
-import { checkName } from './names';
+import { checkName, isInZone } from './names';
 import { checkRRset } from './validate';
 
 /** U+FEFF, which some editors write at the start of a UTF-8 file: no part of the file. */
@@ -50,6 +51,7 @@ const SEMICOLON = 0x3b;
 const OPEN = 0x28;
 const CLOSE = 0x29;
 const DOLLAR = 0x24;
+const BRACKET = 0x5b;
 /** By ASCII code: `END` ends a bare field (the characters of {@link BARE_END}), `LOOK` needs a look inside the field
  * (a quote or a backslash), 0 is a plain character. Above 0x7f a character needs a look too. */
 const END = 1;
@@ -305,6 +307,45 @@ function recordContent(type: RecordType, rdata: Token[], origin: string): string
   return content;
 }
 
+/** How an export writes an ALIAS: RFC 3597's generic form under PowerDNS's code (render.ts). */
+const GENERIC_ALIAS = `TYPE${ALIAS_TYPE_CODE}`;
+const LDH_LABEL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * The target of an ALIAS written as {@link GENERIC_ALIAS} `\# <length> <hex>` (RFC 3597): the host name in wire
+ * form, uncompressed, as exports write it, with a trailing dot. A label with any byte but a letter, digit, `-` or
+ * `_` is refused here, since joined with dots it would read as other labels.
+ */
+function genericAliasTarget(rdata: Token[]): string {
+  const form = `${GENERIC_ALIAS} needs RFC 3597's generic form "\\# <length> <hex>"`;
+  if (rdata.length < 2 || rawOf(rdata[0] as Token) !== '\\#') throw new LineProblem(form);
+  const length = rawOf(rdata[1] as Token);
+  const hex = rdata.slice(2).map(rawOf).join('');
+  if (!/^[0-9]+$/.test(length) || !/^(?:[0-9a-fA-F]{2})*$/.test(hex)) throw new LineProblem(form);
+  if (hex.length / 2 !== Number(length)) throw new LineProblem(`${GENERIC_ALIAS}: the length is ${length} but ${hex.length / 2} bytes follow`);
+  const bytes = Buffer.from(hex, 'hex');
+  const labels: string[] = [];
+  let i = 0;
+  for (let size = bytes[i]; size !== 0; size = bytes[i]) {
+    if (size === undefined) throw new LineProblem(`${GENERIC_ALIAS}: the name does not end with the root label (00)`);
+    if (size > 63) throw new LineProblem(`${GENERIC_ALIAS}: a label of ${size} bytes (at most 63; a compressed name is not taken)`);
+    const label = bytes.subarray(i + 1, i + 1 + size).toString('latin1');
+    if (label.length !== size) throw new LineProblem(`${GENERIC_ALIAS}: the name does not end with the root label (00)`);
+    if (!LDH_LABEL.test(label)) throw new LineProblem(`${GENERIC_ALIAS}: the target's label ${JSON.stringify(label)} is not letters, digits, "-" and "_"`);
+    labels.push(label);
+    i += 1 + size;
+  }
+  if (i !== bytes.length - 1) throw new LineProblem(`${GENERIC_ALIAS}: ${bytes.length - 1 - i} bytes follow the target's name`);
+  return labels.length === 0 ? '.' : `${labels.join('.')}.`;
+}
+
+/**
+ * Types of DNSSEC, which the service signs zones with itself (a zone's own setting): a signed zone's file (Knot's
+ * `zone-read`, BIND's dump) holds them, and an import ignores them as it ignores the file's SOA. A DS is not among
+ * them: at a delegation it is the customer's.
+ */
+const DNSSEC_TYPES = new Set(['RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'DNSKEY', 'CDS', 'CDNSKEY']);
+
 /** A type's name as written (upper case) to its constant: the rrset carries the constant, so that every later look-up
  * by type (NAME_FIELD, validation's tables) finds an interned string rather than hashing the file's copy anew. */
 const KNOWN_TYPES = new Map<string, RecordType>(RECORD_TYPES.map((t) => [t, t]));
@@ -337,7 +378,9 @@ export interface ZoneFile {
  * is read alone. Records of one name and type make one rrset whose TTL is its first record's, as BIND does
  * ("TTL set to prior TTL"). Any type record validation knows ({@link RECORD_TYPES}) is read, and each rrset is
  * validated as the API validates a write ({@link validateRRset}); rules between rrsets (CNAME) depend on what
- * the zone holds besides ({@link importChanges}).
+ * the zone holds besides ({@link importChanges}). An ALIAS is also read in the generic form exports write
+ * (`TYPE65401 \# ...`); a signed zone's DNSSEC records are skipped ({@link DNSSEC_TYPES}); an SOA is taken at the
+ * apex only; `knotc zone-read`'s `[zone.]` line prefix is read when it names the zone.
  *
  * `zone` is the zone the file is for (its names must be in it) and the first origin; without it the file must
  * set `$ORIGIN` before any record, and the first one is the zone. At most {@link MAX_ZONE_FILE_BYTES} bytes.
@@ -394,8 +437,15 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
       let owner = previousOwner;
       let field = 0;
       if (!entry.blankOwner) {
-        owner = absoluteName(tokens[0], origin, true);
-        field = 1;
+        // `knotc zone-read` starts each line with its zone in brackets: `[example.com.] www.example.com. 300 A ...`.
+        if (first.charCodeAt(0) === BRACKET) {
+          if (!first.endsWith(']')) throw new LineProblem(`"${first}" is neither a name nor knotc's "[zone.]" prefix`);
+          const zoneOfLine = nameOf(first.slice(1, -1), '.', false);
+          if (zoneOfLine !== apex) throw new LineProblem(`the line is of zone ${zoneOfLine} (its "${first}" prefix), not of ${apex}`);
+          field = 1;
+        }
+        owner = absoluteName(tokens[field], origin, true);
+        field++;
       }
       if (owner === undefined) throw new LineProblem('the first record has no owner');
       previousOwner = owner;
@@ -422,6 +472,7 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
       if (ttl === undefined) throw new LineProblem('the record has no TTL and there is no $TTL before it');
 
       if (type === 'SOA') {
+        if (owner !== apex) throw new LineProblem(`an SOA is at the zone's apex (${apex}) only; this one is at ${owner}`);
         if (soa) throw new LineProblem('a second SOA record');
         if (rdata.length !== 7) throw new LineProblem(`SOA needs 7 fields, got ${rdata.length}`);
         const serial = text(rdata[2]);
@@ -438,9 +489,19 @@ export function parseZoneFile(file: string, zone?: string): ZoneFile {
         };
         return;
       }
-      const recordType = KNOWN_TYPES.get(type);
-      if (recordType === undefined) throw new LineProblem(`type ${type} is not supported; the types are ${RECORD_TYPES.join(', ')} (and SOA, which the service writes)`);
-      const content = recordContent(recordType, rdata, origin);
+      let recordType = KNOWN_TYPES.get(type);
+      let content: string;
+      if (recordType !== undefined) {
+        content = recordContent(recordType, rdata, origin);
+      } else if (type === GENERIC_ALIAS) {
+        recordType = 'ALIAS';
+        content = nameOf(genericAliasTarget(rdata), origin, false);
+      } else if (DNSSEC_TYPES.has(type)) {
+        if (!isInZone(owner, apex as string)) throw new LineProblem(`${owner} ${type}: name "${owner}" is not inside zone "${apex}"`);
+        return;
+      } else {
+        throw new LineProblem(`type ${type} is not supported; the types are ${RECORD_TYPES.join(', ')} (ALIAS also as ${GENERIC_ALIAS}; SOA and DNSSEC's are ignored, the service writes them)`);
+      }
       const named = byOwner.get(owner);
       let rrset = named;
       while (rrset && rrset.type !== recordType) rrset = rrset.sameOwner;

@@ -1,3 +1,4 @@
+import { ALIAS_TYPE_CODE } from './alias';
 import { ZoneValidationError } from './errors';
 import type { RecordData, RecordType, RRset, Soa, ZoneSpec } from './model';
 import { relativeName } from './names';
@@ -13,7 +14,7 @@ const LINES_PER_BATCH = 512;
 const TYPE_CODE: Record<RecordType, number> = {
   A: 1, NS: 2, CNAME: 5, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, NAPTR: 35, DS: 43, SSHFP: 44, TLSA: 52, SVCB: 64, HTTPS: 65, CAA: 257,
   // Not an IANA type: PowerDNS's private code for it, which only orders export lines (Knot never sees ALIAS).
-  ALIAS: 65401,
+  ALIAS: ALIAS_TYPE_CODE,
 };
 
 // Byte -> presentation text inside a quoted string. Only `"` and `\` need a backslash (RFC 1035 5.1);
@@ -186,7 +187,8 @@ export function renderZone(spec: ZoneSpec): string {
  * The zone as an RFC 1035 master file for export: `$ORIGIN <zone>.`, the SOA, then every record of `rrsets` in
  * the order given (the API's), each line `<owner>. <ttl> IN <type> <rdata>` with the owner absolute, so that the
  * file means the same wherever it is included; records as the nameserver is given them ({@link absoluteLines}:
- * TXT split into 255-byte strings as served). {@link parseZoneFile} reads it back to the same rrsets.
+ * TXT split into 255-byte strings as served), an ALIAS in RFC 3597's generic form after a comment naming it. {@link
+ * parseZoneFile} reads it back to the same rrsets.
  */
 export function exportZoneFile(zone: string, soa: Soa, rrsets: Iterable<RRset>): string {
   return exportHead(zone, soa) + exportLines(zone, rrsets);
@@ -195,6 +197,30 @@ export function exportZoneFile(zone: string, soa: Soa, rrsets: Iterable<RRset>):
 /** The lines of an export before its rrsets': `$ORIGIN` and the SOA, each with its newline. */
 export const exportHead = (zone: string, soa: Soa): string => emit([`$ORIGIN ${zone}.`, absoluteSoaLine(zone, soa)], [], () => undefined);
 
+/** RFC 3597's generic RDATA of a host name (absolute, without the trailing dot): `\# <length> <hex>` of its wire form,
+ * uncompressed, labels as stored (lower case). */
+function genericNameRdata(host: string): string {
+  let hex = '';
+  if (host !== '.') {
+    for (const label of host.split('.')) hex += label.length.toString(16).padStart(2, '0') + Buffer.from(label, 'ascii').toString('hex');
+  }
+  hex += '00';
+  return `\\# ${hex.length / 2} ${hex}`;
+}
+
+/**
+ * An ALIAS's lines in an export: a comment naming its target, then the record in RFC 3597's generic form under
+ * PowerDNS's type code ({@link ALIAS_TYPE_CODE}), since kzonecheck, BIND and Knot refuse a file with `ALIAS` in it;
+ * parseZoneFile reads that form back as the ALIAS.
+ */
+function pushAliasLines(out: string[], zone: string, rrset: RRset): void {
+  entryOf(zone, rrset, '');
+  for (const { content } of rrset.records) {
+    out.push(`; ALIAS ${absolute(content)}`, `${rrset.name}. ${rrset.ttl} IN TYPE${ALIAS_TYPE_CODE} ${genericNameRdata(content)}`);
+  }
+}
+
 /** The lines of `rrsets` in an export, each with its newline ('' for none): an export streamed a page of rrsets at a
  * time is {@link exportHead} followed by the lines of each page, byte for byte {@link exportZoneFile}'s. */
-export const exportLines = (zone: string, rrsets: Iterable<RRset>): string => emit([], rrsets, (out, rrset) => out.push(...absoluteLines(zone, rrset)));
+export const exportLines = (zone: string, rrsets: Iterable<RRset>): string =>
+  emit([], rrsets, (out, rrset) => (rrset.type === 'ALIAS' ? pushAliasLines(out, zone, rrset) : out.push(...absoluteLines(zone, rrset))));

@@ -43,15 +43,33 @@ describe('ALIAS in zone files', () => {
     { name: ZONE, type: 'MX', ttl: 300, records: [{ content: '10 mail.example.com' }] },
   ];
 
-  it('exports as PowerDNS writes it (`name ttl IN ALIAS target.`) and re-imports as a no-op', () => {
+  it('exports in RFC 3597\'s generic form under PowerDNS\'s type code, after a comment naming it, and re-imports as a no-op', () => {
     const file = exportZoneFile(ZONE, testSoa, rrsets);
-    expect(file).toContain('example.com. 300 IN ALIAS cdn.example.net.\n');
+    expect(file).toContain('\n; ALIAS cdn.example.net.\nexample.com. 300 IN TYPE65401 \\# 17 0363646e076578616d706c65036e657400\n');
+    expect(file).not.toMatch(/ IN ALIAS /);
     const current: CurrentRRset[] = rrsets.map((r) => ({ ...asStored(r), managedBy: r.type === 'NS' ? 'system' : null }));
     expect(importChanges(ZONE, current, parseZoneFile(file, ZONE), 'replace')).toEqual([]);
   });
 
   it('reads a relative target against $ORIGIN', () => {
     expect(parseZoneFile('$ORIGIN example.com.\n$TTL 300\nwww IN ALIAS lb\n', ZONE).rrsets).toEqual([alias(`www.${ZONE}`, 'lb.example.com')]);
+  });
+
+  it('reads TYPE65401 in generic form as the ALIAS, as `ALIAS target.` is read: the hex in any case, split by blanks', () => {
+    const file = '$TTL 300\n@ TYPE65401 \\# 17 ( 0363646E076578616D706C65\n 036e657400 )\nwww IN ALIAS cdn.example.net.\n';
+    expect(parseZoneFile(file, ZONE).rrsets).toEqual([alias(ZONE, 'cdn.example.net'), alias(`www.${ZONE}`, 'cdn.example.net')]);
+  });
+
+  it.each([
+    ['not in generic form', 'cdn.example.net.', 'TYPE65401 needs RFC 3597\'s generic form "\\# <length> <hex>"'],
+    ['a length that is not the data\'s', '\\# 4 0161016200', 'TYPE65401: the length is 4 but 5 bytes follow'],
+    ['no root label', '\\# 4 01610162', 'TYPE65401: the name does not end with the root label (00)'],
+    ['a label past the end', '\\# 4 05616200', 'TYPE65401: the name does not end with the root label (00)'],
+    ['a compression pointer', '\\# 2 c00c', 'TYPE65401: a label of 192 bytes (at most 63; a compressed name is not taken)'],
+    ['a dot inside a label', '\\# 5 03612e6200', 'TYPE65401: the target\'s label "a.b" is not letters, digits, "-" and "_"'],
+    ['bytes after the name', '\\# 4 01610000', 'TYPE65401: 1 bytes follow the target\'s name'],
+  ])('refuses TYPE65401 with %s, at its line', (_what, rdata, message) => {
+    expect(issuesOf(() => parseZoneFile(`$TTL 300\n\n@ TYPE65401 ${rdata}\n`, ZONE))).toEqual([{ path: 'line 3', message }]);
   });
 
   it('refuses at its line a file that puts an ALIAS beside an A', () => {

@@ -332,6 +332,48 @@ describe('parseZoneFile (a master file imported into a zone)', () => {
     ]);
   });
 
+  it('reads knotc zone-read\'s "[zone.]" line prefix of the zone imported, and refuses another zone\'s at its line', () => {
+    const read = parseZoneFile('[example.com.] www.example.com. 300 A 192.0.2.1\n[Example.COM.] example.com. 300 MX 10 mail.example.com.\n', ZONE);
+    expect(read.rrsets).toEqual([
+      { name: `www.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] },
+      { name: ZONE, type: 'MX', ttl: 300, records: [{ content: `10 mail.${ZONE}` }] },
+    ]);
+    expect(issuesOf('[example.com.] a.example.com. 300 A 192.0.2.1\n[example.org.] b.example.org. 300 A 192.0.2.2\n[sub.example.com.] c.sub.example.com. 300 A 192.0.2.3\n[example.com. x 300 A 192.0.2.4\n')).toEqual([
+      { path: 'line 2', message: 'the line is of zone example.org (its "[example.org.]" prefix), not of example.com' },
+      { path: 'line 3', message: 'the line is of zone sub.example.com (its "[sub.example.com.]" prefix), not of example.com' },
+      { path: 'line 4', message: '"[example.com." is neither a name nor knotc\'s "[zone.]" prefix' },
+    ]);
+  });
+
+  it('ignores the DNSSEC records of a signed zone\'s file, as it does its SOA; a DS at a delegation is read', () => {
+    const read = parseZoneFile([
+      '$TTL 300',
+      '@ DNSKEY 257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==',
+      '@ RRSIG DNSKEY 13 2 300 20261230000000 20261129000000 12345 example.com. AAAA',
+      '@ NSEC3PARAM 1 0 0 -',
+      '@ CDS 0 0 0 00',
+      '@ CDNSKEY 0 3 0 AA==',
+      'www NSEC example.com. A RRSIG NSEC',
+      '0p9mhaveqvm6t7vbl5lop2u3t2rp3tom NSEC3 1 0 0 - 2T7B4G4VSA5SMI47K61MV5BV1A22BOJR A RRSIG',
+      'www A 192.0.2.1',
+      'child NS ns1.elsewhere.example.',
+      'child DS 12345 13 2 0000000000000000000000000000000000000000000000000000000000000000',
+    ].join('\n'), ZONE);
+    expect(read.rrsets.map((r) => `${r.name} ${r.type}`)).toEqual([`www.${ZONE} A`, `child.${ZONE} NS`, `child.${ZONE} DS`]);
+    expect(read.lines).toEqual([9, 10, 11]);
+    expect(issuesOf('$TTL 300\nexample.org. RRSIG A 13 2 300 20261230000000 20261129000000 1 example.org. AAAA\n')).toEqual([
+      { path: 'line 2', message: 'example.org RRSIG: name "example.org" is not inside zone "example.com"' },
+    ]);
+  });
+
+  it('refuses an SOA at a name other than the apex, at its line: only the apex SOA is the service\'s to ignore', () => {
+    expect(parseZoneFile('@ 3600 SOA ns.example.net. admin 1 1 1 1 1\n', ZONE).soa?.serial).toBe(1);
+    expect(issuesOf('$TTL 300\nsub SOA ns.example.net. admin 1 1 1 1 1\nsub.example.com. SOA ns.example.net. admin 2 1 1 1 1\n')).toEqual([
+      { path: 'line 2', message: 'an SOA is at the zone\'s apex (example.com) only; this one is at sub.example.com' },
+      { path: 'line 3', message: 'an SOA is at the zone\'s apex (example.com) only; this one is at sub.example.com' },
+    ]);
+  });
+
   it('keeps a value SVCB/HTTPS writes as key="value" in one field', () => {
     // The tokenizer's part: a quoted part inside a field stays in it, as written.
     const issues = issuesOf('$TTL 300\nt TXT a"b c"d\n');
