@@ -2,11 +2,11 @@
  * What the zone reconciler found of each ALIAS target (zone_aliases): observed facts, but served ones, so a new
  * answer is a new generation of its zone, written in the same transaction as the answer.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, max } from 'drizzle-orm';
 import { AppError } from '../lib/errors';
-import { sameAnswer, type AliasAnswer } from '../zonefiles';
-import { iso, type Store } from './db';
-import { rrsets, zoneAliases } from './schema';
+import { ALIAS_MIN_CHANGE, sameAnswer, type AliasAnswer } from '../zonefiles';
+import { iso, type Store, type Tx } from './db';
+import { rrsets, zoneAliases, zoneRevisions } from './schema';
 import { bump, zoneToChange, type AliasFact } from './zones';
 
 /** One ALIAS rrset of a zone and what was found of its target. */
@@ -65,11 +65,22 @@ export async function zoneAliasesOf(s: Store, zone: string): Promise<{ aliases: 
 /** A look at an ALIAS target: the answer, or why there is none. */
 export type AliasLook = { answer: AliasAnswer } | { error: string };
 
+/** When an answer last made a generation of the zone, by `actor` (ms on the store's clock), if one still marks an
+ * ALIAS rrset of it: the revisions at the generations its ALIAS rrsets changed at, at most 25 primary-key reads. */
+async function lastAnswerChange(tx: Tx, zone: string, actor: string): Promise<number | undefined> {
+  const [row] = await tx.select({ at: max(zoneRevisions.at) }).from(rrsets)
+    .innerJoin(zoneRevisions, and(eq(zoneRevisions.zone, rrsets.zone), eq(zoneRevisions.generation, rrsets.changedGen)))
+    .where(and(eq(rrsets.zone, zone), eq(rrsets.type, 'ALIAS'), eq(zoneRevisions.actor, actor)));
+  return row?.at ? Date.parse(row.at) : undefined;
+}
+
 /**
  * Records a look at the target of the ALIAS at `name`, if the zone still has that ALIAS with that target. An answer
  * other than the one served (or the first) raises the zone's generation and serial, with a revision by `actor`, and
- * marks the ALIAS rrset changed at that generation, so the reconciler serves the new addresses as any change. A
- * failure keeps the last answer and only says why. Answers whether the zone got a new generation.
+ * marks the ALIAS rrset changed at that generation, so the reconciler serves the new addresses as any change; but
+ * within {@link ALIAS_MIN_CHANGE} of the last generation an answer made in the zone, the served answer stays (and
+ * `resolvedAt` with it: it says when the served addresses were found), and a look after the window serves what the
+ * target says then. A failure keeps the last answer and only says why. Answers whether the zone got a new generation.
  */
 export async function recordAliasLook(s: Store, p: { zone: string; name: string; target: string; look: AliasLook; actor: string }): Promise<boolean> {
   const now = s.clock();
@@ -86,12 +97,16 @@ export async function recordAliasLook(s: Store, p: { zone: string; name: string;
     const [row] = await tx.select().from(zoneAliases).where(and(eq(zoneAliases.zone, p.zone), eq(zoneAliases.name, p.name)));
     const before = row && row.target === p.target && row.resolvedAt !== null ? { a: row.a, aaaa: row.aaaa, ttl: row.ttl } : null;
     const at = iso(now);
+    const changes = 'answer' in p.look && !(before && sameAnswer(before, p.look.answer));
+    const held = changes && before !== null
+      && now.getTime() - ((await lastAnswerChange(tx, p.zone, p.actor)) ?? -Infinity) < ALIAS_MIN_CHANGE * 1000;
+    const kept = { target: p.target, ...(before ?? { a: [], aaaa: [], ttl: 0 }), resolvedAt: before ? row!.resolvedAt : null, checkedAt: at };
     const values = 'answer' in p.look
-      ? { target: p.target, ...p.look.answer, resolvedAt: at, checkedAt: at, error: null }
-      : { target: p.target, ...(before ?? { a: [], aaaa: [], ttl: 0 }), resolvedAt: before ? row!.resolvedAt : null, checkedAt: at, error: p.look.error };
+      ? (held ? { ...kept, error: null } : { target: p.target, ...p.look.answer, resolvedAt: at, checkedAt: at, error: null })
+      : { ...kept, error: p.look.error };
     await tx.insert(zoneAliases).values({ zone: p.zone, name: p.name, ...values })
       .onConflictDoUpdate({ target: [zoneAliases.zone, zoneAliases.name], set: values });
-    if (!('answer' in p.look) || (before && sameAnswer(before, p.look.answer))) return false;
+    if (!('answer' in p.look) || !changes || held) return false;
     const { a, aaaa } = p.look.answer;
     const addresses = [...a, ...aaaa].join(', ') || 'no addresses';
     const bumped = await bump(s, tx, z, now, { actor: p.actor, summary: `ALIAS ${p.name} → ${p.target} resolved to ${addresses}`, diff: [] });
