@@ -12,7 +12,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from '../../lib/log';
 import { ResolverError, type Resolver } from '../../providers/resolver';
-import { recordAliasLook, type AliasLook, type ZoneAlias } from '../../store/aliases';
+import { recordAliasLooks, type AliasLook, type ZoneAlias } from '../../store/aliases';
 import type { Store } from '../../store/db';
 import type { Judged } from '../../store/status';
 import { aliasAnswer } from '../../zonefiles';
@@ -62,21 +62,26 @@ export function aliasLooks(d: { store: Store; resolver: Resolver; log: Logger })
   const underWay = new Map<string, Promise<void>>();
   let pass: (zone: string) => void = () => {};
   let stopped = false;
-  const lookAt = async (zone: string, a: ZoneAlias): Promise<void> => {
-    if (stopped) return;
+  const lookAt = async (zone: string, a: ZoneAlias): Promise<AliasLook | undefined> => {
+    if (stopped) return undefined;
     const { detail, ...look } = await lookUp(d.resolver, a.target);
     if ('error' in look) d.log.debug({ zone, name: a.name, target: a.target, err: detail ?? look.error }, 'ALIAS target did not resolve');
-    await recordAliasLook(d.store, { zone, name: a.name, target: a.target, look, actor: ALIAS_ACTOR });
+    return look;
+  };
+  /** The zone's due targets asked, what they said recorded together (store/aliases.ts recordAliasLooks). */
+  const lookAll = async (zone: string, due: ZoneAlias[]): Promise<void> => {
+    const found = await Promise.all(due.map((a) => lookups.add(() => lookAt(zone, a))));
+    const looks = due.flatMap((a, i) => (found[i] ? [{ name: a.name, target: a.target, look: found[i] }] : []));
+    if (looks.length > 0 && !stopped) await recordAliasLooks(d.store, { zone, looks, actor: ALIAS_ACTOR });
   };
   return {
     /** Starts a look at the targets of `due` in `zone`, unless one is under way there (its end passes the zone). */
     start(zone: string, due: ZoneAlias[]): void {
       if (stopped || due.length === 0 || underWay.has(zone)) return;
-      const look = Promise.allSettled(due.map((a) => lookups.add(() => lookAt(zone, a)))).then((settled) => {
-        for (const r of settled) {
-          // The store could not take it (down, or this process no longer leads): the pass finds the look still due.
-          if (r.status === 'rejected') d.log.warn({ zone, err: (r.reason as Error).message }, 'recording an ALIAS look failed');
-        }
+      const look = lookAll(zone, due).catch((e: unknown) => {
+        // The store could not take it (down, or this process no longer leads): the pass finds the look still due.
+        d.log.warn({ zone, err: (e as Error).message }, 'recording an ALIAS look failed');
+      }).finally(() => {
         underWay.delete(zone);
         if (!stopped) pass(zone);
       });
