@@ -135,6 +135,9 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     const w: Worker = {
       r, queue: keyedQueue(r.concurrency ?? o.concurrency ?? 4, (key) => pass(w, key), { spacingMs: r.spacingMs, burst: r.spacingBurst }), failures: new Map(), resyncFailures: 0, storeFailed: new Set(), mappers: new Map(),
     };
+    r.background?.attach((key) => {
+      if (!stopped()) w.queue.add(key);
+    });
     // A spaced mapping queues its keys with `add` whatever woke it: a nudge through it may run a running key once
     // more, where `wake` would not (one pass more, never one less).
     for (const watch of r.watches) {
@@ -334,8 +337,8 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     idle: async () => {
       for (;;) {
         await Promise.all(inflight);
-        await Promise.all(queues().map((q) => q.onIdle()));
-        if (inflight.size === 0 && queues().every((q) => !q.busy())) return;
+        await Promise.all([...queues().map((q) => q.onIdle()), ...workers.map((w) => w.r.background?.onIdle())]);
+        if (inflight.size === 0 && queues().every((q) => !q.busy()) && workers.every((w) => !w.r.background?.busy())) return;
       }
     },
     stop: async () => {
@@ -345,7 +348,7 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
       timers.clear();
       for (const q of queues()) q.clear();
       await Promise.all(inflight);
-      await Promise.all(queues().map((q) => q.onIdle()));
+      await Promise.all([...queues().map((q) => q.onIdle()), ...workers.map((w) => w.r.background?.stop())]);
     },
   };
 }

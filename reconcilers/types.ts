@@ -34,10 +34,21 @@ export interface Reconciler {
   readonly spacingMs?: number;
   /** Starts within the spacing a key that was quiet may take at once (reconcilers/queue.ts `burst`; default 1). */
   readonly spacingBurst?: number;
+  /** Work its passes start and do not wait for (./zones/aliases.ts: lookups that may take seconds). */
+  readonly background?: Background;
   /** Every key that may need work: run at start and on each resync. */
   keys(): Promise<string[]>;
   /** Level-triggered and idempotent: a second run over converged state changes nothing. */
   reconcile(key: string, signal: AbortSignal): Promise<Result>;
+}
+
+/** A reconciler's work beside its passes: the runner attaches it once with `pass`, which queues a pass of a key as a
+ * change of it does; idle() waits for it, stop() stops it. */
+export interface Background {
+  attach(pass: (key: string) => void): void;
+  busy(): boolean;
+  onIdle(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 export class TerminalError extends Error {

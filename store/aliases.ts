@@ -2,11 +2,11 @@
  * What the zone reconciler found of each ALIAS target (zone_aliases): observed facts, but served ones, so a new
  * answer is a new generation of its zone, written in the same transaction as the answer.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, max } from 'drizzle-orm';
 import { AppError } from '../lib/errors';
-import { sameAnswer, type AliasAnswer } from '../zonefiles';
-import { iso, type Store } from './db';
-import { rrsets, zoneAliases } from './schema';
+import { ALIAS_MIN_CHANGE, sameAnswer, type AliasAnswer } from '../zonefiles';
+import { iso, type Store, type Tx } from './db';
+import { rrsets, zoneAliases, zoneRevisions } from './schema';
 import { bump, zoneToChange, type AliasFact } from './zones';
 
 /** One ALIAS rrset of a zone and what was found of its target. */
@@ -65,14 +65,32 @@ export async function zoneAliasesOf(s: Store, zone: string): Promise<{ aliases: 
 /** A look at an ALIAS target: the answer, or why there is none. */
 export type AliasLook = { answer: AliasAnswer } | { error: string };
 
+/** When an answer last made a generation of the zone, by `actor` (ms on the store's clock), if one still marks an
+ * ALIAS rrset of it: the revisions at the generations its ALIAS rrsets changed at, at most 25 primary-key reads. */
+async function lastAnswerChange(tx: Tx, zone: string, actor: string): Promise<number | undefined> {
+  const [row] = await tx.select({ at: max(zoneRevisions.at) }).from(rrsets)
+    .innerJoin(zoneRevisions, and(eq(zoneRevisions.zone, rrsets.zone), eq(zoneRevisions.generation, rrsets.changedGen)))
+    .where(and(eq(rrsets.zone, zone), eq(rrsets.type, 'ALIAS'), eq(zoneRevisions.actor, actor)));
+  return row?.at ? Date.parse(row.at) : undefined;
+}
+
+/** A look at the target of the ALIAS at `name`. */
+export interface AliasLookAt { name: string; target: string; look: AliasLook }
+
 /**
- * Records a look at the target of the ALIAS at `name`, if the zone still has that ALIAS with that target. An answer
- * other than the one served (or the first) raises the zone's generation and serial, with a revision by `actor`, and
- * marks the ALIAS rrset changed at that generation, so the reconciler serves the new addresses as any change. A
- * failure keeps the last answer and only says why. Answers whether the zone got a new generation.
+ * Records a zone's looks at its ALIAS targets, each if the zone still has that ALIAS with that target, in one
+ * transaction. Answers other than the ones served (or first ones) raise the zone's generation and serial once, with
+ * a revision by `actor`, and mark those ALIAS rrsets changed at that generation, so the reconciler serves the new
+ * addresses as any change; but within {@link ALIAS_MIN_CHANGE} of the last generation answers made in the zone,
+ * unless one is a first answer, the served answers stay (and `resolvedAt` with them: it says when the served
+ * addresses were found), and a look after the window serves what the targets say then. Together, as the zone's
+ * ALIASes are looked at together: recorded one by one, the first new answer's generation held every other ALIAS of
+ * the zone, window after window. A failure keeps the last answer and only says why. Answers whether the zone got a
+ * new generation.
  */
-export async function recordAliasLook(s: Store, p: { zone: string; name: string; target: string; look: AliasLook; actor: string }): Promise<boolean> {
+export async function recordAliasLooks(s: Store, p: { zone: string; looks: AliasLookAt[]; actor: string }): Promise<boolean> {
   const now = s.clock();
+  const at = iso(now);
   return s.write(async (tx) => {
     // Deleted meanwhile: its next pass finalizes it.
     const z = await zoneToChange(tx, null, p.zone).catch((e: unknown) => {
@@ -80,23 +98,32 @@ export async function recordAliasLook(s: Store, p: { zone: string; name: string;
       throw e;
     });
     if (!z) return false;
-    const [alias] = await tx.select({ records: rrsets.records }).from(rrsets)
-      .where(and(eq(rrsets.zone, p.zone), eq(rrsets.name, p.name), eq(rrsets.type, 'ALIAS')));
-    if (alias?.records[0]?.content !== p.target) return false;
-    const [row] = await tx.select().from(zoneAliases).where(and(eq(zoneAliases.zone, p.zone), eq(zoneAliases.name, p.name)));
-    const before = row && row.target === p.target && row.resolvedAt !== null ? { a: row.a, aaaa: row.aaaa, ttl: row.ttl } : null;
-    const at = iso(now);
-    const values = 'answer' in p.look
-      ? { target: p.target, ...p.look.answer, resolvedAt: at, checkedAt: at, error: null }
-      : { target: p.target, ...(before ?? { a: [], aaaa: [], ttl: 0 }), resolvedAt: before ? row!.resolvedAt : null, checkedAt: at, error: p.look.error };
-    await tx.insert(zoneAliases).values({ zone: p.zone, name: p.name, ...values })
-      .onConflictDoUpdate({ target: [zoneAliases.zone, zoneAliases.name], set: values });
-    if (!('answer' in p.look) || (before && sameAnswer(before, p.look.answer))) return false;
-    const { a, aaaa } = p.look.answer;
-    const addresses = [...a, ...aaaa].join(', ') || 'no addresses';
-    const bumped = await bump(s, tx, z, now, { actor: p.actor, summary: `ALIAS ${p.name} → ${p.target} resolved to ${addresses}`, diff: [] });
+    const looks = [];
+    for (const l of p.looks) {
+      const [alias] = await tx.select({ records: rrsets.records }).from(rrsets)
+        .where(and(eq(rrsets.zone, p.zone), eq(rrsets.name, l.name), eq(rrsets.type, 'ALIAS')));
+      if (alias?.records[0]?.content !== l.target) continue;
+      const [row] = await tx.select().from(zoneAliases).where(and(eq(zoneAliases.zone, p.zone), eq(zoneAliases.name, l.name)));
+      const before = row && row.target === l.target && row.resolvedAt !== null ? { a: row.a, aaaa: row.aaaa, ttl: row.ttl, resolvedAt: row.resolvedAt } : null;
+      const answer = 'answer' in l.look && !(before && sameAnswer(before, l.look.answer)) ? l.look.answer : null;
+      looks.push({ ...l, before, answer });
+    }
+    const changed = looks.filter((l) => l.answer !== null);
+    const held = changed.length > 0 && changed.every((l) => l.before !== null)
+      && now.getTime() - ((await lastAnswerChange(tx, p.zone, p.actor)) ?? -Infinity) < ALIAS_MIN_CHANGE * 1000;
+    for (const l of looks) {
+      const kept = { target: l.target, a: [] as string[], aaaa: [] as string[], ttl: 0, resolvedAt: null as string | null, ...l.before, checkedAt: at };
+      const values = 'error' in l.look ? { ...kept, error: l.look.error }
+        : l.answer && !held ? { target: l.target, ...l.answer, resolvedAt: at, checkedAt: at, error: null }
+          : { ...kept, ...(l.answer ? {} : { resolvedAt: at }), error: null };
+      await tx.insert(zoneAliases).values({ zone: p.zone, name: l.name, ...values })
+        .onConflictDoUpdate({ target: [zoneAliases.zone, zoneAliases.name], set: values });
+    }
+    if (changed.length === 0 || held) return false;
+    const summary = changed.map((l) => `ALIAS ${l.name} → ${l.target} resolved to ${[...l.answer!.a, ...l.answer!.aaaa].join(', ') || 'no addresses'}`).join('; ');
+    const bumped = await bump(s, tx, z, now, { actor: p.actor, summary, diff: [] });
     await tx.update(rrsets).set({ changedGen: bumped.generation })
-      .where(and(eq(rrsets.zone, p.zone), eq(rrsets.name, p.name), eq(rrsets.type, 'ALIAS')));
+      .where(and(eq(rrsets.zone, p.zone), eq(rrsets.type, 'ALIAS'), inArray(rrsets.name, changed.map((l) => l.name))));
     return true;
   });
 }

@@ -18,6 +18,12 @@ export const ALIAS_TYPE_CODE = 65401;
 export const ALIAS_MAX_TTL = 300;
 /** The shortest: a target answering with TTL 0 would otherwise have its zone re-resolved and re-served constantly. */
 export const ALIAS_MIN_TTL = 30;
+/**
+ * A zone's ALIAS answers make a new generation at most once per this many seconds (five minutes, as the served TTL's
+ * cap): a target whose addresses rotate at every query (TTL 1, a new set each time) otherwise made a generation, a
+ * serial, a revision kept for 90 days, a nameserver transaction and a NOTIFY at every look, every 22.5 s per ALIAS.
+ */
+export const ALIAS_MIN_CHANGE = 300;
 /** Addresses of each family served at most: a target answering with hundreds must not fill the zone. */
 export const MAX_ALIAS_ADDRESSES = 16;
 /** ALIAS rrsets in one zone at most: each costs two questions to the resolver every few minutes, for good. */
@@ -41,8 +47,9 @@ const NOT_PUBLIC = (() => {
     ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
     ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
   ] as const) list.addSubnet(net, bits, 'ipv4');
-  // IPv4 rules cover the IPv4-mapped forms (::ffff:10.0.0.1) too: BlockList checks those against them. NAT64's
-  // prefixes go whole: a DNS64 resolver makes 64:ff9b::10.0.0.5 of an internal name's A, and such an address means
+  // IPv4 rules cover the IPv4-mapped forms (::ffff:10.0.0.1) too: BlockList checks those against them; the other
+  // forms that carry an IPv4 address are judged by it (embeddedIpv4). NAT64's prefixes go whole, whatever address
+  // they carry: a DNS64 resolver makes 64:ff9b::10.0.0.5 of an internal name's A, and such an address means
   // something only inside a NAT64 network anyway.
   for (const [net, bits] of [
     ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
@@ -52,9 +59,36 @@ const NOT_PUBLIC = (() => {
   return list;
 })();
 
+/** The eight 16-bit groups of a canonical IPv6 address (RFC 5952: hexadecimal groups, one `::` at most). */
+function groupsOf(v6: string): number[] {
+  const [head, tail] = v6.split('::') as [string, string | undefined];
+  const part = (text: string | undefined): number[] => (text ? text.split(':').map((g) => parseInt(g, 16)) : []);
+  const before = part(head);
+  const after = part(tail);
+  return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
+}
+
+/**
+ * The IPv4 address an IPv6 one carries where a host reaching it ends up at that IPv4 address, or undefined: the
+ * IPv4-compatible form (::/96, ::a9fe:a9fe), the IPv4-translated one (::ffff:0:0:0/96, RFC 2765) and 6to4
+ * (2002::/16, the address in the next 32 bits). An internal A record must not come back through one of them.
+ */
+function embeddedIpv4(v6: string): string | undefined {
+  const g = groupsOf(v6);
+  const quad = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  if (g[0] === 0x2002) return quad(g[1]!, g[2]!);
+  const zeros = g.slice(0, 4).every((x) => x === 0);
+  if (zeros && ((g[4] === 0 && g[5] === 0) || (g[4] === 0xffff && g[5] === 0))) return quad(g[6]!, g[7]!);
+  return undefined;
+}
+
 /** Whether `address` (canonical, of `type` A or AAAA) may be served as an ALIAS's: globally routable, or a
- * documentation address. */
-const publicAddress = (address: string, type: 'A' | 'AAAA'): boolean => !NOT_PUBLIC.check(address, type === 'A' ? 'ipv4' : 'ipv6');
+ * documentation address; an IPv6 address carrying an IPv4 one, only if that one may be too. */
+function publicAddress(address: string, type: 'A' | 'AAAA'): boolean {
+  if (type === 'A') return !NOT_PUBLIC.check(address, 'ipv4');
+  const inside = embeddedIpv4(address);
+  return !NOT_PUBLIC.check(address, 'ipv6') && (inside === undefined || !NOT_PUBLIC.check(inside, 'ipv4'));
+}
 
 function family(values: readonly string[], canonical: (v: string) => string | undefined, type: 'A' | 'AAAA'): string[] {
   const valid = new Set(values.flatMap((v) => canonical(v) ?? []).filter((v) => publicAddress(v, type)));
@@ -68,8 +102,10 @@ export function aliasAnswer(a: readonly string[], aaaa: readonly string[], targe
   return { a: family(a, ipv4, 'A'), aaaa: family(aaaa, ipv6, 'AAAA'), ttl: aliasTtl(targetTtl) };
 }
 
-export const sameAnswer = (x: AliasAnswer, y: AliasAnswer): boolean =>
-  x.ttl === y.ttl && x.a.join() === y.a.join() && x.aaaa.join() === y.aaaa.join();
+const sameSet = (x: readonly string[], y: readonly string[]): boolean => x.length === y.length && x.every((v) => y.includes(v));
+
+/** Whether two answers serve the same: the same TTL and address sets, in whatever order. */
+export const sameAnswer = (x: AliasAnswer, y: AliasAnswer): boolean => x.ttl === y.ttl && sameSet(x.a, y.a) && sameSet(x.aaaa, y.aaaa);
 
 /** The types an rrset is served as: an ALIAS as its name's A and AAAA, any other as itself. */
 export const servedTypes = (type: RecordType): RecordType[] => (type === 'ALIAS' ? ['A', 'AAAA'] : [type]);

@@ -5,11 +5,14 @@
  * three quarters of its served TTL have passed, so its addresses are asked for again before they expire in caches;
  * a target that did not answer is asked again every {@link RETRY_MS}. A new answer is a new zone generation
  * (store/aliases.ts); a failed look keeps the last one served. The zone pass schedules the looks (`dueIn`), so
- * nothing of it runs on a timer.
+ * nothing of it runs on a timer; it starts them and never waits for them (aliasLooks): a target that never answers
+ * holds a look for seconds, and the zone queue runs only a few passes at once, so one tenant's silent targets held
+ * every other tenant's changes behind them.
  */
+import PQueue from 'p-queue';
 import type { Logger } from '../../lib/log';
 import { ResolverError, type Resolver } from '../../providers/resolver';
-import { recordAliasLook, type AliasLook, type ZoneAlias } from '../../store/aliases';
+import { recordAliasLooks, type AliasLook, type ZoneAlias } from '../../store/aliases';
 import type { Store } from '../../store/db';
 import type { Judged } from '../../store/status';
 import { aliasAnswer } from '../../zonefiles';
@@ -45,19 +48,60 @@ export async function lookUp(resolver: Resolver, target: string): Promise<AliasL
   }
 }
 
-/** Looks at every target of the zone's `aliases` that is due: how many were, and whether one made a new generation. */
-export async function lookAtAliases(
-  d: { store: Store; resolver: Resolver; log: Logger }, zone: string, aliases: ZoneAlias[],
-): Promise<{ asked: number; changed: boolean }> {
-  const now = d.store.clock().getTime();
-  const due = aliases.filter((a) => dueIn(a, now) <= 0);
-  if (due.length === 0) return { asked: 0, changed: false };
-  const made = await Promise.all(due.map(async (a) => {
+/** Targets asked at once, over all zones: what a tenant whose targets never answer can hold of the resolver. */
+export const LOOKUPS_AT_ONCE = 16;
+
+/**
+ * The looks at ALIAS targets, beside the zone passes: at most one under way per zone, at most
+ * {@link LOOKUPS_AT_ONCE} targets asked at once. What a look finds reaches the zone as a pass would have
+ * recorded it (a new answer is a new generation, whose change wakes the pass), and its end asks for a pass of the
+ * zone (`attach`), which says a failure in AliasResolved and schedules the next look.
+ */
+export function aliasLooks(d: { store: Store; resolver: Resolver; log: Logger }) {
+  const lookups = new PQueue({ concurrency: LOOKUPS_AT_ONCE });
+  const underWay = new Map<string, Promise<void>>();
+  let pass: (zone: string) => void = () => {};
+  let stopped = false;
+  const lookAt = async (zone: string, a: ZoneAlias): Promise<AliasLook | undefined> => {
+    if (stopped) return undefined;
     const { detail, ...look } = await lookUp(d.resolver, a.target);
     if ('error' in look) d.log.debug({ zone, name: a.name, target: a.target, err: detail ?? look.error }, 'ALIAS target did not resolve');
-    return recordAliasLook(d.store, { zone, name: a.name, target: a.target, look, actor: ALIAS_ACTOR });
-  }));
-  return { asked: due.length, changed: made.includes(true) };
+    return look;
+  };
+  /** The zone's due targets asked, what they said recorded together (store/aliases.ts recordAliasLooks). */
+  const lookAll = async (zone: string, due: ZoneAlias[]): Promise<void> => {
+    const found = await Promise.all(due.map((a) => lookups.add(() => lookAt(zone, a))));
+    const looks = due.flatMap((a, i) => (found[i] ? [{ name: a.name, target: a.target, look: found[i] }] : []));
+    if (looks.length > 0 && !stopped) await recordAliasLooks(d.store, { zone, looks, actor: ALIAS_ACTOR });
+  };
+  return {
+    /** Starts a look at the targets of `due` in `zone`, unless one is under way there (its end passes the zone). */
+    start(zone: string, due: ZoneAlias[]): void {
+      if (stopped || due.length === 0 || underWay.has(zone)) return;
+      const look = lookAll(zone, due).catch((e: unknown) => {
+        // The store could not take it (down, or this process no longer leads): the pass finds the look still due.
+        d.log.warn({ zone, err: (e as Error).message }, 'recording an ALIAS look failed');
+      }).finally(() => {
+        underWay.delete(zone);
+        if (!stopped) pass(zone);
+      });
+      underWay.set(zone, look);
+    },
+    underWay: (zone: string): boolean => underWay.has(zone),
+    /** `passOf(zone)` queues a pass of the zone, as a change of it does. */
+    attach(passOf: (zone: string) => void): void {
+      pass = passOf;
+    },
+    busy: (): boolean => underWay.size > 0,
+    async onIdle(): Promise<void> {
+      while (underWay.size > 0) await Promise.all(underWay.values());
+    },
+    /** Starts nothing more (what waits for its turn ends at once) and waits for what is asking the resolver. */
+    async stop(): Promise<void> {
+      stopped = true;
+      await Promise.all(underWay.values());
+    },
+  };
 }
 
 /** The zone's AliasResolved condition; null when it has no ALIAS. */

@@ -8,12 +8,13 @@
  * 2. Apply (./apply.ts) at the signing the zone is on its way to (./signing.ts).
  * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
  *    Drift forgets what is served and applies again.
- * 4. Look, when due and only in a pass that applied nothing: at the parent (./parent.ts, every delegationTtlMs),
- *    at the secondaries (./secondaries.ts, secondaryCheckMs after a change is served, then every
- *    secondaryRetryMs while one is behind) and at ALIAS targets (./aliases.ts, before their answers expire; a
- *    new answer is a new generation, which the next pass serves). A pass that applied asks for the next pass at
- *    once instead, so a slow lookup never holds up a change; the runner schedules every look (`requeueAfterMs`)
- *    and `idle()` sees it.
+ * 4. Look, when due and only in a pass that applied nothing: at the parent (./parent.ts, every delegationTtlMs)
+ *    and at the secondaries (./secondaries.ts, secondaryCheckMs after a change is served, then every
+ *    secondaryRetryMs while one is behind). A pass that applied asks for the next pass at once instead, so a slow
+ *    lookup never holds up a change; the runner schedules every look (`requeueAfterMs`) and `idle()` sees it.
+ *    ALIAS targets (./aliases.ts, before their answers expire) are looked at beside the passes, which only start
+ *    the look: a target that never answers holds no pass, and so no other zone's change behind it. A new answer is
+ *    a new generation, which the next pass serves; the look's end asks for a pass, which says what it found.
  * Each pass records its status once (store/status.ts recordStatus), and all time is the store's clock.
  */
 import { StaleSerialError, UnservableZoneError } from '../../providers/nameserver/port';
@@ -26,7 +27,7 @@ import { allZoneNames, ZONE_STATUS, zoneByName, zoneStatusOf, type ZoneFacts, ty
 import { isZoneName } from '../../zonefiles';
 import { identityWatch, TerminalError, type Reconciler, type Result } from '../types';
 import { serves, zoneApplier, type ApplyDeps, type Signing } from './apply';
-import { aliasCondition, dueIn, lookAtAliases } from './aliases';
+import { aliasCondition, aliasLooks, dueIn } from './aliases';
 import { lookAtParent } from './parent';
 import { lookAtSecondaries } from './secondaries';
 import { keepKeys, type KeyDeps } from './keys';
@@ -107,6 +108,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   /** Set once the nameserver said it has no secondaries: nothing to look at, ever. */
   let noSecondaries = !d.nameserver.secondarySerials;
   const isDue = (left: number | undefined): boolean => left !== undefined && left <= 0;
+  const aliasLooking = aliasLooks(d);
 
   /** What went wrong, for the tenant (a reason and a message without server paths or the nameserver's own
    * words) and for operators (`lastError`, the whole failure). */
@@ -180,6 +182,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     watches: [identityWatch('zone')],
     spacingMs: d.passSpacingMs ?? PASS_SPACING_MS,
     spacingBurst: PASS_BURST,
+    background: aliasLooking,
     async keys() {
       // The nameserver's own zones too: one the store never had (or lost track of) is removed.
       const held = (await d.nameserver.zones().catch(() => [])).filter((name) => name !== d.catalogZone);
@@ -235,10 +238,9 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       if (signed && d.sealer) await keepKeys({ ...d, sealer: d.sealer }, z);
       const confirmed = await confirmDs(d, z, st, signerDs);
       const looked = acted ? { set: [], facts: {} } : await look(z, st, servedSerial!);
-      let { aliases, stale } = await zoneAliasesOf(d.store, name);
+      const { aliases, stale } = await zoneAliasesOf(d.store, name);
       if (stale.length > 0) await forgetAliases(d.store, name, stale);
-      const resolved = acted ? { asked: 0, changed: false } : await lookAtAliases(d, name, aliases);
-      if (resolved.asked > 0) ({ aliases } = await zoneAliasesOf(d.store, name));
+      if (!acted) aliasLooking.start(name, aliases.filter((a) => dueIn(a, now()) <= 0));
       const aliasCond = aliasCondition(aliases);
       const { pending } = plan;
       const ready: Judged = pending
@@ -265,9 +267,8 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         await applier.flush(name, applied),
         delegation.left(name),
         noSecondaries ? undefined : secondaries.left(name),
-        // A new answer is served by the next pass, at once.
-        resolved.changed ? 0 : undefined,
-        ...aliases.map((a) => dueIn(a, now())),
+        // A look under way asks for the pass itself when it ends.
+        ...(aliasLooking.underWay(name) ? [] : aliases.map((a) => dueIn(a, now()))),
       ].filter((ms): ms is number => ms !== undefined);
       return { requeueAfterMs: Math.max(0, Math.min(...next)) };
     },

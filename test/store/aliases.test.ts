@@ -2,7 +2,7 @@
  * generation, and the rows go with their zone. On both stores. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOrg } from '../../store/accounts';
-import { recordAliasLook, zoneAliasesOf } from '../../store/aliases';
+import { recordAliasLooks, zoneAliasesOf } from '../../store/aliases';
 import type { Store } from '../../store/db';
 import { createZone, deleteZone, putRRset, zoneByName } from '../../store/zones';
 import { aliasAnswer, checkCnameConflict } from '../../zonefiles';
@@ -17,7 +17,7 @@ describe('zone_aliases', () => {
   const pointAt = (target: string) => putRRset(s, {
     orgId, zone: ZONE, actor: 't', cnameConflict: checkCnameConflict, quota: QUOTA, rrset: { name: ZONE, type: 'ALIAS', ttl: 300, records: [{ content: target }] },
   });
-  const answered = (target: string, a: string) => recordAliasLook(s, { zone: ZONE, name: ZONE, target, look: { answer: aliasAnswer([a], [], 300) }, actor: 'system:alias' });
+  const answered = (target: string, a: string) => recordAliasLooks(s, { zone: ZONE, looks: [{ name: ZONE, target, look: { answer: aliasAnswer([a], [], 300) } }], actor: 'system:alias' });
 
   beforeEach(async () => {
     s = await openTestStore(':memory:');
@@ -32,7 +32,7 @@ describe('zone_aliases', () => {
     expect(await answered('a.example.net', '192.0.2.1')).toBe(true);
     expect((await zoneByName(s, ZONE))!.generation).toBe(gen + 1);
     expect(await answered('a.example.net', '192.0.2.1')).toBe(false);
-    expect(await recordAliasLook(s, { zone: ZONE, name: ZONE, target: 'a.example.net', look: { error: 'SERVFAIL' }, actor: 'system:alias' })).toBe(false);
+    expect(await recordAliasLooks(s, { zone: ZONE, looks: [{ name: ZONE, target: 'a.example.net', look: { error: 'SERVFAIL' } }], actor: 'system:alias' })).toBe(false);
     expect((await zoneByName(s, ZONE))!.generation).toBe(gen + 1);
     expect((await zoneAliasesOf(s, ZONE)).aliases).toEqual([expect.objectContaining({
       target: 'a.example.net', answer: { a: ['192.0.2.1'], aaaa: [], ttl: 300 }, error: 'SERVFAIL',

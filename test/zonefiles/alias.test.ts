@@ -103,6 +103,26 @@ describe('ALIAS answers as served', () => {
     expect(mixed.aaaa).toEqual(['2001:db8::1', '2606:4700::1']);
   });
 
+  it.each([
+    ['IPv4-compatible, link-local inside', '::a9fe:a9fe', false],
+    ['IPv4-compatible, private inside', '::10.0.0.1', false],
+    ['IPv4-translated, link-local inside', '::ffff:0:a9fe:a9fe', false],
+    ['IPv4-translated, loopback inside', '::ffff:0:127.0.0.1', false],
+    ['6to4, link-local inside', '2002:a9fe:a9fe::1', false],
+    ['6to4, private inside', '2002:c0a8:101::1', false],
+    ['6to4, CGNAT inside', '2002:6440:1::', false],
+    ['NAT64, private inside', '64:ff9b::10.1.2.3', false],
+    ['NAT64, link-local inside', '64:ff9b::a9fe:a9fe', false],
+    ['NAT64, public inside: the prefix goes whole', '64:ff9b::8.8.8.8', false],
+    ['IPv4-mapped, private inside', '::ffff:192.168.0.1', false],
+    ['6to4, public inside', '2002:808:808::1', true],
+    ['IPv4-compatible, documentation inside', '::192.0.2.1', true],
+    ['IPv4-translated, public inside', '::ffff:0:8.8.8.8', true],
+    ['global unicast whose groups merely look like an IPv4 address', '2606:4700::a9fe:a9fe', true],
+  ])('judges an IPv6 address carrying an IPv4 one by that one: %s (%s)', (_what, address, served) => {
+    expect(aliasAnswer([], [address], 60).aaaa.length).toBe(served ? 1 : 0);
+  });
+
   it('serves an ALIAS as A and AAAA rrsets of its answer, nothing of a family it lacks, and nothing before a first answer', () => {
     const other: RRset = { name: ZONE, type: 'MX', ttl: 300, records: [{ content: '10 mail.example.com' }] };
     const answers = new Map([[ZONE, aliasAnswer(['192.0.2.7'], ['2001:db8::7'], 100)], [`v4.${ZONE}`, aliasAnswer(['192.0.2.8'], [], 100)]]);

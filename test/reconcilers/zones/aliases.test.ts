@@ -1,10 +1,11 @@
 /** The zone reconciler's ALIAS targets: resolved through the resolver port, served as A/AAAA, looked at again
  * before the TTL runs out, the last answer kept while a target fails. On both stores. */
 import { Writable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../lib/log';
 import { ResolverError, type AddressLookup, type Resolver } from '../../../providers/resolver';
 import { zoneReconciler } from '../../../reconcilers/zones';
+import { startRunner } from '../../../reconcilers/runner';
 import { RETRY_MS } from '../../../reconcilers/zones/aliases';
 import { createOrg } from '../../../store/accounts';
 import { zoneAliasesOf } from '../../../store/aliases';
@@ -12,7 +13,7 @@ import type { Store } from '../../../store/db';
 import { statusOf } from '../../../store/status';
 import { applyZoneChanges } from '../../../store/zone-changes';
 import { createZone, deleteRRset, putRRset, zoneByName, type ZoneFacts } from '../../../store/zones';
-import { checkCnameConflict, MAX_ALIASES_PER_ZONE, validateRRset, type RRset } from '../../../zonefiles';
+import { ALIAS_MIN_CHANGE, checkCnameConflict, MAX_ALIASES_PER_ZONE, validateRRset, type RRset } from '../../../zonefiles';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
 import { openTestStore } from '../../helpers/store';
 
@@ -43,11 +44,16 @@ describe('zone reconciler: ALIAS', () => {
   const servedText = () => ns.served.get(ZONE)?.text ?? '';
   // The secondaries' first look at once: this nameserver has none, which that look finds, and then it is never due.
   const reconciler = () => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, secondaryCheckMs: 0 });
-  /** Passes until one asks for none sooner than later: what the runner does with `requeueAfterMs: 0`. */
+  /** Passes until one asks for none sooner than later and no look asks for one: what the runner does with
+   * `requeueAfterMs: 0` and at a look's end. */
   const settle = async (r = reconciler()): Promise<number> => {
+    let looked = false;
+    r.background!.attach(() => { looked = true; });
     for (let i = 0; i < 6; i++) {
       const { requeueAfterMs } = await r.reconcile(ZONE, noAbort);
-      if (requeueAfterMs !== 0) return requeueAfterMs!;
+      await r.background!.onIdle();
+      if (requeueAfterMs !== 0 && !looked) return requeueAfterMs!;
+      looked = false;
     }
     throw new Error('the zone did not settle');
   };
@@ -110,8 +116,15 @@ describe('zone reconciler: ALIAS', () => {
     expect((await facts()).facts.aliases?.[0]?.error).toBe('cdn.example.net does not exist (NXDOMAIN)');
     expect(servedText()).toContain('www 120 IN A 192.0.2.10\n');
 
+    // Within five minutes of the answer that made the last generation, a new one waits: the last stays served.
     answers.set('cdn.example.net', { kind: 'records', a: ['192.0.2.20', '192.0.2.21'], aaaa: [], ttl: 5 });
     now += RETRY_MS;
+    expect(await settle()).toBe(90_000);
+    expect(servedText()).toContain('www 120 IN A 192.0.2.10\n');
+    expect((await zoneByName(store, ZONE))!.generation).toBe(first.generation);
+    expect((await facts()).facts.aliases?.[0]).toMatchObject({ addresses: ['192.0.2.10'], resolvedAt: '2026-11-29T12:00:00Z', error: null });
+
+    now = Date.parse('2026-11-29T12:00:00Z') + ALIAS_MIN_CHANGE * 1000;
     expect(await settle()).toBe(22_500);
     expect(servedText()).toContain('www 30 IN A 192.0.2.20\nwww 30 IN A 192.0.2.21\n');
     expect(servedText()).not.toContain('192.0.2.10');
@@ -150,6 +163,89 @@ describe('zone reconciler: ALIAS', () => {
     await settle();
     expect((await zoneByName(store, ZONE))!).toMatchObject({ generation: before.generation, serial: before.serial });
     expect((await facts()).facts.aliases?.[0]?.checkedAt).toBe('2026-11-29T12:03:45Z');
+  });
+
+  it(`a target whose addresses rotate at every look makes at most one generation per ${ALIAS_MIN_CHANGE} s in its zone; their order alone none`, async () => {
+    let look = 0;
+    const rotating: Resolver = {
+      ns: async () => [],
+      addressRecords: async (name) => {
+        look++;
+        if (name === 'order.example.net') return { kind: 'records', a: look % 2 ? ['192.0.2.1', '192.0.2.2'] : ['192.0.2.2', '192.0.2.1'], aaaa: [], ttl: 1 };
+        return { kind: 'records', a: [`198.51.100.${look % 200}`], aaaa: [`2001:db8::${look}`], ttl: 1 };
+      },
+    };
+    await put(alias(ZONE, 'rot.example.net'));
+    await put(alias(`www.${ZONE}`, 'rot.example.net'));
+    await put(alias(`order.${ZONE}`, 'order.example.net'));
+    const r = zoneReconciler({ store, nameserver: ns, resolver: rotating, nameservers: NS, log: silent, secondaryCheckMs: 0 });
+    const start = now;
+    expect(await settle(r)).toBe(22_500);
+    const first = (await zoneByName(store, ZONE))!.generation;
+    const generations: number[] = [];
+    // Twenty minutes of looks every 22.5 s, each answered with new addresses for both rotating ALIASes.
+    while (now - start < 20 * 60_000) {
+      now += await settle(r);
+      const { generation } = (await zoneByName(store, ZONE))!;
+      if (generation !== (generations.at(-1) ?? first)) generations.push(generation);
+    }
+    expect(look).toBeGreaterThan(100);
+    // One generation per window at most, each taking both ALIASes' new answers: a target answering the same
+    // addresses in another order made none.
+    expect(generations.length).toBeGreaterThanOrEqual(3);
+    expect(generations.length).toBeLessThanOrEqual(20 * 60 / ALIAS_MIN_CHANGE);
+    const revisions = await store.raw<{ summary: string }>('aliasRevisions', `SELECT summary FROM zone_revisions WHERE zone = ? AND actor = 'system:alias' ORDER BY generation`, [ZONE]);
+    expect(revisions.filter((v) => v.summary.includes('order.example.net'))).toHaveLength(1);
+    // What is served at each rotating ALIAS is an answer its target gave, from less than a window and a look ago: a
+    // new answer of one ALIAS holds no other of the zone.
+    for (const [name, label] of [[ZONE, '@'], [`www.${ZONE}`, 'www']] as const) {
+      const served = (await facts()).facts.aliases!.find((a) => a.name === name)!;
+      expect(now - Date.parse(served.resolvedAt!)).toBeLessThan(ALIAS_MIN_CHANGE * 1000 + 22_500);
+      expect(servedText()).toContain(`${label} 30 IN A ${served.addresses[0]}\n`);
+    }
+  });
+
+  it('a target that never answers holds no pass: another organization\'s zone is served its change while the look waits', async () => {
+    // One tenant's zones, as many as the zone queue runs passes at once, each with an ALIAS whose target never answers
+    // until released; another tenant's zone beside them.
+    const hung: (() => void)[] = [];
+    let allAsked!: () => void;
+    const asked = new Promise<void>((resolve) => { allAsked = resolve; });
+    const silentTargets: Resolver = {
+      ns: async () => [],
+      addressRecords: (name) => new Promise<AddressLookup>((_resolve, reject) => {
+        hung.push(() => reject(new ResolverError(`resolver 192.0.2.53 did not answer in 2 s for ${name} A`, 'the resolver did not answer in 2 s')));
+        if (hung.length === 4) allAsked();
+      }),
+    };
+    const hostile = (await createOrg(store, 'hostile', 'free')).id;
+    const slow = ['s0', 's1', 's2', 's3'].map((n) => `${n}.example`);
+    for (const zone of slow) {
+      await createZone(store, { orgId: hostile, name: zone, nameservers: NS, actor: 'test', quota: null });
+      await putRRset(store, { orgId: hostile, zone, actor: 't', cnameConflict: checkCnameConflict, quota: QUOTA, rrset: validateRRset(zone, alias(zone, `${zone}.slow.test`)) });
+    }
+    const r = zoneReconciler({ store, nameserver: ns, resolver: silentTargets, nameservers: NS, log: silent, secondaryCheckMs: 0 });
+    const runner = await startRunner({ store, log: silent, reconcilers: [r], concurrency: 4 });
+    try {
+      await asked;
+      await put({ name: `www.${ZONE}`, type: 'A', ttl: 300, records: [{ content: '192.0.2.80' }] });
+      await vi.waitFor(() => expect(servedText()).toContain('www 300 IN A 192.0.2.80\n'), { timeout: 10_000, interval: 10 });
+      expect(hung).toHaveLength(4);
+      expect(r.background!.busy()).toBe(true);
+
+      // Each look's end passes its zone, which says the failure.
+      for (const release of hung) release();
+      await runner.idle();
+      for (const zone of slow) {
+        const cond = (await statusOf<ZoneFacts>(store, 'zone', zone))!.conditions.find((c) => c.type === 'AliasResolved');
+        expect(cond).toMatchObject({ status: 'False', reason: 'TargetNotResolving' });
+        expect(cond!.message).toContain('the resolver did not answer in 2 s');
+      }
+      expect(hung).toHaveLength(4);
+    } finally {
+      for (const release of hung) release();
+      await runner.stop();
+    }
   });
 
   it('serves nothing at a name whose target never resolved, and says so', async () => {
