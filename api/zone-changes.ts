@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_RDATA_BYTES, MAX_RECORDS, MAX_TTL, MIN_TTL, RECORD_TYPES } from '../zonefiles';
 import { encodeCursor, decodeCursor } from '../store/paging';
 import { getRevision, listRevisions, REVISION_BYTES_PER_ZONE_BYTES } from '../store/zone-revisions';
-import { applyZoneChanges, MAX_CHANGES, restoreZoneRevision, type ApplyZoneChanges, type ZoneChange } from '../store/zone-changes';
+import { applyZoneChanges, MAX_CHANGES, restoreZoneRevision, type ApplyZoneChanges, type ZoneChange, type ZoneChangeSource } from '../store/zone-changes';
 import { getZone, type ZoneChangeResult } from '../store/zones';
 import type { Core } from '../core/port';
 import { preconditionResponse, type Conditions } from './conditional';
@@ -80,13 +80,13 @@ export const CHANGE_200 = (what: string): ResponseSpec => ({
  */
 export async function runZoneChanges(
   c: { deps: Deps; core: Core; org: { id: number; plan: string }; actor: string; conditions: Conditions },
-  zoneParam: string, changes: ApplyZoneChanges['changes'], opts: { dryRun: boolean; summary?: string; canonical?: boolean },
+  zoneParam: string, changes: ApplyZoneChanges['changes'], opts: { dryRun: boolean; source?: ZoneChangeSource; canonical?: boolean },
 ) {
   const ns = await nameservers(c.core);
   const zone = zoneName(zoneParam);
   const result = await applyZoneChanges(c.deps.store, {
     orgId: c.org.id, zone, changes, actor: c.actor, dryRun: opts.dryRun, quota: rrsetQuota(c.deps, c.org),
-    precondition: zonePrecondition(c.conditions, zone, ns), ...(opts.summary !== undefined && { summary: opts.summary }), canonical: opts.canonical ?? false,
+    precondition: zonePrecondition(c.conditions, zone, ns), ...(opts.source !== undefined && { source: opts.source }), canonical: opts.canonical ?? false,
   });
   return changeAnswer(c.core, zone, result, opts.dryRun);
 }
@@ -168,7 +168,8 @@ export const zoneChangeOps: AnyOp[] = [
     body: RestoreBody,
     requestHeaders: ['IfMatch'],
     responses: {
-      200: CHANGE_200('what changed (or would), as applyZoneChanges answers; the service\'s own rrsets are left as they are'),
+      200: CHANGE_200('what changed (or would), as applyZoneChanges answers; the service\'s own rrsets are left as they are. Audited as one '
+        + '`dns.zone.restore` (`details`: `generation`, `to`, `added`, `changed`, `removed`), not an event per rrset'),
       400: { description: '`bad_request`: a zone name of one label, a generation that is not a number', schema: ErrorSchema },
       412: ZONE_412,
       ...errorResponses(CHANGE_409, DNS_503),

@@ -85,7 +85,8 @@ export const zoneFileOps: AnyOp[] = [
     bodyType: TEXT_DNS,
     requestHeaders: ['IfMatch'],
     responses: {
-      200: CHANGE_200('what changed (or would), as `/changes` answers'),
+      200: CHANGE_200('what changed (or would), as `/changes` answers. Audited as one `dns.zone.import` (`details`: `mode`, `to`, `added`, `changed`, '
+        + '`removed`), not an event per rrset'),
       400: {
         description: '`bad_request`: an empty file, or lines that cannot be taken: `details.issues[].path` is `line N` (the line a record starts on) for each, '
           + 'with what is wrong (syntax, an unsupported type or directive, content the API refuses, a name outside the zone, a line of another zone, '
@@ -107,7 +108,8 @@ export const zoneFileOps: AnyOp[] = [
       const mode = c.query.mode ?? 'merge';
       const file = parseZoneFile(c.body, name);
       return runZoneChanges(c, c.params.zone, (current) => importChanges(name, current, file, mode), {
-        dryRun: c.query.dryRun ?? false, summary: `zone file imported (${mode})`, canonical: true,
+        dryRun: c.query.dryRun ?? false, canonical: true,
+        source: { summary: `zone file imported (${mode})`, event: 'dns.zone.import', details: { mode } },
       });
     },
   }),

@@ -2779,7 +2779,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description what changed (or would), as applyZoneChanges answers; the service's own rrsets are left as they are; the generation to wait for in `X-Generation`, which a dry run does not send */
+            /** @description what changed (or would), as applyZoneChanges answers; the service's own rrsets are left as they are. Audited as one `dns.zone.restore` (`details`: `generation`, `to`, `added`, `changed`, `removed`), not an event per rrset; the generation to wait for in `X-Generation`, which a dry run does not send */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3003,7 +3003,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description what changed (or would), as `/changes` answers; the generation to wait for in `X-Generation`, which a dry run does not send */
+            /** @description what changed (or would), as `/changes` answers. Audited as one `dns.zone.import` (`details`: `mode`, `to`, `added`, `changed`, `removed`), not an event per rrset; the generation to wait for in `X-Generation`, which a dry run does not send */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

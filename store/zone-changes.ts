@@ -42,11 +42,16 @@ export interface ApplyZoneChanges {
   precondition?: ZonePrecondition;
   /** The plan's per-zone limits, as putRRset's. */
   quota: { plan: string; rrsets: number; bytes: number } | null;
-  /** What made the change (an import, a restore), said before what changed in the revision's summary. */
-  summary?: string;
+  /** What made the change when the caller did not name its rrsets (an import, a restore): said before what changed
+   * in the revision's summary, and audited as this one event with what the set changed (`to`: its generation; the
+   * counts), instead of an event per rrset. A file of a few bytes replaces a whole zone, a restore names none: an
+   * event per rrset was a zone's worth of audit rows, kept for good, for a request of any size. */
+  source?: ZoneChangeSource;
   /** The puts are validateRRset's own answers (a parsed zone file's rrsets): not validated a second time. */
   canonical?: boolean;
 }
+
+export interface ZoneChangeSource { summary: string; event: string; details: Record<string, unknown> }
 
 /** A change that passed the checks that need no store: its owner normalized, the new rrset canonical. */
 interface Planned { index: number; name: string; type: string; rrset: RRset | null }
@@ -147,7 +152,11 @@ async function rrsetsAt(s: Store, tx: Tx, zone: string, names: string[]): Promis
 
 /** Writes a change set's rrsets, their removals and their audit events, each kind one statement. SQLite parses
  * `INSERT ... SELECT ... ON CONFLICT` only with a WHERE in the SELECT (its ON could be a join's). */
-async function writeRRsets(s: Store, tx: Tx, z: ZoneRow, generation: number, actor: string, now: Date, diff: RevisionChange[], puts: { rrset: RRset; json: string; bytes: number }[]): Promise<void> {
+async function writeRRsets(
+  s: Store, tx: Tx, z: ZoneRow, generation: number, p: { actor: string; source?: ZoneChangeSource | undefined }, now: Date, diff: RevisionChange[],
+  puts: { rrset: RRset; json: string; bytes: number }[],
+): Promise<void> {
+  const { actor, source } = p;
   const rows = jsonRows(s);
   if (puts.length > 0) {
     await tx.raw('upsertRRsets', `INSERT INTO rrsets (zone, name, type, ttl, records, managed_by, changed_gen, bytes)
@@ -162,6 +171,14 @@ async function writeRRsets(s: Store, tx: Tx, z: ZoneRow, generation: number, act
       SELECT CAST(? AS text), value ->> 0, value ->> 1, CAST(? AS integer), CAST(? AS text) FROM ${rows} WHERE true
       ON CONFLICT (zone, name, type) DO UPDATE SET gen = excluded.gen, at = excluded.at`,
     [z.name, generation, iso(now), removed]);
+  }
+  if (source) {
+    const count = (op: RevisionChange['op']): number => diff.reduce((n, d) => n + (d.op === op ? 1 : 0), 0);
+    await appendAudit(tx, {
+      orgId: z.orgId, event: source.event, actor, target: z.name,
+      details: { ...source.details, to: generation, added: count('add'), changed: count('change'), removed: count('remove') },
+    }, now);
+    return;
   }
   // The spec's events per rrset, as putRRset and deleteRRset write them, each naming the generation of its set,
   // in the diff's order.
@@ -258,10 +275,10 @@ async function applyPlanned(
     if (grow.rrsets > 0 && z.rrsetCount + grow.rrsets > quota.rrsets) throw quotaExceeded('rrsets_per_zone', quota.rrsets, z.rrsetCount, quota.plan, 'rrsets per zone');
     if (grow.bytes > 0 && z.bytes + grow.bytes > quota.bytes) throw quotaExceeded('zone_bytes', quota.bytes, z.bytes, quota.plan, 'bytes of zone file per zone');
   }
-  const summary = p.summary === undefined ? summaryOf(diff) : `${p.summary}: ${summaryOf(diff)}`;
+  const summary = p.source === undefined ? summaryOf(diff) : `${p.source.summary}: ${summaryOf(diff)}`;
   const bumped = await bump(s, tx, z, now, { actor: p.actor, summary, diff, bytes: held }, grow);
   const { generation } = bumped;
-  await writeRRsets(s, tx, z, generation, p.actor, now, diff, puts);
+  await writeRRsets(s, tx, z, generation, p, now, diff, puts);
   if (quota) await capZoneRevisions(tx, z.name, REVISION_BYTES_PER_ZONE_BYTES * quota.bytes);
   return { generation, serial: bumped.serial, diff };
 }
@@ -311,7 +328,7 @@ export async function applyZoneChanges(s: Store, p: ApplyZoneChanges): Promise<Z
  * deleted if it was not there. The service's rrsets (apex NS, an app's or ACME's records) are left as they are.
  * 404 when that revision is not kept.
  */
-export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'changes' | 'summary'> & { generation: number }): Promise<ZoneChangeResult> {
+export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'changes' | 'source'> & { generation: number }): Promise<ZoneChangeResult> {
   const now = s.clock();
   return writeOrDryRun(s, p.dryRun ?? false, async (tx) => {
     const z = await zoneToChange(tx, p.orgId, p.zone);
@@ -331,10 +348,8 @@ export async function restoreZoneRevision(s: Store, p: Omit<ApplyZoneChanges, 'c
       if (d.before) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: { name: d.name, type: d.type as RecordType, ...d.before } });
       else if (stored) planned.push({ index: planned.length, name: d.name, type: d.type, rrset: null });
     }
-    const result = await applyPlanned(s, tx, z, { planned, issues: [] }, { ...p, summary: `restored generation ${p.generation}` }, now);
-    if (result.diff.length > 0) {
-      await appendAudit(tx, { orgId: z.orgId, event: 'dns.zone.restore', actor: p.actor, target: z.name, details: { generation: p.generation, to: result.generation } }, now);
-    }
-    return result;
+    return applyPlanned(s, tx, z, { planned, issues: [] }, {
+      ...p, source: { summary: `restored generation ${p.generation}`, event: 'dns.zone.restore', details: { generation: p.generation } },
+    }, now);
   });
 }

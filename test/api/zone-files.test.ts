@@ -163,4 +163,19 @@ describe('importZone', () => {
     const left = (await t.call('GET', Z)).body.rrsets.map((x: { name: string; type: string }) => `${x.name} ${x.type}`);
     expect([...left].sort()).toEqual([`${ZONE} NS`, `${ZONE} SOA`, `app.${ZONE} CNAME`, `only.${ZONE} A`].sort());
   });
+
+  it('is audited as one event with what it changed, not an event per rrset: a few bytes replacing a zone write one row', async () => {
+    const audit = async () => (await t.call('GET', '/v1/orgs/acme/audit?limit=100')).body.items as { id: string; event: string; target: string; details: Record<string, unknown> }[];
+    const before = Number((await audit())[0]?.id ?? 0);
+    const lines = Array.from({ length: 30 }, (_, i) => `bulk${i} A 192.0.2.${i + 1}`).join('\n');
+    const merged = await t.call('POST', `${Z}/import?mode=merge`, { raw: `$TTL 300\n${lines}\n`, headers: TEXT });
+    const replaced = await t.call('POST', `${Z}/import?mode=replace`, { raw: '$TTL 300\nlast A 192.0.2.9\n', headers: TEXT });
+    expect([merged.status, replaced.status]).toEqual([200, 200]);
+    const added = (await audit()).filter((e) => Number(e.id) > before);
+    expect(added.map((e) => [e.event, e.target, e.details])).toEqual([
+      ['dns.zone.import', ZONE, { mode: 'replace', to: replaced.body.generation, added: 1, changed: 0, removed: replaced.body.diff.length - 1 }],
+      ['dns.zone.import', ZONE, { mode: 'merge', to: merged.body.generation, added: 30, changed: 0, removed: 0 }],
+    ]);
+    expect(replaced.body.diff.length).toBeGreaterThan(30);
+  });
 });
