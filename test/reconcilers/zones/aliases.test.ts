@@ -16,11 +16,11 @@ import { createZone, deleteRRset, putRRset, zoneByName, type ZoneFacts } from '.
 import { ALIAS_MIN_CHANGE, checkCnameConflict, MAX_ALIASES_PER_ZONE, validateRRset, type RRset } from '../../../zonefiles';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
 import { openTestStore } from '../../helpers/store';
+import { settle as settlePasses } from '../../helpers/passes';
 
 const ZONE = 'example.com';
 const NS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
 const QUOTA = { plan: 'free', rrsets: 5000, bytes: 5 << 20 };
-const noAbort = new AbortController().signal;
 const silent = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
 
 describe('zone reconciler: ALIAS', () => {
@@ -44,19 +44,7 @@ describe('zone reconciler: ALIAS', () => {
   const servedText = () => ns.served.get(ZONE)?.text ?? '';
   // The secondaries' first look at once: this nameserver has none, which that look finds, and then it is never due.
   const reconciler = () => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, secondaryCheckMs: 0 });
-  /** Passes until one asks for none sooner than later and no look asks for one: what the runner does with
-   * `requeueAfterMs: 0` and at a look's end. */
-  const settle = async (r = reconciler()): Promise<number> => {
-    let looked = false;
-    r.background!.attach(() => { looked = true; });
-    for (let i = 0; i < 6; i++) {
-      const { requeueAfterMs } = await r.reconcile(ZONE, noAbort);
-      await r.background!.onIdle();
-      if (requeueAfterMs !== 0 && !looked) return requeueAfterMs!;
-      looked = false;
-    }
-    throw new Error('the zone did not settle');
-  };
+  const settle = (r = reconciler()): Promise<number> => settlePasses(r, ZONE);
 
   beforeEach(async () => {
     now = Date.parse('2026-11-29T12:00:00Z');
