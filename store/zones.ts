@@ -745,16 +745,16 @@ export async function zoneChangesSince(s: Store, name: string, since: number, at
 
 /**
  * The rrsets of `zone` as they were at its generation `zone.generation`, in getZone's order (the apex rrsets, then the
- * others by name and type), read `pageSize` at a time as they are asked for, so that neither the reads nor what is
- * made of them hold the whole zone. A page is that generation's unless a write since touched its range: then the
+ * others by name and type), read `pageSize` at a time, or fewer once their stored bytes reach `maxBytes`, as they are
+ * asked for, so that neither the reads nor what is made of them hold the whole zone. A page is that generation's unless a write since touched its range: then the
  * zone moved on, so an rrset written since (its `changedGen`) or deleted since (a tombstone) in the range fails the
  * read with a 409 `zone_changed`; a write elsewhere in the zone does not. Once tombstones after the generation may
  * have been pruned, no page can be told apart from one missing a deletion: 409 too.
  */
-export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number): AsyncGenerator<StoredRRset[]> {
+export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number, maxBytes: number): AsyncGenerator<StoredRRset[]> {
   let after: RRsetCursor | undefined;
   for (;;) {
-    const { items, next } = await rrsetPage(s, zone.name, pageSize, Infinity, after);
+    const { items, next } = await rrsetPage(s, zone.name, pageSize, maxBytes, after);
     const now = await zoneByName(s, zone.name);
     if (now?.uid !== zone.uid || (now.generation !== zone.generation && await touchedSince(s, zone, items, after, next))) {
       throw conflict('zone_changed', `zone ${zone.name} changed while it was read; read it again`);

@@ -40,7 +40,7 @@ afterEach(() => s.close());
 /** Reads the pages one at a time (through `store`), running `between` after the page numbered `at` (from 0). */
 async function read(zone: ZoneRow, between?: { at: number; then: () => Promise<unknown> }, store = s): Promise<unknown[][]> {
   const pages: unknown[][] = [];
-  for await (const page of zoneRRsetsAt(store, zone, PAGE)) {
+  for await (const page of zoneRRsetsAt(store, zone, PAGE, Infinity)) {
     pages.push(page);
     if (between && pages.length - 1 === between.at) await between.then();
   }
