@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
-import { Readable } from 'node:stream';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import client from 'prom-client';
 import { consoleErrorPage } from './console/kit';
 import { mountConsole, type ConsoleOptions } from './console/routes';
@@ -124,7 +124,9 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
       });
     });
     await next();
-    // The socket's idle timer runs while writes are pending; a streamed answer is its longest write.
+    // The socket's idle timer runs while writes are pending; a streamed answer is its longest write. At its expiry Node
+    // starts it once more if the pending write moved since the last: the answer ends 1 to 2 times `ms` after the
+    // client last took some of it.
     if (ctx.body instanceof Readable) {
       const ms = deps.config.stalledAnswerMs ?? STALLED_ANSWER_MS;
       res.setTimeout(ms, () => {

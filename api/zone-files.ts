@@ -53,7 +53,8 @@ export const zoneFileOps: AnyOp[] = [
           + 'code (`TYPE65401 \\# <length> <hex>`, the target in wire form), after a comment naming it (`; ALIAS cdn.example.net.`), so that kzonecheck, '
           + 'BIND and Knot take the file. Importing it again changes nothing. `ETag` is getZone\'s. '
           + 'Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be '
-          + 'overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again)',
+          + 'overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again); a client that takes none of it '
+          + 'for 30 s (up to 60 s) is disconnected',
         textType: TEXT_DNS, headers: ['ETag', 'X-Generation'],
       },
       304: notModifiedResponse(['X-Generation']),

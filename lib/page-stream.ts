@@ -2,8 +2,8 @@
 import { Readable } from 'node:stream';
 
 /**
- * A stream of `pages`, each read only once the one before it has been taken: nothing is read ahead (`Readable.from`
- * reads up to 16 pages ahead of a client that stops reading), so an export held by a stalled client holds a page.
+ * A stream of `pages`, each read only once the one before it has been taken: nothing is read ahead (`Readable.from`,
+ * of highWaterMark 1, reads and holds the page after the one its client stopped taking).
  */
 export function pageByPage(pages: AsyncGenerator<string>): Readable {
   return new Readable({
