@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import client from 'prom-client';
 import { consoleErrorPage } from './console/kit';
 import { mountConsole, type ConsoleOptions } from './console/routes';
@@ -38,6 +39,8 @@ export const allOps: AnyOp[] = [...dnsOps, ...zoneChangeOps, ...zoneFileOps, ...
 export const apiDocument = (): Record<string, unknown> => openApiDocument(allOps, { title: 'hostplane control API', version: '1' });
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** How long a streamed answer may wait for its client to take any of it (ApiConfig.stalledAnswerMs). */
+const STALLED_ANSWER_MS = 30_000;
 
 /** /docs: Swagger UI from its npm package, served by this API itself: the page loads nothing from elsewhere. */
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -121,6 +124,16 @@ export function createApp(deps: Deps, log: Logger, registry = new client.Registr
       });
     });
     await next();
+    // The socket's idle timer runs while writes are pending; a streamed answer is its longest write. At its expiry Node
+    // starts it once more if the pending write moved since the last: the answer ends 1 to 2 times `ms` after the
+    // client last took some of it.
+    if (ctx.body instanceof Readable) {
+      const ms = deps.config.stalledAnswerMs ?? STALLED_ANSWER_MS;
+      res.setTimeout(ms, () => {
+        log.warn({ reqId: id, operation: ctx.state.operationId as string | undefined, ms }, 'the client took nothing of a streamed answer for a while: connection closed');
+        res.destroy();
+      });
+    }
   });
   app.use(errors(log, consoleErrorPage));
   app.use(async (ctx, next) => {

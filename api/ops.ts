@@ -37,6 +37,10 @@ export interface ApiConfig {
   fallbackOrigin?: string;
   /** `--trust-proxy`: X-Forwarded-Proto and X-Forwarded-For are the TLS-terminating proxy's word (koa's `app.proxy`). */
   trustProxy?: boolean;
+  /** An answer streamed as it is read (an export) whose client takes none of it for this long (up to twice as long:
+   * Node's socket timer, api/app.ts) is ended: a client that stops reading would otherwise hold its connection and
+   * what is read for it. Default 30 s. */
+  stalledAnswerMs?: number;
 }
 
 export interface Deps {

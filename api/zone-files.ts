@@ -1,8 +1,8 @@
 /** Zone files in and out (CONTRACT.md "Zone changes, files and revisions"): export as an RFC 1035 master file, and
  * import one as a change set. The file format is zonefiles/'s (parse.ts, render.ts, import.ts). */
-import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { badRequest } from '../lib/errors';
+import { pageByPage } from '../lib/page-stream';
 import { getZone, zoneRRsetsAt } from '../store/zones';
 import { exportHead, exportLines, importChanges, MAX_ZONE_FILE_BYTES, parseZoneFile } from '../zonefiles';
 import { soaFor } from '../zonefiles/soa';
@@ -12,8 +12,10 @@ import { defineOp, type AnyOp } from './ops';
 import { CHANGE_200, CHANGE_409, runZoneChanges, ZONE_412 } from './zone-changes';
 import { ErrorSchema, errorResponses } from './schemas';
 
-/** Rrsets read and rendered at a time by an export: it is streamed, so that its memory does not grow with the zone. */
+/** Rrsets read and rendered at a time by an export, and their stored bytes at most (a page of large TXT rrsets is
+ * fewer of them): it is streamed, so that its memory does not grow with the zone. */
 const EXPORT_PAGE = 1000;
+const EXPORT_PAGE_BYTES = 256 * 1024;
 
 /** Served as `text/dns` (RFC 4027), in UTF-8 (which is ASCII: the renderer escapes every other byte). */
 const TEXT_DNS = 'text/dns';
@@ -51,7 +53,8 @@ export const zoneFileOps: AnyOp[] = [
           + 'code (`TYPE65401 \\# <length> <hex>`, the target in wire form), after a comment naming it (`; ALIAS cdn.example.net.`), so that kzonecheck, '
           + 'BIND and Knot take the file. Importing it again changes nothing. `ETag` is getZone\'s. '
           + 'Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be '
-          + 'overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again)',
+          + 'overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again); a client that takes none of it '
+          + 'for 30 s (up to 60 s) is disconnected',
         textType: TEXT_DNS, headers: ['ETag', 'X-Generation'],
       },
       304: notModifiedResponse(['X-Generation']),
@@ -67,9 +70,9 @@ export const zoneFileOps: AnyOp[] = [
       const soa = soaFor(name, zone.serial, ns);
       async function* lines(): AsyncGenerator<string> {
         yield exportHead(name, soa);
-        for await (const page of zoneRRsetsAt(deps.store, zone, EXPORT_PAGE)) yield exportLines(name, page);
+        for await (const page of zoneRRsetsAt(deps.store, zone, EXPORT_PAGE, EXPORT_PAGE_BYTES)) yield exportLines(name, page);
       }
-      return { status: 200, text: { type: `${TEXT_DNS}; charset=utf-8`, body: Readable.from(lines()) }, headers };
+      return { status: 200, text: { type: `${TEXT_DNS}; charset=utf-8`, body: pageByPage(lines()) }, headers };
     },
   }),
   defineOp({

@@ -675,14 +675,17 @@ export async function zoneRRsetPageJson(s: Store, zone: string, limit: number, m
   return rrsetPage(s, zone, limit, maxBytes, after);
 }
 
+/** Where a page's rrsets other than the apex's start: after `after`, or, after the apex (which comes first), at the
+ * start of the other names (some sort before it). */
+const pageStart = (zone: string, after?: RRsetCursor): RRsetCursor => after && after.name !== zone ? after : { name: '', type: '' };
+
 async function rrsetPage(s: Store, zone: string, limit: number, maxBytes: number, after?: RRsetCursor): Promise<{ items: (RawPageRRset & { bytes: number })[]; next: RRsetCursor | null }> {
   type Row = RawPageRRset & { bytes: number; apex: number };
   // The hot read path of getZone: one statement (on PostgreSQL one round trip, and one snapshot), with the page's
   // bound in SQL: the first page's apex rrsets (apex 0), then the others by name and type, at most `limit` + 1 of
   // them, the row after the page telling whether there is a next one. The loop below stops at the page's end.
   const first = after ? 0 : 1;
-  // The apex comes first, so the place after it is the start of the other names (some sort before it).
-  const from = after && after.name !== zone ? after : { name: '', type: '' };
+  const from = pageStart(zone, after);
   const rows = await s.raw<Row>('zoneRRsetPage', `SELECT * FROM (
       SELECT 0 AS apex, name, type, ttl, records, managed_by, bytes, changed_gen FROM rrsets WHERE zone = ? AND name = ? AND ? = 1
     ) AS a
@@ -745,16 +748,18 @@ export async function zoneChangesSince(s: Store, name: string, since: number, at
 
 /**
  * The rrsets of `zone` as they were at its generation `zone.generation`, in getZone's order (the apex rrsets, then the
- * others by name and type), read `pageSize` at a time as they are asked for, so that neither the reads nor what is
- * made of them hold the whole zone. A page is that generation's unless a write since touched its range: then the
- * zone moved on, so an rrset written since (its `changedGen`) or deleted since (a tombstone) in the range fails the
- * read with a 409 `zone_changed`; a write elsewhere in the zone does not. Once tombstones after the generation may
+ * others by name and type), read `pageSize` at a time, or fewer once their stored bytes reach `maxBytes`, as they are
+ * asked for, so that neither the reads nor what is made of them hold the whole zone: a page's statement reads the
+ * rrsets its sizes let in and one more (rrsetsWithin), not `pageSize` + 1 large ones to keep a few. A page is that
+ * generation's unless a write since touched its range: then the zone moved on, so an rrset written since (its
+ * `changedGen`) or deleted since (a tombstone) in the range fails the read with a 409 `zone_changed`; a write
+ * elsewhere in the zone does not. Once tombstones after the generation may
  * have been pruned, no page can be told apart from one missing a deletion: 409 too.
  */
-export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number): AsyncGenerator<StoredRRset[]> {
+export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number, maxBytes: number): AsyncGenerator<StoredRRset[]> {
   let after: RRsetCursor | undefined;
   for (;;) {
-    const { items, next } = await rrsetPage(s, zone.name, pageSize, Infinity, after);
+    const { items, next } = await rrsetPage(s, zone.name, await rrsetsWithin(s, zone.name, pageSize, maxBytes, after), maxBytes, after);
     const now = await zoneByName(s, zone.name);
     if (now?.uid !== zone.uid || (now.generation !== zone.generation && await touchedSince(s, zone, items, after, next))) {
       throw conflict('zone_changed', `zone ${zone.name} changed while it was read; read it again`);
@@ -765,6 +770,18 @@ export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number): 
   }
 }
 
+/** How many of the rrsets other than the apex's after `after` a page of `limit` rrsets and `maxBytes` takes, told from
+ * their stored sizes alone (one at least): the page up to the one whose bytes reach `maxBytes`, as rrsetPage cuts it
+ * (which also counts the apex's). */
+async function rrsetsWithin(s: Store, zone: string, limit: number, maxBytes: number, after: RRsetCursor | undefined): Promise<number> {
+  const from = pageStart(zone, after);
+  const sizes = await s.raw<{ bytes: number }>('zoneRRsetPageSizes', `SELECT bytes FROM rrsets
+    WHERE zone = ? AND name <> ? AND (name, type) > (?, ?) ORDER BY name, type LIMIT ?`, [zone, zone, from.name, from.type, limit]);
+  let n = 0;
+  for (let bytes = 0; n < sizes.length && bytes < maxBytes; n++) bytes += sizes[n]!.bytes;
+  return Math.max(1, n);
+}
+
 /** Whether a write after `zone`'s generation touched the range of a page: wrote one of its rrsets, or deleted one
  * from its range, which runs from after `after` (the apex too on the first page) to its last rrset, or to the end
  * of the zone on the last page. A deletion is told by its tombstone, so also whenever tombstones after the generation
@@ -772,7 +789,7 @@ export async function* zoneRRsetsAt(s: Store, zone: ZoneRow, pageSize: number): 
  * seen), or with the zone's lifetime. */
 async function touchedSince(s: Store, zone: ZoneRow, items: RawPageRRset[], after: RRsetCursor | undefined, next: RRsetCursor | null): Promise<boolean> {
   if (items.some((r) => r.changed_gen > zone.generation)) return true;
-  const from = after && after.name !== zone.name ? after : { name: '', type: '' };
+  const from = pageStart(zone.name, after);
   const last = next ? items.filter((r) => r.name !== zone.name).at(-1) : undefined;
   const [row] = await s.raw<{ n: number; pruned: number | null }>(next ? 'zoneTombstonesInPage' : 'zoneTombstonesAfter', `SELECT COUNT(*) AS n,
       (SELECT tombstones_pruned_to FROM zones WHERE name = ? AND uid = ?) AS pruned

@@ -5,15 +5,19 @@
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { orgBySlug } from '../../store/accounts';
 import { applyZoneChanges } from '../../store/zone-changes';
 import { putManagedRRset } from '../../store/zones';
 import { zoneWithRRsets } from '../helpers/zone-read';
 import { exportZoneFile, MAX_ZONE_FILE_BYTES } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
+import { listenOnSocket } from '../helpers/agent';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { until } from '../helpers/proc';
 
 const ZONE = 'files.example';
 const Z = `/v1/orgs/acme/dns/zones/${ZONE}`;
@@ -93,6 +97,52 @@ describe('exportZone', () => {
     writeFileSync(file, (await exportText()).text);
     const r = spawnSync('kzonecheck', ['-o', `${ZONE}.`, file], { encoding: 'utf8' });
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
+  });
+});
+
+describe('exportZone to a client that stops reading', () => {
+  it('is ended once the client took nothing for stalledAnswerMs, logged, and reads no page after', async () => {
+    const stalled = await startTestApi({ plan: 'pro', config: { stalledAnswerMs: 1000 } });
+    const server = createServer(stalled.handler);
+    // A Unix socket's buffer (net.core.wmem_default, 208 KiB here) is far below the zone, unlike loopback TCP's autotuned ones.
+    const listening = await listenOnSocket(server);
+    try {
+      const name = 'stalled.example';
+      expect((await stalled.call('POST', '/v1/orgs/acme/dns/zones', { body: { name } })).status).toBe(200);
+      const org = (await orgBySlug(stalled.store, 'acme'))!;
+      // 400 rrsets of 4 KiB: 1.6 MiB, pages of 256 KiB.
+      await applyZoneChanges(stalled.store, {
+        orgId: org.id, zone: name, actor: 'test', quota: null, changes: Array.from({ length: 400 }, (_, i) => ({
+          op: 'put' as const, name: `t${i}.${name}`, type: 'TXT', ttl: 300, records: Array.from({ length: 4 }, (_, r) => ({ content: `${r}${'x'.repeat(999)}` })),
+        })),
+      });
+      const raw = vi.spyOn(stalled.store, 'raw');
+      const pagesRead = () => raw.mock.calls.filter(([key]) => key === 'zoneRRsetPage').length;
+
+      const client = connect(listening.socketPath);
+      let received = 0;
+      client.on('data', (chunk: Buffer) => { received += chunk.length; });
+      const closed = new Promise((r) => client.on('close', r));
+      client.once('data', () => client.pause());
+      client.write(`GET /v1/orgs/acme/dns/zones/${name}/export HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stalled.tokens.admin}\r\n\r\n`);
+      const warning = await until('the stalled answer\'s warning', () => stalled.logs.find((l) => l.includes('took nothing of a streamed answer')));
+      expect(JSON.parse(warning)).toMatchObject({ level: 40, operation: 'exportZone', ms: 1000 });
+      const readWhenEnded = pagesRead();
+      client.resume();
+      await closed;
+      expect(pagesRead()).toBe(readWhenEnded);
+
+      const whole = await stalled.call('GET', `/v1/orgs/acme/dns/zones/${name}/export`);
+      const pages = pagesRead() - readWhenEnded;
+      expect(whole.status).toBe(200);
+      expect(received).toBeLessThan((whole.body as string).length);
+      // The ended answer read the pages the socket's buffer took, a few of the zone's.
+      expect(pages).toBeGreaterThan(4);
+      expect(readWhenEnded).toBeLessThan(pages);
+    } finally {
+      await listening.close();
+      await stalled.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
  * users of every role and their tokens already made through the same store functions the admin CLI uses. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type client from 'prom-client';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,8 @@ import { OpenApiChecker, type Answer } from './openapi';
 
 export interface TestApi {
   url: string;
+  /** The app's request listener, for a test that serves it on a transport of its own (a Unix socket's small buffers). */
+  handler: RequestListener;
   store: Store;
   sealer: Sealer;
   dir: string;
@@ -98,7 +100,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   };
 
   return {
-    url, store, sealer, dir, logs, nudges, tokens, registry: app.registry,
+    url, handler: app.handler, store, sealer, dir, logs, nudges, tokens, registry: app.registry,
     other: { slug: 'globex', token: otherToken },
     documented,
     async call(method, path, o = {}) {

@@ -1,7 +1,7 @@
 /** A zone's rrsets read page by page at one generation (zoneRRsetsAt, what exportZone streams): the pages together
  * are zoneWithRRsets's list; a write after the generation in the part not read yet fails the read, one in the part
  * read already does not, and tombstones pruned after the generation fail it. */
-import { beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { beforeEach, afterEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../lib/errors';
 import { createOrg } from '../../store/accounts';
 import type { Store } from '../../store/db';
@@ -40,7 +40,7 @@ afterEach(() => s.close());
 /** Reads the pages one at a time (through `store`), running `between` after the page numbered `at` (from 0). */
 async function read(zone: ZoneRow, between?: { at: number; then: () => Promise<unknown> }, store = s): Promise<unknown[][]> {
   const pages: unknown[][] = [];
-  for await (const page of zoneRRsetsAt(store, zone, PAGE)) {
+  for await (const page of zoneRRsetsAt(store, zone, PAGE, Infinity)) {
     pages.push(page);
     if (between && pages.length - 1 === between.at) await between.then();
   }
@@ -60,6 +60,23 @@ describe('zoneRRsetsAt', () => {
     expect(pages.length).toBeGreaterThan(3);
     expect(pages.slice(0, -1).every((p) => p.length <= PAGE + 2)).toBe(true);
     expect(pages.flat()).toEqual((await zoneWithRRsets(s, orgId, ZONE)).rrsets);
+  });
+
+  it('ends a page once its stored bytes reach maxBytes, its statement reading no rrset after the page but one', async () => {
+    // 12 TXT rrsets of about 2,000 bytes after 20 small ones: pages of 3 of them under maxBytes 5,000.
+    await apply(Array.from({ length: 12 }, (_, i): ZoneChange => ({ op: 'put', name: `b${String(i).padStart(2, '0')}.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: 'x'.repeat(2000) }] })));
+    const zone = await getZone(s, orgId, ZONE);
+    const raw = vi.spyOn(s, 'raw');
+    const pages: unknown[][] = [];
+    for await (const page of zoneRRsetsAt(s, zone, PAGE, 5000)) pages.push(page);
+    expect(pages.flat()).toEqual((await zoneWithRRsets(s, orgId, ZONE)).rrsets);
+    const large = pages.map((p) => p.filter((r) => (r as { type: string }).type === 'TXT').length);
+    expect(large.filter((n) => n > 0)).toEqual([3, 3, 3, 3]);
+    // A page's statement reads the page and the row after it, not PAGE + 1 rows of which the page keeps 3 (the
+    // first page's also reads the apex rrsets, which come beyond PAGE).
+    const read = await Promise.all(raw.mock.calls.flatMap(([key], i) => key === 'zoneRRsetPage' ? [raw.mock.results[i]!.value as Promise<unknown[]>] : []));
+    expect(read).toHaveLength(pages.length);
+    expect(read.slice(1).map((rows, i) => rows.length - pages[i + 1]!.length)).toEqual([...pages.slice(2).map(() => 1), 0]);
   });
 
   it('answers the generation it started at when a write changes or deletes only rrsets already read', async () => {
