@@ -2897,7 +2897,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the master file; TXT values split into strings of 255 bytes as served; an ALIAS in RFC 3597's generic form under PowerDNS's type code (`TYPE65401 \# <length> <hex>`, the target in wire form), after a comment naming it (`; ALIAS cdn.example.net.`), so that kzonecheck, BIND and Knot take the file. Importing it again changes nothing. `ETag` is getZone's. Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again) */
+            /** @description the master file; TXT values split into strings of 255 bytes as served; an ALIAS in RFC 3597's generic form under PowerDNS's type code (`TYPE65401 \# <length> <hex>`, the target in wire form), after a comment naming it (`; ALIAS cdn.example.net.`), so that kzonecheck, BIND and Knot take the file. Importing it again changes nothing. `ETag` is getZone's. Streamed as it is read: should a write change a part of the zone not sent yet, or a reading held back for over 5 minutes be overtaken by the pruning of deletions made since it began, the answer ends unfinished (read it again); a client that takes none of it for 30 s (up to 60 s) is disconnected */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
