@@ -1,6 +1,6 @@
 /** Pure zone-file functions: names, rrset validation, rendering, parsing and SOA serials. No I/O. */
 export * from './model';
-export { ZoneValidationError, type Issue } from './errors';
+export { MAX_PROBLEM_CHARS, ZoneValidationError, type Issue } from './errors';
 export { checkZoneName, isZoneName, MAX_ZONE_NAME_LENGTH, normalizeName, normalizeHostname, normalizeZoneName, isInZone, relativeName, resolveOwner } from './names';
 export {
   validateRRset,

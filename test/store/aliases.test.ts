@@ -47,6 +47,19 @@ describe('zone_aliases', () => {
     expect((await zoneAliasesOf(s, ZONE)).aliases).toEqual([{ name: ZONE, target: 'b.example.net', answer: null, resolvedAt: null, checkedAt: null, error: null }]);
   });
 
+  it('a generation a look makes is summarized by the ALIASes it changed, a few by name, never by their addresses', async () => {
+    const names = Array.from({ length: 5 }, (_, i) => `a${i}.${ZONE}`);
+    for (const name of names) {
+      await putRRset(s, { orgId, zone: ZONE, actor: 't', cnameConflict: checkCnameConflict, quota: QUOTA, rrset: { name, type: 'ALIAS', ttl: 300, records: [{ content: 'cdn.example.net' }] } });
+    }
+    const a = Array.from({ length: 16 }, (_, i) => `198.51.100.${i + 1}`);
+    const aaaa = Array.from({ length: 16 }, (_, i) => `2001:db8::${i + 1}`);
+    const looks = names.map((name) => ({ name, target: 'cdn.example.net', look: { answer: aliasAnswer(a, aaaa, 300) } }));
+    expect(await recordAliasLooks(s, { zone: ZONE, looks, actor: 'system:alias' })).toBe(true);
+    const [rev] = await s.raw<{ summary: string }>('aliasSummary', `SELECT summary FROM zone_revisions WHERE zone = ? AND actor = 'system:alias'`, [ZONE]);
+    expect(rev!.summary).toBe(`ALIAS a0.${ZONE} → cdn.example.net, ALIAS a1.${ZONE} → cdn.example.net, ALIAS a2.${ZONE} → cdn.example.net and 2 more ALIAS rrsets resolved to new addresses`);
+  });
+
   it('go with their zone', async () => {
     await pointAt('a.example.net');
     await answered('a.example.net', '192.0.2.1');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MAX_ZONE_FILE_BYTES, parseZone, parseZoneFile, RECORD_TYPES, validateRRset, ZoneValidationError, type RRset } from '../../zonefiles';
+import { MAX_PROBLEM_CHARS, MAX_ZONE_FILE_BYTES, parseZone, parseZoneFile, RECORD_TYPES, validateRRset, ZoneValidationError, type RRset } from '../../zonefiles';
 import { loadFixture } from './fixtures';
 
 describe('parseZone', () => {
@@ -241,6 +241,13 @@ describe('parseZoneFile (a master file imported into a zone)', () => {
 
   it('refuses a TXT string that is not UTF-8 rather than changing it', () => {
     expect(issuesOf('$TTL 300\nt TXT "\\255"\n')).toEqual([{ path: 'line 2', message: 'the text "\\255" is not valid UTF-8' }]);
+  });
+
+  it('cuts a problem that quotes its field to MAX_PROBLEM_CHARS: a line of a megabyte is not answered whole', () => {
+    const [issue, ...rest] = issuesOf(`$TTL 300\nt TXT "${'\\255'.repeat(200_000)}"\n`);
+    expect(rest).toEqual([]);
+    expect(issue!.message).toHaveLength(MAX_PROBLEM_CHARS);
+    expect(issue!.message).toMatch(/^the text "(\\255)+.*…$/);
   });
 
   it('refuses a file over 1 MiB, and lists at most 100 problems, checking no further than the 100th', () => {
