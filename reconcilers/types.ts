@@ -34,7 +34,7 @@ export interface Reconciler {
   readonly spacingMs?: number;
   /** Starts within the spacing a key that was quiet may take at once (reconcilers/queue.ts `burst`; default 1). */
   readonly spacingBurst?: number;
-  /** Work its passes start and do not wait for (./zones/aliases.ts: lookups that may take seconds). */
+  /** Work its passes start and do not wait for (./zones/looks.ts: lookups that may take seconds). */
   readonly background?: Background;
   /** Every key that may need work: run at start and on each resync. */
   keys(): Promise<string[]>;

@@ -5,17 +5,15 @@
  * three quarters of its served TTL have passed, so its addresses are asked for again before they expire in caches;
  * a target that did not answer is asked again every {@link RETRY_MS}. A new answer is a new zone generation
  * (store/aliases.ts); a failed look keeps the last one served. The zone pass schedules the looks (`dueIn`), so
- * nothing of it runs on a timer; it starts them and never waits for them (aliasLooks): a target that never answers
- * holds a look for seconds, and the zone queue runs only a few passes at once, so one tenant's silent targets held
- * every other tenant's changes behind them.
+ * nothing of it runs on a timer; it starts them and never waits for them (./looks.ts).
  */
-import PQueue from 'p-queue';
 import type { Logger } from '../../lib/log';
 import { ResolverError, type Resolver } from '../../providers/resolver';
 import { recordAliasLooks, type AliasLook, type ZoneAlias } from '../../store/aliases';
 import type { Store } from '../../store/db';
 import type { Judged } from '../../store/status';
 import { aliasAnswer } from '../../zonefiles';
+import type { Looks } from './looks';
 
 /** A target that did not answer is asked again this often. */
 export const RETRY_MS = 30_000;
@@ -48,59 +46,29 @@ export async function lookUp(resolver: Resolver, target: string): Promise<AliasL
   }
 }
 
-/** Targets asked at once, over all zones: what a tenant whose targets never answer can hold of the resolver. */
-export const LOOKUPS_AT_ONCE = 16;
-
 /**
- * The looks at ALIAS targets, beside the zone passes: at most one under way per zone, at most
- * {@link LOOKUPS_AT_ONCE} targets asked at once. What a look finds reaches the zone as a pass would have
- * recorded it (a new answer is a new generation, whose change wakes the pass), and its end asks for a pass of the
- * zone (`attach`), which says a failure in AliasResolved and schedules the next look.
+ * The looks at ALIAS targets, in the zone's looks (./looks.ts): at most one under way per zone. What a look finds
+ * reaches the zone as a pass would have recorded it (a new answer is a new generation, whose change wakes the
+ * pass), and its end asks for a pass of the zone, which says a failure in AliasResolved and schedules the next look.
  */
-export function aliasLooks(d: { store: Store; resolver: Resolver; log: Logger }) {
-  const lookups = new PQueue({ concurrency: LOOKUPS_AT_ONCE });
-  const underWay = new Map<string, Promise<void>>();
-  let pass: (zone: string) => void = () => {};
-  let stopped = false;
-  const lookAt = async (zone: string, a: ZoneAlias): Promise<AliasLook | undefined> => {
-    if (stopped) return undefined;
+export function aliasLooks(d: { store: Store; resolver: Resolver; log: Logger; looks: Looks }) {
+  const lookAt = async (zone: string, a: ZoneAlias): Promise<AliasLook> => {
     const { detail, ...look } = await lookUp(d.resolver, a.target);
     if ('error' in look) d.log.debug({ zone, name: a.name, target: a.target, err: detail ?? look.error }, 'ALIAS target did not resolve');
     return look;
   };
-  /** The zone's due targets asked, what they said recorded together (store/aliases.ts recordAliasLooks). */
-  const lookAll = async (zone: string, due: ZoneAlias[]): Promise<void> => {
-    const found = await Promise.all(due.map((a) => lookups.add(() => lookAt(zone, a))));
-    const looks = due.flatMap((a, i) => (found[i] ? [{ name: a.name, target: a.target, look: found[i] }] : []));
-    if (looks.length > 0 && !stopped) await recordAliasLooks(d.store, { zone, looks, actor: ALIAS_ACTOR });
-  };
   return {
-    /** Starts a look at the targets of `due` in `zone`, unless one is under way there (its end passes the zone). */
+    /** Starts a look at the targets of `due` in `zone`, unless one is under way there; what they said is recorded
+     * together (store/aliases.ts recordAliasLooks). */
     start(zone: string, due: ZoneAlias[]): void {
-      if (stopped || due.length === 0 || underWay.has(zone)) return;
-      const look = lookAll(zone, due).catch((e: unknown) => {
-        // The store could not take it (down, or this process no longer leads): the pass finds the look still due.
-        d.log.warn({ zone, err: (e as Error).message }, 'recording an ALIAS look failed');
-      }).finally(() => {
-        underWay.delete(zone);
-        if (!stopped) pass(zone);
+      if (due.length === 0) return;
+      d.looks.start('alias', zone, async (ask) => {
+        const found = await Promise.all(due.map((a) => ask(() => lookAt(zone, a))));
+        const looks = due.flatMap((a, i) => (found[i] ? [{ name: a.name, target: a.target, look: found[i] }] : []));
+        if (looks.length > 0 && !d.looks.stopped()) await recordAliasLooks(d.store, { zone, looks, actor: ALIAS_ACTOR });
       });
-      underWay.set(zone, look);
     },
-    underWay: (zone: string): boolean => underWay.has(zone),
-    /** `passOf(zone)` queues a pass of the zone, as a change of it does. */
-    attach(passOf: (zone: string) => void): void {
-      pass = passOf;
-    },
-    busy: (): boolean => underWay.size > 0,
-    async onIdle(): Promise<void> {
-      while (underWay.size > 0) await Promise.all(underWay.values());
-    },
-    /** Starts nothing more (what waits for its turn ends at once) and waits for what is asking the resolver. */
-    async stop(): Promise<void> {
-      stopped = true;
-      await Promise.all(underWay.values());
-    },
+    underWay: (zone: string): boolean => d.looks.underWay('alias', zone),
   };
 }
 

@@ -8,13 +8,15 @@
  * 2. Apply (./apply.ts) at the signing the zone is on its way to (./signing.ts).
  * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
  *    Drift forgets what is served and applies again.
- * 4. Look, when due and only in a pass that applied nothing: at the parent (./parent.ts, every delegationTtlMs)
- *    and at the secondaries (./secondaries.ts, secondaryCheckMs after a change is served, then every
- *    secondaryRetryMs while one is behind). A pass that applied asks for the next pass at once instead, so a slow
- *    lookup never holds up a change; the runner schedules every look (`requeueAfterMs`) and `idle()` sees it.
- *    ALIAS targets (./aliases.ts, before their answers expire) are looked at beside the passes, which only start
- *    the look: a target that never answers holds no pass, and so no other zone's change behind it. A new answer is
- *    a new generation, which the next pass serves; the look's end asks for a pass, which says what it found.
+ * 4. Look, when due and only in a pass that applied nothing: at the secondaries (./secondaries.ts,
+ *    secondaryCheckMs after a change is served, then every secondaryRetryMs while one is behind). A pass that
+ *    applied asks for the next pass at once instead, so a slow lookup never holds up a change; the runner
+ *    schedules every look (`requeueAfterMs`) and `idle()` sees it.
+ *    What the resolver is asked runs beside the passes (./looks.ts), which only start the look and act on what
+ *    the last one found: the parent (./parent.ts, every delegationTtlMs, from a pass that applied nothing), its DS
+ *    while DNSSEC turns off (./signing.ts), ALIAS targets (./aliases.ts, before their answers expire). A server that
+ *    never answers holds no pass, and so no other zone's change behind it. The look's end asks for a pass, which
+ *    records what it found (a new ALIAS answer is a new generation, which that pass serves).
  * Each pass records its status once (store/status.ts recordStatus), and all time is the store's clock.
  */
 import { StaleSerialError, UnservableZoneError } from '../../providers/nameserver/port';
@@ -28,10 +30,11 @@ import { isZoneName } from '../../zonefiles';
 import { identityWatch, TerminalError, type Reconciler, type Result } from '../types';
 import { serves, zoneApplier, type ApplyDeps, type Signing } from './apply';
 import { aliasCondition, aliasLooks, dueIn } from './aliases';
+import { zoneLooks } from './looks';
 import { lookAtParent } from './parent';
 import { lookAtSecondaries } from './secondaries';
 import { keepKeys, type KeyDeps } from './keys';
-import { confirmDs, signedCondition, signingPlan } from './signing';
+import { confirmDs, lookAtDs, signedCondition, signingPlan, type DsLook } from './signing';
 
 export interface ZoneReconcilerDeps extends ApplyDeps {
   resolver: Resolver;
@@ -108,7 +111,13 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   /** Set once the nameserver said it has no secondaries: nothing to look at, ever. */
   let noSecondaries = !d.nameserver.secondarySerials;
   const isDue = (left: number | undefined): boolean => left !== undefined && left <= 0;
-  const aliasLooking = aliasLooks(d);
+  const looks = zoneLooks(d);
+  const aliasLooking = aliasLooks({ ...d, looks });
+  /** What the last look at the parent found (./parent.ts), for the next pass to record: of the zone's lifetime `uid`. */
+  const parentFound = new Map<string, { uid: string; facts: Partial<ZoneFacts> }>();
+  /** Each zone's way to unsigned under way, of its lifetime `uid`, with what the last look at the parent's DS since it
+   * began found. A look that ends once the way was left (signed again, deleted) lands on a walk no pass reads. */
+  const dsWalks = new Map<string, { uid: string; found?: DsLook }>();
 
   /** What went wrong, for the tenant (a reason and a message without server paths or the nameserver's own
    * words) and for operators (`lastError`, the whole failure). */
@@ -141,20 +150,24 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       set: [{ type: 'Ready', status: 'False', reason: f.reason, message: f.message }],
     });
 
+  /** Starts the look at the parent: beside the passes (./looks.ts), which it asks for one when it ends. */
+  const startParentLook = (z: ZoneRow, st: ZoneStatus | undefined): void => {
+    if (looks.underWay('parent', z.name)) return;
+    delegation.in(z.name, d.delegationTtlMs ?? RESYNC_MS);
+    looks.start('parent', z.name, async (ask) => {
+      const facts = await ask(() => lookAtParent({ ...d, now: d.store.clock() }, z, st));
+      if (facts) parentFound.set(z.name, { uid: z.uid, facts });
+    });
+  };
+
   /** The looks that are due, in a pass that applied nothing: the condition and facts they found. */
   const look = async (z: ZoneRow, st: ZoneStatus | undefined, servedSerial: number): Promise<{ set: Judged[]; facts: Partial<ZoneFacts> }> => {
     const out: { set: Judged[]; facts: Partial<ZoneFacts> } = { set: [], facts: {} };
-    const [parent, seen] = await Promise.all([
-      isDue(delegation.left(z.name)) ? lookAtParent({ ...d, now: d.store.clock() }, z, st) : undefined,
-      isDue(secondaries.left(z.name)) ? lookAtSecondaries(d, z.name, servedSerial).catch((e: Error) => {
-        d.log.debug({ zone: z.name, err: e.message }, 'secondary check failed');
-        return undefined;
-      }) : undefined,
-    ]);
-    if (parent) {
-      delegation.in(z.name, d.delegationTtlMs ?? RESYNC_MS);
-      Object.assign(out.facts, parent);
-    }
+    if (isDue(delegation.left(z.name))) startParentLook(z, st);
+    const seen = isDue(secondaries.left(z.name)) ? await lookAtSecondaries(d, z.name, servedSerial).catch((e: Error) => {
+      d.log.debug({ zone: z.name, err: e.message }, 'secondary check failed');
+      return undefined;
+    }) : undefined;
     if (seen === null) {
       noSecondaries = true;
       secondaries.forget(z.name);
@@ -174,6 +187,8 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     await deleteKeys(d.store, name);
     applier.forget(name);
     delegation.forget(name);
+    parentFound.delete(name);
+    dsWalks.delete(name);
     secondaries.forget(name);
   };
 
@@ -182,7 +197,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
     watches: [identityWatch('zone')],
     spacingMs: d.passSpacingMs ?? PASS_SPACING_MS,
     spacingBurst: PASS_BURST,
-    background: aliasLooking,
+    background: looks,
     async keys() {
       // The nameserver's own zones too: one the store never had (or lost track of) is removed.
       const held = (await d.nameserver.zones().catch(() => [])).filter((name) => name !== d.catalogZone);
@@ -201,9 +216,10 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         }
       }
       const st = await zoneStatusOf(d.store, z);
-      const plan = await signingPlan(
-        { resolver: d.resolver, now: d.store.clock(), watchMs: d.dsWatchMs ?? DS_WATCH_MS }, z, st, applier.served(name)?.dnssec ?? false,
-      );
+      const walked = dsWalks.get(name)?.uid === z.uid ? dsWalks.get(name) : undefined;
+      const plan = signingPlan({ now: d.store.clock(), watchMs: d.dsWatchMs ?? DS_WATCH_MS }, z, st, applier.served(name)?.dnssec ?? false, walked?.found);
+      if (plan.signing !== 'delete-ds') dsWalks.delete(name);
+      else if (!walked) dsWalks.set(name, { uid: z.uid });
       const signing: Signing = { dnssec: plan.signing !== 'off', deleteDs: plan.signing === 'delete-ds' };
       const parentDs = plan.parentDs !== undefined ? { parentDs: plan.parentDs } : {};
       let taken;
@@ -247,23 +263,38 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         ? { type: 'Ready', status: 'False', reason: pending.reason, message: pending.message }
         : { type: 'Ready', status: 'True', reason: 'Served', message: `the nameserver serves generation ${applied.generation} (serial ${servedSerial})` };
       const signedCond = signedCondition(z, plan.signing, signerDs);
+      // The DS the parent look found is the walk's to judge once DNSSEC goes off: it may have been asked while on.
+      const parentSaw = parentFound.get(name);
+      const { parentDs: parentDsSeen, ...parentFacts } = parentSaw?.uid === z.uid ? parentSaw.facts : {};
+      const fromParent = { ...parentFacts, ...(z.dnssec !== 'off' && parentDsSeen !== undefined && { parentDs: parentDsSeen }) };
       await recordStatus(d.store, ZONE_STATUS, name, {
         uid: z.uid, generation: applied.generation,
         set: [ready, ...(signedCond ? [signedCond] : []), ...(aliasCond ? [aliasCond] : []), ...looked.set],
         drop: [...(signedCond ? [] : ['Signed']), ...(aliasCond ? [] : ['AliasResolved'])],
         facts: {
-          servedSerial, renderedSerial: applied.serial, signerDs, signing: plan.signing, ...confirmed, ...parentDs, ...looked.facts,
+          servedSerial, renderedSerial: applied.serial, signerDs, signing: plan.signing, ...confirmed, ...parentDs, ...fromParent, ...looked.facts,
           ...((aliases.length > 0 || st?.facts.aliases) && { aliases: aliasFacts(aliases) }),
         },
         lastError: pending?.lastError ?? null,
       });
+      if (parentFound.get(name) === parentSaw) parentFound.delete(name);
+      // Started once what the last look found is recorded: a look that found the DS gone is judged against the
+      // last time it was seen, which must not be lost.
+      const walk = dsWalks.get(name);
+      if (pending && walk && pending.lookAt <= now()) {
+        looks.start('ds', name, async (ask) => {
+          const found = await ask(() => lookAtDs(d.resolver, name, now()));
+          if (found) walk.found = found;
+        });
+      }
       const looksAtSecondaries = !noSecondaries && !looked.set.some((c) => c.type === 'SecondariesInSync');
       if (looksAtSecondaries && (servedSerial !== st?.facts.servedSerial
         || (!st?.conditions.some((c) => c.type === 'SecondariesInSync') && !secondaries.pending(name)))) {
         secondaries.in(name, d.secondaryCheckMs ?? SECONDARY_CHECK_MS);
       }
       const next = [
-        pending?.afterMs ?? (signed && signerDs.length === 0 ? DS_POLL_MS : RESYNC_MS),
+        // A look under way asks for the pass itself when it ends.
+        (pending && !looks.underWay('ds', name) ? pending.lookAt - now() : undefined) ?? (signed && signerDs.length === 0 ? DS_POLL_MS : RESYNC_MS),
         await applier.flush(name, applied),
         delegation.left(name),
         noSecondaries ? undefined : secondaries.left(name),

@@ -1,8 +1,8 @@
 /**
  * What public DNS says of a zone at its parent: whether it is delegated to the service's nameservers (the
  * `delegated` fact), and, for a signed zone, the DS the parent publishes (`parentDs`), so that turning DNSSEC off
- * later knows how long caches may hold it. Slow public-DNS lookups: the zone pass runs them in a pass that applied
- * nothing, never on the way of a change.
+ * later knows how long caches may hold it. Slow public-DNS lookups: a pass that applied nothing starts them beside
+ * the passes (./looks.ts) and the next pass records what they found, so a parent that never answers holds no pass.
  */
 import type { Logger } from '../../lib/log';
 import type { Resolver } from '../../providers/resolver';

@@ -15,10 +15,23 @@ import type { ZoneFacts, ZoneRow, ZoneStatus } from '../../store/zones';
 /** How the nameserver is to sign a zone now, on the way to what the zone asks for. */
 export interface SigningPlan {
   signing: 'off' | 'on' | 'delete-ds';
-  /** Set when the parent's DS was looked at: seen (its TTL, now) or gone (null). */
+  /** Set when a look at the parent's DS found it: seen (its TTL, when) or gone (null). */
   parentDs?: ZoneFacts['parentDs'];
-  /** While on the way to off: why not off yet, and when to look again. */
-  pending?: { reason: string; message: string; lastError: string | null; afterMs: number };
+  /** While on the way to off: why not off yet, and when (on the store's clock, ms) the parent's DS is to be looked
+   * at again; at or before now: a look is due. */
+  pending?: { reason: string; message: string; lastError: string | null; lookAt: number };
+}
+
+/** What a look at the parent's DS found, asked at `at`: the DS (null: none), or why it could not be looked up. */
+export type DsLook = { at: number } & ({ ds: ParentDs | null } | { error: string });
+
+/** Asks the resolver for the parent's DS of `zone`; `at` is when it was asked. */
+export async function lookAtDs(resolver: Resolver, zone: string, at: number): Promise<DsLook> {
+  try {
+    return { at, ds: resolver.ds ? await resolver.ds(zone) : null };
+  } catch (e) {
+    return { at, error: (e as Error).message };
+  }
 }
 
 /** The parent's DS as seen now: through a caching resolver the TTL has counted down, so the largest one seen is
@@ -30,45 +43,54 @@ export const parentDsSeen = (ds: ParentDs, before: ZoneFacts['parentDs'] | undef
  * The signing to apply now. A zone that asks for DNSSEC is signed. One that asks for none but was signed
  * (by its status, else `appliedSigned`: by what this process applied) stays signed, asking the parent to delete its DS,
  * while the parent's DS is seen and until its TTL has passed since it was last seen; a DS that cannot be looked
- * up keeps the signatures too. `watchMs`: how often the parent's DS is looked at again meanwhile.
+ * up, or whose look has not answered yet (`found`: the last look since DNSSEC went off), keeps the signatures too,
+ * and unsigning takes a look that found the DS gone once those caches may have dropped it. `watchMs`: how often
+ * the parent's DS is looked at again meanwhile.
  */
-export async function signingPlan(
-  d: { resolver: Resolver; now: Date; watchMs: number }, z: ZoneRow, st: ZoneStatus | undefined, appliedSigned: boolean,
-): Promise<SigningPlan> {
+export function signingPlan(
+  d: { now: Date; watchMs: number }, z: ZoneRow, st: ZoneStatus | undefined, appliedSigned: boolean, found: DsLook | undefined,
+): SigningPlan {
   if (z.dnssec !== 'off') return { signing: 'on' };
   const was = st?.facts.signing ?? (appliedSigned ? 'on' : 'off');
   if (was === 'off') return { signing: 'off' };
-  let ds: ParentDs | null;
-  try {
-    ds = d.resolver.ds ? await d.resolver.ds(z.name) : null;
-  } catch (e) {
+  const now = d.now.getTime();
+  if (!found) {
     return {
       signing: 'delete-ds',
       pending: {
-        reason: 'ParentDsUnknown', lastError: `DS lookup: ${(e as Error).message}`, afterMs: d.watchMs,
+        reason: 'ParentDsUnknown', lastError: null, lookAt: now,
+        message: 'DNSSEC is turning off: the parent\'s DS is being looked up, and the zone stays signed until it is known',
+      },
+    };
+  }
+  if ('error' in found) {
+    return {
+      signing: 'delete-ds',
+      pending: {
+        reason: 'ParentDsUnknown', lastError: `DS lookup: ${found.error}`, lookAt: found.at + d.watchMs,
         message: 'DNSSEC is turning off: the parent\'s DS could not be looked up, so the zone stays signed until it can',
       },
     };
   }
-  const now = d.now.getTime();
-  if (ds) {
+  if (found.ds) {
     return {
       signing: 'delete-ds',
-      parentDs: parentDsSeen(ds, st?.facts.parentDs, d.now),
+      parentDs: parentDsSeen(found.ds, st?.facts.parentDs, new Date(found.at)),
       pending: {
         // A resolver answers from its cache for the DS's TTL: looking sooner than that learns nothing new.
-        reason: 'WaitingForParent', lastError: null, afterMs: Math.min(d.watchMs, Math.max(1_000, ds.ttl * 1000)),
+        reason: 'WaitingForParent', lastError: null, lookAt: found.at + Math.min(d.watchMs, Math.max(1_000, found.ds.ttl * 1000)),
         message: 'DNSSEC is turning off: the parent still publishes a DS, so the zone stays signed and asks the parent to remove it (CDS/CDNSKEY DELETE)',
       },
     };
   }
   const seen = st?.facts.parentDs;
   const until = seen ? Date.parse(seen.seenAt) + seen.ttl * 1000 : 0;
-  if (until > now) {
+  // Gone is trusted only as seen once caches may have dropped it: a look from before then asks again.
+  if (until > found.at) {
     return {
       signing: 'delete-ds',
       pending: {
-        reason: 'WaitingForCaches', lastError: null, afterMs: until - now,
+        reason: 'WaitingForCaches', lastError: null, lookAt: until,
         message: `DNSSEC is turning off: the parent's DS is gone, and the zone stays signed until caches drop it (TTL ${seen!.ttl} s, until ${iso(new Date(until))})`,
       },
     };

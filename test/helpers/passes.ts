@@ -4,7 +4,7 @@ import type { Reconciler } from '../../reconcilers/types';
 const noAbort = new AbortController().signal;
 
 /**
- * Passes of `key` until one asks for none sooner than later and no background work it started (a zone's ALIAS looks)
+ * Passes of `key` until one asks for none sooner than later and no background work it started (a zone's looks through the resolver)
  * asks for one: what the runner does with `requeueAfterMs: 0` and at the end of such work. Answers the last pass's
  * `requeueAfterMs`; throws when six passes do not settle.
  */

@@ -13,6 +13,7 @@ import { DEFER_FILE_RRSETS, zoneApplier } from '../../../reconcilers/zones/apply
 import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefiles';
 import { soaFor } from '../../../zonefiles/soa';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
+import { settle } from '../../helpers/passes';
 import { UnservableZoneError } from '../../../providers/nameserver/port';
 import { TerminalError } from '../../../reconcilers/types';
 import { zones } from '../../../store/schema';
@@ -466,35 +467,32 @@ describe('zone reconciler', () => {
     expect(reconciler()).toMatchObject({ spacingMs: 20, spacingBurst: 2 });
   });
 
-  it('looks up the delegation in the pass after the one that applied, and records it', async () => {
+  it('looks up the delegation beside the pass after the one that applied, and the pass after the look records it', async () => {
     delegatedTo = [...NS];
     const r = reconciler();
     // The slow lookup is not on the way of the change: the applying pass asks for the next pass at once.
     expect(await r.reconcile('example.com', noAbort)).toEqual({ requeueAfterMs: 0 });
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBeNull();
-    await r.reconcile('example.com', noAbort);
+    await settle(r, 'example.com');
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(true);
   });
 
   it('records no delegation when the parent points elsewhere', async () => {
     delegatedTo = ['ns1.elsewhere.test'];
-    const r = reconciler();
-    await r.reconcile('example.com', noAbort);
-    await r.reconcile('example.com', noAbort);
+    await settle(reconciler(), 'example.com');
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(false);
   });
 
   it('looks the delegation up again once delegationTtlMs has passed, not before', async () => {
     delegatedTo = ['ns1.elsewhere.test'];
     const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, delegationTtlMs: 60_000 });
-    await r.reconcile('example.com', noAbort);
-    await r.reconcile('example.com', noAbort);
+    await settle(r, 'example.com');
     delegatedTo = [...NS];
     now += 59_000;
-    expect((await r.reconcile('example.com', noAbort)).requeueAfterMs).toBe(1_000);
+    expect(await settle(r, 'example.com')).toBe(1_000);
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(false);
     now += 1_000;
-    await r.reconcile('example.com', noAbort);
+    await settle(r, 'example.com');
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.delegated).toBe(true);
   });
 });

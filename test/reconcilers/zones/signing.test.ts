@@ -13,6 +13,7 @@ import { openTestStore } from '../../helpers/store';
 import { statusOf } from '../../../store/status';
 import { createZone, setZoneDnssec, setZoneDs, type ZoneFacts } from '../../../store/zones';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
+import { settle } from '../../helpers/passes';
 
 const NS = ['ns1.hostplane.test', 'ns2.hostplane.test'];
 const noAbort = new AbortController().signal;
@@ -53,9 +54,8 @@ describe('zone reconciler: signing', () => {
     const r = reconciler();
     await dnssec(true);
     parentDs = { count: 1, ttl: 3600 };
-    await r.reconcile(ZONE, noAbort);
     // The pass after the apply looks at the parent: its DS is known before DNSSEC goes off.
-    await r.reconcile(ZONE, noAbort);
+    await settle(r, ZONE);
     expect((await status()).facts.parentDs).toEqual({ ttl: 3600, seenAt: '2026-11-26T12:00:00Z' });
     expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: false });
     ns.actions.length = 0;
@@ -66,7 +66,7 @@ describe('zone reconciler: signing', () => {
     const r = await signedAndDelegated();
     await dnssec(false);
     // The parent still has the DS: signed, CDS/CDNSKEY DELETE published, not Ready, looked at again soon.
-    expect(await r.reconcile(ZONE, noAbort)).toEqual({ requeueAfterMs: 1_000 });
+    expect(await settle(r, ZONE)).toBe(1_000);
     expect(ns.actions).toEqual([{ op: 'applyZone', zone: ZONE, dnssec: true, deleteDs: true }]);
     expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'WaitingForParent' });
     expect(await condition('Signed')).toMatchObject({ status: 'True', reason: 'DeletingDs' });
@@ -74,19 +74,18 @@ describe('zone reconciler: signing', () => {
     now += 10_000;
     // Through a cache the TTL counts down: the largest seen is kept.
     parentDs = { count: 1, ttl: 100 };
-    await r.reconcile(ZONE, noAbort);
+    await settle(r, ZONE);
     expect(ns.actions).toEqual([]);
     expect((await status()).facts.parentDs).toMatchObject({ ttl: 3600 });
 
     // Gone at the parent: signatures stay until the DS's TTL has passed since it was last seen.
     parentDs = null;
     now += 1_000;
-    const waiting = await r.reconcile(ZONE, noAbort);
+    expect(await settle(r, ZONE)).toBe(3_600_000 - 1_000);
     expect(ns.actions).toEqual([]);
     expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'WaitingForCaches' });
-    expect(waiting.requeueAfterMs).toBe(3_600_000 - 1_000);
     now += 3_600_000;
-    expect(await r.reconcile(ZONE, noAbort)).toEqual({ requeueAfterMs: expect.any(Number) });
+    await settle(r, ZONE);
     expect(ns.actions).toEqual([{ op: 'applyZone', zone: ZONE, dnssec: false }]);
     expect(ns.served.get(ZONE)).toMatchObject({ dnssec: false });
     expect(await condition('Ready')).toMatchObject({ status: 'True', reason: 'Served' });
@@ -94,22 +93,62 @@ describe('zone reconciler: signing', () => {
     expect((await status()).facts).toMatchObject({ signing: 'off', parentDs: null });
   });
 
-  it('unsigns at once a zone whose parent never had a DS', async () => {
+  it('unsigns a zone whose parent never had a DS once the look says so, signed until then', async () => {
     const r = reconciler();
     await dnssec(true);
     await r.reconcile(ZONE, noAbort);
     ns.actions.length = 0;
     await dnssec(false);
-    await r.reconcile(ZONE, noAbort);
-    expect(ns.actions).toEqual([{ op: 'applyZone', zone: ZONE, dnssec: false }]);
+    await settle(r, ZONE);
+    expect(ns.actions).toEqual([
+      { op: 'applyZone', zone: ZONE, dnssec: true, deleteDs: true },
+      { op: 'applyZone', zone: ZONE, dnssec: false },
+    ]);
     expect(await condition('Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('unsigns only on a look that found the DS gone once its TTL had passed: a gone seen earlier is asked again', async () => {
+    const r = await signedAndDelegated();
+    await dnssec(false);
+    parentDs = null;
+    await settle(r, ZONE);
+    expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'WaitingForCaches' });
+    now += 3_600_000;
+    // Published again since: the look from before the TTL passed does not count.
+    parentDs = { count: 1, ttl: 3600 };
+    await settle(r, ZONE);
+    expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: true });
+    expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'WaitingForParent' });
+  });
+
+  it('a DS look from an earlier way to off does not count once the zone was signed again', async () => {
+    let holding = false;
+    let answer!: (ds: ParentDs | null) => void;
+    const held: Resolver = { ns: async () => [], ds: async () => (holding ? new Promise((resolve) => { answer = resolve; }) : null) };
+    const r = zoneReconciler({ store, nameserver: ns, resolver: held, nameservers: NS, log: silent, dsWatchMs: 1_000, delegationTtlMs: 86_400_000 });
+    await dnssec(true);
+    await settle(r, ZONE);
+    holding = true;
+    await dnssec(false);
+    await r.reconcile(ZONE, noAbort);
+    await dnssec(true);
+    await r.reconcile(ZONE, noAbort);
+    // Gone, but asked before the zone was signed again, when a DS may have been published since.
+    answer(null);
+    await r.background!.onIdle();
+    await dnssec(false);
+    await r.reconcile(ZONE, noAbort);
+    expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: true });
+    expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'ParentDsUnknown' });
+    answer(null);
+    await r.background!.onIdle();
   });
 
   it('keeps the signatures while the parent\'s DS cannot be looked up', async () => {
     const r = await signedAndDelegated();
     await dnssec(false);
     parentDs = new Error('SERVFAIL');
-    await r.reconcile(ZONE, noAbort);
+    expect(await settle(r, ZONE)).toBe(1_000);
     expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: true });
     expect(await status()).toMatchObject({ lastError: expect.stringContaining('SERVFAIL') });
     expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'ParentDsUnknown' });
@@ -118,9 +157,9 @@ describe('zone reconciler: signing', () => {
   it('signing again on the way to off stops asking for the DS to go', async () => {
     const r = await signedAndDelegated();
     await dnssec(false);
-    await r.reconcile(ZONE, noAbort);
+    await settle(r, ZONE);
     await dnssec(true);
-    await r.reconcile(ZONE, noAbort);
+    await settle(r, ZONE);
     expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: false });
     expect(await condition('Ready')).toMatchObject({ status: 'True' });
   });

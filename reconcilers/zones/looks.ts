@@ -1,0 +1,60 @@
+/**
+ * The zone's lookups through the resolver, beside the zone passes: ALIAS targets (./aliases.ts), the delegation
+ * (./parent.ts) and, while DNSSEC turns off, the parent's DS (./signing.ts). A silent server holds a lookup for
+ * seconds, and the zone queue runs only a few passes at once: a pass that waited for one held every other tenant's
+ * changes behind it. So a pass only starts a look, and acts on what the last one found; the look's end asks for a
+ * pass of the zone. Looks start inside a pass, so a look of a leader that lost its term writes nothing: what it
+ * records goes through the store's fenced writes, or through the next pass.
+ */
+import PQueue from 'p-queue';
+import type { Logger } from '../../lib/log';
+
+/** Lookups asked at once, over all zones and kinds: what a tenant whose names never answer can hold of the resolver. */
+export const LOOKUPS_AT_ONCE = 16;
+
+/** The kinds of look, at most one of each under way per zone. */
+export type LookKind = 'alias' | 'parent' | 'ds';
+
+/** Runs `lookup` in its turn among the lookups of every zone; undefined once the looks stopped. */
+export type Ask = <T>(lookup: () => Promise<T>) => Promise<T | undefined>;
+
+export type Looks = ReturnType<typeof zoneLooks>;
+
+export function zoneLooks(d: { log: Logger }) {
+  const lookups = new PQueue({ concurrency: LOOKUPS_AT_ONCE });
+  const underWay = new Map<string, Promise<void>>();
+  let pass: (zone: string) => void = () => {};
+  let stopped = false;
+  const ask: Ask = (lookup) => lookups.add(async () => (stopped ? undefined : lookup()), { throwOnTimeout: true });
+  const keyOf = (kind: LookKind, zone: string): string => `${kind} ${zone}`;
+  return {
+    /** Starts `look` of `kind` in `zone`, unless one is under way there; its end asks for a pass of the zone. */
+    start(kind: LookKind, zone: string, look: (ask: Ask) => Promise<void>): void {
+      const key = keyOf(kind, zone);
+      if (stopped || underWay.has(key)) return;
+      const running = look(ask).catch((e: unknown) => {
+        // The store could not take what it found (down, or this process no longer leads): the pass finds it still due.
+        d.log.warn({ zone, look: kind, err: (e as Error).message }, 'recording a look failed');
+      }).finally(() => {
+        underWay.delete(key);
+        if (!stopped) pass(zone);
+      });
+      underWay.set(key, running);
+    },
+    underWay: (kind: LookKind, zone: string): boolean => underWay.has(keyOf(kind, zone)),
+    stopped: (): boolean => stopped,
+    /** `passOf(zone)` queues a pass of the zone, as a change of it does. */
+    attach(passOf: (zone: string) => void): void {
+      pass = passOf;
+    },
+    busy: (): boolean => underWay.size > 0,
+    async onIdle(): Promise<void> {
+      while (underWay.size > 0) await Promise.all(underWay.values());
+    },
+    /** Starts nothing more (what waits for its turn ends at once) and waits for what is asking the resolver. */
+    async stop(): Promise<void> {
+      stopped = true;
+      await Promise.all(underWay.values());
+    },
+  };
+}
