@@ -247,12 +247,13 @@ export async function startRunner(o: RunnerOptions): Promise<Runner> {
     /** Writes of one key committed together are one change to the reconcilers. */
     const routed = new Set<string>();
     for (const c of batch) {
+      // Counted even when the poll routed it: the writer's nudge is for a change already mapped either way.
+      const id = changeId(c.kind, c.key);
+      announcedIds.set(id, (announcedIds.get(id) ?? 0) + 1);
       // The poll can read a commit from COMMIT on (PostgreSQL announces it later): a change it has passed
       // meanwhile was routed by it.
       if (c.seq <= polled) continue;
       announced.add(c.seq);
-      const id = changeId(c.kind, c.key);
-      announcedIds.set(id, (announcedIds.get(id) ?? 0) + 1);
       if (routed.has(id)) continue;
       routed.add(id);
       route(c.kind, c.key);
