@@ -34,11 +34,14 @@ export async function lookUp(resolver: Resolver, target: string): Promise<AliasL
   if (!resolver.addressRecords) return { error: 'the resolver cannot be asked for addresses' };
   try {
     const found = await resolver.addressRecords(target);
-    if (found.kind === 'nxdomain') return { error: `${target} does not exist (NXDOMAIN)` };
-    if (found.kind !== 'records' || found.a.length + found.aaaa.length === 0) return { error: `${target} has no A or AAAA records` };
-    const answer = aliasAnswer(found.a, found.aaaa, found.ttl);
-    // Which addresses they were is left unsaid: telling them would leak what filtering them keeps in.
-    if (answer.a.length + answer.aaaa.length === 0) return { error: `${target} resolves only to addresses that are not public (private, loopback, link-local and the like), which are never served` };
+    const answer = found.kind === 'records' ? aliasAnswer(found.a, found.aaaa, found.ttl) : undefined;
+    // One answer for a name that does not exist, has no addresses, or only ones never served: telling them apart
+    // would tell a tenant which names the resolver knows inside the service's network, and which addresses
+    // filtering keeps in.
+    if (!answer || answer.a.length + answer.aaaa.length === 0) {
+      const seen = found.kind === 'records' ? 'only addresses that are not public' : found.kind === 'nxdomain' ? 'NXDOMAIN' : 'no A or AAAA records';
+      return { error: `${target} has no public A or AAAA records (it does not exist, has none, or only private, loopback, link-local and the like, which are never served)`, detail: `${target}: ${seen}` };
+    }
     return { answer };
   } catch (e) {
     if (e instanceof ResolverError) return { error: e.unnamed, detail: e.message };
