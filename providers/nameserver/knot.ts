@@ -35,6 +35,7 @@ import {
 import { sameKeys, StaleSerialError, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from './zone-text';
 import { isZoneName } from '../../zonefiles/names';
+import { processAlive } from '../../lib/process-alive';
 
 const run = promisify(execFile);
 
@@ -678,7 +679,7 @@ class Knot implements KnotNameserver {
     // port, and refuses to start while the process its PID file names is alive ("server PID found").
     const deadline = Date.now() + STOP_TIMEOUT_MS;
     while (Date.now() < deadline) {
-      if (!alive(pid) && !(await tcpAccepts(this.server))) return;
+      if (!processAlive(pid) && !(await tcpAccepts(this.server))) return;
       await sleep(50);
     }
     throw new Error(`a knotd left running on ${this.paths.socket} does not stop`);
@@ -852,17 +853,6 @@ export async function addressInUse(at: { host: string; port: number }): Promise<
     udp.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'EADDRINUSE'));
     udp.bind(at.port, at.host, () => udp.close(() => resolve(false)));
   });
-}
-
-/** Whether process `pid` still exists. */
-function alive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function tcpAccepts(server: { host: string; port: number }): Promise<boolean> {

@@ -3,6 +3,7 @@
  * `serve` on it, prints their lines, and `admin status` names one of the three as the leader; SIGTERM stops every
  * process it started and removes its directory.
  */
+import { processAlive } from '../../lib/process-alive';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../harness/ports';
 import { postgresMissing } from '../../harness/postgres';
-import { alive, cleanup, ROOT, runHostplane, tempDir, until } from '../helpers/proc';
+import { cleanup, ROOT, runHostplane, tempDir, until } from '../helpers/proc';
 import { onPostgres } from '../helpers/store';
 
 const skipped = onPostgres() ? postgresMissing() : 'starts a PostgreSQL cluster of its own: runs in the PostgreSQL pass (HOSTPLANE_TEST_STORE=postgres)';
@@ -44,7 +45,7 @@ describe.skipIf(skipped)(`scripts/cluster.sh${skipped ? ` (skipped: ${skipped})`
 
       script.kill('SIGTERM');
       expect(await exited).toBe(143);
-      for (const p of parsed.processes) expect(alive(p.pid), `serve pid ${p.pid}`).toBe(false);
+      for (const p of parsed.processes) expect(processAlive(p.pid), `serve pid ${p.pid}`).toBe(false);
       expect(existsSync(dir)).toBe(false);
     } finally {
       script.kill('SIGTERM');

@@ -187,12 +187,3 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
   }
 }
 
-/** Whether process `pid` still runs. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,5 +1,6 @@
 /** The supervisor swaps a project's worker with no downtime (real worker processes, requests through the front
  * end throughout), keeps the old worker when the new one fails, and logs no value. */
+import { processAlive } from '../../../lib/process-alive';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,7 +10,6 @@ import { databasePath } from '../../../agent/layout';
 import { reportedFailure, Supervisor } from '../../../agent/workers/supervisor';
 import { defaultWorkerCommand, shellCommand, WorkerStartError } from '../../../agent/workers/worker-process';
 import { bundleOf, captureLogger, fakeWorker, get, hammer, startFrontend } from '../../helpers/agent';
-import { alive } from '../../helpers/proc';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -55,11 +55,11 @@ describe('supervisor', () => {
     const swapped = Date.now();
     // The old worker is drained and stopped while requests keep coming.
     const deadline = Date.now() + 10_000;
-    while (alive(oldPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (processAlive(oldPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 100));
     await load.stop();
 
-    expect(alive(oldPid)).toBe(false);
+    expect(processAlive(oldPid)).toBe(false);
     expect(load.failures).toEqual([]);
     const versionOf = (a: { body: string }) => (JSON.parse(a.body) as { bundleVersion: string }).bundleVersion;
     const during = load.answers.filter((a) => a.at >= swapStart);

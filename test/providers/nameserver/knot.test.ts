@@ -2,6 +2,7 @@
  * The Knot DNS adapter against a real knotd: each test starts its own in a temp dir on its own loopback
  * port, writes zones through the adapter and checks what a resolver (or a secondary) gets back over DNS.
  */
+import { processAlive } from '../../../lib/process-alive';
 import { execFileSync, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { AddressInUseError, createKnotNameserver, findKnot, type KnotNameserver,
 import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver/port';
 import { query, txtValue, type Server } from '../../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
-import { alive, until } from '../../helpers/proc';
+import { until } from '../../helpers/proc';
 import { renderCatalog } from '../../../zonefiles/catalog';
 
 const ZONE = 'example.test';
@@ -392,11 +393,11 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
   it('stop() leaves no knotd behind', async () => {
     const { ns, server } = await startKnot();
     const { pid } = ns.health();
-    expect(pid && alive(pid)).toBe(true);
+    expect(pid && processAlive(pid)).toBe(true);
 
     await ns.stop();
 
-    expect(alive(pid!)).toBe(false);
+    expect(processAlive(pid!)).toBe(false);
     expect(ns.health()).toMatchObject({ running: false, pid: null });
     await expect(query(server, ZONE, 'SOA', { timeoutMs: 300 })).rejects.toThrow(/no answer/);
   });
