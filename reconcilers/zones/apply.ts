@@ -96,14 +96,25 @@ const hasHash = (hashes: KeyHashes, h: number): boolean => {
   return hashes[lo] === h;
 };
 
-/** The keys with `added` in. Removed rrsets stay in: their hash may be another served rrset's too, and a hash
- * of an rrset no longer served only costs a refused removal and a whole load, never a wrong answer. */
-export const withKeys = (hashes: KeyHashes, added: string[]): KeyHashes => {
-  const fresh = [...new Set(added.map(fnv1a))].filter((h) => !hasHash(hashes, h));
-  if (fresh.length === 0) return hashes;
-  const out = new Uint32Array(hashes.length + fresh.length);
-  out.set(hashes);
-  out.set(fresh, hashes.length);
+/**
+ * The keys once the nameserver took a change that removed `removed` and added `added`. Each hash is counted once
+ * per served rrset, so a hash two rrsets share stays while either is served. A removed key was served: knotd
+ * refuses to remove what it does not have, and the change then loads the zone whole (a key that only looked
+ * served, by another's hash, never gets here). So a deleted rrset put again is a change, not a refused removal.
+ */
+export const changedKeys = (hashes: KeyHashes, removed: string[], added: string[]): KeyHashes => {
+  const gone = new Map<number, number>();
+  for (const h of removed.map(fnv1a)) gone.set(h, (gone.get(h) ?? 0) + 1);
+  const kept = gone.size === 0 ? hashes : hashes.filter((h) => {
+    const n = gone.get(h);
+    if (!n) return true;
+    gone.set(h, n - 1);
+    return false;
+  });
+  if (added.length === 0) return kept;
+  const out = new Uint32Array(kept.length + added.length);
+  out.set(kept);
+  out.set(added.map(fnv1a), kept.length);
   return out.sort();
 };
 
@@ -228,11 +239,15 @@ export function zoneApplier(d: ApplyDeps) {
     // whole load.
     const delta = await zoneChangesSince(d.store, name, prev.generation, Math.max(maxIncremental, Math.floor(z.rrsetCount / 4)));
     if (!delta || 'more' in delta || delta.zone.uid !== prev.uid) return undefined;
-    const remove = new Set<string>();
+    /** The served rrsets' keys the change removes, and the line that removes each. */
+    const removed = new Map<string, string>();
     for (const r of [...delta.removed, ...delta.changed]) {
-      for (const type of servedTypes(r.type)) if (hasKey(prev.keys, rrsetKey(r.name, type))) remove.add(`${r.name}. ${type}`);
+      for (const type of servedTypes(r.type)) {
+        const key = rrsetKey(r.name, type);
+        if (hasKey(prev.keys, key)) removed.set(key, `${r.name}. ${type}`);
+      }
     }
-    const changes: ZoneChanges = { remove: [...remove], add: [] };
+    const changes: ZoneChanges = { remove: [...removed.values()], add: [] };
     const added = await servedOf(name, delta.changed);
     for (const r of added) changes.add.push(...absoluteLines(name, r));
     const serial = serialOf(delta.zone);
@@ -268,7 +283,7 @@ export function zoneApplier(d: ApplyDeps) {
       d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       return undefined;
     }
-    const keys = withKeys(prev.keys, added.map((r) => rrsetKey(r.name, r.type)));
+    const keys = changedKeys(prev.keys, [...removed.keys()], added.map((r) => rrsetKey(r.name, r.type)));
     return {
       keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
       ...(deferFile && { unsavedSince: prev.unsavedSince ?? now() }),

@@ -9,12 +9,29 @@ export type Action =
   | { op: 'saveZoneFile'; zone: string; serial: number }
   | { op: 'removeZone'; zone: string };
 
-/** A nameserver that records what it was asked to do (sample-controller style) and serves from memory. */
+/** The rrsets (`name. TYPE`, absolute) a rendered zone text holds: a line's owner and the type after its class. */
+function rrsetKeysOf(zone: string, text: string): Set<string> {
+  const keys = new Set<string>();
+  for (const line of text.split('\n')) {
+    if (line === '' || /^[\s$;]/.test(line)) continue;
+    const fields = line.split(/\s+/);
+    const owner = fields[0]!;
+    const type = fields[fields.indexOf('IN') + 1];
+    const name = owner === '@' ? zone : owner.endsWith('.') ? owner.slice(0, -1) : `${owner}.${zone}`;
+    if (type) keys.add(`${name}. ${type}`);
+  }
+  return keys;
+}
+
+/** A nameserver that records what it was asked to do (sample-controller style) and serves from memory. Like knotd,
+ * it refuses an incremental change that removes an rrset it does not serve. */
 export class FakeNameserver implements Nameserver {
   actions: Action[] = [];
   /** Zones an incremental change was sent for, in order, whether or not it committed (actions has those that did). */
   sent: string[] = [];
   served = new Map<string, { text: string; serial: number; dnssec: boolean; deleteDs: boolean }>();
+  /** The rrsets each zone serves (`name. TYPE`), as knotd holds them whatever the file says. */
+  private readonly rrsets = new Map<string, Set<string>>();
   /** What each secondary serves, by zone; a secondary missing from a zone's map serves nothing of it. */
   secondaries: string[] = [];
   secondaryServes = new Map<string, Map<string, number>>();
@@ -40,6 +57,7 @@ export class FakeNameserver implements Nameserver {
     }
     this.actions.push({ op: 'applyZone', zone: name, dnssec: opts.dnssec, ...(deleteDs && { deleteDs: true as const }) });
     this.served.set(name, { text: zoneText, serial: serial + (opts.dnssec ? this.signerBump : 0), dnssec: opts.dnssec, deleteDs });
+    this.rrsets.set(name, rrsetKeysOf(name, zoneText));
   }
   /** `served.text` is the zone file: with no text given it stays as it was until saveZoneFile. */
   async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {
@@ -51,6 +69,14 @@ export class FakeNameserver implements Nameserver {
     const serial = zoneText === null ? Number(soa?.split(/\s+/)[6]) : soaSerial(zoneText);
     if (!cur) throw new Error(`zone ${name} is not served`);
     if (!serialGreater(serial, cur.serial)) throw new StaleSerialError(name, serial, cur.serial);
+    const held = this.rrsets.get(name)!;
+    const absent = changes.remove.find((key) => !held.has(key));
+    if (absent) throw new Error(`(not exists) ${absent}`);
+    for (const key of changes.remove) held.delete(key);
+    for (const line of changes.add) {
+      const [owner, , , type] = line.split(/\s+/);
+      held.add(`${owner} ${type}`);
+    }
     this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort(), ...(zoneText === null && { file: false as const }) });
     this.served.set(name, { ...cur, text: zoneText ?? cur.text, serial });
   }
@@ -65,6 +91,7 @@ export class FakeNameserver implements Nameserver {
   async removeZone(name: string): Promise<void> {
     this.actions.push({ op: 'removeZone', zone: name });
     this.served.delete(name);
+    this.rrsets.delete(name);
   }
   async zones(): Promise<string[]> {
     return [...this.served.keys()];

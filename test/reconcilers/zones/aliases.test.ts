@@ -253,6 +253,21 @@ describe('zone reconciler: ALIAS', () => {
     expect(cond.message).toContain('nothing is served at the name');
   });
 
+  it('a new target is served as changes, never a whole load: the old answer\'s records are removed once', async () => {
+    answers.set('cdn.example.net', { kind: 'records', a: ['192.0.2.10'], aaaa: [], ttl: 300 });
+    answers.set('other.example.net', { kind: 'records', a: ['192.0.2.20'], aaaa: ['2001:db8::20'], ttl: 300 });
+    const r = reconciler();
+    await put(alias(`www.${ZONE}`, 'cdn.example.net'));
+    await settle(r);
+    expect(servedText()).toContain('www 300 IN A 192.0.2.10\n');
+    await put(alias(`www.${ZONE}`, 'other.example.net'));
+    await settle(r);
+    expect(servedText()).toContain('www 300 IN A 192.0.2.20\nwww 300 IN AAAA 2001:db8::20\n');
+    expect(servedText()).not.toContain('192.0.2.10');
+    // The first pass loads the zone; each later generation (the puts, the answers) is a change knotd takes.
+    expect(ns.actions.filter((a) => a.op === 'applyZone' || a.op === 'applyChanges').map((a) => a.op)).toEqual(['applyZone', 'applyChanges', 'applyChanges', 'applyChanges']);
+  });
+
   it('a deleted ALIAS stops being served, its answer is forgotten and the condition goes', async () => {
     answers.set('cdn.example.net', { kind: 'records', a: ['192.0.2.10'], aaaa: [], ttl: 300 });
     await put(alias(`www.${ZONE}`, 'cdn.example.net'));
