@@ -226,6 +226,24 @@ describe('zone reconciler', () => {
     expect(ns.actions).toEqual([]);
   });
 
+  it('sends an rrset deleted and put again (an ACME challenge\'s TXT) as a change, not as a whole load: what it removed is no longer served', async () => {
+    const r = reconciler(2);
+    await putA('a.example.com', '192.0.2.1');
+    await putA('b.example.com', '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    for (const round of [1, 2]) {
+      await putA('x.example.com', `192.0.2.${10 + round}`);
+      await r.reconcile('example.com', noAbort);
+      await deleteRRset(store, { orgId, zone: 'example.com', name: 'x.example.com', type: 'A', actor: 't' });
+      await r.reconcile('example.com', noAbort);
+    }
+    expect(ns.actions.filter((a) => a.op !== 'saveZoneFile').map((a) => [a.op, 'remove' in a ? a.remove : []])).toEqual([
+      ['applyZone', []],
+      ['applyChanges', []], ['applyChanges', ['x.example.com. A']],
+      ['applyChanges', []], ['applyChanges', ['x.example.com. A']],
+    ]);
+  });
+
   it('loads the zone whole, and so serves a deletion, when the tombstones since the generation it serves were pruned', async () => {
     const r = reconciler(2);
     await putA('a.example.com', '192.0.2.1');
