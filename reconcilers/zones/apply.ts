@@ -118,6 +118,10 @@ export const changedKeys = (hashes: KeyHashes, removed: string[], added: string[
   return out.sort();
 };
 
+/** Whether `row`, read for a pass's text, turned DNSSEC on or off since `planned`, the row the pass planned its
+ * signing from: served with that signing, the text would have its generation claimed served as it is not. */
+const signingMoved = (planned: ZoneRow, row: ZoneRow): boolean => (planned.dnssec === 'off') !== (row.dnssec === 'off');
+
 /** The served serial shows the applied text: equal, or later when a signer adds its own increments. */
 export const serves = (served: number | null, applied: number, signed: boolean): boolean =>
   served !== null && (served === applied || (signed && serialGreater(served, applied)));
@@ -194,15 +198,16 @@ export function zoneApplier(d: ApplyDeps) {
   };
 
   /** The whole zone from the store, loaded by the nameserver: the first time (every zone at start), or when
-   * the served state is not known. */
+   * the served state is not known. Undefined when the zone was deleted, or its signing moved, since `z`. */
   const applyWhole = async (
-    name: string, serialOf: (z: ZoneRow) => number, signing: Signing, servedBefore: (z: ZoneRow, serial: number) => boolean,
+    z: ZoneRow, serialOf: (z: ZoneRow) => number, signing: Signing, servedBefore: (z: ZoneRow, serial: number) => boolean,
   ): Promise<Served | undefined> => {
+    const { name } = z;
     // The write that woke this pass is answered first: its commit's sync, then the answer's own turn, then the read.
     await d.store.synced();
     await ioTurn();
     const snap = await zoneSnapshot(d.store, name);
-    if (!snap) return undefined;
+    if (!snap || signingMoved(z, snap.zone)) return undefined;
     await ioTurn();
     const serial = serialOf(snap.zone);
     const rrsets = await servedOf(name, snap.rrsets);
@@ -228,7 +233,8 @@ export function zoneApplier(d: ApplyDeps) {
    * zone's (past that a whole reload is as fast; below it a zone of thousands of rrsets under a stream of writes
    * would be read and rendered whole by every pass, holding the event loop), deletions since whose tombstones were
    * pruned (store/rrset-tombstones.ts: this process served the zone before another's passes went past it), a write
-   * between two reads, or a change the nameserver refused.
+   * between two reads, a change of signing since `z` (then the whole load finds it too), or a change the nameserver
+   * refused.
    */
   const applyDelta = async (z: ZoneRow, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
     const { name } = z;
@@ -238,7 +244,7 @@ export function zoneApplier(d: ApplyDeps) {
     // The zone as the pass saw it sizes the bound; a write since that grows it past this pass's bound only costs a
     // whole load.
     const delta = await zoneChangesSince(d.store, name, prev.generation, Math.max(maxIncremental, Math.floor(z.rrsetCount / 4)));
-    if (!delta || 'more' in delta || delta.zone.uid !== prev.uid) return undefined;
+    if (!delta || 'more' in delta || delta.zone.uid !== prev.uid || signingMoved(z, delta.zone)) return undefined;
     /** The served rrsets' keys the change removes, and the line that removes each. */
     const removed = new Map<string, string>();
     for (const r of [...delta.removed, ...delta.changed]) {
@@ -312,7 +318,7 @@ export function zoneApplier(d: ApplyDeps) {
     /**
      * Brings the nameserver to `z` at `signing`: nothing when it serves that already, else the change since the
      * served generation or the whole zone. Answers what is served now and whether this call applied it;
-     * undefined when the zone was deleted meanwhile.
+     * undefined when the zone was deleted, or DNSSEC turned on or off, meanwhile.
      */
     async apply(z: ZoneRow, st: ZoneStatus | undefined, signing: Signing): Promise<{ served: Served; acted: boolean } | undefined> {
       const known = served.get(z.name);
@@ -326,7 +332,7 @@ export function zoneApplier(d: ApplyDeps) {
         && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);
       // Until the nameserver took it, what it serves is not known for sure.
       served.delete(z.name);
-      const taken = (known && (await applyDelta(z, known, serialOf, signing))) || (await applyWhole(z.name, serialOf, signing, servedBefore));
+      const taken = (known && (await applyDelta(z, known, serialOf, signing))) || (await applyWhole(z, serialOf, signing, servedBefore));
       if (!taken) return undefined;
       served.set(z.name, taken);
       return { served: taken, acted: true };

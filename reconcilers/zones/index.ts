@@ -231,7 +231,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         if (e instanceof StaleSerialError) return { requeueAfterMs: 0 };
         throw e instanceof UnservableZoneError ? new TerminalError(e.message) : e;
       }
-      // Deleted meanwhile: the next pass finalizes it.
+      // Deleted meanwhile: the next pass finalizes it. DNSSEC turned on or off meanwhile: it plans the signing again.
       if (!taken) return { requeueAfterMs: 0 };
       const { served: applied, acted } = taken;
       if (acted) z = (await zoneByName(d.store, name)) ?? z;

@@ -197,6 +197,41 @@ describe('zone reconciler', () => {
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.signerDs).toEqual(ns.dsRecords);
   });
 
+  /** Runs `write` once, just before the first store statement labelled `label`. */
+  const writeBefore = (label: string, write: () => Promise<unknown>): void => {
+    const raw = store.raw.bind(store);
+    let pending = true;
+    vi.spyOn(store, 'raw').mockImplementation(async (l, sql, params) => {
+      if (pending && l === label) {
+        pending = false;
+        await write();
+      }
+      return raw(l, sql, params);
+    });
+  };
+
+  it.each([
+    ['a change since the served generation', 'zoneChangedRRsets', true],
+    ['the whole zone', 'zoneRRsets', false],
+  ])('claims no generation whose signing came after the pass read the zone: DNSSEC turned on while it reads %s', async (_what, label, servedBefore) => {
+    const r = reconciler();
+    if (servedBefore) await r.reconcile('example.com', noAbort);
+    await putA('a.example.com', '192.0.2.1');
+    writeBefore(label, () => setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' }));
+    await r.reconcile('example.com', noAbort);
+    vi.restoreAllMocks();
+    const ready = async (): Promise<boolean> => {
+      const st = await statusOf<ZoneFacts>(store, 'zone', 'example.com');
+      const z = (await zoneByName(store, 'example.com'))!;
+      return st?.observedGeneration === z.generation && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === z.generation);
+    };
+    // Ready at the generation that turned signing on is a claim that the zone is served signed.
+    if (await ready()) expect(ns.served.get('example.com')!.dnssec).toBe(true);
+    await settle(r, 'example.com');
+    expect(await ready()).toBe(true);
+    expect(ns.served.get('example.com')!.dnssec).toBe(true);
+  });
+
   it('sends a large zone only what changed, and serves the same text as a whole render', async () => {
     const r = reconciler(2);
     await putA('a.example.com', '192.0.2.1');
