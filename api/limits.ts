@@ -6,11 +6,12 @@
  * alike with or without it. Requests per token are limited only where configured (`serve --rate-limit N/s`).
  * Both answer 429 `rate_limited` with `Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` fields
  * (lib/http/rate-limit.ts); with a per-token limit every answer to a token carries them. In-memory buckets: with several API processes each counts for itself (lib/http/rate-limit.ts).
+ * Whole-zone work waiting for the process's slots is bounded per organization the same way (`zoneWorkRefused`).
  */
 import type { Context } from 'koa';
 import { AppError } from '../lib/errors';
 import { addressKey } from '../lib/http/http-server';
-import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../lib/http/rate-limit';
+import { rateLimitHeaders, TokenBuckets, type Concurrency, type Decision, type Rate } from '../lib/http/rate-limit';
 import { hashToken } from '../store/accounts';
 
 /** Failed authentications a client address may make: 100 a minute (docs/api.md). */
@@ -23,7 +24,7 @@ export interface RateLimits {
   perToken?: Rate | null;
 }
 
-const limited = (what: string, policy: string, rate: Rate, d: Decision): AppError => {
+const limited = (what: string, policy: string, rate: Rate | Concurrency, d: Decision): AppError => {
   const e = new AppError(429, 'rate_limited', `${what}; retry after ${d.retryAfter} s`);
   // The error edge sets an error's `headers` on its answer (api/errors.ts).
   return Object.assign(e, { headers: { 'Retry-After': String(d.retryAfter), ...rateLimitHeaders(policy, rate, d) } });
@@ -59,4 +60,16 @@ export function apiLimits(config: RateLimits = {}, now: () => number = () => Dat
       ctx.set(rateLimitHeaders('token', tokenRate, d));
     },
   };
+}
+
+/** Seconds a client refused for waiting whole-zone work is asked to wait: about the time of one unit of that work
+ * (a 1 MiB import's 0.7 s), after which the organization's queue has moved. */
+const ZONE_WORK_RETRY_S = 1;
+
+/** The 429 of an organization with `waiting` whole-zone operations already waiting for the process's slots
+ * (api/zone-changes.ts `zoneWork`). */
+export function zoneWorkRefused(waiting: number): AppError {
+  const d: Decision = { ok: false, remaining: 0, retryAfter: ZONE_WORK_RETRY_S, reset: ZONE_WORK_RETRY_S };
+  return limited(`this organization has ${waiting} whole-zone operations (exports, imports, restores, large change sets) waiting`,
+    'zone-work', { limit: waiting, unit: 'concurrent-requests' }, d);
 }

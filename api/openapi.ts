@@ -26,8 +26,9 @@ const HEADERS: Record<string, Json> = {
   // draft-ietf-httpapi-ratelimit-headers (-08 and later): api/limits.ts, lib/http/rate-limit.ts.
   'RateLimit-Policy': {
     description: 'the limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `"failed-auth";q=100;w=60` (failed authentications per client address) '
-      + 'or `"token";q=N;w=S` (requests per token, where configured); on a 429, and on every answer to a token with a limit',
-    schema: { type: 'string', pattern: '^"[a-z-]+";q=\\d+;w=\\d+$' },
+      + 'or `"token";q=N;w=S` (requests per token, where configured); on a 429, and on every answer to a token with a limit; '
+      + '`"zone-work";q=N;qu="concurrent-requests"` (whole-zone operations of an organization waiting, on their 429)',
+    schema: { type: 'string', pattern: '^"[a-z-]+";q=\\d+;(w=\\d+|qu="concurrent-requests")$' },
   },
   RateLimit: {
     description: 'the limit\'s state: `"<policy>";r=<requests left>;t=<seconds until the quota is whole again>`',
@@ -145,9 +146,12 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
       const own = op.responses[status];
       if (!own) return [status, ref('responses', EDGE[status]!.name)];
       const body = own.textType ? { type: 'string' } : own.schema && (own.schema === ErrorSchema ? errorSchema : schema(own.schema, 'output'));
-      // An operation's own answers may be replays (Idempotency-Key) and carry a per-token limit's state.
-      const extra = [...(keyed ? ['Idempotent-Replayed'] : []), ...(auth === 'none' ? [] : ['RateLimit-Policy', 'RateLimit'])];
-      const description = keyed && status === 409 ? `${own.description}; ${EDGE[409]!.description}` : own.description;
+      // An operation's own answers may be replays (Idempotency-Key) and carry a per-token limit's state; a 429 is never
+      // stored for a key (api/idempotency.ts), and has the limit's fields of its own.
+      const extra = status === 429 ? [] : [...(keyed ? ['Idempotent-Replayed'] : []), ...(auth === 'none' ? [] : ['RateLimit-Policy', 'RateLimit'])];
+      // An operation's own 409 (keyed) or 429 is besides the edge's: both can answer.
+      const description = keyed && status === 409 ? `${own.description}; ${EDGE[409]!.description}`
+        : status === 429 ? `${EDGE[429]!.description}; ${own.description}` : own.description;
       return [status, response(description, [...new Set([...(EDGE[status]?.headers ?? []), ...(own.headers ?? []), ...extra])], body, own.textType, own.optionalHeaders)];
     }));
     (paths[op.path] ??= {})[op.method] = {
@@ -195,7 +199,8 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
           + `holds at most ${IDEMPOTENCY_MAX_KEYS.toLocaleString('en-US')} keys: a new one beyond that drops the caller's oldest.`,
         'Rate limits answer 429 `rate_limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers): failed '
           + 'authentications per client address (100 a minute; past it a failure is 429 instead of 401, and a good token still passes), and requests per token '
-          + 'where the deployment sets a limit. Each API process counts for itself.',
+          + 'where the deployment sets a limit; whole-zone operations (exportZone, importZone, restoreZoneRevision, applyZoneChanges of over 100 changes) '
+          + 'share the process\'s CPU among organizations in turn, and one with 8 of them waiting gets 429 for the next. Each API process counts for itself.',
       ].join('\n\n'),
     },
     paths,

@@ -41,6 +41,10 @@ export interface ApiConfig {
    * Node's socket timer, api/app.ts) is ended: a client that stops reading would otherwise hold its connection and
    * what is read for it. Default 30 s. */
   stalledAnswerMs?: number;
+  /** Whole-zone work (an export's page, an import, a restore, a change set of over 100 changes: api/zone-changes.ts
+   * `zoneWork`): how much runs at once in this process (default: its cores) and how much of an organization may wait
+   * for it before the next is 429 (default 8). */
+  zoneWork?: { slots?: number; waitingPerOrg?: number };
 }
 
 export interface Deps {

@@ -1,5 +1,10 @@
-/** Change sets and revisions of a zone (CONTRACT.md "Zone changes, files and revisions"). */
+/** Change sets and revisions of a zone (CONTRACT.md "Zone changes, files and revisions"), and the share of the
+ * process's CPU that whole-zone work of an organization gets (`zoneWork`). */
+import { availableParallelism } from 'node:os';
+import type { Context } from 'koa';
 import { z } from 'zod';
+import { AppError } from '../lib/errors';
+import { FairSlots, type Acquire } from '../lib/fair-slots';
 import { MAX_RDATA_BYTES, MAX_RECORDS, MAX_TTL, MIN_TTL, RECORD_TYPES } from '../zonefiles';
 import { encodeCursor, decodeCursor } from '../store/paging';
 import { getRevision, listRevisions, REVISION_BYTES_PER_ZONE_BYTES } from '../store/zone-revisions';
@@ -11,7 +16,8 @@ import {
   base, changeResultBody, DNS_503, nameservers, rrsetQuota, wireDiff, ZoneChangeResultSchema, zoneName, ZoneParams, zonePrecondition,
 } from './dns';
 import { zodIssues, zodMessages } from './errors';
-import { defineOp, type AnyOp, type Deps, type ResponseSpec } from './ops';
+import { zoneWorkRefused } from './limits';
+import { defineOp, type AnyOp, type ApiConfig, type Deps, type ResponseSpec } from './ops';
 import { ErrorSchema, NumberedListQuery, Timestamp, errorResponses, pageOf } from './schemas';
 
 const RecordsSchema = z.array(z.strictObject({ content: z.string().max(MAX_RDATA_BYTES) })).min(1).max(MAX_RECORDS);
@@ -60,6 +66,49 @@ const REFUSED_400 = '`bad_request`: every refused change is in `details.issues`,
 export const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
 export const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set) or `alias_limit` (more than 25 ALIAS rrsets in the zone)'];
 
+/** A change set of more changes than this is whole-zone work: its checks and diff cost as an import's. */
+const LARGE_CHANGE_SET = 100;
+/** Whole-zone operations an organization may have waiting for a slot (ApiConfig.zoneWork). */
+const ZONE_WORK_WAITING = 8;
+
+const zoneWorkSlotsOf = new WeakMap<ApiConfig, FairSlots>();
+/** The slots of whole-zone work, one set per API (its config): a few at once for the whole process, about its
+ * cores, served organization by organization in turn (lib/fair-slots.ts). */
+export function zoneWorkSlots(config: ApiConfig): FairSlots {
+  let slots = zoneWorkSlotsOf.get(config);
+  if (!slots) zoneWorkSlotsOf.set(config, slots = new FairSlots(config.zoneWork?.slots ?? availableParallelism(), config.zoneWork?.waitingPerOrg ?? ZONE_WORK_WAITING));
+  return slots;
+}
+
+/** Aborts once the request's client went away (or its answer is out): work it waits for then leaves its queue. */
+export function requestGone(http: Context): AbortSignal {
+  const gone = new AbortController();
+  http.res.once('close', () => gone.abort(new AppError(499, 'client_gone', 'the client went away before its work had a slot')));
+  return gone.signal;
+}
+
+type ZoneWorkScope = { deps: Deps; org: { id: number }; http: Context };
+
+/**
+ * Runs a CPU-heavy unit of whole-zone work (an export's page; an import's parse, checks and diff; a restore's or a
+ * large change set's diff) in one of the process's slots, in the organization's turn: one tenant's burst of them
+ * delays another's by one unit, not by the burst. An organization with its most waiting gets 429 `rate_limited`
+ * (api/limits.ts), but for `continuing` work; a dry run counts alike (it does the same work).
+ */
+export async function zoneWork<T>(c: ZoneWorkScope, work: () => Promise<T>, o: Acquire = {}): Promise<T> {
+  const slots = zoneWorkSlots(c.deps.config);
+  const done = await slots.run(`org:${c.org.id}`, work, { signal: o.signal ?? requestGone(c.http), ...(o.continuing !== undefined && { continuing: o.continuing }) });
+  if (!done) throw zoneWorkRefused(slots.waitingPerKey);
+  return done.value;
+}
+
+/** The 429 of an operation doing whole-zone work (`zoneWork`). */
+export const ZONE_WORK_429: ResponseSpec = {
+  description: 'or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over '
+    + `${LARGE_CHANGE_SET} changes, dry runs too) waiting for this API process (${ZONE_WORK_WAITING} by default); \`Retry-After\` says when to try again`,
+  schema: ErrorSchema, headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
+};
+
 /** The answer of a zone write: its result, and the generation to wait for (getZone `waitGeneration`), which a dry
  * run does not send: its generation never comes. */
 function changeAnswer(core: Core, zone: string, r: ZoneChangeResult, dryRun: boolean) {
@@ -107,9 +156,13 @@ export const zoneChangeOps: AnyOp[] = [
       200: CHANGE_200('what changed (or would)'),
       400: { description: REFUSED_400, schema: ErrorSchema },
       412: ZONE_412,
+      429: ZONE_WORK_429,
       ...errorResponses(CHANGE_409, DNS_503),
     },
-    handler: async (c) => runZoneChanges(c, c.params.zone, shaped(c.body.changes), { dryRun: c.body.dryRun ?? false }),
+    handler: async (c) => {
+      const apply = () => runZoneChanges(c, c.params.zone, shaped(c.body.changes), { dryRun: c.body.dryRun ?? false });
+      return c.body.changes.length > LARGE_CHANGE_SET ? zoneWork(c, apply) : apply();
+    },
   }),
   defineOp({
     ...base,
@@ -172,15 +225,17 @@ export const zoneChangeOps: AnyOp[] = [
         + '`dns.zone.restore` (`details`: `generation`, `to`, `added`, `changed`, `removed`), not an event per rrset'),
       400: { description: '`bad_request`: a zone name of one label, a generation that is not a number', schema: ErrorSchema },
       412: ZONE_412,
+      429: ZONE_WORK_429,
       ...errorResponses(CHANGE_409, DNS_503),
     },
-    handler: async ({ deps, core, org, params, body, actor, conditions }) => {
+    handler: async (c) => {
+      const { deps, core, org, params, body, actor, conditions } = c;
       const ns = await nameservers(core);
       const zone = zoneName(params.zone);
       const dryRun = body.dryRun ?? false;
-      const result = await restoreZoneRevision(deps.store, {
+      const result = await zoneWork(c, () => restoreZoneRevision(deps.store, {
         orgId: org.id, zone, generation: params.generation, actor, dryRun, quota: rrsetQuota(deps, org), precondition: zonePrecondition(conditions, zone, ns),
-      });
+      }));
       return changeAnswer(core, zone, result, dryRun);
     },
   }),

@@ -9,7 +9,7 @@ import { soaFor } from '../zonefiles/soa';
 import { notModified, notModifiedResponse, zoneTag } from './conditional';
 import { base, DNS_503, nameservers, zoneName, ZoneParams } from './dns';
 import { defineOp, type AnyOp } from './ops';
-import { CHANGE_200, CHANGE_409, runZoneChanges, ZONE_412 } from './zone-changes';
+import { CHANGE_200, CHANGE_409, requestGone, runZoneChanges, ZONE_412, ZONE_WORK_429, zoneWork } from './zone-changes';
 import { ErrorSchema, errorResponses } from './schemas';
 
 /** Rrsets read and rendered at a time by an export, and their stored bytes at most (a page of large TXT rrsets is
@@ -59,20 +59,37 @@ export const zoneFileOps: AnyOp[] = [
       },
       304: notModifiedResponse(['X-Generation']),
       400: { description: '`bad_request`: a zone name of one label', schema: ErrorSchema },
+      429: ZONE_WORK_429,
       ...errorResponses(DNS_503),
     },
-    handler: async ({ deps, core, org, params, conditions }) => {
+    handler: async (c) => {
+      const { deps, core, org, params, conditions } = c;
       const ns = await nameservers(core);
       const name = zoneName(params.zone);
       const zone = await getZone(deps.store, org.id, name);
       const headers = { ETag: zoneTag(zone, ns), 'X-Generation': String(zone.generation) };
       if (notModified(conditions, headers.ETag)) return { status: 304, headers };
       const soa = soaFor(name, zone.serial, ns);
-      async function* lines(): AsyncGenerator<string> {
-        yield exportHead(name, soa);
-        for await (const page of zoneRRsetsAt(deps.store, zone, EXPORT_PAGE, EXPORT_PAGE_BYTES)) yield exportLines(name, page);
+      async function* pages(): AsyncGenerator<string> {
+        let head = exportHead(name, soa);
+        for await (const page of zoneRRsetsAt(deps.store, zone, EXPORT_PAGE, EXPORT_PAGE_BYTES)) {
+          yield head + exportLines(name, page);
+          head = '';
+        }
       }
-      return { status: 200, text: { type: `${TEXT_DNS}; charset=utf-8`, body: pageByPage(lines()) }, headers };
+      // Each page is read and rendered in a slot of its own (api/zone-changes.ts `zoneWork`), none held while the
+      // client takes it; the first before answering, so that a refusal is still a 429.
+      const gone = requestGone(c.http);
+      const source = pages();
+      const first = await zoneWork(c, () => source.next(), { signal: gone });
+      async function* inTurns(): AsyncGenerator<string> {
+        try {
+          for (let p = first; !p.done; p = await zoneWork(c, () => source.next(), { signal: gone, continuing: true })) yield p.value;
+        } finally {
+          await source.return(undefined);
+        }
+      }
+      return { status: 200, text: { type: `${TEXT_DNS}; charset=utf-8`, body: pageByPage(inTurns()) }, headers };
     },
   }),
   defineOp({
@@ -99,6 +116,7 @@ export const zoneFileOps: AnyOp[] = [
       413: { description: `\`payload_too_large\`: the file is over ${MAX_ZONE_FILE_BYTES} bytes (1 MiB)`, schema: ErrorSchema },
       415: { description: '`unsupported_media_type`: a body that is not `text/dns` in UTF-8, or a compressed one', schema: ErrorSchema },
       412: ZONE_412,
+      429: ZONE_WORK_429,
       ...errorResponses(CHANGE_409, DNS_503),
     },
     // The file is read before the write; what it changes is worked out in the write, from the zone as it holds
@@ -109,10 +127,12 @@ export const zoneFileOps: AnyOp[] = [
       await getZone(c.deps.store, c.org.id, name);
       if (c.body.trim() === '') throw badRequest(`the body is empty: send the zone file as ${TEXT_DNS}`);
       const mode = c.query.mode ?? 'merge';
-      const file = parseZoneFile(c.body, name);
-      return runZoneChanges(c, c.params.zone, (current) => importChanges(name, current, file, mode), {
-        dryRun: c.query.dryRun ?? false, canonical: true,
-        source: { summary: `zone file imported (${mode})`, event: 'dns.zone.import', details: { mode } },
+      return zoneWork(c, async () => {
+        const file = parseZoneFile(c.body, name);
+        return runZoneChanges(c, c.params.zone, (current) => importChanges(name, current, file, mode), {
+          dryRun: c.query.dryRun ?? false, canonical: true,
+          source: { summary: `zone file imported (${mode})`, event: 'dns.zone.import', details: { mode } },
+        });
       });
     },
   }),

@@ -13,20 +13,30 @@
  *    collection; an answer built whole would hold every rrset read so far). Serve's RSS, sampled every 10 ms,
  *    is printed beside it but is no measure of this: it holds the export's garbage until V8 collects it, which
  *    it may put off for hundreds of MiB on a heap grown by loading large zones (RSS then fell back by itself).
+ *  - fairness of whole-zone work (`--case fair`): org A sends FAIR_BURST concurrent 1 MiB imports into its
+ *    FAIR_ZONES zones (dry runs: the same parse, checks and diff, without the write that would make its later ones no
+ *    change) while org B imports a
+ *    1 MiB file once; B's time from its request to its answer, with the fair queue (slots: the cores, api/zone-changes.ts
+ *    `zoneWork`) and without it (a slot for each request, as before it), beside B's import alone. In-process (createApp
+ *    over a store on disk, as bench/console.ts: SQLite, then PostgreSQL on a throw-away cluster where it is installed),
+ *    without serve and Knot: what is measured is the API's turn.
  * The export zones are filled through the store (bench/fill.ts) before serve starts. Each case takes several runs
  * and prints one line with p50 and max, its aim and whether it is met, and the load average beside it (other
  * work on the machine shows in every number).
  *
  *   npx tsx bench/zone-changes.ts                 (also run by `npm run bench`)
  *   npx tsx bench/zone-changes.ts --cpu-prof DIR  (V8 CPU profile of serve into DIR; bench/profile-summary.ts reads it)
- *   npx tsx bench/zone-changes.ts --case import   (only the cases whose name starts so: change, import, export)
+ *   npx tsx bench/zone-changes.ts --case import   (only the cases whose name starts so: change, import, export, fair)
  *
  * Loopback only; bounded (a minute or two; a watchdog ends it after 6 minutes whatever hangs); every child process
  * and the temp dir are removed at the end, also on failure. Exits non-zero if serve does not start, a request
  * fails or a change is not served.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +47,16 @@ import { addressOf, bootstrap, hostplaneCall, hostplaneSide, note, ORG, out, ser
 import { fillZone } from './fill';
 import { guard, type ChildServer } from './lib';
 import { importFile } from './zone-file';
+import { createApp } from '../api/app';
+import type { ApiConfig } from '../api/ops';
+import { localCore } from '../core/local';
+import { KEY_FILE, openSealer } from '../core/sealing';
+import { createLogger } from '../lib/log';
+import { createOrg, createUser, issueToken, setMembership } from '../store/accounts';
+import { openStore } from '../store/db';
+import { openStoreAt } from '../store/open';
+import { postgresMissing, startCluster } from '../harness/postgres';
+import { createZone } from '../store/zones';
 
 const PLAN = 'bench';
 const MiB = 1024 * 1024;
@@ -230,6 +250,87 @@ async function exportsOf(side: Side, pid: number, snapshots: string): Promise<bo
   return worst <= AIM.exportMs && flat;
 }
 
+/** Org A's concurrent imports in the fairness case, and how long they are given to arrive before B's. */
+const FAIR_BURST = 20;
+const FAIR_ARRIVAL_MS = 300;
+const FAIR_RUNS = 3;
+/** A's zones, its imports spread over them: those of one zone take its lock one at a time, which would queue them
+ * without any fair queue. */
+const FAIR_ZONES = 10;
+const FAIR_NS = ['ns1.hostplane.bench', 'ns2.hostplane.bench'];
+
+/** B's import time while A's burst runs, on an in-process API of `zoneWork`'s config; B's import alone before it. */
+interface FairRun { alone: number; beside: number; burst: number; failed: string[] }
+
+async function fairRun(zoneWork: ApiConfig['zoneWork'], databaseUrl: string | undefined): Promise<FairRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'hostplane-fairbench-'));
+  const store = databaseUrl ? await openStoreAt({ data: dir, databaseUrl }) : openStore(dir);
+  const log = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
+  const core = localCore({ sealer: openSealer(join(dir, KEY_FILE)), dns: { configured: true, nameservers: FAIR_NS }, nudge: () => undefined });
+  const app = createApp({ store, core, config: { appDomain: 'hostplane.bench', plans: { [PLAN]: PLANS[PLAN] }, serviceDomains: [], ...(zoneWork && { zoneWork }) } }, log);
+  const server = createServer(app.handler);
+  try {
+    const token: Record<string, string> = {};
+    for (const org of ['a', 'b']) {
+      const { id } = await createOrg(store, org, PLAN);
+      await createUser(store, `admin@${org}.test`);
+      await setMembership(store, org, `admin@${org}.test`, 'admin');
+      token[org] = await issueToken(store, `admin@${org}.test`);
+      for (let z = 0; z < FAIR_ZONES; z++) await createZone(store, { orgId: id, name: `${org}${z}.test`, nameservers: FAIR_NS, actor: 'bench', quota: null });
+    }
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const failed: string[] = [];
+    // A request that fails (PostgreSQL's pool exhausted answers 503) is counted, not thrown: it is part of the result.
+    const importOf = async (org: string, zone: string, dryRun: boolean): Promise<number> => {
+      const t0 = performance.now();
+      const res = await fetch(`${base}/v1/orgs/${org}/dns/zones/${zone}/import?mode=replace${dryRun ? '&dryRun=true' : ''}`, {
+        method: 'POST', headers: { authorization: `Bearer ${token[org]}`, 'content-type': 'text/dns' }, body: importFile(zone, 0).text,
+      });
+      await res.text();
+      if (res.status !== 200) failed.push(`${org.toUpperCase()} ${res.status}`);
+      return performance.now() - t0;
+    };
+    const alone = await importOf('b', 'b0.test', false);
+    const t0 = performance.now();
+    const burst = Array.from({ length: FAIR_BURST }, (_, i) => importOf('a', `a${i % FAIR_ZONES}.test`, true));
+    await sleep(FAIR_ARRIVAL_MS);
+    const beside = await importOf('b', 'b1.test', false);
+    await Promise.all(burst);
+    return { alone, beside, burst: performance.now() - t0, failed };
+  } finally {
+    server.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The fairness case: on each store (PostgreSQL where it is installed), a line with the fair queue and one without. */
+async function fairness(): Promise<boolean> {
+  const cases: [string, ApiConfig['zoneWork']][] = [
+    // A's whole burst waits (past the default bound of 8 the rest would be 429 at once, and retried by a client).
+    [`with the fair queue (${availableParallelism()} slots)`, { waitingPerOrg: FAIR_BURST }],
+    ['without it (a slot for each request)', { slots: 1000, waitingPerOrg: 1000 }],
+  ];
+  const cluster = postgresMissing() === undefined ? await startCluster({ fsync: true }) : undefined;
+  if (!cluster) note(`fairness on PostgreSQL skipped: ${postgresMissing()}`);
+  try {
+    for (const dialect of cluster ? ['sqlite', 'postgres'] : ['sqlite']) {
+      for (const [what, zoneWork] of cases) {
+        const runs: FairRun[] = [];
+        for (let run = 0; run < FAIR_RUNS; run++) runs.push(await fairRun(zoneWork, dialect === 'postgres' ? await cluster!.createDatabase() : undefined));
+        const fails = runs.flatMap((r) => r.failed);
+        out(`zone-changes fairness ${what}, ${dialect}: org B's 1 MiB import answered in ${spread(runs.map((r) => r.beside))} while org A ran ${FAIR_BURST} concurrent `
+          + `1 MiB imports into ${FAIR_ZONES} zones (dry runs, all answered in ${spread(runs.map((r) => r.burst))}); B's import alone ${spread(runs.map((r) => r.alone))} n=${FAIR_RUNS}`
+          + `${fails.length ? `; requests failed: ${[...new Set(fails)].map((f) => `${fails.filter((x) => x === f).length}× ${f}`).join(', ')}` : ''} (load ${load()})`);
+      }
+    }
+  } finally {
+    await cluster?.destroy();
+  }
+  return true;
+}
+
 export interface ZoneChangesBenchOptions { cpuProfDir?: string; cases?: string[] }
 
 export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> {
@@ -242,6 +343,33 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
   const release = guard('zone-changes', tmp, () => [serve?.child], WATCHDOG_MS);
   try {
     out(`context: ${cpus().length} cores, load average ${load()}`);
+    const selected = (name: string): boolean => !opts.cases?.length || opts.cases.some((c) => name.startsWith(c));
+    let met = 0;
+    let ran = 0;
+    let failed = 0;
+    /** Each case on its own: one that fails is said on its line and the others still run. */
+    const runCase = async (name: string, run: () => Promise<boolean>): Promise<void> => {
+      ran++;
+      try {
+        if (await run()) met++;
+      } catch (e) {
+        failed++;
+        out(`zone-changes ${name}: FAILED: ${(e as Error).message} (load ${load()})`);
+      }
+    };
+    const summary = (): number => {
+      out(`context: load average ${load()} at the end; aims met ${met} of ${ran}${failed ? `, ${failed} failed` : ''}`);
+      return failed === 0 ? 0 : 1;
+    };
+    // In-process, before serve starts (it needs neither serve nor Knot).
+    if (selected('fair')) await runCase('fair', fairness);
+    const cases: [string, (side: Side, pid: number, snapshots: string) => Promise<boolean>][] = [
+      ['change set (whole load)', (side) => changeSets(side, SMALL_SET_ZONE, 0, `replacing every rrset of a ${SET}-rrset zone (a whole load)`)],
+      ['change set (incremental)', (side) => changeSets(side, EXPORT_BIG.zone, EXPORT_BIG.rrsets - SET, `${SET} of a ${EXPORT_BIG.rrsets}-rrset zone (incremental)`)],
+      ['import', (side, pid) => imports(side, pid)],
+      ['export', (side, pid, snapshots) => exportsOf(side, pid, snapshots)],
+    ];
+    if (!cases.some(([name]) => selected(name))) return summary();
     const [dnsPort] = (await freePorts(1)) as [number];
     const token = await bootstrap(data, PLAN, plansFile);
     let t = performance.now();
@@ -271,28 +399,8 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
     note(`serve started and served ${EXPORT_BIG.zone} and ${EXPORT_DOUBLE.zone} in ${ms(performance.now() - t)}`);
     for (const zone of [SMALL_SET_ZONE, IMPORT_ZONE]) await hostplaneCall(side, 'POST', `/v1/orgs/${ORG}/dns/zones`, { name: zone });
 
-    // Each case on its own: one that fails is said on its line and the others still run.
-    const cases: [string, () => Promise<boolean>][] = [
-      ['change set (whole load)', () => changeSets(side, SMALL_SET_ZONE, 0, `replacing every rrset of a ${SET}-rrset zone (a whole load)`)],
-      ['change set (incremental)', () => changeSets(side, EXPORT_BIG.zone, EXPORT_BIG.rrsets - SET, `${SET} of a ${EXPORT_BIG.rrsets}-rrset zone (incremental)`)],
-      ['import', () => imports(side, pid)],
-      ['export', () => exportsOf(side, pid, snapshots)],
-    ];
-    let met = 0;
-    let ran = 0;
-    let failed = 0;
-    for (const [name, run] of cases) {
-      if (opts.cases?.length && !opts.cases.some((c) => name.startsWith(c))) continue;
-      ran++;
-      try {
-        if (await run()) met++;
-      } catch (e) {
-        failed++;
-        out(`zone-changes ${name}: FAILED: ${(e as Error).message} (load ${load()})`);
-      }
-    }
-    out(`context: load average ${load()} at the end; aims met ${met} of ${ran}${failed ? `, ${failed} failed` : ''}`);
-    return failed === 0 ? 0 : 1;
+    for (const [name, run] of cases) if (selected(name)) await runCase(name, () => run(side, pid, snapshots));
+    return summary();
   } finally {
     await serve?.stop(opts.cpuProfDir ? 20_000 : 5000);
     rmSync(tmp, { recursive: true, force: true });

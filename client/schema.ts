@@ -1538,7 +1538,7 @@ export interface components {
         Allow: string;
         /** @description seconds until the limit lets a request through again */
         "Retry-After": number;
-        /** @description the limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `"failed-auth";q=100;w=60` (failed authentications per client address) or `"token";q=N;w=S` (requests per token, where configured); on a 429, and on every answer to a token with a limit */
+        /** @description the limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `"failed-auth";q=100;w=60` (failed authentications per client address) or `"token";q=N;w=S` (requests per token, where configured); on a 429, and on every answer to a token with a limit; `"zone-work";q=N;qu="concurrent-requests"` (whole-zone operations of an organization waiting, on their 429) */
         "RateLimit-Policy": string;
         /** @description the limit's state: `"<policy>";r=<requests left>;t=<seconds until the quota is whole again>` */
         RateLimit: string;
@@ -2566,7 +2566,19 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["RateLimited"];
+            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
             503: {
@@ -2863,7 +2875,19 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["RateLimited"];
+            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
             503: {
@@ -2960,7 +2984,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            429: components["responses"]["RateLimited"];
+            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
             503: {
@@ -3111,7 +3147,19 @@ export interface operations {
                 };
             };
             422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["RateLimited"];
+            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             /** @description `dns_not_configured` (no own DNS), `no_core` or `core_unavailable` */
             503: {

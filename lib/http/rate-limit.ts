@@ -10,6 +10,7 @@
  * Structured Fields lists of one item named by the policy:
  *   RateLimit-Policy: "<name>";q=<limit>;w=<windowSeconds>
  *   RateLimit: "<name>";r=<remaining units>;t=<seconds until the bucket is full again>
+ * or, for a bound on work at once (api/limits.ts, whole-zone work), `q` the work at once and `qu="concurrent-requests"`.
  * with `Retry-After` (RFC 9110) on a 429: the seconds until one unit is back.
  */
 export interface Rate {
@@ -110,10 +111,17 @@ export class TokenBuckets {
   }
 }
 
+/** A quota of work at once rather than a rate: the draft's quota unit (`qu`) `concurrent-requests`, without a window. */
+export interface Concurrency {
+  limit: number;
+  unit: 'concurrent-requests';
+}
+
 /** The policy's `RateLimit-Policy` and `RateLimit` fields for a decision (see the module's header). */
-export function rateLimitHeaders(policy: string, rate: Rate, d: Decision): Record<string, string> {
+export function rateLimitHeaders(policy: string, rate: Rate | Concurrency, d: Decision): Record<string, string> {
+  const per = 'unit' in rate ? `qu="${rate.unit}"` : `w=${rate.windowSeconds}`;
   return {
-    'RateLimit-Policy': `"${policy}";q=${rate.limit};w=${rate.windowSeconds}`,
+    'RateLimit-Policy': `"${policy}";q=${rate.limit};${per}`,
     RateLimit: `"${policy}";r=${d.remaining};t=${d.reset}`,
   };
 }

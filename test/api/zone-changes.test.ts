@@ -1,9 +1,15 @@
 /**
  * Change sets and revisions through HTTP (CONTRACT.md "Zone changes, files and revisions"): applyZoneChanges,
  * listZoneRevisions, getZoneRevision, restoreZoneRevision. The store's rules are in test/store/zone-changes.test.ts.
+ * Whole-zone work (exports, imports, restores, large change sets) shares the process's slots organization by
+ * organization (`zoneWork`), told by the order the slots are given in, never by timings.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { zoneWorkSlots } from '../../api/zone-changes';
+import { orgBySlug } from '../../store/accounts';
+import type { Release } from '../../lib/fair-slots';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { until } from '../helpers/proc';
 
 const zonePath = (zone: string, slug = 'acme') => `/v1/orgs/${slug}/dns/zones/${zone}`;
 const records = (...contents: string[]) => contents.map((content) => ({ content }));
@@ -169,5 +175,114 @@ describe('revisions', () => {
     expect((await t.call('POST', `${zonePath(z)}/revisions/999/restore`, { token: t.tokens.member })).status).toBe(404);
     const audit = (await t.call('GET', '/v1/orgs/acme/audit?limit=5')).body.items.map((e: { event: string }) => e.event);
     expect(audit).toContain('dns.zone.restore');
+  });
+});
+
+describe('whole-zone work of organizations in turn', () => {
+  // One slot, and 4 operations of an organization waiting at most: the test holds the slot itself while it queues work.
+  let w: TestApi;
+  let acme: string;
+  let globex: string;
+  const A_ZONE = 'turns-a.example';
+  const B_ZONE = 'turns-b.example';
+  const FILE = (zone: string) => `www.${zone}. 300 IN A 192.0.2.1\n`;
+  beforeAll(async () => {
+    w = await startTestApi({ config: { zoneWork: { slots: 1, waitingPerOrg: 4 } } });
+    expect((await w.call('POST', '/v1/orgs/acme/dns/zones', { body: { name: A_ZONE } })).status).toBe(200);
+    expect((await w.call('POST', '/v1/orgs/globex/dns/zones', { body: { name: B_ZONE }, token: w.other.token })).status).toBe(200);
+    acme = `org:${(await orgBySlug(w.store, 'acme'))!.id}`;
+    globex = `org:${(await orgBySlug(w.store, 'globex'))!.id}`;
+  });
+  afterAll(async () => { await w.close(); });
+  afterEach(() => { vi.restoreAllMocks(); });
+
+  const importA = (dryRun = false) => w.call('POST', `${zonePath(A_ZONE)}/import${dryRun ? '?dryRun=true' : ''}`, { raw: FILE(A_ZONE), headers: { 'content-type': 'text/dns' } });
+  const importB = () => w.call('POST', `${zonePath(B_ZONE, 'globex')}/import`, { raw: FILE(B_ZONE), headers: { 'content-type': 'text/dns' }, token: w.other.token });
+  const exportA = () => w.call('GET', `${zonePath(A_ZONE)}/export`);
+  const exportB = () => w.call('GET', `${zonePath(B_ZONE, 'globex')}/export`, { token: w.other.token });
+
+  /** Holds the only slot; records the organizations given it from now on, in order. */
+  async function holdSlot(): Promise<{ release: Release; order: string[]; waiting: (key: string) => number }> {
+    const slots = zoneWorkSlots(w.config);
+    const release = (await slots.acquire('test'))!;
+    const order: string[] = [];
+    const acquire = slots.acquire.bind(slots);
+    vi.spyOn(slots, 'acquire').mockImplementation((key, o) => acquire(key, o).then((r) => {
+      if (r) order.push(key === acme ? 'A' : key === globex ? 'B' : key);
+      return r;
+    }));
+    return { release, order, waiting: (key) => slots.load.waiting.find(([k]) => k === key)?.[1] ?? 0 };
+  }
+  const queued = (what: string, probe: () => boolean) => until(what, () => probe() || undefined);
+
+  it('serves another organization\'s single import next, not after one organization\'s queued imports', async () => {
+    const slot = await holdSlot();
+    const many = [importA(), importA(true), importA(), importA(true)];
+    await queued('A\'s imports queued', () => slot.waiting(acme) === 4);
+    const one = importB();
+    await queued('B\'s import queued', () => slot.waiting(globex) === 1);
+    slot.release();
+    expect((await one).status).toBe(200);
+    expect((await Promise.all(many)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(slot.order).toEqual(['A', 'B', 'A', 'A', 'A']);
+  });
+
+  it('serves another organization\'s single export next, not after one organization\'s queued exports', async () => {
+    const slot = await holdSlot();
+    const many = [exportA(), exportA(), exportA(), exportA()];
+    await queued('A\'s exports queued', () => slot.waiting(acme) === 4);
+    const one = exportB();
+    await queued('B\'s export queued', () => slot.waiting(globex) === 1);
+    slot.release();
+    const b = await one;
+    expect([b.status, (b.body as string).startsWith(`$ORIGIN ${B_ZONE}.`)]).toEqual([200, true]);
+    expect((await Promise.all(many)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    // An export's page after its first (here the end of its zone) waits in its turn as well.
+    expect(slot.order.slice(0, 2)).toEqual(['A', 'B']);
+  });
+
+  it('answers 429 rate_limited with Retry-After and the RateLimit fields once the organization has its most waiting, dry runs counted; another organization is queued', async () => {
+    const slot = await holdSlot();
+    const many = [importA(), importA(true), importA(true), exportA()];
+    await queued('A\'s work queued', () => slot.waiting(acme) === 4);
+    for (const refused of [await importA(true), await exportA()]) {
+      expect([refused.status, refused.body.code]).toEqual([429, 'rate_limited']);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.headers.get('ratelimit-policy')).toBe('"zone-work";q=4;qu="concurrent-requests"');
+      expect(refused.headers.get('ratelimit')).toBe('"zone-work";r=0;t=1');
+    }
+    const other = importB();
+    await queued('B\'s import queued', () => slot.waiting(globex) === 1);
+    slot.release();
+    expect((await other).status).toBe(200);
+    expect((await Promise.all(many)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  });
+
+  it('lets work whose client went away leave the queue: no slot is spent on it', async () => {
+    const slot = await holdSlot();
+    const gone = new AbortController();
+    const aborted = fetch(`${w.url}${zonePath(A_ZONE)}/import`, {
+      method: 'POST', body: FILE(A_ZONE), signal: gone.signal, headers: { 'content-type': 'text/dns', authorization: `Bearer ${w.tokens.admin}` },
+    }).catch((e: Error) => e.name);
+    await queued('the import queued', () => slot.waiting(acme) === 1);
+    gone.abort();
+    expect(await aborted).toBe('AbortError');
+    await queued('the import gone from the queue', () => slot.waiting(acme) === 0);
+    slot.release();
+    expect((await importB()).status).toBe(200);
+    expect(slot.order).toEqual(['B']);
+  });
+
+  it('takes restores and change sets of over 100 changes in turn; a smaller change set runs at once', async () => {
+    const slot = await holdSlot();
+    const small = await w.call('POST', `${zonePath(A_ZONE)}/changes`, { body: { changes: [a(`small.${A_ZONE}`, '192.0.2.9')] } });
+    expect(small.status).toBe(200);
+    const large = w.call('POST', `${zonePath(A_ZONE)}/changes`, { body: { changes: Array.from({ length: 101 }, (_, i) => a(`h${i}.${A_ZONE}`, '192.0.2.1')) } });
+    await queued('the large change set queued', () => slot.waiting(acme) === 1);
+    const restore = w.call('POST', `${zonePath(A_ZONE)}/revisions/${small.body.generation}/restore`, { body: { dryRun: true } });
+    await queued('the restore queued', () => slot.waiting(acme) === 2);
+    slot.release();
+    expect([(await large).status, (await restore).status]).toEqual([200, 200]);
+    expect(slot.order).toEqual(['A', 'A']);
   });
 });

@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { zoneWorkSlots } from '../../api/zone-changes';
 import { orgBySlug } from '../../store/accounts';
 import { applyZoneChanges } from '../../store/zone-changes';
 import { putManagedRRset } from '../../store/zones';
@@ -100,6 +101,17 @@ describe('exportZone', () => {
   });
 });
 
+/** A zone of acme's of 400 rrsets of 4 KiB: 1.6 MiB, pages of 256 KiB, far over a Unix socket's buffer. */
+async function largeZone(api: TestApi, name: string): Promise<void> {
+  expect((await api.call('POST', '/v1/orgs/acme/dns/zones', { body: { name } })).status).toBe(200);
+  const org = (await orgBySlug(api.store, 'acme'))!;
+  await applyZoneChanges(api.store, {
+    orgId: org.id, zone: name, actor: 'test', quota: null, changes: Array.from({ length: 400 }, (_, i) => ({
+      op: 'put' as const, name: `t${i}.${name}`, type: 'TXT', ttl: 300, records: Array.from({ length: 4 }, (_, r) => ({ content: `${r}${'x'.repeat(999)}` })),
+    })),
+  });
+}
+
 describe('exportZone to a client that stops reading', () => {
   it('is ended once the client took nothing for stalledAnswerMs, logged, and reads no page after', async () => {
     const stalled = await startTestApi({ plan: 'pro', config: { stalledAnswerMs: 1000 } });
@@ -108,14 +120,7 @@ describe('exportZone to a client that stops reading', () => {
     const listening = await listenOnSocket(server);
     try {
       const name = 'stalled.example';
-      expect((await stalled.call('POST', '/v1/orgs/acme/dns/zones', { body: { name } })).status).toBe(200);
-      const org = (await orgBySlug(stalled.store, 'acme'))!;
-      // 400 rrsets of 4 KiB: 1.6 MiB, pages of 256 KiB.
-      await applyZoneChanges(stalled.store, {
-        orgId: org.id, zone: name, actor: 'test', quota: null, changes: Array.from({ length: 400 }, (_, i) => ({
-          op: 'put' as const, name: `t${i}.${name}`, type: 'TXT', ttl: 300, records: Array.from({ length: 4 }, (_, r) => ({ content: `${r}${'x'.repeat(999)}` })),
-        })),
-      });
+      await largeZone(stalled, name);
       const raw = vi.spyOn(stalled.store, 'raw');
       const pagesRead = () => raw.mock.calls.filter(([key]) => key === 'zoneRRsetPage').length;
 
@@ -142,6 +147,33 @@ describe('exportZone to a client that stops reading', () => {
     } finally {
       await listening.close();
       await stalled.close();
+    }
+  });
+});
+
+describe('exportZone to a client that reads slowly', () => {
+  it('holds no slot of whole-zone work between pages: with one slot, another export is answered whole while it stalls', async () => {
+    const slow = await startTestApi({ plan: 'pro', config: { zoneWork: { slots: 1 }, stalledAnswerMs: 600_000 } });
+    const server = createServer(slow.handler);
+    const listening = await listenOnSocket(server);
+    try {
+      const name = 'slow.example';
+      await largeZone(slow, name);
+      const client = connect(listening.socketPath);
+      let closed = false;
+      client.on('close', () => { closed = true; });
+      const started = new Promise((r) => client.once('data', () => r(client.pause())));
+      client.write(`GET /v1/orgs/acme/dns/zones/${name}/export HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.tokens.admin}\r\n\r\n`);
+      await started;
+      const whole = await slow.call('GET', `/v1/orgs/acme/dns/zones/${name}/export`);
+      expect(whole.status).toBe(200);
+      expect((whole.body as string).length).toBeGreaterThan(1_600_000);
+      expect(closed).toBe(false);
+      await until('the stalled export to give its slot back', () => zoneWorkSlots(slow.config).load.running === 0);
+      client.destroy();
+    } finally {
+      await listening.close();
+      await slow.close();
     }
   });
 });

@@ -30,6 +30,8 @@ export interface TestApi {
   dir: string;
   /** The app's metrics, as /metrics serves them. */
   registry: client.Registry;
+  /** The app's config: its process-wide state (the whole-zone work's slots, api/zone-changes.ts) is found by it. */
+  config: ApiConfig;
   /** Every log line the app wrote, for scans that prove no secret reaches the logs. */
   logs: string[];
   nudges: { kind: NudgeKind; key: string }[];
@@ -100,7 +102,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   };
 
   return {
-    url, handler: app.handler, store, sealer, dir, logs, nudges, tokens, registry: app.registry,
+    url, handler: app.handler, store, sealer, dir, config, logs, nudges, tokens, registry: app.registry,
     other: { slug: 'globex', token: otherToken },
     documented,
     async call(method, path, o = {}) {
