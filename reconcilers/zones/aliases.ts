@@ -61,11 +61,12 @@ export function aliasLooks(d: { store: Store; resolver: Resolver; log: Logger; l
     return look;
   };
   return {
-    /** Starts a look at the targets of `due` in `zone`, unless one is under way there; what they said is recorded
+    /** Starts a look at the targets of `due` in zone `z`, unless one is under way there; what they said is recorded
      * together (store/aliases.ts recordAliasLooks). */
-    start(zone: string, due: ZoneAlias[]): void {
+    start(z: { name: string; orgId: number }, due: ZoneAlias[]): void {
       if (due.length === 0) return;
-      d.looks.start('alias', zone, async (ask) => {
+      const zone = z.name;
+      d.looks.start('alias', z, async (ask) => {
         const found = await Promise.all(due.map((a) => ask(() => lookAt(zone, a))));
         const looks = due.flatMap((a, i) => (found[i] ? [{ name: a.name, target: a.target, look: found[i] }] : []));
         if (looks.length > 0 && !d.looks.stopped()) await recordAliasLooks(d.store, { zone, looks, actor: ALIAS_ACTOR });

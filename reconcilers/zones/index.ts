@@ -154,7 +154,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
   const startParentLook = (z: ZoneRow, st: ZoneStatus | undefined): void => {
     if (looks.underWay('parent', z.name)) return;
     delegation.in(z.name, d.delegationTtlMs ?? RESYNC_MS);
-    looks.start('parent', z.name, async (ask) => {
+    looks.start('parent', z, async (ask) => {
       const facts = await ask(() => lookAtParent({ ...d, now: d.store.clock() }, z, st));
       if (facts) parentFound.set(z.name, { uid: z.uid, facts });
     });
@@ -256,7 +256,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       const looked = acted ? { set: [], facts: {} } : await look(z, st, servedSerial!);
       const { aliases, stale } = await zoneAliasesOf(d.store, name);
       if (stale.length > 0) await forgetAliases(d.store, name, stale);
-      if (!acted) aliasLooking.start(name, aliases.filter((a) => dueIn(a, now()) <= 0));
+      if (!acted) aliasLooking.start(z, aliases.filter((a) => dueIn(a, now()) <= 0));
       const aliasCond = aliasCondition(aliases);
       const { pending } = plan;
       const ready: Judged = pending
@@ -282,7 +282,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       // last time it was seen, which must not be lost.
       const walk = dsWalks.get(name);
       if (pending && walk && pending.lookAt <= now()) {
-        looks.start('ds', name, async (ask) => {
+        looks.start('ds', z, async (ask) => {
           const found = await ask(() => lookAtDs(d.resolver, name, now()));
           if (found) walk.found = found;
         });

@@ -6,10 +6,11 @@
  * pass of the zone. Looks start inside a pass, so a look of a leader that lost its term writes nothing: what it
  * records goes through the store's fenced writes, or through the next pass.
  */
-import PQueue from 'p-queue';
+import { FairSlots } from '../../lib/fair-slots';
 import type { Logger } from '../../lib/log';
 
-/** Lookups asked at once, over all zones and kinds: what a tenant whose names never answer can hold of the resolver. */
+/** Lookups asked at once, over all zones and kinds. Organizations take them in turn: a tenant whose names never
+ * answer holds at most these, and another tenant's lookup waits for one of them, not for all that tenant's. */
 export const LOOKUPS_AT_ONCE = 16;
 
 /** The kinds of look, at most one of each under way per zone. */
@@ -21,18 +22,20 @@ export type Ask = <T>(lookup: () => Promise<T>) => Promise<T | undefined>;
 export type Looks = ReturnType<typeof zoneLooks>;
 
 export function zoneLooks(d: { log: Logger }) {
-  const lookups = new PQueue({ concurrency: LOOKUPS_AT_ONCE });
+  // Unbounded per organization: at most one look of each kind per zone waits, and none is ever refused.
+  const lookups = new FairSlots(LOOKUPS_AT_ONCE, Infinity);
   const underWay = new Map<string, Promise<void>>();
   let pass: (zone: string) => void = () => {};
   let stopped = false;
-  const ask: Ask = (lookup) => lookups.add(async () => (stopped ? undefined : lookup()), { throwOnTimeout: true });
+  const askAs = (orgId: number): Ask => async (lookup) => (await lookups.run(String(orgId), async () => (stopped ? undefined : lookup())))!.value;
   const keyOf = (kind: LookKind, zone: string): string => `${kind} ${zone}`;
   return {
-    /** Starts `look` of `kind` in `zone`, unless one is under way there; its end asks for a pass of the zone. */
-    start(kind: LookKind, zone: string, look: (ask: Ask) => Promise<void>): void {
+    /** Starts `look` of `kind` in zone `z`, unless one is under way there; its end asks for a pass of the zone. */
+    start(kind: LookKind, z: { name: string; orgId: number }, look: (ask: Ask) => Promise<void>): void {
+      const zone = z.name;
       const key = keyOf(kind, zone);
       if (stopped || underWay.has(key)) return;
-      const running = look(ask).catch((e: unknown) => {
+      const running = look(askAs(z.orgId)).catch((e: unknown) => {
         // The store could not take what it found (down, or this process no longer leads): the pass finds it still due.
         d.log.warn({ zone, look: kind, err: (e as Error).message }, 'recording a look failed');
       }).finally(() => {

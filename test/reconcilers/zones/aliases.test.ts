@@ -7,6 +7,7 @@ import { ResolverError, type AddressLookup, type Resolver } from '../../../provi
 import { zoneReconciler } from '../../../reconcilers/zones';
 import { startRunner } from '../../../reconcilers/runner';
 import { RETRY_MS } from '../../../reconcilers/zones/aliases';
+import { LOOKUPS_AT_ONCE } from '../../../reconcilers/zones/looks';
 import { createOrg } from '../../../store/accounts';
 import { zoneAliasesOf } from '../../../store/aliases';
 import type { Store } from '../../../store/db';
@@ -24,6 +25,7 @@ const QUOTA = { plan: 'free', rrsets: 5000, bytes: 5 << 20 };
 /** What tenants read of a target without addresses to serve, whatever the reason. */
 const NO_PUBLIC = (target: string): string =>
   `${target} has no public A or AAAA records (it does not exist, has none, or only private, loopback, link-local and the like, which are never served)`;
+const noAbort = new AbortController().signal;
 const silent = createLogger({ destination: new Writable({ write: (_c, _e, cb) => cb() }) });
 
 describe('zone reconciler: ALIAS', () => {
@@ -241,6 +243,56 @@ describe('zone reconciler: ALIAS', () => {
     } finally {
       for (const release of hung) release();
       await runner.stop();
+    }
+  });
+
+  it(`organizations take the ${LOOKUPS_AT_ONCE} lookups in turn: another tenant's are asked as lookups end, between a silent tenant's, not after all of them`, async () => {
+    const asked: string[] = [];
+    const hung: (() => void)[] = [];
+    const targets: Resolver = {
+      ns: async (zone) => {
+        if (zone === ZONE) asked.push(`NS ${zone}`);
+        return [];
+      },
+      addressRecords: (name) => {
+        asked.push(name);
+        if (name === 'cdn.example.net') return Promise.resolve<AddressLookup>({ kind: 'records', a: ['192.0.2.10'], aaaa: [], ttl: 300 });
+        return new Promise<AddressLookup>((_resolve, reject) => {
+          hung.push(() => reject(new ResolverError(`resolver 192.0.2.53 did not answer in 2 s for ${name} A`, 'the resolver did not answer in 2 s')));
+        });
+      },
+    };
+    const hostile = (await createOrg(store, 'hostile', 'free')).id;
+    const zone = 'silent.example';
+    await createZone(store, { orgId: hostile, name: zone, nameservers: NS, actor: 'test', quota: null });
+    await applyZoneChanges(store, {
+      orgId: hostile, zone, actor: 't', quota: QUOTA,
+      changes: Array.from({ length: MAX_ALIASES_PER_ZONE }, (_, i) => ({ op: 'put' as const, ...alias(`a${i}.${zone}`, `t${i}.silent.test`) })),
+    });
+    const r = zoneReconciler({ store, nameserver: ns, resolver: targets, nameservers: NS, log: silent, secondaryCheckMs: 0 });
+    try {
+      // The first pass serves the zone; the second, which applies nothing, starts the looks.
+      for (let i = 0; i < 2; i++) await r.reconcile(zone, noAbort);
+      await vi.waitFor(() => expect(hung).toHaveLength(LOOKUPS_AT_ONCE));
+      await put(alias(`www.${ZONE}`, 'cdn.example.net'));
+      for (let i = 0; i < 2; i++) await r.reconcile(ZONE, noAbort);
+      // Every lookup is held. The silent tenant's turn comes first (its 9 more waited before), then the other's (its
+      // delegation, then its ALIAS), in turn: its lookups are asked as the second and third lookups end, not after nine.
+      expect(asked).toHaveLength(LOOKUPS_AT_ONCE);
+      // Its delegation answers at once, so the second lookup to end starts two.
+      for (const n of [1, 2, 3]) {
+        hung[n - 1]!();
+        await vi.waitFor(() => expect(asked.length).toBeGreaterThanOrEqual(LOOKUPS_AT_ONCE + n + (n > 1 ? 1 : 0)));
+      }
+      expect(asked.slice(LOOKUPS_AT_ONCE, LOOKUPS_AT_ONCE + 4).map((name) => (name.endsWith('.silent.test') ? 'silent' : name)))
+        .toEqual(['silent', `NS ${ZONE}`, 'silent', 'cdn.example.net']);
+    } finally {
+      // The rest of the silent targets are asked as lookups end: end every one.
+      while (r.background!.busy()) {
+        for (const release of hung.splice(0)) release();
+        await new Promise((res) => setImmediate(res));
+      }
+      await r.background!.onIdle();
     }
   });
 
