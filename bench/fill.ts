@@ -52,24 +52,46 @@ export async function fill(data: string, plan: FillPlan, zones: string[], count:
   }
 }
 
-/**
- * One zone for the bench org, filled with `count` rrsets (`r<i>.<zone>` A `addressOf(i)`) through applyZoneChanges
- * in sets of MAX_CHANGES, each set one generation and one commit: a zone of 100,000 rrsets in seconds, where
- * rrset-by-rrset writes take minutes. With serve not running.
- */
-export async function fillZone(data: string, plan: FillPlan, zone: string, count: number): Promise<void> {
+/** `zone` created for the bench org, then `fill` run with a function that applies a change set to it (through
+ * applyZoneChanges, within the plan's quotas). With serve not running. */
+async function inNewZone(data: string, plan: FillPlan, zone: string, fill: (apply: (changes: ZoneChange[]) => Promise<unknown>) => Promise<void>): Promise<void> {
   const store = openStore(data, { create: false });
   try {
     const org = await orgBySlug(store, ORG);
     if (!org) throw new Error(`no org ${ORG} in the store`);
     await createZone(store, { orgId: org.id, name: zone, nameservers: NAMESERVERS, actor: 'bench', quota: { plan: plan.name, limit: plan.zones } });
-    for (let from = 0; from < count; from += MAX_CHANGES) {
-      const changes: ZoneChange[] = Array.from({ length: Math.min(MAX_CHANGES, count - from) }, (_, k) => ({
-        op: 'put', name: `r${from + k}.${zone}`, type: 'A', ttl: 300, records: [{ content: addressOf(from + k) }],
-      }));
-      await applyZoneChanges(store, { orgId: org.id, zone, changes, actor: 'bench', quota: { plan: plan.name, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes } });
-    }
+    await fill((changes) => applyZoneChanges(store, { orgId: org.id, zone, changes, actor: 'bench', quota: { plan: plan.name, rrsets: plan.rrsetsPerZone, bytes: plan.zoneBytes } }));
   } finally {
     store.close();
   }
+}
+
+/**
+ * One zone for the bench org, filled with `count` rrsets (`r<i>.<zone>` A `addressOf(i)`) through applyZoneChanges
+ * in sets of MAX_CHANGES, each set one generation and one commit: a zone of 100,000 rrsets in seconds, where
+ * rrset-by-rrset writes take minutes.
+ */
+export async function fillZone(data: string, plan: FillPlan, zone: string, count: number): Promise<void> {
+  await inNewZone(data, plan, zone, async (apply) => {
+    for (let from = 0; from < count; from += MAX_CHANGES) {
+      await apply(Array.from({ length: Math.min(MAX_CHANGES, count - from) }, (_, k) => ({
+        op: 'put', name: `r${from + k}.${zone}`, type: 'A', ttl: 300, records: [{ content: addressOf(from + k) }],
+      })));
+    }
+  });
+}
+
+/**
+ * One zone for the bench org with `sets` change sets of one rrset each applied to it (`r<i % rrsets>.<zone>` A, new
+ * addresses every round), FILL_BATCH at a time: a zone whose revisions are many change sets'.
+ */
+export async function fillRevisions(data: string, plan: FillPlan, zone: string, rrsets: number, sets: number): Promise<void> {
+  await inNewZone(data, plan, zone, async (apply) => {
+    for (let from = 0; from < sets; from += FILL_BATCH) {
+      await Promise.all(Array.from({ length: Math.min(FILL_BATCH, sets - from) }, (_, k) => {
+        const i = from + k;
+        return apply([{ op: 'put', name: `r${i % rrsets}.${zone}`, type: 'A', ttl: 300, records: [{ content: addressOf(i % rrsets, 1 + Math.floor(i / rrsets)) }] }]);
+      }));
+    }
+  });
 }

@@ -4,6 +4,8 @@
  *    set's last rrset answered on the DNS port (polled over UDP every millisecond), aim within 1 s. Two cases: a
  *    zone of 1,000 rrsets whose every rrset the set replaces (the nameserver loads the zone whole), and 1,000
  *    rrsets of a zone of 100,000 (one incremental transaction);
+ *  - change sets of one rrset on a zone that keeps REVISIONS.sets change sets' revisions: from the request's start
+ *    to its answer (what a write pays for the revisions it keeps; no aim);
  *  - a zone file of 1 MiB imported (POST …/import?mode=replace: parse, validate, diff, apply), request to answer,
  *    aim within 2 s: into the empty zone, replacing every rrset with others (a few deleted, a few added), and the
  *    same file again (nothing changes);
@@ -20,9 +22,9 @@
  *    `zoneWork`) and without it (a slot for each request, as before it), beside B's import alone. In-process (createApp
  *    over a store on disk, as bench/console.ts: SQLite, then PostgreSQL on a throw-away cluster where it is installed),
  *    without serve and Knot: what is measured is the API's turn.
- * The export zones are filled through the store (bench/fill.ts) before serve starts. Each case takes several runs
- * and prints one line with p50 and max, its aim and whether it is met, and the load average beside it (other
- * work on the machine shows in every number).
+ * The export zones and the revisions are filled through the store (bench/fill.ts) before serve starts. Each case
+ * takes several runs and prints one line with p50 and max, its aim and whether it is met, and the load average
+ * beside it (other work on the machine shows in every number).
  *
  *   npx tsx bench/zone-changes.ts                 (also run by `npm run bench`)
  *   npx tsx bench/zone-changes.ts --cpu-prof DIR  (V8 CPU profile of serve into DIR; bench/profile-summary.ts reads it)
@@ -44,7 +46,7 @@ import { parseArgs } from 'node:util';
 import { assertLoopback, freePorts, ms, sleep, stats } from './dns-lib';
 import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, hostplaneCall, hostplaneSide, note, ORG, out, servedAfter, startServe, type Side } from './dns-sides';
-import { fillZone } from './fill';
+import { fillRevisions, fillZone } from './fill';
 import { guard, type ChildServer } from './lib';
 import { importFile } from './zone-file';
 import { createApp } from '../api/app';
@@ -68,7 +70,9 @@ const SMALL_SET_ZONE = 'changes.test';
 const EXPORT_DOUBLE = { zone: 'export200k.test', rrsets: 200_000 };
 const EXPORT_BIG = { zone: 'export100k.test', rrsets: 100_000 };
 const IMPORT_ZONE = 'import.test';
+const REVISIONS = { zone: 'revisions.test', rrsets: 100, sets: 5_000 };
 const CHANGE_RUNS = 5;
+const SMALL_SET_RUNS = 50;
 const EXPORT_RUNS = 3;
 /** How long a heap snapshot may take to be written. */
 const SNAPSHOT_TIMEOUT_MS = 60_000;
@@ -126,6 +130,19 @@ async function changeSets(side: Side, zone: string, first: number, what: string)
   out(`zone-changes change set of ${SET} rrsets, ${what}: acknowledged ${spread(acked)}; served by Knot (last rrset answered) ${spread(total)} n=${CHANGE_RUNS}`
     + `${aim(worst <= AIM.changeMs, `served within ${AIM.changeMs / 1000}s (max)`)} (load ${load()})`);
   return worst <= AIM.changeMs;
+}
+
+/** SMALL_SET_RUNS sets of one put each on REVISIONS.zone, one after another; one line. */
+async function smallSets(side: Side): Promise<boolean> {
+  const acked: number[] = [];
+  for (let run = 0; run < SMALL_SET_RUNS; run++) {
+    const changes = [{ op: 'put', name: `r${run % REVISIONS.rrsets}.${REVISIONS.zone}`, type: 'A', ttl: 300, records: [{ content: addressOf(run, 250) }] }];
+    const t0 = performance.now();
+    await (await call(side, 'POST', `${REVISIONS.zone}/changes`, JSON.stringify({ changes }))).text();
+    acked.push(performance.now() - t0);
+  }
+  out(`zone-changes change set of 1 rrset on a zone keeping ${REVISIONS.sets} change sets' revisions: acknowledged ${spread(acked)} n=${SMALL_SET_RUNS} (load ${load()})`);
+  return true;
 }
 
 /** CPU time (user and system) a process has used so far, in ms: beside a wall time that other work on the machine
@@ -366,6 +383,7 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
     const cases: [string, (side: Side, pid: number, snapshots: string) => Promise<boolean>][] = [
       ['change set (whole load)', (side) => changeSets(side, SMALL_SET_ZONE, 0, `replacing every rrset of a ${SET}-rrset zone (a whole load)`)],
       ['change set (incremental)', (side) => changeSets(side, EXPORT_BIG.zone, EXPORT_BIG.rrsets - SET, `${SET} of a ${EXPORT_BIG.rrsets}-rrset zone (incremental)`)],
+      ['change set (many revisions)', (side) => smallSets(side)],
       ['import', (side, pid) => imports(side, pid)],
       ['export', (side, pid, snapshots) => exportsOf(side, pid, snapshots)],
     ];
@@ -375,6 +393,9 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
     let t = performance.now();
     for (const x of [EXPORT_BIG, EXPORT_DOUBLE]) await fillZone(data, { name: PLAN, ...PLANS[PLAN] }, x.zone, x.rrsets);
     note(`${EXPORT_BIG.rrsets + EXPORT_DOUBLE.rrsets} rrsets written to the store in ${ms(performance.now() - t)}`);
+    t = performance.now();
+    await fillRevisions(data, { name: PLAN, ...PLANS[PLAN] }, REVISIONS.zone, REVISIONS.rrsets, REVISIONS.sets);
+    note(`${REVISIONS.sets} change sets applied to ${REVISIONS.zone} in ${ms(performance.now() - t)}`);
 
     t = performance.now();
     const snapshots = join(tmp, 'heap');
