@@ -204,6 +204,9 @@ export const zones = sqliteTable(
      * raised in the transaction that deletes them, so that a reader of the changes since an earlier generation
      * knows to read the zone whole. */
     tombstonesPrunedTo: integer('tombstones_pruned_to').notNull().default(0),
+    /** The sum of the zone's revisions' `bytes`, kept by every write that adds or deletes revisions: a change set's
+     * cap (store/zone-revisions.ts `capZoneRevisions`) reads only the revisions it drops. */
+    revisionBytes: integer('revision_bytes').notNull().default(0),
   },
   (t) => [index('zones_org').on(t.orgId, t.name)],
 );

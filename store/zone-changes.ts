@@ -279,7 +279,7 @@ async function applyPlanned(
   const bumped = await bump(s, tx, z, now, { actor: p.actor, summary, diff, bytes: held }, grow);
   const { generation } = bumped;
   await writeRRsets(s, tx, z, generation, p, now, diff, puts);
-  if (quota) await capZoneRevisions(tx, z.name, REVISION_BYTES_PER_ZONE_BYTES * quota.bytes);
+  if (quota) await capZoneRevisions(tx, bumped, REVISION_BYTES_PER_ZONE_BYTES * quota.bytes);
   return { generation, serial: bumped.serial, diff };
 }
 

@@ -3,11 +3,11 @@
  * transaction of the change itself (store/zones.ts `bump`), so that no generation is served without its revision.
  * Kept REVISION_KEEP_MS; a restore (store/zone-changes.ts) walks them back from the newest.
  */
-import { and, asc, desc, eq, gt, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { notFound } from '../lib/errors';
 import { iso, type Store, type Tx } from './db';
 import type { Statement } from './feed';
-import { zoneRevisions, type RevisionChange } from './schema';
+import { zoneRevisions, zones, type RevisionChange } from './schema';
 
 export type { RevisionChange } from './schema';
 
@@ -69,43 +69,65 @@ export async function revisionsSince(tx: Tx, zone: string, generation: number): 
  * stored 5 MB a request of a full zone, for 90 days. */
 export const REVISION_BYTES_PER_ZONE_BYTES = 8;
 
+/** Revisions a cap reads at a time, oldest first: one write usually drops one or two. */
+const CAP_READ = 64;
+
 /**
- * Keeps a zone's change-set revisions within `capBytes` (in the transaction of the set that wrote the newest): once
- * the newest revisions' bytes pass it, the ones from there back are deleted, oldest first as age prunes them, so that
- * a restore still finds every revision after the generation it restores. The newest is always kept. A single rrset's
- * write counts nothing: its revision is as large as its request.
+ * Keeps a zone's change-set revisions within `capBytes` (in the transaction of the set that wrote the newest, with
+ * the zone `z` as that write left it): once the revisions' bytes pass it, the oldest are deleted until the rest fit,
+ * as age prunes them, so that a restore still finds every revision after the generation it restores. The newest is
+ * always kept. A single rrset's write counts nothing: its revision is as large as its request. The zone's running
+ * total (`revisionBytes`) says whether any must go, so a write reads only the revisions it drops (and the next one).
  */
-export async function capZoneRevisions(tx: Tx, zone: string, capBytes: number): Promise<void> {
-  const sets = await tx.select({ generation: zoneRevisions.generation, bytes: zoneRevisions.bytes }).from(zoneRevisions)
-    .where(and(eq(zoneRevisions.zone, zone), gt(zoneRevisions.bytes, 0))).orderBy(desc(zoneRevisions.generation));
-  let kept = 0;
-  for (const [i, r] of sets.entries()) {
-    kept += r.bytes;
-    if (i > 0 && kept > capBytes) {
-      await tx.delete(zoneRevisions).where(and(eq(zoneRevisions.zone, zone), lte(zoneRevisions.generation, r.generation)));
-      return;
+export async function capZoneRevisions(tx: Tx, z: { name: string; generation: number; revisionBytes: number }, capBytes: number): Promise<void> {
+  let over = z.revisionBytes - capBytes;
+  let last: number | undefined;
+  for (let after = 0; over > 0;) {
+    const rows = await tx.select({ generation: zoneRevisions.generation, bytes: zoneRevisions.bytes }).from(zoneRevisions)
+      .where(and(eq(zoneRevisions.zone, z.name), gt(zoneRevisions.generation, after), lt(zoneRevisions.generation, z.generation), gt(zoneRevisions.bytes, 0)))
+      .orderBy(asc(zoneRevisions.generation)).limit(CAP_READ);
+    for (const r of rows) {
+      if (over <= 0) break;
+      over -= r.bytes;
+      last = r.generation;
     }
+    if (rows.length < CAP_READ) break;
+    after = rows.at(-1)!.generation;
   }
+  if (last !== undefined) await dropRevisions(tx, z.name, lte(zoneRevisions.generation, last));
+}
+
+/** Deletes the zone's revisions `which` picks and takes their bytes off its total, under the zone's lock. */
+async function dropRevisions(tx: Tx, zone: string, which: SQL | undefined): Promise<number> {
+  const gone = await tx.delete(zoneRevisions).where(and(eq(zoneRevisions.zone, zone), which)).returning({ bytes: zoneRevisions.bytes });
+  const bytes = gone.reduce((n, r) => n + Number(r.bytes), 0);
+  if (bytes > 0) await tx.update(zones).set({ revisionBytes: sql`${zones.revisionBytes} - ${bytes}` }).where(eq(zones.name, zone));
+  return gone.length;
 }
 
 /** Rows deleted per transaction, about: writes never wait long behind a prune. */
 const PRUNE_CHUNK = 5000;
 
-/** Deletes revisions older than `keepMs`, oldest first, a chunk per transaction; returns how many went. */
+/** Deletes revisions older than `keepMs`, zone by zone, oldest first, a chunk per transaction under the zone's lock
+ * (its total of bytes goes down with them); returns how many went. */
 export async function pruneZoneRevisions(s: Store, keepMs = REVISION_KEEP_MS): Promise<number> {
   const cutoff = iso(new Date(s.clock().getTime() - keepMs));
+  const old = await s.db.selectDistinct({ zone: zoneRevisions.zone }).from(zoneRevisions).where(lt(zoneRevisions.at, cutoff)).orderBy(asc(zoneRevisions.zone));
   let deleted = 0;
-  for (;;) {
-    const n = await s.write(async (tx) => {
-      const rows = await tx.select({ at: zoneRevisions.at }).from(zoneRevisions).where(lt(zoneRevisions.at, cutoff)).orderBy(asc(zoneRevisions.at)).limit(PRUNE_CHUNK);
-      const last = rows.at(-1);
-      if (!last) return 0;
-      // Up to the chunk's last time: rows of the same instant beyond the chunk go with it.
-      return (await tx.delete(zoneRevisions).where(lte(zoneRevisions.at, last.at)).returning({ g: zoneRevisions.generation })).length;
-    });
-    deleted += n;
-    if (n < PRUNE_CHUNK) return deleted;
+  for (const { zone } of old) {
+    for (;;) {
+      const n = await s.write(async (tx) => {
+        await tx.lock(`zone/${zone}`);
+        const rows = await tx.select({ generation: zoneRevisions.generation }).from(zoneRevisions)
+          .where(and(eq(zoneRevisions.zone, zone), lt(zoneRevisions.at, cutoff))).orderBy(asc(zoneRevisions.generation)).limit(PRUNE_CHUNK);
+        const last = rows.at(-1);
+        return last ? dropRevisions(tx, zone, and(lte(zoneRevisions.generation, last.generation), lt(zoneRevisions.at, cutoff))) : 0;
+      });
+      deleted += n;
+      if (n < PRUNE_CHUNK) break;
+    }
   }
+  return deleted;
 }
 
 /** The answer of a write run for its answer alone, carried out of the write so that its transaction rolls back. */

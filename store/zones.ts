@@ -29,6 +29,8 @@ export interface ZoneRow {
   /** Deletions at or below this generation may have lost their tombstones (store/rrset-tombstones.ts): the changes
    * since an earlier generation are not known without reading the zone whole. */
   tombstonesPrunedTo: number;
+  /** The sum of the zone's revisions' bytes (the schema's `revisionBytes`). */
+  revisionBytes: number;
 }
 
 export interface StoredRRset extends RRset { managedBy: ManagedBy }
@@ -157,12 +159,13 @@ export async function bump(
       .set({
         serial: sql`${sql.placeholder('serial')}`, generation: sql`${sql.placeholder('generation')}`,
         rrsetCount: sql`${zones.rrsetCount} + ${sql.placeholder('rrsets')}`, bytes: sql`${zones.bytes} + ${sql.placeholder('bytes')}`,
+        revisionBytes: sql`${zones.revisionBytes} + ${sql.placeholder('revisionBytes')}`,
       })
       .where(eq(zones.name, sql.placeholder('name'))),
-    values: { serial, generation, name: z.name, ...grow },
+    values: { serial, generation, name: z.name, ...grow, revisionBytes: note.bytes ?? 0 },
   };
   await recordChange(s, tx, 'zone', z.name, now, [zoneRow, revisionStatement(z.name, generation, serial, note, now), ...along(generation)]);
-  return { ...z, serial, generation, rrsetCount: z.rrsetCount + grow.rrsets, bytes: z.bytes + grow.bytes };
+  return { ...z, serial, generation, rrsetCount: z.rrsetCount + grow.rrsets, bytes: z.bytes + grow.bytes, revisionBytes: z.revisionBytes + (note.bytes ?? 0) };
 }
 
 const withStatus = async (s: Store, z: ZoneRow): Promise<ZoneWithStatus> => ({ ...z, status: (await zoneStatusOf(s, z)) ?? null });
@@ -238,7 +241,7 @@ export async function createZone(s: Store, p: CreateZone): Promise<{ zone: ZoneW
     const bytes = renderedBytes(p.name, ns);
     const row: ZoneRow = {
       name: p.name, uid: randomUUID(), orgId: p.orgId, dnssec: 'off', ds: [], serial: nextSerial(before?.serial ?? 0, now), generation: 1, createdAt: iso(now),
-      rrsetCount: 1, bytes, tombstonesPrunedTo: 0,
+      rrsetCount: 1, bytes, tombstonesPrunedTo: 0, revisionBytes: 0,
     };
     await tx.insert(zones).values(row);
     await tx.insert(rrsets).values({ zone: p.name, ...ns, managedBy: 'system', changedGen: 1, bytes });

@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors';
 import { createOrg } from '../../store/accounts';
 import { iso, type Store } from '../../store/db';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../lib/log';
 import { FEED_RETENTION, listAudit, startFeedPruning } from '../../store/feed';
@@ -13,7 +15,7 @@ import {
   createZone, deleteRRset, deleteZone, getZone, putManagedRRset, putRRset, setZoneDnssec, zoneSnapshot,
 } from '../../store/zones';
 import { checkCnameConflict, ZoneValidationError } from '../../zonefiles';
-import { until } from '../helpers/proc';
+import { ROOT, until } from '../helpers/proc';
 import { onPostgres, openTestStore } from '../helpers/store';
 import { deltaSince } from '../helpers/zone-read';
 
@@ -331,6 +333,79 @@ describe('revisions', () => {
     } finally {
       await pruning.stop();
     }
+  });
+});
+
+describe('the revisions\' running total', () => {
+  const quota = { ...QUOTA, bytes: 2000 };
+  const cap = REVISION_BYTES_PER_ZONE_BYTES * quota.bytes;
+  type Step = 'set' | 'big set' | 'single' | 'restore' | 'dry run' | 'age' | 'prune' | 'recreate';
+  let round = 0;
+  const txt = (label: string, size = 400): ZoneChange => ({ op: 'put', name: `${label}.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: `${round}`.padEnd(size, 'x') }] });
+  /** What the store keeps, as the cap before the running total chose it: from the newest change set back, the
+   * revisions whose bytes fit, the newest always, and every revision before the first one that did not fit goes. */
+  const capped = (kept: { generation: number; bytes: number; at: number }[]): typeof kept => {
+    let sum = 0;
+    const sets = kept.filter((r) => r.bytes > 0).reverse();
+    const first = sets.find((r, i) => (sum += r.bytes) > cap && i > 0);
+    return first ? kept.filter((r) => r.generation > first.generation) : kept;
+  };
+  async function newest(): Promise<{ generation: number; bytes: number; at: number }> {
+    const [r] = await s.raw<{ generation: number; bytes: number }>('newestRevision', 'SELECT generation, bytes FROM zone_revisions WHERE zone = ? ORDER BY generation DESC LIMIT 1', [ZONE]);
+    return { generation: Number(r!.generation), bytes: Number(r!.bytes), at: now };
+  }
+  async function run(steps: Step[]): Promise<void> {
+    let model = [await newest()];
+    for (const [i, step] of steps.entries()) {
+      round++;
+      if (step === 'set') await apply(['a', 'b', 'c'].map((l) => txt(l)), { quota });
+      if (step === 'big set') await apply(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((l) => txt(l, 1000)), { quota: { ...quota, bytes: 20_000 } });
+      if (step === 'single') await putRRset(s, { orgId, zone: ZONE, rrset: { name: `one.${ZONE}`, type: 'TXT', ttl: 300, records: [{ content: `${round}` }] }, actor: ACTOR, cnameConflict: checkCnameConflict, quota });
+      if (step === 'restore') await restoreZoneRevision(s, { orgId, zone: ZONE, generation: model[0]!.generation, actor: ACTOR, quota });
+      if (step === 'dry run') await apply([txt('a')], { quota, dryRun: true });
+      if (step === 'age') now += 60 * DAY;
+      if (step === 'prune') await pruneZoneRevisions(s);
+      if (step === 'recreate') {
+        await deleteZone(s, { orgId, name: ZONE, actor: ACTOR });
+        const [left] = await s.raw<{ n: number }>('revisionsLeft', 'SELECT count(*) AS n FROM zone_revisions WHERE zone = ?', [ZONE]);
+        expect(Number(left!.n), `step ${i}: ${step}`).toBe(0);
+        await createZone(s, { orgId, name: ZONE, nameservers: ['ns1.hostplane.test'], actor: ACTOR, quota: null });
+        model = [];
+      }
+      if (step === 'prune') model = model.filter((r) => r.at >= now - REVISION_KEEP_MS);
+      else if (step !== 'age' && step !== 'dry run') model = step === 'single' ? [...model, await newest()] : capped([...model, await newest()]);
+      const [row] = await s.raw<{ total: number; kept: number }>('revisionTotal', `SELECT revision_bytes AS total,
+        (SELECT coalesce(sum(bytes), 0) FROM zone_revisions WHERE zone = zones.name) AS kept FROM zones WHERE name = ?`, [ZONE]);
+      expect(Number(row!.total), `step ${i}: ${step}`).toBe(Number(row!.kept));
+      expect((await listRevisions(s, ZONE, 1000)).items.map((r) => r.generation).reverse(), `step ${i}: ${step}`).toEqual(model.map((r) => r.generation));
+    }
+  }
+
+  it.each<[string, Step[]]>([
+    ['change sets within the cap', ['set', 'set', 'set', 'dry run']],
+    ['change sets past the cap, which drop the oldest', Array<Step>(12).fill('set')],
+    ['single rrsets between change sets, dropped with the sets around them', ['set', 'single', 'set', 'single', 'single', ...Array<Step>(8).fill('set'), 'single', 'set']],
+    ['a set larger than the cap alone, then small ones', ['set', 'set', 'big set', 'set', 'set', 'set']],
+    ['restores, which are change sets', ['set', 'set', 'restore', 'set', 'restore', ...Array<Step>(6).fill('set'), 'restore']],
+    ['prunes after 90 days, partly and wholly', ['set', 'set', 'age', 'set', 'single', 'age', 'prune', 'set', 'age', 'age', 'prune', 'set', 'set']],
+    ['the zone deleted and created again', ['set', 'set', 'set', 'recreate', 'set', 'single', 'recreate', ...Array<Step>(10).fill('set')]],
+  ])('stays the sum of the kept revisions\' bytes, and the cap keeps what it kept before: %s', async (_what, steps) => {
+    await run(steps);
+  });
+
+  it('is filled for the zones of a store made before it, by the migration that adds it', async () => {
+    await run(['set', 'single', 'set']);
+    const total = async (): Promise<number> => Number((await s.raw<{ total: number }>('revisionTotalOnly', 'SELECT revision_bytes AS total FROM zones WHERE name = ?', [ZONE]))[0]!.total);
+    const kept = await total();
+    expect(kept).toBeGreaterThan(0);
+    const file = s.dialect === 'postgres' ? 'migrations-pg/0012_zone_revision_total.sql' : 'migrations/0027_zone_revision_total.sql';
+    const [add, fill] = readFileSync(join(ROOT, 'store', file), 'utf8').split('--> statement-breakpoint');
+    expect(add).toMatch(/ADD (COLUMN )?.revision_bytes. /);
+    await s.write(async (tx) => {
+      await tx.raw('forgetRevisionTotal', 'UPDATE zones SET revision_bytes = 0', []);
+      await tx.raw('fillRevisionTotal', fill!, []);
+    });
+    expect(await total()).toBe(kept);
   });
 });
 
