@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { sleep } from './dns-lib';
 import { pdnsRRset, type PowerDns } from './dns-pdns';
 import { DnsProbe } from './dns-query';
-import { REPO, runJson, spawnServer, TSX, type ChildServer } from './lib';
+import { REPO, runJson, spawnServer, type ChildServer } from './lib';
 
 export const HOSTPLANE = join(REPO, 'bin', 'hostplane');
 export const ORG = 'bench';
@@ -130,13 +130,14 @@ export function startServe(o: ServeOptions): ChildServer {
     'serve', '--port', '0', '--data', o.data, '--dns-listen', `127.0.0.1:${o.dnsPort}`, '--nameservers', NAMESERVERS.join(','),
     '--metrics-listen', '127.0.0.1:0', '--resolver', `127.0.0.1:${o.dnsPort}`, ...(o.plansFile ? ['--plans', o.plansFile] : []), ...(o.extraArgs ?? []),
   ];
-  if (o.cpuProfDir || o.heapSnapshotDir) {
-    const nodeArgs = [
-      ...(o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(o.cpuProfDir)] : []),
-      ...(o.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${resolve(o.heapSnapshotDir)}`] : []),
-      '--import', TSX,
-    ];
-    return spawnServer('hostplane', process.execPath, [...nodeArgs, join(REPO, 'cli', 'main.ts'), ...serveArgs], { timeoutMs: 60_000 });
+  // Through NODE_OPTIONS, so that the profiled serve is the one operators run (compiled dist/ once built).
+  const profiling = [
+    ...(o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(o.cpuProfDir)}`] : []),
+    ...(o.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${resolve(o.heapSnapshotDir)}`] : []),
+  ];
+  if (profiling.length > 0) {
+    const env = { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS, ...profiling].filter(Boolean).join(' ') };
+    return spawnServer('hostplane', HOSTPLANE, serveArgs, { env, timeoutMs: 60_000 });
   }
   return spawnServer('hostplane', HOSTPLANE, serveArgs, { timeoutMs: 60_000 });
 }
