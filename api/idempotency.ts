@@ -8,7 +8,8 @@
  * Stored: the answers of an executed operation, 2xx and 4xx, of at most IDEMPOTENCY_MAX_ANSWER_BYTES, and at
  * most IDEMPOTENCY_MAX_KEYS keys per caller (a new key drops the caller's oldest). Never stored, so that sending
  * again runs the operation again: a larger answer, 5xx (a failure is recovered by a resend), 401, 403 and 404 of
- * the caller's scope (refused before the key is looked at), 429, and 400: every 400 here is a validation failure
+ * the caller's scope (refused before the key is looked at), 429, 499 (the client went away while its work waited for
+ * a slot, api/zone-changes.ts `zoneWork`: it never ran), and 400: every 400 here is a validation failure
  * (the schemas, or a handler's own checks of names and records), which changed nothing, and a corrected request
  * may reuse the key.
  * Operations whose answer carries a secret (`secretAnswer` in defineOp) never store it: there the key is ignored.
@@ -64,7 +65,7 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['location', 'etag', 'x-generation', 'last-modified'];
 
 /** Statuses whose answers are never stored (see the module's header). */
-const notStored = (status: number): boolean => status >= 500 || status === 400 || status === 401 || status === 403 || status === 429;
+const notStored = (status: number): boolean => status >= 500 || status === 400 || status === 401 || status === 403 || status === 429 || status === 499;
 
 /** What storing an answer costs, in bytes. */
 const storedBytes = (a: StoredAnswer): number => Buffer.byteLength(a.body ?? '') + Buffer.byteLength(JSON.stringify(a.headers));

@@ -199,7 +199,7 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
           + `holds at most ${IDEMPOTENCY_MAX_KEYS.toLocaleString('en-US')} keys: a new one beyond that drops the caller's oldest.`,
         'Rate limits answer 429 `rate_limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers): failed '
           + 'authentications per client address (100 a minute; past it a failure is 429 instead of 401, and a good token still passes), and requests per token '
-          + 'where the deployment sets a limit; whole-zone operations (exportZone, importZone, restoreZoneRevision, applyZoneChanges of over 100 changes) '
+          + 'where the deployment sets a limit; whole-zone operations (exportZone, importZone, restoreZoneRevision, applyZoneChanges of over 100 changes or 64 KiB) '
           + 'share the process\'s CPU among organizations in turn, and one with 8 of them waiting gets 429 for the next. Each API process counts for itself.',
       ].join('\n\n'),
     },

@@ -41,7 +41,7 @@ export interface ApiConfig {
    * Node's socket timer, api/app.ts) is ended: a client that stops reading would otherwise hold its connection and
    * what is read for it. Default 30 s. */
   stalledAnswerMs?: number;
-  /** Whole-zone work (an export's page, an import, a restore, a change set of over 100 changes: api/zone-changes.ts
+  /** Whole-zone work (an export's page, an import, a restore, a change set of over 100 changes or 64 KiB: api/zone-changes.ts
    * `zoneWork`): how much runs at once in this process (default: its cores) and how much of an organization may wait
    * for it before the next is 429 (default 8). */
   zoneWork?: { slots?: number; waitingPerOrg?: number };

@@ -66,8 +66,11 @@ const REFUSED_400 = '`bad_request`: every refused change is in `details.issues`,
 export const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
 export const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set) or `alias_limit` (more than 25 ALIAS rrsets in the zone)'];
 
-/** A change set of more changes than this is whole-zone work: its checks and diff cost as an import's. */
+/** A change set of more changes than this, or of a body of more bytes (a few large rrsets cost as many small ones;
+ * one rrset fits in a DNS message of 64 KiB, so a single put never weighs more), is whole-zone work: its checks and
+ * diff cost as an import's. */
 const LARGE_CHANGE_SET = 100;
+const LARGE_CHANGE_BYTES = 64 * 1024;
 /** Whole-zone operations an organization may have waiting for a slot (ApiConfig.zoneWork). */
 const ZONE_WORK_WAITING = 8;
 
@@ -105,7 +108,7 @@ export async function zoneWork<T>(c: ZoneWorkScope, work: () => Promise<T>, o: A
 /** The 429 of an operation doing whole-zone work (`zoneWork`). */
 export const ZONE_WORK_429: ResponseSpec = {
   description: 'or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over '
-    + `${LARGE_CHANGE_SET} changes, dry runs too) waiting for this API process (${ZONE_WORK_WAITING} by default); \`Retry-After\` says when to try again`,
+    + `${LARGE_CHANGE_SET} changes or ${LARGE_CHANGE_BYTES / 1024} KiB, dry runs too) waiting for this API process (${ZONE_WORK_WAITING} by default); \`Retry-After\` says when to try again`,
   schema: ErrorSchema, headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
 };
 
@@ -161,7 +164,8 @@ export const zoneChangeOps: AnyOp[] = [
     },
     handler: async (c) => {
       const apply = () => runZoneChanges(c, c.params.zone, shaped(c.body.changes), { dryRun: c.body.dryRun ?? false });
-      return c.body.changes.length > LARGE_CHANGE_SET ? zoneWork(c, apply) : apply();
+      const large = c.body.changes.length > LARGE_CHANGE_SET || (c.http.state.bodyBytes as number) > LARGE_CHANGE_BYTES;
+      return large ? zoneWork(c, apply) : apply();
     },
   }),
   defineOp({

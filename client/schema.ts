@@ -2566,7 +2566,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
-            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2875,7 +2875,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
-            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2984,7 +2984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3147,7 +3147,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["IdempotencyKeyReused"];
-            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

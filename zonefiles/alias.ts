@@ -53,8 +53,9 @@ const NOT_PUBLIC = (() => {
   // something only inside a NAT64 network anyway.
   for (const [net, bits] of [
     ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-    // Teredo carries its IPv4 addresses obfuscated (and is gone from use); benchmarking and ORCHID route nowhere.
-    ['2001::', 32], ['2001:2::', 48], ['2001:10::', 28],
+    // Teredo carries its IPv4 addresses obfuscated (and is gone from use); benchmarking, ORCHID (both versions) and
+    // SRv6 segment identifiers route nowhere on the Internet.
+    ['2001::', 32], ['2001:2::', 48], ['2001:10::', 28], ['2001:20::', 28], ['5f00::', 16],
   ] as const) {
     list.addSubnet(net, bits, 'ipv6');
   }

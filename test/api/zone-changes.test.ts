@@ -273,6 +273,23 @@ describe('whole-zone work of organizations in turn', () => {
     expect(slot.order).toEqual(['B']);
   });
 
+  it('runs an import whose client went away while queued when it is sent again with the same Idempotency-Key: nothing was stored for it', async () => {
+    const slot = await holdSlot();
+    const headers = { 'content-type': 'text/dns', authorization: `Bearer ${w.tokens.admin}`, 'idempotency-key': 'gone-then-retried' };
+    const gone = new AbortController();
+    const aborted = fetch(`${w.url}${zonePath(A_ZONE)}/import`, { method: 'POST', body: FILE(A_ZONE), signal: gone.signal, headers })
+      .catch((e: Error) => e.name);
+    await queued('the import queued', () => slot.waiting(acme) === 1);
+    gone.abort();
+    expect(await aborted).toBe('AbortError');
+    await queued('the import gone from the queue', () => slot.waiting(acme) === 0);
+    slot.release();
+    // The client's retry after its timeout: the import never ran, so it runs now (it was replayed as 499 for a day).
+    const retry = await fetch(`${w.url}${zonePath(A_ZONE)}/import`, { method: 'POST', body: FILE(A_ZONE), headers });
+    expect([retry.status, retry.headers.get('idempotent-replayed')]).toEqual([200, null]);
+    expect(slot.order).toEqual(['A']);
+  });
+
   it('takes restores and change sets of over 100 changes in turn; a smaller change set runs at once', async () => {
     const slot = await holdSlot();
     const small = await w.call('POST', `${zonePath(A_ZONE)}/changes`, { body: { changes: [a(`small.${A_ZONE}`, '192.0.2.9')] } });
@@ -284,5 +301,19 @@ describe('whole-zone work of organizations in turn', () => {
     slot.release();
     expect([(await large).status, (await restore).status]).toEqual([200, 200]);
     expect(slot.order).toEqual(['A', 'A']);
+  });
+
+  it('takes a change set of 100 changes but over 64 KiB in turn: a few large rrsets cost as many small ones', async () => {
+    const slot = await holdSlot();
+    // 100 TXT rrsets of 38 strings of 241 bytes: about 1 MiB.
+    const changes = Array.from({ length: 100 }, (_, i) => ({
+      op: 'put', name: `big${i}.${A_ZONE}`, type: 'TXT', ttl: 300, records: Array.from({ length: 38 }, (_, j) => ({ content: `"${j}${'z'.repeat(240)}"` })),
+    }));
+    let answered = false;
+    const large = w.call('POST', `${zonePath(A_ZONE)}/changes`, { body: { changes, dryRun: true } }).finally(() => { answered = true; });
+    const first = await until('the change set queued or answered', () => (slot.waiting(acme) === 1 ? 'queued' : answered ? 'answered' : undefined));
+    slot.release();
+    expect([first, (await large).status]).toEqual(['queued', 200]);
+    expect(slot.order).toEqual(['A']);
   });
 });

@@ -119,6 +119,8 @@ describe('ALIAS answers as served', () => {
     ['Teredo, private server inside', '2001:0:a00:1::1', false],
     ['benchmarking', '2001:2::1', false],
     ['ORCHID', '2001:10::1', false],
+    ['ORCHIDv2', '2001:2f::1', false],
+    ['SRv6 segment identifier', '5f00:1::1', false],
     ['global unicast beside Teredo', '2001:4860::8888', true],
     ['6to4, public inside', '2002:808:808::1', true],
     ['IPv4-compatible, documentation inside', '::192.0.2.1', true],
