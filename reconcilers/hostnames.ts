@@ -118,16 +118,19 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
 
   const ours = new Set(d.nameservers.map((n) => n.toLowerCase().replace(/\.$/, '')));
   /** A zone anyone may create here proves nothing by itself: only one public DNS delegates to our nameservers
-   * does (the registrant put it there). Null when it is delegated; else what is seen, in words. */
+   * does (the registrant put it there). Null when it is delegated; else what is seen, in words, as in `finding`:
+   * the nameservers of a zone outside public DNS are never shown, nor ones outside public DNS. */
   const undelegated = async (zone: string): Promise<string | null> => {
     try {
       const ns = await d.resolver.ns(zone);
       if (ns.length > 0 && ns.every((h) => ours.has(h))) return null;
+      d.log.debug({ zone, ns }, 'a zone of the organization is not delegated to the service\'s nameservers');
       const expected = [...ours].join(', ');
-      return ns.length === 0
-        ? `zone ${zone} is yours here, but public DNS has no NS for it, expected ${expected}`
-        : `zone ${zone} is yours here, but public DNS delegates it to ${ns.join(', ')}, expected ${expected}`;
+      return ns.length > 0 && inPublicDns(zone)
+        ? `zone ${zone} is yours here, but public DNS delegates it to ${ns.every(inPublicDns) ? ns.join(', ') : 'other nameservers'}, expected ${expected}`
+        : `zone ${zone} is yours here, but public DNS does not delegate it to ${expected}`;
     } catch (e) {
+      d.log.debug({ zone, err: (e as Error).message }, 'the delegation of a zone of the organization could not be looked up');
       return `NS of zone ${zone}: ${failure(e)}`;
     }
   };

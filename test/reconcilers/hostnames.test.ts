@@ -119,16 +119,25 @@ describe('each proof passes', () => {
     expect((await status()).row).toMatchObject({ status: 'active', proof: 'zone' });
   });
 
+  const notDelegated = (zone: string) => `zone ${zone} is yours here, but public DNS does not delegate it to ns1.hostplane.test, ns2.hostplane.test`;
+  // The nameservers of a zone outside public DNS (`.test`, `.internal`) are never shown, nor ones outside it: the
+  // resolver may be the system's, which knows the service's own network.
   it.each([
-    ['no delegation at all', null, `zone customer{n}.test is yours here, but public DNS has no NS for it, expected ns1.hostplane.test, ns2.hostplane.test`],
-    ['a delegation elsewhere', ['ns1.registrar.example', 'ns2.registrar.example'], `zone customer{n}.test is yours here, but public DNS delegates it to ns1.registrar.example, ns2.registrar.example, expected ns1.hostplane.test, ns2.hostplane.test`],
-    ['a delegation half to us', ['ns1.hostplane.test', 'ns1.registrar.example'], `public DNS delegates it to ns1.hostplane.test, ns1.registrar.example`],
-  ])('a zone of the organization that public DNS does not delegate to us proves nothing (%s): anyone can create a zone', async (_, to, seen) => {
-    await createZone(s, { orgId: acme.orgId, name: `customer${n}.test`, nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
-    if (to) delegate(`customer${n}.test`, to);
-    await add();
-    await reconciler().reconcile(host, noAbort);
-    const { row, st } = await status();
+    ['no delegation at all', 'customer{n}.test', null, notDelegated('customer{n}.test')],
+    ['no delegation at all, in public DNS', 'customer{n}.example.com', null, notDelegated('customer{n}.example.com')],
+    ['a zone outside public DNS the resolver knows', 'corp{n}.internal', ['dc1.corp.internal'], notDelegated('corp{n}.internal')],
+    ['a delegation elsewhere', 'customer{n}.example.com', ['ns1.registrar.example.net', 'ns2.registrar.example.net'],
+      'zone customer{n}.example.com is yours here, but public DNS delegates it to ns1.registrar.example.net, ns2.registrar.example.net, expected ns1.hostplane.test, ns2.hostplane.test'],
+    ['a delegation to internal nameservers', 'customer{n}.example.com', ['dc1.corp.internal'], 'public DNS delegates it to other nameservers, expected'],
+    ['a delegation half to us', 'customer{n}.example.com', ['ns1.hostplane.test', 'ns1.registrar.example.net'], 'public DNS delegates it to other nameservers, expected'],
+  ])('a zone of the organization that public DNS does not delegate to us proves nothing (%s): anyone can create a zone', async (_, zoneOf, to, seen) => {
+    const zone = zoneOf.replace('{n}', String(n));
+    await createZone(s, { orgId: acme.orgId, name: zone, nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    if (to) delegate(zone, to);
+    const name = `www.${zone}`;
+    await add(name);
+    await reconciler().reconcile(name, noAbort);
+    const { row, st } = await status(name);
     expect(row!.status).toBe('pending_dns');
     expect(st!.lastError).toContain(seen.replace('{n}', String(n)));
   });
