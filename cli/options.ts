@@ -150,7 +150,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   resolver: {
     arg: 'IP[:PORT],...', shown: 'the system\'s', commands: ['serve', 'core'],
-    help: 'the resolvers asked as public DNS: zones\' delegation and parent DS checks, custom hostnames\' ownership proofs, a bought domain\'s delegation. On one machine, where nothing is delegated to it, give serve its own Knot DNS (its `--dns-listen`, as `127.0.0.1:8053`) so that names in its zones resolve; never in production, where a zone anyone creates would then prove itself. What tenants read of a failed lookup (ALIAS, hostname proofs) says "the resolver", never its address; ALIAS targets are served only their public addresses, since the system\'s resolver may know the service\'s own network',
+    help: 'the resolvers asked as public DNS: zones\' delegation and parent DS checks, custom hostnames\' ownership proofs, a bought domain\'s delegation. On one machine, where nothing is delegated to it, give serve its own Knot DNS (its `--dns-listen`, as `127.0.0.1:8053`) so that names in its zones resolve; never in production, where a zone anyone creates would then prove itself. What tenants read of a failed lookup (ALIAS, hostname proofs) says "the resolver", never its address; since the system\'s resolver may know the service\'s own network, ALIAS targets are served only their public addresses, and what tenants read of a custom hostname\'s proofs and `Resolves` is the same for a name that does not exist and one without the record, and shows what is there only at a name in public DNS (a CNAME target only in public DNS too, addresses only public ones); the operators\' log (debug) has the whole answer',
   },
   'service-domains': {
     arg: 'a,b', commands: ['serve', 'api'],

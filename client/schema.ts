@@ -1230,13 +1230,13 @@ export interface components {
                 name: string;
                 value: string;
             }[];
-            /** @description what stands in the way, in words: for a pending name what each proof sees ("TXT at _service-verify.x has 'abc', expected 'def'", "CNAME of x points to y, expected z", "no such name (NXDOMAIN)", "resolver 10.0.0.2 did not answer in 2 s"); for an active one an edge failure; else null */
+            /** @description what stands in the way, in words: for a pending name what each proof sees ("no TXT record with the token 'def' at _service-verify.x" for a name that does not exist and one without the record alike, "TXT at _service-verify.x has 'abc', expected 'def'", "no CNAME to z at x", "CNAME of x points to y, expected z", "CNAME of x points elsewhere, expected z", "TXT at _service-verify.x: the resolver did not answer in 2 s"). What a record holds is shown only at a name in public DNS (under an ICANN public suffix: not `.test`, `.internal`, `.local` and the like), and a CNAME target only when it is one too, as the resolver may know names only the service's own network has; for an active name an edge failure; else null */
             lastError: string | null;
             createdAt: components["schemas"]["Timestamp"];
             /** @description when a proof passed */
             verifiedAt: components["schemas"]["Timestamp"] | null;
             generation: number;
-            /** @description `Verified` (`ZoneOwned`, `TxtRecord`, `Cname`, `NoProof`), `Ready` (`Active`, `PendingVerification`, `WaitingForCleanup`, `Activating`, `EdgeUnavailable`, `CertificatePending`), and for active names `EdgeConfigured`, `CertificateReady` (`Issued`, `PendingValidation`), `Resolves` (whether public DNS points the name to the edge) and, for a name in a zone of the organization, `ManagedRecord` (`Written`, `CustomerRRset`: the rrset in the way, `NoEdgeAddresses`) */
+            /** @description `Verified` (`ZoneOwned`, `TxtRecord`, `Cname`, `NoProof`), `Ready` (`Active`, `PendingVerification`, `WaitingForCleanup`, `Activating`, `EdgeUnavailable`, `CertificatePending`), and for active names `EdgeConfigured`, `CertificateReady` (`Issued`, `PendingValidation`), `Resolves` (whether public DNS points the name to the edge: `PointsToEdge`, `PointsElsewhere`, `NoRecord` alike for no such name, no record and a name outside public DNS, `ResolverFailed`) and, for a name in a zone of the organization, `ManagedRecord` (`Written`, `CustomerRRset`: the rrset in the way, `NoEdgeAddresses`) */
             conditions: components["schemas"]["Condition"][];
         };
         StorageStatus: {

@@ -6,7 +6,10 @@
  * 2. Verify (pending rows): expired ones are deleted; otherwise the three ownership proofs are judged (the name
  *    lies in a zone of ours of the same organization; the TXT at `_service-verify.<host>` equals the token; the
  *    CNAME of `<host>` points to the organization's own origin under the fallback origin, `orgOrigin`). One passing activates the row; none passing records what
- *    is seen, in words, as `lastError`. A resolver that fails is a finding too, never an exception.
+ *    is seen, in words, as `lastError`. A resolver that fails is a finding too, never an exception. The resolver
+ *    may be the system's, which knows the service's own network: the tenant's words read the same for a name that
+ *    does not exist and one without the record, and echo a seen value only where no private view can have made it
+ *    (a name in public DNS, `inPublicDns`, pointing to one, or public addresses); the operators' log has it all.
  * 3. Route (active rows): the edge provider gets the hostname (and reports its certificate), a name inside a zone
  *    of the organization gets its managed record there (a CNAME to the fallback origin, at an apex A/AAAA of the
  *    edge), unless the customer has an rrset in the way; `Resolves` says whether public DNS points to us.
@@ -14,7 +17,7 @@
  * at once for verifyHostname, bounded by the resolver's timeout, and leaves step 3 to the loop.
  */
 import { AppError } from '../lib/errors';
-import { orgOrigin, verifyName } from '../rules/hostnames';
+import { inPublicDns, orgOrigin, verifyName } from '../rules/hostnames';
 import { keyedSerial } from '../lib/keyed-serial';
 import type { Logger } from '../lib/log';
 import type { Edge } from '../providers/edge/port';
@@ -28,6 +31,7 @@ import { finalizersOf, finishFinalizer } from '../store/finalizers';
 import { dropStatus, recordStatus, type Judged } from '../store/status';
 import { deleteManagedRRset, putManagedRRset } from '../store/zones';
 import { FencedError } from '../store/leader';
+import { isPublicAddress } from '../zonefiles';
 import { identityWatch, type Reconciler, type Result } from './types';
 
 export interface HostnameReconcilerDeps {
@@ -79,16 +83,26 @@ const verifiedBy = (proof: Proof): Judged => ({ type: 'Verified', status: 'True'
 interface Judgement { proof: Proof | null; findings: string[] }
 
 const quoted = (values: string[]): string => values.map((v) => `'${v}'`).join(', ');
+/** Where a CNAME points, as the tenant may read it: its targets only when all are in public DNS. */
+const pointsTo = (targets: string[]): string => (targets.every(inPublicDns) ? `points to ${targets.join(', ')}` : 'points elsewhere');
 // The tenant reads this (lastError, the Verified condition): "the resolver", not the address of the service's own.
 const failure = (e: unknown): string => (e instanceof ResolverError ? e.unnamed : `the lookup failed (${(e as Error).message})`);
 
-/** The finding of a lookup that did not pass, as a person reads it: what is there, and what was expected. */
-function finding(what: string, looked: PromiseSettledResult<Lookup>, expected: string, seen: (values: string[]) => string): string {
+/** What a lookup said, whole, for the operators' log (debug): the resolver's address and the values included. */
+const said = (l: PromiseSettledResult<Lookup>): string => {
+  if (l.status === 'rejected') return (l.reason as Error).message;
+  return l.value.kind === 'records' ? l.value.values.join(', ') : l.value.kind === 'nxdomain' ? 'NXDOMAIN' : 'no record';
+};
+
+/**
+ * The finding of a lookup (`what`) at `name` that did not pass, as a tenant reads it: `absent` for a name that does not exist,
+ * has no record of the type, or is outside public DNS whatever it has (telling those apart would tell which internal
+ * names exist); else what is seen, by `seen`, which echoes values only where they cannot come from a private view.
+ */
+function finding(what: string, name: string, looked: PromiseSettledResult<Lookup>, absent: string, seen: (values: string[]) => string): string {
   if (looked.status === 'rejected') return `${what}: ${failure(looked.reason)}`;
   const l = looked.value;
-  if (l.kind === 'nxdomain') return `${what}: no such name (NXDOMAIN), expected ${expected}`;
-  if (l.kind === 'nodata') return `${what}: no record, expected ${expected}`;
-  return `${seen(l.values)}, expected ${expected}`;
+  return l.kind === 'records' && inPublicDns(name) ? seen(l.values) : absent;
 }
 
 export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconciler {
@@ -104,16 +118,19 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
 
   const ours = new Set(d.nameservers.map((n) => n.toLowerCase().replace(/\.$/, '')));
   /** A zone anyone may create here proves nothing by itself: only one public DNS delegates to our nameservers
-   * does (the registrant put it there). Null when it is delegated; else what is seen, in words. */
+   * does (the registrant put it there). Null when it is delegated; else what is seen, in words, as in `finding`:
+   * the nameservers of a zone outside public DNS are never shown, nor ones outside public DNS. */
   const undelegated = async (zone: string): Promise<string | null> => {
     try {
       const ns = await d.resolver.ns(zone);
       if (ns.length > 0 && ns.every((h) => ours.has(h))) return null;
+      d.log.debug({ zone, ns }, 'a zone of the organization is not delegated to the service\'s nameservers');
       const expected = [...ours].join(', ');
-      return ns.length === 0
-        ? `zone ${zone} is yours here, but public DNS has no NS for it, expected ${expected}`
-        : `zone ${zone} is yours here, but public DNS delegates it to ${ns.join(', ')}, expected ${expected}`;
+      return ns.length > 0 && inPublicDns(zone)
+        ? `zone ${zone} is yours here, but public DNS delegates it to ${ns.every(inPublicDns) ? ns.join(', ') : 'other nameservers'}, expected ${expected}`
+        : `zone ${zone} is yours here, but public DNS does not delegate it to ${expected}`;
     } catch (e) {
+      d.log.debug({ zone, err: (e as Error).message }, 'the delegation of a zone of the organization could not be looked up');
       return `NS of zone ${zone}: ${failure(e)}`;
     }
   };
@@ -127,35 +144,45 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     const [txt, cname] = await Promise.allSettled([d.resolver.txt(txtAt), d.resolver.cname(h.name)]);
     if (txt.status === 'fulfilled' && txt.value.kind === 'records' && txt.value.values.includes(h.token!)) return { proof: 'txt', findings: [] };
     if (cname.status === 'fulfilled' && cname.value.kind === 'records' && cname.value.values.includes(origin)) return { proof: 'cname', findings: [] };
+    d.log.debug({ hostname: h.name, txt: said(txt), cname: said(cname) }, 'no ownership proof of a custom hostname passes');
     return {
       proof: null,
       findings: [
         ...(zoneFinding ? [zoneFinding] : []),
-        finding(`TXT at ${txtAt}`, txt, `'${h.token}'`, (v) => `TXT at ${txtAt} has ${quoted(v)}`),
-        finding(`CNAME of ${h.name}`, cname, origin, (v) => `CNAME of ${h.name} points to ${v.join(', ')}`),
+        finding(`TXT at ${txtAt}`, txtAt, txt, `no TXT record with the token '${h.token}' at ${txtAt}`, (v) => `TXT at ${txtAt} has ${quoted(v)}, expected '${h.token}'`),
+        finding(`CNAME of ${h.name}`, h.name, cname, `no CNAME to ${origin} at ${h.name}`, (v) => `CNAME of ${h.name} ${pointsTo(v)}, expected ${origin}`),
       ],
     };
   };
 
   /** Whether public DNS points the name to us: a CNAME to the fallback origin (the shared one the managed records
-   * use, or the organization's), or only the edge's addresses. */
+   * use, or the organization's), or only the edge's addresses. What else is seen reads as in `finding`. */
   const resolves = async (name: string, orgId: number): Promise<Judged> => {
     const base = { type: 'Resolves' };
+    const expected = `expected a CNAME to ${d.fallbackOrigin}`;
+    /** `seen`: what the name has, in the tenant's words, or null when it has neither a CNAME nor an address. */
+    const elsewhere = (seen: string | null, detail: string): Judged => {
+      d.log.debug({ hostname: name, seen: detail }, 'a custom hostname does not point to the edge');
+      return seen !== null && inPublicDns(name)
+        ? { ...base, status: 'False', reason: 'PointsElsewhere', message: `${seen}, ${expected}` }
+        : { ...base, status: 'False', reason: 'NoRecord', message: `no CNAME to ${d.fallbackOrigin} and none of the edge's addresses at ${name}` };
+    };
     try {
       const cname = await d.resolver.cname(name);
       if (cname.kind === 'records') {
         return cname.values.some((v) => v === d.fallbackOrigin || v === orgOrigin(d.fallbackOrigin, orgId))
           ? { ...base, status: 'True', reason: 'PointsToEdge', message: `${name} is a CNAME to ${d.fallbackOrigin}` }
-          : { ...base, status: 'False', reason: 'PointsElsewhere', message: `CNAME of ${name} points to ${cname.values.join(', ')}, expected ${d.fallbackOrigin}` };
+          : elsewhere(`CNAME of ${name} ${pointsTo(cname.values)}`, `CNAME ${cname.values.join(', ')}`);
       }
-      if (cname.kind === 'nxdomain') return { ...base, status: 'False', reason: 'NoSuchName', message: `${name}: no such name (NXDOMAIN), expected a CNAME to ${d.fallbackOrigin}` };
-      const addresses = await d.resolver.addresses(name);
-      if (addresses.kind === 'records' && d.edgeAddresses.length > 0 && addresses.values.every((a) => d.edgeAddresses.includes(a))) {
+      const addresses = cname.kind === 'nxdomain' ? cname : await d.resolver.addresses(name);
+      if (addresses.kind !== 'records') return elsewhere(null, addresses.kind === 'nxdomain' ? 'NXDOMAIN' : 'no CNAME and no address');
+      if (d.edgeAddresses.length > 0 && addresses.values.every((a) => d.edgeAddresses.includes(a))) {
         return { ...base, status: 'True', reason: 'PointsToEdge', message: `${name} resolves to the edge's addresses (${addresses.values.join(', ')})` };
       }
-      const seen = addresses.kind === 'records' ? `resolves to ${addresses.values.join(', ')}` : 'has no CNAME and no address';
-      return { ...base, status: 'False', reason: 'PointsElsewhere', message: `${name} ${seen}, expected a CNAME to ${d.fallbackOrigin}` };
+      const shown = addresses.values.every(isPublicAddress) ? addresses.values.join(', ') : 'other addresses';
+      return elsewhere(`${name} resolves to ${shown}`, addresses.values.join(', '));
     } catch (e) {
+      d.log.debug({ hostname: name, err: (e as Error).message }, 'a custom hostname\'s Resolves could not be judged');
       return { ...base, status: 'Unknown', reason: 'ResolverFailed', message: `${name}: ${failure(e)}` };
     }
   };

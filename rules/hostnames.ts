@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { getDomain, getPublicSuffix } from 'tldts';
+import { getDomain, getPublicSuffix, parse } from 'tldts';
 import { badRequest, type AppError } from '../lib/errors';
 import { reservedDomains, type PlatformDomains } from './domains';
 import { isInZone } from '../zonefiles';
@@ -15,6 +15,17 @@ const PSL = { allowPrivateDomains: true } as const;
 /** The owner of the TXT proof: `_service-verify.<host>` (docs/api.md). */
 export const VERIFY_LABEL = '_service-verify';
 export const verifyName = (host: string): string => `${VERIFY_LABEL}.${host}`;
+
+/**
+ * Whether `name` is in public DNS's namespace: under a public suffix of the ICANN section of the list, and not under
+ * `.arpa` (home.arpa is a home network's; the reverse names carry addresses). Only a private view answers for any
+ * other name (`.internal`, `.corp`, `.local`, `.test`, `.example`), so what a resolver says of one, or points it
+ * to, is never shown to a tenant: the resolver may be the system's, which knows the service's own network.
+ */
+export function inPublicDns(name: string): boolean {
+  const bare = name.toLowerCase().replace(/\.$/, '');
+  return parse(bare).isIcann === true && bare !== 'arpa' && !bare.endsWith('.arpa');
+}
 
 /** Longest hostname: `_service-verify.<host>` must still be a name of 253 characters at most. */
 export const MAX_HOSTNAME_LENGTH = 253 - VERIFY_LABEL.length - 1;

@@ -93,6 +93,15 @@ function publicAddress(address: string, type: 'A' | 'AAAA'): boolean {
   return !NOT_PUBLIC.check(address, 'ipv6') && (inside === undefined || !NOT_PUBLIC.check(inside, 'ipv4'));
 }
 
+/** Whether `text`, an IPv4 or IPv6 address in any spelling, is public as an ALIAS's addresses must be (above);
+ * what is no address is not. What tenants read of a custom hostname echoes only such addresses. */
+export function isPublicAddress(text: string): boolean {
+  const v4 = ipv4(text);
+  if (v4 !== undefined) return publicAddress(v4, 'A');
+  const v6 = ipv6(text);
+  return v6 !== undefined && publicAddress(v6, 'AAAA');
+}
+
 function family(values: readonly string[], canonical: (v: string) => string | undefined, type: 'A' | 'AAAA'): string[] {
   const valid = new Set(values.flatMap((v) => canonical(v) ?? []).filter((v) => publicAddress(v, type)));
   return sortRecords(type, valid).slice(0, MAX_ALIAS_ADDRESSES);

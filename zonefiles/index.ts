@@ -19,7 +19,7 @@ export { MAX_ZONE_FILE_BYTES, parseZone, parseZoneFile, type ZoneFile } from './
 export { importChanges, type CurrentRRset, type ImportMode, type ZoneChange } from './import';
 export { nextSerial, serialGreater } from './serial';
 export {
-  aliasAnswer, aliasTtl, sameAnswer, servedRRsets, servedTypes, ALIAS_MAX_TTL, ALIAS_MIN_CHANGE, ALIAS_MIN_TTL, MAX_ALIAS_ADDRESSES, MAX_ALIASES_PER_ZONE, type AliasAnswer,
+  aliasAnswer, aliasTtl, isPublicAddress, sameAnswer, servedRRsets, servedTypes, ALIAS_MAX_TTL, ALIAS_MIN_CHANGE, ALIAS_MIN_TTL, MAX_ALIAS_ADDRESSES, MAX_ALIASES_PER_ZONE, type AliasAnswer,
 } from './alias';
 export {
   answerBytes,

@@ -237,8 +237,8 @@ describe('verifyHostname', () => {
     const r = await call('POST', `${HOSTS}/verify.customer.test/verify`, { token: t.tokens.member });
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('pending_dns');
-    expect(r.body.lastError).toBe(`TXT at _service-verify.verify.customer.test: no such name (NXDOMAIN), expected '${added.verify[0].value}'; `
-      + `CNAME of verify.customer.test: no such name (NXDOMAIN), expected ${orgOrigin(FALLBACK, (await orgBySlug(t.store, 'acme'))!.id)}`);
+    expect(r.body.lastError).toBe(`no TXT record with the token '${added.verify[0].value}' at _service-verify.verify.customer.test; `
+      + `no CNAME to ${orgOrigin(FALLBACK, (await orgBySlug(t.store, 'acme'))!.id)} at verify.customer.test`);
     expect(r.body.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'Verified', status: 'False', reason: 'NoProof' })]));
     stub.set('_service-verify.verify.customer.test', 'TXT', [{ type: 'TXT', name: '_service-verify.verify.customer.test', data: added.verify[0].value }]);
     const ok = await call('POST', `${HOSTS}/verify.customer.test/verify`, { token: t.tokens.member });

@@ -54,7 +54,7 @@ describe('serve with a sandbox edge and a loopback resolver', () => {
     expect(added.status).toBe(200);
     const pending = await until('www.shop.test', (h) => h.lastError !== null);
     expect(pending.status).toBe('pending_dns');
-    expect(pending.lastError).toMatch(/^TXT at _service-verify\.www\.shop\.test: no such name \(NXDOMAIN\)/);
+    expect(pending.lastError).toMatch(/^no TXT record with the token '[0-9a-f]+' at _service-verify\.www\.shop\.test;/);
     edge.fault({ mode: 'fail', operations: ['create'] });
     stub.set('_service-verify.www.shop.test', 'TXT', [{ type: 'TXT', name: '_service-verify.www.shop.test', data: added.body.verify[0].value }]);
     const stuck = await until('www.shop.test', (h) => h.status === 'active' && cond(h, 'EdgeConfigured')?.status === 'False');

@@ -1,7 +1,7 @@
 /**
  * The hostname reconciler (issue 9 items 2 and 3) against a real DNS server on loopback (the stub resolver, over
  * dns-packet) and a recording edge: each proof passing, each failing with a lastError naming the record, what is
- * seen and what was expected; a resolver that never answers; a proof gone after activation; managed records;
+ * seen (only where no private view of the resolver can have made it) and what was expected; a resolver that never answers; a proof gone after activation; managed records;
  * finalizers through edge outages; the minute loop activating with no verify call.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { conditionOf } from '../../lib/conditions';
-import { normalizeCustomHostname, orgOrigin } from '../../rules/hostnames';
+import { hostnameRefusal, normalizeCustomHostname, orgOrigin } from '../../rules/hostnames';
 import { createLogger } from '../../lib/log';
 import { systemResolver } from '../../providers/resolver';
 import { hostnameReconciler, type HostnameReconcilerDeps } from '../../reconcilers/hostnames';
@@ -28,6 +28,7 @@ import { checkCnameConflict } from '../../zonefiles';
 import { FakeEdge } from '../helpers/edge';
 import { leaderOnly } from '../../providers/leader-only';
 import { FencedError, withTerm } from '../../store/leader';
+import { captureLogger } from '../helpers/log';
 import { useResolvers } from '../helpers/resolvers';
 import type { StubResolver } from '../helpers/stub-resolver';
 
@@ -118,16 +119,25 @@ describe('each proof passes', () => {
     expect((await status()).row).toMatchObject({ status: 'active', proof: 'zone' });
   });
 
+  const notDelegated = (zone: string) => `zone ${zone} is yours here, but public DNS does not delegate it to ns1.hostplane.test, ns2.hostplane.test`;
+  // The nameservers of a zone outside public DNS (`.test`, `.internal`) are never shown, nor ones outside it: the
+  // resolver may be the system's, which knows the service's own network.
   it.each([
-    ['no delegation at all', null, `zone customer{n}.test is yours here, but public DNS has no NS for it, expected ns1.hostplane.test, ns2.hostplane.test`],
-    ['a delegation elsewhere', ['ns1.registrar.example', 'ns2.registrar.example'], `zone customer{n}.test is yours here, but public DNS delegates it to ns1.registrar.example, ns2.registrar.example, expected ns1.hostplane.test, ns2.hostplane.test`],
-    ['a delegation half to us', ['ns1.hostplane.test', 'ns1.registrar.example'], `public DNS delegates it to ns1.hostplane.test, ns1.registrar.example`],
-  ])('a zone of the organization that public DNS does not delegate to us proves nothing (%s): anyone can create a zone', async (_, to, seen) => {
-    await createZone(s, { orgId: acme.orgId, name: `customer${n}.test`, nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
-    if (to) delegate(`customer${n}.test`, to);
-    await add();
-    await reconciler().reconcile(host, noAbort);
-    const { row, st } = await status();
+    ['no delegation at all', 'customer{n}.test', null, notDelegated('customer{n}.test')],
+    ['no delegation at all, in public DNS', 'customer{n}.example.com', null, notDelegated('customer{n}.example.com')],
+    ['a zone outside public DNS the resolver knows', 'corp{n}.internal', ['dc1.corp.internal'], notDelegated('corp{n}.internal')],
+    ['a delegation elsewhere', 'customer{n}.example.com', ['ns1.registrar.example.net', 'ns2.registrar.example.net'],
+      'zone customer{n}.example.com is yours here, but public DNS delegates it to ns1.registrar.example.net, ns2.registrar.example.net, expected ns1.hostplane.test, ns2.hostplane.test'],
+    ['a delegation to internal nameservers', 'customer{n}.example.com', ['dc1.corp.internal'], 'public DNS delegates it to other nameservers, expected'],
+    ['a delegation half to us', 'customer{n}.example.com', ['ns1.hostplane.test', 'ns1.registrar.example.net'], 'public DNS delegates it to other nameservers, expected'],
+  ])('a zone of the organization that public DNS does not delegate to us proves nothing (%s): anyone can create a zone', async (_, zoneOf, to, seen) => {
+    const zone = zoneOf.replace('{n}', String(n));
+    await createZone(s, { orgId: acme.orgId, name: zone, nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    if (to) delegate(zone, to);
+    const name = `www.${zone}`;
+    await add(name);
+    await reconciler().reconcile(name, noAbort);
+    const { row, st } = await status(name);
     expect(row!.status).toBe('pending_dns');
     expect(st!.lastError).toContain(seen.replace('{n}', String(n)));
   });
@@ -154,7 +164,7 @@ describe('another organization cannot take a name through the service\'s own rec
       await reconciler().reconcile(host, noAbort);
       const { row, st } = await status();
       expect(row!.status, target).toBe('pending_dns');
-      expect(st!.lastError).toContain(`CNAME of ${host} points to ${target}, expected ${originOf(globex)}`);
+      expect(st!.lastError).toContain(`no CNAME to ${originOf(globex)} at ${host}`);
     }
   });
 
@@ -187,18 +197,19 @@ describe('another organization cannot take a name through the service\'s own rec
 });
 
 describe('no proof passes: pending, with what is seen in lastError', () => {
+  /** What a name outside public DNS (these `.test` ones) reads as, whatever the resolver has there. */
+  const absent = (h: string, token: string) => `no TXT record with the token '${token}' at _service-verify.${h}; no CNAME to ${originOf(acme)} at ${h}`;
   it.each([
     ['a TXT of another value, a CNAME elsewhere', (h: string, token: string) => {
       txt(`_service-verify.${h}`, 'abc');
       cname(h, 'elsewhere.example.');
-      return `TXT at _service-verify.${h} has 'abc', expected '${token}'; CNAME of ${h} points to elsewhere.example, expected ${originOf(acme)}`;
+      return absent(h, token);
     }],
-    ['nothing at all', (h: string, token: string) =>
-      `TXT at _service-verify.${h}: no such name (NXDOMAIN), expected '${token}'; CNAME of ${h}: no such name (NXDOMAIN), expected ${originOf(acme)}`],
+    ['nothing at all', absent],
     ['the name exists without those records', (h: string, token: string) => {
       stub.set(h, 'A', [{ type: 'A', name: h, ttl: 60, data: '198.51.100.1' }]);
       stub.set(`_service-verify.${h}`, 'A', [{ type: 'A', name: `_service-verify.${h}`, ttl: 60, data: '198.51.100.1' }]);
-      return `TXT at _service-verify.${h}: no record, expected '${token}'; CNAME of ${h}: no record, expected ${originOf(acme)}`;
+      return absent(h, token);
     }],
     ['a resolver that fails', (h: string, token: string) => {
       stub.fail(`_service-verify.${h}`, true);
@@ -243,6 +254,101 @@ describe('no proof passes: pending, with what is seen in lastError', () => {
   });
 });
 
+/**
+ * The resolver may be the system's, which knows names only the service's own network has (hostile-tenant review,
+ * session 15): what a tenant reads must not tell an internal name that exists from one that does not, nor echo
+ * what the resolver sees there; at a name in public DNS, what is seen is echoed unless it is an internal name or
+ * a private address. The operators' log (debug) keeps it all.
+ */
+describe('what a tenant reads never shows the resolver\'s view of internal names', () => {
+  const a = (name: string, data: string) => stub.set(name, 'A', [{ type: 'A', name, ttl: 60, data }]);
+  const internal = () => `db${n}.corp.internal`;
+  const publicName = () => `shop${n}.example.com`;
+  /** The one phrase of a name that has neither proof, whatever the resolver had to say of it. */
+  const absent = (h: string, token: string) => `no TXT record with the token '${token}' at _service-verify.${h}; no CNAME to ${originOf(acme)} at ${h}`;
+
+  it('the API takes an internal name as a custom hostname', () => {
+    expect(hostnameRefusal(normalizeCustomHostname(internal()), { appDomain: 'hostplane.test', serviceDomains: [], nameservers: OUR_NS })).toBeNull();
+  });
+
+  it.each([
+    ['internal: no such name (NXDOMAIN)', internal, () => {}, absent],
+    ['internal: the name exists without the records (NODATA)', internal, (h: string) => {
+      a(h, '10.0.0.5');
+      a(`_service-verify.${h}`, '10.0.0.5');
+    }, absent],
+    ['internal: a CNAME to an internal name, other TXT strings', internal, (h: string) => {
+      cname(h, 'pg-primary-7.corp.internal.');
+      txt(`_service-verify.${h}`, 'vault-token=s3cr3t');
+    }, absent],
+    ['internal: a CNAME to a public name', internal, (h: string) => cname(h, 'db-7.rds.amazonaws.com.'), absent],
+    ['public: no such name (NXDOMAIN)', publicName, () => {}, absent],
+    ['public: the name exists without the records (NODATA)', publicName, (h: string) => {
+      a(h, '198.51.100.1');
+      a(`_service-verify.${h}`, '198.51.100.1');
+    }, absent],
+    ['public: a CNAME to an internal name', publicName, (h: string) => cname(h, 'pg-primary-7.corp.internal.'),
+      (h: string, token: string) => `no TXT record with the token '${token}' at _service-verify.${h}; CNAME of ${h} points elsewhere, expected ${originOf(acme)}`],
+    ['public: a CNAME to a public name, other TXT strings', publicName, (h: string) => {
+      cname(h, 'shops.myshopify.com.');
+      txt(`_service-verify.${h}`, 'abc', 'v=spf1 -all');
+    }, (h: string, token: string) => `TXT at _service-verify.${h} has 'abc', 'v=spf1 -all', expected '${token}'; CNAME of ${h} points to shops.myshopify.com, expected ${originOf(acme)}`],
+  ])('%s', async (_what, nameOf, arrange, expected) => {
+    const name = nameOf();
+    const h = await add(name);
+    arrange(name);
+    const log = captureLogger();
+    await reconciler({ log: log.log }).reconcile(name, noAbort);
+    const { row, st } = await status(name);
+    expect(row!.status).toBe('pending_dns');
+    expect(st!.lastError).toBe(expected(name, h.token!));
+    expect(cond(st, 'Verified')).toMatchObject({ status: 'False', reason: 'NoProof', message: expected(name, h.token!) });
+    expect(log.text()).toContain('no ownership proof of a custom hostname passes');
+  });
+
+  it('the operators\' log keeps what the tenant does not read', async () => {
+    const name = internal();
+    await add(name);
+    cname(name, 'pg-primary-7.corp.internal.');
+    const log = captureLogger();
+    await reconciler({ log: log.log }).reconcile(name, noAbort);
+    expect((await status(name)).st!.lastError).not.toContain('pg-primary-7');
+    expect(log.text()).toContain('pg-primary-7.corp.internal');
+    expect(log.text()).toContain('NXDOMAIN');
+  });
+
+  /** Activates `name` by its CNAME proof, then has it answer as `arrange` says and judges it again. */
+  const resolvesOf = async (name: string, arrange: (h: string) => void) => {
+    await add(name);
+    cname(name, originOf(acme));
+    const r = reconciler();
+    await r.reconcile(name, noAbort);
+    expect((await status(name)).row!.status).toBe('active');
+    stub.set(name, 'CNAME', []);
+    arrange(name);
+    await r.reconcile(name, noAbort);
+    return cond((await status(name)).st!, 'Resolves');
+  };
+  const noRecord = (h: string) => ({ status: 'False', reason: 'NoRecord', message: `no CNAME to ${FALLBACK} and none of the edge's addresses at ${h}` });
+  const elsewhere = (message: string) => ({ status: 'False', reason: 'PointsElsewhere', message: `${message}, expected a CNAME to ${FALLBACK}` });
+
+  it.each([
+    ['internal: no such name (NXDOMAIN)', internal, () => {}, noRecord],
+    ['internal: a private address', internal, (h: string) => a(h, '10.0.0.5'), noRecord],
+    ['internal: a public address', internal, (h: string) => a(h, '198.51.100.7'), noRecord],
+    ['internal: a CNAME to an internal name', internal, (h: string) => cname(h, 'pg-primary-7.corp.internal.'), noRecord],
+    ['public: no such name (NXDOMAIN)', publicName, () => {}, noRecord],
+    ['public: no CNAME and no address (NODATA)', publicName, (h: string) => txt(h, 'v=spf1 -all'), noRecord],
+    ['public: a private address', publicName, (h: string) => a(h, '10.0.0.5'), (h: string) => elsewhere(`${h} resolves to other addresses`)],
+    ['public: a public address', publicName, (h: string) => a(h, '198.51.100.7'), (h: string) => elsewhere(`${h} resolves to 198.51.100.7`)],
+    ['public: a CNAME to an internal name', publicName, (h: string) => cname(h, 'pg-primary-7.corp.internal.'), (h: string) => elsewhere(`CNAME of ${h} points elsewhere`)],
+    ['public: a CNAME to a public name', publicName, (h: string) => cname(h, 'shops.myshopify.com.'), (h: string) => elsewhere(`CNAME of ${h} points to shops.myshopify.com`)],
+  ])('Resolves of an active name, %s', async (_what, nameOf, arrange, expected) => {
+    const name = nameOf();
+    expect(await resolvesOf(name, arrange)).toMatchObject(expected(name));
+  });
+});
+
 it('the Unicode spelling is judged at its punycode name', async () => {
   const stored = normalizeCustomHostname(`Bücher${n}.Customer${n}.TEST`);
   expect(stored).toMatch(/^xn--bcher\d+-.*\.customer\d+\.test$/);
@@ -263,10 +369,12 @@ describe('active names stay active', () => {
     await r.reconcile(host, noAbort);
     const { row, st } = await status();
     expect(row!.status).toBe('active');
-    expect(cond(st, 'Resolves')).toMatchObject({ status: 'False', reason: 'NoSuchName', message: `${host}: no such name (NXDOMAIN), expected a CNAME to ${FALLBACK}` });
+    const gone = { status: 'False', reason: 'NoRecord', message: `no CNAME to ${FALLBACK} and none of the edge's addresses at ${host}` };
+    expect(cond(st, 'Resolves')).toMatchObject(gone);
+    // A name outside public DNS: what it points to now is not shown (the next describe has public names).
     cname(host, 'other.example.');
     await r.reconcile(host, noAbort);
-    expect(cond((await status()).st!, 'Resolves')).toMatchObject({ status: 'False', message: `CNAME of ${host} points to other.example, expected ${FALLBACK}` });
+    expect(cond((await status()).st!, 'Resolves')).toMatchObject(gone);
   });
 
   it('an apex resolving to the edge\'s addresses Resolves', async () => {

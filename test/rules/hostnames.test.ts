@@ -1,6 +1,6 @@
 /** Custom hostname name rules (spec 4.5 rule 2, issue 9 item 1): one stored form, and every refusal a table row. */
 import { describe, expect, it } from 'vitest';
-import { checkHostname, defaultFallbackOrigin, hostnameRefusal } from '../../rules/hostnames';
+import { checkHostname, defaultFallbackOrigin, hostnameRefusal, inPublicDns } from '../../rules/hostnames';
 
 const PLATFORM = { appDomain: 'hostplane.test', nameservers: ['edge.hostplane.net'], serviceDomains: ['status.example', 'catalog.invalid'] };
 
@@ -71,4 +71,27 @@ describe('hostnameRefusal', () => {
 it('the default fallback origin is edge. + the nameservers\' registrable domain', () => {
   expect(defaultFallbackOrigin(['ns1.hostplane.net', 'ns2.hostplane.net'])).toBe('edge.hostplane.net');
   expect(defaultFallbackOrigin(['a.ns.example.co.uk'])).toBe('edge.example.co.uk');
+});
+
+describe('inPublicDns: whose answers a tenant may read of a name', () => {
+  it.each([
+    ['www.example.com', true],
+    ['shop.co.uk', true],
+    ['app.herokuapp.com', true],
+    ['www.example.com.', true],
+    ['WWW.Example.COM', true],
+    ['db.corp.internal', false],
+    ['www.customer.test', false],
+    ['status.example', false],
+    ['printer.local', false],
+    ['fs.corp', false],
+    ['nas.lan', false],
+    ['api.svc.cluster.local', false],
+    ['router.home.arpa', false],
+    ['5.0.0.10.in-addr.arpa', false],
+    ['localhost', false],
+    ['catalog.invalid', false],
+  ])('%s: %s', (name, inPublic) => {
+    expect(inPublicDns(name)).toBe(inPublic);
+  });
 });

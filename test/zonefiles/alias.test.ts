@@ -1,7 +1,7 @@
 /** ALIAS rrsets: validation, the coexistence rule, export and re-import, and what an answer is served as. */
 import { describe, expect, it } from 'vitest';
 import {
-  aliasAnswer, aliasConflict, exportZoneFile, importChanges, parseZoneFile, servedRRsets, validateRRset,
+  aliasAnswer, aliasConflict, exportZoneFile, importChanges, isPublicAddress, parseZoneFile, servedRRsets, validateRRset,
   ALIAS_MAX_TTL, ALIAS_MIN_TTL, MAX_ALIAS_ADDRESSES, type CurrentRRset, type RRset,
 } from '../../zonefiles';
 import { asStored, testSoa } from './fixtures';
@@ -128,6 +128,13 @@ describe('ALIAS answers as served', () => {
     ['global unicast whose groups merely look like an IPv4 address', '2606:4700::a9fe:a9fe', true],
   ])('judges an IPv6 address carrying an IPv4 one by that one: %s (%s)', (_what, address, served) => {
     expect(aliasAnswer([], [address], 60).aaaa.length).toBe(served ? 1 : 0);
+    expect(isPublicAddress(address)).toBe(served);
+  });
+
+  it('isPublicAddress judges any spelling of an address as an ALIAS answer is judged, and what is no address as not public', () => {
+    expect(['8.8.8.8', '198.51.100.7', '2001:DB8:0:0::7', '2606:4700::1'].map(isPublicAddress)).toEqual([true, true, true, true]);
+    expect(['10.0.0.5', '127.0.0.1', '169.254.169.254', 'FD00::1', '::ffff:10.0.0.1', 'db.corp.internal', ''].map(isPublicAddress))
+      .toEqual([false, false, false, false, false, false, false]);
   });
 
   it('serves an ALIAS as A and AAAA rrsets of its answer, nothing of a family it lacks, and nothing before a first answer', () => {

@@ -163,7 +163,7 @@ describe('a member\'s forms', { timeout: 120_000 }, () => {
     expect(pending.location).toBe(`${at}?checked=1`);
     const shown = await b.go('GET', pending.location!);
     expect(shown.text).toContain('Checked just now: no proof passed yet');
-    expect(shown.text).toContain(`What the proofs see: TXT at _service-verify.c.customer.test: no such name (NXDOMAIN), expected &#39;${tokens['c.customer.test']}&#39;`);
+    expect(shown.text).toContain(`What the proofs see: no TXT record with the token &#39;${tokens['c.customer.test']}&#39; at _service-verify.c.customer.test`);
     expect(shown.text).toContain('<td>Verified</td><td>False</td><td>NoProof</td>');
     stub.set('_service-verify.c.customer.test', 'TXT', [{ type: 'TXT', name: '_service-verify.c.customer.test', data: tokens['c.customer.test']! }]);
     const active = await b.go('POST', `${at}/verify`, { csrf });
