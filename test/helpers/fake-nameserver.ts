@@ -1,4 +1,4 @@
-import { soaSerial } from '../../providers/nameserver/zone-text';
+import { parseRecordLine, soaSerial } from '../../providers/nameserver/zone-text';
 import { serialGreater } from '../../zonefiles';
 import { StaleSerialError, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
 
@@ -70,13 +70,14 @@ export class FakeNameserver implements Nameserver {
     if (!cur) throw new Error(`zone ${name} is not served`);
     if (!serialGreater(serial, cur.serial)) throw new StaleSerialError(name, serial, cur.serial);
     const held = this.rrsets.get(name)!;
-    const absent = changes.remove.find((key) => !held.has(key));
+    const keyOf = (line: string): string => {
+      const r = parseRecordLine(`${name}.`, line);
+      return `${r.owner} ${r.type}`;
+    };
+    const absent = changes.remove.find((line) => !held.has(keyOf(line)));
     if (absent) throw new Error(`(not exists) ${absent}`);
-    for (const key of changes.remove) held.delete(key);
-    for (const line of changes.add) {
-      const [owner, , , type] = line.split(/\s+/);
-      held.add(`${owner} ${type}`);
-    }
+    for (const line of changes.remove) held.delete(keyOf(line));
+    for (const line of changes.add) held.add(keyOf(line));
     this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort(), ...(zoneText === null && { file: false as const }) });
     this.served.set(name, { ...cur, text: zoneText ?? cur.text, serial });
   }
