@@ -126,7 +126,7 @@ const ZoneStatus = z.object({
     ttl: z.number().int().nullable().meta({ description: 'their TTL: the target\'s, at least 30 and at most 300 seconds' }),
     resolvedAt: Timestamp.nullable().meta({ description: 'when the target last answered with addresses' }),
     checkedAt: Timestamp.nullable().meta({ description: 'when the target was last asked (again before three quarters of `ttl` pass; every 30 s while it fails)' }),
-    error: z.string().nullable().meta({ description: 'why the last look found no addresses (NXDOMAIN, no A/AAAA, the resolver failed); the last addresses stay served' }),
+    error: z.string().nullable().meta({ description: 'why the last look found no addresses: the target has no public A or AAAA (a name that does not exist, one without them and one with only non-public addresses read alike), or the resolver failed; the last addresses stay served' }),
   })).meta({ description: 'what each ALIAS rrset\'s target resolved to, as served (observed; the `AliasResolved` condition sums it up)' }),
 });
 const Zone = z.object({

@@ -915,7 +915,7 @@ export interface components {
                     resolvedAt: components["schemas"]["Timestamp"] | null;
                     /** @description when the target was last asked (again before three quarters of `ttl` pass; every 30 s while it fails) */
                     checkedAt: components["schemas"]["Timestamp"] | null;
-                    /** @description why the last look found no addresses (NXDOMAIN, no A/AAAA, the resolver failed); the last addresses stay served */
+                    /** @description why the last look found no addresses: the target has no public A or AAAA (a name that does not exist, one without them and one with only non-public addresses read alike), or the resolver failed; the last addresses stay served */
                     error: string | null;
                 }[];
             };
@@ -982,7 +982,7 @@ export interface components {
                     resolvedAt: components["schemas"]["Timestamp"] | null;
                     /** @description when the target was last asked (again before three quarters of `ttl` pass; every 30 s while it fails) */
                     checkedAt: components["schemas"]["Timestamp"] | null;
-                    /** @description why the last look found no addresses (NXDOMAIN, no A/AAAA, the resolver failed); the last addresses stay served */
+                    /** @description why the last look found no addresses: the target has no public A or AAAA (a name that does not exist, one without them and one with only non-public addresses read alike), or the resolver failed; the last addresses stay served */
                     error: string | null;
                 }[];
             };
