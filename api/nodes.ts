@@ -129,6 +129,10 @@ export const nodeOps: AnyOp[] = [
       304: { description: '`If-None-Match` names the current version (after `wait`, if given, passed without a newer one); no body', headers: ['ETag', 'Cache-Control'] },
       400: { description: '`bad_request`: an invalid `wait`', schema: ErrorSchema },
       404: { description: 'another node\'s id (`not_found`)', schema: ErrorSchema },
+      429: {
+        description: `or a long-poll while the node already has its most (${MAX_HELD_POLLS_PER_NODE}) held; \`Retry-After\` says when to try again`,
+        schema: ErrorSchema, headers: ['Retry-After'],
+      },
       503: { description: '`no_core`: the API runs without its core, which opens bundles', schema: ErrorSchema },
     },
     handler: async ({ deps, core, query, http, conditions, node }) => {

@@ -67,8 +67,7 @@ const EDGE: Record<number, { name: string; description: string; headers?: string
   415: { name: 'UnsupportedMediaType', description: '`unsupported_media_type`: a body that is not `application/json` in UTF-8, or a compressed one' },
   429: {
     name: 'RateLimited',
-    description: '`rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, '
-      + 'or (getNodeBundle) a long-poll while the node already has its most held',
+    description: '`rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured',
     headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
   },
   409: {

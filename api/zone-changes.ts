@@ -35,6 +35,10 @@ const ChangesBody = z.strictObject({
   changes: z.array(Change).min(1).max(MAX_CHANGES).meta({ description: `1 to ${MAX_CHANGES} changes, at most one per rrset (name and type)` }),
   dryRun: z.boolean().optional().meta({ description: 'answer what the set would do, checked exactly as the write, and write nothing' }),
 });
+/** No query parameters: `?dryRun=true`, as putRRset and importZone take it, was ignored here and the write made. */
+const BodyDryRun = z.strictObject({}, {
+  error: (iss) => (iss.code === 'unrecognized_keys' ? `this operation takes no query parameters (${iss.keys.join(', ')}): send \`dryRun\` in the body` : undefined),
+});
 /** The body as validated before the handler: each change's shape is judged with the set's other refusals. */
 const ChangesInput = ChangesBody.extend({ changes: z.array(z.unknown()).min(1).max(MAX_CHANGES) });
 
@@ -62,7 +66,8 @@ const RevisionDetail = RevisionHead.extend({ diff: ZoneChangeResultSchema.shape.
 const REFUSED_400 = '`bad_request`: every refused change is in `details.issues`, in the changes\' order (`path` `changes[i]...`: a change of '
   + 'the wrong shape, invalid content, the SOA or another rrset the service manages, a delete of an rrset that is not there, a CNAME beside another '
   + 'type, a DS without an NS or an ALIAS beside an A or AAAA once the set is applied, two changes of one rrset); any other field of '
-  + 'the wrong shape (`changes` not a list of 1 to 1,000, a `dryRun` not true or false, a field of another name) is named alone, as `body...`';
+  + 'the wrong shape (`changes` not a list of 1 to 1,000, a `dryRun` not true or false, a field of another name) is named alone, as `body...`; '
+  + 'a query parameter (`?dryRun=true`: `dryRun` goes in the body here)';
 export const ZONE_412 = preconditionResponse('`If-Match` does not name the zone\'s current `ETag`');
 export const CHANGE_409: [number, string] = [409, '`quota_exceeded` (rrsets per zone, zone file bytes, counted on the whole set) or `alias_limit` (more than 25 ALIAS rrsets in the zone)'];
 
@@ -108,7 +113,7 @@ export async function zoneWork<T>(c: ZoneWorkScope, work: () => Promise<T>, o: A
 /** The 429 of an operation doing whole-zone work (`zoneWork`). */
 export const ZONE_WORK_429: ResponseSpec = {
   description: 'or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over '
-    + `${LARGE_CHANGE_SET} changes or ${LARGE_CHANGE_BYTES / 1024} KiB, dry runs too) waiting for this API process (${ZONE_WORK_WAITING} by default); \`Retry-After\` says when to try again`,
+    + `${LARGE_CHANGE_SET} changes or ${LARGE_CHANGE_BYTES / 1024} KiB, dry runs too) waiting for this API process (${ZONE_WORK_WAITING}); \`Retry-After\` says when to try again`,
   schema: ErrorSchema, headers: ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
 };
 
@@ -152,6 +157,7 @@ export const zoneChangeOps: AnyOp[] = [
     summary: 'Apply puts and deletes of rrsets all or nothing, as one generation and one serial (or, with `dryRun`, answer what they would do)',
     role: 'member',
     params: ZoneParams,
+    query: BodyDryRun,
     body: ChangesInput,
     documentedBody: ChangesBody,
     requestHeaders: ['IfMatch'],
@@ -222,12 +228,13 @@ export const zoneChangeOps: AnyOp[] = [
     summary: 'Put the zone\'s rrsets back as they were at a generation, as a new change set (a new generation and serial)',
     role: 'member',
     params: GenerationParams,
+    query: BodyDryRun,
     body: RestoreBody,
     requestHeaders: ['IfMatch'],
     responses: {
       200: CHANGE_200('what changed (or would), as applyZoneChanges answers; the service\'s own rrsets are left as they are. Audited as one '
         + '`dns.zone.restore` (`details`: `generation`, `to`, `added`, `changed`, `removed`), not an event per rrset'),
-      400: { description: '`bad_request`: a zone name of one label, a generation that is not a number', schema: ErrorSchema },
+      400: { description: '`bad_request`: a zone name of one label, a generation that is not a number, a query parameter (`?dryRun=true`: `dryRun` goes in the body here)', schema: ErrorSchema },
       412: ZONE_412,
       429: ZONE_WORK_429,
       ...errorResponses(CHANGE_409, DNS_503),

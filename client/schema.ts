@@ -1484,7 +1484,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held */
+        /** @description `rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2497,7 +2497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ZoneChangeResult"];
                 };
             };
-            /** @description `bad_request`: every refused change is in `details.issues`, in the changes' order (`path` `changes[i]...`: a change of the wrong shape, invalid content, the SOA or another rrset the service manages, a delete of an rrset that is not there, a CNAME beside another type, a DS without an NS or an ALIAS beside an A or AAAA once the set is applied, two changes of one rrset); any other field of the wrong shape (`changes` not a list of 1 to 1,000, a `dryRun` not true or false, a field of another name) is named alone, as `body...` */
+            /** @description `bad_request`: every refused change is in `details.issues`, in the changes' order (`path` `changes[i]...`: a change of the wrong shape, invalid content, the SOA or another rrset the service manages, a delete of an rrset that is not there, a CNAME beside another type, a DS without an NS or an ALIAS beside an A or AAAA once the set is applied, two changes of one rrset); any other field of the wrong shape (`changes` not a list of 1 to 1,000, a `dryRun` not true or false, a field of another name) is named alone, as `body...`; a query parameter (`?dryRun=true`: `dryRun` goes in the body here) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2566,7 +2566,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
-            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            /** @description `rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8); `Retry-After` says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2806,7 +2806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ZoneChangeResult"];
                 };
             };
-            /** @description `bad_request`: a zone name of one label, a generation that is not a number */
+            /** @description `bad_request`: a zone name of one label, a generation that is not a number, a query parameter (`?dryRun=true`: `dryRun` goes in the body here) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2875,7 +2875,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
-            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            /** @description `rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8); `Retry-After` says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2984,7 +2984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            /** @description `rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8); `Retry-After` says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3147,7 +3147,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["IdempotencyKeyReused"];
-            /** @description `rate_limited`: too many failed authentications from this address, too many requests with this token where a limit is configured, or (getNodeBundle) a long-poll while the node already has its most held; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8 by default); `Retry-After` says when to try again */
+            /** @description `rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured; or the organization already has its most whole-zone operations (exports, imports, restores, change sets of over 100 changes or 64 KiB, dry runs too) waiting for this API process (8); `Retry-After` says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6480,7 +6480,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            429: components["responses"]["RateLimited"];
+            /** @description `rate_limited`: too many failed authentications from this address, or too many requests with this token where a limit is configured; or a long-poll while the node already has its most (4) held; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             /** @description `no_core`: the API runs without its core, which opens bundles */
             503: {

@@ -92,6 +92,21 @@ describe('applyZoneChanges', () => {
     expect([r.status, r.body.code]).toEqual([400, 'bad_request']);
   });
 
+  it('refuses `?dryRun=true` on a change set and a restore, where dryRun goes in the body: it was ignored and the write made', async () => {
+    const z = await freshZone();
+    const first = await changes(z, { changes: [a(`www.${z}`, '192.0.2.1')] });
+    const before = (await t.call('GET', zonePath(z))).body.status.generation;
+    for (const [what, path, body] of [
+      ['change set', `${zonePath(z)}/changes?dryRun=true`, { changes: [a(`www.${z}`, '192.0.2.2')] }],
+      ['restore', `${zonePath(z)}/revisions/${first.body.generation}/restore?dryRun=true`, {}],
+    ] as const) {
+      const r = await t.call('POST', path, { body });
+      expect([r.status, r.body.code], what).toEqual([400, 'bad_request']);
+      expect(r.body.message, what).toContain('send `dryRun` in the body');
+    }
+    expect((await t.call('GET', zonePath(z))).body.status.generation).toBe(before);
+  });
+
   it('If-Match: the zone\'s ETag passes, another is 412 and writes nothing', async () => {
     const z = await freshZone();
     const tag = (await t.call('GET', zonePath(z))).headers.get('etag')!;
