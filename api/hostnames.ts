@@ -49,7 +49,9 @@ const Hostname = z.object({
       + 'for a name that does not exist and one without the record alike, "TXT at _service-verify.x has \'abc\', expected \'def\'", "no CNAME to z at x", '
       + '"CNAME of x points to y, expected z", "CNAME of x points elsewhere, expected z", "TXT at _service-verify.x: the resolver did not answer in 2 s"). '
       + 'What a record holds is shown only at a name in public DNS (under an ICANN public suffix: not `.test`, `.internal`, `.local` and the like), and a '
-      + 'CNAME target only when it is one too, as the resolver may know names only the service\'s own network has; for an active name an edge failure; else null',
+      + 'CNAME target only when it is one too, as the resolver may know names only the service\'s own network has (a name outside public DNS ends with '
+      + '"x is outside public DNS (no ICANN top-level domain), so what its names hold is not shown here; the operators\' log has it at debug level"); '
+      + 'for an active name an edge failure; else null',
   }),
   createdAt: Timestamp,
   verifiedAt: Timestamp.nullable().meta({ description: 'when a proof passed' }),

@@ -88,6 +88,10 @@ const pointsTo = (targets: string[]): string => (targets.every(inPublicDns) ? `p
 // The tenant reads this (lastError, the Verified condition): "the resolver", not the address of the service's own.
 const failure = (e: unknown): string => (e instanceof ResolverError ? e.unnamed : `the lookup failed (${(e as Error).message})`);
 
+/** Why the findings of a name outside public DNS say only that its proof is missing. */
+export const notShown = (name: string): string =>
+  `${name} is outside public DNS (no ICANN top-level domain), so what its names hold is not shown here; the operators' log has it at debug level`;
+
 /** What a lookup said, whole, for the operators' log (debug): the resolver's address and the values included. */
 const said = (l: PromiseSettledResult<Lookup>): string => {
   if (l.status === 'rejected') return (l.reason as Error).message;
@@ -151,6 +155,9 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
         ...(zoneFinding ? [zoneFinding] : []),
         finding(`TXT at ${txtAt}`, txtAt, txt, `no TXT record with the token '${h.token}' at ${txtAt}`, (v) => `TXT at ${txtAt} has ${quoted(v)}, expected '${h.token}'`),
         finding(`CNAME of ${h.name}`, h.name, cname, `no CNAME to ${origin} at ${h.name}`, (v) => `CNAME of ${h.name} ${pointsTo(v)}, expected ${origin}`),
+        // Said of the name alone, so it tells nothing of what the resolver knows: the owner of a local name (`.test`)
+        // learns why its findings say so little, and where to look.
+        ...(inPublicDns(h.name) ? [] : [notShown(h.name)]),
       ],
     };
   };

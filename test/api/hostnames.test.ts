@@ -3,6 +3,7 @@
  * every answer is checked against the served OpenAPI document. verifyHostname runs the hostname reconciler's
  * judgement in a core over a stub resolver on loopback.
  */
+import { notShown } from '../../reconcilers/hostnames';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -238,7 +239,7 @@ describe('verifyHostname', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('pending_dns');
     expect(r.body.lastError).toBe(`no TXT record with the token '${added.verify[0].value}' at _service-verify.verify.customer.test; `
-      + `no CNAME to ${orgOrigin(FALLBACK, (await orgBySlug(t.store, 'acme'))!.id)} at verify.customer.test`);
+      + `no CNAME to ${orgOrigin(FALLBACK, (await orgBySlug(t.store, 'acme'))!.id)} at verify.customer.test; ${notShown('verify.customer.test')}`);
     expect(r.body.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'Verified', status: 'False', reason: 'NoProof' })]));
     stub.set('_service-verify.verify.customer.test', 'TXT', [{ type: 'TXT', name: '_service-verify.verify.customer.test', data: added.verify[0].value }]);
     const ok = await call('POST', `${HOSTS}/verify.customer.test/verify`, { token: t.tokens.member });

@@ -9,10 +9,10 @@ import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { conditionOf } from '../../lib/conditions';
-import { hostnameRefusal, normalizeCustomHostname, orgOrigin } from '../../rules/hostnames';
+import { hostnameRefusal, inPublicDns, normalizeCustomHostname, orgOrigin } from '../../rules/hostnames';
 import { createLogger } from '../../lib/log';
 import { systemResolver } from '../../providers/resolver';
-import { hostnameReconciler, type HostnameReconcilerDeps } from '../../reconcilers/hostnames';
+import { hostnameReconciler, notShown, type HostnameReconcilerDeps } from '../../reconcilers/hostnames';
 import { startRunner } from '../../reconcilers/runner';
 import { createOrg } from '../../store/accounts';
 import { type Store } from '../../store/db';
@@ -198,7 +198,7 @@ describe('another organization cannot take a name through the service\'s own rec
 
 describe('no proof passes: pending, with what is seen in lastError', () => {
   /** What a name outside public DNS (these `.test` ones) reads as, whatever the resolver has there. */
-  const absent = (h: string, token: string) => `no TXT record with the token '${token}' at _service-verify.${h}; no CNAME to ${originOf(acme)} at ${h}`;
+  const absent = (h: string, token: string) => `no TXT record with the token '${token}' at _service-verify.${h}; no CNAME to ${originOf(acme)} at ${h}; ${notShown(h)}`;
   it.each([
     ['a TXT of another value, a CNAME elsewhere', (h: string, token: string) => {
       txt(`_service-verify.${h}`, 'abc');
@@ -216,7 +216,7 @@ describe('no proof passes: pending, with what is seen in lastError', () => {
       stub.fail(h, true);
       void token;
       // Tenants read it: the service's resolver is "the resolver", never its address.
-      return `TXT at _service-verify.${h}: the resolver answered SERVFAIL for _service-verify.${h} TXT; CNAME of ${h}: the resolver answered SERVFAIL for ${h} CNAME`;
+      return `TXT at _service-verify.${h}: the resolver answered SERVFAIL for _service-verify.${h} TXT; CNAME of ${h}: the resolver answered SERVFAIL for ${h} CNAME; ${notShown(h)}`;
     }],
   ])('%s', async (_what, arrange) => {
     const h = await add();
@@ -238,7 +238,7 @@ describe('no proof passes: pending, with what is seen in lastError', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
     const { row, st } = await status();
     expect(row!.status).toBe('pending_dns');
-    expect(st!.lastError).toBe(`TXT at _service-verify.${host}: the resolver did not answer in 0.3 s; CNAME of ${host}: the resolver did not answer in 0.3 s`);
+    expect(st!.lastError).toBe(`TXT at _service-verify.${host}: the resolver did not answer in 0.3 s; CNAME of ${host}: the resolver did not answer in 0.3 s; ${notShown(host)}`);
   });
 
   it('a second pass that sees the same writes nothing', async () => {
@@ -264,8 +264,10 @@ describe('what a tenant reads never shows the resolver\'s view of internal names
   const a = (name: string, data: string) => stub.set(name, 'A', [{ type: 'A', name, ttl: 60, data }]);
   const internal = () => `db${n}.corp.internal`;
   const publicName = () => `shop${n}.example.com`;
-  /** The one phrase of a name that has neither proof, whatever the resolver had to say of it. */
-  const absent = (h: string, token: string) => `no TXT record with the token '${token}' at _service-verify.${h}; no CNAME to ${originOf(acme)} at ${h}`;
+  /** The one phrase of a name that has neither proof, whatever the resolver had to say of it; of a name outside public
+   * DNS, with why nothing more is said, which depends on the name alone. */
+  const absent = (h: string, token: string) => `no TXT record with the token '${token}' at _service-verify.${h}; no CNAME to ${originOf(acme)} at ${h}`
+    + (inPublicDns(h) ? '' : `; ${notShown(h)}`);
 
   it('the API takes an internal name as a custom hostname', () => {
     expect(hostnameRefusal(normalizeCustomHostname(internal()), { appDomain: 'hostplane.test', serviceDomains: [], nameservers: OUR_NS })).toBeNull();
