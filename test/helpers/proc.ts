@@ -171,9 +171,21 @@ export async function http(base: string, method: string, path: string, opts: { t
 
 /** Kills every process still running (SIGKILL) and removes the temp dirs; call from afterAll. */
 export async function cleanup(): Promise<void> {
-  await Promise.all([...running].map((r) => r.stop('SIGKILL')));
+  // Stopped cleanly, serve ends its knotd before it exits. Killed, it leaves knotd (TERMed by its parent-death signal)
+  // writing its last files while the dirs go: ENOTEMPTY under load, past rmSync's retries. SIGCONT wakes one a test
+  // stopped (SIGSTOP); SIGKILL ends one that does not stop in time.
+  await Promise.all([...running].map(async (r) => {
+    const kill = setTimeout(() => r.proc.kill('SIGKILL'), CLEAN_STOP_MS);
+    const stopped = r.stop('SIGTERM');
+    r.proc.kill('SIGCONT');
+    await stopped;
+    clearTimeout(kill);
+  }));
   removeTempDirs();
 }
+
+/** How long `cleanup` waits for a process to stop on SIGTERM before it kills it. */
+const CLEAN_STOP_MS = 10_000;
 
 /** Polls `probe` every `everyMs` until it gives a value (`undefined`, `false` and a throw count as none yet), or
  * fails naming `what`. */
