@@ -34,7 +34,7 @@ import { syncZoneNameservers, zoneConfigs } from '../store/zones';
 import { startRunner, type Runner } from '../reconcilers/runner';
 import type { Reconciler } from '../reconcilers/types';
 import { startHeartbeat, startLeadership, type Leadership } from '../reconcilers/leadership';
-import { fencedStore, holderOf, liveLease, readLease, SOLE_CANDIDATE_LEASE } from '../store/leader';
+import { fencedStore, holderOf, liveLease, readLease, SOLE_CANDIDATE_LEASE, soleCandidate } from '../store/leader';
 import { keysToImport } from '../reconcilers/zones/keys';
 import { zoneReconciler } from '../reconcilers/zones';
 import { catalogReconciler } from '../reconcilers/zones/catalog';
@@ -320,6 +320,7 @@ async function startDns(store: Store, flags: Flags, log: Logger, dns: DnsInfo, r
     reconcilers: (tookOver = false) => ({
       zone: zoneReconciler({
         store, nameserver, resolver, nameservers: dns.nameservers, log, deferFileFrom: deferFileFrom(flags), sealer, tookOver, catalogZone,
+        soleLeader: soleCandidate(store),
       }),
       catalog: catalogReconciler({ store, nameserver, catalogZone, log: log.child({ component: 'catalog' }) }),
     }),
@@ -440,8 +441,8 @@ async function startCore(command: 'serve' | 'core', store: Store, sealer: Sealer
       dns: zones?.nameserver.address ? formatHostPort(zones.nameserver.address()) : null,
       lead: async (url) => {
         leadership = await startLeadership({
-          store, candidate: { holder: holderOf(flags.data), url, sole: store.dialect === 'sqlite' }, log: log.child({ component: 'leader' }), registry,
-          ...(store.dialect === 'sqlite' ? SOLE_CANDIDATE_LEASE : {}),
+          store, candidate: { holder: holderOf(flags.data), url, sole: soleCandidate(store) }, log: log.child({ component: 'leader' }), registry,
+          ...(soleCandidate(store) ? SOLE_CANDIDATE_LEASE : {}),
           lead: async (term, lost) => {
             const dnsRecs = zones?.reconcilers(await zones.lead());
             zoneRec = dnsRecs?.zone;

@@ -422,7 +422,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
   const notifyCommitAndFlush = `${notifyAndCommit}; ${flush}`;
   const commitListeners = new Set<() => void>();
   const listening = new Set<() => void>();
-  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0 };
+  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0, syncs: 0 };
   let closed = false;
 
   const attempt = async <T>(fn: (tx: Tx) => Promise<T>, durable: boolean): Promise<{ done: true; value: T } | { done: false; error: unknown }> => {
@@ -524,7 +524,10 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
     raw: raw(readPool),
     // Commits are visible before their flush (above), so what was read may not be on disk yet: a flush transaction
     // begun now commits after every commit visible now, and its COMMIT returns once the WAL is flushed past them all.
-    synced: () => pool.query(flush).then(() => undefined, () => undefined),
+    synced: () => {
+      stats.syncs++;
+      return pool.query(flush).then(() => undefined);
+    },
     onCommit: (listener) => {
       commitListeners.add(listener);
       return () => {

@@ -67,6 +67,9 @@ export interface WriteStats {
   writes: number;
   /** Transactions rolled back whole: every write of them failed. */
   aborts: number;
+  /** Waits for the disk begun: SQLite, a WAL sync per durable commit and per `synced()` that found another
+   * process's commit; PostgreSQL, a flush per `synced()`. */
+  syncs: number;
 }
 
 export interface Store {
@@ -106,10 +109,12 @@ export interface Store {
    * the writers are answered (what other connections read from COMMIT on); PostgreSQL: once COMMIT returned. A
    * listener must not throw. Returns the unsubscribe. */
   onCommit(listener: () => void): () => void;
-  /** Resolves once every durable commit made so far is on disk (SQLite: its WAL sync returned, whether or not it
-   * succeeded; PostgreSQL: a flush transaction of its own committed, since a write is visible before its flush).
-   * What may only act on durable state waits for it: the zone reconciler's nameserver commit, which a crash of the
-   * machine could otherwise leave serving, and notifying secondaries of, a write the store lost. Never rejects. */
+  /** Resolves once every commit this process can read so far is on disk, and rejects when that could not be made
+   * sure. SQLite: the WAL sync of its last durable commit, or a sync of its own when another process (`api` beside
+   * `core`, the admin CLI) committed since the last one, whose writers may not have synced yet; PostgreSQL: a flush
+   * transaction of its own committed, since a write is visible before its flush. What may only act on durable state
+   * waits for it: the zone reconciler's nameserver commit, which a crash of the machine could otherwise leave
+   * serving, and notifying secondaries of, a write the store lost. */
   synced(): Promise<void>;
   /**
    * Calls `listener` when another process may have committed (a `core` beside this `api`, the admin CLI, another
@@ -369,7 +374,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   });
 
   const commitListeners = new Set<() => void>();
-  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0 };
+  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0, syncs: 0 };
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
@@ -381,8 +386,18 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   /** Syncs in flight: close() lets them finish on the file. */
   let syncing = 0;
   let closeWhenSynced = false;
-  /** The sync of the last durable group (groups sync one after another). */
+  /** The last sync begun (a durable group's, or synced()'s: groups sync one after another), which covers every commit
+   * made before it. */
   let lastSync: Promise<void> = Promise.resolve();
+  // data_version moves when another connection commits, and only then.
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  /** The data_version as of the last sync begun for other processes' commits (the one at open below). */
+  let othersSynced: unknown = dataVersion.get();
+  /** `p` with a handler, so that a failed sync nobody awaits is no unhandled rejection; awaiting it still throws. */
+  const handled = (p: Promise<void>): Promise<void> => {
+    p.catch(() => undefined);
+    return p;
+  };
   const syncWal = (): Promise<void> => {
     if (file === ':memory:') return Promise.resolve();
     // SQLite removes the WAL only when the last connection to the store closes, and this one is open: the file
@@ -390,6 +405,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     walFd ??= openSync(`${file}-wal`, 'r');
     const fd = walFd;
     syncing++;
+    stats.syncs++;
     return new Promise<void>((resolve, reject) => {
       fdatasync(fd, (e) => {
         syncing--;
@@ -399,6 +415,8 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       });
     });
   };
+  // What another process committed before this store opened may not be on disk yet.
+  if (file !== ':memory:' && existsSync(`${file}-wal`)) lastSync = handled(syncWal());
 
   /** Runs one write in its savepoint; when the database has rolled the whole transaction back meanwhile, there is
    * no savepoint left to release, and the caller fails the group. */
@@ -458,7 +476,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     // syncs instead of after it. Other connections read the commit from here on anyway; only its writers' answers
     // wait for the disk.
     const synced = lazy ? null : syncWal();
-    if (synced) lastSync = synced.catch(() => undefined);
+    if (synced) lastSync = handled(synced);
     stats.commits++;
     if (lazy) stats.lazyCommits++;
     stats.writes += group.length;
@@ -511,7 +529,19 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     dialect: 'sqlite' as const,
     prepared: <T>(key: string, build: (db: Db) => T): T => cached(statements, key, () => build(db)),
     raw: rawQuery(statements, readSide),
-    synced: () => lastSync,
+    synced: () => {
+      const version = sqlite.open ? dataVersion.get() : othersSynced;
+      if (version !== othersSynced) {
+        othersSynced = version;
+        const sync = handled(syncWal());
+        // Failed: the next call syncs again.
+        sync.catch(() => {
+          if (othersSynced === version) othersSynced = undefined;
+        });
+        lastSync = sync;
+      }
+      return lastSync;
+    },
     onCommit: (listener: () => void) => {
       commitListeners.add(listener);
       return () => {
@@ -519,12 +549,10 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       };
     },
     onOtherCommits: sharedWatch((fire) => {
-      // data_version moves when another connection commits, and only then.
-      const version = sqlite.prepare('PRAGMA data_version').pluck();
-      let seen = version.get();
+      let seen = dataVersion.get();
       const timer = setInterval(() => {
         if (!sqlite.open || running) return;
-        const now = version.get();
+        const now = dataVersion.get();
         if (now !== seen) {
           seen = now;
           fire();

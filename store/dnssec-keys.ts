@@ -62,8 +62,10 @@ export async function servedSerialFloor(s: Store, zone: string): Promise<number 
 }
 
 /** Raises the zone's recorded floor to `serial` (RFC 1982: a serial that is not later leaves it as it is).
- * `committed` is called once the write has committed, which on SQLite comes before its sync (Tx.afterCommit). */
-export async function raiseServedSerial(s: Store, zone: string, serial: number, committed?: () => void): Promise<void> {
+ * `committed` is called once the write has committed, which on SQLite comes before its sync (Tx.afterCommit);
+ * `durable: false` where the store already holds a floor as high (Store.write). */
+export async function raiseServedSerial(s: Store, zone: string, serial: number, opts: { committed?: () => void; durable?: boolean } = {}): Promise<void> {
+  const { committed, durable } = opts;
   await s.write(async (tx) => {
     if (committed) tx.afterCommit(committed);
     const [row] = await tx.select({ serial: zoneServedSerials.serial }).from(zoneServedSerials).where(eq(zoneServedSerials.zone, zone));
@@ -75,5 +77,5 @@ export async function raiseServedSerial(s: Store, zone: string, serial: number, 
         .onConflictDoUpdate({ target: zoneServedSerials.zone, set: { serial: sql`excluded.serial` } }),
       values: { zone, serial },
     });
-  });
+  }, { durable });
 }

@@ -42,6 +42,10 @@ const NOW: Record<Dialect, string> = {
  */
 export const SOLE_CANDIDATE_LEASE = { leaseMs: 24 * 60 * 60 * 1000, renewMs: LEASE_MS / 3 } as const;
 
+/** Whether no other process can ever bid on `store`'s lease: SQLite's, whose data dir's lock admits one `serve` or
+ * `core` (`api` processes never bid). */
+export const soleCandidate = (store: Store): boolean => store.dialect === 'sqlite';
+
 /** Who bids: a process is named by its host and data dir, which the data dir's lock keeps to one process at a time,
  * so that a process restarted on its data dir takes its own lease back at once instead of waiting it out. */
 export interface Candidate {

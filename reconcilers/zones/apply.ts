@@ -32,6 +32,9 @@ export interface ApplyDeps {
   /** The nameserver took over from another process's (lead() after standing by): each zone's first serial goes above
    * every one served before, even where the same text at the same serial would do. */
   tookOver?: boolean;
+  /** No other process can ever lead (store/leader.ts `soleCandidate`), so no pass is ever deposed: see
+   * {@link floorNeeded}. */
+  soleLeader?: boolean;
 }
 
 /** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
@@ -138,17 +141,43 @@ export function zoneApplier(d: ApplyDeps) {
 
   /** Records `serial` as the zone's floor in the store, before the nameserver may serve it (a leader that dies right
    * after must not leave its successor below it); a signer serves the text's serial plus one. */
-  const recordFloor = async (name: string, serial: number, committed?: () => void): Promise<void> => {
+  const recordFloor = async (name: string, serial: number, opts: { committed?: () => void; durable?: boolean } = {}): Promise<void> => {
     const before = raised.get(name);
     if (before !== undefined && !serialGreater(serial, before)) {
-      committed?.();
+      opts.committed?.();
       return;
     }
-    await raiseServedSerial(d.store, name, serial, committed);
+    await raiseServedSerial(d.store, name, serial, opts);
     raised.set(name, serial);
   };
-  const raiseFloor = (name: string, serial: number, signed: boolean, committed?: () => void): Promise<void> =>
-    recordFloor(name, signed ? (serial + 1) % 2 ** 32 || 1 : serial, committed);
+
+  /**
+   * Whether the floor must be written before the nameserver may serve `serial` of `row` with `signing`. Not for an
+   * unsigned text at the row's own serial when no other process can lead: the row's serial, made durable with its
+   * change (synced() comes first), is then a floor already, and the serial names one text, the generation's, so the
+   * same process restarted serves the same text at it again (floorToPass). A signed text (the signer serves
+   * more than it), a serial the text took above a served one (textSerial), or a pass another leader could depose,
+   * whose refused floor write is its fence, write it first.
+   */
+  const floorNeeded = (row: ZoneRow, serial: number, signing: Signing): boolean => !d.soleLeader || signing.dnssec || serial !== row.serial;
+
+  /**
+   * Makes sure the nameserver may serve `serial` of `row`: the floor recorded where it must be (floorNeeded), and
+   * everything the pass read on disk. Resolves once the commands may be sent (the floor's write committed, or none
+   * was needed), with `durable`, which the nameserver's commit must wait for (the sync): so the commands travel while
+   * the disk syncs. Rejects when the floor's write was refused (fenced) or failed before it committed: nothing is
+   * sent.
+   */
+  const readyToServe = async (name: string, row: ZoneRow, serial: number, signing: Signing): Promise<{ durable: Promise<void> }> => {
+    if (!floorNeeded(row, serial, signing)) return { durable: d.store.synced() };
+    let committed!: () => void;
+    const floorCommitted = new Promise<void>((resolve) => {
+      committed = resolve;
+    });
+    const floor = recordFloor(name, signing.dnssec ? (serial + 1) % 2 ** 32 || 1 : serial, { committed });
+    await Promise.race([floorCommitted, floor]);
+    return { durable: floor.then(() => d.store.synced()) };
+  };
 
   /**
    * The serial a zone this process has not applied yet must go above, when its nameserver does not serve it: another
@@ -213,8 +242,7 @@ export function zoneApplier(d: ApplyDeps) {
     const rrsets = await servedOf(name, snap.rrsets);
     const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets });
     await ioTurn();
-    await raiseFloor(name, serial, signing.dnssec);
-    await d.store.synced();
+    await (await readyToServe(name, snap.zone, serial, signing)).durable;
     await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
     const keys = keyHashes(rrsets.map((r) => rrsetKey(r.name, r.type)));
     return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
@@ -266,25 +294,15 @@ export function zoneApplier(d: ApplyDeps) {
       if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
       text = renderZone({ name, soa, rrsets: await servedOf(name, snap.rrsets) });
     }
-    // The floor's write is the pass's fence (a deposed leader's is refused) and its sync puts every commit the pass
-    // read on disk, another process's too: the nameserver commits only once it is durable. Its commands are sent once
-    // the write has committed, so that they travel while it syncs (they used to wait for the sync too), and knotd's
-    // one control connection is held for the sync alone, not for the write's wait behind the store's queue.
-    let committed!: () => void;
-    const floorCommitted = new Promise<void>((resolve) => {
-      committed = resolve;
-    });
-    const floor = raiseFloor(name, serial, signing.dnssec, committed);
-    // Refused (fenced) or failed before it committed: nothing is sent.
-    await Promise.race([floorCommitted, floor]);
-    const notBefore = floor.then(() => d.store.synced());
-    // The nameserver awaits it only once it took the commands; a failed floor is the catch's below.
+    // knotd's one control connection is held for the sync alone, not for the floor's wait behind the store's queue.
+    const { durable: notBefore } = await readyToServe(name, delta.zone, serial, signing);
+    // The nameserver awaits it only once it took the commands; a failed sync is the catch's below.
     notBefore.catch(() => undefined);
     try {
       await apply(name, changes, text, { notBefore });
     } catch (e) {
-      // A floor that could not be made durable is the pass's failure (the store's), not the nameserver's.
-      await floor;
+      // What could not be made durable is the pass's failure (the store's), not the nameserver's.
+      await notBefore;
       if (e instanceof StaleSerialError) throw e;
       d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
       return undefined;
@@ -337,8 +355,10 @@ export function zoneApplier(d: ApplyDeps) {
       served.set(z.name, taken);
       return { served: taken, acted: true };
     },
-    /** The nameserver was seen serving `serial`: the store's floor goes up to it (a signer's own increments). */
-    recordFloor,
+    /** The nameserver was seen serving `serial` of `row` with `signing`: the store's floor goes up to it (a signer's own
+     * increments), as a write that need not wait for the disk where the row's own serial is that floor already. */
+    recordServed: (name: string, row: ZoneRow, signing: Signing, serial: number): Promise<void> =>
+      recordFloor(name, serial, { durable: floorNeeded(row, serial, signing) }),
     /** Writes the file of `s` once it is due. Answers in how long to look again, undefined when no file lags. */
     async flush(name: string, s: Served): Promise<number | undefined> {
       if (s.unsavedSince === undefined) return undefined;

@@ -250,7 +250,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         if (down) return { requeueAfterMs: DOWN_POLL_MS };
         throw new Error(`zone ${name}: ${f.lastError}`);
       }
-      await applier.recordFloor(name, servedSerial!);
+      await applier.recordServed(name, z, applied, servedSerial!);
       if (signed && d.sealer) await keepKeys({ ...d, sealer: d.sealer }, z);
       const confirmed = await confirmDs(d, z, st, signerDs);
       const looked = acted ? { set: [], facts: {} } : await look(z, st, servedSerial!);

@@ -3,7 +3,7 @@
  * fails every write in it. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { count, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -58,7 +58,7 @@ sqliteOnly('group commit, counted', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason.message).toBe('changed my mind');
-    expect(s.stats()).toEqual({ commits: before.commits + 1, lazyCommits: before.lazyCommits, writes: before.writes + 3, aborts: before.aborts });
+    expect(s.stats()).toEqual({ commits: before.commits + 1, lazyCommits: before.lazyCommits, writes: before.writes + 3, aborts: before.aborts, syncs: before.syncs + 1 });
     expect(s.db.select().from(audit).where(eq(audit.event, 'half.done')).all()).toEqual([]);
     // Settled means committed: a second connection, which sees only committed data, has both orgs.
     expect(committedOrgs(s)).toBe(2);
@@ -68,12 +68,12 @@ sqliteOnly('group commit, counted', () => {
     const s = fresh();
     const before = s.stats();
     await s.write(async (tx) => { await addOrg(tx, 'lazy'); }, { durable: false });
-    expect(s.stats()).toMatchObject({ commits: before.commits + 1, lazyCommits: before.lazyCommits + 1 });
+    expect(s.stats()).toMatchObject({ commits: before.commits + 1, lazyCommits: before.lazyCommits + 1, syncs: before.syncs });
     await Promise.all([
       s.write(async (tx) => { await addOrg(tx, 'lazy2'); }, { durable: false }),
       s.write(async (tx) => { await addOrg(tx, 'durable'); }),
     ]);
-    expect(s.stats()).toMatchObject({ commits: before.commits + 2, lazyCommits: before.lazyCommits + 1 });
+    expect(s.stats()).toMatchObject({ commits: before.commits + 2, lazyCommits: before.lazyCommits + 1, syncs: before.syncs + 1 });
     await expect(s.write(async (tx) => { await addOrg(tx, 'lazy'); }, { durable: false })).rejects.toThrow();
     expect(orgCount(s)).toBe(3);
   });
@@ -117,7 +117,7 @@ sqliteOnly('group commit, counted', () => {
     const before = s.stats();
     const n = 2 * GROUP_LIMIT + 10;
     await Promise.all(Array.from({ length: n }, (_, i) => s.write(async (tx) => { await addOrg(tx, `org-${i}`); })));
-    expect(s.stats()).toEqual({ commits: before.commits + 3, lazyCommits: before.lazyCommits, writes: before.writes + n, aborts: before.aborts });
+    expect(s.stats()).toEqual({ commits: before.commits + 3, lazyCommits: before.lazyCommits, writes: before.writes + n, aborts: before.aborts, syncs: before.syncs + 3 });
     expect(orgCount(s)).toBe(n);
   });
 
@@ -143,6 +143,36 @@ sqliteOnly('group commit, counted', () => {
     expect(order).toEqual(['heard', 'synced', 'answered']);
     // Nothing committed since: on disk already.
     await s.synced();
+  });
+
+  it('synced() syncs the WAL itself once another process committed, whose writer may not have synced yet, and only then', async () => {
+    const s = fresh();
+    await createOrg(s, 'mine', 'free');
+    const other = openStore(dirname(rawSqlite(s).name));
+    stores.push(other);
+    const syncs = (): number => s.stats().syncs;
+    const before = syncs();
+    await s.synced();
+    expect(syncs()).toBe(before);
+    await createOrg(other, 'theirs', 'free');
+    await s.synced();
+    expect(syncs()).toBe(before + 1);
+    await s.synced();
+    expect(syncs()).toBe(before + 1);
+    // Its own commits are its own groups' syncs.
+    await createOrg(s, 'mine2', 'free');
+    await s.synced();
+    expect(syncs()).toBe(before + 2);
+  });
+
+  it('a store opened on a WAL another process wrote syncs it first: that process may have committed without syncing', async () => {
+    const s = fresh();
+    await createOrg(s, 'a', 'free');
+    const other = openStore(dirname(rawSqlite(s).name));
+    stores.push(other);
+    expect(other.stats().syncs).toBe(1);
+    await other.synced();
+    expect(other.stats().syncs).toBe(1);
   });
 });
 
@@ -267,7 +297,7 @@ sqliteOnly('a transaction the database rolls back whole fails every write of its
       expect(e.cause).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     }
     expect([orgCount(s), committedOrgs(s), heard]).toEqual([0, 0, 0]);
-    expect(s.stats()).toEqual({ commits: before.commits, lazyCommits: before.lazyCommits, writes: before.writes, aborts: before.aborts + 1 });
+    expect(s.stats()).toEqual({ commits: before.commits, lazyCommits: before.lazyCommits, writes: before.writes, aborts: before.aborts + 1, syncs: before.syncs });
     // The store goes on: the next group commits.
     await createOrg(s, 'next', 'free');
     expect([orgCount(s), heard]).toEqual([1, 1]);

@@ -14,7 +14,7 @@ import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefile
 import { soaFor } from '../../../zonefiles/soa';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
 import { settle } from '../../helpers/passes';
-import { UnservableZoneError } from '../../../providers/nameserver/port';
+import { UnservableZoneError, type ZoneChanges } from '../../../providers/nameserver/port';
 import { TerminalError } from '../../../reconcilers/types';
 import { zones } from '../../../store/schema';
 import { readStatus } from '../../../store/read-model';
@@ -468,19 +468,23 @@ describe('zone reconciler', () => {
     });
   };
 
-  it('sends a change once the floor\'s write has committed, and commits it only once that write is on disk', async () => {
-    const r = reconciler();
+  /** `r` serves the zone, then a change of it is sent while `hold` holds what the change's commit waits for, and
+   * committed only once that is let go. */
+  const sentThenCommitted = async (r: ReturnType<typeof reconciler>, hold: (wait: Promise<void>) => void): Promise<void> => {
     await r.reconcile('example.com', noAbort);
     await putA('a.example.com', '192.0.2.1');
     let release!: () => void;
-    const durable = new Promise<void>((res) => { release = res; });
-    holdWrites(() => durable);
+    hold(new Promise<void>((res) => { release = res; }));
     const change = r.reconcile('example.com', noAbort);
     await vi.waitFor(() => expect(ns.sent).toEqual(['example.com']));
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
     release();
     await change;
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
+  };
+
+  it('sends a change once the floor\'s write has committed, and commits it only once that write is on disk', async () => {
+    await sentThenCommitted(reconciler(), (wait) => holdWrites(() => wait));
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
@@ -504,6 +508,64 @@ describe('zone reconciler', () => {
     await expect(withTerm(1, () => r.reconcile('example.com', noAbort))).rejects.toBeInstanceOf(FencedError);
     expect(ns.sent).toEqual([]);
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone']);
+  });
+
+  describe('where no other process can lead (SQLite)', () => {
+    const sole = () => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, soleLeader: true });
+    /** The floor as the nameserver is handed each text (before it may serve it), and the serial of that text. */
+    const floorsAtSend = (): { floor: number | null; serial: number }[] => {
+      const seen: { floor: number | null; serial: number }[] = [];
+      const look = async (text: string | null, changes?: ZoneChanges) => {
+        const soa = text ?? changes!.add.find((l) => / SOA /.test(l))!;
+        seen.push({ floor: await servedSerialFloor(store, 'example.com'), serial: Number(/ SOA \S+ \S+ (\d+)/.exec(soa)![1]) });
+      };
+      const [whole, changes] = [ns.applyZone.bind(ns), ns.applyChanges.bind(ns)];
+      ns.applyZone = async (name, text, opts) => { await look(text); return whole(name, text, opts); };
+      ns.applyChanges = async (name, c, text, opts) => { await look(text, c); return changes(name, c, text, opts); };
+      return seen;
+    };
+
+    it.each([
+      { case: 'an unsigned change at the zone\'s own serial: its row is durable with it, no floor is written first', floorFirst: false, prepare: async () => {} },
+      { case: 'a signed change: the signer serves more than the text', floorFirst: true, prepare: async () => {
+        await setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' });
+      } },
+      { case: 'a text above a serial another nameserver served: its serial is not the row\'s', floorFirst: true, prepare: async () => {
+        await raiseServedSerial(store, 'example.com', (await zoneByName(store, 'example.com'))!.serial + 3);
+        ns = new FakeNameserver();
+      } },
+    ])('$case', async ({ floorFirst, prepare }) => {
+      await sole().reconcile('example.com', noAbort);
+      await prepare();
+      const r = sole();
+      await r.reconcile('example.com', noAbort);
+      await putA('a.example.com', '192.0.2.1');
+      const seen = floorsAtSend();
+      const durableCommits = (): number => store.stats().commits - store.stats().lazyCommits;
+      const before = durableCommits();
+      await settle(r, 'example.com');
+      expect(seen).toHaveLength(1);
+      // An unsigned pass at the zone's own serial waits for no disk of its own: the change's write was durable.
+      if (floorFirst) expect(durableCommits()).toBeGreaterThan(before);
+      else expect(durableCommits()).toBe(before);
+      const [{ floor, serial }] = seen as [{ floor: number | null; serial: number }];
+      const signedFloor = (await zoneByName(store, 'example.com'))!.dnssec === 'off' ? serial : serial + 1;
+      if (floorFirst) expect(floor).toBe(signedFloor);
+      else expect(floor === null || serialGreater(serial, floor)).toBe(true);
+      // Once seen served, the floor is recorded all the same.
+      expect(await servedSerialFloor(store, 'example.com')).toBe(signedFloor);
+    });
+
+    it('sends an unsigned change at once and commits it only once the store synced what the pass read; a failed sync commits nothing and fails the pass', async () => {
+      const r = sole();
+      await sentThenCommitted(r, (wait) => vi.spyOn(store, 'synced').mockImplementation(() => wait));
+
+      await putA('a.example.com', '192.0.2.2');
+      vi.spyOn(store, 'synced').mockRejectedValue(new Error('EIO: i/o error, fdatasync'));
+      await expect(r.reconcile('example.com', noAbort)).rejects.toThrow('fdatasync');
+      expect(ns.sent).toEqual(['example.com', 'example.com']);
+      expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
+    });
   });
 
   it('fails the pass, and commits nothing to the nameserver, when the floor cannot be written', async () => {
