@@ -109,12 +109,13 @@ export interface Store {
    * the writers are answered (what other connections read from COMMIT on); PostgreSQL: once COMMIT returned. A
    * listener must not throw. Returns the unsubscribe. */
   onCommit(listener: () => void): () => void;
-  /** Resolves once every commit this process can read so far is on disk, and rejects when that could not be made
-   * sure. SQLite: the WAL sync of its last durable commit, or a sync of its own when another process (`api` beside
-   * `core`, the admin CLI) committed since the last one, whose writers may not have synced yet; PostgreSQL: a flush
-   * transaction of its own committed, since a write is visible before its flush. What may only act on durable state
-   * waits for it: the zone reconciler's nameserver commit, which a crash of the machine could otherwise leave
-   * serving, and notifying secondaries of, a write the store lost. */
+  /** Resolves once every commit this process can read so far is on disk, but its own writes made with `durable:
+   * false` (observations the service derives again), and rejects when that cannot be made sure. SQLite: the WAL sync
+   * of its last durable commit, or a sync of its own when another process (`api` beside `core`, the admin CLI)
+   * committed since the last one, whose writers may not have synced yet; once a sync has failed, it rejects until the
+   * store is opened again. PostgreSQL: a flush transaction of its own committed, since a write is visible before its
+   * flush. What may only act on durable state waits for it: the zone reconciler's nameserver commit, which a crash of
+   * the machine could otherwise leave serving, and notifying secondaries of, a write the store lost. */
   synced(): Promise<void>;
   /**
    * Calls `listener` when another process may have committed (a `core` beside this `api`, the admin CLI, another
@@ -398,6 +399,10 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     p.catch(() => undefined);
     return p;
   };
+  /** The first sync that failed. Linux reports a failed writeback once per open file and marks its pages clean, so
+   * a later sync of the WAL succeeds without them: from then on nothing says that what readers see is on disk, and
+   * synced() rejects until the store is opened again (PostgreSQL stops at a failed fsync for the same reason). */
+  let syncFailure: Error | null = null;
   const syncWal = (): Promise<void> => {
     if (file === ':memory:') return Promise.resolve();
     // SQLite removes the WAL only when the last connection to the store closes, and this one is open: the file
@@ -410,8 +415,10 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       fdatasync(fd, (e) => {
         syncing--;
         if (closeWhenSynced && syncing === 0) closeSync(fd);
-        if (e) reject(e);
-        else resolve();
+        if (e) {
+          syncFailure ??= e;
+          reject(e);
+        } else resolve();
       });
     });
   };
@@ -530,15 +537,12 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     prepared: <T>(key: string, build: (db: Db) => T): T => cached(statements, key, () => build(db)),
     raw: rawQuery(statements, readSide),
     synced: () => {
+      if (syncFailure) return Promise.reject(syncFailure);
       const version = sqlite.open ? dataVersion.get() : othersSynced;
       if (version !== othersSynced) {
         othersSynced = version;
-        const sync = handled(syncWal());
-        // Failed: the next call syncs again.
-        sync.catch(() => {
-          if (othersSynced === version) othersSynced = undefined;
-        });
-        lastSync = sync;
+        // The sync under way still answers for what it covers: a failure of it must not be hidden by this one.
+        lastSync = handled(Promise.all([lastSync, syncWal()]).then(() => undefined));
       }
       return lastSync;
     },

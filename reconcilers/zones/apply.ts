@@ -32,8 +32,8 @@ export interface ApplyDeps {
   /** The nameserver took over from another process's (lead() after standing by): each zone's first serial goes above
    * every one served before, even where the same text at the same serial would do. */
   tookOver?: boolean;
-  /** No other process can ever lead (store/leader.ts `soleCandidate`), so no pass is ever deposed: see
-   * {@link floorNeeded}. */
+  /** No other process can ever lead (store/leader.ts `soleCandidate`), so no other process's nameserver serves the
+   * zone: see {@link floorNeeded}. */
   soleLeader?: boolean;
 }
 
@@ -154,10 +154,10 @@ export function zoneApplier(d: ApplyDeps) {
   /**
    * Whether the floor must be written before the nameserver may serve `serial` of `row` with `signing`. Not for an
    * unsigned text at the row's own serial when no other process can lead: the row's serial, made durable with its
-   * change (synced() comes first), is then a floor already, and the serial names one text, the generation's, so the
-   * same process restarted serves the same text at it again (floorToPass). A signed text (the signer serves
-   * more than it), a serial the text took above a served one (textSerial), or a pass another leader could depose,
-   * whose refused floor write is its fence, write it first.
+   * change (synced() comes first), is then a floor already, and the serial names one generation's rrsets, which the
+   * same process restarted serves at it again (floorToPass; an ALIAS's answer may be a newer one, as it may in any
+   * text). A signed text (the signer serves more than it), a serial the text took above a served one (textSerial),
+   * or a pass another leader could depose, whose refused floor write is its fence, write it first.
    */
   const floorNeeded = (row: ZoneRow, serial: number, signing: Signing): boolean => !d.soleLeader || signing.dnssec || serial !== row.serial;
 

@@ -6,12 +6,28 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { count, eq, sql } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOrg } from '../../store/accounts';
 import { GROUP_LIMIT, openStore, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
 import { audit, memberships, orgs } from '../../store/schema';
 import { rawSqlite } from '../helpers/sqlite';
 import { onPostgres } from '../helpers/store';
+
+/** fdatasync as the kernel answers it, unless a test queued failures: Linux reports a failed writeback once per
+ * open file, so a later fdatasync of the same fd returns 0 though the pages it could not write are gone. */
+const fsync = vi.hoisted(() => ({ failures: 0 }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const fdatasync = (fd: number, cb: (e: NodeJS.ErrnoException | null) => void): void => {
+    if (fsync.failures > 0) {
+      fsync.failures--;
+      setImmediate(() => cb(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
+      return;
+    }
+    fs.fdatasync(fd, cb);
+  };
+  return { ...fs, default: { ...fs, fdatasync }, fdatasync };
+});
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -344,5 +360,47 @@ sqliteOnly('a transaction the database rolls back whole fails every write of its
     expect(results.every((r) => r.status === 'rejected' && r.reason instanceof WriteAbortedError)).toBe(true);
     expect(after).toBeInstanceOf(WriteAbortedError);
     expect(orgCount(s)).toBe(0);
+  });
+});
+
+// The gate before the nameserver's commit (docs/dns.md step 2): after a commit whose WAL sync failed, nothing says
+// its pages reached the disk, and a later fdatasync of the same file answers 0 without writing them (Linux reports
+// a writeback error once per open file). synced() resolves all the same as soon as a later sync succeeded.
+sqliteOnly('synced() after a failed sync', () => {
+  afterEach(() => {
+    fsync.failures = 0;
+  });
+
+  it('keeps rejecting once a commit it covers could not be synced, though a later commit\'s sync succeeded', async () => {
+    const s = fresh();
+    await createOrg(s, 'before', 'free');
+    fsync.failures = 1;
+    await expect(createOrg(s, 'lost', 'free')).rejects.toThrow('could not sync');
+    await expect(s.synced()).rejects.toThrow('EIO');
+    // Visible to every reader (a zone pass reads it), and not known to be on disk.
+    expect(orgCount(s)).toBe(2);
+    await createOrg(s, 'after', 'free');
+    await expect(s.synced()).rejects.toThrow('EIO');
+  });
+
+  it('rejects when the sync of its own commit failed while synced() ran one of its own for another process\'s commit', async () => {
+    const s = fresh();
+    await createOrg(s, 'mine', 'free');
+    const other = openStore(dirname(rawSqlite(s).name));
+    stores.push(other);
+    await createOrg(other, 'theirs', 'free');
+    const woke = new Promise<{ gate: Promise<void> }>((resolve) => {
+      const off = s.onCommit(() => {
+        off();
+        // The pass this commit wakes, as the zone reconciler's: it read the commit, and waits for the disk.
+        resolve({ gate: s.synced() });
+      });
+    });
+    fsync.failures = 1;
+    const write = createOrg(s, 'mine2', 'free');
+    await expect(write).rejects.toThrow('could not sync');
+    const { gate } = await woke;
+    // The group's sync (the first) failed; the pass's wait must not resolve on the second.
+    await expect(gate).rejects.toThrow('EIO');
   });
 });
