@@ -120,6 +120,9 @@ const knotAddress = ({ host, port }: { host: string; port: number }): string => 
  *   that broke secondaries, and re-signed every rrset on each change.) At start, with nothing served yet, knotd
  *   loads the file whole and applies the journal's changes that follow its serial, so a change committed
  *   before its file was written is not lost when knotd alone restarts.
+ * - The log: zones and the server at info, control at warning. At info knotd logs every control command it
+ *   receives, a line per rrset of a change, which it writes and this process reads and parses while the change is
+ *   on its way to being served; its refusals are errors, logged all the same.
  * - `journal-db-mode: asynchronous`: knotd does not wait for the journal to reach the disk, which took one or
  *   more fsyncs per change on the serving path. A knotd that crashes loses nothing (the journal lives in the
  *   page cache); a machine that crashes may lose the journal's last changes or tear it, which the adapter
@@ -146,7 +149,9 @@ export function renderKnotConfig(input: KnotConfigInput): string {
     `    listen: ${knotAddress(parseHostPort(input.listen, true))}`,
     'log:',
     '  - target: stderr',
-    '    any: info',
+    '    server: info',
+    '    zone: info',
+    '    control: warning',
     'database:',
     `    storage: ${quoted(paths.db)}`,
     '    journal-db-mode: asynchronous',

@@ -16,6 +16,7 @@ import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver
 import { query, txtValue, type Server } from '../../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
 import { until } from '../../helpers/proc';
+import { captureLogger } from '../../helpers/log';
 import { renderCatalog } from '../../../zonefiles/catalog';
 
 const ZONE = 'example.test';
@@ -207,6 +208,16 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect((await query(server, `www.${ZONE}`, 'A', { dnssecOk: true })).answers?.map((a) => a.type)).toEqual(['A', 'RRSIG']);
     await ns.notifySecondaries(ZONE);
     expect(await ns.secondarySerials(ZONE)).toEqual([{ address: `127.0.0.1:${secondary}`, serial: null }]);
+  });
+
+  it('logs what knotd says of its zones, not each control command it received: a change is no lines to read on its way', async () => {
+    const { log, text } = captureLogger();
+    const { ns } = await startKnot([], { logger: log });
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    const soa = `@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. 2 3600 600 604800 300`;
+    await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa, `www.${ZONE} 300 A 192.0.2.2`] }, null);
+    await until('the zone\'s lines', async () => (text().includes(`knotd: [${ZONE}.]`) ? true : undefined), 5000, 10);
+    expect(text()).not.toContain('received command');
   });
 
   it('sends a change at once and commits it only once notBefore resolves', async () => {
