@@ -112,26 +112,48 @@ export class KnotControl {
    * after another from the socket, so a zone transaction of many commands costs one round trip instead of one
    * per command (each a wake-up of knotd and of this process, milliseconds on a loaded machine). When knotd
    * refuses some, this rejects with the first one's CtlError once every command is answered, so that the
-   * connection stays in step for what is sent next (zone-abort).
+   * connection stays in step for what is sent next (zone-abort). A pipeline sent before the last one's answers
+   * came goes at once too: its answers are read after those.
    */
   pipeline(commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
     // Written to a connection that is gone (knotd closed it, or it never came), a command would wait out its timeout.
-    if (this.socket.destroyed) return Promise.reject(new Error(`knot control: the connection is closed (${commands.map((c) => c.cmd).join(', ')} not sent)`));
+    if (this.socket.destroyed) return Promise.reject(this.closedBefore(commands, 'sent'));
+    this.socket.write(Buffer.concat(commands.map((c) => encode([c]))));
+    const answered = this.turn.then(() => this.answers(commands, timeoutMs));
+    this.turn = answered.then(() => undefined, () => undefined);
+    return answered;
+  }
+
+  /** Answers read past the pipeline they followed: the start of the next one's. */
+  private rest: Buffer = Buffer.alloc(0);
+  /** The last pipeline's answers read: the next one's follow them. */
+  private turn: Promise<void> = Promise.resolve();
+
+  private closedBefore(commands: CtlData[], not: 'sent' | 'answered'): Error {
+    return new Error(`knot control: the connection is closed (${commands.map((c) => c.cmd).join(', ')} not ${not})`);
+  }
+
+  /** Reads the answers to `commands`, the next on the connection. */
+  private answers(commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
+    if (this.socket.destroyed && this.rest.length === 0) return Promise.reject(this.closedBefore(commands, 'answered'));
     return new Promise((resolve, reject) => {
-      let buf: Buffer = Buffer.alloc(0);
+      let buf = this.rest;
+      this.rest = Buffer.alloc(0);
       const answers: CtlData[][] = [];
       let refused: CtlError | null = null;
+      let settled = false;
       const done = (err: Error | null): void => {
+        settled = true;
         clearTimeout(timer);
         this.socket.off('data', onData);
         this.socket.off('error', onError);
         this.socket.off('close', onClose);
+        this.rest = buf;
         if (err) reject(err);
         else resolve(answers);
       };
       const named = (c: CtlData): string => `${c.cmd}${c.zone ? ` ${c.zone}` : ''}`;
-      const onData = (chunk: Buffer): void => {
-        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+      const read = (): void => {
         for (;;) {
           let answer: ReturnType<typeof decode>;
           try {
@@ -151,13 +173,18 @@ export class KnotControl {
           }
         }
       };
+      const onData = (chunk: Buffer): void => {
+        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+        read();
+      };
       const onError = (e: Error): void => done(e);
       const onClose = (): void => done(new Error(`knot control: connection closed during ${named(commands[answers.length] ?? commands.at(-1)!)}`));
       const timer = setTimeout(() => done(new Error(`knot control: ${commands.map((c) => c.cmd).join(', ')} not answered within ${timeoutMs} ms`)), timeoutMs);
       this.socket.on('data', onData);
       this.socket.on('error', onError);
       this.socket.on('close', onClose);
-      this.socket.write(Buffer.concat(commands.map((c) => encode([c]))));
+      read();
+      if (!settled && this.socket.destroyed) onClose();
     });
   }
 

@@ -32,8 +32,8 @@ import {
   configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
 } from './knot-config';
-import { sameKeys, StaleSerialError, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
-import { parseDsRecords, parseRecordLine, serialAbove, soaSerial } from './zone-text';
+import { sameKeys, StaleSerialError, type ChangeTransaction, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
+import { parseDsRecords, parseRecordLine, serialAbove, soaSerial, type RecordLine } from './zone-text';
 import { isZoneName } from '../../zonefiles/names';
 import { processAlive } from '../../lib/process-alive';
 
@@ -346,18 +346,17 @@ class Knot implements KnotNameserver {
     });
   }
 
-  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {
+  applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {
+    return this.openChanges(name).apply(changes, zoneText, opts);
+  }
+
+  openChanges(name: string): ChangeTransaction {
     const fqdn = zoneFqdn(name);
-    const removes = changes.remove.map((line) => parseRecordLine(fqdn, line)).filter((r) => r.type !== 'SOA');
-    const adds = changes.add.map((line) => parseRecordLine(fqdn, line));
-    const soa = adds.filter((r) => r.type === 'SOA');
-    const serial = zoneText === null ? Number(soa[0]?.rdata.split(/\s+/)[2]) : soaSerial(zoneText);
-    if (soa.length !== 1 || soa[0]!.owner !== fqdn || soa[0]!.rdata.split(/\s+/)[2] !== String(serial)) {
-      throw new Error(`zone ${name}: changes.add must hold the apex SOA with the zone text's serial ${serial}`);
-    }
-    const untimed = adds.find((r) => r.ttl === null);
-    if (untimed) throw new Error(`zone ${name}: added record ${untimed.owner} ${untimed.type} has no TTL`);
-    return this.oneAtATime(name, async () => {
+    let deliver!: (change: { changes: ZoneChanges; zoneText: string | null; opts: { notBefore?: Promise<void> } } | null) => void;
+    const delivered = new Promise<Parameters<typeof deliver>[0]>((resolve) => {
+      deliver = resolve;
+    });
+    const done = this.oneAtATime(name, async () => {
       this.requireRunning();
       if (!this.configured.has(name)) throw new Error(`zone ${name} is not served: applyZone it first`);
       const path = zoneFilePath(this.opts.zonesDir, name);
@@ -373,21 +372,31 @@ class Knot implements KnotNameserver {
       let ctl: KnotControl | undefined;
       const mark = this.errorSeq;
       try {
-        // One control connection for the whole transaction, which commits only when knotd took every command.
+        // One control connection for the whole transaction, which commits only when knotd took every command. The
+        // transaction is begun, and the served serial read in it, while the caller still reads its change.
         ctl = KnotControl.open(this.paths.socket);
-        // The whole transaction but its commit in one round trip; the served serial is read in the transaction
-        // itself, and when the change does not go above it, what was sent is aborted unseen.
+        const begun = ctl.pipeline([{ cmd: 'zone-begin', zone: fqdn }, { cmd: 'zone-get', zone: fqdn, owner: fqdn, type: 'SOA' }], CONTROL_TIMEOUT_MS);
+        begun.catch(() => undefined);
+        const change = await delivered;
+        if (!change) {
+          await begun;
+          await ctl.call({ cmd: 'zone-abort', zone: fqdn }, CONTROL_TIMEOUT_MS);
+          return;
+        }
+        const { changes, zoneText, opts } = change;
+        const { removes, adds, serial } = transactionOf(name, changes, zoneText);
+        // The rest but the commit in one round trip; when the change does not go above the served serial, what was
+        // sent is aborted unseen.
         const sent = ctl.pipeline([
-          { cmd: 'zone-begin', zone: fqdn },
-          { cmd: 'zone-get', zone: fqdn, owner: fqdn, type: 'SOA' },
           ...removes.map((r): CtlData => ({ cmd: 'zone-unset', zone: fqdn, owner: r.owner, type: r.type, ...(r.rdata ? { data: r.rdata } : {}) })),
           // The SOA is set like any record: knotd replaces the apex SOA with it.
           ...adds.map((r): CtlData => ({ cmd: 'zone-set', zone: fqdn, owner: r.owner, ttl: String(r.ttl), type: r.type, data: r.rdata })),
         ], CONTROL_TIMEOUT_MS);
         sent.catch(() => undefined);
         if (zoneText !== null && zoneText.length <= EARLY_FILE_BYTES) staged = stageFile(path, zoneText);
-        const served = Number((await sent)[1]![0]?.data?.split(/\s+/)[2]);
+        const served = Number((await begun)[1]![0]?.data?.split(/\s+/)[2]);
         if (!Number.isInteger(served)) throw new Error(`zone ${name} is not served: applyZone it first`);
+        await sent;
         if (!serialAbove(serial, served)) {
           await ctl.call({ cmd: 'zone-abort', zone: fqdn }, CONTROL_TIMEOUT_MS);
           if (served === serial && zoneText !== null && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
@@ -416,6 +425,15 @@ class Knot implements KnotNameserver {
         }
       }
     });
+    // Abandoned, or failed before its change came: nobody awaits it.
+    done.catch(() => undefined);
+    return {
+      apply: (changes, zoneText, opts = {}) => {
+        deliver({ changes, zoneText, opts });
+        return done;
+      },
+      abandon: () => deliver(null),
+    };
   }
 
   /**
@@ -795,6 +813,22 @@ class Knot implements KnotNameserver {
     });
     return result;
   }
+}
+
+/** A change's commands: the records it removes (the SOA aside: the added one replaces it) and adds, and the serial
+ * it goes to, which the added apex SOA must carry (the zone text's, when there is one). */
+function transactionOf(name: string, changes: ZoneChanges, zoneText: string | null): { removes: RecordLine[]; adds: RecordLine[]; serial: number } {
+  const fqdn = zoneFqdn(name);
+  const removes = changes.remove.map((line) => parseRecordLine(fqdn, line)).filter((r) => r.type !== 'SOA');
+  const adds = changes.add.map((line) => parseRecordLine(fqdn, line));
+  const soa = adds.filter((r) => r.type === 'SOA');
+  const serial = zoneText === null ? Number(soa[0]?.rdata.split(/\s+/)[2]) : soaSerial(zoneText);
+  if (soa.length !== 1 || soa[0]!.owner !== fqdn || soa[0]!.rdata.split(/\s+/)[2] !== String(serial)) {
+    throw new Error(`zone ${name}: changes.add must hold the apex SOA with the zone text's serial ${serial}`);
+  }
+  const untimed = adds.find((r) => r.ttl === null);
+  if (untimed) throw new Error(`zone ${name}: added record ${untimed.owner} ${untimed.type} has no TTL`);
+  return { removes, adds, serial };
 }
 
 /** Timers keymgr lists and import-pem takes back (its names use `_` where the listing has `-`). */

@@ -97,6 +97,13 @@ export class UnservableZoneError extends Error {
   }
 }
 
+/** A change transaction opened ahead of its change (Nameserver.openChanges). */
+export interface ChangeTransaction {
+  apply(changes: ZoneChanges, zoneText: string | null, opts?: { notBefore?: Promise<void> }): Promise<void>;
+  /** Ends it unapplied. */
+  abandon(): void;
+}
+
 /**
  * The hidden primary. Every operation is idempotent; concurrent calls for one zone run one after another.
  * applyZone, applyChanges, removeZone and servedSerial throw while the server process is down (the
@@ -134,6 +141,13 @@ export interface Nameserver {
    * notified to secondaries) only once this resolves.
    */
   applyChanges?(name: string, changes: ZoneChanges, zoneText: string | null, opts?: { notBefore?: Promise<void> }): Promise<void>;
+  /**
+   * applyChanges begun before its change is known (present wherever applyChanges is): the transaction is opened, and
+   * what is served read in it, while the caller still reads its change, so that only the change and the commit
+   * remain once it has. Exactly one of the transaction's `apply` (applyChanges' arguments and promise) or `abandon`
+   * must follow; until then the zone's other operations wait.
+   */
+  openChanges?(name: string): ChangeTransaction;
   /**
    * With applyChanges' `zoneText` null the zone file is left behind what is served (the server's journal holds
    * the changes; after a restart of the server alone it serves them again): writing megabytes per change of a

@@ -266,52 +266,64 @@ export function zoneApplier(d: ApplyDeps) {
    */
   const applyDelta = async (z: ZoneRow, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
     const { name } = z;
-    const apply = d.nameserver.applyChanges?.bind(d.nameserver);
+    const open = d.nameserver.openChanges?.bind(d.nameserver);
     const sameSigning = signing.dnssec === prev.dnssec && signing.deleteDs === !!prev.deleteDs;
-    if (!apply || !sameSigning) return undefined;
-    // The zone as the pass saw it sizes the bound; a write since that grows it past this pass's bound only costs a
-    // whole load.
-    const delta = await zoneChangesSince(d.store, name, prev.generation, Math.max(maxIncremental, Math.floor(z.rrsetCount / 4)));
-    if (!delta || 'more' in delta || delta.zone.uid !== prev.uid || signingMoved(z, delta.zone)) return undefined;
-    /** The served rrsets' keys the change removes, and the line that removes each. */
-    const removed = new Map<string, string>();
-    for (const r of [...delta.removed, ...delta.changed]) {
-      for (const type of servedTypes(r.type)) {
-        const key = rrsetKey(r.name, type);
-        if (hasKey(prev.keys, key)) removed.set(key, `${r.name}. ${type}`);
-      }
-    }
-    const changes: ZoneChanges = { remove: [...removed.values()], add: [] };
-    const added = await servedOf(name, delta.changed);
-    for (const r of added) changes.add.push(...absoluteLines(name, r));
-    const serial = serialOf(delta.zone);
-    const soa = soaFor(name, serial, d.nameservers);
-    changes.add.push(absoluteSoaLine(name, soa));
-    const deferFile = delta.zone.rrsetCount >= deferFileFrom && !!d.nameserver.saveZoneFile;
-    let text: string | null = null;
-    if (!deferFile) {
-      const snap = await zoneSnapshot(d.store, name);
-      if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
-      text = renderZone({ name, soa, rrsets: await servedOf(name, snap.rrsets) });
-    }
-    // knotd's one control connection is held for the sync alone, not for the floor's wait behind the store's queue.
-    const { durable: notBefore } = await readyToServe(name, delta.zone, serial, signing);
-    // The nameserver awaits it only once it took the commands; a failed sync is the catch's below.
-    notBefore.catch(() => undefined);
+    if (!open || !sameSigning) return undefined;
+    // Where no floor is likely to be written first (floorNeeded), the nameserver's transaction is begun while the
+    // change is read: knotd's answer to its begin then travels during the reads instead of after them. Elsewhere it
+    // is begun once the floor's write committed, since knotd takes one control connection at a time, for all zones,
+    // and the floor's write may wait behind the store's queue.
+    let txn = d.soleLeader && !signing.dnssec ? open(name) : undefined;
+    let applying: Promise<void> | undefined;
     try {
-      await apply(name, changes, text, { notBefore });
-    } catch (e) {
-      // What could not be made durable is the pass's failure (the store's), not the nameserver's.
-      await notBefore;
-      if (e instanceof StaleSerialError) throw e;
-      d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
-      return undefined;
+      // The zone as the pass saw it sizes the bound; a write since that grows it past this pass's bound only costs a
+      // whole load.
+      const delta = await zoneChangesSince(d.store, name, prev.generation, Math.max(maxIncremental, Math.floor(z.rrsetCount / 4)));
+      if (!delta || 'more' in delta || delta.zone.uid !== prev.uid || signingMoved(z, delta.zone)) return undefined;
+      /** The served rrsets' keys the change removes, and the line that removes each. */
+      const removed = new Map<string, string>();
+      for (const r of [...delta.removed, ...delta.changed]) {
+        for (const type of servedTypes(r.type)) {
+          const key = rrsetKey(r.name, type);
+          if (hasKey(prev.keys, key)) removed.set(key, `${r.name}. ${type}`);
+        }
+      }
+      const changes: ZoneChanges = { remove: [...removed.values()], add: [] };
+      const added = await servedOf(name, delta.changed);
+      for (const r of added) changes.add.push(...absoluteLines(name, r));
+      const serial = serialOf(delta.zone);
+      const soa = soaFor(name, serial, d.nameservers);
+      changes.add.push(absoluteSoaLine(name, soa));
+      const deferFile = delta.zone.rrsetCount >= deferFileFrom && !!d.nameserver.saveZoneFile;
+      let text: string | null = null;
+      if (!deferFile) {
+        const snap = await zoneSnapshot(d.store, name);
+        if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
+        text = renderZone({ name, soa, rrsets: await servedOf(name, snap.rrsets) });
+      }
+      const { durable: notBefore } = await readyToServe(name, delta.zone, serial, signing);
+      // The nameserver awaits it only once it took the commands; a failed sync is the catch's below.
+      notBefore.catch(() => undefined);
+      txn ??= open(name);
+      try {
+        applying = txn.apply(changes, text, { notBefore });
+        await applying;
+      } catch (e) {
+        // What could not be made durable is the pass's failure (the store's), not the nameserver's.
+        await notBefore;
+        if (e instanceof StaleSerialError) throw e;
+        d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
+        return undefined;
+      }
+      const keys = changedKeys(prev.keys, [...removed.keys()], added.map((r) => rrsetKey(r.name, r.type)));
+      return {
+        keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
+        ...(deferFile && { unsavedSince: prev.unsavedSince ?? now() }),
+      };
+    } finally {
+      // Not applied (the zone loads whole instead, or the pass failed): the zone's other operations wait for its end.
+      if (txn && !applying) txn.abandon();
     }
-    const keys = changedKeys(prev.keys, [...removed.keys()], added.map((r) => rrsetKey(r.name, r.type)));
-    return {
-      keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
-      ...(deferFile && { unsavedSince: prev.unsavedSince ?? now() }),
-    };
   };
 
   /** Writes the zone file of a zone whose changes went to the nameserver without it, from the applied state. */

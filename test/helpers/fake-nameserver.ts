@@ -1,6 +1,6 @@
 import { parseRecordLine, soaSerial } from '../../providers/nameserver/zone-text';
 import { serialGreater } from '../../zonefiles';
-import { StaleSerialError, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
+import { StaleSerialError, type ChangeTransaction, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
 
 export type Action =
   | { op: 'applyZone'; zone: string; dnssec: boolean; deleteDs?: true }
@@ -58,6 +58,24 @@ export class FakeNameserver implements Nameserver {
     this.actions.push({ op: 'applyZone', zone: name, dnssec: opts.dnssec, ...(deleteDs && { deleteDs: true as const }) });
     this.served.set(name, { text: zoneText, serial: serial + (opts.dnssec ? this.signerBump : 0), dnssec: opts.dnssec, deleteDs });
     this.rrsets.set(name, rrsetKeysOf(name, zoneText));
+  }
+  /** Transactions opened (openChanges) and not yet applied or abandoned: the zone's other operations would wait. */
+  openTransactions = 0;
+  openChanges(name: string): ChangeTransaction {
+    this.openTransactions++;
+    let ended = false;
+    const end = (): void => {
+      if (ended) throw new Error(`the transaction of ${name} was ended twice`);
+      ended = true;
+      this.openTransactions--;
+    };
+    return {
+      apply: (changes, zoneText, opts) => {
+        end();
+        return this.applyChanges(name, changes, zoneText, opts);
+      },
+      abandon: end,
+    };
   }
   /** `served.text` is the zone file: with no text given it stays as it was until saveZoneFile. */
   async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {

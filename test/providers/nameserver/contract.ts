@@ -71,6 +71,18 @@ export function nameserverContract(name: string, make: () => Promise<NameserverS
       expect(await ns.servedSerial(ZONE)).toBe(2);
     });
 
+    it('takes a change through a transaction opened before it was known; one abandoned changes nothing and holds nothing up', async () => {
+      const { ns } = await make();
+      if (!ns.openChanges) return;
+      await ns.applyZone(ZONE, zoneText(ZONE, 1), unsigned);
+      ns.openChanges(ZONE).abandon();
+      await ns.applyZone(ZONE, zoneText(ZONE, 2, '192.0.2.2'), unsigned);
+      expect(await ns.servedSerial(ZONE)).toBe(2);
+      const txn = ns.openChanges(ZONE);
+      await txn.apply({ remove: [`www.${ZONE} A`], add: [soa(ZONE, 3), `www.${ZONE} 300 A 192.0.2.3`] }, zoneText(ZONE, 3, '192.0.2.3'));
+      expect(await ns.servedSerial(ZONE)).toBe(3);
+    });
+
     it('writes a deferred zone file only for the text it serves', async () => {
       const { ns } = await make();
       if (!ns.applyChanges || !ns.saveZoneFile) return;

@@ -164,3 +164,33 @@ describe('knot control protocol when the server goes away', () => {
     }
   });
 });
+
+describe('knot control protocol with pipelines sent before the last one was answered', () => {
+  it('gives each its own answers, in the order sent, also when both arrive in one packet', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-turns-'));
+    let held: Buffer[] = [];
+    let count = 0;
+    // Answers nothing until the fourth command has come, then each with its number, all in one write.
+    const server = createServer((sock) => {
+      sock.on('data', (chunk) => {
+        for (const byte of chunk) if (byte === BLOCK) held.push(Buffer.concat([Buffer.of(DATA), item(16 + 10, String(++count)), Buffer.of(BLOCK)]));
+        if (count === 4) {
+          sock.write(Buffer.concat(held));
+          held = [];
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(join(dir, 'knot.sock'), r));
+    try {
+      const ctl = KnotControl.open(join(dir, 'knot.sock'));
+      const first = ctl.pipeline([{ cmd: 'zone-begin', zone: 'a.' }, { cmd: 'zone-get', zone: 'a.' }], 2000);
+      const second = ctl.pipeline([{ cmd: 'zone-set', zone: 'a.' }, { cmd: 'zone-set', zone: 'a.' }], 2000);
+      expect(await first).toEqual([[{ data: '1' }], [{ data: '2' }]]);
+      expect(await second).toEqual([[{ data: '3' }], [{ data: '4' }]]);
+      ctl.close();
+    } finally {
+      await new Promise((r) => server.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

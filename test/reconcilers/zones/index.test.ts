@@ -511,7 +511,28 @@ describe('zone reconciler', () => {
   });
 
   describe('where no other process can lead (SQLite)', () => {
-    const sole = () => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, soleLeader: true });
+    const sole = (maxIncremental?: number) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, soleLeader: true, maxIncremental });
+    // Each transaction opened is applied or abandoned: one left open would hold up the zone's other operations.
+    afterEach(() => expect(ns.openTransactions).toBe(0));
+
+    it('begins the nameserver\'s transaction of an unsigned zone before it reads the change, and abandons it when the zone loads whole instead', async () => {
+      const opened = vi.spyOn(ns, 'openChanges');
+      const r = sole(1);
+      await r.reconcile('example.com', noAbort);
+      await putA('a.example.com', '192.0.2.1');
+      await putA('b.example.com', '192.0.2.2');
+      await r.reconcile('example.com', noAbort);
+      // Two changed rrsets, past the bound of one: loaded whole, after the transaction begun for them was given up.
+      expect(opened).toHaveBeenCalledTimes(1);
+      expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyZone']);
+      expect(ns.served.get('example.com')!.text).toBe(await rendered());
+      // Where a floor is written first, the transaction begins only once it committed: not for a whole load.
+      await putA('a.example.com', '192.0.2.3');
+      await putA('b.example.com', '192.0.2.4');
+      await zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, maxIncremental: 1 }).reconcile('example.com', noAbort);
+      expect(opened).toHaveBeenCalledTimes(1);
+    });
+
     /** The floor as the nameserver is handed each text (before it may serve it), and the serial of that text. */
     const floorsAtSend = (): { floor: number | null; serial: number }[] => {
       const seen: { floor: number | null; serial: number }[] = [];
