@@ -159,7 +159,7 @@ export class KnotControl {
           try {
             answer = decode(buf);
           } catch (e) {
-            done(e as Error);
+            outOfStep(e as Error);
             return;
           }
           if (!answer) return;
@@ -179,7 +179,14 @@ export class KnotControl {
       };
       const onError = (e: Error): void => done(e);
       const onClose = (): void => done(new Error(`knot control: connection closed during ${named(commands[answers.length] ?? commands.at(-1)!)}`));
-      const timer = setTimeout(() => done(new Error(`knot control: ${commands.map((c) => c.cmd).join(', ')} not answered within ${timeoutMs} ms`)), timeoutMs);
+      // Answers that may still come would be read as the next pipeline's: the connection goes, and what is sent on it
+      // later fails at once.
+      const outOfStep = (e: Error): void => {
+        done(e);
+        this.rest = Buffer.alloc(0);
+        this.socket.destroy();
+      };
+      const timer = setTimeout(() => outOfStep(new Error(`knot control: ${commands.map((c) => c.cmd).join(', ')} not answered within ${timeoutMs} ms`)), timeoutMs);
       this.socket.on('data', onData);
       this.socket.on('error', onError);
       this.socket.on('close', onClose);

@@ -1,6 +1,6 @@
 /** The control protocol client against a stand-in server that speaks libknot's wire format. */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,6 +189,33 @@ describe('knot control protocol with pipelines sent before the last one was answ
       expect(await second).toEqual([[{ data: '3' }], [{ data: '4' }]]);
       ctl.close();
     } finally {
+      await new Promise((r) => server.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('knot control protocol after a pipeline timed out', () => {
+  it('sends nothing more on that connection: a late answer is never read as the next command\'s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-late-'));
+    const sockets: Socket[] = [];
+    // Answers the first command only once the second has come: late for the first, in time for the second.
+    const server = createServer((sock) => {
+      sockets.push(sock);
+      let n = 0;
+      sock.on('data', (chunk) => {
+        for (const byte of chunk) if (byte === BLOCK) n++;
+        if (n === 2) sock.write(Buffer.concat([1, 2].map((i) => Buffer.concat([Buffer.of(DATA), item(16 + 10, `answer ${i}`), Buffer.of(BLOCK)]))));
+      });
+      sock.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => server.listen(join(dir, 'knot.sock'), r));
+    try {
+      const ctl = await KnotControl.connect(join(dir, 'knot.sock'), 2000);
+      await expect(ctl.call({ cmd: 'zone-begin', zone: 'a.' }, 50)).rejects.toThrow('not answered within 50 ms');
+      await expect(ctl.call({ cmd: 'zone-abort', zone: 'a.' }, 2000)).rejects.toThrow('the connection is closed');
+    } finally {
+      for (const s of sockets) s.destroy();
       await new Promise((r) => server.close(r));
       rmSync(dir, { recursive: true, force: true });
     }
