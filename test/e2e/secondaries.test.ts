@@ -130,6 +130,9 @@ describe.skipIf(!hasSecondaryTools())(secondariesTitle('serve as hidden primary:
     const created = await api('POST', '/v1/orgs/acme/dns/zones', { name: ZONE });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     await applied();
+    // The catalog too, before a secondary asks for it: a primary without it yet answers REFUSED, unsigned, which BIND
+    // logs as a missing TSIG (the transfers test below reads BIND's log for those).
+    await eventually(() => primaryAxfr('catalog.invalid'), (c) => c.records.some((r) => / PTR example\.com\.$/.test(r)), 15_000);
     [bind, knot] = await Promise.all([
       startBindSecondary({ primary, port: bindPort, tsig: key, catalogZone: 'catalog.invalid' }),
       startKnotSecondary({ primary, port: knotPort, tsig: key, catalogZone: 'catalog.invalid' }),
