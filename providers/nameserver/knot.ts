@@ -27,7 +27,7 @@ import { promisify } from 'node:util';
 import type { Logger } from '../../lib/log';
 import { soaSerialServed, udpQuery } from './dns-query';
 import { removeFileDurably, replaceFile, stageFile, writeFileDurably, type StagedFile } from '../../lib/files';
-import { control, KnotControl, type CtlData } from './knot-ctl';
+import { control, CtlError, KnotControl, type CtlData } from './knot-ctl';
 import {
   configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
@@ -380,7 +380,7 @@ class Knot implements KnotNameserver {
         const change = await delivered;
         if (!change) {
           await begun;
-          await ctl.call({ cmd: 'zone-abort', zone: fqdn }, CONTROL_TIMEOUT_MS);
+          await this.abortTransaction(ctl, fqdn);
           return;
         }
         const { changes, zoneText, opts } = change;
@@ -398,7 +398,7 @@ class Knot implements KnotNameserver {
         if (!Number.isInteger(served)) throw new Error(`zone ${name} is not served: applyZone it first`);
         await sent;
         if (!serialAbove(serial, served)) {
-          await ctl.call({ cmd: 'zone-abort', zone: fqdn }, CONTROL_TIMEOUT_MS);
+          await this.abortTransaction(ctl, fqdn);
           if (served === serial && zoneText !== null && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
           throw new StaleSerialError(name, serial, served);
         }
@@ -410,9 +410,8 @@ class Knot implements KnotNameserver {
         if (!staged && zoneText !== null) await replaceFile(path, zoneText);
       } catch (err) {
         if (err instanceof StaleSerialError) throw err;
-        // On this connection: knotd serves one at a time. Also closes a transaction some earlier failure left
-        // open, so that a retry can begin one.
-        await ctl?.call({ cmd: 'zone-abort', zone: fqdn }, CONTROL_TIMEOUT_MS).catch(() => undefined);
+        // Also closes a transaction some earlier failure left open, so that a retry can begin one.
+        if (ctl) await this.abortTransaction(ctl, fqdn).catch(() => undefined);
         throw await this.withKnotdErrors(err, fqdn, mark);
       } finally {
         ctl?.close();
@@ -425,15 +424,44 @@ class Knot implements KnotNameserver {
         }
       }
     });
+    let ended = false;
+    let applied = false;
     // Abandoned, or failed before its change came: nobody awaits it.
-    done.catch(() => undefined);
+    done.catch((err: Error) => {
+      if (!applied) this.log.warn({ zone: name, err: err.message }, 'knot: a zone transaction given up failed to end cleanly');
+    });
+    const end = (): boolean => {
+      const first = !ended;
+      ended = true;
+      return first;
+    };
     return {
       apply: (changes, zoneText, opts = {}) => {
+        if (!end()) return Promise.reject(new Error(`zone ${name}: this transaction has ended already`));
+        applied = true;
         deliver({ changes, zoneText, opts });
         return done;
       },
-      abandon: () => deliver(null),
+      abandon: () => {
+        if (end()) deliver(null);
+      },
     };
+  }
+
+  /**
+   * Ends the zone's open transaction in knotd. A transaction outlives its connection: knotd drops one idle past its
+   * control timeout (5 s), or it failed under way, and its transaction would stay open, where every later blocking
+   * reload of the zone waits behind it and holds knotd's one control thread, for every zone, until a restart. So
+   * when the connection cannot carry the abort, a new one does.
+   */
+  private async abortTransaction(ctl: KnotControl, fqdn: string): Promise<void> {
+    try {
+      await ctl.call({ cmd: 'zone-abort', zone: fqdn }, CONTROL_TIMEOUT_MS);
+    } catch (err) {
+      if (err instanceof CtlError) throw err;
+      ctl.close();
+      await control(this.paths.socket, [{ cmd: 'zone-abort', zone: fqdn }], CONTROL_TIMEOUT_MS);
+    }
   }
 
   /**

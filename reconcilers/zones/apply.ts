@@ -272,7 +272,7 @@ export function zoneApplier(d: ApplyDeps) {
     // Where no floor is likely to be written first (floorNeeded), the nameserver's transaction is begun while the
     // change is read: knotd's answer to its begin then travels during the reads instead of after them. Elsewhere it
     // is begun once the floor's write committed, since knotd takes one control connection at a time, for all zones,
-    // and the floor's write may wait behind the store's queue.
+    // and drops one idle past its control timeout.
     let txn = d.soleLeader && !signing.dnssec ? open(name) : undefined;
     let applying: Promise<void> | undefined;
     try {
@@ -300,6 +300,11 @@ export function zoneApplier(d: ApplyDeps) {
         const snap = await zoneSnapshot(d.store, name);
         if (!snap || snap.zone.generation !== delta.zone.generation) return undefined;
         text = renderZone({ name, soa, rrsets: await servedOf(name, snap.rrsets) });
+      }
+      // The floor's write may wait behind the store's queue: not while knotd's control is held.
+      if (txn && floorNeeded(delta.zone, serial, signing)) {
+        txn.abandon();
+        txn = undefined;
       }
       const { durable: notBefore } = await readyToServe(name, delta.zone, serial, signing);
       // The nameserver awaits it only once it took the commands; a failed sync is the catch's below.

@@ -83,6 +83,24 @@ export function nameserverContract(name: string, make: () => Promise<NameserverS
       expect(await ns.servedSerial(ZONE)).toBe(3);
     });
 
+    it('ends a transaction once: an apply after its abandon, or a second apply, is refused, not reported applied', async () => {
+      const { ns } = await make();
+      if (!ns.openChanges) return;
+      await ns.applyZone(ZONE, zoneText(ZONE, 1), unsigned);
+      const change = (serial: number): Parameters<NonNullable<typeof ns.applyChanges>> =>
+        [ZONE, { remove: [`www.${ZONE} A`], add: [soa(ZONE, serial), `www.${ZONE} 300 A 192.0.2.${serial}`] }, zoneText(ZONE, serial, `192.0.2.${serial}`)];
+      const abandoned = ns.openChanges(ZONE);
+      abandoned.abandon();
+      const [, changes2, text2] = change(2);
+      await expect((async () => abandoned.apply(changes2, text2))()).rejects.toThrow();
+      expect(await ns.servedSerial(ZONE)).toBe(1);
+      const txn = ns.openChanges(ZONE);
+      await txn.apply(changes2, text2);
+      const [, changes3, text3] = change(3);
+      await expect((async () => txn.apply(changes3, text3))()).rejects.toThrow();
+      expect(await ns.servedSerial(ZONE)).toBe(2);
+    });
+
     it('writes a deferred zone file only for the text it serves', async () => {
       const { ns } = await make();
       if (!ns.applyChanges || !ns.saveZoneFile) return;

@@ -241,6 +241,29 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect(await ns.servedSerial(ZONE)).toBe(2);
   });
 
+  it('leaves no transaction open in knotd when knotd dropped the connection of one held open past its control timeout', async () => {
+    const { ns } = await startKnot();
+    const OTHER = 'other.test';
+    const otherText = (serial: number): string => zoneText(serial).replaceAll(ZONE, OTHER);
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    await ns.applyZone(OTHER, otherText(1), { dnssec: false });
+    // Begun while the pass reads its change (reconcilers/zones/apply.ts): reads that take longer than knotd's control
+    // timeout (5 s by default, which knot-config.ts leaves as it is) outlast the connection, not the transaction.
+    const txn = ns.openChanges!(ZONE);
+    // knotd serves one control connection at a time: another zone's command goes through once knotd dropped the idle
+    // one (no sleep: this is the moment it did).
+    await ns.applyZone(OTHER, otherText(2), { dnssec: false });
+    const soa = `@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. 2 3600 600 604800 300`;
+    await txn.apply({ remove: [`www.${ZONE} A`], add: [soa, `www.${ZONE} 300 A 192.0.2.2`] }, zoneText(2, { www: '192.0.2.2' })).catch(() => undefined);
+    // What the pass then does: load the zone whole. Its blocking zone-reload must not wait behind a transaction
+    // nobody can end (knotd logs "blocked zone update due to open control transaction" and takes no other command
+    // for any zone: every change, the catalog, NOTIFY wait until knotd restarts).
+    await ns.applyZone(ZONE, zoneText(3, { www: '192.0.2.3' }), { dnssec: false });
+    expect(await ns.servedSerial(ZONE)).toBe(3);
+    await ns.applyZone(OTHER, otherText(3), { dnssec: false });
+    expect(await ns.servedSerial(OTHER)).toBe(3);
+  }, 30_000);
+
   it('leaves the zone file behind a change given no text, serves it across a restart of knotd, and writes the file only for the served text', async () => {
     const { ns, server, opts } = await startKnot();
     const file = join(opts.zonesDir, `${ZONE}.zone`);

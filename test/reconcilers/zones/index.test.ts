@@ -562,6 +562,13 @@ describe('zone reconciler', () => {
       await r.reconcile('example.com', noAbort);
       await putA('a.example.com', '192.0.2.1');
       const seen = floorsAtSend();
+      // knotd takes one control connection at a time, for all zones: none is held while a write waits for the store.
+      const openAtWrites: number[] = [];
+      const write = store.write.bind(store);
+      vi.spyOn(store, 'write').mockImplementation((fn, opts) => {
+        openAtWrites.push(ns.openTransactions);
+        return write(fn, opts);
+      });
       const durableCommits = (): number => store.stats().commits - store.stats().lazyCommits;
       const before = durableCommits();
       await settle(r, 'example.com');
@@ -575,6 +582,7 @@ describe('zone reconciler', () => {
       else expect(floor === null || serialGreater(serial, floor)).toBe(true);
       // Once seen served, the floor is recorded all the same.
       expect(await servedSerialFloor(store, 'example.com')).toBe(signedFloor);
+      expect(openAtWrites.filter((n) => n > 0)).toEqual([]);
     });
 
     it('sends an unsigned change at once and commits it only once the store synced what the pass read; a failed sync commits nothing and fails the pass', async () => {
