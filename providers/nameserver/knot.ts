@@ -424,26 +424,22 @@ class Knot implements KnotNameserver {
         }
       }
     });
-    let ended = false;
-    let applied = false;
+    let state: 'open' | 'applied' | 'abandoned' = 'open';
     // Abandoned, or failed before its change came: nobody awaits it.
     done.catch((err: Error) => {
-      if (!applied) this.log.warn({ zone: name, err: err.message }, 'knot: a zone transaction given up failed to end cleanly');
+      if (state !== 'applied') this.log.warn({ zone: name, err: err.message }, 'knot: a zone transaction given up failed to end cleanly');
     });
-    const end = (): boolean => {
-      const first = !ended;
-      ended = true;
-      return first;
-    };
     return {
       apply: (changes, zoneText, opts = {}) => {
-        if (!end()) return Promise.reject(new Error(`zone ${name}: this transaction has ended already`));
-        applied = true;
+        if (state !== 'open') return Promise.reject(new Error(`zone ${name}: this transaction has ended already`));
+        state = 'applied';
         deliver({ changes, zoneText, opts });
         return done;
       },
       abandon: () => {
-        if (end()) deliver(null);
+        if (state !== 'open') return;
+        state = 'abandoned';
+        deliver(null);
       },
     };
   }
