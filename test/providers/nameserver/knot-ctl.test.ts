@@ -16,6 +16,28 @@ const item = (code: number, text: string): Buffer => {
   return Buffer.concat([head, b]);
 };
 
+/** A stand-in knotd on a control socket in a temp dir of its own: `handle` speaks for it on each connection. Its
+ * `close` ends every connection, the server and the dir. */
+async function standIn(handle: (sock: Socket) => void): Promise<{ path: string; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-stand-in-'));
+  const path = join(dir, 'knot.sock');
+  const sockets: Socket[] = [];
+  const server = createServer((sock) => {
+    sockets.push(sock);
+    sock.on('error', () => undefined);
+    handle(sock);
+  });
+  await new Promise<void>((r) => server.listen(path, r));
+  return {
+    path,
+    close: async () => {
+      for (const sock of sockets) sock.destroy();
+      await new Promise((r) => server.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('knot control protocol', () => {
   let dir: string;
   let server: Server;
@@ -167,11 +189,10 @@ describe('knot control protocol when the server goes away', () => {
 
 describe('knot control protocol with pipelines sent before the last one was answered', () => {
   it('gives each its own answers, in the order sent, also when both arrive in one packet', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-turns-'));
     let held: Buffer[] = [];
     let count = 0;
     // Answers nothing until the fourth command has come, then each with its number, all in one write.
-    const server = createServer((sock) => {
+    const knotd = await standIn((sock) => {
       sock.on('data', (chunk) => {
         for (const byte of chunk) if (byte === BLOCK) held.push(Buffer.concat([Buffer.of(DATA), item(16 + 10, String(++count)), Buffer.of(BLOCK)]));
         if (count === 4) {
@@ -180,44 +201,35 @@ describe('knot control protocol with pipelines sent before the last one was answ
         }
       });
     });
-    await new Promise<void>((r) => server.listen(join(dir, 'knot.sock'), r));
     try {
-      const ctl = KnotControl.open(join(dir, 'knot.sock'));
+      const ctl = KnotControl.open(knotd.path);
       const first = ctl.pipeline([{ cmd: 'zone-begin', zone: 'a.' }, { cmd: 'zone-get', zone: 'a.' }], 2000);
       const second = ctl.pipeline([{ cmd: 'zone-set', zone: 'a.' }, { cmd: 'zone-set', zone: 'a.' }], 2000);
       expect(await first).toEqual([[{ data: '1' }], [{ data: '2' }]]);
       expect(await second).toEqual([[{ data: '3' }], [{ data: '4' }]]);
       ctl.close();
     } finally {
-      await new Promise((r) => server.close(r));
-      rmSync(dir, { recursive: true, force: true });
+      await knotd.close();
     }
   });
 });
 
 describe('knot control protocol after a pipeline timed out', () => {
   it('sends nothing more on that connection: a late answer is never read as the next command\'s', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hp-ctl-late-'));
-    const sockets: Socket[] = [];
     // Answers the first command only once the second has come: late for the first, in time for the second.
-    const server = createServer((sock) => {
-      sockets.push(sock);
+    const knotd = await standIn((sock) => {
       let n = 0;
       sock.on('data', (chunk) => {
         for (const byte of chunk) if (byte === BLOCK) n++;
         if (n === 2) sock.write(Buffer.concat([1, 2].map((i) => Buffer.concat([Buffer.of(DATA), item(16 + 10, `answer ${i}`), Buffer.of(BLOCK)]))));
       });
-      sock.on('error', () => undefined);
     });
-    await new Promise<void>((r) => server.listen(join(dir, 'knot.sock'), r));
     try {
-      const ctl = await KnotControl.connect(join(dir, 'knot.sock'), 2000);
+      const ctl = await KnotControl.connect(knotd.path, 2000);
       await expect(ctl.call({ cmd: 'zone-begin', zone: 'a.' }, 50)).rejects.toThrow('not answered within 50 ms');
       await expect(ctl.call({ cmd: 'zone-abort', zone: 'a.' }, 2000)).rejects.toThrow('the connection is closed');
     } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-      rmSync(dir, { recursive: true, force: true });
+      await knotd.close();
     }
   });
 });
