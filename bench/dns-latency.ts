@@ -111,12 +111,14 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
   mkdirSync(pdnsDir);
   let serve: ChildServer | undefined;
   let pdns: PowerDns | null = null;
+  /** PowerDNS while it starts: a failure before it was awaited must still stop it, or its pipes keep the bench alive. */
+  let pdnsStarting: Promise<PowerDns> | undefined;
   const release = guard('dns-latency', tmp, () => [serve?.child, pdns?.child], WATCHDOG_MS);
   try {
     out(`context: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const installed = ensurePowerDns(note);
     const [hpDnsPort, pdnsDnsPort, pdnsApiPort] = (await freePorts(3)) as [number, number, number];
-    const pdnsStarting = startPowerDns({ dir: pdnsDir, dnsPort: pdnsDnsPort, apiPort: pdnsApiPort, ...installed, logFile: join(tmp, 'pdns.log') });
+    pdnsStarting = startPowerDns({ dir: pdnsDir, dnsPort: pdnsDnsPort, apiPort: pdnsApiPort, ...installed, logFile: join(tmp, 'pdns.log') });
     pdnsStarting.catch(() => undefined);
     const token = await bootstrap(hpData, 'pro');
     serve = startServe({ data: hpData, dnsPort: hpDnsPort, cpuProfDir: opts.cpuProfDir });
@@ -171,6 +173,7 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
     out(`context: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
     return ok ? 0 : 1;
   } finally {
+    pdns ??= (await pdnsStarting?.catch(() => null)) ?? null;
     await Promise.all([serve?.stop(opts.cpuProfDir ? 20_000 : 5000), pdns?.stop()]);
     rmSync(tmp, { recursive: true, force: true });
     release();

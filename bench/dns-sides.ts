@@ -112,10 +112,9 @@ export async function waitServed(side: Side, fqdn: string, address: string, what
 export interface ServeOptions {
   data: string;
   dnsPort: number;
-  /** V8 CPU profiles into this directory: serve then runs from the sources through tsx (readable profiles),
-   * since node refuses --cpu-prof in NODE_OPTIONS. */
+  /** V8 CPU profiles into this directory: serve is then node on dist/ with --cpu-prof, which NODE_OPTIONS refuses. */
   cpuProfDir?: string;
-  /** Heap snapshots into this directory on SIGUSR2 (node's --heapsnapshot-signal, which NODE_OPTIONS refuses too). */
+  /** Heap snapshots into this directory on SIGUSR2 (node's --heapsnapshot-signal, through NODE_OPTIONS). */
   heapSnapshotDir?: string;
   plansFile?: string;
   extraArgs?: string[];
@@ -130,16 +129,16 @@ export function startServe(o: ServeOptions): ChildServer {
     'serve', '--port', '0', '--data', o.data, '--dns-listen', `127.0.0.1:${o.dnsPort}`, '--nameservers', NAMESERVERS.join(','),
     '--metrics-listen', '127.0.0.1:0', '--resolver', `127.0.0.1:${o.dnsPort}`, ...(o.plansFile ? ['--plans', o.plansFile] : []), ...(o.extraArgs ?? []),
   ];
-  // Through NODE_OPTIONS, so that the profiled serve is the one operators run (compiled dist/ once built).
-  const profiling = [
-    ...(o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(o.cpuProfDir)}`] : []),
-    ...(o.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${resolve(o.heapSnapshotDir)}`] : []),
-  ];
-  if (profiling.length > 0) {
-    const env = { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS, ...profiling].filter(Boolean).join(' ') };
-    return spawnServer('hostplane', HOSTPLANE, serveArgs, { env, timeoutMs: 60_000 });
+  // A heap snapshot's flags go through NODE_OPTIONS, so that the serve is the one operators run. node refuses
+  // --cpu-prof there: a profiled serve is node itself on the compiled build (dist/, from `npm run build`).
+  const env = o.heapSnapshotDir
+    ? { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS, '--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${resolve(o.heapSnapshotDir)}`].filter(Boolean).join(' ') }
+    : process.env;
+  if (o.cpuProfDir) {
+    const flags = ['--cpu-prof', `--cpu-prof-dir=${resolve(o.cpuProfDir)}`];
+    return spawnServer('hostplane', process.execPath, [...flags, join(REPO, 'dist', 'cli', 'main.js'), ...serveArgs], { env, timeoutMs: 60_000 });
   }
-  return spawnServer('hostplane', HOSTPLANE, serveArgs, { timeoutMs: 60_000 });
+  return spawnServer('hostplane', HOSTPLANE, serveArgs, { env, timeoutMs: 60_000 });
 }
 
 export const admin = (data: string, ...args: string[]): Promise<Record<string, unknown>> => runJson(HOSTPLANE, ['admin', '--data', data, ...args]);

@@ -264,6 +264,8 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
   mkdirSync(pdnsDir);
   const servers: ChildServer[] = [];
   let pdns: PowerDns | null = null;
+  /** PowerDNS while it starts: a failure before it was awaited must still stop it, or its pipes keep the bench alive. */
+  let pdnsStarting: Promise<PowerDns> | undefined;
   const release = guard('dns', tmp, () => [...servers.map((x) => x.child), pdns?.child], WATCHDOG_MS);
 
   let ok = true;
@@ -275,7 +277,7 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
     const [hpDnsPort, pdnsDnsPort, pdnsApiPort] = (await freePorts(3)) as [number, number, number];
 
     // PowerDNS starts while hostplane is bootstrapped through its operator CLI.
-    const pdnsStarting = startPowerDns({ dir: pdnsDir, dnsPort: pdnsDnsPort, apiPort: pdnsApiPort, ...installed, logFile: join(tmp, 'pdns.log') });
+    pdnsStarting = startPowerDns({ dir: pdnsDir, dnsPort: pdnsDnsPort, apiPort: pdnsApiPort, ...installed, logFile: join(tmp, 'pdns.log') });
     pdnsStarting.catch(() => undefined);
 
     const serveOf = (): ChildServer => {
@@ -379,6 +381,7 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
     out(`context: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
     return ok ? 0 : 1;
   } finally {
+    pdns ??= (await pdnsStarting?.catch(() => null)) ?? null;
     await Promise.all([...servers.map((s) => s.stop(opts.cpuProfDir ? 20_000 : 5000)), pdns?.stop()]);
     rmSync(tmp, { recursive: true, force: true });
     release();
