@@ -199,16 +199,106 @@ export class KnotControl {
   close(): void {
     if (!this.socket.destroyed) this.socket.end(Buffer.of(UNIT.END));
   }
+
+  /** Whether commands can still go out and be answered: neither side closed it. */
+  get usable(): boolean {
+    return !this.socket.destroyed && !this.socket.readableEnded && this.socket.writable;
+  }
+
+  /** Whether the connection alone keeps the process running (not while it waits, unused, for the next user). */
+  hold(held: boolean): void {
+    if (held) this.socket.ref();
+    else this.socket.unref();
+  }
 }
 
-/** Connects, runs the commands in order (stopping at the first error), and closes. */
-export async function control(path: string, commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
-  const ctl = await KnotControl.connect(path, timeoutMs);
-  try {
-    const out: CtlData[][] = [];
-    for (const c of commands) out.push(await ctl.call(c, timeoutMs));
-    return out;
-  } finally {
-    ctl.close();
+/**
+ * knotd's control socket, with the last connection kept open for the next user. A transaction on a connection
+ * opened for it waited for the connection before its first command could go (a turn of this process's loop, taken
+ * by whatever else was ready then: after a write's sync, its whole answer), and cost knotd an accept; on a kept one
+ * the commands go at once.
+ *
+ * knotd serves one control connection at a time, for every zone, and one kept idle holds all the others back. So
+ * a connection is kept only while no other of ours is open and no exclusive user (`apart`: a knotc process, a stop
+ * of knotd) runs, and is closed once idle for `idleMs`, well before knotd's control timeout (5 s), past which knotd
+ * drops a connection it is waiting on and might do so under a command just sent.
+ */
+export class ControlLine {
+  private kept: { ctl: KnotControl; timer: NodeJS.Timeout } | null = null;
+  /** Connections taken and not given back. */
+  private taken = 0;
+  /** Exclusive users running. */
+  private aside = 0;
+
+  constructor(private readonly path: string, private readonly idleMs: number) {}
+
+  /** A connection: the kept one while it is still open, else a new one, on which commands may be sent at once. */
+  take(): KnotControl {
+    const kept = this.release();
+    this.taken++;
+    if (kept?.usable) {
+      kept.hold(true);
+      return kept;
+    }
+    kept?.close();
+    return KnotControl.open(this.path);
+  }
+
+  /** Ends a use of `ctl`: kept for the next one when it is `inStep` (no transaction left open on it, no answer
+   * outstanding), still open, and no other connection of ours or exclusive user waits behind it; else closed. */
+  give(ctl: KnotControl, inStep: boolean): void {
+    this.taken--;
+    if (!inStep || !ctl.usable || this.taken > 0 || this.aside > 0 || this.kept) {
+      ctl.close();
+      return;
+    }
+    ctl.hold(false);
+    const timer = setTimeout(() => {
+      if (this.kept?.ctl === ctl) this.drop();
+    }, this.idleMs);
+    timer.unref();
+    this.kept = { ctl, timer };
+  }
+
+  /** Runs `fn` with no connection kept: one that does not go through this line (a knotc process), or must not wait
+   * behind ours (knotd stopping), is served by knotd once ours closed. */
+  async apart<T>(fn: () => Promise<T>): Promise<T> {
+    this.aside++;
+    this.drop();
+    try {
+      return await fn();
+    } finally {
+      this.aside--;
+    }
+  }
+
+  /** Closes the kept connection, if any. */
+  drop(): void {
+    this.release()?.close();
+  }
+
+  /** Runs the commands in order on a connection of the line (stopping at the first error). */
+  async commands(commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
+    const ctl = this.take();
+    let inStep = false;
+    try {
+      const out: CtlData[][] = [];
+      for (const c of commands) out.push(await ctl.call(c, timeoutMs));
+      inStep = true;
+      return out;
+    } catch (e) {
+      // A refusal is answered in step; anything else may leave an answer outstanding.
+      inStep = e instanceof CtlError;
+      throw e;
+    } finally {
+      this.give(ctl, inStep);
+    }
+  }
+
+  private release(): KnotControl | undefined {
+    const kept = this.kept;
+    this.kept = null;
+    if (kept) clearTimeout(kept.timer);
+    return kept?.ctl;
   }
 }

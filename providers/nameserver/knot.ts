@@ -27,7 +27,7 @@ import { promisify } from 'node:util';
 import type { Logger } from '../../lib/log';
 import { soaSerialServed, udpQuery } from './dns-query';
 import { removeFileDurably, replaceFile, stageFile, writeFileDurably, type StagedFile } from '../../lib/files';
-import { control, CtlError, KnotControl, type CtlData } from './knot-ctl';
+import { ControlLine, CtlError, type CtlData, type KnotControl } from './knot-ctl';
 import {
   configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
@@ -48,6 +48,8 @@ const STOP_TIMEOUT_MS = 10_000;
 /** knotc's own control timeout (seconds): a blocking reload and signing of a large zone take seconds. */
 const KNOTC_TIMEOUT_S = '300';
 const CONTROL_TIMEOUT_MS = Number(KNOTC_TIMEOUT_S) * 1000;
+/** A control connection idle this long is closed (ControlLine): a stream of changes keeps it, knotd's 5 s timeout never. */
+const CONTROL_KEPT_MS = 2000;
 const RECENT_ERRORS = 200;
 /** A secondary that does not answer its SOA query in this long counts as not serving the zone. */
 const SECONDARY_QUERY_MS = 1_000;
@@ -98,6 +100,9 @@ export interface KnotNameserverOptions {
    * itself (serve and core hold the data dir lock): that knotd is then one an earlier holder left behind, and
    * it keeps the port. Without it, start() fails beside a live knotd and leaves it alone. */
   takeOver?: boolean;
+  /** How long a control connection left idle is kept for the next change (ControlLine). Default 2 s, below knotd's
+   * control timeout. */
+  controlKeptMs?: number;
 }
 
 interface Proc {
@@ -142,6 +147,7 @@ async function readFileOrNull(path: string): Promise<Buffer | null> {
 
 class Knot implements KnotNameserver {
   private readonly paths: ReturnType<typeof knotPaths>;
+  private readonly line: ControlLine;
   private server: { host: string; port: number };
   /** The address knotd binds (`server` is where we ask it, loopback for a wildcard); port 0 until start() picks one. */
   private listenOn: { host: string; port: number };
@@ -177,6 +183,7 @@ class Knot implements KnotNameserver {
     const opts = { ...given, dir: resolve(given.dir), zonesDir: resolve(given.zonesDir) };
     this.opts = opts;
     this.paths = knotPaths(opts.dir);
+    this.line = new ControlLine(this.paths.socket, opts.controlKeptMs ?? CONTROL_KEPT_MS);
     const listen = parseHostPort(opts.listen, true);
     this.listenGiven = listen;
     this.listenOn = listen;
@@ -331,7 +338,7 @@ class Knot implements KnotNameserver {
       try {
         // A configuration change makes knotd load the zone by itself, but without a way to wait for it.
         if (configChanged) await this.configure(name, signing);
-        await control(this.paths.socket, [{ cmd: 'zone-reload', zone: fqdn, flags: 'B' }], CONTROL_TIMEOUT_MS);
+        await this.line.commands([{ cmd: 'zone-reload', zone: fqdn, flags: 'B' }], CONTROL_TIMEOUT_MS);
         this.applied.set(name, serial);
       } catch (err) {
         // Put the last state knotd accepted back on disk, so that a restart cannot load the rejected text.
@@ -369,18 +376,21 @@ class Knot implements KnotNameserver {
       // settles the file that way.
       let staged: StagedFile | null = null;
       let committed = false;
+      /** The connection ends with no transaction open on it and no answer outstanding: the line may keep it. */
+      let inStep = false;
       let ctl: KnotControl | undefined;
       const mark = this.errorSeq;
       try {
         // One control connection for the whole transaction, which commits only when knotd took every command. The
         // transaction is begun, and the served serial read in it, while the caller still reads its change.
-        ctl = KnotControl.open(this.paths.socket);
+        ctl = this.line.take();
         const begun = ctl.pipeline([{ cmd: 'zone-begin', zone: fqdn }, { cmd: 'zone-get', zone: fqdn, owner: fqdn, type: 'SOA' }], CONTROL_TIMEOUT_MS);
         begun.catch(() => undefined);
         const change = await delivered;
         if (!change) {
           await begun;
           await this.abortTransaction(ctl, fqdn);
+          inStep = true;
           return;
         }
         const { changes, zoneText, opts } = change;
@@ -399,6 +409,7 @@ class Knot implements KnotNameserver {
         await sent;
         if (!serialAbove(serial, served)) {
           await this.abortTransaction(ctl, fqdn);
+          inStep = true;
           if (served === serial && zoneText !== null && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
           throw new StaleSerialError(name, serial, served);
         }
@@ -406,6 +417,7 @@ class Knot implements KnotNameserver {
         staged?.place();
         await ctl.call({ cmd: 'zone-commit', zone: fqdn }, CONTROL_TIMEOUT_MS);
         committed = true;
+        inStep = true;
         this.applied.set(name, serial);
         if (!staged && zoneText !== null) await replaceFile(path, zoneText);
       } catch (err) {
@@ -414,7 +426,7 @@ class Knot implements KnotNameserver {
         if (ctl) await this.abortTransaction(ctl, fqdn).catch(() => undefined);
         throw await this.withKnotdErrors(err, fqdn, mark);
       } finally {
-        ctl?.close();
+        if (ctl) this.line.give(ctl, inStep);
         // Otherwise the file knotd last accepted goes back, as applyZone leaves it.
         try {
           if (committed) staged?.keep();
@@ -456,7 +468,7 @@ class Knot implements KnotNameserver {
     } catch (err) {
       if (err instanceof CtlError) throw err;
       ctl.close();
-      await control(this.paths.socket, [{ cmd: 'zone-abort', zone: fqdn }], CONTROL_TIMEOUT_MS);
+      await this.line.commands([{ cmd: 'zone-abort', zone: fqdn }], CONTROL_TIMEOUT_MS);
     }
   }
 
@@ -546,7 +558,7 @@ class Knot implements KnotNameserver {
   async confirmDs(name: string): Promise<void> {
     const fqdn = zoneFqdn(name);
     this.requireRunning();
-    await control(this.paths.socket, [{ cmd: 'zone-ksk-submitted', zone: fqdn }], CONTROL_TIMEOUT_MS);
+    await this.line.commands([{ cmd: 'zone-ksk-submitted', zone: fqdn }], CONTROL_TIMEOUT_MS);
   }
 
   async secondarySerials(name: string): Promise<SecondarySerial[]> {
@@ -560,7 +572,7 @@ class Knot implements KnotNameserver {
   async notifySecondaries(name: string): Promise<void> {
     const fqdn = zoneFqdn(name);
     this.requireRunning();
-    await control(this.paths.socket, [{ cmd: 'zone-notify', zone: fqdn }], CONTROL_TIMEOUT_MS);
+    await this.line.commands([{ cmd: 'zone-notify', zone: fqdn }], CONTROL_TIMEOUT_MS);
   }
 
   /** The zone's KASP keys become exactly `keys` (knotd stopped: keymgr and knotd never write it at once). */
@@ -602,11 +614,14 @@ class Knot implements KnotNameserver {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
     const proc = this.proc;
+    // knotd stops between control connections: not while one of ours is kept.
     if (proc) {
-      proc.child.kill('SIGTERM');
-      const kill = setTimeout(() => proc.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await proc.exited;
-      clearTimeout(kill);
+      await this.line.apart(async () => {
+        proc.child.kill('SIGTERM');
+        const kill = setTimeout(() => proc.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+        await proc.exited;
+        clearTimeout(kill);
+      });
     }
   }
 
@@ -768,9 +783,10 @@ class Knot implements KnotNameserver {
 
   private async knotc(...args: string[]): Promise<string> {
     try {
-      const { stdout } = await run(this.bin.knotc, ['-s', this.paths.socket, '-t', KNOTC_TIMEOUT_S, ...args], {
+      // knotd serves its connection once none of ours is kept.
+      const { stdout } = await this.line.apart(() => run(this.bin.knotc, ['-s', this.paths.socket, '-t', KNOTC_TIMEOUT_S, ...args], {
         maxBuffer: 64 * 1024 * 1024,
-      });
+      }));
       return stdout;
     } catch (err) {
       throw new Error(`knotc ${args.join(' ')}: ${commandError(err)}`, { cause: err });

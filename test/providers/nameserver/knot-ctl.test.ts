@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { control, CtlError, KnotControl } from '../../../providers/nameserver/knot-ctl';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ControlLine, CtlError, KnotControl, type CtlData } from '../../../providers/nameserver/knot-ctl';
 
 const DATA = 1;
 const BLOCK = 3;
@@ -15,6 +15,16 @@ const item = (code: number, text: string): Buffer => {
   head.writeUInt16BE(b.length, 1);
   return Buffer.concat([head, b]);
 };
+
+/** The commands on a line of their own, which keeps no connection afterwards. */
+async function control(path: string, commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
+  const line = new ControlLine(path, 60_000);
+  try {
+    return await line.commands(commands, timeoutMs);
+  } finally {
+    line.drop();
+  }
+}
 
 /** A stand-in knotd on a control socket in a temp dir of its own: `handle` speaks for it on each connection. Its
  * `close` ends every connection, the server and the dir. */
@@ -228,6 +238,92 @@ describe('knot control protocol after a pipeline timed out', () => {
       const ctl = await KnotControl.connect(knotd.path, 2000);
       await expect(ctl.call({ cmd: 'zone-begin', zone: 'a.' }, 50)).rejects.toThrow('not answered within 50 ms');
       await expect(ctl.call({ cmd: 'zone-abort', zone: 'a.' }, 2000)).rejects.toThrow('the connection is closed');
+    } finally {
+      await knotd.close();
+    }
+  });
+});
+
+describe('knot control line', () => {
+  /** A stand-in answering every command with an empty answer; it counts connections and tells when each ends. */
+  async function counting(): Promise<{ path: string; connections: Socket[]; ended: Promise<void>[]; close: () => Promise<void> }> {
+    const connections: Socket[] = [];
+    const ended: Promise<void>[] = [];
+    const knotd = await standIn((sock) => {
+      connections.push(sock);
+      ended.push(new Promise((r) => sock.once('close', () => r())));
+      sock.on('data', (chunk) => {
+        for (const byte of chunk) if (byte === BLOCK) sock.write(Buffer.of(BLOCK));
+      });
+    });
+    return { ...knotd, connections, ended };
+  }
+
+  it('keeps the connection for the next use, and closes it once idle for its time', async () => {
+    const knotd = await counting();
+    try {
+      const line = new ControlLine(knotd.path, 100);
+      await line.commands([{ cmd: 'zone-begin', zone: 'a.' }], 2000);
+      await line.commands([{ cmd: 'zone-commit', zone: 'a.' }], 2000);
+      const ctl = line.take();
+      await ctl.call({ cmd: 'status' }, 2000);
+      const given = performance.now();
+      line.give(ctl, true);
+      expect(knotd.connections).toHaveLength(1);
+      await knotd.ended[0];
+      expect(performance.now() - given).toBeGreaterThanOrEqual(95);
+    } finally {
+      await knotd.close();
+    }
+  });
+
+  it('keeps none while another connection of its own is open, out of step, or while an exclusive user runs', async () => {
+    const knotd = await counting();
+    try {
+      const line = new ControlLine(knotd.path, 60_000);
+      const [a, b] = [line.take(), line.take()];
+      await Promise.all([a.call({ cmd: 'status' }, 2000), b.call({ cmd: 'status' }, 2000)]);
+      expect(knotd.connections).toHaveLength(2);
+      // b is still open: knotd would serve it only once a closed.
+      line.give(a, true);
+      await knotd.ended[0];
+      line.give(b, true);
+      expect(line.take()).toBe(b);
+      line.give(b, false);
+      await knotd.ended[1];
+
+      await line.commands([{ cmd: 'status' }], 2000);
+      expect(knotd.connections).toHaveLength(3);
+      let inside = 0;
+      await line.apart(async () => {
+        await knotd.ended[2];
+        // A connection given back while it runs is not kept either.
+        await line.commands([{ cmd: 'status' }], 2000);
+        await knotd.ended[3];
+        inside++;
+      });
+      expect(inside).toBe(1);
+      await line.commands([{ cmd: 'status' }], 2000);
+      expect(knotd.connections).toHaveLength(5);
+      line.drop();
+      await knotd.ended[4];
+    } finally {
+      await knotd.close();
+    }
+  });
+
+  it('does not use a kept connection the server closed', async () => {
+    const knotd = await counting();
+    try {
+      const line = new ControlLine(knotd.path, 60_000);
+      const ctl = line.take();
+      await ctl.call({ cmd: 'status' }, 2000);
+      line.give(ctl, true);
+      knotd.connections[0]!.destroy();
+      await vi.waitFor(() => expect(ctl.usable).toBe(false));
+      await expect(line.commands([{ cmd: 'status' }], 2000)).resolves.toEqual([[]]);
+      expect(knotd.connections).toHaveLength(2);
+      line.drop();
     } finally {
       await knotd.close();
     }
