@@ -6,7 +6,9 @@
  * on the DNS port, polled over UDP every 0.2 ms from the write's answer on (a coarser poll adds up to its
  * interval to the side that serves after its answer, which PowerDNS never does). Also the part of it after the
  * write was acknowledged, and hostplane's zone reconcile passes (from serve's /metrics): their mean duration,
- * which includes what follows the apply (the read-back of the served serial, the status write).
+ * which includes what follows the apply (the read-back of the served serial, the status write). And each side's CPU
+ * per change: its processes' user and system time over its own rounds (/proc; serve with its knotd, PowerDNS),
+ * which on a machine of few cores is time the other processes on a change's way wait for.
  *
  * The series are cut in rounds taken in the order H P P H ..., so that drift in the machine's load hits both
  * alike. A change starts on its 25 ms tick, or as soon as the previous one is served when that is later (the
@@ -34,7 +36,7 @@ import {
   addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, pdnsSide, servedAfter, setupWrite,
   startServe, waitServed, zonePasses, type Side,
 } from './dns-sides';
-import { guard, type ChildServer } from './lib';
+import { cpuSeconds, guard, processTree, type ChildServer } from './lib';
 
 const ZONE = 'latency.test';
 /** Rrsets in the zone, counting the SOA and the apex NS. */
@@ -60,9 +62,22 @@ interface Series {
   late: number;
   failed: number;
   firstError: string | null;
+  /** CPU seconds the side's processes (serve and its knotd; PowerDNS) used during its rounds. */
+  cpu: number;
 }
 
-const emptySeries = (): Series => ({ total: [], acked: [], afterAck: [], late: 0, failed: 0, firstError: null });
+const emptySeries = (): Series => ({ total: [], acked: [], afterAck: [], late: 0, failed: 0, firstError: null, cpu: 0 });
+
+/** CPU seconds a process and its descendants have used so far (a process that exited meanwhile counts none). */
+function treeCpu(pid: number): number {
+  return processTree(pid).reduce((sum, p) => {
+    try {
+      return sum + cpuSeconds(p.pid);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
 
 /** `count` changes of `c.<zone>` A, one per CADENCE_MS tick; `next` numbers the addresses across rounds. */
 async function changes(side: Side, count: number, pollMs: number, next: { n: number }, into: Series | null): Promise<void> {
@@ -142,8 +157,13 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
     for (const side of [hp, pd]) await changes(side, WARMUP, pollMs, next[side.name], null);
     const passesBefore = await zonePasses(metrics);
     const perRound = Math.ceil(perSide / ROUNDS);
+    const pids = { hostplane: serve.child.pid!, pdns: pdns.child.pid! };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const side of round % 2 === 0 ? [hp, pd] : [pd, hp]) await changes(side, perRound, pollMs, next[side.name], series[side.name]);
+      for (const side of round % 2 === 0 ? [hp, pd] : [pd, hp]) {
+        const cpuBefore = treeCpu(pids[side.name]);
+        await changes(side, perRound, pollMs, next[side.name], series[side.name]);
+        series[side.name].cpu += treeCpu(pids[side.name]) - cpuBefore;
+      }
     }
     const passesAfter = await zonePasses(metrics);
 
@@ -154,7 +174,8 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
       const after = stats(r.afterAck);
       let text = `${side.name} change-latency zone=${RRSETS} rrsets every ${CADENCE_MS}ms poll=${pollMs}ms: write start to served p50=${ms(t.p50)} p99=${ms(t.p99)}`
         + ` max=${ms(t.max)} n=${t.n} (write acknowledged p50=${ms(a.p50)} p99=${ms(a.p99)}; served after the acknowledgement p50=${ms(after.p50)}`
-        + ` p99=${ms(after.p99)}) late=${r.late} failed=${r.failed}${r.firstError ? ` (first: ${r.firstError})` : ''}`;
+        + ` p99=${ms(after.p99)}) late=${r.late} failed=${r.failed}${r.firstError ? ` (first: ${r.firstError})` : ''}`
+        + `; cpu per change=${t.n > 0 ? ms((r.cpu / t.n) * 1000) : 'n/a'}`;
       if (side.name === 'hostplane') {
         const passes = passesAfter.count - passesBefore.count;
         const seconds = passesAfter.seconds - passesBefore.seconds;
