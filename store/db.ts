@@ -450,7 +450,15 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   };
 
   /** One transaction: each write in turn, then one commit; a failure of the transaction itself fails them all. */
-  const runGroup = async (group: Pending[]): Promise<void> => {
+  const runGroup = async (given: Pending[]): Promise<void> => {
+    // Once a sync failed, no later one says that the pages it covered reached the disk (syncFailure): a write that
+    // must be durable is refused unrun, rather than answered as durable on a log that may have lost some of its
+    // pages. One that need not be still commits.
+    const group = syncFailure ? given.filter((w) => !w.durable) : given;
+    for (const w of syncFailure ? given.filter((g) => g.durable) : []) {
+      w.reject(new StoreUnavailableError(`a sync of the store's log failed (${syncFailure!.message}): it takes no durable write until it is opened again`, syncFailure));
+    }
+    if (group.length === 0) return;
     const outcomes: Outcome[] = [];
     let failure: { error: unknown } | undefined;
     const lazy = group.every((w) => !w.durable);

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { count, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOrg } from '../../store/accounts';
-import { GROUP_LIMIT, openStore, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
+import { GROUP_LIMIT, openStore, StoreUnavailableError, WriteAbortedError, WriteContractError, type Store, type Tx } from '../../store/db';
 import { audit, memberships, orgs } from '../../store/schema';
 import { rawSqlite } from '../helpers/sqlite';
 import { onPostgres } from '../helpers/store';
@@ -379,8 +379,22 @@ sqliteOnly('synced() after a failed sync', () => {
     await expect(s.synced()).rejects.toThrow('EIO');
     // Visible to every reader (a zone pass reads it), and not known to be on disk.
     expect(orgCount(s)).toBe(2);
-    await createOrg(s, 'after', 'free');
     await expect(s.synced()).rejects.toThrow('EIO');
+  });
+
+  it('refuses every durable write once a sync failed, unrun, and still commits one that need not be durable', async () => {
+    const s = fresh();
+    fsync.failures = 1;
+    await expect(createOrg(s, 'lost', 'free')).rejects.toThrow('could not sync');
+    // A later sync would answer 0: the write would be acknowledged as durable on a log that lost pages.
+    const refused = await createOrg(s, 'after', 'free').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    expect((refused as Error).message).toMatch(/sync of the store's log failed \(EIO.*no durable write until it is opened again/);
+    expect(orgCount(s)).toBe(1);
+    await s.write(async (tx) => {
+      await tx.insert(orgs).values({ slug: 'lazy', plan: 'free', createdAt: new Date().toISOString() });
+    }, { durable: false });
+    expect(orgCount(s)).toBe(2);
   });
 
   it('rejects when the sync of its own commit failed while synced() ran one of its own for another process\'s commit', async () => {
