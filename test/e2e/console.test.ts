@@ -207,10 +207,19 @@ describe.skipIf(!chromiumPath() || !hasKnot())(knotTitle(browserTitle('a zone pa
       // From here on the page is never loaded again: what changes comes through live.js.
       let loads = 0;
       page.on('load', () => { loads++; });
-      const serial = (await api.GET('/v1/orgs/{orgSlug}/dns/zones/{zone}', { path: { orgSlug: 'acme', zone: 'live.example' } })).data!.serial;
-      await page.locator('[data-live-summary]').filter({ hasText: `State: Ready. Serial ${serial}; the nameserver serves ${serial}.` }).waitFor({ timeout: 30_000 });
-      expect(await page.getByRole('status').textContent()).toMatch(/^Updated at .+: State: Ready\./);
+      const servedSummary = (serial: number) => page.locator('[data-live-summary]').filter({ hasText: `State: Ready. Serial ${serial}; the nameserver serves ${serial}.` });
+      const zone = { path: { orgSlug: 'acme', zone: 'live.example' } };
+      // The form's rrset may be served before the page it leads to has loaded: then that page shows it Ready as loaded.
+      await servedSummary((await api.GET('/v1/orgs/{orgSlug}/dns/zones/{zone}', zone)).data!.serial).waitFor({ timeout: 30_000 });
       expect(await page.locator('main').innerText()).toContain('192.0.2.80');
+      // A change made while the page is shown can only reach it live.
+      const put = await api.PUT('/v1/orgs/{orgSlug}/dns/zones/{zone}/rrsets/{name}/{type}', {
+        path: { ...zone.path, name: 'api.live.example', type: 'A' }, body: { records: [{ content: '192.0.2.81' }], ttl: 300 },
+      });
+      expect(put.status).toBe(200);
+      await servedSummary((await api.GET('/v1/orgs/{orgSlug}/dns/zones/{zone}', zone)).data!.serial).waitFor({ timeout: 30_000 });
+      expect(await page.getByRole('status').textContent()).toMatch(/^Updated at .+: State: Ready\./);
+      expect(await page.locator('main').innerText()).toContain('192.0.2.81');
       expect(loads).toBe(0);
       expect(await accessibilityProblems(page), 'the zone page').toEqual([]);
       await screenshot(page, 'console-zone-live');
