@@ -72,12 +72,12 @@ const MANAGED_TTL = 300;
 /** The types a hostname's managed record may have. */
 const MANAGED_TYPES = ['CNAME', 'A', 'AAAA'] as const;
 
-const PROOFS: Record<Proof, { reason: string; message: string }> = {
-  zone: { reason: 'ZoneOwned', message: 'the name lies in a zone the organization runs on the service, delegated to its nameservers' },
-  txt: { reason: 'TxtRecord', message: 'the TXT record at _service-verify.<host> holds the token' },
-  cname: { reason: 'Cname', message: 'the name is a CNAME to the organization\'s origin under the fallback origin' },
+const PROOFS: Record<Proof, { reason: string; message: (host: string) => string }> = {
+  zone: { reason: 'ZoneOwned', message: () => 'the name lies in a zone the organization runs on the service, delegated to its nameservers' },
+  txt: { reason: 'TxtRecord', message: (host) => `the TXT record at _service-verify.${host} holds the token` },
+  cname: { reason: 'Cname', message: () => 'the name is a CNAME to the organization\'s origin under the fallback origin' },
 };
-const verifiedBy = (proof: Proof): Judged => ({ type: 'Verified', status: 'True', ...PROOFS[proof] });
+const verifiedBy = (proof: Proof, host: string): Judged => ({ type: 'Verified', status: 'True', reason: PROOFS[proof].reason, message: PROOFS[proof].message(host) });
 
 /** What the proofs saw: the one that passed, or each one's finding in words. */
 interface Judgement { proof: Proof | null; findings: string[] }
@@ -238,12 +238,12 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
       // What verifyHostname answers until the routing step has run: verified, nothing in the way any more.
       const active = await hostnameByName(d.store, h.name);
       if (active?.uid === h.uid) {
-        await record(active, { set: [verifiedBy(j.proof), ready('False', 'Activating', 'verified; the edge provider is being given the hostname')], lastError: null });
+        await record(active, { set: [verifiedBy(j.proof, h.name), ready('False', 'Activating', 'verified; the edge provider is being given the hostname')], lastError: null });
       }
       return true;
     }
     const verified: Judged = j.proof
-      ? verifiedBy(j.proof)
+      ? verifiedBy(j.proof, h.name)
       : { type: 'Verified', status: 'False', reason: 'NoProof', message: j.findings.join('; ') };
     const lastError = waitingFor !== null ? `the previous holder of ${h.name} is still being removed from the edge: ${waitingFor}` : j.findings.join('; ');
     await record(h, {
@@ -302,7 +302,7 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
   const converge = async (h: HostnameToReconcile): Promise<Result> => {
     const managed = await route(h);
     const resolving = await resolves(h.name, h.orgId);
-    const routing = [verifiedBy(h.proof ?? 'txt'), managed.cond, resolving].filter((c): c is Judged => c !== null);
+    const routing = [verifiedBy(h.proof ?? 'txt', h.name), managed.cond, resolving].filter((c): c is Judged => c !== null);
     const drop = managed.cond ? [] : ['ManagedRecord'];
     let edge;
     try {

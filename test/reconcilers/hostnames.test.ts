@@ -94,7 +94,7 @@ describe('each proof passes', () => {
     const { row, st } = await status();
     expect(row).toMatchObject({ status: 'active', proof: 'txt', generation: 2 });
     expect(edge.actions).toEqual([{ op: 'ensure', hostname: host, ref: h.uid }]);
-    expect(cond(st, 'Verified')).toMatchObject({ status: 'True', reason: 'TxtRecord' });
+    expect(cond(st, 'Verified')).toMatchObject({ status: 'True', reason: 'TxtRecord', message: `the TXT record at _service-verify.${host} holds the token` });
     expect(cond(st, 'Ready')).toMatchObject({ status: 'True', reason: 'Active', observedGeneration: 2 });
     expect(cond(st, 'CertificateReady')).toMatchObject({ status: 'True', reason: 'Issued' });
     expect(st!.lastError).toBeNull();
