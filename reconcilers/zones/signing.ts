@@ -7,7 +7,7 @@
  */
 import type { Logger } from '../../lib/log';
 import type { Nameserver } from '../../providers/nameserver/port';
-import type { ParentDs, Resolver } from '../../providers/resolver';
+import { ResolverError, type ParentDs, type Resolver } from '../../providers/resolver';
 import { iso } from '../../store/db';
 import type { Judged } from '../../store/status';
 import type { ZoneFacts, ZoneRow, ZoneStatus } from '../../store/zones';
@@ -30,7 +30,8 @@ export async function lookAtDs(resolver: Resolver, zone: string, at: number): Pr
   try {
     return { at, ds: resolver.ds ? await resolver.ds(zone) : null };
   } catch (e) {
-    return { at, error: (e as Error).message };
+    // The tenant reads it (lastError): not the address of the service's own resolver.
+    return { at, error: e instanceof ResolverError ? e.unnamed : (e as Error).message };
   }
 }
 

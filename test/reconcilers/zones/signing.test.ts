@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../lib/log';
-import type { ParentDs, Resolver } from '../../../providers/resolver';
+import { ResolverError, type ParentDs, type Resolver } from '../../../providers/resolver';
 import { zoneReconciler } from '../../../reconcilers/zones';
 import { createOrg } from '../../../store/accounts';
 import { type Store } from '../../../store/db';
@@ -152,6 +152,14 @@ describe('zone reconciler: signing', () => {
     expect(ns.served.get(ZONE)).toMatchObject({ dnssec: true, deleteDs: true });
     expect(await status()).toMatchObject({ lastError: expect.stringContaining('SERVFAIL') });
     expect(await condition('Ready')).toMatchObject({ status: 'False', reason: 'ParentDsUnknown' });
+  });
+
+  it('says why the DS lookup failed without the address of the service\'s resolver, which the tenant reads', async () => {
+    const r = await signedAndDelegated();
+    await dnssec(false);
+    parentDs = new ResolverError('10.1.2.3:53: SERVFAIL for the DS of the zone', 'the resolver: SERVFAIL for the DS of the zone');
+    await settle(r, ZONE);
+    expect((await status())?.lastError).toBe('DS lookup: the resolver: SERVFAIL for the DS of the zone');
   });
 
   it('signing again on the way to off stops asking for the DS to go', async () => {
