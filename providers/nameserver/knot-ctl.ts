@@ -69,25 +69,6 @@ function decode(buf: Buffer): { units: CtlData[]; end: number } | null {
 export class KnotControl {
   private constructor(private readonly socket: Socket) {}
 
-  static connect(path: string, timeoutMs: number): Promise<KnotControl> {
-    return new Promise((resolve, reject) => {
-      const socket = createConnection(path);
-      const timer = setTimeout(() => socket.destroy(new Error(`knot control: no connection to ${path} within ${timeoutMs} ms`)), timeoutMs);
-      socket.once('error', (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        socket.removeAllListeners('error');
-        // A reset between or after calls (knotd stopping or crashing) must not become an uncaught exception:
-        // a call in flight learns of it through its own listeners, and nothing else is waiting.
-        socket.on('error', () => undefined);
-        resolve(new KnotControl(socket));
-      });
-    });
-  }
-
   /**
    * A connection to send commands on at once: the socket holds what is written until it is connected, so the first
    * commands go with the connection instead of after a turn that learns of it (a wake-up of knotd and of this process
@@ -95,7 +76,8 @@ export class KnotControl {
    */
   static open(path: string): KnotControl {
     const socket = createConnection(path);
-    // As connect's: a call in flight learns of a failure through its own listeners.
+    // A failure or a reset between or after calls (knotd stopping or crashing) must not become an uncaught
+    // exception: a call in flight learns of it through its own listeners, and nothing else is waiting.
     socket.on('error', () => undefined);
     return new KnotControl(socket);
   }

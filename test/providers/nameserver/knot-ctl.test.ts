@@ -125,7 +125,7 @@ describe('knot control protocol, commands sent together', () => {
       });
     });
     await new Promise<void>((r) => server.listen(path, r));
-    const ctl = await KnotControl.connect(path, 2000);
+    const ctl = KnotControl.open(path);
     try {
       const err = await ctl.pipeline([{ cmd: 'zone-begin', zone: 'a.' }, { cmd: 'zone-unset', zone: 'a.' }, { cmd: 'zone-set', zone: 'a.' }], 2000).catch((e) => e);
       expect(err).toBeInstanceOf(CtlError);
@@ -235,7 +235,7 @@ describe('knot control protocol after a pipeline timed out', () => {
       });
     });
     try {
-      const ctl = await KnotControl.connect(knotd.path, 2000);
+      const ctl = KnotControl.open(knotd.path);
       await expect(ctl.call({ cmd: 'zone-begin', zone: 'a.' }, 50)).rejects.toThrow('not answered within 50 ms');
       await expect(ctl.call({ cmd: 'zone-abort', zone: 'a.' }, 2000)).rejects.toThrow('the connection is closed');
     } finally {
