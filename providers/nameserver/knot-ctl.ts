@@ -69,25 +69,6 @@ function decode(buf: Buffer): { units: CtlData[]; end: number } | null {
 export class KnotControl {
   private constructor(private readonly socket: Socket) {}
 
-  static connect(path: string, timeoutMs: number): Promise<KnotControl> {
-    return new Promise((resolve, reject) => {
-      const socket = createConnection(path);
-      const timer = setTimeout(() => socket.destroy(new Error(`knot control: no connection to ${path} within ${timeoutMs} ms`)), timeoutMs);
-      socket.once('error', (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        socket.removeAllListeners('error');
-        // A reset between or after calls (knotd stopping or crashing) must not become an uncaught exception:
-        // a call in flight learns of it through its own listeners, and nothing else is waiting.
-        socket.on('error', () => undefined);
-        resolve(new KnotControl(socket));
-      });
-    });
-  }
-
   /**
    * A connection to send commands on at once: the socket holds what is written until it is connected, so the first
    * commands go with the connection instead of after a turn that learns of it (a wake-up of knotd and of this process
@@ -95,7 +76,8 @@ export class KnotControl {
    */
   static open(path: string): KnotControl {
     const socket = createConnection(path);
-    // As connect's: a call in flight learns of a failure through its own listeners.
+    // A failure or a reset between or after calls (knotd stopping or crashing) must not become an uncaught
+    // exception: a call in flight learns of it through its own listeners, and nothing else is waiting.
     socket.on('error', () => undefined);
     return new KnotControl(socket);
   }
@@ -218,44 +200,56 @@ export class KnotControl {
  * by whatever else was ready then: after a write's sync, its whole answer), and cost knotd an accept; on a kept one
  * the commands go at once.
  *
- * knotd serves one control connection at a time, for every zone, and one kept idle holds all the others back. So
- * a connection is kept only while no other of ours is open and no exclusive user (`apart`: a knotc process, a stop
- * of knotd) runs, and is closed once idle for `idleMs`, well before knotd's control timeout (5 s), past which knotd
- * drops a connection it is waiting on and might do so under a command just sent.
+ * knotd serves one control connection at a time, for every zone, and takes the others in the order they came, ours
+ * and any other program's (an operator's knotc): the one kept holds them all back. So a connection is kept only
+ * while no other of ours is open and no exclusive user (`apart`: a knotc process, a stop of knotd) runs, and only
+ * until `keptMs` after it opened, however often it was used since: a stream of changes that reused it without end
+ * would hold a waiting knotc back for as long as it lasts. With `keptMs` below knotd's control timeout (5 s), a kept
+ * connection is never idle that long either: past it knotd drops a connection it is waiting on, and might do so
+ * under a command just sent.
  */
 export class ControlLine {
   private kept: { ctl: KnotControl; timer: NodeJS.Timeout } | null = null;
+  /** Until when each connection of the line may be kept: `keptMs` after it opened. */
+  private readonly until = new WeakMap<KnotControl, number>();
   /** Connections taken and not given back. */
   private taken = 0;
   /** Exclusive users running. */
   private aside = 0;
 
-  constructor(private readonly path: string, private readonly idleMs: number) {}
+  constructor(private readonly path: string, private readonly keptMs: number) {}
 
-  /** A connection: the kept one while it is still open, else a new one, on which commands may be sent at once. */
+  /** A connection: the kept one while it is still open and in its time, else a new one, on which commands may be
+   * sent at once. */
   take(): KnotControl {
     const kept = this.release();
     this.taken++;
-    if (kept?.usable) {
+    // Its time is checked here too: the timer that closes it cannot run while this process stalls, and knotd may
+    // have dropped it meanwhile without this process having read so yet.
+    if (kept?.usable && this.left(kept) > 0) {
       kept.hold(true);
       return kept;
     }
     kept?.close();
-    return KnotControl.open(this.path);
+    const ctl = KnotControl.open(this.path);
+    this.until.set(ctl, performance.now() + this.keptMs);
+    return ctl;
   }
 
   /** Ends a use of `ctl`: kept for the next one when it is `inStep` (no transaction left open on it, no answer
-   * outstanding), still open, and no other connection of ours or exclusive user waits behind it; else closed. */
+   * outstanding), still open and in its time, and no other connection of ours or exclusive user waits behind it;
+   * else closed. */
   give(ctl: KnotControl, inStep: boolean): void {
     this.taken--;
-    if (!inStep || !ctl.usable || this.taken > 0 || this.aside > 0 || this.kept) {
+    const left = this.left(ctl);
+    if (!inStep || !ctl.usable || left <= 0 || this.taken > 0 || this.aside > 0 || this.kept) {
       ctl.close();
       return;
     }
     ctl.hold(false);
     const timer = setTimeout(() => {
       if (this.kept?.ctl === ctl) this.drop();
-    }, this.idleMs);
+    }, left);
     timer.unref();
     this.kept = { ctl, timer };
   }
@@ -293,6 +287,11 @@ export class ControlLine {
     } finally {
       this.give(ctl, inStep);
     }
+  }
+
+  /** How much longer `ctl` may be kept (ms). */
+  private left(ctl: KnotControl): number {
+    return (this.until.get(ctl) ?? 0) - performance.now();
   }
 
   private release(): KnotControl | undefined {

@@ -48,7 +48,8 @@ const STOP_TIMEOUT_MS = 10_000;
 /** knotc's own control timeout (seconds): a blocking reload and signing of a large zone take seconds. */
 const KNOTC_TIMEOUT_S = '300';
 const CONTROL_TIMEOUT_MS = Number(KNOTC_TIMEOUT_S) * 1000;
-/** A control connection idle this long is closed (ControlLine): a stream of changes keeps it, knotd's 5 s timeout never. */
+/** A control connection is kept for the next change until this long after it opened (ControlLine): below knotd's 5 s
+ * control timeout, and about the longest another program's knotc waits during a stream of changes. */
 const CONTROL_KEPT_MS = 2000;
 const RECENT_ERRORS = 200;
 /** A secondary that does not answer its SOA query in this long counts as not serving the zone. */
@@ -100,8 +101,8 @@ export interface KnotNameserverOptions {
    * itself (serve and core hold the data dir lock): that knotd is then one an earlier holder left behind, and
    * it keeps the port. Without it, start() fails beside a live knotd and leaves it alone. */
   takeOver?: boolean;
-  /** How long a control connection left idle is kept for the next change (ControlLine). Default 2 s, below knotd's
-   * control timeout. */
+  /** Until how long after it opened a control connection is kept for the next change (ControlLine). Default 2 s,
+   * below knotd's control timeout. */
   controlKeptMs?: number;
 }
 

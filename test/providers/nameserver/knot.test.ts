@@ -3,7 +3,7 @@
  * port, writes zones through the adapter and checks what a resolver (or a secondary) gets back over DNS.
  */
 import { processAlive } from '../../../lib/process-alive';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import dnsPacket, { type Answer } from 'dns-packet';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AddressInUseError, createKnotNameserver, findKnot, type KnotNameserver, type KnotNameserverOptions } from '../../../providers/nameserver/knot';
+import { knotPaths } from '../../../providers/nameserver/knot-config';
 import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver/port';
 import { query, txtValue, type Server } from '../../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
@@ -260,6 +261,40 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     const stopping = performance.now();
     await ns.stop();
     expect(performance.now() - stopping).toBeLessThan(4000);
+  }, 30_000);
+
+  it('gives another program\'s knotc its turn during a stream of changes that keeps the control connection busy', async () => {
+    const { ns, opts } = await startKnot([], { controlKeptMs: 200 });
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    const soa = (serial: number): string => `@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. ${serial} 3600 600 604800 300`;
+    // An operator's knotc waits behind the connection a change keeps; changes one after another never leave it idle.
+    let answered = false;
+    const knotc = new Promise<string>((resolve, reject) => {
+      execFile(findKnot()!.knotc, ['-s', knotPaths(opts.dir).socket, 'status'], (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    }).finally(() => {
+      answered = true;
+    });
+    const most = 500;
+    let serial = 1;
+    while (!answered && serial < most) {
+      serial++;
+      await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(serial), `www.${ZONE} 300 A 192.0.2.${serial % 250}`] }, null);
+    }
+    expect(await knotc).toMatch(/Running/);
+    expect(serial).toBeLessThan(most);
+    expect(await ns.servedSerial(ZONE)).toBe(serial);
+  }, 60_000);
+
+  it('sends no change on a kept control connection that knotd dropped while this process stalled past its control timeout', async () => {
+    const { ns } = await startKnot();
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    const soa = (serial: number): string => `@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. ${serial} 3600 600 604800 300`;
+    await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(2), `www.${ZONE} 300 A 192.0.2.2`] }, null);
+    // A synchronous step longer than knotd's control timeout (5 s): the timer that closes the kept connection has
+    // not run, and the change's first commands go out before this process reads that knotd closed it.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6000);
+    await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(3), `www.${ZONE} 300 A 192.0.2.3`] }, null);
+    expect(await ns.servedSerial(ZONE)).toBe(3);
   }, 30_000);
 
   it('leaves no transaction open in knotd when knotd dropped the connection of one held open past its control timeout', async () => {
