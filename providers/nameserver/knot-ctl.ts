@@ -204,9 +204,11 @@ export class KnotControl {
  * and any other program's (an operator's knotc): the one kept holds them all back. So a connection is kept only
  * while no other of ours is open and no exclusive user (`apart`: a knotc process, a stop of knotd) runs, and only
  * until `keptMs` after it opened, however often it was used since: a stream of changes that reused it without end
- * would hold a waiting knotc back for as long as it lasts. With `keptMs` below knotd's control timeout (5 s), a kept
- * connection is never idle that long either: past it knotd drops a connection it is waiting on, and might do so
- * under a command just sent.
+ * would hold a waiting knotc back for as long as it lasts. One given back past its time closes, and a new one opened
+ * in its place is kept instead: knotd serves what waited behind the old one first, and the stream's next change
+ * finds a connection all the same. With `keptMs` below knotd's control timeout (5 s), a kept connection is never
+ * idle that long either: past it knotd drops a connection it is waiting on, and might do so under a command just
+ * sent.
  */
 export class ControlLine {
   private kept: { ctl: KnotControl; timer: NodeJS.Timeout } | null = null;
@@ -231,25 +233,29 @@ export class ControlLine {
       return kept;
     }
     kept?.close();
-    const ctl = KnotControl.open(this.path);
-    this.until.set(ctl, performance.now() + this.keptMs);
-    return ctl;
+    return this.open();
   }
 
   /** Ends a use of `ctl`: kept for the next one when it is `inStep` (no transaction left open on it, no answer
    * outstanding), still open and in its time, and no other connection of ours or exclusive user waits behind it;
    * else closed. */
-  give(ctl: KnotControl, inStep: boolean): void {
+  give(given: KnotControl, inStep: boolean): void {
     this.taken--;
-    const left = this.left(ctl);
-    if (!inStep || !ctl.usable || left <= 0 || this.taken > 0 || this.aside > 0 || this.kept) {
-      ctl.close();
+    if (!inStep || !given.usable || this.taken > 0 || this.aside > 0 || this.kept) {
+      given.close();
       return;
+    }
+    let ctl = given;
+    if (this.left(ctl) <= 0) {
+      // A stream of changes is under way: a new connection takes its place, so that its next change finds one
+      // connected. knotd takes connections in the order they came, so whoever waited behind this one goes first.
+      ctl.close();
+      ctl = this.open();
     }
     ctl.hold(false);
     const timer = setTimeout(() => {
       if (this.kept?.ctl === ctl) this.drop();
-    }, left);
+    }, this.left(ctl));
     timer.unref();
     this.kept = { ctl, timer };
   }
@@ -287,6 +293,12 @@ export class ControlLine {
     } finally {
       this.give(ctl, inStep);
     }
+  }
+
+  private open(): KnotControl {
+    const ctl = KnotControl.open(this.path);
+    this.until.set(ctl, performance.now() + this.keptMs);
+    return ctl;
   }
 
   /** How much longer `ctl` may be kept (ms). */

@@ -307,6 +307,28 @@ describe('knot control line', () => {
     }
   });
 
+  it('puts a new connection in the place of one given back past its time: the next use finds one connected', async () => {
+    const knotd = await counting();
+    const stall = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+    try {
+      const line = new ControlLine(knotd.path, 100);
+      const a = line.take();
+      await a.call({ cmd: 'status' }, 2000);
+      stall(150);
+      line.give(a, true);
+      await knotd.ended[0];
+      await vi.waitFor(() => expect(knotd.connections).toHaveLength(2));
+      const b = line.take();
+      expect(b).not.toBe(a);
+      await b.call({ cmd: 'status' }, 2000);
+      expect(knotd.connections).toHaveLength(2);
+      line.give(b, false);
+      await knotd.ended[1];
+    } finally {
+      await knotd.close();
+    }
+  });
+
   it('keeps none while another connection of its own is open, out of step, or while an exclusive user runs', async () => {
     const knotd = await counting();
     try {
