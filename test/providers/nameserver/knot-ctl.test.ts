@@ -245,6 +245,9 @@ describe('knot control protocol after a pipeline timed out', () => {
 });
 
 describe('knot control line', () => {
+  /** A long synchronous step of this process: the timers that close kept connections cannot run meanwhile. */
+  const stall = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
   /** A stand-in answering every command with an empty answer; it counts connections and tells when each ends. */
   async function counting(): Promise<{ path: string; connections: Socket[]; ended: Promise<void>[]; close: () => Promise<void> }> {
     const connections: Socket[] = [];
@@ -279,8 +282,6 @@ describe('knot control line', () => {
 
   it('keeps a connection only until its time since it opened, however recently it was used, and also when the loop stalled past that time', async () => {
     const knotd = await counting();
-    // A long synchronous step of this process: the timers that close kept connections cannot run meanwhile.
-    const stall = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
     try {
       const line = new ControlLine(knotd.path, 300);
       const a = line.take();
@@ -309,7 +310,6 @@ describe('knot control line', () => {
 
   it('puts a new connection in the place of one given back past its time: the next use finds one connected', async () => {
     const knotd = await counting();
-    const stall = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
     try {
       const line = new ControlLine(knotd.path, 100);
       const a = line.take();
