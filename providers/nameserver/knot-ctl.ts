@@ -236,12 +236,12 @@ export class ControlLine {
     return this.open();
   }
 
-  /** Ends a use of `ctl`: kept for the next one when it is `inStep` (no transaction left open on it, no answer
-   * outstanding), still open and in its time, and no other connection of ours or exclusive user waits behind it;
-   * else closed. */
-  give(given: KnotControl, inStep: boolean): void {
+  /** Ends a use of `ctl`: kept for the next one when `keep` (its user ended in step: no transaction left open on it,
+   * no answer outstanding), still open and in its time, and no other connection of ours or exclusive user waits behind
+   * it; else closed. */
+  give(given: KnotControl, keep: boolean): void {
     this.taken--;
-    if (!inStep || !given.usable || this.taken > 0 || this.aside > 0 || this.kept) {
+    if (!keep || !given.usable || this.taken > 0 || this.aside > 0 || this.kept) {
       given.close();
       return;
     }
@@ -277,21 +277,17 @@ export class ControlLine {
     this.release()?.close();
   }
 
-  /** Runs the commands in order on a connection of the line (stopping at the first error). */
+  /** Runs the commands in order on a connection of the line (stopping at the first error), and closes it: what goes
+   * this way (a zone's reload, a NOTIFY, an abort) comes seldom, and a connection kept after it would only hold
+   * knotd's control from another program (a knotc reading the zone just loaded) for nothing. */
   async commands(commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
     const ctl = this.take();
-    let inStep = false;
     try {
       const out: CtlData[][] = [];
       for (const c of commands) out.push(await ctl.call(c, timeoutMs));
-      inStep = true;
       return out;
-    } catch (e) {
-      // A refusal is answered in step; anything else may leave an answer outstanding.
-      inStep = e instanceof CtlError;
-      throw e;
     } finally {
-      this.give(ctl, inStep);
+      this.give(ctl, false);
     }
   }
 

@@ -267,11 +267,11 @@ describe('knot control line', () => {
     try {
       const line = new ControlLine(knotd.path, 500);
       const opened = performance.now();
-      await line.commands([{ cmd: 'zone-begin', zone: 'a.' }], 2000);
-      await line.commands([{ cmd: 'zone-commit', zone: 'a.' }], 2000);
-      const ctl = line.take();
-      await ctl.call({ cmd: 'status' }, 2000);
-      line.give(ctl, true);
+      for (const cmd of ['zone-begin', 'zone-set', 'zone-commit']) {
+        const ctl = line.take();
+        await ctl.call({ cmd, zone: 'a.' }, 2000);
+        line.give(ctl, true);
+      }
       expect(knotd.connections).toHaveLength(1);
       await knotd.ended[0];
       expect(performance.now() - opened).toBeGreaterThanOrEqual(495);
@@ -303,6 +303,22 @@ describe('knot control line', () => {
       line.give(c, false);
       await Promise.all(knotd.ended);
       expect(knotd.connections).toHaveLength(3);
+    } finally {
+      await knotd.close();
+    }
+  });
+
+  it('keeps no connection after commands outside a transaction, and runs them on the one kept', async () => {
+    const knotd = await counting();
+    try {
+      const line = new ControlLine(knotd.path, 60_000);
+      const ctl = line.take();
+      await ctl.call({ cmd: 'zone-commit', zone: 'a.' }, 2000);
+      line.give(ctl, true);
+      await line.commands([{ cmd: 'zone-reload', zone: 'a.' }], 2000);
+      expect(knotd.connections).toHaveLength(1);
+      // Closed at once, not a minute later: another program's knotc reading the zone just reloaded goes through.
+      await knotd.ended[0];
     } finally {
       await knotd.close();
     }
