@@ -454,11 +454,13 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     // Once a sync failed, no later one says that the pages it covered reached the disk (syncFailure): a write that
     // must be durable is refused unrun, rather than answered as durable on a log that may have lost some of its
     // pages. One that need not be still commits.
-    const group = syncFailure ? given.filter((w) => !w.durable) : given;
-    for (const w of syncFailure ? given.filter((g) => g.durable) : []) {
-      w.reject(new StoreUnavailableError(`a sync of the store's log failed (${syncFailure!.message}): it takes no durable write until it is opened again`, syncFailure));
+    let group = given;
+    if (syncFailure) {
+      const refused = new StoreUnavailableError(`a sync of the store's log failed (${syncFailure.message}): it takes no durable write until it is opened again`, syncFailure);
+      for (const w of given) if (w.durable) w.reject(refused);
+      group = given.filter((w) => !w.durable);
+      if (group.length === 0) return;
     }
-    if (group.length === 0) return;
     const outcomes: Outcome[] = [];
     let failure: { error: unknown } | undefined;
     const lazy = group.every((w) => !w.durable);
