@@ -32,7 +32,7 @@ import {
   configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
 } from './knot-config';
-import { sameKeys, StaleSerialError, type ChangeTransaction, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
+import { sameKeys, StaleSerialError, type ChangeTransaction, type CommittedSerial, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial, type RecordLine } from './zone-text';
 import { isZoneName } from '../../zonefiles/names';
 import { processAlive } from '../../lib/process-alive';
@@ -354,7 +354,7 @@ class Knot implements KnotNameserver {
     });
   }
 
-  applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {
+  applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<CommittedSerial> {
     return this.openChanges(name).apply(changes, zoneText, opts);
   }
 
@@ -364,7 +364,9 @@ class Knot implements KnotNameserver {
     const delivered = new Promise<Parameters<typeof deliver>[0]>((resolve) => {
       deliver = resolve;
     });
-    const done = this.oneAtATime(name, async () => {
+    /** knotd serves an unsigned zone's SOA as it was set; a signed one's signer serves a serial of its own. */
+    const committedSerial = (serial: number): CommittedSerial => (this.configured.get(name) === 'off' ? serial : null);
+    const done = this.oneAtATime(name, async (): Promise<CommittedSerial> => {
       this.requireRunning();
       if (!this.configured.has(name)) throw new Error(`zone ${name} is not served: applyZone it first`);
       const path = zoneFilePath(this.opts.zonesDir, name);
@@ -392,7 +394,7 @@ class Knot implements KnotNameserver {
           await begun;
           await this.abortTransaction(ctl, fqdn);
           inStep = true;
-          return;
+          return null;
         }
         const { changes, zoneText, opts } = change;
         const { removes, adds, serial } = transactionOf(name, changes, zoneText);
@@ -411,7 +413,7 @@ class Knot implements KnotNameserver {
         if (!serialAbove(serial, served)) {
           await this.abortTransaction(ctl, fqdn);
           inStep = true;
-          if (served === serial && zoneText !== null && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return;
+          if (served === serial && zoneText !== null && (await readFileOrNull(path))?.equals(Buffer.from(zoneText))) return committedSerial(serial);
           throw new StaleSerialError(name, serial, served);
         }
         await opts.notBefore;
@@ -421,6 +423,7 @@ class Knot implements KnotNameserver {
         inStep = true;
         this.applied.set(name, serial);
         if (!staged && zoneText !== null) await replaceFile(path, zoneText);
+        return committedSerial(serial);
       } catch (err) {
         if (err instanceof StaleSerialError) throw err;
         // Also closes a transaction some earlier failure left open, so that a retry can begin one.

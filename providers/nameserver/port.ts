@@ -97,9 +97,16 @@ export class UnservableZoneError extends Error {
   }
 }
 
+/**
+ * The serial a zone serves once the server answered its change's commit: the change's own SOA where the server serves
+ * what it was given (an unsigned zone), so that nobody need ask it over DNS; null where it serves a serial of its own
+ * making (a signer's increments), which only servedSerial tells.
+ */
+export type CommittedSerial = number | null;
+
 /** A change transaction opened ahead of its change (Nameserver.openChanges). */
 export interface ChangeTransaction {
-  apply(changes: ZoneChanges, zoneText: string | null, opts?: { notBefore?: Promise<void> }): Promise<void>;
+  apply(changes: ZoneChanges, zoneText: string | null, opts?: { notBefore?: Promise<void> }): Promise<CommittedSerial>;
   /** Ends it unapplied. */
   abandon(): void;
 }
@@ -138,9 +145,10 @@ export interface Nameserver {
    * `zoneText` as the zone file (null: not now, see saveZoneFile; the serial is then the added SOA's). The
    * text's serial must be above the served one, signed or not (StaleSerialError otherwise); fall back to
    * applyZone when this throws. `notBefore`: the transaction is sent at once and commits (is served, and
-   * notified to secondaries) only once this resolves.
+   * notified to secondaries) only once this resolves. Resolves with what the server's commit answer says it serves
+   * ({@link CommittedSerial}).
    */
-  applyChanges?(name: string, changes: ZoneChanges, zoneText: string | null, opts?: { notBefore?: Promise<void> }): Promise<void>;
+  applyChanges?(name: string, changes: ZoneChanges, zoneText: string | null, opts?: { notBefore?: Promise<void> }): Promise<CommittedSerial>;
   /**
    * applyChanges begun before its change is known (present wherever applyChanges is): the transaction is opened, and
    * what is served read in it, while the caller still reads its change, so that only the change and the commit

@@ -7,7 +7,7 @@
  * serial past it, the zone text carries one above the served serial (kept in status facts).
  */
 import type { Logger } from '../../lib/log';
-import { StaleSerialError, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
+import { StaleSerialError, type CommittedSerial, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
 import type { Store } from '../../store/db';
 import { raiseServedSerial, servedSerialFloor } from '../../store/dnssec-keys';
 import { zoneAliasesOf } from '../../store/aliases';
@@ -262,9 +262,11 @@ export function zoneApplier(d: ApplyDeps) {
    * would be read and rendered whole by every pass, holding the event loop), deletions since whose tombstones were
    * pruned (store/rrset-tombstones.ts: this process served the zone before another's passes went past it), a write
    * between two reads, a change of signing since `z` (then the whole load finds it too), or a change the nameserver
-   * refused.
+   * refused. With it, what the nameserver's commit answer says it serves.
    */
-  const applyDelta = async (z: ZoneRow, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing): Promise<Served | undefined> => {
+  const applyDelta = async (
+    z: ZoneRow, prev: Served, serialOf: (z: ZoneRow) => number, signing: Signing,
+  ): Promise<{ served: Served; committed: CommittedSerial } | undefined> => {
     const { name } = z;
     const open = d.nameserver.openChanges?.bind(d.nameserver);
     const sameSigning = signing.dnssec === prev.dnssec && signing.deleteDs === !!prev.deleteDs;
@@ -274,7 +276,7 @@ export function zoneApplier(d: ApplyDeps) {
     // is begun once the floor's write committed, since knotd takes one control connection at a time, for all zones,
     // and drops one idle past its control timeout.
     let txn = d.soleLeader && !signing.dnssec ? open(name) : undefined;
-    let applying: Promise<void> | undefined;
+    let applying: Promise<CommittedSerial> | undefined;
     try {
       // The zone as the pass saw it sizes the bound; a write since that grows it past this pass's bound only costs a
       // whole load.
@@ -310,9 +312,10 @@ export function zoneApplier(d: ApplyDeps) {
       // The nameserver awaits it only once it took the commands; a failed sync is the catch's below.
       notBefore.catch(() => undefined);
       txn ??= open(name);
+      let committed: CommittedSerial;
       try {
         applying = txn.apply(changes, text, { notBefore });
-        await applying;
+        committed = await applying;
       } catch (e) {
         // What could not be made durable is the pass's failure (the store's), not the nameserver's.
         await notBefore;
@@ -322,8 +325,11 @@ export function zoneApplier(d: ApplyDeps) {
       }
       const keys = changedKeys(prev.keys, [...removed.keys()], added.map((r) => rrsetKey(r.name, r.type)));
       return {
-        keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
-        ...(deferFile && { unsavedSince: prev.unsavedSince ?? now() }),
+        served: {
+          keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
+          ...(deferFile && { unsavedSince: prev.unsavedSince ?? now() }),
+        },
+        committed,
       };
     } finally {
       // Not applied (the zone loads whole instead, or the pass failed): the zone's other operations wait for its end.
@@ -352,13 +358,14 @@ export function zoneApplier(d: ApplyDeps) {
     },
     /**
      * Brings the nameserver to `z` at `signing`: nothing when it serves that already, else the change since the
-     * served generation or the whole zone. Answers what is served now and whether this call applied it;
-     * undefined when the zone was deleted, or DNSSEC turned on or off, meanwhile.
+     * served generation or the whole zone. Answers what is served now, whether this call applied it, and the serial
+     * the nameserver's commit answer said it serves (an incremental change to an unsigned zone; null otherwise:
+     * only a query tells); undefined when the zone was deleted, or DNSSEC turned on or off, meanwhile.
      */
-    async apply(z: ZoneRow, st: ZoneStatus | undefined, signing: Signing): Promise<{ served: Served; acted: boolean } | undefined> {
+    async apply(z: ZoneRow, st: ZoneStatus | undefined, signing: Signing): Promise<{ served: Served; acted: boolean; committed: CommittedSerial } | undefined> {
       const known = served.get(z.name);
       if (known && known.generation === z.generation && known.dnssec === signing.dnssec && !!known.deleteDs === signing.deleteDs) {
-        return { served: known, acted: false };
+        return { served: known, acted: false, committed: null };
       }
       const above = known ? undefined : await floorToPass(z, st, signing.dnssec);
       const serialOf = (row: ZoneRow): number => textSerial(row, row.uid === z.uid ? st : undefined, signing.dnssec, above);
@@ -367,10 +374,11 @@ export function zoneApplier(d: ApplyDeps) {
         && st.facts.renderedSerial === serial && st.conditions.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === row.generation);
       // Until the nameserver took it, what it serves is not known for sure.
       served.delete(z.name);
-      const taken = (known && (await applyDelta(z, known, serialOf, signing))) || (await applyWhole(z, serialOf, signing, servedBefore));
+      const delta = known && (await applyDelta(z, known, serialOf, signing));
+      const taken = delta ? delta.served : await applyWhole(z, serialOf, signing, servedBefore);
       if (!taken) return undefined;
       served.set(z.name, taken);
-      return { served: taken, acted: true };
+      return { served: taken, acted: true, committed: delta ? delta.committed : null };
     },
     /** The nameserver was seen serving `serial` of `row` with `signing`: the store's floor goes up to it (a signer's own
      * increments), as a write that need not wait for the disk where the row's own serial is that floor already. */

@@ -233,11 +233,14 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       }
       // Deleted meanwhile: the next pass finalizes it. DNSSEC turned on or off meanwhile: it plans the signing again.
       if (!taken) return { requeueAfterMs: 0 };
-      const { served: applied, acted } = taken;
+      const { served: applied, acted, committed } = taken;
       if (acted) z = (await zoneByName(d.store, name)) ?? z;
       const signed = applied.dnssec;
       const [servedSerial, signerDs] = await Promise.all([
-        d.nameserver.servedSerial(name).catch(() => null),
+        // The nameserver's own answer to the commit, where it tells (a zone it does not sign): a query of it here
+        // cost a socket, a datagram each way and a wake-up of it and of the API's process per change, beside the
+        // queries the zone's users send meanwhile. A pass with nothing to apply asks, and so finds a drift.
+        committed ?? d.nameserver.servedSerial(name).catch(() => null),
         signed ? d.nameserver.ds(name) : [],
       ]);
       if (!serves(servedSerial, applied.serial, signed)) {
@@ -250,7 +253,11 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         if (down) return { requeueAfterMs: DOWN_POLL_MS };
         throw new Error(`zone ${name}: ${f.lastError}`);
       }
-      await applier.recordServed(name, z, applied, servedSerial!);
+      // Not awaited until the status is written: both writes then go in one commit (the store gathers the writes of one
+      // turn), where one each cost a transaction, a commit and an announcement per change. Either fails alike (a fenced
+      // term, a store that takes no writes), and the pass with it.
+      const floorRaised = applier.recordServed(name, z, applied, servedSerial!);
+      floorRaised.catch(() => undefined);
       if (signed && d.sealer) await keepKeys({ ...d, sealer: d.sealer }, z);
       const confirmed = await confirmDs(d, z, st, signerDs);
       const looked = acted ? { set: [], facts: {} } : await look(z, st, servedSerial!);
@@ -277,6 +284,7 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         },
         lastError: pending?.lastError ?? null,
       });
+      await floorRaised;
       if (parentFound.get(name) === parentSaw) parentFound.delete(name);
       // Started once what the last look found is recorded: a look that found the DS gone is judged against the
       // last time it was seen, which must not be lost.

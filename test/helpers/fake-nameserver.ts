@@ -1,6 +1,6 @@
 import { parseRecordLine, soaSerial } from '../../providers/nameserver/zone-text';
 import { serialGreater } from '../../zonefiles';
-import { StaleSerialError, type ChangeTransaction, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
+import { StaleSerialError, type ChangeTransaction, type CommittedSerial, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
 
 export type Action =
   | { op: 'applyZone'; zone: string; dnssec: boolean; deleteDs?: true }
@@ -78,7 +78,7 @@ export class FakeNameserver implements Nameserver {
     };
   }
   /** `served.text` is the zone file: with no text given it stays as it was until saveZoneFile. */
-  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<void> {
+  async applyChanges(name: string, changes: ZoneChanges, zoneText: string | null, opts: { notBefore?: Promise<void> } = {}): Promise<CommittedSerial> {
     if (this.failWith) throw new Error(this.failWith);
     this.sent.push(name);
     await opts.notBefore;
@@ -98,6 +98,7 @@ export class FakeNameserver implements Nameserver {
     for (const line of changes.add) held.add(keyOf(line));
     this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort(), ...(zoneText === null && { file: false as const }) });
     this.served.set(name, { ...cur, text: zoneText ?? cur.text, serial });
+    return cur.dnssec ? null : serial;
   }
   async saveZoneFile(name: string, zoneText: string): Promise<boolean> {
     const cur = this.served.get(name);
@@ -115,7 +116,10 @@ export class FakeNameserver implements Nameserver {
   async zones(): Promise<string[]> {
     return [...this.served.keys()];
   }
+  /** How many times servedSerial was asked, by zone. */
+  servedSerialAsked = new Map<string, number>();
   async servedSerial(name: string): Promise<number | null> {
+    this.servedSerialAsked.set(name, (this.servedSerialAsked.get(name) ?? 0) + 1);
     return this.served.get(name)?.serial ?? null;
   }
   async ds(name: string): Promise<DsRecord[]> {

@@ -63,7 +63,9 @@ export function nameserverContract(name: string, make: () => Promise<NameserverS
       const { ns } = await make();
       if (!ns.applyChanges) return;
       await ns.applyZone(ZONE, zoneText(ZONE, 1), unsigned);
-      await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(ZONE, 2), `www.${ZONE} 300 A 192.0.2.2`] }, zoneText(ZONE, 2, '192.0.2.2'));
+      // Unsigned, the commit's answer is the serial served, as a query then finds.
+      await expect(ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(ZONE, 2), `www.${ZONE} 300 A 192.0.2.2`] }, zoneText(ZONE, 2, '192.0.2.2')))
+        .resolves.toBe(2);
       expect(await ns.servedSerial(ZONE)).toBe(2);
       const stale = await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(ZONE, 2), `www.${ZONE} 300 A 192.0.2.3`] }, zoneText(ZONE, 2, '192.0.2.3'))
         .catch((e: unknown) => e);
@@ -79,7 +81,7 @@ export function nameserverContract(name: string, make: () => Promise<NameserverS
       await ns.applyZone(ZONE, zoneText(ZONE, 2, '192.0.2.2'), unsigned);
       expect(await ns.servedSerial(ZONE)).toBe(2);
       const txn = ns.openChanges(ZONE);
-      await txn.apply({ remove: [`www.${ZONE} A`], add: [soa(ZONE, 3), `www.${ZONE} 300 A 192.0.2.3`] }, zoneText(ZONE, 3, '192.0.2.3'));
+      await expect(txn.apply({ remove: [`www.${ZONE} A`], add: [soa(ZONE, 3), `www.${ZONE} 300 A 192.0.2.3`] }, zoneText(ZONE, 3, '192.0.2.3'))).resolves.toBe(3);
       expect(await ns.servedSerial(ZONE)).toBe(3);
     });
 
