@@ -266,7 +266,9 @@ export const rrsetTombstones = sqliteTable(
     /** '' for the tombstones written before the column: older than any grace. */
     at: text('at').notNull().default(''),
   },
-  (t) => [primaryKey({ columns: [t.zone, t.name, t.type] })],
+  // A pass reads the zone's tombstones after the generation it serves (zoneChangesSince): by generation, not every
+  // tombstone of the zone, which a zone of many unpruned deletions would make most of each change's read.
+  (t) => [primaryKey({ columns: [t.zone, t.name, t.type] }), index('rrset_tombstones_zone_gen').on(t.zone, t.gen)],
 );
 
 /** One rrset's change in a zone revision: `before`/`after` are the rrset's TTL and records, null where it was or

@@ -1,0 +1,1 @@
+CREATE INDEX `rrset_tombstones_zone_gen` ON `rrset_tombstones` (`zone`,`gen`);
