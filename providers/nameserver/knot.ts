@@ -420,8 +420,10 @@ class Knot implements KnotNameserver {
         staged?.place();
         await ctl.call({ cmd: 'zone-commit', zone: fqdn }, CONTROL_TIMEOUT_MS);
         committed = true;
-        inStep = true;
         this.applied.set(name, serial);
+        // knotd's one control connection, for every zone and any knotc, is not held while a large text is written.
+        this.line.give(ctl, true);
+        ctl = undefined;
         if (!staged && zoneText !== null) await replaceFile(path, zoneText);
         return committedSerial(serial);
       } catch (err) {

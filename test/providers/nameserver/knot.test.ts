@@ -10,7 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket, { type Answer } from 'dns-packet';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AddressInUseError, createKnotNameserver, findKnot, type KnotNameserver, type KnotNameserverOptions } from '../../../providers/nameserver/knot';
 import { knotPaths } from '../../../providers/nameserver/knot-config';
 import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver/port';
@@ -19,6 +19,23 @@ import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
 import { until } from '../../helpers/proc';
 import { captureLogger } from '../../helpers/log';
 import { renderCatalog } from '../../../zonefiles/catalog';
+
+/** Holds the adapter's writes of one zone's file (replaceFile) until released, for the test that needs a write under way. */
+const fileGate = vi.hoisted(() => ({ held: null as { zone: string; reached: () => void; until: Promise<void> } | null }));
+vi.mock('../../../lib/files', async (original) => {
+  const files = await original<typeof import('../../../lib/files')>();
+  return {
+    ...files,
+    replaceFile: async (...args: Parameters<typeof files.replaceFile>): Promise<void> => {
+      const held = fileGate.held;
+      if (held && args[0].includes(held.zone)) {
+        held.reached();
+        await held.until;
+      }
+      return files.replaceFile(...args);
+    },
+  };
+});
 
 const ZONE = 'example.test';
 const TXT_PARTS = ['a'.repeat(255), 'b'.repeat(255), 'c'.repeat(100)];
@@ -262,6 +279,43 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     const stopping = performance.now();
     await ns.stop();
     expect(performance.now() - stopping).toBeLessThan(4000);
+  }, 30_000);
+
+  it('gives the control connection back once a change committed, not once its large zone file is written: another zone\'s change goes meanwhile', async () => {
+    const { ns, server, opts } = await startKnot();
+    const OTHER = 'other.test';
+    const soa = (zone: string, serial: number): string => `@ 300 SOA ns1.${zone}. hostmaster.${zone}. ${serial} 3600 600 604800 300`;
+    // A text past the size put in place before the commit (64 KiB) is written after it.
+    const filler = Array.from({ length: 400 }, (_, i) => `f${i} 300 IN TXT "${'x'.repeat(200)}"`);
+    await ns.applyZone(ZONE, zoneText(1, { extra: filler }), { dnssec: false });
+    await ns.applyZone(OTHER, zoneText(1).replaceAll(ZONE, OTHER), { dnssec: false });
+    const large = zoneText(2, { www: '192.0.2.2', extra: filler });
+    expect(large.length).toBeGreaterThan(64 * 1024);
+    let reached!: () => void;
+    const writing = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release!: () => void;
+    fileGate.held = { zone: ZONE, reached, until: new Promise<void>((resolve) => {
+      release = resolve;
+    }) };
+    try {
+      const applying = ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(ZONE, 2), `www.${ZONE} 300 A 192.0.2.2`] }, large);
+      await writing;
+      expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.2']);
+      // Held until the file is written, the connection would keep knotd's control from the other zone's change until
+      // knotd dropped it (its control timeout, 5 s).
+      const started = performance.now();
+      await ns.applyChanges(OTHER, { remove: [`www.${OTHER} A`], add: [soa(OTHER, 2), `www.${OTHER} 300 A 192.0.2.9`] }, null);
+      expect(performance.now() - started).toBeLessThan(4000);
+      expect(await aRecords(server, `www.${OTHER}`)).toEqual(['192.0.2.9']);
+      release();
+      await applying;
+      expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(large);
+    } finally {
+      fileGate.held = null;
+      release();
+    }
   }, 30_000);
 
   it('gives another program\'s knotc its turn during a stream of changes that keeps the control connection busy', async () => {
