@@ -6,8 +6,10 @@
  *    or keys; a zone the nameserver holds that the store does not have is removed the same way (not the catalog zone,
  *    which is ./catalog.ts's).
  * 2. Apply (./apply.ts) at the signing the zone is on its way to (./signing.ts).
- * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready.
- *    Drift forgets what is served and applies again.
+ * 3. Check: the served serial is read back and compared with the one applied; only then is the zone Ready. An
+ *    unsigned zone's incremental change reads it from the nameserver's answer to its commit (./apply.ts), while the
+ *    nameserver still runs; every other pass, each one with nothing to apply included, asks the nameserver. Drift
+ *    forgets what is served and applies again.
  * 4. Look, when due and only in a pass that applied nothing: at the secondaries (./secondaries.ts,
  *    secondaryCheckMs after a change is served, then every secondaryRetryMs while one is behind). A pass that
  *    applied asks for the next pass at once instead, so a slow lookup never holds up a change; the runner
@@ -239,8 +241,9 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
       const [servedSerial, signerDs] = await Promise.all([
         // The nameserver's own answer to the commit, where it tells (a zone it does not sign): a query of it here
         // cost a socket, a datagram each way and a wake-up of it and of the API's process per change, beside the
-        // queries the zone's users send meanwhile. A pass with nothing to apply asks, and so finds a drift.
-        committed ?? d.nameserver.servedSerial(name).catch(() => null),
+        // queries the zone's users send meanwhile. A pass with nothing to apply asks, and so finds a drift. Not once
+        // the server went down since it answered: it serves nothing now, which the query says (down, below).
+        committed !== null && d.nameserver.health().running ? committed : d.nameserver.servedSerial(name).catch(() => null),
         signed ? d.nameserver.ds(name) : [],
       ]);
       if (!serves(servedSerial, applied.serial, signed)) {
@@ -253,9 +256,11 @@ export function zoneReconciler(d: ZoneReconcilerDeps): Reconciler {
         if (down) return { requeueAfterMs: DOWN_POLL_MS };
         throw new Error(`zone ${name}: ${f.lastError}`);
       }
-      // Not awaited until the status is written: both writes then go in one commit (the store gathers the writes of one
-      // turn), where one each cost a transaction, a commit and an announcement per change. Either fails alike (a fenced
-      // term, a store that takes no writes), and the pass with it.
+      // Not awaited until the status is written: on SQLite both writes then go in one commit (the store gathers the
+      // writes of one turn), where one each cost a transaction, a commit and an announcement per change. They may still
+      // end apart (PostgreSQL commits each on its own; after a failed sync SQLite refuses a durable floor write and
+      // commits the status): a status ahead of the floor is read as a floor all the same (floorToPass, textSerial), and
+      // the pass fails, so that the next one writes the floor again.
       const floorRaised = applier.recordServed(name, z, applied, servedSerial!);
       floorRaised.catch(() => undefined);
       if (signed && d.sealer) await keepKeys({ ...d, sealer: d.sealer }, z);

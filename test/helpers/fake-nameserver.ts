@@ -43,6 +43,8 @@ export class FakeNameserver implements Nameserver {
   /** The signer's keys of each signed zone. */
   keys: DnssecKey[] = [{ keyId: 'k1', attrs: { ksk: true, zsk: false, active: 1 }, pem: 'PEM of k1' }, { keyId: 'z1', attrs: { ksk: false, zsk: true, active: 1 }, pem: 'PEM of z1' }];
   private readonly state: NameserverHealth = { running: true, lastError: null, pid: 1, restarts: 0 };
+  /** When set, the server process is down: health() says so, and servedSerial throws, as Knot's adapter does. */
+  down = false;
 
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
@@ -120,6 +122,7 @@ export class FakeNameserver implements Nameserver {
   servedSerialAsked = new Map<string, number>();
   async servedSerial(name: string): Promise<number | null> {
     this.servedSerialAsked.set(name, (this.servedSerialAsked.get(name) ?? 0) + 1);
+    if (this.down) throw new Error('knotd is not running');
     return this.served.get(name)?.serial ?? null;
   }
   async ds(name: string): Promise<DsRecord[]> {
@@ -138,6 +141,6 @@ export class FakeNameserver implements Nameserver {
     this.actions.push({ op: 'notifySecondaries', zone: name });
   }
   health(): NameserverHealth {
-    return this.state;
+    return { ...this.state, running: !this.down };
   }
 }

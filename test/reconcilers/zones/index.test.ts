@@ -456,6 +456,22 @@ describe('zone reconciler', () => {
     expect(asked()).toBe(signed + 1);
   });
 
+  it('says a nameserver that went down right after it committed a change is down, not that it serves the change', async () => {
+    const r = reconciler();
+    await r.reconcile('example.com', noAbort);
+    const commit = ns.applyChanges.bind(ns);
+    vi.spyOn(ns, 'applyChanges').mockImplementation(async (...args) => {
+      const committed = await commit(...args);
+      ns.down = true;
+      return committed;
+    });
+    await putA('a.example.com', '192.0.2.1');
+    expect(await r.reconcile('example.com', noAbort)).toEqual({ requeueAfterMs: 5_000 });
+    expect(ns.actions.at(-1)).toMatchObject({ op: 'applyChanges' });
+    const st = (await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!;
+    expect(st.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'False', reason: 'NameserverDown' }));
+  });
+
   it.skipIf(onPostgres())(`writes what a pass of a change observed (the served floor, the status) in one commit${onPostgres() ? ' (skipped: each write commits apart on PostgreSQL)' : ''}`, async () => {
     const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, soleLeader: true });
     await r.reconcile('example.com', noAbort);
