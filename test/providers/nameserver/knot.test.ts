@@ -10,7 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket, { type Answer } from 'dns-packet';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { AddressInUseError, createKnotNameserver, findKnot, type KnotNameserver, type KnotNameserverOptions } from '../../../providers/nameserver/knot';
 import { knotPaths } from '../../../providers/nameserver/knot-config';
 import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver/port';
@@ -299,23 +299,24 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     fileGate.held = { zone: ZONE, reached, until: new Promise<void>((resolve) => {
       release = resolve;
     }) };
-    try {
-      const applying = ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(ZONE, 2), `www.${ZONE} 300 A 192.0.2.2`] }, large);
-      await writing;
-      expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.2']);
-      // Held until the file is written, the connection would keep knotd's control from the other zone's change until
-      // knotd dropped it (its control timeout, 5 s).
-      const started = performance.now();
-      await ns.applyChanges(OTHER, { remove: [`www.${OTHER} A`], add: [soa(OTHER, 2), `www.${OTHER} 300 A 192.0.2.9`] }, null);
-      expect(performance.now() - started).toBeLessThan(4000);
-      expect(await aRecords(server, `www.${OTHER}`)).toEqual(['192.0.2.9']);
-      release();
-      await applying;
-      expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(large);
-    } finally {
+    // Not a finally, which a test that times out never runs: the gate would then hold every later test's write of
+    // ZONE's file for good.
+    onTestFinished(() => {
       fileGate.held = null;
       release();
-    }
+    });
+    const applying = ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(ZONE, 2), `www.${ZONE} 300 A 192.0.2.2`] }, large);
+    await writing;
+    expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.2']);
+    // Held until the file is written, the connection would keep knotd's control from the other zone's change until
+    // knotd dropped it (its control timeout, 5 s).
+    const started = performance.now();
+    await ns.applyChanges(OTHER, { remove: [`www.${OTHER} A`], add: [soa(OTHER, 2), `www.${OTHER} 300 A 192.0.2.9`] }, null);
+    expect(performance.now() - started).toBeLessThan(4000);
+    expect(await aRecords(server, `www.${OTHER}`)).toEqual(['192.0.2.9']);
+    release();
+    await applying;
+    expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(large);
   }, 30_000);
 
   it('gives another program\'s knotc its turn during a stream of changes that keeps the control connection busy', async () => {
