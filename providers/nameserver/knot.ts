@@ -32,7 +32,7 @@ import {
   configuredZones, formatHostPort, knotPaths, parseHostPort, policyOf, renderKnotConfig, signingOf, zoneFileNames, zoneFilePath, zoneFqdn,
   type Signing, type TsigKey,
 } from './knot-config';
-import { sameKeys, StaleSerialError, type ChangeTransaction, type CommittedSerial, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
+import { sameKeys, StaleSerialError, ZoneFileNotWrittenError, type ChangeTransaction, type CommittedSerial, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges, type ZoneConfig } from './port';
 import { parseDsRecords, parseRecordLine, serialAbove, soaSerial, type RecordLine } from './zone-text';
 import { isZoneName } from '../../zonefiles/names';
 import { processAlive } from '../../lib/process-alive';
@@ -424,10 +424,14 @@ class Knot implements KnotNameserver {
         // knotd's one control connection, for every zone and any knotc, is not held while a large text is written.
         this.line.give(ctl, true);
         ctl = undefined;
-        if (!staged && zoneText !== null) await replaceFile(path, zoneText);
+        if (!staged && zoneText !== null) {
+          await replaceFile(path, zoneText).catch((e: unknown) => {
+            throw new ZoneFileNotWrittenError(name, committedSerial(serial), e);
+          });
+        }
         return committedSerial(serial);
       } catch (err) {
-        if (err instanceof StaleSerialError) throw err;
+        if (err instanceof StaleSerialError || err instanceof ZoneFileNotWrittenError) throw err;
         // Also closes a transaction some earlier failure left open, so that a retry can begin one.
         if (ctl) await this.abortTransaction(ctl, fqdn).catch(() => undefined);
         throw await this.withKnotdErrors(err, fqdn, mark);

@@ -88,6 +88,22 @@ export class StaleSerialError extends Error {
   }
 }
 
+/**
+ * applyChanges committed the change, which is served, but could not write the zone text it was given: the zone file
+ * lags behind what is served, as after applyChanges without a text, until saveZoneFile writes it. Not a refusal: the
+ * change is not to be sent again, nor the zone loaded whole (its serial is served already).
+ */
+export class ZoneFileNotWrittenError extends Error {
+  override name = 'ZoneFileNotWrittenError';
+  constructor(
+    readonly zone: string,
+    readonly committed: CommittedSerial,
+    cause: unknown,
+  ) {
+    super(`zone ${zone}: the change is served, but its zone file could not be written (${(cause as Error)?.message ?? String(cause)})`, { cause });
+  }
+}
+
 /** The zone's name is not one the nameserver can be configured with (a zone stored before the name rule
  * was strict): nothing about it reaches the server, and other zones are served as usual. Permanent. */
 export class UnservableZoneError extends Error {

@@ -7,7 +7,7 @@
  * serial past it, the zone text carries one above the served serial (kept in status facts).
  */
 import type { Logger } from '../../lib/log';
-import { StaleSerialError, type CommittedSerial, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
+import { StaleSerialError, ZoneFileNotWrittenError, type CommittedSerial, type Nameserver, type ZoneChanges } from '../../providers/nameserver/port';
 import type { Store } from '../../store/db';
 import { raiseServedSerial, servedSerialFloor } from '../../store/dnssec-keys';
 import { zoneAliasesOf } from '../../store/aliases';
@@ -313,6 +313,8 @@ export function zoneApplier(d: ApplyDeps) {
       notBefore.catch(() => undefined);
       txn ??= open(name);
       let committed: CommittedSerial;
+      /** The change is served and its file lags behind it, as a large zone's does: flush writes it. */
+      let fileLags = deferFile;
       try {
         applying = txn.apply(changes, text, { notBefore });
         committed = await applying;
@@ -320,14 +322,19 @@ export function zoneApplier(d: ApplyDeps) {
         // What could not be made durable is the pass's failure (the store's), not the nameserver's.
         await notBefore;
         if (e instanceof StaleSerialError) throw e;
-        d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
-        return undefined;
+        if (!(e instanceof ZoneFileNotWrittenError)) {
+          d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
+          return undefined;
+        }
+        d.log.warn({ zone: name, err: e.message }, 'the change is served; its zone file is written later');
+        committed = e.committed;
+        fileLags = true;
       }
       const keys = changedKeys(prev.keys, [...removed.keys()], added.map((r) => rrsetKey(r.name, r.type)));
       return {
         served: {
           keys, uid: delta.zone.uid, generation: delta.zone.generation, serial, ...signing,
-          ...(deferFile && { unsavedSince: prev.unsavedSince ?? now() }),
+          ...(fileLags && { unsavedSince: prev.unsavedSince ?? now() }),
         },
         committed,
       };

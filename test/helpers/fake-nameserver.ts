@@ -1,6 +1,6 @@
 import { parseRecordLine, soaSerial } from '../../providers/nameserver/zone-text';
 import { serialGreater } from '../../zonefiles';
-import { StaleSerialError, type ChangeTransaction, type CommittedSerial, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
+import { StaleSerialError, ZoneFileNotWrittenError, type ChangeTransaction, type CommittedSerial, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
 
 export type Action =
   | { op: 'applyZone'; zone: string; dnssec: boolean; deleteDs?: true }
@@ -43,6 +43,8 @@ export class FakeNameserver implements Nameserver {
   /** The signer's keys of each signed zone. */
   keys: DnssecKey[] = [{ keyId: 'k1', attrs: { ksk: true, zsk: false, active: 1 }, pem: 'PEM of k1' }, { keyId: 'z1', attrs: { ksk: false, zsk: true, active: 1 }, pem: 'PEM of z1' }];
   private readonly state: NameserverHealth = { running: true, lastError: null, pid: 1, restarts: 0 };
+  /** When set, applyChanges commits a change given with its text but cannot write that text (a full disk). */
+  fileWriteFails = false;
   /** When set, the server process is down: health() says so, and servedSerial throws, as Knot's adapter does. */
   down = false;
 
@@ -99,8 +101,13 @@ export class FakeNameserver implements Nameserver {
     for (const line of changes.remove) held.delete(keyOf(line));
     for (const line of changes.add) held.add(keyOf(line));
     this.actions.push({ op: 'applyChanges', zone: name, remove: [...changes.remove].sort(), add: [...changes.add].sort(), ...(zoneText === null && { file: false as const }) });
+    const committed = cur.dnssec ? null : serial;
+    if (zoneText !== null && this.fileWriteFails) {
+      this.served.set(name, { ...cur, serial });
+      throw new ZoneFileNotWrittenError(name, committed, new Error('ENOSPC: no space left on device'));
+    }
     this.served.set(name, { ...cur, text: zoneText ?? cur.text, serial });
-    return cur.dnssec ? null : serial;
+    return committed;
   }
   async saveZoneFile(name: string, zoneText: string): Promise<boolean> {
     const cur = this.served.get(name);

@@ -13,7 +13,7 @@ import dnsPacket, { type Answer } from 'dns-packet';
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { AddressInUseError, createKnotNameserver, findKnot, type KnotNameserver, type KnotNameserverOptions } from '../../../providers/nameserver/knot';
 import { knotPaths } from '../../../providers/nameserver/knot-config';
-import { StaleSerialError, type ZoneConfig } from '../../../providers/nameserver/port';
+import { StaleSerialError, ZoneFileNotWrittenError, type ZoneConfig } from '../../../providers/nameserver/port';
 import { query, txtValue, type Server } from '../../../harness/dns';
 import { freePort, hasKnot, knotTitle } from '../../helpers/knot';
 import { until } from '../../helpers/proc';
@@ -317,6 +317,33 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     release();
     await applying;
     expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(large);
+  }, 30_000);
+
+  it('reports a change whose large zone file could not be written after its commit as served, its file to be saved later', async () => {
+    const { ns, server, opts } = await startKnot();
+    const soa = (serial: number): string => `@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. ${serial} 3600 600 604800 300`;
+    const filler = Array.from({ length: 400 }, (_, i) => `f${i} 300 IN TXT "${'x'.repeat(200)}"`);
+    await ns.applyZone(ZONE, zoneText(1, { extra: filler }), { dnssec: false });
+    const large = zoneText(2, { www: '192.0.2.2', extra: filler });
+    const full = Promise.reject(new Error('ENOSPC: no space left on device'));
+    full.catch(() => undefined);
+    fileGate.held = { zone: ZONE, reached: () => undefined, until: full };
+    onTestFinished(() => {
+      fileGate.held = null;
+    });
+    const failed = await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(2), `www.${ZONE} 300 A 192.0.2.2`] }, large)
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ZoneFileNotWrittenError);
+    expect(failed).toMatchObject({ zone: ZONE, committed: 2, message: expect.stringMatching(/ENOSPC/) });
+    expect(await aRecords(server, `www.${ZONE}`)).toEqual(['192.0.2.2']);
+    expect(await ns.servedSerial(ZONE)).toBe(2);
+    expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(zoneText(1, { extra: filler }));
+    fileGate.held = null;
+    await expect(ns.saveZoneFile(ZONE, large)).resolves.toBe(true);
+    expect(readFileSync(join(opts.zonesDir, `${ZONE}.zone`), 'utf8')).toBe(large);
+    // Nothing was left open: the next change commits.
+    await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(3), `www.${ZONE} 300 A 192.0.2.3`] }, null);
+    expect(await ns.servedSerial(ZONE)).toBe(3);
   }, 30_000);
 
   it('gives another program\'s knotc its turn during a stream of changes that keeps the control connection busy', async () => {

@@ -483,6 +483,29 @@ describe('zone reconciler', () => {
     expect((await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!.facts.servedSerial).toBe(ns.served.get('example.com')!.serial);
   });
 
+  it('takes a change whose zone file could not be written as served, not refused: Ready, no whole load, and the file written later', async () => {
+    const r = reconciler(undefined, 5000);
+    await r.reconcile('example.com', noAbort);
+    const before = ns.served.get('example.com')!.text;
+    await putA('a.example.com', '192.0.2.1');
+    ns.fileWriteFails = true;
+    const result = await r.reconcile('example.com', noAbort);
+    const z = (await zoneByName(store, 'example.com'))!;
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
+    expect(ns.served.get('example.com')!.text).toBe(before);
+    expect(ns.served.get('example.com')!.serial).toBe(z.serial);
+    const st = (await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!;
+    expect(st.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True', observedGeneration: z.generation }));
+    expect(st.facts.servedSerial).toBe(z.serial);
+    // The pass asks for the next by the time the file is due, which writes it.
+    expect(result.requeueAfterMs).toBeLessThanOrEqual(5000);
+    ns.fileWriteFails = false;
+    now += 5000;
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges', 'saveZoneFile']);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
   it('commits nothing to the nameserver before the store has synced it: a whole load waits, a change is sent and commits after', async () => {
     /** The store's sync of everything committed so far, held until the test lets it return. */
     const holdSync = (): (() => void) => {
