@@ -324,8 +324,11 @@ class Knot implements KnotNameserver {
         // large zone's changes go there first, its file follows: saveZoneFile): the file catches up, nothing is
         // reloaded, and the serial stays the zone's own.
         if (opts.asServed && !opts.dnssec && !configChanged && served === serial) {
-          await replaceFile(path, text);
+          // Served at this serial whether or not the file can be written: saveZoneFile may write it later.
           this.applied.set(name, serial);
+          await replaceFile(path, text).catch((e: unknown) => {
+            throw new ZoneFileNotWrittenError(name, serial, e);
+          });
           return;
         }
         // Signed, knotd serves at least text serial + 1, so the served serial itself is still a step up.

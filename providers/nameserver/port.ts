@@ -89,9 +89,10 @@ export class StaleSerialError extends Error {
 }
 
 /**
- * applyChanges committed the change, which is served, but could not write the zone text it was given: the zone file
- * lags behind what is served, as after applyChanges without a text, until saveZoneFile writes it. Not a refusal: the
- * change is not to be sent again, nor the zone loaded whole (its serial is served already).
+ * applyChanges committed the change, which is served, but could not write the zone text it was given (or applyZone
+ * `asServed` could not write the text it serves already): the zone file lags behind what is served, as after
+ * applyChanges without a text, until saveZoneFile writes it. Not a refusal: the change is not to be sent again, nor the
+ * zone loaded whole (its serial is served already). Only a nameserver with saveZoneFile throws it.
  */
 export class ZoneFileNotWrittenError extends Error {
   override name = 'ZoneFileNotWrittenError';
@@ -100,7 +101,7 @@ export class ZoneFileNotWrittenError extends Error {
     readonly committed: CommittedSerial,
     cause: unknown,
   ) {
-    super(`zone ${zone}: the change is served, but its zone file could not be written (${(cause as Error)?.message ?? String(cause)})`, { cause });
+    super(`zone ${zone} is served, but its zone file could not be written (${(cause as Error)?.message ?? String(cause)})`, { cause });
   }
 }
 
@@ -151,8 +152,9 @@ export interface Nameserver {
    * serial above the served (signed) one.
    *
    * `asServed`: the caller applied exactly this text's content at this serial before and saw it served (its file
-   * deferred, see saveZoneFile): an unsigned zone served at the text's serial then only gets its file written.
-   * Without it a different text at the served serial is StaleSerialError, since secondaries follow by serial.
+   * deferred, see saveZoneFile): an unsigned zone served at the text's serial then only gets its file written, and
+   * when that write fails it stays served, its file lagging: ZoneFileNotWrittenError. Without it a different text at
+   * the served serial is StaleSerialError, since secondaries follow by serial.
    */
   applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean; asServed?: boolean }): Promise<void>;
   /**

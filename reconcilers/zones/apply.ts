@@ -243,9 +243,18 @@ export function zoneApplier(d: ApplyDeps) {
     const text = renderZone({ name, soa: soaFor(name, serial, d.nameservers), rrsets });
     await ioTurn();
     await (await readyToServe(name, snap.zone, serial, signing)).durable;
-    await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
+    let fileLags = false;
+    try {
+      await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
+    } catch (e) {
+      if (!(e instanceof ZoneFileNotWrittenError)) throw e;
+      // Served before this process started, from the nameserver's journal: no refusal, and the zone's next changes
+      // may go incrementally while its file lags, as after a change whose file could not be written.
+      d.log.warn({ zone: name, err: e.message }, 'the zone is served; its zone file is written later');
+      fileLags = true;
+    }
     const keys = keyHashes(rrsets.map((r) => rrsetKey(r.name, r.type)));
-    return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing };
+    return { keys, uid: snap.zone.uid, generation: snap.zone.generation, serial, ...signing, ...(fileLags && { unsavedSince: now() }) };
   };
 
   /**

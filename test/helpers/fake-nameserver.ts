@@ -3,7 +3,7 @@ import { serialGreater } from '../../zonefiles';
 import { StaleSerialError, ZoneFileNotWrittenError, type ChangeTransaction, type CommittedSerial, type DnssecKey, type DsRecord, type Nameserver, type NameserverHealth, type SecondarySerial, type ZoneChanges } from '../../providers/nameserver/port';
 
 export type Action =
-  | { op: 'applyZone'; zone: string; dnssec: boolean; deleteDs?: true }
+  | { op: 'applyZone'; zone: string; dnssec: boolean; deleteDs?: true; asServed?: true }
   | { op: 'confirmDs' | 'notifySecondaries'; zone: string }
   | { op: 'applyChanges'; zone: string; remove: string[]; add: string[]; file?: false }
   | { op: 'saveZoneFile'; zone: string; serial: number }
@@ -43,19 +43,27 @@ export class FakeNameserver implements Nameserver {
   /** The signer's keys of each signed zone. */
   keys: DnssecKey[] = [{ keyId: 'k1', attrs: { ksk: true, zsk: false, active: 1 }, pem: 'PEM of k1' }, { keyId: 'z1', attrs: { ksk: false, zsk: true, active: 1 }, pem: 'PEM of z1' }];
   private readonly state: NameserverHealth = { running: true, lastError: null, pid: 1, restarts: 0 };
-  /** When set, applyChanges commits a change given with its text but cannot write that text (a full disk). */
+  /** When set, applyChanges commits a change given with its text but cannot write that text (a full disk), and
+   * applyZone `asServed` cannot write the text it serves. */
   fileWriteFails = false;
   /** When set, the server process is down: health() says so, and servedSerial throws, as Knot's adapter does. */
   down = false;
 
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
-  async applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean }): Promise<void> {
+  async applyZone(name: string, zoneText: string, opts: { dnssec: boolean; deleteDs?: boolean; asServed?: boolean }): Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
     const serial = soaSerial(zoneText);
     const cur = this.served.get(name);
     const deleteDs = opts.dnssec && !!opts.deleteDs;
     if (cur && cur.text === zoneText && cur.dnssec === opts.dnssec && cur.deleteDs === deleteDs) return;
+    // As Knot's adapter: a text served at this serial, its file lagging, only has its file written.
+    if (cur && opts.asServed && !opts.dnssec && !cur.dnssec && cur.serial === serial) {
+      this.actions.push({ op: 'applyZone', zone: name, dnssec: false, asServed: true });
+      if (this.fileWriteFails) throw new ZoneFileNotWrittenError(name, serial, new Error('ENOSPC: no space left on device'));
+      this.served.set(name, { ...cur, text: zoneText });
+      return;
+    }
     if (cur && !serialGreater(serial, cur.serial) && !(opts.dnssec && serial === cur.serial - this.signerBump)) {
       throw new StaleSerialError(name, serial, cur.serial);
     }

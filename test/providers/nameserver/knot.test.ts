@@ -346,6 +346,35 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect(await ns.servedSerial(ZONE)).toBe(3);
   }, 30_000);
 
+  it('reports a zone served from its journal whose lagging file applyZone asServed could not write as served, its file to be saved later', async () => {
+    const { ns, opts } = await startKnot();
+    const file = join(opts.zonesDir, `${ZONE}.zone`);
+    const soa = (serial: number): string => `@ 300 SOA ns1.${ZONE}. hostmaster.${ZONE}. ${serial} 3600 600 604800 300`;
+    await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
+    await ns.applyChanges(ZONE, { remove: [`www.${ZONE} A`], add: [soa(2), `www.${ZONE} 300 A 192.0.2.2`] }, null);
+    // serve restarted before the file was written: this process has applied nothing yet.
+    await ns.stop();
+    const again = createKnotNameserver(opts);
+    cleanups.push(() => again.stop());
+    await again.start([{ name: ZONE, dnssec: false }]);
+    await until('the change served again', async () => ((await again.servedSerial(ZONE)) === 2 ? true : undefined), 5000, 25);
+    const full = Promise.reject(new Error('ENOSPC: no space left on device'));
+    full.catch(() => undefined);
+    fileGate.held = { zone: ZONE, reached: () => undefined, until: full };
+    onTestFinished(() => {
+      fileGate.held = null;
+    });
+    const text2 = zoneText(2, { www: '192.0.2.2' });
+    const failed = await again.applyZone(ZONE, text2, { dnssec: false, asServed: true }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ZoneFileNotWrittenError);
+    expect(failed).toMatchObject({ zone: ZONE, committed: 2 });
+    expect(await again.servedSerial(ZONE)).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe(zoneText(1));
+    fileGate.held = null;
+    await expect(again.saveZoneFile(ZONE, text2)).resolves.toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe(text2);
+  }, 30_000);
+
   it('gives another program\'s knotc its turn during a stream of changes that keeps the control connection busy', async () => {
     const { ns, opts } = await startKnot([], { controlKeptMs: 200 });
     await ns.applyZone(ZONE, zoneText(1), { dnssec: false });

@@ -506,6 +506,34 @@ describe('zone reconciler', () => {
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
   });
 
+  it('takes a zone whose lagging file still cannot be written after a restart as served: Ready, its next change incremental, the file written later', async () => {
+    const before = reconciler(undefined, 5000);
+    await before.reconcile('example.com', noAbort);
+    await putA('a.example.com', '192.0.2.1');
+    ns.fileWriteFails = true;
+    await before.reconcile('example.com', noAbort);
+    // serve restarted before the file was due, the disk still full: the nameserver serves the change from its journal.
+    const r = reconciler(undefined, 5000);
+    const result = await r.reconcile('example.com', noAbort);
+    let z = (await zoneByName(store, 'example.com'))!;
+    expect(ns.actions.at(-1)).toEqual({ op: 'applyZone', zone: 'example.com', dnssec: false, asServed: true });
+    let st = (await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!;
+    expect(st.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True', observedGeneration: z.generation }));
+    expect(result.requeueAfterMs).toBeLessThanOrEqual(5000);
+    await putA('b.example.com', '192.0.2.2');
+    await r.reconcile('example.com', noAbort);
+    z = (await zoneByName(store, 'example.com'))!;
+    expect(ns.actions.at(-1)).toMatchObject({ op: 'applyChanges' });
+    expect(ns.served.get('example.com')!.serial).toBe(z.serial);
+    st = (await statusOf<ZoneFacts>(store, 'zone', 'example.com'))!;
+    expect(st.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True', observedGeneration: z.generation }));
+    ns.fileWriteFails = false;
+    now += 5000;
+    await r.reconcile('example.com', noAbort);
+    expect(ns.actions.at(-1)).toEqual({ op: 'saveZoneFile', zone: 'example.com', serial: z.serial });
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
   it('commits nothing to the nameserver before the store has synced it: a whole load waits, a change is sent and commits after', async () => {
     /** The store's sync of everything committed so far, held until the test lets it return. */
     const holdSync = (): (() => void) => {
