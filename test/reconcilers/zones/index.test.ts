@@ -487,10 +487,13 @@ describe('zone reconciler', () => {
     const r = reconciler(undefined, 5000);
     await r.reconcile('example.com', noAbort);
     const before = ns.served.get('example.com')!.text;
+    // The fake records no refused whole load among its actions.
+    const wholeLoads = vi.spyOn(ns, 'applyZone');
     await putA('a.example.com', '192.0.2.1');
     ns.fileWriteFails = true;
     const result = await r.reconcile('example.com', noAbort);
     const z = (await zoneByName(store, 'example.com'))!;
+    expect(wholeLoads).not.toHaveBeenCalled();
     expect(ns.actions.map((a) => a.op)).toEqual(['applyZone', 'applyChanges']);
     expect(ns.served.get('example.com')!.text).toBe(before);
     expect(ns.served.get('example.com')!.serial).toBe(z.serial);
