@@ -162,8 +162,9 @@ export interface Nameserver {
    * the served zone and `zoneText`) as one atomic transaction without re-reading the zone file, then stores
    * `zoneText` as the zone file (null: not now, see saveZoneFile; the serial is then the added SOA's). The
    * text's serial must be above the served one, signed or not (StaleSerialError otherwise); fall back to
-   * applyZone when this throws. `notBefore`: the transaction is sent at once and commits (is served, and
-   * notified to secondaries) only once this resolves. Resolves with what the server's commit answer says it serves
+   * applyZone when this throws, but for ZoneFileNotWrittenError (committed and served, its file lagging).
+   * `notBefore`: the transaction is sent at once and commits (is served, and notified to secondaries) only once this
+   * resolves. Resolves with what the server's commit answer says it serves
    * ({@link CommittedSerial}).
    */
   applyChanges?(name: string, changes: ZoneChanges, zoneText: string | null, opts?: { notBefore?: Promise<void> }): Promise<CommittedSerial>;

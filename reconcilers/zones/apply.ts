@@ -67,7 +67,8 @@ export interface Served extends Signing {
   generation: number;
   /** The serial of the zone text applied. */
   serial: number;
-  /** Since when (the store's clock, ms) the zone file lags behind what is served (applyChanges without a text). */
+  /** Since when (the store's clock, ms) the zone file lags behind what is served (applyChanges without a text, or a
+   * text that could not be written: ZoneFileNotWrittenError). */
   unsavedSince?: number;
 }
 
