@@ -70,11 +70,18 @@ export async function raiseServedSerial(s: Store, zone: string, serial: number, 
     if (committed) tx.afterCommit(committed);
     const [row] = await tx.select({ serial: zoneServedSerials.serial }).from(zoneServedSerials).where(eq(zoneServedSerials.zone, zone));
     if (row && !serialGreater(serial, row.serial)) return;
-    // Raised before every zone change is served: on PostgreSQL sent with the COMMIT.
+    // Raised before every zone change is served: on PostgreSQL sent with the COMMIT. The read above does not lock the
+    // row there, so another process's (or a failed pass's late) write may raise it meanwhile: the upsert itself only
+    // ever raises it (RFC 1982 order, as serialGreater).
     await runLast(tx, {
       key: 'raiseServedSerial',
       build: (db) => db.insert(zoneServedSerials).values({ zone: sql.placeholder('zone'), serial: sql.placeholder('serial') })
-        .onConflictDoUpdate({ target: zoneServedSerials.zone, set: { serial: sql`excluded.serial` } }),
+        .onConflictDoUpdate({
+          target: zoneServedSerials.zone,
+          set: { serial: sql`excluded.serial` },
+          setWhere: sql`(excluded.serial > ${zoneServedSerials.serial} AND excluded.serial - ${zoneServedSerials.serial} < 2147483648)
+            OR (excluded.serial < ${zoneServedSerials.serial} AND ${zoneServedSerials.serial} - excluded.serial > 2147483648)`,
+        }),
       values: { zone, serial },
     });
   }, { durable });

@@ -78,6 +78,32 @@ describe('the served-serial floor', () => {
     expect(await servedSerialFloor(s, ZONE)).toBe(3);
   });
 
+  it.skipIf(!onPostgres())(`is never lowered by a raise that read it before another's committed${onPostgres() ? '' : ' (skipped: SQLite runs one write at a time)'}`, async () => {
+    await raiseServedSerial(s, ZONE, 5);
+    const original = pg.Client.prototype.query as (...a: unknown[]) => unknown;
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    let raised = false;
+    // Between the floor's read (it read 5) and its upsert, another write raises the floor to 7 and commits.
+    query.mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
+      if (!raised && /insert into "zone_served_serials"/i.test(text)) {
+        raised = true;
+        return (async () => {
+          await raiseServedSerial(s, ZONE, 7);
+          return original.apply(this, args);
+        })();
+      }
+      return original.apply(this, args);
+    } as never);
+    try {
+      await raiseServedSerial(s, ZONE, 6);
+    } finally {
+      query.mockRestore();
+    }
+    expect(raised).toBe(true);
+    expect(await servedSerialFloor(s, ZONE)).toBe(7);
+  });
+
   it.skipIf(!onPostgres())(`is raised in two round trips on PostgreSQL${onPostgres() ? '' : ' (skipped: SQLite pass)'}`, async () => {
     const query = vi.spyOn(pg.Client.prototype, 'query');
     try {
