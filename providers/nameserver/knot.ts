@@ -326,9 +326,7 @@ class Knot implements KnotNameserver {
         if (opts.asServed && !opts.dnssec && !configChanged && served === serial) {
           // Served at this serial whether or not the file can be written: saveZoneFile may write it later.
           this.applied.set(name, serial);
-          await replaceFile(path, text).catch((e: unknown) => {
-            throw new ZoneFileNotWrittenError(name, serial, e);
-          });
+          await this.writeServedFile(name, path, text, serial);
           return;
         }
         // Signed, knotd serves at least text serial + 1, so the served serial itself is still a step up.
@@ -428,9 +426,7 @@ class Knot implements KnotNameserver {
         this.line.give(ctl, true);
         ctl = undefined;
         if (!staged && zoneText !== null) {
-          await replaceFile(path, zoneText).catch((e: unknown) => {
-            throw new ZoneFileNotWrittenError(name, committedSerial(serial), e);
-          });
+          await this.writeServedFile(name, path, zoneText, committedSerial(serial));
         }
         return committedSerial(serial);
       } catch (err) {
@@ -782,6 +778,13 @@ class Knot implements KnotNameserver {
   }
 
   /** knotc only says "(failed)"; the reason is in knotd's log, which may trail the knotc answer a little. */
+  /** Writes the file of a zone knotd serves already: a failure leaves the file lagging, no refusal of what is served. */
+  private writeServedFile(name: string, path: string, text: string | Uint8Array, committed: CommittedSerial): Promise<void> {
+    return replaceFile(path, text).catch((e: unknown) => {
+      throw new ZoneFileNotWrittenError(name, committed, e);
+    });
+  }
+
   private async withKnotdErrors(err: unknown, fqdn: string, mark: number): Promise<Error> {
     await sleep(20);
     const detail = this.knotdErrorsSince(mark, fqdn);

@@ -227,6 +227,14 @@ export function zoneApplier(d: ApplyDeps) {
     return servedRRsets(rrsets, (n) => answers.get(n));
   };
 
+  /** Whether `e` says the zone is served with its file lagging (the nameserver could not write it): said in the log,
+   * and the file is written once due (flush). */
+  const fileNotWritten = (name: string, e: unknown): e is ZoneFileNotWrittenError => {
+    if (!(e instanceof ZoneFileNotWrittenError)) return false;
+    d.log.warn({ zone: name, err: e.message }, 'the zone is served; its zone file is written later');
+    return true;
+  };
+
   /** The whole zone from the store, loaded by the nameserver: the first time (every zone at start), or when
    * the served state is not known. Undefined when the zone was deleted, or its signing moved, since `z`. */
   const applyWhole = async (
@@ -248,10 +256,9 @@ export function zoneApplier(d: ApplyDeps) {
     try {
       await d.nameserver.applyZone(name, text, { ...signing, asServed: servedBefore(snap.zone, serial) });
     } catch (e) {
-      if (!(e instanceof ZoneFileNotWrittenError)) throw e;
       // Served before this process started, from the nameserver's journal: no refusal, and the zone's next changes
       // may go incrementally while its file lags, as after a change whose file could not be written.
-      d.log.warn({ zone: name, err: e.message }, 'the zone is served; its zone file is written later');
+      if (!fileNotWritten(name, e)) throw e;
       fileLags = true;
     }
     const keys = keyHashes(rrsets.map((r) => rrsetKey(r.name, r.type)));
@@ -332,11 +339,10 @@ export function zoneApplier(d: ApplyDeps) {
         // What could not be made durable is the pass's failure (the store's), not the nameserver's.
         await notBefore;
         if (e instanceof StaleSerialError) throw e;
-        if (!(e instanceof ZoneFileNotWrittenError)) {
+        if (!fileNotWritten(name, e)) {
           d.log.warn({ zone: name, err: (e as Error).message }, 'incremental change refused; loading the whole zone');
           return undefined;
         }
-        d.log.warn({ zone: name, err: e.message }, 'the change is served; its zone file is written later');
         committed = e.committed;
         fileLags = true;
       }

@@ -23,6 +23,9 @@ function rrsetKeysOf(zone: string, text: string): Set<string> {
   return keys;
 }
 
+/** Why a zone file could not be written (fileWriteFails). */
+const DISK_FULL = new Error('ENOSPC: no space left on device');
+
 /** A nameserver that records what it was asked to do (sample-controller style) and serves from memory. Like knotd,
  * it refuses an incremental change that removes an rrset it does not serve. */
 export class FakeNameserver implements Nameserver {
@@ -60,7 +63,7 @@ export class FakeNameserver implements Nameserver {
     // As Knot's adapter: a text served at this serial, its file lagging, only has its file written.
     if (cur && opts.asServed && !opts.dnssec && !cur.dnssec && cur.serial === serial) {
       this.actions.push({ op: 'applyZone', zone: name, dnssec: false, asServed: true });
-      if (this.fileWriteFails) throw new ZoneFileNotWrittenError(name, serial, new Error('ENOSPC: no space left on device'));
+      if (this.fileWriteFails) throw new ZoneFileNotWrittenError(name, serial, DISK_FULL);
       this.served.set(name, { ...cur, text: zoneText });
       return;
     }
@@ -112,7 +115,7 @@ export class FakeNameserver implements Nameserver {
     const committed = cur.dnssec ? null : serial;
     if (zoneText !== null && this.fileWriteFails) {
       this.served.set(name, { ...cur, serial });
-      throw new ZoneFileNotWrittenError(name, committed, new Error('ENOSPC: no space left on device'));
+      throw new ZoneFileNotWrittenError(name, committed, DISK_FULL);
     }
     this.served.set(name, { ...cur, text: zoneText ?? cur.text, serial });
     return committed;
