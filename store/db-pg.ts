@@ -422,7 +422,7 @@ export async function openPgStore(url: string, opts: OpenPgStoreOptions = {}): P
   const notifyCommitAndFlush = `${notifyAndCommit}; ${flush}`;
   const commitListeners = new Set<() => void>();
   const listening = new Set<() => void>();
-  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0, syncs: 0 };
+  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0, syncs: 0, checkpoints: 0 };
   let closed = false;
 
   const attempt = async <T>(fn: (tx: Tx) => Promise<T>, durable: boolean): Promise<{ done: true; value: T } | { done: false; error: unknown }> => {

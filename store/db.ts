@@ -5,6 +5,7 @@ import { chmodSync, closeSync, existsSync, fdatasync, mkdirSync, openSync } from
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { causesOf, messageOf } from '../lib/errors';
+import { startCheckpointer } from './checkpointer';
 import { runDataMigrations } from './data-migrations';
 import * as schema from './schema';
 
@@ -70,6 +71,8 @@ export interface WriteStats {
   /** Waits for the disk begun: SQLite, a WAL sync per durable commit and per `synced()` that found another
    * process's commit; PostgreSQL, a flush per `synced()`. */
   syncs: number;
+  /** SQLite: checkpoints of the WAL the checkpointer ran, off the event loop; PostgreSQL: none (the server's own). */
+  checkpoints: number;
 }
 
 export interface Store {
@@ -287,6 +290,8 @@ export interface OpenStoreOptions {
   /** false: a data dir without a store is an error, and nothing is created (the admin CLI). Default true. */
   create?: boolean;
   clock?: () => Date;
+  /** WAL frames past which the checkpointer copies them into the database file (store/checkpointer.ts). */
+  checkpointFrames?: number;
 }
 
 type Outcome = ({ ok: true; value: unknown } | { ok: false; error: unknown }) & { after?: (() => void)[] };
@@ -321,6 +326,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   sqlite.pragma('foreign_keys = ON');
   // Another process (api beside core) may hold the write lock for a moment: wait instead of failing.
   sqlite.pragma('busy_timeout = 5000');
+  const checkpointer = file === ':memory:' ? null : startCheckpointer(file, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`), opts.checkpointFrames);
 
   /** Whether a write function runs now. A group runs within one turn of the event loop, so nothing else does. */
   let running = false;
@@ -375,7 +381,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   });
 
   const commitListeners = new Set<() => void>();
-  const stats: WriteStats = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0, syncs: 0 };
+  const stats: Omit<WriteStats, 'checkpoints'> = { commits: 0, lazyCommits: 0, writes: 0, aborts: 0, syncs: 0 };
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
@@ -499,6 +505,8 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     stats.writes += group.length;
     for (const o of outcomes) for (const fn of o.after ?? []) fn();
     for (const l of commitListeners) l();
+    // After what the commit wakes (a zone's pass, its nameserver transaction sent): a checkpoint is never urgent.
+    checkpointer?.committed();
     if (synced) {
       // The next group waits for this sync: writes arriving meanwhile gather into it, one sync for them all.
       try {
@@ -575,8 +583,9 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
       timer.unref();
       return () => clearInterval(timer);
     }),
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, checkpoints: checkpointer?.count() ?? 0 }),
     close: () => {
+      checkpointer?.close();
       if (sqlite.open) sqlite.close();
       if (walFd !== null && !closeWhenSynced) {
         closeWhenSynced = true;

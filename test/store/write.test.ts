@@ -74,7 +74,7 @@ sqliteOnly('group commit, counted', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason.message).toBe('changed my mind');
-    expect(s.stats()).toEqual({ commits: before.commits + 1, lazyCommits: before.lazyCommits, writes: before.writes + 3, aborts: before.aborts, syncs: before.syncs + 1 });
+    expect(s.stats()).toEqual({ commits: before.commits + 1, lazyCommits: before.lazyCommits, writes: before.writes + 3, aborts: before.aborts, syncs: before.syncs + 1, checkpoints: before.checkpoints });
     expect(s.db.select().from(audit).where(eq(audit.event, 'half.done')).all()).toEqual([]);
     // Settled means committed: a second connection, which sees only committed data, has both orgs.
     expect(committedOrgs(s)).toBe(2);
@@ -133,7 +133,7 @@ sqliteOnly('group commit, counted', () => {
     const before = s.stats();
     const n = 2 * GROUP_LIMIT + 10;
     await Promise.all(Array.from({ length: n }, (_, i) => s.write(async (tx) => { await addOrg(tx, `org-${i}`); })));
-    expect(s.stats()).toEqual({ commits: before.commits + 3, lazyCommits: before.lazyCommits, writes: before.writes + n, aborts: before.aborts, syncs: before.syncs + 3 });
+    expect(s.stats()).toEqual({ commits: before.commits + 3, lazyCommits: before.lazyCommits, writes: before.writes + n, aborts: before.aborts, syncs: before.syncs + 3, checkpoints: before.checkpoints });
     expect(orgCount(s)).toBe(n);
   });
 
@@ -313,7 +313,7 @@ sqliteOnly('a transaction the database rolls back whole fails every write of its
       expect(e.cause).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     }
     expect([orgCount(s), committedOrgs(s), heard]).toEqual([0, 0, 0]);
-    expect(s.stats()).toEqual({ commits: before.commits, lazyCommits: before.lazyCommits, writes: before.writes, aborts: before.aborts + 1, syncs: before.syncs });
+    expect(s.stats()).toEqual({ commits: before.commits, lazyCommits: before.lazyCommits, writes: before.writes, aborts: before.aborts + 1, syncs: before.syncs, checkpoints: before.checkpoints });
     // The store goes on: the next group commits.
     await createOrg(s, 'next', 'free');
     expect([orgCount(s), heard]).toEqual([1, 1]);

@@ -1,0 +1,114 @@
+/**
+ * SQLite's checkpoints of the store's WAL, on a connection of their own in a worker thread. SQLite runs one by
+ * itself inside the COMMIT that takes the WAL past 1,000 pages: the commit then copies those pages into the
+ * database file and syncs it, 2 to 6 ms on the API's event loop every few dozen writes (about 13 pages each),
+ * which the write being committed and every request behind it wait for. Here the serving connection never
+ * checkpoints, and once a commit left the WAL past the same size this thread's connection copies what it can
+ * (PASSIVE: it waits for no reader and no writer) while the loop goes on; the next write after a complete one
+ * starts the WAL over, as before.
+ *
+ * Should the worker fail (it cannot start, or its connection errs), the serving connection checkpoints as SQLite
+ * does by default again, so the WAL never grows without bound.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { endianness } from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+/** SQLite's `wal_autocheckpoint` default: a checkpoint is due once this many WAL frames (pages) were not copied, here
+ * as there (it is put back should the worker fail). */
+export const CHECKPOINT_FRAMES = 1000;
+/** Where the wal-index (the -shm file, sqlite.org/walformat.html) keeps the WAL's last valid frame (mxFrame, in the
+ * header's first copy) and the frames already copied into the database (nBackfill), as native-endian u32s. */
+const MX_FRAME_AT = 16;
+const N_BACKFILL_AT = 96;
+const readU32 = endianness() === 'LE' ? (b: Buffer, at: number): number => b.readUInt32LE(at) : (b: Buffer, at: number): number => b.readUInt32BE(at);
+
+/** Plain JavaScript, evaluated in the worker: neither tsx nor vitest transform a worker's own file. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+parentPort.on('message', () => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ ok: true });
+  } catch (e) {
+    parentPort.postMessage({ ok: false, error: String(e && e.message) });
+  }
+});
+`;
+
+export interface Checkpointer {
+  /** After a commit: asks for a checkpoint when one is due and none is under way. */
+  committed(): void;
+  /** Checkpoints the worker ran. */
+  count(): number;
+  /** Ends the worker; a checkpoint under way finishes first (SQLite's call is not interrupted). */
+  close(): void;
+}
+
+/**
+ * The checkpointer of the store in `file`, whose serving connection's automatic checkpoints `autocheckpoint` turns
+ * on or off. The worker starts at the first checkpoint due, so a store that never grows its WAL that far (a CLI
+ * command, most tests) costs no thread. Whether one is due is read from the wal-index, one read of a page SQLite keeps
+ * mapped: the WAL file's size says nothing once SQLite writes it over from the start after a checkpoint.
+ */
+export function startCheckpointer(file: string, autocheckpoint: (pages: number) => void, frames = CHECKPOINT_FRAMES): Checkpointer {
+  autocheckpoint(0);
+  const index = Buffer.alloc(N_BACKFILL_AT + 4);
+  let shmFd: number | null = null;
+  /** WAL frames not copied into the database yet. */
+  const uncopied = (): number => {
+    shmFd ??= openSync(`${file}-shm`, 'r');
+    if (readSync(shmFd, index, 0, index.length, 0) < index.length) return 0;
+    return readU32(index, MX_FRAME_AT) - readU32(index, N_BACKFILL_AT);
+  };
+  let worker: Worker | null = null;
+  let failed = false;
+  let underWay = false;
+  let closed = false;
+  let completed = 0;
+  const fail = (): void => {
+    if (failed) return;
+    failed = true;
+    underWay = false;
+    if (!closed) autocheckpoint(CHECKPOINT_FRAMES);
+    void worker?.terminate();
+  };
+  const start = (): Worker => {
+    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } });
+    // Nothing it does is worth keeping the process for: a checkpoint not taken is taken by whoever opens the store next.
+    w.unref();
+    w.on('message', (m: { ok: boolean }) => {
+      underWay = false;
+      if (!m.ok) return fail();
+      completed++;
+    });
+    w.on('error', fail);
+    w.on('exit', () => {
+      if (!closed) fail();
+    });
+    return w;
+  };
+  return {
+    committed() {
+      if (closed || failed || underWay) return;
+      try {
+        if (uncopied() < frames) return;
+        underWay = true;
+        worker ??= start();
+        worker.postMessage('checkpoint');
+      } catch {
+        fail();
+      }
+    },
+    count: () => completed,
+    close() {
+      closed = true;
+      void worker?.terminate();
+      if (shmFd !== null) closeSync(shmFd);
+      shmFd = null;
+    },
+  };
+}
