@@ -27,7 +27,8 @@ export interface ApplyDeps {
   deferFileFrom?: number;
   /** More changed rrsets than this at once, and than a quarter of the zone's, load the whole zone instead. */
   maxIncremental?: number;
-  /** How long a large zone's file may lag behind the changes served. */
+  /** How long a zone's file may lag behind the changes served: a large zone's always, any zone's whose file could
+   * not be written with its change (ZoneFileNotWrittenError). */
   fileSaveMs?: number;
   /** The nameserver took over from another process's (lead() after standing by): each zone's first serial goes above
    * every one served before, even where the same text at the same serial would do. */
@@ -37,7 +38,8 @@ export interface ApplyDeps {
   soleLeader?: boolean;
 }
 
-/** How long a large zone's file may lag behind the changes served (the nameserver's journal has them). */
+/** How long a zone's file may lag behind the changes served (the nameserver's journal has them): a large zone's, and
+ * one whose file could not be written with its change. */
 const FILE_SAVE_MS = 5_000;
 /**
  * Zones from this many rrsets have their file written apart from their changes. Each pass of a smaller zone reads
@@ -227,11 +229,22 @@ export function zoneApplier(d: ApplyDeps) {
     return servedRRsets(rrsets, (n) => answers.get(n));
   };
 
+  /** Zones whose file the nameserver could not write the last time it tried: said once in the log, not at every
+   * change and every retry (a full disk would fill the log with it), and once more when it is written again. */
+  const unwritable = new Set<string>();
+  const cannotWrite = (name: string, err: Error, message: string): void => {
+    if (unwritable.has(name)) return;
+    unwritable.add(name);
+    d.log.warn({ zone: name, err: err.message }, message);
+  };
+  const written = (name: string): void => {
+    if (unwritable.delete(name)) d.log.info({ zone: name }, 'the zone file is written again');
+  };
   /** Whether `e` says the zone is served with its file lagging (the nameserver could not write it): said in the log,
    * and the file is written once due (flush). */
   const fileNotWritten = (name: string, e: unknown): e is ZoneFileNotWrittenError => {
     if (!(e instanceof ZoneFileNotWrittenError)) return false;
-    d.log.warn({ zone: name, err: e.message }, 'the zone is served; its zone file is written later');
+    cannotWrite(name, e, 'the zone is served; its zone file is written later');
     return true;
   };
 
@@ -378,6 +391,7 @@ export function zoneApplier(d: ApplyDeps) {
     /** What `name` serves is not known any more (purged, or it drifted): the next apply loads it whole. */
     forget: (name: string): void => {
       served.delete(name);
+      unwritable.delete(name);
     },
     /**
      * Brings the nameserver to `z` at `signing`: nothing when it serves that already, else the change since the
@@ -401,6 +415,7 @@ export function zoneApplier(d: ApplyDeps) {
       const taken = delta ? delta.served : await applyWhole(z, serialOf, signing, servedBefore);
       if (!taken) return undefined;
       served.set(z.name, taken);
+      if (taken.unsavedSince === undefined) written(z.name);
       return { served: taken, acted: true, committed: delta ? delta.committed : null };
     },
     /** The nameserver was seen serving `serial` of `row` with `signing`: the store's floor goes up to it (a signer's own
@@ -411,8 +426,10 @@ export function zoneApplier(d: ApplyDeps) {
     async flush(name: string, s: Served): Promise<number | undefined> {
       if (s.unsavedSince === undefined) return undefined;
       const due = s.unsavedSince + fileSaveMs - now();
-      if (due <= 0) await saveFile(name, s).catch((e: Error) => d.log.warn({ zone: name, err: e.message }, 'could not write the zone file; trying again'));
-      return s.unsavedSince === undefined ? undefined : Math.max(due, FILE_RETRY_MS);
+      if (due <= 0) await saveFile(name, s).catch((e: Error) => cannotWrite(name, e, 'could not write the zone file; trying again every second'));
+      if (s.unsavedSince !== undefined) return Math.max(due, FILE_RETRY_MS);
+      written(name);
+      return undefined;
     },
   };
 }

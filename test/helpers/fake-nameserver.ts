@@ -46,8 +46,8 @@ export class FakeNameserver implements Nameserver {
   /** The signer's keys of each signed zone. */
   keys: DnssecKey[] = [{ keyId: 'k1', attrs: { ksk: true, zsk: false, active: 1 }, pem: 'PEM of k1' }, { keyId: 'z1', attrs: { ksk: false, zsk: true, active: 1 }, pem: 'PEM of z1' }];
   private readonly state: NameserverHealth = { running: true, lastError: null, pid: 1, restarts: 0 };
-  /** When set, applyChanges commits a change given with its text but cannot write that text (a full disk), and
-   * applyZone `asServed` cannot write the text it serves. */
+  /** When set, applyChanges commits a change given with its text but cannot write that text (a full disk),
+   * applyZone `asServed` cannot write the text it serves, and saveZoneFile fails as Knot's write of the file does. */
   fileWriteFails = false;
   /** When set, the server process is down: health() says so, and servedSerial throws, as Knot's adapter does. */
   down = false;
@@ -124,6 +124,7 @@ export class FakeNameserver implements Nameserver {
     const cur = this.served.get(name);
     const serial = soaSerial(zoneText);
     if (!cur || cur.serial - (cur.dnssec ? this.signerBump : 0) !== serial) return false;
+    if (this.fileWriteFails) throw DISK_FULL;
     this.actions.push({ op: 'saveZoneFile', zone: name, serial });
     this.served.set(name, { ...cur, text: zoneText });
     return true;

@@ -14,6 +14,7 @@ import { checkCnameConflict, renderZone, serialGreater } from '../../../zonefile
 import { soaFor } from '../../../zonefiles/soa';
 import { FakeNameserver } from '../../helpers/fake-nameserver';
 import { settle } from '../../helpers/passes';
+import { captureLogger } from '../../helpers/log';
 import { UnservableZoneError, type ZoneChanges } from '../../../providers/nameserver/port';
 import { TerminalError } from '../../../reconcilers/types';
 import { zones } from '../../../store/schema';
@@ -535,6 +536,33 @@ describe('zone reconciler', () => {
     await r.reconcile('example.com', noAbort);
     expect(ns.actions.at(-1)).toEqual({ op: 'saveZoneFile', zone: 'example.com', serial: z.serial });
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
+  it('says once in the log that a zone file cannot be written, however many changes and retries meet the full disk, and once that it is written again', async () => {
+    const { log, lines } = captureLogger();
+    const r = zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log, fileSaveMs: 5000 });
+    await r.reconcile('example.com', noAbort);
+    ns.fileWriteFails = true;
+    for (const [i, name] of ['a', 'b', 'c'].entries()) {
+      await putA(`${name}.example.com`, `192.0.2.${i + 1}`);
+      await r.reconcile('example.com', noAbort);
+      // Due, tried again, and failed again.
+      now += 5000;
+      await r.reconcile('example.com', noAbort);
+    }
+    const about = (text: string): string[] => lines.filter((l) => l.includes(text));
+    expect(about('zone file')).toHaveLength(1);
+    expect(about('the zone is served; its zone file is written later')).toHaveLength(1);
+    ns.fileWriteFails = false;
+    now += 5000;
+    await r.reconcile('example.com', noAbort);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+    expect(about('the zone file is written again')).toHaveLength(1);
+    // The next time the disk is full is said again.
+    ns.fileWriteFails = true;
+    await putA('d.example.com', '192.0.2.4');
+    await r.reconcile('example.com', noAbort);
+    expect(about('the zone is served; its zone file is written later')).toHaveLength(2);
   });
 
   it('commits nothing to the nameserver before the store has synced it: a whole load waits, a change is sent and commits after', async () => {
