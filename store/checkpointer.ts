@@ -10,7 +10,7 @@
  * Should the worker fail (it cannot start, or its connection errs), the serving connection checkpoints as SQLite
  * does by default again, so the WAL never grows without bound.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { endianness } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -44,7 +44,8 @@ export interface Checkpointer {
   committed(): void;
   /** Checkpoints the worker ran. */
   count(): number;
-  /** Ends the worker; a checkpoint under way finishes first (SQLite's call is not interrupted). */
+  /** Once the serving connection is closed: ends the worker, whose connection closes after the checkpoint under way
+   * (SQLite's call is not interrupted). */
   close(): void;
 }
 
@@ -64,7 +65,19 @@ export function startCheckpointer(file: string, autocheckpoint: (pages: number) 
     if (readSync(shmFd, index, 0, index.length, 0) < index.length) return 0;
     return readU32(index, MX_FRAME_AT) - readU32(index, N_BACKFILL_AT);
   };
+  /**
+   * Closes the -shm's descriptor once SQLite has removed the file (at the close of its last connection), and
+   * otherwise leaves it open for the life of the process: closing any descriptor of a file drops every POSIX lock
+   * the process holds on it, those of its connections still open on the store included (another store's, or the
+   * worker's while it copies), and another process could then take the wal-index, checkpoint or start the WAL over
+   * under them (sqlite.org/howtocorrupt.html, 2.2).
+   */
+  const release = (): void => {
+    if (shmFd !== null && fstatSync(shmFd).nlink === 0) closeSync(shmFd);
+    shmFd = null;
+  };
   let worker: Worker | null = null;
+  let exited = false;
   let failed = false;
   let underWay = false;
   let closed = false;
@@ -86,8 +99,11 @@ export function startCheckpointer(file: string, autocheckpoint: (pages: number) 
       completed++;
     });
     w.on('error', fail);
+    // better-sqlite3 closes a thread's connections as the thread ends.
     w.on('exit', () => {
-      if (!closed) fail();
+      exited = true;
+      if (closed) release();
+      else fail();
     });
     return w;
   };
@@ -106,9 +122,8 @@ export function startCheckpointer(file: string, autocheckpoint: (pages: number) 
     count: () => completed,
     close() {
       closed = true;
-      void worker?.terminate();
-      if (shmFd !== null) closeSync(shmFd);
-      shmFd = null;
+      if (worker && !exited) void worker.terminate();
+      else release();
     },
   };
 }

@@ -585,8 +585,8 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     }),
     stats: () => ({ ...stats, checkpoints: checkpointer?.count() ?? 0 }),
     close: () => {
-      checkpointer?.close();
       if (sqlite.open) sqlite.close();
+      checkpointer?.close();
       if (walFd !== null && !closeWhenSynced) {
         closeWhenSynced = true;
         if (syncing === 0) closeSync(walFd);

@@ -1,6 +1,7 @@
 /** The store's WAL checkpoints (store/checkpointer.ts): never inside a commit on the serving connection, but on a
- * connection of a worker thread once the WAL holds enough uncopied frames; SQLite's own again should the worker fail. */
-import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+ * connection of a worker thread once the WAL holds enough uncopied frames; SQLite's own again should the worker fail.
+ * Closing the store drops no lock that a connection of the process still holds. */
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -65,7 +66,8 @@ describe('WAL checkpoints', () => {
     const { s, file } = fresh(50);
     await writeOrgs(s, 0, 100);
     await vi.waitFor(() => expect(s.stats().checkpoints).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
-    expect(orgsInDatabaseFile(file)).toBeGreaterThan(0);
+    // Another checkpoint may be copying as the file is read: a torn copy is read again.
+    await vi.waitFor(() => expect(orgsInDatabaseFile(file)).toBeGreaterThan(0), { timeout: 10_000 });
     // Once copied, the WAL is written over from its start: writes go on, and so do checkpoints.
     const before = s.stats().checkpoints;
     await writeOrgs(s, 100, 100);
@@ -90,5 +92,65 @@ describe('WAL checkpoints', () => {
     checkpointer.committed();
     await vi.waitFor(() => expect(set).toHaveBeenLastCalledWith(CHECKPOINT_FRAMES), { timeout: 10_000 });
     expect(checkpointer.count()).toBe(0);
+  });
+});
+
+/** The POSIX locks this process holds on the file `ino` (Linux's /proc/locks), as `TYPE start-end`. */
+function locksOf(ino: number): string[] {
+  return readFileSync('/proc/locks', 'utf8').split('\n').map((l) => l.trim().split(/\s+/))
+    .filter((f) => f[4] === String(process.pid) && f[5]?.endsWith(`:${ino}`))
+    .map((f) => `${f[3]} ${f[6]}-${f[7]}`);
+}
+
+/** SQLite's lock that says a connection has the -shm open (its DMS slot, sqlite.org/walformat.html): held shared
+ * by every process with a connection to the store, it keeps another process from taking the wal-index for its own. */
+const DMS = 'READ 128-128';
+/** The lock a checkpoint holds while it copies the WAL into the database file. */
+const CKPT = 'WRITE 121-121';
+
+describe.skipIf(!existsSync('/proc/locks'))('closing the store', () => {
+  // Closing any descriptor of a file drops every POSIX lock the process holds on it (sqlite.org/howtocorrupt.html,
+  // 2.2): another process could then take the wal-index, checkpoint or start the WAL over under a connection of this
+  // one that still reads and copies it.
+  it('keeps the locks another connection of the process holds on the -shm', async () => {
+    const { s, file } = fresh(10 ** 9);
+    await writeOrgs(s, 0, 1);
+    const other = new Database(file);
+    closers.push(() => other.close());
+    other.prepare('SELECT count(*) FROM orgs').get();
+    const shm = statSync(`${file}-shm`).ino;
+    expect(locksOf(shm)).toContain(DMS);
+    s.close();
+    expect(locksOf(shm)).toContain(DMS);
+  });
+
+  it('keeps the -shm locked while the worker\'s connection still copies the WAL', async () => {
+    const { s, file } = fresh();
+    const many = (from: number) => s.write(async (tx) => {
+      for (let i = from; i < from + 4_000; i++) await tx.insert(orgs).values({ slug: `org-${i}-${'x'.repeat(3_000)}`, plan: 'free', createdAt: '2026-11-30T00:00:00Z' });
+    }, { durable: false });
+    // One commit, one checkpoint: once it is answered, the worker's connection is open and nothing is under way.
+    await many(0);
+    await vi.waitFor(() => expect(s.stats().checkpoints).toBe(1), { timeout: 10_000 });
+    // Thousands of frames, and the store closes while the worker copies them (it holds SQLite's checkpoint lock).
+    await many(4_000);
+    const shm = statSync(`${file}-shm`).ino;
+    await vi.waitFor(() => expect(locksOf(shm)).toContain(CKPT), { timeout: 10_000, interval: 1 });
+    s.close();
+    const held = locksOf(shm);
+    // SQLite removes the WAL before it lets go of the -shm's locks, at the close of the last connection: a WAL still
+    // there after the locks were read means a connection of this process (the worker's) had the store open then.
+    const open = existsSync(`${file}-wal`);
+    expect(open && !held.includes(DMS)).toBe(false);
+  });
+
+  it('leaves no descriptor of its files open once its connections are closed', async () => {
+    const { s, file } = fresh(50);
+    await writeOrgs(s, 0, 100);
+    await vi.waitFor(() => expect(s.stats().checkpoints).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
+    const real = realpathSync(file);
+    s.close();
+    const ours = (): string[] => readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } }).filter((p) => p.startsWith(real));
+    await vi.waitFor(() => expect(ours()).toEqual([]), { timeout: 10_000 });
   });
 });
