@@ -326,7 +326,7 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   sqlite.pragma('foreign_keys = ON');
   // Another process (api beside core) may hold the write lock for a moment: wait instead of failing.
   sqlite.pragma('busy_timeout = 5000');
-  const checkpointer = file === ':memory:' ? null : startCheckpointer(file, (pages) => sqlite.pragma(`wal_autocheckpoint = ${pages}`), opts.checkpointFrames);
+  const checkpointer = file === ':memory:' ? null : startCheckpointer(sqlite, opts.checkpointFrames);
 
   /** Whether a write function runs now. A group runs within one turn of the event loop, so nothing else does. */
   let running = false;
