@@ -29,8 +29,12 @@ export const CHECKPOINT_FRAMES = 1000;
  * copies what the worker left so that it starts over: on the loop, fewer than 1,000 frames at most once per 4,000,
  * where SQLite copied 1,000 or more every 1,000. */
 export const WAL_LIMIT = 4;
-/** Where the wal-index (the -shm file, sqlite.org/walformat.html) keeps the WAL's last valid frame (mxFrame, in the
- * header's first copy) and the frames already copied into the database (nBackfill), as native-endian u32s. */
+/** The wal-index (the -shm file, sqlite.org/walformat.html), as native-endian u32s: its version, whose layout the
+ * offsets below are (a wal-index of another version puts SQLite's own checkpoints back), whether the header is
+ * initialized (a byte: not while SQLite makes it anew), the WAL's last valid frame (mxFrame, in the header's first
+ * copy) and the frames already copied into the database (nBackfill). */
+const WAL_INDEX_VERSION = 3007000;
+const IS_INIT_AT = 12;
 const MX_FRAME_AT = 16;
 const N_BACKFILL_AT = 96;
 const readU32 = endianness() === 'LE' ? (b: Buffer, at: number): number => b.readUInt32LE(at) : (b: Buffer, at: number): number => b.readUInt32BE(at);
@@ -74,10 +78,12 @@ export function startCheckpointer(serving: Database.Database, frames = CHECKPOIN
   autocheckpoint(0);
   const index = Buffer.alloc(N_BACKFILL_AT + 4);
   let shmFd: number | null = null;
-  /** The WAL's frames and how many of them are copied; null while the wal-index is not all there. */
+  /** The WAL's frames and how many of them are copied; null while SQLite makes the wal-index anew. */
   const wal = (): { frames: number; copied: number } | null => {
     shmFd ??= openSync(`${file}-shm`, 'r');
-    if (readSync(shmFd, index, 0, index.length, 0) < index.length) return null;
+    if (readSync(shmFd, index, 0, index.length, 0) < index.length || index[IS_INIT_AT] === 0) return null;
+    const version = readU32(index, 0);
+    if (version !== WAL_INDEX_VERSION) throw new Error(`${file}-shm: a wal-index of version ${version}, not ${WAL_INDEX_VERSION}`);
     return { frames: readU32(index, MX_FRAME_AT), copied: readU32(index, N_BACKFILL_AT) };
   };
   /**

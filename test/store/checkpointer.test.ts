@@ -2,8 +2,8 @@
  * connection of a worker thread once the WAL holds enough uncopied frames; SQLite's own again should the worker fail.
  * The WAL still starts over under writes that never pause, and closing the store drops no lock that a connection of
  * the process still holds. */
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -91,6 +91,38 @@ describe('WAL checkpoints', () => {
     checkpointer.committed();
     await vi.waitFor(() => expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(CHECKPOINT_FRAMES), { timeout: 10_000 });
     expect(checkpointer.count()).toBe(0);
+  });
+
+  /** A connection in rollback-journal mode, which leaves its -shm alone, with the wal-index header `header` there. */
+  function servingWithIndex(header: { version: number; isInit: number; frames: number }): Database.Database {
+    const file = join(tempDir(), 'x.db');
+    const db = new Database(file);
+    closers.push(() => db.close());
+    const shm = Buffer.alloc(136);
+    const u32 = (at: number, v: number) => (endianness() === 'LE' ? shm.writeUInt32LE(v, at) : shm.writeUInt32BE(v, at));
+    u32(0, header.version);
+    shm[12] = header.isInit;
+    u32(16, header.frames);
+    writeFileSync(`${file}-shm`, shm);
+    return db;
+  }
+
+  it('are SQLite\'s own again where the wal-index is of a version other than the one read', () => {
+    // A later SQLite's, whose header says that 5,000 frames are not copied.
+    const db = servingWithIndex({ version: 3007001, isInit: 1, frames: 5000 });
+    const checkpointer = startCheckpointer(db, 1);
+    closers.push(() => checkpointer.close());
+    checkpointer.committed();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(CHECKPOINT_FRAMES);
+    expect(checkpointer.count()).toBe(0);
+  });
+
+  it('wait while SQLite makes the wal-index anew (its header zeroed, not initialized yet)', () => {
+    const db = servingWithIndex({ version: 0, isInit: 0, frames: 0 });
+    const checkpointer = startCheckpointer(db, 1);
+    closers.push(() => checkpointer.close());
+    checkpointer.committed();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
   });
 });
 
