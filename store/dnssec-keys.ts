@@ -4,10 +4,13 @@
  * serial any leader may have served of each zone. Written by the leader's zone passes, so fenced by their term.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { serialGreater } from '../zonefiles';
+import { SERIAL_HALF, serialGreater } from '../zonefiles';
 import type { Store } from './db';
 import { runLast } from './feed';
 import { dnssecKeys, zoneServedSerials } from './schema';
+
+/** RFC 1982's 2^31, as a literal of the statement (a constant, not a parameter). */
+const half = sql.raw(String(SERIAL_HALF));
 
 /** One key as stored: its private key sealed. */
 export interface StoredKey {
@@ -79,8 +82,8 @@ export async function raiseServedSerial(s: Store, zone: string, serial: number, 
         .onConflictDoUpdate({
           target: zoneServedSerials.zone,
           set: { serial: sql`excluded.serial` },
-          setWhere: sql`(excluded.serial > ${zoneServedSerials.serial} AND excluded.serial - ${zoneServedSerials.serial} < 2147483648)
-            OR (excluded.serial < ${zoneServedSerials.serial} AND ${zoneServedSerials.serial} - excluded.serial > 2147483648)`,
+          setWhere: sql`(excluded.serial > ${zoneServedSerials.serial} AND excluded.serial - ${zoneServedSerials.serial} < ${half})
+            OR (excluded.serial < ${zoneServedSerials.serial} AND ${zoneServedSerials.serial} - excluded.serial > ${half})`,
         }),
       values: { zone, serial },
     });

@@ -17,7 +17,7 @@ export {
 export { absoluteLines, absoluteSoaLine, exportHead, exportLines, exportZoneFile, renderZone, renderRecordData, renderedBytes, rrsetKey } from './render';
 export { MAX_ZONE_FILE_BYTES, parseZone, parseZoneFile, type ZoneFile } from './parse';
 export { importChanges, type CurrentRRset, type ImportMode, type ZoneChange } from './import';
-export { nextSerial, serialGreater } from './serial';
+export { nextSerial, SERIAL_HALF, serialGreater } from './serial';
 export {
   aliasAnswer, aliasTtl, isPublicAddress, sameAnswer, servedRRsets, servedTypes, ALIAS_MAX_TTL, ALIAS_MIN_CHANGE, ALIAS_MIN_TTL, MAX_ALIAS_ADDRESSES, MAX_ALIASES_PER_ZONE, type AliasAnswer,
 } from './alias';

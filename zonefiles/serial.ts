@@ -2,7 +2,7 @@
 const MAX_SERIAL = 0xffff_ffff;
 const SERIAL_SPACE = 2 ** 32;
 /** 2^31: serials this far apart are not comparable (RFC 1982 3.2), so every step stays below it. */
-const HALF = 0x8000_0000;
+export const SERIAL_HALF = 0x8000_0000;
 
 /**
  * RFC 1982 3.2: whether serial `a` follows serial `b`, as a secondary decides whether to transfer: `a` is
@@ -10,7 +10,7 @@ const HALF = 0x8000_0000;
  * RFC 1982 leaves undefined), follow neither way.
  */
 export function serialGreater(a: number, b: number): boolean {
-  return a !== b && (a - b) >>> 0 < HALF;
+  return a !== b && (a - b) >>> 0 < SERIAL_HALF;
 }
 
 /**

@@ -777,7 +777,6 @@ class Knot implements KnotNameserver {
     return lines.length > 0 ? `; knotd: ${lines.slice(0, 3).join('; ')}` : '';
   }
 
-  /** knotc only says "(failed)"; the reason is in knotd's log, which may trail the knotc answer a little. */
   /** Writes the file of a zone knotd serves already: a failure leaves the file lagging, no refusal of what is served. */
   private writeServedFile(name: string, path: string, text: string | Uint8Array, committed: CommittedSerial): Promise<void> {
     return replaceFile(path, text).catch((e: unknown) => {
@@ -785,6 +784,7 @@ class Knot implements KnotNameserver {
     });
   }
 
+  /** knotc only says "(failed)"; the reason is in knotd's log, which may trail the knotc answer a little. */
   private async withKnotdErrors(err: unknown, fqdn: string, mark: number): Promise<Error> {
     await sleep(20);
     const detail = this.knotdErrorsSince(mark, fqdn);
