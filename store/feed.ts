@@ -118,9 +118,12 @@ function feedStatementPg(tx: Tx, kind: ChangeKind, key: string, at: Date, along:
 }
 
 /**
- * Calls `listener` right after each commit of this process's writes with the changes it recorded, in `seq`
- * order, so that in-process consumers (reconcilers, long-polls) need not wait for a poll of the feed; changes
- * committed by other processes reach only `changesSince`. Returns the unsubscribe.
+ * Calls `listener` right after commits of this process's writes with the changes they recorded, each call's changes
+ * in `seq` order, so that in-process consumers (reconcilers, long-polls) need not wait for a poll of the feed; changes
+ * committed by other processes reach only `changesSince`. Returns the unsubscribe. One commit's changes come in one
+ * call (on SQLite, one call for the writes committed together). Calls come in the order their commits were seen to
+ * end, which on PostgreSQL (each write on a connection of its own) need not be their seqs' order: a consumer that
+ * remembers seqs it was told keeps them as a set, not as a position in the feed.
  */
 export function onChanges(s: Store, listener: (changes: Change[]) => void): () => void {
   let a = announcers.get(s);
