@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { SERIAL_HALF, serialGreater } from '../zonefiles';
-import type { Store } from './db';
+import type { Db, Store } from './db';
 import { runLast } from './feed';
 import { dnssecKeys, zoneServedSerials } from './schema';
 
@@ -58,9 +58,13 @@ export async function deleteKeys(s: Store, zone: string): Promise<void> {
   });
 }
 
+/** The floor's read, prepared once: every zone change reads it (raiseServedSerial), where building and preparing the
+ * statement anew cost more than running it. */
+const floorOf = (db: Db) => db.select({ serial: zoneServedSerials.serial }).from(zoneServedSerials).where(eq(zoneServedSerials.zone, sql.placeholder('zone'))).prepare();
+
 /** The highest serial any leader may have served of the zone; null when none was recorded. */
 export async function servedSerialFloor(s: Store, zone: string): Promise<number | null> {
-  const [row] = await s.db.select({ serial: zoneServedSerials.serial }).from(zoneServedSerials).where(eq(zoneServedSerials.zone, zone));
+  const [row] = await s.prepared('servedSerialFloor', floorOf).execute({ zone });
   return row?.serial ?? null;
 }
 
@@ -71,7 +75,7 @@ export async function raiseServedSerial(s: Store, zone: string, serial: number, 
   const { committed, durable } = opts;
   await s.write(async (tx) => {
     if (committed) tx.afterCommit(committed);
-    const [row] = await tx.select({ serial: zoneServedSerials.serial }).from(zoneServedSerials).where(eq(zoneServedSerials.zone, zone));
+    const [row] = await tx.prepared('servedSerialFloor', floorOf).execute({ zone });
     if (row && !serialGreater(serial, row.serial)) return;
     // Raised before every zone change is served: on PostgreSQL sent with the COMMIT. The read above does not lock the
     // row there, so another process's (or a failed pass's late) write may raise it meanwhile: the upsert itself only

@@ -12,6 +12,7 @@ import {
 import { iso, type Store, type Tx } from './db';
 import { appendAudit } from './feed';
 import { capZoneRevisions, REVISION_BYTES_PER_ZONE_BYTES, revisionsSince, summaryOf, writeOrDryRun, type RevisionChange } from './zone-revisions';
+import { handOver } from './zone-handover';
 import {
   bump, checkAliasCount, checkOwner, checkZone, zoneToChange, type ZoneChangeResult, type ZonePrecondition, type ZoneRow,
 } from './zones';
@@ -279,6 +280,7 @@ async function applyPlanned(
   const bumped = await bump(s, tx, z, now, { actor: p.actor, summary, diff, bytes: held }, grow);
   const { generation } = bumped;
   await writeRRsets(s, tx, z, generation, p, now, diff, puts);
+  handOver(s, tx, z.name, z.uid, generation, diff);
   if (quota) await capZoneRevisions(tx, bumped, REVISION_BYTES_PER_ZONE_BYTES * quota.bytes);
   return { generation, serial: bumped.serial, diff };
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { domains, resourceStatus, rrsetTombstones, rrsets, zoneAliases, zoneFinalizers, zoneRevisions, zoneTombstones, zones, type DsValue } from './schema';
 import { statusOf, toResourceStatus, type ResourceStatus, type StatusKind } from './status';
 import { revisionStatement, summaryOf, writeOrDryRun, type RevisionChange, type RevisionNote } from './zone-revisions';
+import { handedChanges, handOver } from './zone-handover';
 
 export type DnssecState = 'off' | 'signing' | 'ds_pending';
 export type ManagedBy = 'system' | 'app' | 'acme' | null;
@@ -421,6 +422,7 @@ async function setRRset(
     values: { zone: z.name, ...rrset, managedBy: w.managedBy, changedGen: generation, bytes },
   });
   const bumped = await bump(s, tx, z, now, { actor: w.actor, summary: summaryOf(diff), diff }, { rrsets: old ? 0 : 1, bytes: grow }, (g) => [upsert(g), ...along]);
+  handOver(s, tx, z.name, z.uid, bumped.generation, diff);
   return { changedGen: bumped.generation, zone: bumped, diff };
 }
 
@@ -457,6 +459,7 @@ async function removeRRset(
   const diff: RevisionChange[] = [{ op: 'remove', name: key.name, type: key.type, before: { ttl: row.ttl, records: row.records }, after: null, managedBy: w.managedBy }];
   const { generation, serial } = await bump(s, tx, z, now, { actor: w.actor, summary: summaryOf(diff), diff }, { rrsets: -1, bytes: -row.bytes });
   await tombstone(tx, z.name, key, generation, now);
+  handOver(s, tx, z.name, z.uid, generation, diff);
   return { generation, serial, diff };
 }
 
@@ -747,6 +750,20 @@ export async function zoneChangesSince(s: Store, name: string, since: number, at
   const removed = read.rows[1].flatMap((r) => r.name === null || written.has(`${r.name} ${r.type}`) ? [] : [{ name: r.name, type: r.type as RecordType }]);
   if (changed.length + removed.length > atMost) return { zone: read.zone, more: true };
   return { zone: read.zone, changed, removed };
+}
+
+/**
+ * zoneChangesSince up to `z`'s generation from what this process's writes handed over (store/zone-handover.ts), without
+ * reading the store; undefined when they do not cover every generation since: then only a read tells.
+ */
+export function zoneChangesHandedOver(s: Store, z: ZoneRow, since: number, atMost: number): ZoneDelta | { zone: ZoneRow; more: true } | undefined {
+  const handed = handedChanges(s, z.name, z.uid, since, z.generation, atMost);
+  if (handed === 'more') return { zone: z, more: true };
+  return handed && {
+    zone: z,
+    changed: handed.written.map((c) => ({ name: c.name, type: c.type as RecordType, ttl: c.after.ttl, records: c.after.records, managedBy: c.managedBy as ManagedBy })),
+    removed: handed.removed.map((r) => ({ name: r.name, type: r.type as RecordType })),
+  };
 }
 
 /**

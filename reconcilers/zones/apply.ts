@@ -11,7 +11,8 @@ import { StaleSerialError, ZoneFileNotWrittenError, type CommittedSerial, type N
 import type { Store } from '../../store/db';
 import { raiseServedSerial, servedSerialFloor } from '../../store/dnssec-keys';
 import { zoneAliasesOf } from '../../store/aliases';
-import { zoneByName, zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
+import { acceptHandovers } from '../../store/zone-handover';
+import { zoneByName, zoneChangesHandedOver, zoneChangesSince, zoneSnapshot, type ZoneRow, type ZoneStatus } from '../../store/zones';
 import { absoluteLines, absoluteSoaLine, nextSerial, renderZone, rrsetKey, serialGreater, servedRRsets, servedTypes, type RRset } from '../../zonefiles';
 import { soaFor } from '../../zonefiles/soa';
 
@@ -135,6 +136,8 @@ export const serves = (served: number | null, applied: number, signed: boolean):
 /** What each zone serves, as far as this process applied and checked it, and the way to change it. */
 export function zoneApplier(d: ApplyDeps) {
   const served = new Map<string, Served>();
+  // A change goes to the nameserver incrementally only: without that, no pass would take what the writes hand over.
+  if (d.nameserver.openChanges) acceptHandovers(d.store);
   const maxIncremental = d.maxIncremental ?? 40;
   const deferFileFrom = d.deferFileFrom ?? DEFER_FILE_RRSETS;
   const fileSaveMs = d.fileSaveMs ?? FILE_SAVE_MS;
@@ -309,8 +312,10 @@ export function zoneApplier(d: ApplyDeps) {
     let applying: Promise<CommittedSerial> | undefined;
     try {
       // The zone as the pass saw it sizes the bound; a write since that grows it past this pass's bound only costs a
-      // whole load.
-      const delta = await zoneChangesSince(d.store, name, prev.generation, Math.max(maxIncremental, Math.floor(z.rrsetCount / 4)));
+      // whole load. What this process's writes handed over spares reading back what they just wrote; it goes to the
+      // generation the pass began with, and a write since wakes another pass.
+      const atMost = Math.max(maxIncremental, Math.floor(z.rrsetCount / 4));
+      const delta = zoneChangesHandedOver(d.store, z, prev.generation, atMost) ?? await zoneChangesSince(d.store, name, prev.generation, atMost);
       if (!delta || 'more' in delta || delta.zone.uid !== prev.uid || signingMoved(z, delta.zone)) return undefined;
       /** The served rrsets' keys the change removes, and the line that removes each. */
       const removed = new Map<string, string>();

@@ -40,7 +40,10 @@ describe('zone reconciler', () => {
   let now: number;
   const resolver: Resolver = { ns: async () => delegatedTo };
   const reconciler = (deferFileFrom?: number, fileSaveMs = 0) => zoneReconciler({ store, nameserver: ns, resolver, nameservers: NS, log: silent, deferFileFrom, fileSaveMs });
-  const putA = (name: string, ip: string) => putRRset(store, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
+  /** The store as another process's writes reach it: committed, and neither handed over to this process's zone passes
+   * (store/zone-handover.ts) nor announced to it. */
+  const elsewhere = (): Store => Object.create(store) as Store;
+  const putA = (name: string, ip: string, via = store) => putRRset(via, { orgId, zone: 'example.com', actor: 't', cnameConflict: checkCnameConflict, quota: { plan: 'free', rrsets: 5000, bytes: 5 << 20 },
     rrset: { name, type: 'A', ttl: 300, records: [{ content: ip }] } });
   const rendered = async () => {
     const snap = (await zoneSnapshot(store, 'example.com'))!;
@@ -212,12 +215,12 @@ describe('zone reconciler', () => {
   };
 
   it.each([
-    ['a change since the served generation', 'zoneChangedRRsets', true],
+    ['a change since the served generation (another process\'s, so read from the store)', 'zoneChangedRRsets', true],
     ['the whole zone', 'zoneRRsets', false],
   ])('claims no generation whose signing came after the pass read the zone: DNSSEC turned on while it reads %s', async (_what, label, servedBefore) => {
     const r = reconciler();
     if (servedBefore) await r.reconcile('example.com', noAbort);
-    await putA('a.example.com', '192.0.2.1');
+    await putA('a.example.com', '192.0.2.1', elsewhere());
     writeBefore(label, () => setZoneDnssec(store, { orgId, zone: 'example.com', enabled: true, actor: 't' }));
     await r.reconcile('example.com', noAbort);
     vi.restoreAllMocks();
@@ -280,14 +283,35 @@ describe('zone reconciler', () => {
     ]);
   });
 
+  it('takes the changes this process wrote as its writes handed them over, and reads from the store those written elsewhere', async () => {
+    const r = reconciler(2);
+    await putA('a.example.com', '192.0.2.1');
+    await r.reconcile('example.com', noAbort);
+    const raw = vi.spyOn(store, 'raw');
+    const changeReads = (): number => raw.mock.calls.filter(([label]) => label === 'zoneChangedRRsets').length;
+    await putA('a.example.com', '192.0.2.2');
+    await putA('b.example.com', '192.0.2.3');
+    await deleteRRset(store, { orgId, zone: 'example.com', name: 'a.example.com', type: 'A', actor: 't' });
+    await r.reconcile('example.com', noAbort);
+    expect(changeReads()).toBe(0);
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+    // A generation made elsewhere breaks the chain, before and after this process's own write.
+    await putA('c.example.com', '192.0.2.4', elsewhere());
+    await putA('d.example.com', '192.0.2.5');
+    await r.reconcile('example.com', noAbort);
+    expect(changeReads()).toBe(1);
+    expect(ns.actions.at(-2)).toMatchObject({ op: 'applyChanges', add: [expect.stringMatching(/^c\./), expect.stringMatching(/^d\./), expect.stringContaining(' SOA ')] });
+    expect(ns.served.get('example.com')!.text).toBe(await rendered());
+  });
+
   it('loads the zone whole, and so serves a deletion, when the tombstones since the generation it serves were pruned', async () => {
     const r = reconciler(2);
     await putA('a.example.com', '192.0.2.1');
     await putA('b.example.com', '192.0.2.2');
     await r.reconcile('example.com', noAbort);
-    await deleteRRset(store, { orgId, zone: 'example.com', name: 'b.example.com', type: 'A', actor: 't' });
-    // Another process's reconciler (a leader meanwhile) serves the deletion and records it; once the grace has passed
-    // its tombstone is pruned.
+    await deleteRRset(elsewhere(), { orgId, zone: 'example.com', name: 'b.example.com', type: 'A', actor: 't' });
+    // Another process's reconciler (a leader meanwhile) serves the deletion it wrote and records it; once the grace has
+    // passed its tombstone is pruned.
     await zoneReconciler({ store, nameserver: new FakeNameserver(), resolver, nameservers: NS, log: silent }).reconcile('example.com', noAbort);
     now += TOMBSTONE_RETENTION.graceMs + 1000;
     expect(await pruneRRsetTombstones(store)).toBe(1);
