@@ -12,11 +12,12 @@ import type { Store, Tx } from './db';
 import type { RevisionChange } from './schema';
 
 /** A zone's generations this far apart at most are kept, and this many changed rrsets among them: a zone that is
- * written and not served (its nameserver down) holds no more. */
+ * written and not served (its nameserver down) holds no more. A larger diff is not kept at all: a pass loads a
+ * change that large whole anyway, or reads it. */
 const MAX_GENERATIONS = 64;
-const MAX_CHANGES = 4_096;
+const MAX_CHANGES = 1_024;
 /** Zones with handovers kept at most; the one written longest ago goes first. */
-const MAX_ZONES = 1_024;
+const MAX_ZONES = 256;
 
 interface Kept { uid: string; diffs: Map<number, RevisionChange[]>; changes: number }
 const kept = new WeakMap<Store, Map<string, Kept>>();
@@ -32,7 +33,7 @@ export function acceptHandovers(s: Store): void {
  */
 export function handOver(s: Store, tx: Tx, name: string, uid: string, generation: number, diff: RevisionChange[]): void {
   const zones = kept.get(s);
-  if (!zones) return;
+  if (!zones || diff.length > MAX_CHANGES) return;
   tx.afterCommit(() => {
     let z = zones.get(name);
     if (z?.uid !== uid) z = { uid, diffs: new Map(), changes: 0 };
@@ -55,12 +56,13 @@ export interface HandedChanges { written: (RevisionChange & { after: NonNullable
 
 /**
  * The rrsets written and removed in zone `name` (lifetime `uid`) after generation `since` up to `generation`, from
- * the handed diffs; 'more' once they are more than `atMost`; undefined when a generation between is missing. Diffs of
- * generations up to `since` are dropped: the pass that asks serves `since`.
+ * the handed diffs; 'more' once they are more than `atMost`; undefined when a generation between is missing, or
+ * `since` is past `generation`. Diffs of generations up to `since` are dropped: the pass that asks serves `since`.
  */
 export function handedChanges(s: Store, name: string, uid: string, since: number, generation: number, atMost: number): HandedChanges | 'more' | undefined {
   const z = kept.get(s)?.get(name);
-  if (!z || z.uid !== uid) return undefined;
+  // A row older than what the asker serves says nothing of the zone now: only a read does.
+  if (!z || z.uid !== uid || since > generation) return undefined;
   for (const [g, d] of z.diffs) {
     if (g > since) continue;
     z.diffs.delete(g);

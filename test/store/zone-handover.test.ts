@@ -8,7 +8,8 @@ import type { Store } from '../../store/db';
 import { applyZoneChanges, type ZoneChange } from '../../store/zone-changes';
 import { acceptHandovers } from '../../store/zone-handover';
 import {
-  createZone, deleteRRset, deleteZone, putRRset, setZoneDnssec, zoneByName, zoneChangesHandedOver, zoneChangesSince, type ZoneDelta,
+  createZone, deleteManagedRRset, deleteRRset, deleteZone, putManagedRRset, putRRset, setZoneDnssec, zoneByName, zoneChangesHandedOver,
+  zoneChangesSince, type ZoneDelta,
 } from '../../store/zones';
 import { aliasAnswer, checkCnameConflict, type RRset } from '../../zonefiles';
 import { openTestStore } from '../helpers/store';
@@ -67,6 +68,40 @@ describe('zoneChangesHandedOver', () => {
     for (let since = g0; since <= last; since++) {
       expect(await handed(since), `since ${since}`).toEqual(await read(since));
     }
+  });
+
+  it('says what a read says through the service\'s own records and writes committed together, one of them refused', async () => {
+    acceptHandovers(s);
+    const g0 = (await zone()).generation;
+    const managed = (label: string, ip: string) => putManagedRRset(s, {
+      zone: ZONE, managedBy: 'app', actor: 'system', rrset: { name: `${label}.${ZONE}`, type: 'A', ttl: 60, records: [{ content: ip }] },
+    });
+    await managed('app', '192.0.2.1');
+    await managed('app', '192.0.2.2');
+    // One commit for the writes of one turn (store/db.ts); the CNAME beside a's TXT is refused, the others commit.
+    const outcomes = await Promise.allSettled([
+      put(txt('a')), put(txt('b')), put({ name: `a.${ZONE}`, type: 'CNAME', ttl: 300, records: [{ content: 'x.example.net.' }] }), put(txt('c')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    await deleteManagedRRset(s, { zone: ZONE, name: `app.${ZONE}`, type: 'A', managedBy: 'app', actor: 'system' });
+    const last = (await zone()).generation;
+    expect(last).toBe(g0 + 6);
+    for (let since = g0; since <= last; since++) {
+      expect(await handed(since), `since ${since}`).toEqual(await read(since));
+    }
+  });
+
+  it('is undefined for a zone row older than the generation asked from, and for a diff too large to keep', async () => {
+    acceptHandovers(s);
+    await put(txt('a'));
+    const older = await zone();
+    await put(txt('b'));
+    expect(zoneChangesHandedOver(s, older, older.generation + 1, 1000)).toBeUndefined();
+    const since = (await zone()).generation;
+    await change(Array.from({ length: 1025 }, (_, i) => ({ op: 'put' as const, ...txt(`bulk${i}`) })));
+    expect(await handed(since, 2000)).toBeUndefined();
+    await put(txt('after'));
+    expect(await handed(since + 1)).toEqual(await read(since + 1));
   });
 
   it('answers more once more rrsets than atMost changed, as a read does', async () => {

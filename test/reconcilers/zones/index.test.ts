@@ -291,9 +291,18 @@ describe('zone reconciler', () => {
     const changeReads = (): number => raw.mock.calls.filter(([label]) => label === 'zoneChangedRRsets').length;
     await putA('a.example.com', '192.0.2.2');
     await putA('b.example.com', '192.0.2.3');
+    await putA('c.example.com', '192.0.2.6');
     await deleteRRset(store, { orgId, zone: 'example.com', name: 'a.example.com', type: 'A', actor: 't' });
+    await putA('c.example.com', '192.0.2.7');
+    ns.actions.length = 0;
     await r.reconcile('example.com', noAbort);
     expect(changeReads()).toBe(0);
+    const serial = (await zoneByName(store, 'example.com'))!.serial;
+    expect(ns.actions[0]).toEqual({
+      op: 'applyChanges', zone: 'example.com', remove: ['a.example.com. A'],
+      add: ['b.example.com. 300 IN A 192.0.2.3', 'c.example.com. 300 IN A 192.0.2.7', `example.com. 3600 IN SOA ns1.hostplane.test. hostmaster.example.com. ${serial} 10800 3600 1209600 300`],
+      file: false,
+    });
     expect(ns.served.get('example.com')!.text).toBe(await rendered());
     // A generation made elsewhere breaks the chain, before and after this process's own write.
     await putA('c.example.com', '192.0.2.4', elsewhere());
