@@ -327,6 +327,8 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   // Another process (api beside core) may hold the write lock for a moment: wait instead of failing.
   sqlite.pragma('busy_timeout = 5000');
   const checkpointer = file === ':memory:' ? null : startCheckpointer(sqlite, opts.checkpointFrames);
+  /** A check for a checkpoint is due after this turn (the commits of a turn need one). */
+  let checkAhead = false;
 
   /** Whether a write function runs now. A group runs within one turn of the event loop, so nothing else does. */
   let running = false;
@@ -505,8 +507,15 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
     stats.writes += group.length;
     for (const o of outcomes) for (const fn of o.after ?? []) fn();
     for (const l of commitListeners) l();
-    // After what the commit wakes (a zone's pass, its nameserver transaction sent): a checkpoint is never urgent.
-    checkpointer?.committed();
+    // After what the commit wakes has run (a zone's pass, its nameserver transaction sent in this turn's
+    // microtasks): a checkpoint is never urgent, and the check reads the wal-index from its file.
+    if (checkpointer && !checkAhead) {
+      checkAhead = true;
+      setImmediate(() => {
+        checkAhead = false;
+        checkpointer.committed();
+      });
+    }
     if (synced) {
       // The next group waits for this sync: writes arriving meanwhile gather into it, one sync for them all.
       try {
@@ -595,4 +604,5 @@ export function openStore(dataDir: string | ':memory:', opts: OpenStoreOptions =
   };
 }
 
-export const iso = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** Without the milliseconds, which toISOString always ends with (`.sssZ`, whatever the year): several per write. */
+export const iso = (d: Date): string => `${d.toISOString().slice(0, -5)}Z`;

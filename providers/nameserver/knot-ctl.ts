@@ -20,23 +20,35 @@ export class CtlError extends Error {
   override name = 'CtlError';
 }
 
-function encode(units: CtlData[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const unit of units) {
-    parts.push(Buffer.of(UNIT.DATA));
+/** Commands as one buffer, each a DATA unit and its BLOCK, sized first and written in place: a change's transaction
+ * is a few dozen items, and a buffer of each (its text, its head) cost more than writing them. */
+function encode(commands: CtlData[]): Buffer {
+  let size = 0;
+  for (const unit of commands) {
+    size += 2;
+    for (const key of ITEMS) {
+      const value = unit[key];
+      if (value === undefined) continue;
+      const length = Buffer.byteLength(value, 'utf8');
+      if (length > 0xffff) throw new Error(`knot control item ${key} is longer than 65535 bytes`);
+      size += 3 + length;
+    }
+  }
+  const buf = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const unit of commands) {
+    buf[at++] = UNIT.DATA;
     ITEMS.forEach((key, i) => {
       const value = unit[key];
       if (value === undefined) return;
-      const bytes = Buffer.from(value, 'utf8');
-      if (bytes.length > 0xffff) throw new Error(`knot control item ${key} is longer than 65535 bytes`);
-      const head = Buffer.alloc(3);
-      head.writeUInt8(ITEM_OFFSET + i, 0);
-      head.writeUInt16BE(bytes.length, 1);
-      parts.push(head, bytes);
+      buf[at] = ITEM_OFFSET + i;
+      const length = buf.write(value, at + 3, 'utf8');
+      buf.writeUInt16BE(length, at + 1);
+      at += 3 + length;
     });
+    buf[at++] = UNIT.BLOCK;
   }
-  parts.push(Buffer.of(UNIT.BLOCK));
-  return Buffer.concat(parts);
+  return buf;
 }
 
 /** The data units of the response at the head of `buf` and the bytes it takes; null until its closing BLOCK has
@@ -100,7 +112,7 @@ export class KnotControl {
   pipeline(commands: CtlData[], timeoutMs: number): Promise<CtlData[][]> {
     // Written to a connection that is gone (knotd closed it, or it never came), a command would wait out its timeout.
     if (this.socket.destroyed) return Promise.reject(this.closedBefore(commands, 'sent'));
-    this.socket.write(Buffer.concat(commands.map((c) => encode([c]))));
+    this.socket.write(encode(commands));
     const answered = this.turn.then(() => this.answers(commands, timeoutMs));
     this.turn = answered.then(() => undefined, () => undefined);
     return answered;
