@@ -35,6 +35,12 @@ const sorted = (d: ZoneDelta | { more: true } | undefined) => d && ('more' in d 
 });
 const handed = async (since: number, atMost = 1000) => sorted(zoneChangesHandedOver(s, await zone(), since, atMost));
 const read = async (since: number, atMost = 1000) => sorted(await zoneChangesSince(s, ZONE, since, atMost));
+/** The zone is `generations` past `g0`, and the handovers say what a read says from each generation since. */
+async function sameFromEach(g0: number, generations: number): Promise<void> {
+  const last = (await zone()).generation;
+  expect(last).toBe(g0 + generations);
+  for (let since = g0; since <= last; since++) expect(await handed(since), `since ${since}`).toEqual(await read(since));
+}
 
 beforeEach(async () => {
   s = await openTestStore(':memory:');
@@ -63,11 +69,7 @@ describe('zoneChangesHandedOver', () => {
     await put(txt('a', 'a third'));
     await del('c');
     await put({ name: `mx.${ZONE}`, type: 'MX', ttl: 60, records: [{ content: '10 mail.example.net.' }] });
-    const last = (await zone()).generation;
-    expect(last).toBe(g0 + 8);
-    for (let since = g0; since <= last; since++) {
-      expect(await handed(since), `since ${since}`).toEqual(await read(since));
-    }
+    await sameFromEach(g0, 8);
   });
 
   it('says what a read says through the service\'s own records and writes committed together, one of them refused', async () => {
@@ -84,11 +86,7 @@ describe('zoneChangesHandedOver', () => {
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     await deleteManagedRRset(s, { zone: ZONE, name: `app.${ZONE}`, type: 'A', managedBy: 'app', actor: 'system' });
-    const last = (await zone()).generation;
-    expect(last).toBe(g0 + 6);
-    for (let since = g0; since <= last; since++) {
-      expect(await handed(since), `since ${since}`).toEqual(await read(since));
-    }
+    await sameFromEach(g0, 6);
   });
 
   it('is undefined for a zone row older than the generation asked from, and for a diff too large to keep', async () => {
