@@ -51,15 +51,13 @@ export function handOver(s: Store, tx: Tx, name: string, uid: string, generation
   });
 }
 
-/** What the handed diffs say changed in a zone after a generation: each rrset as the last of them left it. */
-export interface HandedChanges { written: (RevisionChange & { after: NonNullable<RevisionChange['after']> })[]; removed: { name: string; type: string }[] }
-
 /**
- * The rrsets written and removed in zone `name` (lifetime `uid`) after generation `since` up to `generation`, from
- * the handed diffs; 'more' once they are more than `atMost`; undefined when a generation between is missing, or
- * `since` is past `generation`. Diffs of generations up to `since` are dropped: the pass that asks serves `since`.
+ * The last change of each rrset written or removed in zone `name` (lifetime `uid`) after generation `since` up to
+ * `generation`, from the handed diffs (a removal has no `after`); 'more' once they are more than `atMost`; undefined
+ * when a generation between is missing, or `since` is past `generation`. Diffs of generations up to `since` are
+ * dropped: the pass that asks serves `since`.
  */
-export function handedChanges(s: Store, name: string, uid: string, since: number, generation: number, atMost: number): HandedChanges | 'more' | undefined {
+export function handedChanges(s: Store, name: string, uid: string, since: number, generation: number, atMost: number): RevisionChange[] | 'more' | undefined {
   const z = kept.get(s)?.get(name);
   // A row older than what the asker serves says nothing of the zone now: only a read does.
   if (!z || z.uid !== uid || since > generation) return undefined;
@@ -75,10 +73,5 @@ export function handedChanges(s: Store, name: string, uid: string, since: number
     for (const c of diff) last.set(`${c.name} ${c.type}`, c);
     if (last.size > atMost) return 'more';
   }
-  const changes: HandedChanges = { written: [], removed: [] };
-  for (const c of last.values()) {
-    if (c.after) changes.written.push({ ...c, after: c.after });
-    else changes.removed.push({ name: c.name, type: c.type });
-  }
-  return changes;
+  return [...last.values()];
 }

@@ -761,8 +761,8 @@ export function zoneChangesHandedOver(s: Store, z: ZoneRow, since: number, atMos
   if (handed === 'more') return { zone: z, more: true };
   return handed && {
     zone: z,
-    changed: handed.written.map((c) => ({ name: c.name, type: c.type as RecordType, ttl: c.after.ttl, records: c.after.records, managedBy: c.managedBy as ManagedBy })),
-    removed: handed.removed.map((r) => ({ name: r.name, type: r.type as RecordType })),
+    changed: handed.flatMap((c) => c.after ? [{ name: c.name, type: c.type as RecordType, ttl: c.after.ttl, records: c.after.records, managedBy: c.managedBy as ManagedBy }] : []),
+    removed: handed.flatMap((c) => c.after ? [] : [{ name: c.name, type: c.type as RecordType }]),
   };
 }
 

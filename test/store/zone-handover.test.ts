@@ -27,11 +27,10 @@ const del = (label: string) => deleteRRset(s, { orgId, zone: ZONE, name: `${labe
 const change = (changes: ZoneChange[]) => applyZoneChanges(s, { orgId, zone: ZONE, changes, actor: 't', quota: null });
 const zone = async () => (await zoneByName(s, ZONE))!;
 
+const byKey = (a: { name: string; type: string }, b: { name: string; type: string }) => `${a.name} ${a.type}`.localeCompare(`${b.name} ${b.type}`);
 /** A delta with its lists in one order, to compare a read with a handover. */
 const sorted = (d: ZoneDelta | { more: true } | undefined) => d && ('more' in d ? 'more' : {
-  zone: d.zone,
-  changed: [...d.changed].sort((a, b) => `${a.name} ${a.type}`.localeCompare(`${b.name} ${b.type}`)),
-  removed: [...d.removed].sort((a, b) => `${a.name} ${a.type}`.localeCompare(`${b.name} ${b.type}`)),
+  zone: d.zone, changed: [...d.changed].sort(byKey), removed: [...d.removed].sort(byKey),
 });
 const handed = async (since: number, atMost = 1000) => sorted(zoneChangesHandedOver(s, await zone(), since, atMost));
 const read = async (since: number, atMost = 1000) => sorted(await zoneChangesSince(s, ZONE, since, atMost));
