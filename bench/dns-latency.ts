@@ -19,6 +19,10 @@
  *   npx tsx bench/dns-latency.ts --changes 100        (per side; default 400)
  *   npx tsx bench/dns-latency.ts --poll-ms 1          (poll every millisecond, as bench/dns.ts does)
  *   npx tsx bench/dns-latency.ts --cpu-prof DIR       (V8 CPU profile of serve into DIR)
+ *   npx tsx bench/dns-latency.ts --runs 8             (8 runs, each with a fresh serve and PowerDNS, then a line of
+ *                                                      the ratios' median and range: one run's p99 is its 4th
+ *                                                      slowest change, and PowerDNS's own moves by a quarter between
+ *                                                      runs, so one run cannot tell a build that is 10% slower)
  *
  * PowerDNS comes from bench/pdns/setup.sh (apt-get) when missing. Loopback only; bounded (about a minute; a
  * watchdog ends it after 150 s whatever hangs); every child process and the temp dir are removed at the end,
@@ -114,9 +118,33 @@ async function changes(side: Side, count: number, pollMs: number, next: { n: num
   }
 }
 
-export interface LatencyBenchOptions { cpuProfDir?: string; changes?: number; pollMs?: number }
+export interface LatencyBenchOptions { cpuProfDir?: string; changes?: number; pollMs?: number; runs?: number }
+
+/** One run's outcome: whether every hostplane change was served, and each side's p50 and p99 in ms. */
+interface RunResult { ok: boolean; hostplane: { p50: number; p99: number }; pdns: { p50: number; p99: number } }
 
 export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
+  const runs = opts.runs ?? 1;
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number of runs, 1 or more (got ${runs})`);
+  const results: RunResult[] = [];
+  for (let i = 0; i < runs; i++) results.push(await oneRun(opts));
+  if (runs > 1) out(acrossRuns(results));
+  return results.every((r) => r.ok) ? 0 : 1;
+}
+
+/** The ratios of hostplane's p50 and p99 to PowerDNS's over the runs: median, range, and in how many the aim was met. */
+function acrossRuns(results: RunResult[]): string {
+  const ratios = (of: (r: RunResult) => number): number[] => results.map(of).sort((a, b) => a - b);
+  const median = (v: number[]): number => (v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2);
+  const line = (what: string, v: number[], limit: number): string =>
+    `${what} median ${median(v).toFixed(2)}× (${v[0]!.toFixed(2)}-${v[v.length - 1]!.toFixed(2)}×), within ${limit}× in ${v.filter((x) => x <= limit).length}`;
+  const p50 = ratios((r) => r.hostplane.p50 / r.pdns.p50);
+  const p99 = ratios((r) => r.hostplane.p99 / r.pdns.p99);
+  return `hostplane change-latency over ${results.length} runs against PowerDNS's in the same run: ${line('p50', p50, AIM.p50Ratio)}; ${line('p99', p99, 1)}`
+    + `; runs with a failed change: ${results.filter((r) => !r.ok).length}`;
+}
+
+async function oneRun(opts: LatencyBenchOptions): Promise<RunResult> {
   const perSide = opts.changes ?? 400;
   const pollMs = opts.pollMs ?? POLL_MS;
   const tmp = mkdtempSync(join(tmpdir(), 'hostplane-latencybench-'));
@@ -192,7 +220,7 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
       + `${aim(h.p99 <= p.p99, `p99 ≤ pdns (${ms(p.p99)})`)}${aim(hr.failed === 0, 'no failed change')}`);
     out(p.text);
     out(`context: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
-    return ok ? 0 : 1;
+    return { ok, hostplane: { p50: h.p50, p99: h.p99 }, pdns: { p50: p.p50, p99: p.p99 } };
   } finally {
     pdns ??= (await pdnsStarting?.catch(() => null)) ?? null;
     await Promise.all([serve?.stop(opts.cpuProfDir ? 20_000 : 5000), pdns?.stop()]);
@@ -202,8 +230,9 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' } } });
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' }, runs: { type: 'string' } } });
   main({
+    runs: values.runs === undefined ? undefined : Number(values.runs),
     cpuProfDir: values['cpu-prof'],
     changes: values.changes === undefined ? undefined : Number(values.changes),
     pollMs: values['poll-ms'] === undefined ? undefined : Number(values['poll-ms']),
