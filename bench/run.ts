@@ -7,6 +7,7 @@ import { main as dnsLatency } from './dns-latency';
 import { main as dnsSecondaries } from './dns-secondaries';
 import { main as failover } from './failover';
 import { main as hostnames } from './hostnames';
+import { main as httpFloor } from './http-floor';
 import { main as memory } from './memory';
 import { main as nodeAccess } from './node-access';
 import { main as nodeBundle } from './node-bundle';
@@ -22,6 +23,7 @@ const BENCHES: [name: string, main: () => Promise<number>][] = [
   ['dns-secondaries', dnsSecondaries],
   ['failover', () => failover([])],
   ['hostnames', hostnames],
+  ['http-floor', () => httpFloor()],
   ['memory', memory],
   ['node-access', nodeAccess],
   ['node-bundle', nodeBundle],
