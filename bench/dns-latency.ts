@@ -19,6 +19,10 @@
  *   npx tsx bench/dns-latency.ts --changes 100        (per side; default 400)
  *   npx tsx bench/dns-latency.ts --poll-ms 1          (poll every millisecond, as bench/dns.ts does)
  *   npx tsx bench/dns-latency.ts --cpu-prof DIR       (V8 CPU profile of serve into DIR)
+ *   npx tsx bench/dns-latency.ts --warmup 2000        (unmeasured changes on each side first; default 20. A fresh
+ *                                                      serve's V8 keeps compiling its hot functions for about 2,000
+ *                                                      changes, at about 1 ms of CPU per change in the default run's
+ *                                                      rounds: with 2,000, what a serve that has been up a while does)
  *   npx tsx bench/dns-latency.ts --runs 8             (8 runs, each with a fresh serve and PowerDNS, then a line of
  *                                                      the ratios' median and range: one run's p99 is its 4th
  *                                                      slowest change, and PowerDNS's own moves by a quarter between
@@ -48,12 +52,14 @@ const RRSETS = 100;
 const CADENCE_MS = 25;
 const POLL_MS = 0.2;
 const ROUNDS = 4;
-/** Unmeasured changes before the first round of each side (JIT, caches). */
+/** Unmeasured changes before the first round of each side (JIT, caches), unless --warmup says otherwise. */
 const WARMUP = 20;
 /** A change not served within this long counts as failed. */
 const CHANGE_TIMEOUT_MS = 5_000;
 const SETUP_TIMEOUT_MS = 30_000;
 const WATCHDOG_MS = 150_000;
+/** The watchdog's extra time per warm-up change: one change a tick on each side, with room for late ones. */
+const WATCHDOG_PER_WARMUP_MS = 4 * CADENCE_MS;
 const AIM = { p50Ratio: 1.5 };
 
 interface Series {
@@ -118,7 +124,7 @@ async function changes(side: Side, count: number, pollMs: number, next: { n: num
   }
 }
 
-export interface LatencyBenchOptions { cpuProfDir?: string; changes?: number; pollMs?: number; runs?: number }
+export interface LatencyBenchOptions { cpuProfDir?: string; changes?: number; pollMs?: number; runs?: number; warmup?: number }
 
 /** One run's outcome: whether every hostplane change was served, and each side's p50 and p99 in ms. */
 interface RunResult { ok: boolean; hostplane: { p50: number; p99: number }; pdns: { p50: number; p99: number } }
@@ -126,8 +132,10 @@ interface RunResult { ok: boolean; hostplane: { p50: number; p99: number }; pdns
 export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
   const runs = opts.runs ?? 1;
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number of runs, 1 or more (got ${runs})`);
+  const warmup = opts.warmup ?? WARMUP;
+  if (!Number.isInteger(warmup) || warmup < 0) throw new Error(`--warmup must be a whole number of changes, 0 or more (got ${warmup})`);
   const results: RunResult[] = [];
-  for (let i = 0; i < runs; i++) results.push(await oneRun(opts));
+  for (let i = 0; i < runs; i++) results.push(await oneRun({ ...opts, warmup }));
   if (runs > 1) out(acrossRuns(results));
   return results.every((r) => r.ok) ? 0 : 1;
 }
@@ -144,7 +152,7 @@ function acrossRuns(results: RunResult[]): string {
     + `; runs with a failed change: ${results.filter((r) => !r.ok).length}`;
 }
 
-async function oneRun(opts: LatencyBenchOptions): Promise<RunResult> {
+async function oneRun(opts: LatencyBenchOptions & { warmup: number }): Promise<RunResult> {
   const perSide = opts.changes ?? 400;
   const pollMs = opts.pollMs ?? POLL_MS;
   const tmp = mkdtempSync(join(tmpdir(), 'hostplane-latencybench-'));
@@ -156,7 +164,8 @@ async function oneRun(opts: LatencyBenchOptions): Promise<RunResult> {
   let pdns: PowerDns | null = null;
   /** PowerDNS while it starts: a failure before it was awaited must still stop it, or its pipes keep the bench alive. */
   let pdnsStarting: Promise<PowerDns> | undefined;
-  const release = guard('dns-latency', tmp, () => [serve?.child, pdns?.child], WATCHDOG_MS);
+  const { warmup } = opts;
+  const release = guard('dns-latency', tmp, () => [serve?.child, pdns?.child], WATCHDOG_MS + warmup * WATCHDOG_PER_WARMUP_MS);
   try {
     out(`context: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const installed = ensurePowerDns(note);
@@ -182,7 +191,7 @@ async function oneRun(opts: LatencyBenchOptions): Promise<RunResult> {
 
     const series = { hostplane: emptySeries(), pdns: emptySeries() };
     const next = { hostplane: { n: 0 }, pdns: { n: 0 } };
-    for (const side of [hp, pd]) await changes(side, WARMUP, pollMs, next[side.name], null);
+    for (const side of [hp, pd]) await changes(side, warmup, pollMs, next[side.name], null);
     const passesBefore = await zonePasses(metrics);
     const perRound = Math.ceil(perSide / ROUNDS);
     const pids = { hostplane: serve.child.pid!, pdns: pdns.child.pid! };
@@ -230,8 +239,9 @@ async function oneRun(opts: LatencyBenchOptions): Promise<RunResult> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' }, runs: { type: 'string' } } });
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' }, runs: { type: 'string' }, warmup: { type: 'string' } } });
   main({
+    warmup: values.warmup === undefined ? undefined : Number(values.warmup),
     runs: values.runs === undefined ? undefined : Number(values.runs),
     cpuProfDir: values['cpu-prof'],
     changes: values.changes === undefined ? undefined : Number(values.changes),
