@@ -19,18 +19,20 @@
  *   npx tsx bench/dns-latency.ts --changes 100        (per side; default 400)
  *   npx tsx bench/dns-latency.ts --poll-ms 1          (poll every millisecond, as bench/dns.ts does)
  *   npx tsx bench/dns-latency.ts --cpu-prof DIR       (V8 CPU profile of serve into DIR)
- *   npx tsx bench/dns-latency.ts --warmup 2000        (unmeasured changes on each side first; default 20. A fresh
- *                                                      serve's V8 keeps compiling its hot functions for about 2,000
- *                                                      changes, at about 1 ms of CPU per change in the default run's
- *                                                      rounds: with 2,000, what a serve that has been up a while does)
+ *   npx tsx bench/dns-latency.ts --warmup 2000        (unmeasured changes on each side, PowerDNS too, before the
+ *                                                      rounds; default 20. A fresh serve's V8 keeps compiling its
+ *                                                      hot functions for about 2,000 changes, 0.8-1 ms of CPU per
+ *                                                      change in the default rounds: with 2,000, what a serve that
+ *                                                      has been up a while does)
  *   npx tsx bench/dns-latency.ts --runs 8             (8 runs, each with a fresh serve and PowerDNS, then a line of
- *                                                      the ratios' median and range: one run's p99 is its 4th
- *                                                      slowest change, and PowerDNS's own moves by a quarter between
- *                                                      runs, so one run cannot tell a build that is 10% slower)
+ *                                                      the ratios' median and range: one run's p99 is its 5th
+ *                                                      slowest change, and PowerDNS's own moves by a quarter or more
+ *                                                      between runs, so one run cannot tell a build 10% slower)
  *
- * PowerDNS comes from bench/pdns/setup.sh (apt-get) when missing. Loopback only; bounded (about a minute; a
- * watchdog ends it after 150 s whatever hangs); every child process and the temp dir are removed at the end,
- * also on failure. Exits non-zero if a server does not start or a hostplane change failed.
+ * PowerDNS comes from bench/pdns/setup.sh (apt-get) when missing. Loopback only; bounded (a run takes about half
+ * a minute, plus 50 ms per warm-up change; a watchdog ends a run whatever hangs, after 150 s and 100 ms per warm-up
+ * change); every child process and the temp dir are removed at the end, also on failure. Exits non-zero if a
+ * server does not start or a hostplane change failed, in any run.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -44,7 +46,7 @@ import {
   addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, pdnsSide, servedAfter, setupWrite,
   startServe, waitServed, zonePasses, type Side,
 } from './dns-sides';
-import { cpuSeconds, guard, processTree, type ChildServer } from './lib';
+import { cpuSeconds, guard, processTree, wholeNumber, type ChildServer } from './lib';
 
 const ZONE = 'latency.test';
 /** Rrsets in the zone, counting the SOA and the apex NS. */
@@ -134,25 +136,37 @@ export async function main(opts: LatencyBenchOptions = {}): Promise<number> {
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number of runs, 1 or more (got ${runs})`);
   const warmup = opts.warmup ?? WARMUP;
   if (!Number.isInteger(warmup) || warmup < 0) throw new Error(`--warmup must be a whole number of changes, 0 or more (got ${warmup})`);
-  const results: RunResult[] = [];
-  for (let i = 0; i < runs; i++) results.push(await oneRun({ ...opts, warmup }));
-  if (runs > 1) out(acrossRuns(results));
-  return results.every((r) => r.ok) ? 0 : 1;
+  if (runs === 1) return (await oneRun({ ...opts, warmup, run: 'one run' })).ok ? 0 : 1;
+  const results: (RunResult | null)[] = [];
+  for (let i = 1; i <= runs; i++) {
+    // A run that fails to finish (a server that does not start) leaves the others' summary standing.
+    try {
+      results.push(await oneRun({ ...opts, warmup, run: `run ${i} of ${runs}` }));
+    } catch (e) {
+      process.stderr.write(`bench dns-latency: run ${i} of ${runs}: ${(e as Error).message}\n`);
+      results.push(null);
+    }
+  }
+  out(acrossRuns(results));
+  return results.every((r) => r?.ok) ? 0 : 1;
 }
 
-/** The ratios of hostplane's p50 and p99 to PowerDNS's over the runs: median, range, and in how many the aim was met. */
-function acrossRuns(results: RunResult[]): string {
-  const ratios = (of: (r: RunResult) => number): number[] => results.map(of).sort((a, b) => a - b);
-  const median = (v: number[]): number => (v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2);
-  const line = (what: string, v: number[], limit: number): string =>
-    `${what} median ${median(v).toFixed(2)}× (${v[0]!.toFixed(2)}-${v[v.length - 1]!.toFixed(2)}×), within ${limit}× in ${v.filter((x) => x <= limit).length}`;
-  const p50 = ratios((r) => r.hostplane.p50 / r.pdns.p50);
-  const p99 = ratios((r) => r.hostplane.p99 / r.pdns.p99);
-  return `hostplane change-latency over ${results.length} runs against PowerDNS's in the same run: ${line('p50', p50, AIM.p50Ratio)}; ${line('p99', p99, 1)}`
-    + `; runs with a failed change: ${results.filter((r) => !r.ok).length}`;
+/** The ratios of hostplane's p50 and p99 to PowerDNS's over the finished runs: median, range, and in how many of them
+ * the aim was met. A run with no measured change on a side has no ratio. */
+function acrossRuns(results: (RunResult | null)[]): string {
+  const finished = results.filter((r): r is RunResult => r !== null);
+  const line = (what: string, of: (r: RunResult) => number, limit: number): string => {
+    const v = finished.map(of).filter(Number.isFinite).sort((a, b) => a - b);
+    if (v.length === 0) return `${what} n/a`;
+    const median = v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+    return `${what} median ${median.toFixed(2)}× (${v[0]!.toFixed(2)}-${v[v.length - 1]!.toFixed(2)}×), within ${limit}× in ${v.filter((x) => x <= limit).length} of ${v.length}`;
+  };
+  return `hostplane change-latency over ${results.length} runs against PowerDNS's in the same run: `
+    + `${line('p50', (r) => r.hostplane.p50 / r.pdns.p50, AIM.p50Ratio)}; ${line('p99', (r) => r.hostplane.p99 / r.pdns.p99, 1)}`
+    + `; runs with a failed hostplane change: ${finished.filter((r) => !r.ok).length}; runs that did not finish: ${results.length - finished.length}`;
 }
 
-async function oneRun(opts: LatencyBenchOptions & { warmup: number }): Promise<RunResult> {
+async function oneRun(opts: LatencyBenchOptions & { warmup: number; run: string }): Promise<RunResult> {
   const perSide = opts.changes ?? 400;
   const pollMs = opts.pollMs ?? POLL_MS;
   const tmp = mkdtempSync(join(tmpdir(), 'hostplane-latencybench-'));
@@ -167,7 +181,7 @@ async function oneRun(opts: LatencyBenchOptions & { warmup: number }): Promise<R
   const { warmup } = opts;
   const release = guard('dns-latency', tmp, () => [serve?.child, pdns?.child], WATCHDOG_MS + warmup * WATCHDOG_PER_WARMUP_MS);
   try {
-    out(`context: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    out(`context: ${opts.run}, ${warmup} warm-up changes a side, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const installed = ensurePowerDns(note);
     const [hpDnsPort, pdnsDnsPort, pdnsApiPort] = (await freePorts(3)) as [number, number, number];
     pdnsStarting = startPowerDns({ dir: pdnsDir, dnsPort: pdnsDnsPort, apiPort: pdnsApiPort, ...installed, logFile: join(tmp, 'pdns.log') });
@@ -239,14 +253,17 @@ async function oneRun(opts: LatencyBenchOptions & { warmup: number }): Promise<R
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' }, runs: { type: 'string' }, warmup: { type: 'string' } } });
-  main({
-    warmup: values.warmup === undefined ? undefined : Number(values.warmup),
-    runs: values.runs === undefined ? undefined : Number(values.runs),
-    cpuProfDir: values['cpu-prof'],
-    changes: values.changes === undefined ? undefined : Number(values.changes),
-    pollMs: values['poll-ms'] === undefined ? undefined : Number(values['poll-ms']),
-  }).then(
+  const cli = async (): Promise<number> => {
+    const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' }, runs: { type: 'string' }, warmup: { type: 'string' } } });
+    return main({
+      warmup: wholeNumber('warmup', values.warmup),
+      runs: wholeNumber('runs', values.runs),
+      cpuProfDir: values['cpu-prof'],
+      changes: wholeNumber('changes', values.changes),
+      pollMs: values['poll-ms'] === undefined ? undefined : Number(values['poll-ms']),
+    });
+  };
+  cli().then(
     (code) => {
       process.exitCode = code;
     },

@@ -1,27 +1,25 @@
 /**
- * What the HTTP stack alone costs a write at the cadence of bench/dns-latency.ts (one request every 25 ms, one at
- * a time): CPU per request and latency of a bare `node:http` server and of Koa with @koa/router (43 routes, a
+ * What the HTTP stack alone costs a write at the cadence of bench/dns-latency.ts (one request on each 25 ms tick,
+ * one at a time): CPU per request and latency of a bare `node:http` server and of Koa with @koa/router (43 routes, a
  * request-id middleware), each reading the JSON body of a putRRset and answering it, with no store, validation or
  * nameserver behind. Between two requests 25 ms apart the other processes have the cores, so each request runs
  * Node's HTTP code from cold caches: this is the floor under hostplane's CPU per change in that bench, to set against
  * PowerDNS's whole change there (HTTP, SQLite, and its DNS answers). One line per server:
  *
  *   npx tsx bench/http-floor.ts                  (also run by `npm run bench`)
- *   npx tsx bench/http-floor.ts --requests 200   (measured requests per server; default 400, after 50 unmeasured)
+ *   npx tsx bench/http-floor.ts --requests 200   (measured requests per server, 100 or more; default 400, after
+ *                                                50 unmeasured ones: the servers are that warm, no more)
  *
  * Loopback only; every child is stopped at the end, also on failure.
  */
 import Router from '@koa/router';
 import Koa from 'koa';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ms, stats } from './dns-lib';
-import { cpuSeconds, guard, spawnServer, TSX, type ChildServer } from './lib';
+import { cpuSeconds, guard, spawnServer, TSX, wholeNumber, type ChildServer } from './lib';
 
 const CADENCE_MS = 25;
 const WARMUP = 50;
@@ -74,6 +72,18 @@ function serverOf(kind: Kind): Server {
 
 const sleep = (msec: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, msec));
 
+/** `count` PUTs, each on its 25 ms tick from the first (or at once after the one before, when that ended later). */
+async function atCadence(count: number, put: (n: number) => Promise<number>): Promise<number[]> {
+  const start = performance.now();
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const wait = start + i * CADENCE_MS - performance.now();
+    if (wait > 0) await sleep(wait);
+    latencies.push(await put(i));
+  }
+  return latencies;
+}
+
 async function measure(s: ChildServer, kind: Kind, requests: number): Promise<string> {
   const url = `${await s.ready}${PATH}`;
   const put = async (n: number): Promise<number> => {
@@ -83,16 +93,9 @@ async function measure(s: ChildServer, kind: Kind, requests: number): Promise<st
     if (res.status !== 200) throw new Error(`${kind}: PUT answered ${res.status}`);
     return performance.now() - t0;
   };
-  for (let i = 0; i < WARMUP; i++) {
-    await put(i);
-    await sleep(CADENCE_MS);
-  }
+  await atCadence(WARMUP, put);
   const before = cpuSeconds(s.child.pid!);
-  const latencies: number[] = [];
-  for (let i = 0; i < requests; i++) {
-    latencies.push(await put(i));
-    await sleep(CADENCE_MS);
-  }
+  const latencies = await atCadence(requests, put);
   const cpu = cpuSeconds(s.child.pid!) - before;
   const t = stats(latencies);
   return `http-floor ${kind} PUT every ${CADENCE_MS}ms, one at a time: cpu per request=${ms((cpu / requests) * 1000)} latency p50=${ms(t.p50)} p99=${ms(t.p99)} n=${t.n}`;
@@ -101,9 +104,8 @@ async function measure(s: ChildServer, kind: Kind, requests: number): Promise<st
 export async function main(opts: { requests?: number } = {}): Promise<number> {
   const requests = opts.requests ?? 400;
   if (!Number.isInteger(requests) || requests < 100) throw new Error(`--requests must be a whole number, 100 or more (got ${requests})`);
-  const tmp = mkdtempSync(join(tmpdir(), 'hostplane-httpfloor-'));
   const servers: ChildServer[] = [];
-  const release = guard('http-floor', tmp, () => servers.map((s) => s.child), WATCHDOG_MS);
+  const release = guard('http-floor', null, () => servers.map((s) => s.child), WATCHDOG_MS);
   try {
     for (const kind of KINDS) {
       const s = spawnServer(kind, process.execPath, ['--import', TSX, fileURLToPath(import.meta.url), '--server', kind]);
@@ -116,30 +118,30 @@ export async function main(opts: { requests?: number } = {}): Promise<number> {
     }
     return 0;
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
     release();
   }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { server: { type: 'string' }, requests: { type: 'string' } } });
-  const kind = values.server as Kind | undefined;
-  if (kind !== undefined) {
+  const cli = async (): Promise<number> => {
+    const { values } = parseArgs({ options: { server: { type: 'string' }, requests: { type: 'string' } } });
+    const kind = values.server as Kind | undefined;
+    if (kind === undefined) return main({ requests: wholeNumber('requests', values.requests) });
     if (!KINDS.includes(kind)) throw new Error(`--server must be one of ${KINDS.join(', ')}`);
     const server = serverOf(kind);
     server.listen(0, '127.0.0.1', () => {
       process.stdout.write(`${JSON.stringify({ listening: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
     });
     process.once('SIGTERM', () => server.close(() => process.exit(0)));
-  } else {
-    main({ requests: values.requests === undefined ? undefined : Number(values.requests) }).then(
-      (code) => {
-        process.exitCode = code;
-      },
-      (e: unknown) => {
-        process.stderr.write(`bench http-floor: ${(e as Error).message}\n`);
-        process.exitCode = 1;
-      },
-    );
-  }
+    return 0;
+  };
+  cli().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`bench http-floor: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -88,13 +88,13 @@ export async function stopChild(child: ChildProcess, exited: Promise<unknown>, g
 
 /**
  * Last resort for a bench that is interrupted, dies or overruns: kills the children `children()` names at that
- * moment, removes `tmp`, and aborts the bench after `watchdogMs`. Nothing is left behind in any case.
+ * moment, removes `tmp` (null: it made none), and aborts the bench after `watchdogMs`. Nothing is left behind in any case.
  * Returns the release to call once the bench has cleaned up by itself.
  */
-export function guard(name: string, tmp: string, children: () => (ChildProcess | undefined)[], watchdogMs: number): () => void {
+export function guard(name: string, tmp: string | null, children: () => (ChildProcess | undefined)[], watchdogMs: number): () => void {
   const onExit = (): void => {
     for (const c of children()) if (c && running(c)) c.kill('SIGKILL');
-    rmSync(tmp, { recursive: true, force: true });
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
   };
   const onSignal = (): void => {
     onExit();
@@ -114,6 +114,14 @@ export function guard(name: string, tmp: string, children: () => (ChildProcess |
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   };
+}
+
+/** A command-line count as given (`--runs 8`): digits only, so that `--runs=` or `--runs 1e1` is refused rather than
+ * read as 0 or 10. Undefined when the option was not given; the caller checks the range. */
+export function wholeNumber(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new Error(`--${option} must be a whole number (got ${JSON.stringify(text)})`);
+  return Number(text);
 }
 
 /** Polls `check` every `everyMs` until it answers true; throws with `what` after `timeoutMs`. */
