@@ -88,8 +88,8 @@ export async function stopChild(child: ChildProcess, exited: Promise<unknown>, g
 
 /**
  * Last resort for a bench that is interrupted, dies or overruns: kills the children `children()` names at that
- * moment, removes `tmp` (null: it made none), and aborts the bench after `watchdogMs`. Nothing is left behind in any case.
- * Returns the release to call once the bench has cleaned up by itself.
+ * moment, removes `tmp` (null: it made none), and aborts the bench after `watchdogMs`. Nothing is left behind in
+ * any case. Returns the release to call once the bench has cleaned up by itself.
  */
 export function guard(name: string, tmp: string | null, children: () => (ChildProcess | undefined)[], watchdogMs: number): () => void {
   const onExit = (): void => {
