@@ -21,9 +21,8 @@
  *   npx tsx bench/dns-latency.ts --cpu-prof DIR       (V8 CPU profile of serve into DIR)
  *   npx tsx bench/dns-latency.ts --warmup 2000        (unmeasured changes on each side, PowerDNS too, before the
  *                                                      rounds; default 20. A fresh serve's V8 keeps compiling its
- *                                                      hot functions for about 2,000 changes, 0.8-1 ms of CPU per
- *                                                      change in the default rounds: with 2,000, what a serve that
- *                                                      has been up a while does)
+ *                                                      hot functions for about 2,000 changes: with 2,000, what a
+ *                                                      serve that has been up a while does)
  *   npx tsx bench/dns-latency.ts --runs 8             (8 runs, each with a fresh serve and PowerDNS, then a line of
  *                                                      the ratios' median and range: one run's p99 is its 5th
  *                                                      slowest change, and PowerDNS's own moves by a quarter or more
