@@ -37,7 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BASELINE_ORG, BASELINE_PROJECT, HttpError, startBaseline } from './baseline-server';
 import { freePort } from '../harness/ports';
-import { cpuSeconds, failed, guard, fmt, profileOf, REPO, run as runLoad, runJson, spawnServer, summarize, TSX, type ChildServer, type Load, type Slice } from './lib';
+import { command, cpuSeconds, failed, fmt, guard, profileOf, REPO, run as runLoad, runJson, spawnServer, summarize, TSX, type ChildServer, type Load, type Slice } from './lib';
 import { formatSummary, monotonicMicros, readProfile, summarize as summarizeProfile, type Window } from './profile-summary';
 
 const HOSTPLANE = join(REPO, 'bin', 'hostplane');
@@ -524,25 +524,15 @@ function startZoneBaseline(dataDir: string, token: string, port: number, koa: bo
   });
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+command(import.meta.url, 'api', async () => {
   const { values } = parseArgs({
     options: { 'cpu-prof': { type: 'string' }, case: { type: 'string' }, 'baseline-server': { type: 'boolean' }, koa: { type: 'boolean' }, data: { type: 'string' }, port: { type: 'string', default: '0' } },
   });
-  if (values['baseline-server']) {
-    if (!values.data || !process.env.BENCH_TOKEN) {
-      process.stderr.write('usage: BENCH_TOKEN=T tsx bench/api.ts --baseline-server [--koa] --data DIR [--port N]\n');
-      process.exit(2);
-    }
-    startZoneBaseline(values.data, process.env.BENCH_TOKEN, Number(values.port), values.koa ?? false);
-  } else {
-    main({ cpuProfDir: values['cpu-prof'], only: values.case }).then(
-      (code) => {
-        process.exitCode = code;
-      },
-      (e: unknown) => {
-        process.stderr.write(`bench api: ${(e as Error).message}\n`);
-        process.exitCode = 1;
-      },
-    );
+  if (!values['baseline-server']) return main({ cpuProfDir: values['cpu-prof'], only: values.case });
+  if (!values.data || !process.env.BENCH_TOKEN) {
+    process.stderr.write('usage: BENCH_TOKEN=T tsx bench/api.ts --baseline-server [--koa] --data DIR [--port N]\n');
+    return 2;
   }
-}
+  startZoneBaseline(values.data, process.env.BENCH_TOKEN, Number(values.port), values.koa ?? false);
+  return 0;
+});

@@ -14,7 +14,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { createApp } from '../api/app';
 import { localCore } from '../core/local';
 import { KEY_FILE, openSealer } from '../core/sealing';
@@ -28,6 +27,7 @@ import { recordStatus } from '../store/status';
 import { addHostname } from '../store/hostnames';
 import { createProject } from '../store/projects';
 import { createZone, ZONE_STATUS } from '../store/zones';
+import { command } from './lib';
 
 const ZONES = 10_000;
 const HOSTNAMES = 10_000;
@@ -118,12 +118,4 @@ export async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().then(
-    (code) => { process.exitCode = code; },
-    (e: unknown) => {
-      process.stderr.write(`bench console: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+command(import.meta.url, 'console', main);

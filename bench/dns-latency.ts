@@ -36,7 +36,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertLoopback, freePorts, ms, stats } from './dns-lib';
 import { ensurePowerDns, startPowerDns, type PowerDns } from './dns-pdns';
@@ -45,7 +44,7 @@ import {
   addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, pdnsSide, servedAfter, setupWrite,
   startServe, waitServed, zonePasses, type Side,
 } from './dns-sides';
-import { cpuSeconds, guard, processTree, wholeNumber, type ChildServer } from './lib';
+import { command, cpuSeconds, guard, processTree, wholeNumber, type ChildServer } from './lib';
 
 const ZONE = 'latency.test';
 /** Rrsets in the zone, counting the SOA and the apex NS. */
@@ -251,24 +250,13 @@ async function oneRun(opts: LatencyBenchOptions & { warmup: number; run: string 
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const cli = async (): Promise<number> => {
-    const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' }, runs: { type: 'string' }, warmup: { type: 'string' } } });
-    return main({
-      warmup: wholeNumber('warmup', values.warmup),
-      runs: wholeNumber('runs', values.runs),
-      cpuProfDir: values['cpu-prof'],
-      changes: wholeNumber('changes', values.changes),
-      pollMs: values['poll-ms'] === undefined ? undefined : Number(values['poll-ms']),
-    });
-  };
-  cli().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`bench dns-latency: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+command(import.meta.url, 'dns-latency', async () => {
+  const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, changes: { type: 'string' }, 'poll-ms': { type: 'string' }, runs: { type: 'string' }, warmup: { type: 'string' } } });
+  return main({
+    warmup: wholeNumber('warmup', values.warmup),
+    runs: wholeNumber('runs', values.runs),
+    cpuProfDir: values['cpu-prof'],
+    changes: wholeNumber('changes', values.changes),
+    pollMs: values['poll-ms'] === undefined ? undefined : Number(values['poll-ms']),
+  });
+});

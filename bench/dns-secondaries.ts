@@ -31,7 +31,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startBindSecondary, startKnotSecondary, stopDaemons, type Secondary } from '../harness/secondaries';
 import { removeTempDirs } from '../harness/temp';
@@ -39,7 +38,7 @@ import { assertLoopback, findExecutable, freePorts, sleep, stats } from './dns-l
 import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, changesAtCadence, hostplaneCall, hostplaneSide, note, ORG, out, startServe, type Side } from './dns-sides';
 import { fill } from './fill';
-import { guard, processTree, until, type ChildServer } from './lib';
+import { command, guard, processTree, until, wholeNumber, type ChildServer } from './lib';
 import { serialGreater } from '../zonefiles/serial';
 
 const CATALOG = 'catalog.invalid';
@@ -350,15 +349,7 @@ export async function main(opts: SecondariesBenchOptions = {}): Promise<number> 
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+command(import.meta.url, 'dns-secondaries', async () => {
   const { values } = parseArgs({ options: { changes: { type: 'string' } } });
-  main({ changes: values.changes === undefined ? undefined : Number(values.changes) }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`bench dns-secondaries: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+  return main({ changes: wholeNumber('changes', values.changes) });
+});

@@ -29,7 +29,6 @@ import { Agent, request as httpRequest } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertLoopback, freePorts, ms, stats } from './dns-lib';
 import { bulkLoadPowerDns, ensurePowerDns, startPowerDns, type PowerDns } from './dns-pdns';
@@ -38,7 +37,7 @@ import {
   addressOf, bootstrap, hostplaneCall, hostplaneSide, NAMESERVERS, note, ORG, out, pdnsSide, servedAfter, setupWrite, startServe,
   waitServed, write, type Side, type WriteRequest,
 } from './dns-sides';
-import { BENCH_DIR, guard, REPO, TSX, type ChildServer } from './lib';
+import { BENCH_DIR, command, guard, REPO, TSX, wholeNumber, type ChildServer } from './lib';
 
 const ZONE = { writes: 'writes.test', small: 'small.test', big: 'big.test' } as const;
 /** Rrsets per zone in (b), counting the SOA and the apex NS: the changed A rrset `c.<zone>` plus fill. */
@@ -388,19 +387,11 @@ export async function main(opts: DnsBenchOptions = {}): Promise<number> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+command(import.meta.url, 'dns', async () => {
   const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, seconds: { type: 'string' }, changes: { type: 'string' } } });
-  main({
+  return main({
     cpuProfDir: values['cpu-prof'],
     seconds: values.seconds === undefined ? undefined : Number(values.seconds),
-    changes: values.changes === undefined ? undefined : Number(values.changes),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`bench dns: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+    changes: wholeNumber('changes', values.changes),
+  });
+});

@@ -19,12 +19,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { postgresMissing, startCluster, type Cluster } from '../harness/postgres';
 import { countWritesByRole, leaderRow, leadsAt, metricSum, writesOf } from '../harness/replicas';
-import { fmt, guard, REPO, run as runLoad, runJson, spawnServer, summarize, until, type ChildServer, type Slice } from './lib';
+import { command, fmt, guard, REPO, run as runLoad, runJson, spawnServer, summarize, until, type ChildServer, type Slice } from './lib';
 
 const HOSTPLANE = join(REPO, 'bin', 'hostplane');
 const ORG = 'bench';
@@ -243,9 +242,4 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  main().then((code) => process.exit(code), (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
-    process.exit(1);
-  });
-}
+command(import.meta.url, 'failover', () => main(), { exit: true });

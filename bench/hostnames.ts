@@ -13,7 +13,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { count, eq, like } from 'drizzle-orm';
 import { createLogger } from '../lib/log';
@@ -26,6 +25,7 @@ import { openStore } from '../store/db';
 import { addHostname } from '../store/hostnames';
 import { createProject } from '../store/projects';
 import { resourceStatus } from '../store/schema';
+import { command } from './lib';
 
 const HOSTNAMES = 10_000;
 const AIM_MS = 10_000;
@@ -100,12 +100,4 @@ export async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().then(
-    (code) => { process.exitCode = code; },
-    (e: unknown) => {
-      process.stderr.write(`bench hostnames: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+command(import.meta.url, 'hostnames', main);

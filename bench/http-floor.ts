@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ms, sleep, stats } from './dns-lib';
-import { cpuSeconds, guard, spawnServer, TSX, wholeNumber, type ChildServer } from './lib';
+import { command, cpuSeconds, guard, spawnServer, TSX, wholeNumber, type ChildServer } from './lib';
 
 const CADENCE_MS = 25;
 const WARMUP = 50;
@@ -123,26 +123,15 @@ export async function main(opts: { requests?: number } = {}): Promise<number> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const cli = async (): Promise<number> => {
-    const { values } = parseArgs({ options: { server: { type: 'string' }, requests: { type: 'string' } } });
-    const kind = values.server as Kind | undefined;
-    if (kind === undefined) return main({ requests: wholeNumber('requests', values.requests) });
-    if (!KINDS.includes(kind)) throw new Error(`--server must be one of ${KINDS.join(', ')}`);
-    const server = serverOf(kind);
-    server.listen(0, '127.0.0.1', () => {
-      process.stdout.write(`${JSON.stringify({ listening: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
-    });
-    process.once('SIGTERM', () => server.close(() => process.exit(0)));
-    return 0;
-  };
-  cli().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`bench http-floor: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+command(import.meta.url, 'http-floor', async () => {
+  const { values } = parseArgs({ options: { server: { type: 'string' }, requests: { type: 'string' } } });
+  const kind = values.server as Kind | undefined;
+  if (kind === undefined) return main({ requests: wholeNumber('requests', values.requests) });
+  if (!KINDS.includes(kind)) throw new Error(`--server must be one of ${KINDS.join(', ')}`);
+  const server = serverOf(kind);
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${JSON.stringify({ listening: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
+  });
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+  return 0;
+});

@@ -116,6 +116,23 @@ export function guard(name: string, tmp: string | null, children: () => (ChildPr
   };
 }
 
+/**
+ * A bench's command line: runs `cli` when `moduleUrl` is the script node was started with (not when run.ts or another
+ * bench imports it), and ends with its exit code, or with 1 and one line `bench NAME: why` on stderr when it throws
+ * (a bad option included). `exit`: end the process at once, for benches whose clients would keep it running.
+ */
+export function command(moduleUrl: string, name: string, cli: () => Promise<number>, opts: { exit?: boolean } = {}): void {
+  if (!process.argv[1] || fileURLToPath(moduleUrl) !== process.argv[1]) return;
+  const end = (code: number): void => {
+    if (opts.exit) process.exit(code);
+    process.exitCode = code;
+  };
+  cli().then(end, (e: unknown) => {
+    process.stderr.write(`bench ${name}: ${e instanceof Error ? e.message : String(e)}\n`);
+    end(1);
+  });
+}
+
 /** A command-line count as given (`--runs 8`): digits only, so that `--runs=` or `--runs 1e1` is refused rather than
  * read as 0 or 10. Undefined when the option was not given; the caller checks the range. */
 export function wholeNumber(option: string, text: string | undefined): number | undefined {

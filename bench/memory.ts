@@ -21,12 +21,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { assertLoopback, freePorts, ms, sleep } from './dns-lib';
 import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, hostplaneSide, out, startServe, write, zonePasses, type Side } from './dns-sides';
 import { fill } from './fill';
-import { guard, sampleTreeRss, type ChildServer, type ProcessRss } from './lib';
+import { command, guard, sampleTreeRss, type ChildServer, type ProcessRss } from './lib';
 
 const SMALL_ZONES = 1_000;
 const SMALL_RRSETS = 100;
@@ -165,14 +164,4 @@ export async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`bench memory: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+command(import.meta.url, 'memory', main);

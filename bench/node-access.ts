@@ -22,13 +22,12 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { bypassHash, hashPassword } from '../lib/access-hash';
 import { cookiesOf } from '../harness/cookies';
 import { makePki } from '../harness/tls';
 import { ms, sleep, stats, type Stats } from './dns-lib';
 import { freePort } from '../harness/ports';
-import { guard, REPO, spawnServer, type ChildServer } from './lib';
+import { command, guard, REPO, spawnServer, type ChildServer } from './lib';
 
 const REQUESTS = { 1: 4000, 8: 16_000 } as const;
 const WARMUP = 500;
@@ -200,4 +199,4 @@ export async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = await main();
+command(import.meta.url, 'node-access', main);

@@ -19,12 +19,11 @@ import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { createOrg, createToken, createUser, registerNode, setMembership } from '../store/accounts';
 import { openStore } from '../store/db';
 import { createProject, setPlacement } from '../store/projects';
 import { ms, sleep, stats } from './dns-lib';
-import { guard, REPO, spawnServer, type ChildServer } from './lib';
+import { command, guard, REPO, spawnServer, type ChildServer } from './lib';
 
 const NODES = 5_000;
 const CHANGES = 200;
@@ -144,4 +143,4 @@ export async function main(): Promise<number> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = await main();
+command(import.meta.url, 'node-bundle', main);

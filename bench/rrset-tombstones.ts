@@ -15,7 +15,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { postgresMissing, startCluster } from '../harness/postgres';
 import { createOrg } from '../store/accounts';
 import { iso, openStore, type Store } from '../store/db';
@@ -25,6 +24,7 @@ import { recordStatus } from '../store/status';
 import { createZone, zoneByName, zoneChangesSince, ZONE_STATUS } from '../store/zones';
 import { ms, stats } from './dns-lib';
 import { note, out } from './dns-sides';
+import { command } from './lib';
 
 const ZONE = 'churn.test';
 const OLD = 100_000;
@@ -132,14 +132,4 @@ export async function main(args = process.argv.slice(2)): Promise<number> {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: Error) => {
-      process.stderr.write(`${e.stack ?? e.message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+command(import.meta.url, 'rrset-tombstones', () => main());

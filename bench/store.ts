@@ -15,10 +15,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { postgresMissing, startCluster } from '../harness/postgres';
-import { cpuSeconds, fmt, processTree, profileOf, REPO, run as runLoad, runJson, spawnServer, summarize, TSX, type ChildServer, type Slice } from './lib';
+import { command, cpuSeconds, fmt, processTree, profileOf, REPO, run as runLoad, runJson, spawnServer, summarize, TSX, type ChildServer, type Slice } from './lib';
 import { formatSummary, monotonicMicros, readProfile, summarize as summarizeProfile, type Window } from './profile-summary';
 
 const HOSTPLANE = join(REPO, 'bin', 'hostplane');
@@ -152,10 +151,7 @@ export async function main(opts: { cpuProfDir?: string; only?: string } = {}): P
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+command(import.meta.url, 'store', async () => {
   const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, case: { type: 'string' } } });
-  main({ cpuProfDir: values['cpu-prof'], only: values.case }).then((code) => process.exit(code), (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
-    process.exit(1);
-  });
-}
+  return main({ cpuProfDir: values['cpu-prof'], only: values.case });
+}, { exit: true });

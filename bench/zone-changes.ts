@@ -41,13 +41,12 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertLoopback, freePorts, ms, sleep, stats } from './dns-lib';
 import { DnsProbe } from './dns-query';
 import { addressOf, bootstrap, hostplaneCall, hostplaneSide, note, ORG, out, servedAfter, startServe, type Side } from './dns-sides';
 import { fillRevisions, fillZone } from './fill';
-import { guard, type ChildServer } from './lib';
+import { command, guard, type ChildServer } from './lib';
 import { importFile } from './zone-file';
 import { createApp } from '../api/app';
 import type { ApiConfig } from '../api/ops';
@@ -429,15 +428,7 @@ export async function main(opts: ZoneChangesBenchOptions = {}): Promise<number> 
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+command(import.meta.url, 'zone-changes', async () => {
   const { values } = parseArgs({ options: { 'cpu-prof': { type: 'string' }, case: { type: 'string', multiple: true } } });
-  main({ cpuProfDir: values['cpu-prof'], cases: values.case }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`bench zone-changes: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+  return main({ cpuProfDir: values['cpu-prof'], cases: values.case });
+});

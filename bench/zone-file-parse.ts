@@ -10,10 +10,10 @@
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseZoneFile, validateRRset } from '../zonefiles';
 import { ms, stats } from './dns-lib';
 import { out } from './dns-sides';
+import { command } from './lib';
 import { importFile } from './zone-file';
 
 const ZONE = 'import.test';
@@ -53,14 +53,4 @@ export async function main(): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`bench zone-file-parse: ${(e as Error).message}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+command(import.meta.url, 'zone-file-parse', main);
