@@ -760,8 +760,10 @@ class Knot implements KnotNameserver {
     // A NOTIFY a secondary did not take is logged once more as a failed event: the zone reconciler watches the
     // secondaries and sends it again (SecondariesInSync), so it is a warning, not an error of the nameserver.
     const notify = / zone event 'notify' failed/.test(msg);
+    // knotd warns when it starts with no zones configured, which is every first start of serve and every standby.
+    const noZones = level === 'warning' && msg.endsWith('no zones loaded');
     if (level === 'debug' || level === 'info' || expected) this.log.debug({}, msg);
-    else if (level === 'notice') this.log.info({}, msg);
+    else if (level === 'notice' || noZones) this.log.info({}, msg);
     else if (level === 'warning' || notify) this.log.warn({}, msg);
     else {
       this.log.error({}, msg);

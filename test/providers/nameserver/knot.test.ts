@@ -239,6 +239,13 @@ describe.skipIf(!hasKnot())(knotTitle('knot nameserver adapter'), () => {
     expect(text()).not.toContain('received command');
   });
 
+  it('says at info, not as a warning, that it serves no zones yet: a first start is no trouble', async () => {
+    const { log, text } = captureLogger();
+    await startKnot([], { logger: log });
+    const said = await until('knotd\'s "no zones loaded"', async () => text().split('\n').find((l) => l.includes('knotd: no zones loaded')), 5000, 10);
+    expect(JSON.parse(said).level).toBe(30);
+  });
+
   it('sends a change at once and commits it only once notBefore resolves', async () => {
     const { ns, server } = await startKnot();
     await ns.applyZone(ZONE, zoneText(1), { dnssec: false });
