@@ -2,9 +2,10 @@
  * desired rows only; the hostname reconciler judges the proofs, activates and routes (reconcilers/hostnames.ts).
  * verifyHostname is the one call-out: the core's immediate judgement through the Core port. */
 import { z } from 'zod';
+import { AppError } from '../lib/errors';
 import { hostnameRefusal, normalizeCustomHostname, orgOrigin, verifyName } from '../rules/hostnames';
 import { planOf } from '../rules/plans';
-import { addHostname, deleteHostname, hostnameOfProject, listHostnames, type HostnameWithStatus } from '../store/hostnames';
+import { addHostname, deleteHostname, hostnameOfProject, listHostnames, zoneHolding, type HostnameWithStatus } from '../store/hostnames';
 import { getProject } from '../store/projects';
 import { digest, etag, preconditionResponse, writePrecondition } from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
@@ -130,8 +131,8 @@ export const hostnameOps: AnyOp[] = [
           + 'or a name at or under the app domain or a domain of the service',
         schema: ErrorSchema,
       },
-      ...errorResponses([409, '`hostname_taken`: another project (of any organization) holds the name (a pending hold of another organization on a name inside a '
-        + 'zone this organization runs here yields instead); `quota_exceeded`: the plan\'s custom hostnames per organization (`details`: `quota` `hostnames`, '
+      ...errorResponses([409, '`hostname_taken`: another project (of any organization) holds the name (inside a zone this organization runs here and '
+        + 'public DNS delegates to the service, another organization\'s row yields unless the zone\'s records prove it for that organization); `quota_exceeded`: the plan\'s custom hostnames per organization (`details`: `quota` `hostnames`, '
         + '`limit`, `count`, `plan`)']),
     },
     handler: async ({ deps, core, org, params, body, actor }) => {
@@ -143,7 +144,15 @@ export const hostnameOps: AnyOp[] = [
       const refusal = hostnameRefusal(name, { appDomain: deps.config.appDomain, nameservers, serviceDomains: deps.config.serviceDomains });
       if (refusal) throw refusal;
       const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).hostnames };
-      const { hostname, created } = await addHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, quota });
+      const add = () => addHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, quota });
+      const { hostname, created } = await add().catch(async (e: unknown) => {
+        // Inside a zone this organization runs here, another organization's row stands only while the zone's records
+        // prove it: judged now (the reconciler releases it when they do not, and public DNS delegates the zone here),
+        // and the name is asked for once more.
+        if (!(e instanceof AppError && e.code === 'hostname_taken') || !core || (await zoneHolding(deps.store, name))?.orgId !== org.id) throw e;
+        await core.verifyHostname(name);
+        return add();
+      });
       if (created) core?.nudge('hostname', name);
       return { status: 200, body: hostnameBody(hostname, orgOrigin(fallback, org.id)), headers: headersOf(hostname) };
     },

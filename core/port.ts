@@ -52,7 +52,8 @@ export interface Core {
    * Never throws: a lost nudge only delays convergence until the poll picks the change up. */
   nudge(kind: ChangeKind, key: string): void;
   /** verifyHostname (spec 4.5 rule 4): judges the custom hostname `name` now, as the minute loop does, and
-   * records the outcome (active, or pending with `lastError`) before it resolves. Bounded by the resolver's
+   * records the outcome (active, pending with `lastError`, or released when another organization's zone overrules
+   * the row) before it resolves. Bounded by the resolver's
    * timeout: a resolver that does not answer is a `lastError`, never a failure of this call. */
   verifyHostname(name: string): Promise<void>;
   /** Opens the sealed bundle of node `nodeId` (store/nodes.ts, sealed by the bundle reconciler with context

@@ -3,6 +3,9 @@
  * 1. Finalize: each deleted lifetime of the name (a finalizer row) is removed from the edge provider and its
  *    managed records from the organization's zone; until that is done, a row added again under the name stays
  *    `pending_dns` (it cannot be routed to the new owner while the old one's state is still out there).
+ * 1b. Release: a row of another organization inside a zone here that public DNS delegates to us, which the zone's
+ *    records do not prove for it, goes (releaseHostname), pending or active; so does an active row whose zone proof
+ *    went with its zone, unless its records prove it now. A lookup that fails releases nothing.
  * 2. Verify (pending rows): expired ones are deleted; otherwise the three ownership proofs are judged (the name
  *    lies in a zone of ours of the same organization; the TXT at `_service-verify.<host>` equals the token; the
  *    CNAME of `<host>` points to the organization's own origin under the fallback origin, `orgOrigin`). One passing activates the row; none passing records what
@@ -24,7 +27,7 @@ import type { Edge } from '../providers/edge/port';
 import { ResolverError, type Lookup, type RecordLookups, type Resolver } from '../providers/resolver';
 import type { Store } from '../store/db';
 import {
-  activateHostname, allHostnameKeys, expireHostname, HOSTNAME_STATUS, hostnameByName, hostnamesUnder, rrsetsAtName, zoneHolding, type HostnameFacts,
+  activateHostname, allHostnameKeys, expireHostname, HOSTNAME_STATUS, hostnameByName, hostnamesUnder, releaseHostname, rrsetsAtName, zoneHolding, type HostnameFacts,
   type HostnameToReconcile, type Proof,
 } from '../store/hostnames';
 import { finalizersOf, finishFinalizer } from '../store/finalizers';
@@ -54,8 +57,9 @@ export interface HostnameReconcilerDeps {
 }
 
 export interface HostnameReconciler extends Reconciler {
-  /** verifyHostname's judgement, now: finalizer state, expiry, proofs, activation and the recorded status of a
-   * pending row; an active row is left as it is. Resolves within the resolver's timeout; never throws for DNS. */
+  /** verifyHostname's judgement, now: a row another organization's zone overrules is released (as is an active row
+   * whose zone proof went with its zone); else finalizer state, expiry, proofs, activation and the recorded status of
+   * a pending row, and an active row is left as it is. Resolves within the resolver's timeout; never throws for DNS. */
   verify(name: string): Promise<void>;
 }
 
@@ -139,15 +143,43 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     }
   };
 
+  /** The two proofs a name's own records give: the TXT with the row's token, or a CNAME to its organization's origin.
+   * `looked`: both lookups answered, so that no proof is a finding rather than a failure. */
+  const recordProof = async (h: HostnameToReconcile) => {
+    const [txt, cname] = await Promise.allSettled([d.resolver.txt(verifyName(h.name)), d.resolver.cname(h.name)]);
+    const proof: Proof | null = txt.status === 'fulfilled' && txt.value.kind === 'records' && txt.value.values.includes(h.token!) ? 'txt'
+      : cname.status === 'fulfilled' && cname.value.kind === 'records' && cname.value.values.includes(orgOrigin(d.fallbackOrigin, h.orgId)) ? 'cname'
+        : null;
+    return { proof, txt, cname, looked: txt.status === 'fulfilled' && cname.status === 'fulfilled' };
+  };
+
+  /**
+   * Why a row must go whatever its status (releaseHostname), or null while it stands. A name inside a zone here that
+   * public DNS delegates to the service is the zone's organization's: another organization's row stands only while
+   * the zone's records prove it (the zone's owner wrote that organization's token, or pointed the name at its origin);
+   * an active row proven by its zone stands only while its organization runs that zone here, or its records prove it
+   * now. Never on a lookup that failed: a resolver outage releases nothing.
+   */
+  const overruled = async (h: HostnameToReconcile): Promise<{ zone: string | null; why: string } | null> => {
+    const zone = await zoneHolding(d.store, h.name);
+    const foreign = !!zone && zone.orgId !== h.orgId && (await undelegated(zone.name)) === null;
+    const zoneGone = h.status === 'active' && h.proof === 'zone' && (!zone || zone.orgId !== h.orgId);
+    if (!foreign && !zoneGone) return null;
+    const r = await recordProof(h);
+    if (r.proof || !r.looked) return null;
+    return foreign
+      ? { zone: zone!.name, why: `${h.name} lies in zone ${zone!.name} of another organization, whose records do not prove it for this one` }
+      : { zone: null, why: `${h.name} was proven by a zone of the organization that it no longer runs here, and its records do not prove it` };
+  };
+
   const judge = async (h: HostnameToReconcile): Promise<Judgement> => {
     const zone = await zoneHolding(d.store, h.name);
     const zoneFinding = zone && zone.orgId === h.orgId ? await undelegated(zone.name) : undefined;
     if (zoneFinding === null) return { proof: 'zone', findings: [] };
     const txtAt = verifyName(h.name);
     const origin = orgOrigin(d.fallbackOrigin, h.orgId);
-    const [txt, cname] = await Promise.allSettled([d.resolver.txt(txtAt), d.resolver.cname(h.name)]);
-    if (txt.status === 'fulfilled' && txt.value.kind === 'records' && txt.value.values.includes(h.token!)) return { proof: 'txt', findings: [] };
-    if (cname.status === 'fulfilled' && cname.value.kind === 'records' && cname.value.values.includes(origin)) return { proof: 'cname', findings: [] };
+    const { proof, txt, cname } = await recordProof(h);
+    if (proof) return { proof, findings: [] };
     d.log.debug({ hostname: h.name, txt: said(txt), cname: said(cname) }, 'no ownership proof of a custom hostname passes');
     return {
       proof: null,
@@ -341,6 +373,17 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     return { requeueAfterMs: issued ? intervalMs : Math.min(intervalMs, certificatePollMs) };
   };
 
+  /** Releases the lifetime `uid` of `name` when it is overruled; answers whether it did. Run serially per name. */
+  const release = async (name: string, uid: string): Promise<boolean> => {
+    const h = await hostnameByName(d.store, name);
+    if (!h || h.uid !== uid || h.kind !== 'custom') return false;
+    const o = await overruled(h);
+    if (!o) return false;
+    const released = await releaseHostname(d.store, { name, uid, ...o });
+    if (released) d.log.info({ hostname: name, zone: o.zone, why: o.why }, 'a custom hostname was released');
+    return released;
+  };
+
   return {
     kind: 'hostname',
     concurrency: HOSTNAME_CONCURRENCY,
@@ -359,6 +402,10 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
         if (cleanup !== null) throw new Error(`cleanup of ${name}: ${cleanup}`);
         return {};
       }
+      if (await serially(name, () => release(name, h!.uid))) {
+        if (cleanup !== null) throw new Error(`cleanup of ${name}: ${cleanup}`);
+        return { requeueAfterMs: 0 };
+      }
       if (h.status === 'pending_dns') {
         let activated = false;
         await serially(name, async () => {
@@ -375,7 +422,7 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
     async verify(name) {
       await serially(name, async () => {
         const h = await hostnameByName(d.store, name);
-        if (!h || h.kind !== 'custom' || h.status !== 'pending_dns') return;
+        if (!h || h.kind !== 'custom' || (await release(name, h.uid)) || h.status !== 'pending_dns') return;
         const waiting = (await finalizersOf(d.store, 'hostname', name)).length > 0;
         await verifyPending(h, waiting ? 'cleanup in progress' : null);
       });

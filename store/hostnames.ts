@@ -107,15 +107,13 @@ export interface AddHostname {
 /**
  * Holds `name` for the project at once, as `pending_dns` with a fresh token. Idempotent for the same project:
  * its row comes back unchanged (same token, same `createdAt`: a TXT record already placed stays right) and no
- * audit record is written. Another project's row is 409 `hostname_taken`, but for a pending row of another
- * organization inside a zone the caller's organization runs here: that hold yields (audit `hostname.release`),
- * so that re-adding a name at each expiry cannot keep a zone's owner from its own names. The primary key decides
- * concurrent adds: one row, whoever comes second gets the first's answer or the 409. Over the plan's custom
- * hostnames, counted in the write, 409 `quota_exceeded`.
+ * audit record is written. Another project's row is 409 `hostname_taken`: whether a row of another organization
+ * must give way to the zone's owner is the hostname reconciler's to judge (releaseHostname), since only public DNS
+ * says whether a zone here is the real one. The primary key decides concurrent adds: one row, whoever comes second
+ * gets the first's answer or the 409. Over the plan's custom hostnames, counted in the write, 409 `quota_exceeded`.
  */
 export async function addHostname(s: Store, p: AddHostname): Promise<{ hostname: HostnameWithStatus; created: boolean }> {
   const now = s.clock();
-  const zone = await zoneHolding(s, p.name);
   return s.write(async (tx) => {
     await checkLiveProject(tx, p);
     // The quota counts the organization's names: concurrent adds of other names must count one after another
@@ -125,11 +123,7 @@ export async function addHostname(s: Store, p: AddHostname): Promise<{ hostname:
     const existing = await inTx(tx, p.name);
     if (existing) {
       if (existing.projectId === p.projectId) return { hostname: existing, created: false };
-      const [holder] = await tx.select({ orgId: projects.orgId }).from(projects).where(eq(projects.id, existing.projectId));
-      const yields = existing.status === 'pending_dns' && zone?.orgId === p.orgId && holder!.orgId !== p.orgId;
-      if (!yields) throw conflict('hostname_taken', `hostname ${p.name} is held by another project`);
-      await removeRow(s, tx, existing, holder!.orgId, now);
-      await appendAudit(tx, { orgId: holder!.orgId, event: 'hostname.release', actor: 'system', target: p.name, details: { zone: zone!.name } }, now);
+      throw conflict('hostname_taken', `hostname ${p.name} is held by another project`);
     }
     if (p.quota) {
       const [held] = await tx.select({ count: sql<number>`count(*)` }).from(hostnames).innerJoin(projects, eq(projects.id, hostnames.projectId))
@@ -213,6 +207,25 @@ export async function activateHostname(s: Store, p: { name: string; uid: string;
     await tx.update(hostnames).set({ status: 'active', verifiedAt: iso(now), proof: p.proof, generation: h.generation + 1 }).where(eq(hostnames.name, p.name));
     await recordChange(s, tx, 'hostname', p.name, now);
     await appendAudit(tx, { orgId: h.orgId, event: 'hostname.activate', actor: 'system', target: p.name, details: { proof: p.proof } }, now);
+  });
+}
+
+/**
+ * A row of another organization than the zone's, inside a zone here that public DNS delegates to the service, which
+ * the zone's records no longer prove (the hostname reconciler judges that), is deleted with its finalizer, whatever its
+ * status: the zone's owner decides the names in it. So is an active row whose zone proof went with its zone. False
+ * when the row is not that lifetime any more. Audit `hostname.release`, actor `system`, with the zone and why.
+ */
+export async function releaseHostname(s: Store, p: { name: string; uid: string; zone: string | null; why: string }): Promise<boolean> {
+  const now = s.clock();
+  return s.write(async (tx) => {
+    await tx.lock(`hostname/${p.name}`);
+    const [h] = await tx.select({ ...columns, orgId: projects.orgId }).from(hostnames).innerJoin(projects, eq(projects.id, hostnames.projectId))
+      .where(eq(hostnames.name, p.name));
+    if (!h || h.uid !== p.uid) return false;
+    await removeRow(s, tx, { ...h, status: h.status as HostnameState, proof: h.proof as Proof | null }, h.orgId, now);
+    await appendAudit(tx, { orgId: h.orgId, event: 'hostname.release', actor: 'system', target: p.name, details: { zone: p.zone, status: h.status, why: p.why } }, now);
+    return true;
   });
 }
 

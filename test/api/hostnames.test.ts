@@ -140,8 +140,9 @@ describe('addHostname', () => {
 });
 
 describe('names inside another organization\'s zone, and the plan\'s limit', () => {
-  it('a pending hold of globex inside acme\'s zone yields when acme adds the name: re-adding at each expiry cannot keep it from acme', async () => {
+  it('a pending hold of globex inside acme\'s zone, delegated here, yields when acme adds the name: re-adding at each expiry cannot keep it from acme', async () => {
     expect((await call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'acme-owned.test' } })).status).toBe(200);
+    stub.set('acme-owned.test', 'NS', [{ type: 'NS', name: 'acme-owned.test', ttl: 300, data: 'ns1.hostplane.test' }]);
     const held = await add('www.acme-owned.test', { token: t.other.token, path: '/v1/orgs/globex/projects/site/hostnames' });
     expect([held.status, held.body.status]).toEqual([200, 'pending_dns']);
     const mine = await add('www.acme-owned.test');
@@ -150,6 +151,16 @@ describe('names inside another organization\'s zone, and the plan\'s limit', () 
     expect(globex.body.items.map((h: { name: string }) => h.name)).not.toContain('www.acme-owned.test');
     // The other way round it is still taken: globex runs no zone holding the name.
     expect((await add('www.acme-owned.test', { token: t.other.token, path: '/v1/orgs/globex/projects/site/hostnames' })).body.code).toBe('hostname_taken');
+  });
+
+  it('a zone created here that public DNS does not delegate takes no name from another organization\'s pending hold', async () => {
+    const mine = await add('shop.acme-real.test');
+    expect([mine.status, mine.body.status]).toEqual([200, 'pending_dns']);
+    expect((await call('POST', '/v1/orgs/globex/dns/zones', { token: t.other.token, body: { name: 'acme-real.test' } })).status).toBe(200);
+    const taken = await add('shop.acme-real.test', { token: t.other.token, path: '/v1/orgs/globex/projects/site/hostnames' });
+    expect([taken.status, taken.body.code]).toEqual([409, 'hostname_taken']);
+    const acme = await call('GET', HOSTS);
+    expect(acme.body.items.map((h: { name: string }) => h.name)).toContain('shop.acme-real.test');
   });
 
   it('custom hostnames per organization are the plan\'s: over it 409 quota_exceeded with the details, and a deleted one frees its place', async () => {

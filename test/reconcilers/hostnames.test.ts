@@ -23,7 +23,7 @@ import { addHostname, deleteHostname, hostnameByName, type HostnameFacts } from 
 import { createProject } from '../../store/projects';
 import { rrsets } from '../../store/schema';
 import { statusOf } from '../../store/status';
-import { createZone, putRRset } from '../../store/zones';
+import { createZone, deleteZone, putRRset } from '../../store/zones';
 import { checkCnameConflict } from '../../zonefiles';
 import { FakeEdge } from '../helpers/edge';
 import { leaderOnly } from '../../providers/leader-only';
@@ -157,15 +157,18 @@ describe('another organization cannot take a name through the service\'s own rec
     delegate(zone());
   });
 
-  it('a CNAME in acme\'s zone to the shared fallback origin, or to acme\'s origin as its guidance asks, proves nothing for globex', async () => {
-    await add(host, globex);
+  it('a CNAME in acme\'s zone to the shared fallback origin, or to acme\'s origin as its guidance asks, proves nothing for globex: its hold is released, audited', async () => {
     for (const target of [FALLBACK, originOf(acme)]) {
+      await add(host, globex);
       cname(host, target);
       await reconciler().reconcile(host, noAbort);
-      const { row, st } = await status();
-      expect(row!.status, target).toBe('pending_dns');
-      expect(st!.lastError).toContain(`no CNAME to ${originOf(globex)} at ${host}`);
+      expect((await status()).row, target).toBeUndefined();
+      expect((await listAudit(s, globex.orgId, 5))[0]).toMatchObject({ event: 'hostname.release', actor: 'system', target: host, details: { zone: zone(), status: 'pending_dns' } });
     }
+    // Re-adding at each expiry keeps nothing from acme: the next pass releases it again, and acme takes the name.
+    await add(host, globex);
+    await reconciler().reconcile(host, noAbort);
+    expect((await add(host, acme)).projectId).toBe(acme.projectId);
   });
 
   it('a name acme released is not verifiable through the managed CNAME resolvers still cache', async () => {
@@ -180,14 +183,44 @@ describe('another organization cannot take a name through the service\'s own rec
     cname(host, FALLBACK);
     await add(host, globex);
     await r.reconcile(host, noAbort);
-    expect((await status()).row!.status).toBe('pending_dns');
+    expect((await status()).row).toBeUndefined();
   });
 
-  it('a CNAME to the claimant\'s own origin, written by the zone\'s owner, proves the name for the claimant', async () => {
+  it('a CNAME to the claimant\'s own origin, or a TXT of its token, written by the zone\'s owner, proves the name for the claimant while it is there', async () => {
+    const r = reconciler();
     await add(host, globex);
     cname(host, originOf(globex));
-    await reconciler().reconcile(host, noAbort);
+    await r.reconcile(host, noAbort);
     expect((await status()).row).toMatchObject({ status: 'active', proof: 'cname' });
+    await r.reconcile(host, noAbort);
+    expect((await status()).row).toMatchObject({ status: 'active', proof: 'cname' });
+    // The zone's owner takes its consent back: the row goes at the next pass.
+    stub.set(host, 'CNAME', []);
+    await r.reconcile(host, noAbort);
+    expect((await status()).row).toBeUndefined();
+    const held = await add(host, globex);
+    txt(`_service-verify.${host}`, held.token!);
+    await r.reconcile(host, noAbort);
+    await r.reconcile(host, noAbort);
+    expect((await status()).row).toMatchObject({ status: 'active', proof: 'txt' });
+  });
+
+  it('a resolver that fails releases nothing: the row waits for an answer', async () => {
+    await add(host, globex);
+    stub.fail(host, true);
+    try {
+      await reconciler().reconcile(host, noAbort);
+      expect((await status()).row!.status).toBe('pending_dns');
+    } finally {
+      stub.fail(host, false);
+    }
+  });
+
+  it('a zone of acme that public DNS does not delegate here decides nothing: globex\'s hold stays', async () => {
+    delegate(zone(), ['ns1.elsewhere.test']);
+    await add(host, globex);
+    await reconciler().reconcile(host, noAbort);
+    expect((await status()).row!.status).toBe('pending_dns');
   });
 
   it('each organization has its own origin, under the fallback origin', () => {
@@ -359,6 +392,43 @@ it('the Unicode spelling is judged at its punycode name', async () => {
   await reconciler().reconcile(stored, noAbort);
   expect((await status(stored)).row!.status).toBe('active');
   expect(stub.queries).toContain(`_service-verify.${stored} TXT`);
+});
+
+describe('an active name proven by its zone, when the zone changes hands', () => {
+  const zone = () => `customer${n}.test`;
+
+  it('globex deletes its zone and acme creates it here: globex\'s active name is released, and acme takes it', async () => {
+    await createZone(s, { orgId: globex.orgId, name: zone(), nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    delegate(zone());
+    await add(host, globex);
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    expect((await status()).row).toMatchObject({ status: 'active', proof: 'zone' });
+    await deleteZone(s, { orgId: globex.orgId, name: zone(), actor: 't' });
+    await createZone(s, { orgId: acme.orgId, name: zone(), nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    // What acme may well write there, as the guidance of its own names asks.
+    cname(host, FALLBACK);
+    await r.reconcile(host, noAbort);
+    expect((await status()).row).toBeUndefined();
+    expect((await listAudit(s, globex.orgId, 5))[0]).toMatchObject({ event: 'hostname.release', target: host, details: { zone: zone(), status: 'active' } });
+    expect((await add(host, acme)).projectId).toBe(acme.projectId);
+  });
+
+  it('globex deletes its zone and no zone holds the name: released unless its records prove it now', async () => {
+    await createZone(s, { orgId: globex.orgId, name: zone(), nameservers: ['ns1.hostplane.test'], actor: 't', quota: null });
+    delegate(zone());
+    const held = await add(host, globex);
+    const r = reconciler();
+    await r.reconcile(host, noAbort);
+    await deleteZone(s, { orgId: globex.orgId, name: zone(), actor: 't' });
+    txt(`_service-verify.${host}`, held.token!);
+    await r.reconcile(host, noAbort);
+    expect((await status()).row).toMatchObject({ status: 'active', proof: 'zone' });
+    stub.set(`_service-verify.${host}`, 'TXT', []);
+    await r.reconcile(host, noAbort);
+    expect((await status()).row).toBeUndefined();
+    expect((await listAudit(s, globex.orgId, 5))[0]).toMatchObject({ event: 'hostname.release', target: host, details: { zone: null, status: 'active' } });
+  });
 });
 
 describe('active names stay active', () => {
