@@ -1,11 +1,19 @@
 /**
  * Where the node agent keeps things under its `--dir`: `bundle.json` (the last bundle, mode 0600), a directory per
- * storage prefix under `storage/`, a directory per project with a database under `databases/<org>/<project>/`
+ * storage prefix under `storage/` (a prefix is random and the project's lifetime's alone), a directory per project
+ * lifetime with a database under `databases/<org>/<project>.<uid>/` (`<uid>`: the bundle's `uid`, the project's
+ * lifetime: a project deleted and created again under the name has another, so it never sees the old one's file)
  * holding its SQLite file (a directory of its own, so that its worker can create SQLite's journal beside the
  * file, and no other), each worker's output under `logs/` (a worker's output is its own: it may print its
- * values, so it never goes to the agent's log), `users.json`, the index of each project's worker user
- * (agent/workers/users.ts), and the node's keys, `access.key` (deployment access sessions, agent/gate/access-session.ts) and
- * `signin.key` (sign-in's login cookies, agent/signin/service.ts).
+ * values, so it never goes to the agent's log), `users.json`, the index of each project lifetime's worker user
+ * (agent/workers/users.ts), `lifetimes.json`, which lifetime has each directory of the earlier, name-keyed layout
+ * (agent/workers/lifetimes.ts), and the node's keys, `access.key` (deployment access sessions,
+ * agent/gate/access-session.ts) and `signin.key` (sign-in's login cookies, agent/signin/service.ts).
+ *
+ * Earlier agents kept a project's database in `databases/<org>/<project>/`, by name alone. Such a directory is
+ * kept where it is and used by the one lifetime that had it (agent/workers/lifetimes.ts), never by another
+ * project of that name. A bundle without `uid` (an earlier control plane) has its projects in the name-keyed
+ * places, as earlier agents did.
  *
  * `run/` holds the workers' Unix sockets (agent/workers/worker-process.ts): a directory per project, `run/<id>/` (`<id>`: the
  * first 24 hex digits of the SHA-256 of `org/project`, short whatever the names, since a socket's path is at most
@@ -27,13 +35,18 @@ export function prefixPath(prefix: string): string {
 
 export const storageDir = (dir: string, prefix: string): string => join(dir, 'storage', prefixPath(prefix));
 export const databasesRoot = (dir: string): string => join(dir, 'databases');
-export const databaseDir = (dir: string, org: string, project: string): string => join(dir, 'databases', org, project);
-export const databasePath = (dir: string, org: string, project: string): string => join(databaseDir(dir, org, project), `${project}.sqlite`);
+/** The database directory of project `org/project`'s lifetime `uid`; without one (null), the name-keyed directory of
+ * earlier agents. A project name has no dot, so the two never meet. */
+export const databaseDir = (dir: string, org: string, project: string, uid: string | null = null): string =>
+  join(dir, 'databases', org, uid === null ? project : `${project}.${uid}`);
+export const databasePath = (dir: string, org: string, project: string, uid: string | null = null): string =>
+  join(databaseDir(dir, org, project, uid), `${project}.sqlite`);
 /** Where earlier agents kept a project's SQLite file (moved to databasePath at the project's next start). */
 export const legacyDatabasePath = (dir: string, org: string, project: string): string => join(dir, 'databases', org, `${project}.sqlite`);
 export const storageRoot = (dir: string): string => join(dir, 'storage');
 export const logsDir = (dir: string): string => join(dir, 'logs');
 export const usersPath = (dir: string): string => join(dir, 'users.json');
+export const lifetimesPath = (dir: string): string => join(dir, 'lifetimes.json');
 export const workerLogPath = (dir: string, org: string, project: string): string => join(dir, 'logs', `${org}.${project}.log`);
 /** The directory a project's worker binds its sockets in (its own uid's, as root). */
 export const socketDir = (dir: string, org: string, project: string): string =>

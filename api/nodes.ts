@@ -30,6 +30,7 @@ const BundleSecret = z.object({
 export const BundleProjectSchema = z.object({
   org: z.string(),
   project: z.string(),
+  uid: z.string().regex(/^[0-9a-f]{32}$/).meta({ description: 'the project\'s lifetime (16 random bytes, hex): a project deleted and created again under the name has another, and the node gives it a database and a worker user of its own' }),
   hostnames: z.array(z.string()).meta({ description: 'routable hostnames: the default one and the active custom ones; any other Host is 404 `unknown_hostname`' }),
   database: z.boolean().meta({ description: 'the project has a database: `SERVICE_DB_PATH`, a SQLite file on the node' }),
   secrets: z.array(BundleSecret).meta({ description: 'env bindings, by name: each as the environment variable of its name' }),

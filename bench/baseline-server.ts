@@ -65,7 +65,7 @@ function seed(db: Database.Database, token: string): void {
     const user = db.prepare('INSERT INTO users (email, created_at) VALUES (?, ?) RETURNING id').get(BASELINE_EMAIL, now) as { id: number };
     db.prepare('INSERT INTO memberships (org_id, user_id, role) VALUES (?, ?, ?)').run(org.id, user.id, 'admin');
     db.prepare('INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)').run(sha256hex(token), user.id, now);
-    const p = db.prepare('INSERT INTO projects (org_id, name, database, generation, created_at) VALUES (?, ?, 0, 1, ?) RETURNING id')
+    const p = db.prepare('INSERT INTO projects (org_id, name, uid, database, generation, created_at) VALUES (?, ?, lower(hex(randomblob(16))), 0, 1, ?) RETURNING id')
       .get(org.id, BASELINE_PROJECT, now) as { id: number };
     db.prepare("INSERT INTO hostnames (name, project_id, kind, status, created_at) VALUES (?, ?, 'default', 'active', ?)")
       .run(`${BASELINE_PROJECT}.hostplane.app`, p.id, now);

@@ -1341,6 +1341,8 @@ export interface components {
         BundleProject: {
             org: string;
             project: string;
+            /** @description the project's lifetime (16 random bytes, hex): a project deleted and created again under the name has another, and the node gives it a database and a worker user of its own */
+            uid: string;
             /** @description routable hostnames: the default one and the active custom ones; any other Host is 404 `unknown_hostname` */
             hostnames: string[];
             /** @description the project has a database: `SERVICE_DB_PATH`, a SQLite file on the node */

@@ -47,6 +47,7 @@ export function bundleProject(src: BundleSource, sealer: Sealer, plans: Plans, e
   return {
     org: src.org,
     project: src.project,
+    uid: src.uid,
     hostnames: src.hostnames,
     database: src.database,
     secrets: src.secrets.map((x) => ({ name: x.name, version: x.version, value: sealer.open(secretContext(src.org, src.project, x.name), x.sealed) })),

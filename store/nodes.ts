@@ -53,6 +53,9 @@ export interface BundleSignIn {
 export interface BundleProject {
   org: string;
   project: string;
+  /** The project's lifetime (store/schema.ts projects.uid): a project deleted and created again under the name has
+   * another, so the node gives the new one a database and a worker user of its own. */
+  uid: string;
   /** Routable hostnames: the default one and the active custom ones, by name. */
   hostnames: string[];
   /** Whether the project has a database (`SERVICE_DB_PATH` on the node). */
@@ -74,6 +77,7 @@ export interface BundleSource {
   org: string;
   plan: string;
   project: string;
+  uid: string;
   database: boolean;
   hostnames: string[];
   secrets: { name: string; version: number; sealed: string }[];
@@ -151,7 +155,7 @@ export async function projectOfHostname(s: Store, name: string): Promise<number 
 
 /** Everything the bundle of `nodeId` is made of, by org and project name. */
 export async function bundleSources(s: Store, nodeId: string): Promise<BundleSource[]> {
-  const placed = await s.db.select({ projectId: projects.id, org: orgs.slug, plan: orgs.plan, membersVersion: orgs.membersVersion, project: projects.name, database: projects.database })
+  const placed = await s.db.select({ projectId: projects.id, org: orgs.slug, plan: orgs.plan, membersVersion: orgs.membersVersion, project: projects.name, uid: projects.uid, database: projects.database })
     .from(placements).innerJoin(projects, eq(projects.id, placements.projectId)).innerJoin(orgs, eq(orgs.id, projects.orgId))
     .where(eq(placements.nodeId, nodeId)).orderBy(asc(orgs.slug), asc(projects.name));
   if (placed.length === 0) return [];

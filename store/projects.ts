@@ -1,4 +1,5 @@
 /** Projects, their hostnames and placements. */
+import { randomBytes } from 'node:crypto';
 import { and, asc, count, eq, gt, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { AppError, conflict, notFound } from '../lib/errors';
 import { iso, type Db, type Store, type Tx } from './db';
@@ -67,7 +68,7 @@ export async function createProject(s: Store, p: CreateProject): Promise<Project
     }
     const createdAt = iso(now);
     const [created] = await tx.insert(projects)
-      .values({ orgId: p.orgId, name: p.name, database: p.database, generation: 1, createdAt })
+      .values({ orgId: p.orgId, name: p.name, uid: randomBytes(16).toString('hex'), database: p.database, generation: 1, createdAt })
       .returning({ id: projects.id });
     const { id } = created!;
     await tx.insert(hostnames).values({ name: p.hostname, projectId: id, kind: 'default', status: 'active', createdAt });

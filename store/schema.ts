@@ -70,6 +70,10 @@ export const projects = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     orgId: integer('org_id').notNull().references(() => orgs.id),
     name: text('name').notNull(),
+    /** The project's lifetime (16 random bytes, hex): a project deleted and created again under the name gets
+     * another, so a node keeps the two apart (its database and worker user; docs/api.md, Nodes). Given to projects
+     * made before lifetimes were recorded by their migration. */
+    uid: text('uid').notNull().default(''),
     database: integer('database', { mode: 'boolean' }).notNull(),
     generation: integer('generation').notNull(),
     createdAt: text('created_at').notNull(),

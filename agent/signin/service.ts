@@ -29,8 +29,8 @@ import { OAUTH_PROVIDERS } from '../../rules/oauth-providers';
 import type { Logger } from '../../lib/log';
 import { rateLimitHeaders, TokenBuckets, type Decision, type Rate } from '../../lib/http/rate-limit';
 import { isSafeNext } from '../../rules/safe-next';
-import { projectKey, type BundleProject, type BundleSignIn } from '../sync/bundle';
-import { databaseDir, databasePath } from '../layout';
+import { lifetimeKey, projectKey, type BundleProject, type BundleSignIn } from '../sync/bundle';
+import { placesOf } from '../workers/lifetimes';
 import { loadNodeKey } from '../gate/node-key';
 import type { ServiceContext, ServiceHandler } from '../gate/services';
 import { runsAsRoot } from '../workers/users';
@@ -96,9 +96,9 @@ const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.ch
 /** Who a project's database helper runs as: as root, the owner of the project's database directory, which the
  * supervisor gave to the project's worker user (agent/workers/users.ts prepareDatabase) and which the worker cannot give
  * away; not root, the agent's user, like the workers. */
-function helperUser(dir: string, org: string, project: string): { uid: number; gid: number } | null {
+function helperUser(dbDir: string): { uid: number; gid: number } | null {
   if (!runsAsRoot()) return null;
-  const st = lstatSync(databaseDir(dir, org, project));
+  const st = lstatSync(dbDir);
   if (!st.isDirectory() || st.uid === 0 || st.gid === 0) throw new Error('the project database directory is not its worker\'s');
   return { uid: st.uid, gid: st.gid };
 }
@@ -130,15 +130,17 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
 
   /** The helper of `p`'s database, or null when the node has no database for it (yet). */
   const databaseOf = (p: BundleProject): ProjectDatabase | null => {
-    const k = projectKey(p);
+    const k = lifetimeKey(p);
     let db = databases.get(k);
     if (db) return db;
-    const path = databasePath(o.dir, p.org, p.project);
+    // The project lifetime's database (agent/workers/lifetimes.ts), as the supervisor prepared it.
+    const places = placesOf(o.dir, p);
+    const path = places.databasePath;
     // lstat: the path is the worker's to change, and a link it planted must not tell it what root can see.
     if (!p.database || !lstatSync(path, { throwIfNoEntry: false })?.isFile()) return null;
     db = new ProjectDatabase({
-      project: k, path, log: o.log, limits,
-      user: () => helperUser(o.dir, p.org, p.project),
+      project: projectKey(p), path, log: o.log, limits,
+      user: () => helperUser(places.databaseDir),
       onStart: () => prune(k, db!),
     });
     databases.set(k, db);
@@ -366,7 +368,8 @@ export function createSignInService(o: SignInServiceOptions): SignInService {
     handle,
     apply(projects) {
       granted.clear();
-      for (const p of projects) if (p.signIn && p.database) granted.set(projectKey(p), p);
+      // By lifetime: the helper of a deleted project's database is closed when another project takes its name.
+      for (const p of projects) if (p.signIn && p.database) granted.set(lifetimeKey(p), p);
       for (const [k, db] of databases) {
         if (granted.has(k)) continue;
         db.close();

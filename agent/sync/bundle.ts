@@ -40,6 +40,9 @@ export type BundleSignIn = z.infer<typeof SignIn>;
 export const BundleProject = z.object({
   org: z.string().min(1),
   project: z.string().min(1),
+  /** The project's lifetime (16 bytes, hex): a project deleted and created again under the name has another
+   * (agent/workers/lifetimes.ts). Absent from an earlier control plane's bundles. */
+  uid: z.string().regex(/^[0-9a-f]{32}$/).optional(),
   hostnames: z.array(z.string().min(1)),
   database: z.boolean().default(false),
   secrets: z.array(Secret).default([]),
@@ -73,3 +76,6 @@ export function olderVersion(a: string, b: string): boolean {
 
 /** The key a project is supervised and reported under. */
 export const projectKey = (p: { org: string; project: string }): string => `${p.org}/${p.project}`;
+
+/** The key of a project's lifetime: a project deleted and created again under the name has another. */
+export const lifetimeKey = (p: { org: string; project: string; uid?: string }): string => (p.uid ? `${projectKey(p)}#${p.uid}` : projectKey(p));

@@ -17,6 +17,7 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../sync/back
 import { bindings, specDigest, withheldSecrets } from './bindings';
 import { projectKey, type BundleProject, type VersionedBundle } from '../sync/bundle';
 import { pinDir, socketDir, storageDir, workerLogPath } from '../layout';
+import { adoptNameKeyed, placesOf } from './lifetimes';
 import { defaultWorkerUsers, hardenDir, MAX_WORKER_UID, prepareDatabase, prepareStorage, UserIndex, type WorkerUsers } from './users';
 import { startWorker, WorkerStartError, type Worker, type WorkerSpec } from './worker-process';
 
@@ -189,6 +190,8 @@ export class Supervisor {
     }
     const changed: Slot[] = [];
     for (const [key, p] of wanted) {
+      // A project the agent ran from a bundle without lifetimes keeps the places earlier agents made for it.
+      adoptNameKeyed(this.opts.dir, p, this.slots.get(key)?.project);
       const { spec, storage } = this.specOf(p, b.version);
       let slot = this.slots.get(key);
       if (!slot) {
@@ -219,7 +222,8 @@ export class Supervisor {
     return { failed };
   }
 
-  /** The uid and gid of `key`'s worker when workers are isolated. */
+  /** The uid and gid of the worker of `key` (a lifetime's, agent/workers/lifetimes.ts placesOf) when workers are
+   * isolated. */
   userOf(key: string): { uid: number; gid: number } | null {
     if (this.users.mode !== 'isolated') return null;
     this.userIndex ??= new UserIndex(this.opts.dir);
@@ -232,14 +236,16 @@ export class Supervisor {
    * project's user when workers are isolated). */
   private specOf(p: BundleProject, version: string): { spec: WorkerSpec; storage: string | null } {
     const key = projectKey(p);
-    const user = this.userOf(key);
+    // Keyed by the project's lifetime: a project of a deleted one's name gets its own uid and database.
+    const places = placesOf(this.opts.dir, p);
+    const user = this.userOf(places.userKey);
     const storage = p.storage ? storageDir(this.opts.dir, p.storage.prefix) : null;
     let dbPath: string | null = null;
     let unusable: string | undefined;
     try {
       if (storage) prepareStorage(storage, user);
       // An empty file is an empty SQLite database: the worker's SQLite opens it as one.
-      dbPath = p.database ? prepareDatabase(this.opts.dir, p.org, p.project, user) : null;
+      dbPath = p.database ? prepareDatabase(this.opts.dir, p.org, p.project, user, places.uid) : null;
     } catch (e) {
       unusable = `refused: ${(e as Error).message}`;
     }

@@ -2,9 +2,10 @@
  * Who a node's workers run as.
  *
  * - `isolated` (the agent runs as root): each project's worker runs under a user and group of its own, uid = gid =
- *   `uidBase` + the project's index. Indexes are kept in `D/users.json` (root, 0600): given once per project, in
- *   order, and never given again to another project, so a project keeps its uid across restarts and bundles and
- *   a new project never inherits the files of an old one. The project's storage directory and database directory
+ *   `uidBase` + the project's index. Indexes are kept in `D/users.json` (root, 0600): given once per project
+ *   lifetime (agent/workers/lifetimes.ts: `org/project#uid`, or `org/project` for the places of earlier agents), in
+ *   order, and never given again to another, so a project keeps its uid across restarts and bundles and a new
+ *   project, also one of a deleted one's name, never inherits the files of an old one. The project's storage directory and database directory
  *   are owned by its uid, mode 0700; `D` and the directories above them are root's, mode 0711 (searchable, not
  *   listable); `bundle.json`, `users.json` and `logs/` stay root's, 0600 / 0700. A worker reads its own data and
  *   nothing of the agent's or another project's.
@@ -56,7 +57,7 @@ export class UserIndex {
     }
   }
 
-  /** The index of `key` (`org/project`), given now when it has none (and written before it is used). */
+  /** The index of `key` (a lifetime's, agent/workers/lifetimes.ts placesOf), given now when it has none (and written before it is used). */
   indexOf(key: string): number {
     let i = this.indexes.get(key);
     if (i !== undefined) return i;
@@ -99,22 +100,23 @@ export function prepareStorage(path: string, user: { uid: number; gid: number } 
   if (user) chownTree(path, user.uid, user.gid);
 }
 
-/** The project's database directory and SQLite file (an empty file is an empty SQLite database); a file where
- * earlier agents kept it is moved in first, with its journal files. Returns the file's path.
+/** The database directory and SQLite file of the project's lifetime `uid` (null: the name-keyed ones of earlier
+ * agents, agent/workers/lifetimes.ts), an empty file being an empty SQLite database; for the name-keyed one, a file
+ * where still earlier agents kept it is moved in first, with its journal files. Returns the file's path.
  *
  * The directory is the worker's: what is in it may have been put there to make root write elsewhere. So no path
  * in it is followed: the file and its journal files are opened without following a link (and without waiting on a
  * FIFO), checked on the descriptor, and changed through it; one that is not a regular file, or is another user's
  * (say a hard link to a file of root's or of another project), is refused with an error. */
-export function prepareDatabase(dir: string, org: string, project: string, user: { uid: number; gid: number } | null): string {
-  const dbDir = databaseDir(dir, org, project);
-  const dbPath = databasePath(dir, org, project);
+export function prepareDatabase(dir: string, org: string, project: string, user: { uid: number; gid: number } | null, uid: string | null = null): string {
+  const dbDir = databaseDir(dir, org, project, uid);
+  const dbPath = databasePath(dir, org, project, uid);
   mkdirSync(dirname(dbDir), { recursive: true, mode: user ? 0o711 : 0o700 });
   if (user) chmodSync(dirname(dbDir), 0o711);
   mkdirSync(dbDir, { recursive: true, mode: 0o700 });
   chmodSync(dbDir, 0o700);
   const legacy = legacyDatabasePath(dir, org, project);
-  if (!existsSync(dbPath) && existsSync(legacy)) {
+  if (uid === null && !existsSync(dbPath) && existsSync(legacy)) {
     for (const suffix of ['-wal', '-shm', '-journal', '']) if (existsSync(legacy + suffix)) renameSync(legacy + suffix, dbPath + suffix);
   }
   if (user) {

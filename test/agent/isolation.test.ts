@@ -17,7 +17,7 @@ import type { BundleAnswer, ControlPlane } from '../../agent/sync/control';
 import { LOADER_RULES, loaderRule } from '../../rules/env-names';
 import { Supervisor } from '../../agent/workers/supervisor';
 import { prepareDatabase, UserIndex, type WorkerUsers } from '../../agent/workers/users';
-import { defaultWorkerCommand } from '../../agent/workers/worker-process';
+import { defaultWorkerCommand, type WorkerSpec } from '../../agent/workers/worker-process';
 import { bundleOf, captureLogger, fakeWorker, get, startFrontend } from '../helpers/agent';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -115,6 +115,60 @@ describe('worker users', () => {
     cleanups.push(() => again.stop());
     expect(again.userOf('acme/shop')).toEqual({ uid: 2_000_000_001, gid: 2_000_000_001 });
     expect(again.userOf('other/new')).toEqual({ uid: 2_000_000_002, gid: 2_000_000_002 });
+  });
+
+  it('key a project\'s database and uid by its lifetime; the one running when bundles first carry lifetimes keeps the name-keyed ones', async () => {
+    const { supervisor, dir } = setup({ fake: true });
+    const U1 = 'a'.repeat(32);
+    const U2 = 'b'.repeat(32);
+    const served = (s: Supervisor): { db: string; user: WorkerSpec['user'] } => {
+      const r = s.route('b.test');
+      if (r.kind !== 'worker') throw new Error(`no worker: ${r.kind}`);
+      r.release();
+      return { db: r.worker.spec.bindings.SERVICE_DB_PATH!, user: r.worker.spec.user };
+    };
+    const blog = (uid?: string) => ({ project: 'blog', hostnames: ['b.test'], database: true, ...(uid ? { uid } : {}) });
+    // An earlier control plane's bundle: no lifetime, the name-keyed places of earlier agents.
+    await supervisor.apply(bundleOf('1', [blog()]));
+    const named = served(supervisor);
+    expect(named.db).toBe(join(dir, 'databases', 'acme', 'blog', 'blog.sqlite'));
+    writeFileSync(named.db, 'BLOG-DATA');
+    // The first bundle with its lifetime: the project the node has been running keeps them, also after a restart.
+    await supervisor.apply(bundleOf('2', [blog(U1)]));
+    expect(served(supervisor)).toEqual(named);
+    expect(JSON.parse(readFileSync(join(dir, 'lifetimes.json'), 'utf8'))).toEqual({ 'acme/blog': U1 });
+    expect(statSync(join(dir, 'lifetimes.json')).mode & 0o777).toBe(0o600);
+    await supervisor.stop();
+    const again = new Supervisor({ dir, command: ['unused'], log: captureLogger().log, start: fakeWorker });
+    cleanups.push(() => again.stop());
+    await again.apply(bundleOf('3', [blog(U1)]));
+    expect(served(again)).toEqual(named);
+    // Another lifetime of the name (the project deleted and created again): a database and a uid of its own.
+    await again.apply(bundleOf('4', [blog(U2)]));
+    const fresh = served(again);
+    expect(fresh.db).toBe(join(dir, 'databases', 'acme', `blog.${U2}`, 'blog.sqlite'));
+    expect(readFileSync(fresh.db, 'utf8')).toBe('');
+    if (named.user) expect(fresh.user!.uid).not.toBe(named.user.uid);
+    expect(readFileSync(named.db, 'utf8')).toBe('BLOG-DATA');
+    // Back to the first lifetime (say a bundle of another control plane replica): its own again.
+    await again.apply(bundleOf('5', [blog(U1)]));
+    expect(served(again)).toEqual(named);
+  });
+
+  it('never hand name-keyed places to a lifetime first seen with its uid (its project may be another of the name)', async () => {
+    const { supervisor, dir } = setup({ fake: true });
+    // What an earlier agent left of a project since deleted.
+    const old = prepareDatabase(dir, 'acme', 'blog', null);
+    writeFileSync(old, 'OLD-PROJECT-DATA');
+    writeFileSync(join(dir, 'databases', 'acme', 'blog.sqlite'), 'OLDER-LAYOUT-DATA');
+    await supervisor.apply(bundleOf('1', [{ project: 'blog', hostnames: ['b.test'], database: true, uid: 'c'.repeat(32) }]));
+    const r = supervisor.route('b.test');
+    if (r.kind !== 'worker') throw new Error(`no worker: ${r.kind}`);
+    r.release();
+    expect(r.worker.spec.bindings.SERVICE_DB_PATH).toBe(join(dir, 'databases', 'acme', `blog.${'c'.repeat(32)}`, 'blog.sqlite'));
+    expect(readFileSync(r.worker.spec.bindings.SERVICE_DB_PATH!, 'utf8')).toBe('');
+    expect(readFileSync(old, 'utf8')).toBe('OLD-PROJECT-DATA');
+    expect(existsSync(join(dir, 'lifetimes.json'))).toBe(false);
   });
 });
 

@@ -5,7 +5,7 @@
  * not have refused; revoke (the paths fall through to the worker, old sessions end: the grant again has another
  * id) and grant again (the same account); a provider removed, then registered again (the same account).
  */
-import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -202,7 +202,9 @@ describe('app sign-in on the reference node', () => {
     if (process.getuid?.() === 0) {
       // The sign-in tables are written by the project's database helper, which runs as the worker's user: the
       // files SQLite made are the worker's, not root's.
-      const db = join(nodeDir, 'databases', 'acme', 'blog', 'blog.sqlite');
+      // Its directory is keyed by the project's lifetime (agent/workers/lifetimes.ts): `blog.<uid>`.
+      const [lifetime] = readdirSync(join(nodeDir, 'databases', 'acme')).filter((d) => /^blog\.[0-9a-f]{32}$/.test(d));
+      const db = join(nodeDir, 'databases', 'acme', lifetime!, 'blog.sqlite');
       const owner = statSync(db).uid;
       expect(owner).toBeGreaterThanOrEqual(2_000_000_000);
       for (const suffix of ['-wal', '-shm']) if (existsSync(db + suffix)) expect(statSync(db + suffix).uid).toBe(owner);

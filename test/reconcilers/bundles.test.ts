@@ -54,8 +54,8 @@ describe('bundle reconciler', () => {
     const v = await bundleVersion(s, 'a');
     expect(v).toBeGreaterThan(0);
     expect(await opened('a')).toEqual([{
-      org: 'acme', project: 'shop', hostnames: ['shop.hostplane.test'], database: false, secrets: [{ name: 'API_KEY', version: 1, value: 'v-one' }],
-      storage: null, access: { mode: 'public', passwordHash: null, bypassHash: null, version: 0, membersVersion: 0 }, signIn: null,
+      org: 'acme', project: 'shop', uid: expect.stringMatching(/^[0-9a-f]{32}$/), hostnames: ['shop.hostplane.test'], database: false,
+      secrets: [{ name: 'API_KEY', version: 1, value: 'v-one' }], storage: null, access: { mode: 'public', passwordHash: null, bypassHash: null, version: 0, membersVersion: 0 }, signIn: null,
     }]);
     const commits = s.stats().commits;
     await r.reconcile('a', noAbort);
