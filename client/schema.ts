@@ -5332,7 +5332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `hostname_taken`: another project (of any organization) holds the name (a pending hold of another organization on a name inside a zone this organization runs here yields instead); `quota_exceeded`: the plan's custom hostnames per organization (`details`: `quota` `hostnames`, `limit`, `count`, `plan`); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
+            /** @description `hostname_taken`: another project (of any organization) holds the name (inside a zone this organization runs here and public DNS delegates to the service, another organization's row yields unless the zone's records prove it for that organization); `quota_exceeded`: the plan's custom hostnames per organization (`details`: `quota` `hostnames`, `limit`, `count`, `plan`); `idempotency_in_progress`: a request with this `Idempotency-Key` is still running; send it again once it has answered */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
