@@ -16,7 +16,7 @@ import {
 import type { Store } from '../store/db';
 import { accessRollout } from '../store/nodes';
 import { getProject } from '../store/projects';
-import { NO_STORE, bodyTag, cacheable, checkBeforeWrite, notModifiedResponse, preconditionResponse } from './conditional';
+import { NO_STORE, bodyTag, cacheable, checkBeforeWrite, notModifiedResponse, preconditionResponse, type Conditions } from './conditional';
 import { defineOp, type AnyOp } from './ops';
 import { ErrorSchema, NO_CORE, NodeParams, ProjectParams, Timestamp, errorResponses, rolloutSchema } from './schemas';
 
@@ -70,6 +70,12 @@ async function view(store: Store, projectId: number, st: AccessPolicyState): Pro
 
 const PATH = '/v1/orgs/{orgSlug}/projects/{projectName}/access';
 
+/** `If-Match` of a write of the policy or its bypass secret: against the policy's tag, as getAccess answers it. */
+const checkPolicy = (store: Store, conditions: Conditions, p: { id: number; name: string }): Promise<void> =>
+  checkBeforeWrite(conditions, `the access policy of ${p.name}`, async () => bodyTag(await view(store, p.id, await accessPolicy(store, p.id))));
+
+const PRECONDITION = preconditionResponse('`If-Match` does not name the policy\'s current `ETag` (getAccess)');
+
 export const accessOps: AnyOp[] = [
   defineOp({
     operationId: 'getAccess',
@@ -106,12 +112,12 @@ export const accessOps: AnyOp[] = [
     responses: {
       200: { description: 'the policy as stored', schema: AccessPolicy, headers: ['ETag'] },
       400: { description: '`bad_request`: an invalid body, or mode `password` with no password sent and none stored', schema: ErrorSchema },
-      412: preconditionResponse('`If-Match` does not name the policy\'s current `ETag` (getAccess)'),
+      412: PRECONDITION,
       ...errorResponses(NO_CORE),
     },
     handler: async ({ deps, core, org, params, body, actor, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      await checkBeforeWrite(conditions, `the access policy of ${p.name}`, async () => bodyTag(await view(deps.store, p.id, await accessPolicy(deps.store, p.id))));
+      await checkPolicy(deps.store, conditions, p);
       const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
       const st = await setAccessPolicy(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, mode: body.mode, passwordHash });
       core.nudge('project', String(p.id));
@@ -129,12 +135,15 @@ export const accessOps: AnyOp[] = [
     needsCore: true,
     params: ProjectParams,
     secretAnswer: true,
+    requestHeaders: ['IfMatch'],
     responses: {
       200: { description: 'the new secret, in this answer only (`Cache-Control: no-store`)', schema: AccessBypass, headers: ['Cache-Control'] },
+      412: PRECONDITION,
       ...errorResponses(NO_CORE),
     },
-    handler: async ({ deps, core, org, params, actor }) => {
+    handler: async ({ deps, core, org, params, actor, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
+      await checkPolicy(deps.store, conditions, p);
       const secret = newBypassSecret();
       await setBypass(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, bypassHash: bypassHash(secret) });
       core.nudge('project', String(p.id));
@@ -150,9 +159,11 @@ export const accessOps: AnyOp[] = [
     role: 'admin',
     needsCore: true,
     params: ProjectParams,
-    responses: { 204: { description: 'no bypass secret (any more)' }, ...errorResponses(NO_CORE) },
-    handler: async ({ deps, core, org, params, actor }) => {
+    requestHeaders: ['IfMatch'],
+    responses: { 204: { description: 'no bypass secret (any more)' }, 412: PRECONDITION, ...errorResponses(NO_CORE) },
+    handler: async ({ deps, core, org, params, actor, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
+      await checkPolicy(deps.store, conditions, p);
       const { revoked } = await revokeBypass(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor });
       if (revoked) core.nudge('project', String(p.id));
       return { status: 204 };

@@ -108,9 +108,11 @@ export const authOps: AnyOp[] = [
     role: 'member',
     needsCore: true,
     params: ProjectParams,
+    requestHeaders: ['IfMatch'],
     responses: {
       200: statusResponse('granted (again: unchanged)'),
       409: { description: '`database_required`: the project has no database, where the user table lives', schema: ErrorSchema },
+      412: PRECONDITION,
       ...errorResponses(NO_CORE),
     },
     handler: async (c) => {
@@ -118,6 +120,7 @@ export const authOps: AnyOp[] = [
       if (!project.database) {
         throw conflict('database_required', `project ${project.name} has no database, where sign-in keeps its users; a project gets one only when created (createProject with "database": true)`);
       }
+      await checkState(c, project);
       const { granted } = await grantAuth(c.deps.store, write);
       if (granted) c.core.nudge('project', String(project.id));
       return answer(c.deps, project.id);
@@ -157,9 +160,11 @@ export const authOps: AnyOp[] = [
     role: 'admin',
     needsCore: true,
     params: ProjectParams,
-    responses: { 204: { description: 'not granted (any more); granting again lets the same people sign in' }, ...errorResponses(NO_CORE) },
+    requestHeaders: ['IfMatch'],
+    responses: { 204: { description: 'not granted (any more); granting again lets the same people sign in' }, 412: PRECONDITION, ...errorResponses(NO_CORE) },
     handler: async (c) => {
       const { project, write } = await writeOf(c.deps, c, c.params.projectName);
+      await checkState(c, project);
       const { revoked } = await revokeAuth(c.deps.store, write);
       if (revoked) c.core.nudge('project', String(project.id));
       return { status: 204 };
@@ -203,9 +208,15 @@ export const authOps: AnyOp[] = [
     role: 'admin',
     needsCore: true,
     params: ProviderParams,
-    responses: { 204: { description: 'the provider is not registered (any more); a name that never was, whatever it is, is 204 too' }, ...errorResponses(NO_CORE) },
+    requestHeaders: ['IfMatch'],
+    responses: {
+      204: { description: 'the provider is not registered (any more); a name that never was, whatever it is, is 204 too' },
+      412: PRECONDITION,
+      ...errorResponses(NO_CORE),
+    },
     handler: async (c) => {
       const { project, write } = await writeOf(c.deps, c, c.params.projectName);
+      await checkState(c, project);
       const { deleted } = await deleteAuthProvider(c.deps.store, { ...write, provider: c.params.provider });
       if (deleted) c.core.nudge('project', String(project.id));
       return { status: 204 };

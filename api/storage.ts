@@ -9,7 +9,8 @@ import type { Condition } from '../lib/conditions';
 import { planOf } from '../rules/plans';
 import { iso } from '../store/db';
 import { getProject } from '../store/projects';
-import { grantStorage, revokeStorage, storageState } from '../store/storage';
+import { grantStorage, revokeStorage, storageState, type StorageGrantState, type StoragePrecondition } from '../store/storage';
+import { digest, etag, preconditionResponse, writePrecondition, type Conditions } from './conditional';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, NO_CORE, ProjectParams, Timestamp, errorResponses } from './schemas';
 import type { Org } from '../store/accounts';
@@ -23,9 +24,29 @@ const StorageStatus = z.object({
   conditions: z.array(ConditionSchema).meta({ description: '`WithinQuota`: False once the reported usage passes the quota (the object store enforces it), Unknown before a report' }),
 }).meta({ id: 'StorageStatus' });
 
-async function status(deps: Deps, org: Org, projectId: number): Promise<z.output<typeof StorageStatus>> {
+const quotaOf = (deps: Deps, org: Org, st: StorageGrantState): number | null => st.granted ? planOf(deps.config.plans, org.plan).storageBytes : null;
+
+/**
+ * The grant state's tag, of what is stored (the grant, the prefix, the quota and the last report), never of the
+ * answer's `WithinQuota` condition, whose time before a report is the time of the answer.
+ */
+const storageTag = (st: StorageGrantState, quotaBytes: number | null): string =>
+  etag(digest(JSON.stringify([st.granted, st.prefix, quotaBytes, st.usedBytes, st.usedBytesAt])));
+
+/** `If-Match` of a grant or revoke, against getStorage's tag, judged inside the write. */
+const storagePrecondition = (deps: Deps, org: Org, conditions: Conditions, projectName: string): StoragePrecondition | undefined =>
+  writePrecondition<StorageGrantState>(conditions, `the storage grant of ${projectName}`, (st) => storageTag(st, quotaOf(deps, org, st)));
+
+const PRECONDITION = preconditionResponse('`If-Match` does not name the grant state\'s current `ETag` (getStorage)');
+
+/** A storage answer: the state now, with its tag. */
+async function answer(deps: Deps, org: Org, projectId: number) {
   const st = await storageState(deps.store, projectId);
-  const quotaBytes = st.granted ? planOf(deps.config.plans, org.plan).storageBytes : null;
+  const quotaBytes = quotaOf(deps, org, st);
+  return { status: 200, body: status(deps, st, quotaBytes), headers: { ETag: storageTag(st, quotaBytes) } };
+}
+
+function status(deps: Deps, st: StorageGrantState, quotaBytes: number | null): z.output<typeof StorageStatus> {
   const conditions: Condition[] = [];
   if (quotaBytes !== null) {
     const at = st.usedBytesAt ?? iso(deps.store.clock());
@@ -50,10 +71,13 @@ export const storageOps: AnyOp[] = [
     role: 'viewer',
     needsCore: true,
     params: ProjectParams,
-    responses: { 200: { description: 'the grant state', schema: StorageStatus }, ...errorResponses(NO_CORE) },
+    responses: {
+      200: { description: 'the grant state; `ETag` is its tag for `If-Match` on grantStorage and revokeStorage', schema: StorageStatus, headers: ['ETag'] },
+      ...errorResponses(NO_CORE),
+    },
     handler: async ({ deps, org, params }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      return { status: 200, body: await status(deps, org, p.id) };
+      return answer(deps, org, p.id);
     },
   }),
   defineOp({
@@ -65,13 +89,19 @@ export const storageOps: AnyOp[] = [
     role: 'member',
     needsCore: true,
     params: ProjectParams,
-    responses: { 200: { description: 'granted (again: unchanged)', schema: StorageStatus }, ...errorResponses(NO_CORE) },
-    handler: async ({ deps, core, org, params, actor }) => {
+    requestHeaders: ['IfMatch'],
+    responses: {
+      200: { description: 'granted (again: unchanged)', schema: StorageStatus, headers: ['ETag'] },
+      412: PRECONDITION,
+      ...errorResponses(NO_CORE),
+    },
+    handler: async ({ deps, core, org, params, actor, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
       const quotaBytes = planOf(deps.config.plans, org.plan).storageBytes;
-      const { granted } = await grantStorage(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, quotaBytes });
+      const precondition = storagePrecondition(deps, org, conditions, p.name);
+      const { granted } = await grantStorage(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, quotaBytes, precondition });
       if (granted) core.nudge('storage', String(p.id));
-      return { status: 200, body: await status(deps, org, p.id) };
+      return answer(deps, org, p.id);
     },
   }),
   defineOp({
@@ -83,10 +113,12 @@ export const storageOps: AnyOp[] = [
     role: 'admin',
     needsCore: true,
     params: ProjectParams,
-    responses: { 204: { description: 'not granted (any more); the objects and the prefix stay' }, ...errorResponses(NO_CORE) },
-    handler: async ({ deps, core, org, params, actor }) => {
+    requestHeaders: ['IfMatch'],
+    responses: { 204: { description: 'not granted (any more); the objects and the prefix stay' }, 412: PRECONDITION, ...errorResponses(NO_CORE) },
+    handler: async ({ deps, core, org, params, actor, conditions }) => {
       const p = await getProject(deps.store, org.id, params.projectName);
-      const { revoked } = await revokeStorage(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor });
+      const precondition = storagePrecondition(deps, org, conditions, p.name);
+      const { revoked } = await revokeStorage(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, actor, precondition });
       if (revoked) core.nudge('storage', String(p.id));
       return { status: 204 };
     },

@@ -31,16 +31,30 @@ async function prefixOf(tx: Tx, projectId: number): Promise<string | undefined> 
   return row?.prefix;
 }
 
+/** A write's precondition (If-Match: api/conditional.ts), called inside its transaction, after the project's lock,
+ * with the grant state as it is; it throws to refuse. */
+export type StoragePrecondition = (current: StorageGrantState) => void;
+
+/** `storageState` inside a write, for its precondition. */
+async function stateIn(tx: Tx, projectId: number): Promise<StorageGrantState> {
+  const [grant] = await tx.select({ prefix: storageGrants.prefix }).from(storageGrants).where(eq(storageGrants.projectId, projectId));
+  const prefix = await prefixOf(tx, projectId);
+  const [usage] = await tx.select({ usedBytes: projectUsage.usedBytes, at: projectUsage.reportedAt }).from(projectUsage)
+    .where(eq(projectUsage.projectId, projectId)).orderBy(desc(projectUsage.reportedAt)).limit(1);
+  return { granted: grant !== undefined, prefix: prefix ?? null, usedBytes: usage?.usedBytes ?? null, usedBytesAt: usage?.at ?? null };
+}
+
 /**
  * grantStorage: idempotent. The first grant of the project assigns its prefix; a grant of a granted project
  * changes nothing (no change, no audit record). `quotaBytes` (the plan's now) is recorded with the grant row.
  * Answers whether this call granted.
  */
-export async function grantStorage(s: Store, p: ProjectWrite & { quotaBytes: number }): Promise<{ granted: boolean; prefix: string }> {
+export async function grantStorage(s: Store, p: ProjectWrite & { quotaBytes: number; precondition?: StoragePrecondition }): Promise<{ granted: boolean; prefix: string }> {
   const now = s.clock();
   return s.write(async (tx) => {
     await checkLiveProject(tx, p);
     await tx.lock(`project/${p.projectId}`);
+    if (p.precondition) p.precondition(await stateIn(tx, p.projectId));
     let prefix = await prefixOf(tx, p.projectId);
     if (prefix === undefined) {
       prefix = newPrefix();
@@ -59,9 +73,16 @@ export async function grantStorage(s: Store, p: ProjectWrite & { quotaBytes: num
  * revokeStorage: idempotent. Removes the grant, never the objects nor the prefix; the audit record says so.
  * Revoking what is not granted changes nothing. Answers whether this call revoked.
  */
-export async function revokeStorage(s: Store, p: ProjectWrite): Promise<{ revoked: boolean }> {
+export async function revokeStorage(s: Store, p: ProjectWrite & { precondition?: StoragePrecondition }): Promise<{ revoked: boolean }> {
   const now = s.clock();
   return s.write(async (tx) => {
+    if (p.precondition) {
+      // A gone project is 404 before its conditions are judged; and a grant committed after the precondition's
+      // read would otherwise be what the revoke removes.
+      await checkLiveProject(tx, p);
+      await tx.lock(`project/${p.projectId}`);
+      p.precondition(await stateIn(tx, p.projectId));
+    }
     const gone = await tx.delete(storageGrants).where(eq(storageGrants.projectId, p.projectId)).returning({ prefix: storageGrants.prefix });
     if (gone.length === 0) return { revoked: false };
     await recordChange(s, tx, 'storage', String(p.projectId), now);

@@ -10,6 +10,7 @@ import { secrets } from '../../store/schema';
 import { recordStatus } from '../../store/status';
 import { ZONE_STATUS, zoneByName } from '../../store/zones';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { openTestStore } from '../helpers/store';
 
 const zonePath = (zone: string) => `/v1/orgs/acme/dns/zones/${zone}`;
 const rrPath = (zone: string, name: string, type: string) => `${zonePath(zone)}/rrsets/${name}/${type}`;
@@ -320,5 +321,97 @@ describe('If-Match on the writes of resources whose GET answers an ETag', () => 
     const takesIfMatch = (id: string) => Object.values(doc.paths).flatMap((p) => Object.values(p)).find((o) => o.operationId === id)!
       .parameters!.some((p) => p.$ref === '#/components/parameters/IfMatch');
     for (const id of ['setAccess', 'updateAuthSettings', 'setAuthProvider', 'setDomainAutoRenew', 'setDomainLock', 'renewDomain']) expect(takesIfMatch(id), id).toBe(true);
+  });
+});
+
+/**
+ * Issue 20 item 7, the writes a hostile-tenant review found ignoring `If-Match`: each of the writes below changes a
+ * resource whose GET answers an ETag (the provider and the bypass secret: their parent's, getAuth's and getAccess's), so
+ * a stale tag is 412 and nothing is written, the current one or `*` writes. Also: a write that repeats the stored
+ * state keeps the tag. A store of its own with a clock the test moves, so a repeat is judged a minute later, and
+ * the pro plan for a project per case.
+ */
+describe('If-Match on every write of a resource whose GET answers an ETag; a repeat keeps the tag', () => {
+  let now = Date.parse('2030-01-01T00:00:00Z');
+  let u: TestApi;
+  beforeAll(async () => { u = await startTestApi({ plan: 'pro', store: await openTestStore(':memory:', { clock: () => new Date(now) }) }); });
+  afterAll(async () => { await u.close(); });
+  const tick = () => { now += 60_000; };
+  const audited = async (event: string, project: string) => (await u.call('GET', '/v1/orgs/acme/audit?limit=1000')).body.items
+    .filter((i: { event: string; target: string }) => i.event === event && i.target.split('/')[0] === project).length;
+  let n = 0;
+  async function project(): Promise<string> {
+    const name = `cond-${++n}`;
+    expect((await u.call('POST', '/v1/orgs/acme/projects', { body: { name, database: true } })).status).toBe(201);
+    return name;
+  }
+  const P = (name: string) => `/v1/orgs/acme/projects/${name}`;
+  const call = (method: string, path: string, body?: unknown) => u.call(method, path, body === undefined ? {} : { body });
+
+  // [operation, method, path under the project, body, the GET whose tag it takes, expected status, audit event,
+  //  what makes the write do something]
+  const writes = [
+    ['deleteAuthProvider', 'DELETE', '/auth/providers/github', undefined, '/auth', 204, 'auth.provider.delete',
+      (p: string) => call('PUT', `${P(p)}/auth/providers/github`, { clientId: 'id', clientSecret: 'secret' })],
+    ['revokeAuth', 'DELETE', '/auth', undefined, '/auth', 204, 'auth.revoke', (p: string) => call('POST', `${P(p)}/auth`)],
+    ['grantAuth', 'POST', '/auth', undefined, '/auth', 200, 'auth.grant', (p: string) => call('DELETE', `${P(p)}/auth`)],
+    ['newAccessBypass', 'POST', '/access/bypass', undefined, '/access', 200, 'access.bypass.new', async () => ({ status: 0 })],
+    ['revokeAccessBypass', 'DELETE', '/access/bypass', undefined, '/access', 204, 'access.bypass.revoke', (p: string) => call('POST', `${P(p)}/access/bypass`)],
+    ['revokeStorage', 'DELETE', '/storage', undefined, '/storage', 204, 'storage.revoke', (p: string) => call('POST', `${P(p)}/storage`)],
+    ['grantStorage', 'POST', '/storage', undefined, '/storage', 200, 'storage.grant', (p: string) => call('DELETE', `${P(p)}/storage`)],
+  ] as const;
+
+  it.each(writes)('%s: If-Match "stale" is 412 and writes nothing; the current tag writes, and so does *', async (_op, method, sub, body, read, status, event, setup) => {
+    const p = await project();
+    // Granted first, so that a revoke revokes and a grant after the setup's revoke grants.
+    expect((await call('POST', `${P(p)}/auth`)).status).toBe(200);
+    expect((await call('POST', `${P(p)}/storage`)).status).toBe(200);
+    await setup(p);
+    tick();
+    const before = await u.call('GET', `${P(p)}${read}`);
+    const tag = before.headers.get('etag');
+    expect(tag).toMatch(STRONG);
+    const audits = await audited(event, p);
+    for (const stale of ['"stale"', `W/${tag}`, `"x", ${tag!.slice(0, -1)}x"`]) {
+      const refused = await u.call(method, `${P(p)}${sub}`, { body, headers: { 'if-match': stale } });
+      expect([refused.status, refused.body.code], stale).toEqual([412, 'precondition_failed']);
+    }
+    const after = await u.call('GET', `${P(p)}${read}`);
+    expect([after.body, after.headers.get('etag')]).toEqual([before.body, tag]);
+    expect(await audited(event, p)).toBe(audits);
+
+    const done = await u.call(method, `${P(p)}${sub}`, { body, headers: { 'if-match': `"other", ${tag}` } });
+    expect(done.status, JSON.stringify(done.body)).toBe(status);
+    expect(await audited(event, p)).toBe(audits + 1);
+    await setup(p);
+    tick();
+    expect((await u.call(method, `${P(p)}${sub}`, { body, headers: { 'if-match': '*' } })).status).toBe(status);
+    expect(await audited(event, p)).toBe(audits + 2);
+  });
+
+  it('a missing project is 404 whatever If-Match says, and a viewer is 403 (the conditions come after)', async () => {
+    for (const [, method, sub, body] of writes) {
+      const r = await u.call(method, `${P('nowhere')}${sub}`, { body, headers: { 'if-match': '"stale"' } });
+      expect([method, sub, r.status]).toEqual([method, sub, 404]);
+    }
+    const p = await project();
+    const r = await u.call('DELETE', `${P(p)}/storage`, { token: u.tokens.viewer, headers: { 'if-match': '"stale"' } });
+    expect(r.status).toBe(403);
+  });
+
+  it('grantAuth without a database is 409 database_required whatever If-Match says', async () => {
+    const name = `cond-${++n}`;
+    expect((await u.call('POST', '/v1/orgs/acme/projects', { body: { name } })).status).toBe(201);
+    const r = await u.call('POST', `${P(name)}/auth`, { headers: { 'if-match': '"stale"' } });
+    expect([r.status, r.body.code]).toEqual([409, 'database_required']);
+  });
+
+  it('the document lists If-Match and 412 on each of these writes', async () => {
+    const doc = await (await fetch(`${u.url}/openapi.json`)).json() as { paths: Record<string, Record<string, { operationId: string; parameters?: { $ref?: string }[]; responses: Record<string, unknown> }>> };
+    const op = (id: string) => Object.values(doc.paths).flatMap((p) => Object.values(p)).find((o) => o.operationId === id)!;
+    for (const [id] of writes) {
+      expect(op(id).parameters!.some((p) => p.$ref === '#/components/parameters/IfMatch'), id).toBe(true);
+      expect(op(id).responses['412'], id).toBeDefined();
+    }
   });
 });
