@@ -55,7 +55,9 @@ export async function accessForBundle(s: Store, projectIds: number[]): Promise<M
 
 /**
  * setAccess: the mode as sent; `passwordHash` given replaces the stored one, absent keeps it. `password` mode
- * with no password sent now nor ever stored is 400. The audit record names the mode and whether a password was
+ * with no password sent now nor ever stored is 400. A repeat of the stored policy (the same mode, no password sent)
+ * changes nothing, `updatedAt` included, and is audited like any call (as putRRset and updateAuthSettings). A
+ * password sent is a change: its hash is new. The audit record names the mode and whether a password was
  * sent, never the password nor its hash.
  */
 export async function setAccessPolicy(s: Store, p: ProjectWrite & { mode: AccessMode; passwordHash?: string }): Promise<AccessPolicyState> {
@@ -68,11 +70,15 @@ export async function setAccessPolicy(s: Store, p: ProjectWrite & { mode: Access
     if (p.mode === 'password' && passwordHash === null) {
       throw badRequest('mode `password` needs a password: none was sent and none is stored');
     }
+    // A repeat of the stored policy writes nothing, so its `updatedAt` and the tag stay; it is audited all the same.
     const changed = !old || old.mode !== p.mode || old.passwordHash !== passwordHash;
-    const version = (old?.version ?? 0) + (changed ? 1 : 0);
-    const row = { mode: p.mode, passwordHash, bypassHash: old?.bypassHash ?? null, version, updatedAt: iso(now) };
-    await tx.insert(accessPolicies).values({ projectId: p.projectId, ...row }).onConflictDoUpdate({ target: accessPolicies.projectId, set: row });
-    if (changed) await recordChange(s, tx, 'project', String(p.projectId), now);
+    const row = changed
+      ? { mode: p.mode, passwordHash, bypassHash: old?.bypassHash ?? null, version: (old?.version ?? 0) + 1, updatedAt: iso(now) }
+      : old;
+    if (changed) {
+      await tx.insert(accessPolicies).values({ projectId: p.projectId, ...row }).onConflictDoUpdate({ target: accessPolicies.projectId, set: row });
+      await recordChange(s, tx, 'project', String(p.projectId), now);
+    }
     await appendAudit(tx, {
       orgId: p.orgId, event: 'access.set', actor: p.actor, target: p.projectName,
       details: { mode: p.mode, passwordChanged: p.passwordHash !== undefined },

@@ -406,6 +406,30 @@ describe('If-Match on every write of a resource whose GET answers an ETag; a rep
     expect([r.status, r.body.code]).toEqual([409, 'database_required']);
   });
 
+  // [operation, method, path under the project, what sets the state, the write that repeats it, the GET]
+  const repeats = [
+    ['setAccess', 'PUT', '/access', { mode: 'password', password: 'correct horse battery' }, { mode: 'password' }, '/access', 'access.set'],
+    ['setAccess (org)', 'PUT', '/access', { mode: 'org' }, { mode: 'org' }, '/access', 'access.set'],
+    ['updateAuthSettings', 'PATCH', '/auth', { sessionDays: 7 }, { sessionDays: 7 }, '/auth', 'auth.settings'],
+    ['setAuthProvider', 'PUT', '/auth/providers/github', { clientId: 'one', clientSecret: 's1' }, { clientId: 'one', clientSecret: 's1' }, '/auth', 'auth.provider.set'],
+  ] as const;
+
+  it.each(repeats)('%s: a write that repeats the stored state keeps the tag and the body, and is audited as asked', async (_op, method, sub, first, again, read, event) => {
+    const p = await project();
+    expect((await call('POST', `${P(p)}/auth`)).status).toBe(200);
+    expect((await call(method, `${P(p)}${sub}`, first)).status).toBe(200);
+    tick();
+    const before = await u.call('GET', `${P(p)}${read}`);
+    const audits = await audited(event, p);
+    const repeated = await u.call(method, `${P(p)}${sub}`, { body: again, headers: { 'if-match': before.headers.get('etag')! } });
+    expect(repeated.status).toBe(200);
+    expect(repeated.headers.get('etag')).toBe(before.headers.get('etag'));
+    const after = await u.call('GET', `${P(p)}${read}`);
+    expect([after.body, after.headers.get('etag')]).toEqual([before.body, before.headers.get('etag')]);
+    // As putRRset and updateAuthSettings: the customer asked for the write, so it is audited, and changes nothing.
+    expect(await audited(event, p)).toBe(audits + 1);
+  });
+
   it('the document lists If-Match and 412 on each of these writes', async () => {
     const doc = await (await fetch(`${u.url}/openapi.json`)).json() as { paths: Record<string, Record<string, { operationId: string; parameters?: { $ref?: string }[]; responses: Record<string, unknown> }>> };
     const op = (id: string) => Object.values(doc.paths).flatMap((p) => Object.values(p)).find((o) => o.operationId === id)!;
