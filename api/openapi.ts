@@ -211,7 +211,8 @@ export function openApiDocument(ops: AnyOp[], info: { title: string; version: st
         IfMatch: {
           name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
           description: 'one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource\'s current tag is one of them, else 412 `precondition_failed`; '
-            + 'rrset writes compare the rrset\'s tag, zone operations the zone\'s. Checked in the write\'s transaction, after the checks that answer 404 or 409',
+            + 'rrset writes compare the rrset\'s tag, zone operations the zone\'s, the others the tag their resource\'s GET answers. Checked after the checks that answer 404, 403 or 409: '
+            + 'in the write\'s transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write',
         },
         IfNoneMatch: {
           name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },

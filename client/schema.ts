@@ -1521,7 +1521,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+        /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
         IfMatch: string;
         /** @description on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only (412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag */
         IfNoneMatch: string;
@@ -1851,7 +1851,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -1945,7 +1945,7 @@ export interface operations {
                 dryRun?: "true" | "false";
             };
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only (412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -2076,7 +2076,7 @@ export interface operations {
                 dryRun?: "true" | "false";
             };
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -2195,7 +2195,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2310,7 +2310,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -2433,7 +2433,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2769,7 +2769,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3021,7 +3021,7 @@ export interface operations {
                 dryRun?: "true" | "false";
             };
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3264,7 +3264,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3369,7 +3369,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -3449,7 +3449,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -3540,7 +3540,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -3643,7 +3643,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -4238,7 +4238,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4369,7 +4369,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4459,7 +4459,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4852,7 +4852,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -4954,7 +4954,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -5037,7 +5037,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -5428,7 +5428,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -5659,7 +5659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description a key of the caller's choosing (a UUID), 1 to 255 printable ASCII characters: the same caller, key and request (operation, path, body, `If-Match` and `If-None-Match`) within 24 hours get the first answer again (status, body, `Location`, `ETag`, `X-Generation`; `Idempotent-Replayed: true`); the key with another request is 422 `idempotency_key_reused`; while the first runs, 409 `idempotency_in_progress`. Keys are per caller: the user in the organization, never shared with another user or org. Not stored, so sending again runs the operation: 5xx, 400, 401, 403, 404 of the organization, 429, and answers larger than 64 KiB. A caller holds at most 1,000 keys within the 24 hours: a new key beyond that drops its oldest answered one (which then runs again if sent again) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5752,7 +5752,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
@@ -5956,7 +5956,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description on a GET, one or more `ETag`s: 304 with no body while the current tag is one of them; on a write, `*` makes it create only (412 `precondition_failed` when the resource exists) and a tag refuses it while the resource still has that tag */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6076,7 +6076,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's. Checked in the write's transaction, after the checks that answer 404 or 409 */
+                /** @description one or more `ETag`s (or `*`: the resource exists): the write happens only if the resource's current tag is one of them, else 412 `precondition_failed`; rrset writes compare the rrset's tag, zone operations the zone's, the others the tag their resource's GET answers. Checked after the checks that answer 404, 403 or 409: in the write's transaction, except on the access policy, sign-in and domain writes, where it is checked just before the write */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description echoed in the answer when it is 1 to 128 characters `A-Za-z0-9_.:-`; otherwise the answer gets a fresh id */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
