@@ -19,6 +19,7 @@ import { soaContent, soaFor } from '../zonefiles/soa';
 import {
   notModified, notModifiedResponse, preconditionResponse, rrsetTag, rrsetTagger, soaTag, writePrecondition, zoneTag, type Conditions,
 } from './conditional';
+import { platformDomains } from './hostnames';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, CursorText, ErrorSchema, Limit, ListQuery, OrgParams, Timestamp, WaitSeconds, errorResponses, pageOf } from './schemas';
 import { holdUntil, MAX_HELD_WAITS_PER_ORG, MAX_WAIT_SECONDS } from './wait';
@@ -83,7 +84,7 @@ const DsRecord = z.object({ ...dsNumbers, digest: z.string().regex(/^(?:[0-9A-F]
 const CreateZoneBody = z.strictObject({
   name: z.string().min(1).max(253).meta({
     description: 'at least two labels; normalized (lower case, A-labels, no trailing dot) to at most 232 characters; '
-      + 'not a public suffix, nor at or under the app domain, the nameservers\' registrable domain or a service domain',
+      + 'not a public suffix, nor at or under the app domain, the registrable domain of the nameservers or of the fallback origin, or a service domain',
   }),
 });
 const PutRRsetBody = z.strictObject({
@@ -329,7 +330,7 @@ export const dnsOps: AnyOp[] = [
     handler: async ({ deps, core, org, body, actor }) => {
       const ns = await nameservers(core);
       const name = normalizeZoneName(body.name);
-      const refusal = zoneNameRefusal(name, { appDomain: deps.config.appDomain, nameservers: ns, serviceDomains: deps.config.serviceDomains });
+      const refusal = zoneNameRefusal(name, platformDomains(deps, ns));
       if (refusal) throw badRequest(refusal);
       const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).zones };
       const { zone, created } = await createZone(deps.store, { orgId: org.id, name, nameservers: ns, actor, quota });

@@ -11,6 +11,7 @@ import { domainOf, heldByOther, importDomainRow, ledgerOf, listDomains, setAutoR
 import { createZone } from '../store/zones';
 import { normalizeZoneName } from '../zonefiles';
 import { NO_STORE, checkBeforeWrite, digest, etag, preconditionResponse, type Conditions } from './conditional';
+import { platformDomains } from './hostnames';
 import { defineOp, type AnyOp, type Deps } from './ops';
 import { ConditionSchema, ErrorSchema, ListQuery, OrgParams, Timestamp, errorResponses, pageOf } from './schemas';
 
@@ -117,7 +118,7 @@ async function tenantName(deps: Deps, core: Core, raw: string): Promise<{ name: 
   const info = await core.dns();
   if (!info.configured) throw new AppError(503, 'dns_not_configured', 'this deployment runs no DNS of its own');
   const name = domainName(raw);
-  const refusal = zoneNameRefusal(name, { appDomain: deps.config.appDomain, nameservers: info.nameservers, serviceDomains: deps.config.serviceDomains });
+  const refusal = zoneNameRefusal(name, platformDomains(deps, info.nameservers));
   if (refusal) throw badRequest(refusal);
   return { name, nameservers: info.nameservers };
 }

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { AppError } from '../lib/errors';
 import { hostnameRefusal, normalizeCustomHostname, orgOrigin, verifyName } from '../rules/hostnames';
+import type { PlatformDomains } from '../rules/domains';
 import { planOf } from '../rules/plans';
 import { addHostname, deleteHostname, hostnameOfProject, listHostnames, zoneHolding, type HostnameWithStatus } from '../store/hostnames';
 import { getProject } from '../store/projects';
@@ -15,6 +16,17 @@ import { ConditionSchema, ErrorSchema, ListQuery, pageOf, ProjectParams, Timesta
 export const DEFAULT_FALLBACK_ORIGIN = 'edge.hostplane.net';
 
 export const fallbackOf = (deps: Deps): string => deps.config.fallbackOrigin ?? DEFAULT_FALLBACK_ORIGIN;
+
+/**
+ * The service's own domains, which no tenant takes as a custom hostname, a zone or a domain to buy or import: the app
+ * domain, `--service-domains`, and the registrable domains of the nameservers and of the fallback origin, whatever
+ * domain that is in (its zone holds every organization's `o-<hex>` origin that customers' CNAMEs point at).
+ */
+export const platformDomains = (deps: Deps, nameservers: string[]): PlatformDomains => ({
+  appDomain: deps.config.appDomain,
+  nameservers: [fallbackOf(deps), ...nameservers],
+  serviceDomains: deps.config.serviceDomains,
+});
 
 const HostParams = ProjectParams.extend({
   host: z.string().meta({ description: 'the hostname, in either spelling: Unicode or punycode, any case (`Bücher.example.com` is `xn--bcher-kva.example.com`)' }),
@@ -140,8 +152,7 @@ export const hostnameOps: AnyOp[] = [
       const name = normalizeCustomHostname(body.name);
       const fallback = fallbackOf(deps);
       // The nameservers' domain is the service's whatever domain the fallback origin is in.
-      const nameservers = [fallback, ...(core ? (await core.dns()).nameservers : [])];
-      const refusal = hostnameRefusal(name, { appDomain: deps.config.appDomain, nameservers, serviceDomains: deps.config.serviceDomains });
+      const refusal = hostnameRefusal(name, platformDomains(deps, core ? (await core.dns()).nameservers : []));
       if (refusal) throw refusal;
       const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).hostnames };
       const add = () => addHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, quota });

@@ -191,7 +191,7 @@ export const FLAG_HELP: Record<FlagName, FlagHelp> = {
   },
   'fallback-origin': {
     arg: 'HOST', shown: '`edge.` + the nameservers\' registrable domain', commands: ALL,
-    help: 'the managed records\' CNAME target; customers point a custom hostname\'s CNAME at their organization\'s label under it (`o-<hex>.HOST`, the verify guidance and the CNAME proof), so serve `*.HOST` at the edge too; give `api` and `core` the same',
+    help: 'the managed records\' CNAME target; customers point a custom hostname\'s CNAME at their organization\'s label under it (`o-<hex>.HOST`, the verify guidance and the CNAME proof), so serve `*.HOST` at the edge too; tenants cannot take its registrable domain, or a name under it, as a zone or a custom hostname; give `api` and `core` the same',
   },
   'edge-addresses': {
     arg: 'IP,...', commands: ['serve', 'core'],

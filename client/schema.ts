@@ -1652,7 +1652,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description at least two labels; normalized (lower case, A-labels, no trailing dot) to at most 232 characters; not a public suffix, nor at or under the app domain, the nameservers' registrable domain or a service domain */
+                    /** @description at least two labels; normalized (lower case, A-labels, no trailing dot) to at most 232 characters; not a public suffix, nor at or under the app domain, the registrable domain of the nameservers or of the fallback origin, or a service domain */
                     name: string;
                 };
             };

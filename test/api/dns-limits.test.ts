@@ -88,6 +88,30 @@ describe('zone names', () => {
   });
 });
 
+describe('zone names with the fallback origin in a domain of its own (issue 20 item 7)', () => {
+  let t: TestApi;
+  beforeAll(async () => {
+    t = await startTestApi({ config: { fallbackOrigin: 'edge.cdn-other.net' }, dns: { configured: true, nameservers: ['ns1.hostplane.net', 'ns2.hostplane.net'] } });
+  });
+  afterAll(() => t.close());
+
+  // The zone would hold the fallback origin and every organization's o-<hex> origin that customers' CNAMEs point at.
+  it.each(['cdn-other.net', 'sub.cdn-other.net', 'edge.cdn-other.net', 'o-0123456789abcdef.edge.cdn-other.net'])(
+    '%s is refused as hostnames refuse it: 400 bad_request, a domain this service uses itself', async (name) => {
+      const r = await create(t, name);
+      expect([r.status, r.body.code], JSON.stringify(r.body)).toEqual([400, 'bad_request']);
+      expect(r.body.message).toMatch(/a domain this service uses itself/);
+      expect(r.body.message).toContain('cdn-other.net');
+      expect((await t.call('GET', zonePath(name))).status).toBe(404);
+    },
+  );
+
+  it('the nameservers\' domain stays refused, and a neighbour of the fallback origin\'s domain is a zone', async () => {
+    expect((await create(t, 'hostplane.net')).status).toBe(400);
+    expect((await create(t, 'cdn-other2.net')).status).toBe(200);
+  });
+});
+
 describe('quotas of the plan table', () => {
   let t: TestApi;
   const plans: Plans = { ...DEFAULT_PLANS, free: { ...free, zones: 3, rrsetsPerZone: 4, zoneBytes: 4096 } };

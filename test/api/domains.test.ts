@@ -135,6 +135,22 @@ describe('purchaseDomain', () => {
     }
   });
 
+  it('refuses the fallback origin\'s domain (in a domain of its own) as createZone and addHostname do, before any charge', async () => {
+    const apart = await startTestApi({ domains: p.domains, config: { fallbackOrigin: 'edge.cdn-other.com' } });
+    try {
+      for (const name of ['cdn-other.com', 'sub.cdn-other.com']) {
+        const bought = await apart.call('POST', D, { body: purchaseBody(name) });
+        expect([bought.status, bought.body.code], JSON.stringify(bought.body)).toEqual([400, 'bad_request']);
+        expect(bought.body.message).toMatch(/a domain this service uses itself/);
+        const imported = await apart.call('POST', `${D}/import`, { body: { name } });
+        expect([imported.status, imported.body.code], JSON.stringify(imported.body)).toEqual([400, 'bad_request']);
+        expect(chargesFor(name)).toEqual([]);
+      }
+    } finally {
+      await apart.close();
+    }
+  });
+
   it('an open purchase counts against the zone quota of createZone too', async () => {
     const small = await startTestApi({ domains: p.domains, config: { plans: { ...DEFAULT_PLANS, free: { ...DEFAULT_PLANS.free!, zones: 1 } } } });
     try {
