@@ -34,10 +34,14 @@ export const isReservedSecretName = (name: string): boolean => name === 'DB' || 
 // A name that was never set is 404, whatever its form: deleting one answers what it always did.
 const SecretParams = ProjectParams.extend({ secretName: z.string().meta({ description: 'a secret\'s name; one that is not set is 404' }) });
 const SetSecretParams = ProjectParams.extend({ secretName: SecretName });
-/** 64 KiB per value: environment bindings, not a blob store. */
-const SetSecretBody = z.strictObject({ value: z.string().max(65_536).meta({
-  description: 'at most 65,536 characters, and the plan\'s bytes per value in UTF-8 (32 KiB by default: a worker gets it as one environment string); never answered back',
-}) });
+/** 64 KiB per value: environment bindings, not a blob store. No NUL: an environment string ends at the first one, so
+ * the node could start no worker with it (Node.js refuses it, ERR_INVALID_ARG_VALUE) and the rollout would stay pending. */
+const SetSecretBody = z.strictObject({ value: z.string().max(65_536)
+  .refine((v) => !v.includes('\0'), 'a secret value may not contain NUL (U+0000): a worker gets it as an environment string, which ends at the first NUL')
+  .meta({
+    description: 'at most 65,536 characters, and the plan\'s bytes per value in UTF-8 (32 KiB by default: a worker gets it as one environment string); '
+      + 'no NUL (U+0000), which no environment string can hold; never answered back',
+  }) });
 const SecretMeta = z.object({ name: z.string(), version: z.number().int().min(1), updatedAt: Timestamp }).meta({ id: 'SecretMeta' });
 /** A secret with where its current version runs (item 5 of issue 10: Fly's deployed / staged, per node). */
 const SecretStatus = SecretMeta.extend({
@@ -100,8 +104,8 @@ export const secretOps: AnyOp[] = [
       200: { description: 'the new version and its rollout (at once: pending on every node); `ETag` is its tag', schema: SecretStatus, headers: ['ETag'] },
       412: preconditionResponse('`If-Match` does not name the secret\'s current `ETag` (or it is not set), or `If-None-Match: *` and it is set'),
       400: {
-        description: '`bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks; a value over the plan\'s '
-          + 'bytes per value, `details`: `limitBytes`, `bytes`) or `reserved_name`',
+        description: '`bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks; a value with a NUL '
+          + '(U+0000); a value over the plan\'s bytes per value, `details`: `limitBytes`, `bytes`) or `reserved_name`',
         schema: ErrorSchema,
       },
       ...errorResponses(

@@ -5974,7 +5974,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description at most 65,536 characters, and the plan's bytes per value in UTF-8 (32 KiB by default: a worker gets it as one environment string); never answered back */
+                    /** @description at most 65,536 characters, and the plan's bytes per value in UTF-8 (32 KiB by default: a worker gets it as one environment string); no NUL (U+0000), which no environment string can hold; never answered back */
                     value: string;
                 };
             };
@@ -5993,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecretStatus"];
                 };
             };
-            /** @description `bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks; a value over the plan's bytes per value, `details`: `limitBytes`, `bytes`) or `reserved_name` */
+            /** @description `bad_request` (name or body; a name that changes how a process loads or runs, `details.rule` naming the rule it breaks; a value with a NUL (U+0000); a value over the plan's bytes per value, `details`: `limitBytes`, `bytes`) or `reserved_name` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

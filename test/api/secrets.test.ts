@@ -108,6 +108,22 @@ describe('setSecret bodies', () => {
     expect((await t.call('GET', S)).body.items.map((i: { name: string }) => i.name)).not.toContain('BODY_CHECK');
   });
 
+  // Issue 20 item 7: a NUL was stored, and the node then could not start the worker (ERR_INVALID_ARG_VALUE), for good.
+  it.each([['in the middle', 'pa55\u0000word'], ['alone', '\u0000'], ['at the end', 'pa55word\u0000']])(
+    'a value with NUL (U+0000) %s is 400 bad_request saying a value may not contain NUL; nothing stored, nothing echoed', async (_where, value) => {
+      const r = await t.call('PUT', `${S}/NUL`, { body: { value } });
+      expect([r.status, r.body.code], JSON.stringify(r.body)).toEqual([400, 'bad_request']);
+      expect(r.body.message).toMatch(/may not contain NUL/);
+      expect(r.body.details.issues).toEqual([{ path: 'body.value', message: expect.stringMatching(/may not contain NUL/) }]);
+      expect(JSON.stringify(r.body)).not.toContain('pa55');
+      expect(await sealedRow('NUL')).toBeUndefined();
+    },
+  );
+
+  it('other control characters (tab, newline, U+0001) stay values a worker can be given', async () => {
+    expect((await t.call('PUT', `${S}/CONTROL`, { body: { value: 'a\tb\nc\u0001d\r' } })).status).toBe(200);
+  });
+
   it('a value of exactly the plan\'s bytes per value is accepted', async () => {
     expect((await t.call('PUT', `${S}/BIG`, { body: { value: 'x'.repeat(DEFAULT_PLANS.free!.secretValueBytes) } })).status).toBe(200);
   });
