@@ -257,7 +257,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: 'placement remove', args: ['<org>', '<project>', '<nodeId>'], flags: [],
-    help: 'takes a project off a node: the node stops its workers at its next bundle; again is no error',
+    help: 'takes a project off a node: the node stops its workers at its next bundle; again is no error (`removed: false`), an unknown node is (`node <id> not found`, exit 1)',
     async run({ s, note }, [slug, project, nodeId]) {
       const org = await orgOf(s, slug!);
       const removed = await removePlacement(s, org.id, project!, nodeId!);

@@ -109,11 +109,14 @@ export async function setPlacement(s: Store, orgId: number, projectName: string,
   });
 }
 
-/** Takes the project off the node: its next bundle drops it. False when it was not placed there. */
+/** Takes the project off the node: its next bundle drops it. False when it was not placed there; 404 when the node
+ * does not exist (a mistyped id is not "not placed there"). */
 export async function removePlacement(s: Store, orgId: number, projectName: string, nodeId: string): Promise<boolean> {
   const p = await getProject(s, orgId, projectName);
   const now = s.clock();
   return s.write(async (tx) => {
+    const [node] = await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.id, nodeId));
+    if (!node) throw notFound(`node ${nodeId}`);
     const gone = await tx.delete(placements).where(and(eq(placements.projectId, p.id), eq(placements.nodeId, nodeId))).returning({ nodeId: placements.nodeId });
     if (gone.length > 0) await recordChange(s, tx, 'placement', nodeId, now);
     return gone.length > 0;

@@ -203,7 +203,7 @@ describe('nodes and placements: list, placement remove, token rotate, node remov
     expect(status.projects).toEqual({ unplaced: [{ org: 'acme', project: 'blog' }, { org: 'acme', project: 'shop' }], deleting: [] });
   });
 
-  it.each([['node', 'remove', 'ghost'], ['node', 'token', 'rotate', 'ghost'], ['placement', 'remove', 'acme', 'ghost', 'n2']])('%s %s %s … of something unknown exits 1 naming it', async (...args) => {
+  it.each([['node', 'remove', 'ghost'], ['node', 'token', 'rotate', 'ghost'], ['placement', 'remove', 'acme', 'ghost', 'n2'], ['placement', 'remove', 'acme', 'shop', 'ghost']])('%s %s %s … of something unknown exits 1 naming it', async (...args) => {
     const r = await admin(dir, ...args);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');

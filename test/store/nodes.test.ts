@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createOrg, registerNode } from '../../store/accounts';
 import { openTestStore } from '../helpers/store';
 import { NODE_STALE_AFTER_MS, nodeStatuses, projectPlacements, recordReport, secretRollout, storeBundle } from '../../store/nodes';
-import { createProject, setPlacement } from '../../store/projects';
+import { createProject, removePlacement, setPlacement } from '../../store/projects';
 import type { BundleSection } from '../../store/schema';
 import { setSecret } from '../../store/secrets';
 
@@ -26,6 +26,25 @@ describe('nodeStatuses', () => {
       expect(n).toMatchObject({ desiredVersion: 0, appliedVersion: 0, lastReportAt: '2026-11-26T10:00:00Z' });
       await recordReport(s, 'n1', { bundleVersion: 0, projects: [] });
       expect((await stale()).status).toBe('False');
+    } finally {
+      s.close();
+    }
+  });
+});
+
+describe('removePlacement', () => {
+  it('of a node that does not exist is 404 naming the node (as setPlacement and removeNode); of a known node the project is not on, false', async () => {
+    const s = await openTestStore(':memory:');
+    try {
+      const org = await createOrg(s, 'acme', 'free');
+      await createProject(s, { orgId: org.id, plan: 'free', limit: 3, name: 'blog', database: false, hostname: 'blog.hostplane.app', actor: 'test' });
+      await registerNode(s, 'n1');
+      await registerNode(s, 'n2');
+      await setPlacement(s, org.id, 'blog', 'n1');
+      await expect(removePlacement(s, org.id, 'blog', 'ghost')).rejects.toMatchObject({ status: 404, code: 'not_found', message: 'node ghost not found' });
+      expect(await removePlacement(s, org.id, 'blog', 'n2')).toBe(false);
+      expect(await removePlacement(s, org.id, 'blog', 'n1')).toBe(true);
+      expect(await removePlacement(s, org.id, 'blog', 'n1')).toBe(false);
     } finally {
       s.close();
     }
