@@ -24,6 +24,7 @@ import { frontend, httpsRedirect } from './gate/frontend';
 import type { NodeService } from './gate/services';
 import { Supervisor, type SupervisorOptions } from './workers/supervisor';
 import { usedBytes } from './sync/usage';
+import { adoptAtFirstRun } from './workers/lifetimes';
 import { defaultWorkerUsers, type WorkerUsers } from './workers/users';
 
 export interface AgentOptions {
@@ -137,15 +138,19 @@ export async function startAgent(o: AgentOptions): Promise<RunningAgent> {
   };
 
   let version: string | null = null;
+  let last: VersionedBundle | null = null;
   try {
-    const last = readBundleFile(o.dir);
-    if (last) {
-      version = last.version;
-      log.info({ bundleVersion: last.version, projects: last.bundle.projects.length }, 'serving the last bundle written until the control plane answers');
-      applyLatest(last);
-    }
+    last = readBundleFile(o.dir);
   } catch (e) {
     log.warn({ err: (e as Error).message }, 'the bundle file cannot be read: waiting for the control plane');
+  }
+  // Before any bundle is applied, also when none can be read: a later start must not take a bundle this agent wrote
+  // for an earlier agent's.
+  adoptAtFirstRun(o.dir, last?.bundle.projects ?? []);
+  if (last) {
+    version = last.version;
+    log.info({ bundleVersion: last.version, projects: last.bundle.projects.length }, 'serving the last bundle written until the control plane answers');
+    applyLatest(last);
   }
 
   const route = (host: string) => supervisor.route(host);

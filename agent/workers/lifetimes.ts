@@ -8,16 +8,17 @@
  * Earlier agents keyed both by `org/project` alone. The lifetime that had them keeps them where they are: they are
  * not moved, since its worker may have the database open while the agent takes the bundle that first says `uid`.
  * That lifetime is known when a bundle with `uid` carries a project this agent has been running from a bundle
- * without (the name was placed here all along, so it is the one that had them): `D/lifetimes.json` (0600) records
- * it as the holder of the name-keyed places, once. Any other lifetime of the name (a project first seen with
+ * without (the name was placed here all along, so it is the one that had them), or at this agent's first start on
+ * the directory, from the bundle the earlier agent left (adoptAtFirstRun): `D/lifetimes.json` (0600) records it as
+ * the holder of the name-keyed places, once. Any other lifetime of the name (a project first seen with
  * `uid`, or one that follows a lifetime that had one) gets places of its own.
  *
  * Nothing here deletes: the places of a lifetime no longer in the bundle are kept, so a project unplaced by
  * mistake and placed again finds its database; the bundle does not say whether a project that left it was deleted.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../lib/files';
-import { databaseDir, databasePath, lifetimesPath } from '../layout';
+import { databaseDir, databasePath, legacyDatabasePath, lifetimesPath, usersPath } from '../layout';
 import { projectKey, type BundleProject } from '../sync/bundle';
 
 const UID = /^[0-9a-f]{32}$/;
@@ -53,6 +54,32 @@ export function adoptNameKeyed(dir: string, p: BundleProject, previous: BundlePr
   if (all[key] !== undefined) return;
   all[key] = p.uid;
   writeFileAtomic(lifetimesPath(dir), `${JSON.stringify(all)}\n`, 0o600);
+}
+
+/** Whether an earlier agent made places for `p`'s name: its database (either layout) or its worker user. */
+function nameKeyedExists(dir: string, p: Pick<BundleProject, 'org' | 'project'>): boolean {
+  if (existsSync(databaseDir(dir, p.org, p.project)) || existsSync(legacyDatabasePath(dir, p.org, p.project))) return true;
+  try {
+    const users = JSON.parse(readFileSync(usersPath(dir), 'utf8')) as { projects?: Record<string, unknown> };
+    return typeof users.projects === 'object' && users.projects !== null && projectKey(p) in users.projects;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * At the start of the first agent on `dir` that knows lifetimes (no `lifetimes.json` yet): each project of the bundle
+ * the earlier agent last wrote (`saved`, D/bundle.json) with a `uid` whose name has places of that agent keeps them.
+ * That agent ran exactly those lifetimes there, whether its bundle said `uid` or not (it keeps fields it does not know
+ * in bundle.json), so without this a control plane upgraded before its nodes would start every project on an empty
+ * database at the nodes' upgrade. Writes `lifetimes.json` (empty when nothing is adopted), so that it happens once:
+ * a lifetime first seen later, or from the control plane with no bundle.json left, gets places of its own.
+ */
+export function adoptAtFirstRun(dir: string, saved: BundleProject[]): void {
+  if (existsSync(lifetimesPath(dir))) return;
+  const adopted: Record<string, string> = {};
+  for (const p of saved) if (p.uid && nameKeyedExists(dir, p)) adopted[projectKey(p)] = p.uid;
+  writeFileAtomic(lifetimesPath(dir), `${JSON.stringify(adopted)}\n`, 0o600);
 }
 
 /** Where `p`'s lifetime has its things on the node: the key of its worker user in `users.json` and its database. */

@@ -1,8 +1,8 @@
 /** The node agent's loops against a fake control plane: it serves the last bundle it wrote while the control
  * plane is down, retries with backoff, and once answered writes, applies and reports the new bundle. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../agent/agent';
 import { readBundleFile, writeBundleFile } from '../../agent/sync/bundle-file';
@@ -98,6 +98,35 @@ describe('node agent', () => {
     await until(() => control.calls.at(-1)?.version === '5');
     expect(control.calls.at(-1)?.waitSeconds).toBe(30);
     expect(logs.text()).not.toMatch(/kept-secret-value|new-secret-value/);
+  });
+
+  it('at its first start on a node an earlier agent ran, keeps that agent\'s database for each project of the bundle it left, which may already name lifetimes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostplane-agent-'));
+    dirs.push(dir);
+    const U1 = '1'.repeat(32);
+    const U2 = '2'.repeat(32);
+    // What an earlier agent left: the bundle of a control plane upgraded first (it keeps `uid`, a field it does not
+    // know), and the database of that project where earlier agents kept it.
+    writeBundleFile(dir, bundleOf('4', [{ database: true, uid: U1 }]));
+    const named = join(dir, 'databases', 'acme', 'blog', 'blog.sqlite');
+    mkdirSync(dirname(named), { recursive: true });
+    writeFileSync(named, 'BLOG-DATA');
+    const dbOf = (agent: RunningAgent): string => {
+      const r = agent.supervisor.route(HOST);
+      if (r.kind !== 'worker') throw new Error(`no worker: ${r.kind}`);
+      r.release();
+      return r.worker.spec.bindings.SERVICE_DB_PATH!;
+    };
+    const first = (await start(new FakeControlPlane(), dir)).agent;
+    await until(() => first.supervisor.appliedVersion() === '4');
+    expect(dbOf(first)).toBe(named);
+    await first.stop();
+    // Once only: a lifetime first seen later, in a bundle this agent wrote, gets a database of its own.
+    writeBundleFile(dir, bundleOf('5', [{ database: true, uid: U2 }]));
+    const second = (await start(new FakeControlPlane(), dir)).agent;
+    await until(() => second.supervisor.appliedVersion() === '5');
+    expect(dbOf(second)).toBe(join(dir, 'databases', 'acme', `blog.${U2}`, 'blog.sqlite'));
+    expect(readFileSync(named, 'utf8')).toBe('BLOG-DATA');
   });
 
   it('ignores a bundle version below the one it applied (a deposed leader\'s or a stale replica\'s), and takes the next higher one', async () => {
