@@ -28,6 +28,9 @@ export const platformDomains = (deps: Deps, nameservers: string[]): PlatformDoma
   serviceDomains: deps.config.serviceDomains,
 });
 
+/** How often addHostname judges another organization's row inside the caller's zone and asks for the name again. */
+const CLAIM_ATTEMPTS = 3;
+
 const HostParams = ProjectParams.extend({
   host: z.string().meta({ description: 'the hostname, in either spelling: Unicode or punycode, any case (`Bücher.example.com` is `xn--bcher-kva.example.com`)' }),
 });
@@ -156,14 +159,19 @@ export const hostnameOps: AnyOp[] = [
       if (refusal) throw refusal;
       const quota = { plan: org.plan, limit: planOf(deps.config.plans, org.plan).hostnames };
       const add = () => addHostname(deps.store, { orgId: org.id, projectId: p.id, projectName: p.name, name, actor, quota });
-      const { hostname, created } = await add().catch(async (e: unknown) => {
-        // Inside a zone this organization runs here, another organization's row stands only while the zone's records
-        // prove it: judged now (the reconciler releases it when they do not, and public DNS delegates the zone here),
-        // and the name is asked for once more.
-        if (!(e instanceof AppError && e.code === 'hostname_taken') || !core || (await zoneHolding(deps.store, name))?.orgId !== org.id) throw e;
-        await core.verifyHostname(name);
-        return add();
-      });
+      // Inside a zone this organization runs here, another organization's row stands only while the zone's records
+      // prove it: judged now (the reconciler releases it when they do not, and public DNS delegates the zone here),
+      // and the name is asked for again, a few times, since the other organization may add it again in between.
+      const claim = async (attempt: number): Promise<Awaited<ReturnType<typeof add>>> => {
+        try {
+          return await add();
+        } catch (e) {
+          if (attempt >= CLAIM_ATTEMPTS || !(e instanceof AppError && e.code === 'hostname_taken') || !core || (await zoneHolding(deps.store, name))?.orgId !== org.id) throw e;
+          await core.verifyHostname(name);
+          return claim(attempt + 1);
+        }
+      };
+      const { hostname, created } = await claim(0);
       if (created) core?.nudge('hostname', name);
       return { status: 200, body: hostnameBody(hostname, orgOrigin(fallback, org.id)), headers: headersOf(hostname) };
     },

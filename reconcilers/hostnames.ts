@@ -3,9 +3,10 @@
  * 1. Finalize: each deleted lifetime of the name (a finalizer row) is removed from the edge provider and its
  *    managed records from the organization's zone; until that is done, a row added again under the name stays
  *    `pending_dns` (it cannot be routed to the new owner while the old one's state is still out there).
- * 1b. Release: a row of another organization inside a zone here that public DNS delegates to us, which the zone's
- *    records do not prove for it, goes (releaseHostname), pending or active; so does an active row whose zone proof
- *    went with its zone, unless its records prove it now. A lookup that fails releases nothing.
+ * 1b. Release: an active row of another organization inside a zone here that public DNS delegates to us, which the
+ *    zone's records do not prove for it, goes (releaseHostname); so does an active row whose zone proof went with its
+ *    zone, unless its records prove it now. A pending one goes so when it is judged on request (`verify`: the zone's
+ *    owner adding the name, or verifyHostname), not at every pass. A lookup that fails releases nothing.
  * 2. Verify (pending rows): expired ones are deleted; otherwise the three ownership proofs are judged (the name
  *    lies in a zone of ours of the same organization; the TXT at `_service-verify.<host>` equals the token; the
  *    CNAME of `<host>` points to the organization's own origin under the fallback origin, `orgOrigin`). One passing activates the row; none passing records what
@@ -402,7 +403,10 @@ export function hostnameReconciler(d: HostnameReconcilerDeps): HostnameReconcile
         if (cleanup !== null) throw new Error(`cleanup of ${name}: ${cleanup}`);
         return {};
       }
-      if (await serially(name, () => release(name, h!.uid))) {
+      // A pending row goes only when it is asked to be judged (verify: the zone's owner adding the name, or the row's
+      // own verifyHostname): released at the pass its add wakes, it could never be proven by the TXT of its token,
+      // which the zone's owner can write only once the add has answered it.
+      if (h.status === 'active' && (await serially(name, () => release(name, h!.uid)))) {
         if (cleanup !== null) throw new Error(`cleanup of ${name}: ${cleanup}`);
         return { requeueAfterMs: 0 };
       }

@@ -30,6 +30,8 @@ let t: TestApi;
 let stub: StubResolver;
 let server: Server;
 let url: string;
+/** Run by the core after each verifyHostname: what another client does meanwhile. */
+let afterVerify: ((name: string) => Promise<void>) | null = null;
 /** A request to the API whose core verifies hostnames, checked against the document like `t.call`. */
 async function call(method: string, path: string, o: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}) {
   const token = o.token === undefined ? t.tokens.admin : o.token;
@@ -48,7 +50,10 @@ beforeAll(async () => {
   const verifier = hostnameReconciler({
     store: t.store, resolver: systemResolver([stub.address], 500), nameservers: ['ns1.hostplane.test'], edge: new FakeEdge(), fallbackOrigin: FALLBACK, edgeAddresses: [], log: silent,
   });
-  const core = localCore({ sealer: t.sealer, dns: { configured: true, nameservers: ['ns1.hostplane.test'] }, nudge: () => undefined, verifyHostname: (n) => verifier.verify(n) });
+  const core = localCore({ sealer: t.sealer, dns: { configured: true, nameservers: ['ns1.hostplane.test'] }, nudge: () => undefined, verifyHostname: async (n) => {
+    await verifier.verify(n);
+    await afterVerify?.(n);
+  } });
   server = createServer(createApp({ store: t.store, core, config: { appDomain: 'hostplane.test', plans: (await import('../../rules/plans')).DEFAULT_PLANS, ...CONFIG } }, silent).handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -151,6 +156,24 @@ describe('names inside another organization\'s zone, and the plan\'s limit', () 
     expect(globex.body.items.map((h: { name: string }) => h.name)).not.toContain('www.acme-owned.test');
     // The other way round it is still taken: globex runs no zone holding the name.
     expect((await add('www.acme-owned.test', { token: t.other.token, path: '/v1/orgs/globex/projects/site/hostnames' })).body.code).toBe('hostname_taken');
+  });
+
+  it('acme\'s add gets the name although globex adds it again between the judgement and acme\'s next try', async () => {
+    expect((await call('POST', '/v1/orgs/acme/dns/zones', { body: { name: 'acme-race.test' } })).status).toBe(200);
+    stub.set('acme-race.test', 'NS', [{ type: 'NS', name: 'acme-race.test', ttl: 300, data: 'ns1.hostplane.test' }]);
+    const globexAdd = () => add('www.acme-race.test', { token: t.other.token, path: '/v1/orgs/globex/projects/site/hostnames' });
+    expect((await globexAdd()).status).toBe(200);
+    let readded = 0;
+    afterVerify = async () => {
+      if (readded++ === 0) expect((await globexAdd()).status).toBe(200);
+    };
+    try {
+      const mine = await add('www.acme-race.test');
+      expect([mine.status, mine.body.status]).toEqual([200, 'pending_dns']);
+      expect(readded).toBe(2);
+    } finally {
+      afterVerify = null;
+    }
   });
 
   it('a zone created here that public DNS does not delegate takes no name from another organization\'s pending hold', async () => {
