@@ -162,11 +162,14 @@ export const hostnameOps: AnyOp[] = [
       // Inside a zone this organization runs here, another organization's row stands only while the zone's records
       // prove it: judged now (the reconciler releases it when they do not, and public DNS delegates the zone here),
       // and the name is asked for again, a few times, since the other organization may add it again in between.
+      let zoneOwner: boolean | undefined;
       const claim = async (attempt: number): Promise<Awaited<ReturnType<typeof add>>> => {
         try {
           return await add();
         } catch (e) {
-          if (attempt >= CLAIM_ATTEMPTS || !(e instanceof AppError && e.code === 'hostname_taken') || !core || (await zoneHolding(deps.store, name))?.orgId !== org.id) throw e;
+          if (attempt >= CLAIM_ATTEMPTS || !(e instanceof AppError && e.code === 'hostname_taken') || !core) throw e;
+          zoneOwner ??= (await zoneHolding(deps.store, name))?.orgId === org.id;
+          if (!zoneOwner) throw e;
           await core.verifyHostname(name);
           return claim(attempt + 1);
         }

@@ -203,7 +203,7 @@ export async function hostnameByName(s: Store, name: string): Promise<HostnameTo
  * that lifetime or not pending any more. There is no other way to `active`.
  */
 export async function activateHostname(s: Store, p: { name: string; uid: string; proof: Proof }): Promise<boolean> {
-  return whilePending(s, p, async (tx, h, now) => {
+  return whileLifetime(s, p, 'pending_dns', async (tx, h, now) => {
     await tx.update(hostnames).set({ status: 'active', verifiedAt: iso(now), proof: p.proof, generation: h.generation + 1 }).where(eq(hostnames.name, p.name));
     await recordChange(s, tx, 'hostname', p.name, now);
     await appendAudit(tx, { orgId: h.orgId, event: 'hostname.activate', actor: 'system', target: p.name, details: { proof: p.proof } }, now);
@@ -217,39 +217,33 @@ export async function activateHostname(s: Store, p: { name: string; uid: string;
  * when the row is not that lifetime any more. Audit `hostname.release`, actor `system`, with the zone and why.
  */
 export async function releaseHostname(s: Store, p: { name: string; uid: string; zone: string | null; why: string }): Promise<boolean> {
-  const now = s.clock();
-  return s.write(async (tx) => {
-    await tx.lock(`hostname/${p.name}`);
-    const [h] = await tx.select({ ...columns, orgId: projects.orgId }).from(hostnames).innerJoin(projects, eq(projects.id, hostnames.projectId))
-      .where(eq(hostnames.name, p.name));
-    if (!h || h.uid !== p.uid) return false;
-    await removeRow(s, tx, { ...h, status: h.status as HostnameState, proof: h.proof as Proof | null }, h.orgId, now);
+  return whileLifetime(s, p, null, async (tx, h, now) => {
+    await removeRow(s, tx, h, h.orgId, now);
     await appendAudit(tx, { orgId: h.orgId, event: 'hostname.release', actor: 'system', target: p.name, details: { zone: p.zone, status: h.status, why: p.why } }, now);
-    return true;
   });
 }
 
 /** A pending row never verified within its time is deleted (with its finalizer), so names cannot be squatted;
  * false when the row is not that lifetime or no longer pending. Audit `hostname.expire`, actor `system`. */
 export async function expireHostname(s: Store, p: { name: string; uid: string }): Promise<boolean> {
-  return whilePending(s, p, async (tx, h, now) => {
+  return whileLifetime(s, p, 'pending_dns', async (tx, h, now) => {
     await removeRow(s, tx, h, h.orgId, now);
     await appendAudit(tx, { orgId: h.orgId, event: 'hostname.expire', actor: 'system', target: p.name, details: { createdAt: h.createdAt } }, now);
   });
 }
 
-/** In one write, with the name locked: `then` moves on the lifetime `p.uid` of `p.name` while it is still
- * `pending_dns`; false, and nothing done, when the row is not that lifetime or no longer pending. */
-async function whilePending(
-  s: Store, p: { name: string; uid: string }, then: (tx: Tx, h: HostnameToReconcile, now: Date) => Promise<void>,
+/** In one write, with the name locked: `then` moves on the lifetime `p.uid` of `p.name` while it is still there (and
+ * in `status`, when one is given); false, and nothing done, when the row is not that lifetime or not in that status. */
+async function whileLifetime(
+  s: Store, p: { name: string; uid: string }, status: HostnameState | null, then: (tx: Tx, h: HostnameToReconcile, now: Date) => Promise<void>,
 ): Promise<boolean> {
   const now = s.clock();
   return s.write(async (tx) => {
     await tx.lock(`hostname/${p.name}`);
     const [h] = await tx.select({ ...columns, orgId: projects.orgId }).from(hostnames).innerJoin(projects, eq(projects.id, hostnames.projectId))
       .where(eq(hostnames.name, p.name));
-    if (!h || h.uid !== p.uid || h.status !== 'pending_dns') return false;
-    await then(tx, { ...h, status: 'pending_dns', proof: h.proof as Proof | null }, now);
+    if (!h || h.uid !== p.uid || (status !== null && h.status !== status)) return false;
+    await then(tx, { ...h, status: h.status as HostnameState, proof: h.proof as Proof | null }, now);
     return true;
   });
 }
